@@ -1,0 +1,225 @@
+// Package app holds Ferry's Application: Argo CD's argoproj.io/v1alpha1
+// Application (the subset Ferry supports, plus spec.destinations for fan-out),
+// its parsing and validation, and the status Ferry reports, shaped like Argo
+// CD's so users recognise it.
+package app
+
+import "time"
+
+const (
+	APIVersion = "argoproj.io/v1alpha1"
+	Kind       = "Application"
+)
+
+// Application is Argo CD's Application resource as Ferry reads it.
+type Application struct {
+	APIVersion string     `json:"apiVersion"`
+	Kind       string     `json:"kind"`
+	Metadata   ObjectMeta `json:"metadata"`
+	Spec       Spec       `json:"spec"`
+}
+
+type ObjectMeta struct {
+	Name        string            `json:"name"`
+	Namespace   string            `json:"namespace,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Finalizers  []string          `json:"finalizers,omitempty"`
+}
+
+type Spec struct {
+	Project           string             `json:"project,omitempty"`
+	Source            Source             `json:"source"`
+	Destination       *Destination       `json:"destination,omitempty"`
+	Destinations      []Destination      `json:"destinations,omitempty"`
+	SyncPolicy        *SyncPolicy        `json:"syncPolicy,omitempty"`
+	IgnoreDifferences []IgnoreDifference `json:"ignoreDifferences,omitempty"`
+	// PollInterval is Ferry's: how often the app polls Git ("3m" when empty).
+	PollInterval string `json:"pollInterval,omitempty"`
+}
+
+type Source struct {
+	RepoURL        string           `json:"repoURL"`
+	TargetRevision string           `json:"targetRevision,omitempty"`
+	Path           string           `json:"path,omitempty"`
+	Directory      *DirectorySource `json:"directory,omitempty"`
+	Kustomize      *KustomizeSource `json:"kustomize,omitempty"`
+	Helm           *HelmSource      `json:"helm,omitempty"`
+}
+
+type DirectorySource struct {
+	Recurse bool   `json:"recurse,omitempty"`
+	Include string `json:"include,omitempty"`
+	Exclude string `json:"exclude,omitempty"`
+}
+
+type KustomizeSource struct {
+	NamePrefix        string            `json:"namePrefix,omitempty"`
+	NameSuffix        string            `json:"nameSuffix,omitempty"`
+	Images            []string          `json:"images,omitempty"`
+	CommonLabels      map[string]string `json:"commonLabels,omitempty"`
+	CommonAnnotations map[string]string `json:"commonAnnotations,omitempty"`
+	Namespace         string            `json:"namespace,omitempty"`
+}
+
+type HelmSource struct {
+	ReleaseName  string          `json:"releaseName,omitempty"`
+	ValueFiles   []string        `json:"valueFiles,omitempty"`
+	Values       string          `json:"values,omitempty"`
+	ValuesObject map[string]any  `json:"valuesObject,omitempty"`
+	Parameters   []HelmParameter `json:"parameters,omitempty"`
+}
+
+type HelmParameter struct {
+	Name        string `json:"name"`
+	Value       string `json:"value"`
+	ForceString bool   `json:"forceString,omitempty"`
+}
+
+// Destination is one region. Name is the region; Server is accepted only as
+// Argo CD's in-cluster address, mapped to the operator's in-cluster region.
+type Destination struct {
+	Name      string `json:"name,omitempty"`
+	Server    string `json:"server,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+type SyncPolicy struct {
+	Automated   *Automated   `json:"automated,omitempty"`
+	SyncOptions []string     `json:"syncOptions,omitempty"`
+	Retry       *RetryPolicy `json:"retry,omitempty"`
+}
+
+type Automated struct {
+	Prune      bool `json:"prune,omitempty"`
+	SelfHeal   bool `json:"selfHeal,omitempty"`
+	AllowEmpty bool `json:"allowEmpty,omitempty"`
+}
+
+type RetryPolicy struct {
+	Limit   int64    `json:"limit,omitempty"`
+	Backoff *Backoff `json:"backoff,omitempty"`
+}
+
+type Backoff struct {
+	Duration    string `json:"duration,omitempty"`
+	Factor      *int64 `json:"factor,omitempty"`
+	MaxDuration string `json:"maxDuration,omitempty"`
+}
+
+type IgnoreDifference struct {
+	Group                 string   `json:"group,omitempty"`
+	Kind                  string   `json:"kind"`
+	Name                  string   `json:"name,omitempty"`
+	Namespace             string   `json:"namespace,omitempty"`
+	JSONPointers          []string `json:"jsonPointers,omitempty"`
+	JQPathExpressions     []string `json:"jqPathExpressions,omitempty"`
+	ManagedFieldsManagers []string `json:"managedFieldsManagers,omitempty"`
+}
+
+// ResourceKey names one Kubernetes object in one region.
+type ResourceKey struct {
+	Group     string `json:"group,omitempty"`
+	Version   string `json:"version,omitempty"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+type SyncStatusCode string
+
+const (
+	SyncStatusSynced    SyncStatusCode = "Synced"
+	SyncStatusOutOfSync SyncStatusCode = "OutOfSync"
+	SyncStatusUnknown   SyncStatusCode = "Unknown"
+)
+
+type HealthStatusCode string
+
+const (
+	HealthHealthy     HealthStatusCode = "Healthy"
+	HealthProgressing HealthStatusCode = "Progressing"
+	HealthDegraded    HealthStatusCode = "Degraded"
+	HealthSuspended   HealthStatusCode = "Suspended"
+	HealthMissing     HealthStatusCode = "Missing"
+	HealthUnknown     HealthStatusCode = "Unknown"
+)
+
+type OperationPhase string
+
+const (
+	OperationRunning   OperationPhase = "Running"
+	OperationSucceeded OperationPhase = "Succeeded"
+	OperationFailed    OperationPhase = "Failed"
+	OperationError     OperationPhase = "Error"
+)
+
+// Status is what the app reports, shaped like Argo CD's Application status.
+type Status struct {
+	Sync           SyncStatus               `json:"sync"`
+	Health         HealthStatus             `json:"health"`
+	Resources      []ResourceStatus         `json:"resources,omitempty"`
+	OperationState *OperationState          `json:"operationState,omitempty"`
+	Conditions     []Condition              `json:"conditions,omitempty"`
+	History        []HistoryEntry           `json:"history,omitempty"`
+	ReconciledAt   *time.Time               `json:"reconciledAt,omitempty"`
+	Regions        map[string]RegionSummary `json:"regions,omitempty"`
+}
+
+type SyncStatus struct {
+	Status   SyncStatusCode `json:"status"`
+	Revision string         `json:"revision,omitempty"`
+}
+
+type HealthStatus struct {
+	Status  HealthStatusCode `json:"status"`
+	Message string           `json:"message,omitempty"`
+}
+
+type ResourceStatus struct {
+	ResourceKey
+	Region  string           `json:"region"`
+	Status  SyncStatusCode   `json:"status"`
+	Health  HealthStatusCode `json:"health,omitempty"`
+	Message string           `json:"message,omitempty"`
+}
+
+type OperationState struct {
+	ID         string           `json:"id"`
+	Revision   string           `json:"revision"`
+	Phase      OperationPhase   `json:"phase"`
+	Message    string           `json:"message,omitempty"`
+	Results    []ResourceResult `json:"results,omitempty"`
+	StartedAt  time.Time        `json:"startedAt"`
+	FinishedAt *time.Time       `json:"finishedAt,omitempty"`
+	RetryCount int64            `json:"retryCount,omitempty"`
+}
+
+// ResourceResult is what one sync did to one resource in one region.
+type ResourceResult struct {
+	ResourceKey
+	Region  string `json:"region"`
+	Action  string `json:"action"` // created, configured, unchanged, pruned, failed
+	Message string `json:"message,omitempty"`
+}
+
+type Condition struct {
+	Type    string    `json:"type"`
+	Message string    `json:"message"`
+	At      time.Time `json:"lastTransitionTime"`
+}
+
+type HistoryEntry struct {
+	ID         int64     `json:"id"`
+	Revision   string    `json:"revision"`
+	DeployedAt time.Time `json:"deployedAt"`
+	Source     Source    `json:"source"`
+}
+
+type RegionSummary struct {
+	Sync      SyncStatusCode   `json:"sync"`
+	Health    HealthStatusCode `json:"health"`
+	Revision  string           `json:"revision,omitempty"`
+	Message   string           `json:"message,omitempty"`
+	Resources int              `json:"resources"`
+}

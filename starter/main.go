@@ -1,0 +1,24 @@
+// Command ferry is Ferry's CLI: `ferry app …` drives Application workflows,
+// `ferry dev up` runs the local stack.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	root := &cobra.Command{
+		Use:           "ferry",
+		Short:         "Ferry keeps Kubernetes clusters in several regions in sync with Git",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newDevCmd())
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "ferry:", err)
+		os.Exit(1)
+	}
+}
