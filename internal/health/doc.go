@@ -1,0 +1,18 @@
+// Package health tells whether one live Kubernetes object is healthy, the way
+// Argo CD users expect: Healthy, Progressing, Degraded, Suspended, or Missing
+// when there is no object.
+//
+// Each kind Ferry understands has its own file with one unexported function
+// (deploymentHealth in deployment.go, jobHealth in job.go, ...), dispatched
+// from the single switch in Get. A kind without such a function is Healthy
+// once it exists, as in Argo CD: most objects (ConfigMaps, RBAC, Services
+// other than load balancers) have no notion of progress.
+//
+//	code, msg := health.Get(live)
+//	if code == app.HealthDegraded {
+//		log.Printf("%s/%s: %s", live.GetKind(), live.GetName(), msg)
+//	}
+//
+// Messages describe the object's state in words and counts; they never
+// carry an object's body or values.
+package health
