@@ -1,7 +1,3 @@
-// Package app holds Ferry's Application: Argo CD's argoproj.io/v1alpha1
-// Application (the subset Ferry supports, plus spec.destinations for fan-out),
-// its parsing and validation, and the status Ferry reports, shaped like Argo
-// CD's so users recognise it.
 package app
 
 import "time"
@@ -91,9 +87,12 @@ type SyncPolicy struct {
 }
 
 type Automated struct {
-	Prune      bool `json:"prune,omitempty"`
-	SelfHeal   bool `json:"selfHeal,omitempty"`
-	AllowEmpty bool `json:"allowEmpty,omitempty"`
+	// Enabled is Argo CD's switch to turn automation off without removing
+	// the section; nil means enabled.
+	Enabled    *bool `json:"enabled,omitempty"`
+	Prune      bool  `json:"prune,omitempty"`
+	SelfHeal   bool  `json:"selfHeal,omitempty"`
+	AllowEmpty bool  `json:"allowEmpty,omitempty"`
 }
 
 type RetryPolicy struct {

@@ -1,0 +1,233 @@
+package app
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// unsupportedFields are Argo CD Application fields that Ferry knows but does
+// not implement yet, keyed by their path with list indexes removed. Refusing
+// them with a specific message beats both "unknown field" (they are not
+// unknown) and silently ignoring them (the user relies on what they do).
+var unsupportedFields = map[string]string{
+	"operation":                                "starts a sync in Argo CD; with Ferry, remove it and run `ferry app sync NAME`",
+	"spec.sources":                             "multiple sources are not supported yet; use spec.source",
+	"spec.source.chart":                        "Helm charts from a Helm repository are not supported yet; put the chart in Git and point spec.source.path at it",
+	"spec.source.plugin":                       "config management plugins are not supported yet; commit the rendered manifests, or use a directory, Kustomize or Helm source",
+	"spec.source.ref":                          "source references only work with spec.sources, which is not supported yet; remove it",
+	"spec.source.name":                         "source names only work with spec.sources, which is not supported yet; remove it",
+	"spec.revisionHistoryLimit":                "not supported yet: Ferry keeps the last 10 deployments; remove the field",
+	"spec.info":                                "not supported; remove it, or keep such notes in metadata.annotations",
+	"spec.source.directory.jsonnet":            "Jsonnet is not supported yet; commit the rendered manifests, or use Kustomize or Helm",
+	"spec.syncPolicy.managedNamespaceMetadata": "not supported yet; commit a Namespace manifest carrying the labels and annotations",
+	"spec.syncPolicy.retry.refresh":            "not supported yet: a retry reuses the revision of the failed sync; remove the field",
+}
+
+// unsupportedTool lists fields of the Kustomize and Helm sources that Ferry
+// does not implement yet; they share one message.
+var unsupportedTool = map[string][]string{
+	"spec.source.kustomize": {"version", "replicas", "patches", "components", "forceCommonLabels",
+		"forceCommonAnnotations", "commonAnnotationsEnvsubst", "labelWithoutSelector", "labelIncludeTemplates",
+		"kubeVersion", "apiVersions", "ignoreMissingComponents"},
+	"spec.source.helm": {"fileParameters", "passCredentials", "ignoreMissingValueFiles", "skipCrds",
+		"skipSchemaValidation", "skipTests", "version", "kubeVersion", "apiVersions", "namespace"},
+}
+
+// serverWrittenFields are written by an API server or a controller, not by
+// the user: a file saved with `kubectl get -o yaml` carries them. They hold no
+// intent, so Parse drops them instead of refusing the file.
+var serverWrittenFields = map[string]bool{
+	"status":                     true,
+	"metadata.uid":               true,
+	"metadata.resourceVersion":   true,
+	"metadata.generation":        true,
+	"metadata.creationTimestamp": true,
+	"metadata.managedFields":     true,
+	"metadata.selfLink":          true,
+}
+
+func unsupportedMessage(schemaPath string) (string, bool) {
+	if msg, ok := unsupportedFields[schemaPath]; ok {
+		return msg, true
+	}
+	parent, field, _ := cutLast(schemaPath)
+	if slices.Contains(unsupportedTool[parent], field) {
+		return fmt.Sprintf("not supported yet; remove it, or commit manifests that do not need it (Ferry supports %s)",
+			supportedFieldsOf(parent)), true
+	}
+	return "", false
+}
+
+func supportedFieldsOf(parent string) string {
+	t := reflect.TypeFor[KustomizeSource]()
+	if parent == "spec.source.helm" {
+		t = reflect.TypeFor[HelmSource]()
+	}
+	return strings.Join(slices.Sorted(maps.Keys(jsonFields(t))), ", ")
+}
+
+var indexRE = regexp.MustCompile(`\[[^\]]*\]`)
+
+// checkFields matches a decoded JSON value against the Go type it will be
+// decoded into, and reports every unknown or unsupported field and every
+// value of the wrong type. encoding/json would stop at the first problem,
+// would not name the path of an unknown field, and matches keys without
+// regard to case; Kubernetes does not.
+func checkFields(v any, t reflect.Type, path string) []FieldError {
+	if v == nil {
+		return nil // null is the zero value, as in Kubernetes
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return []FieldError{typeError(path, "an object", v)}
+		}
+		fields := jsonFields(t)
+		var errs []FieldError
+		for _, key := range slices.Sorted(maps.Keys(obj)) {
+			p := joinPath(path, key)
+			schemaPath := indexRE.ReplaceAllString(p, "")
+			if serverWrittenFields[schemaPath] {
+				continue
+			}
+			if msg, ok := unsupportedMessage(schemaPath); ok {
+				errs = append(errs, FieldError{Field: p, Message: msg})
+				continue
+			}
+			f, ok := fields[key]
+			if !ok {
+				errs = append(errs, FieldError{Field: p, Message: unknownFieldMessage(key, fields)})
+				continue
+			}
+			errs = append(errs, checkFields(obj[key], f.Type, p)...)
+		}
+		return errs
+	case reflect.Slice:
+		list, ok := v.([]any)
+		if !ok {
+			return []FieldError{typeError(path, "a list", v)}
+		}
+		var errs []FieldError
+		for i, item := range list {
+			errs = append(errs, checkFields(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i))...)
+		}
+		return errs
+	case reflect.Map:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return []FieldError{typeError(path, "an object", v)}
+		}
+		if t.Elem().Kind() == reflect.Interface {
+			return nil // free-form, such as helm.valuesObject
+		}
+		var errs []FieldError
+		for _, key := range slices.Sorted(maps.Keys(obj)) {
+			errs = append(errs, checkFields(obj[key], t.Elem(), fmt.Sprintf("%s[%q]", path, key))...)
+		}
+		return errs
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			fe := typeError(path, "a string", v)
+			fe.Message += "; quote the value"
+			return []FieldError{fe}
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			return []FieldError{typeError(path, "true or false", v)}
+		}
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		n, ok := v.(json.Number)
+		if !ok {
+			return []FieldError{typeError(path, "an integer", v)}
+		}
+		if _, err := n.Int64(); err != nil {
+			return []FieldError{typeError(path, "an integer", v)}
+		}
+	}
+	return nil
+}
+
+func typeError(path, want string, got any) FieldError {
+	return FieldError{Field: path, Message: fmt.Sprintf("expected %s, got %s", want, describeJSON(got))}
+}
+
+func unknownFieldMessage(key string, fields map[string]reflect.StructField) string {
+	best, bestDist := "", 3
+	for name := range fields {
+		d := editDistance(strings.ToLower(key), strings.ToLower(name))
+		if d < bestDist || (d == bestDist && name < best) {
+			best, bestDist = name, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf("unknown field: did you mean %q? Fix the spelling (field names are case-sensitive) or remove it", best)
+	}
+	return "unknown field: Ferry reads Argo CD's Application and does not know this one; remove it or fix its spelling"
+}
+
+// jsonFields maps the JSON names of t's fields to the fields, flattening
+// embedded structs as encoding/json does.
+func jsonFields(t reflect.Type) map[string]reflect.StructField {
+	fields := map[string]reflect.StructField{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			for n, sub := range jsonFields(f.Type) {
+				fields[n] = sub
+			}
+			continue
+		}
+		fields[cmp.Or(name, f.Name)] = f
+	}
+	return fields
+}
+
+func joinPath(parent, field string) string {
+	if parent == "" {
+		return field
+	}
+	return parent + "." + field
+}
+
+func cutLast(path string) (parent, field string, ok bool) {
+	i := strings.LastIndexByte(path, '.')
+	if i < 0 {
+		return "", path, false
+	}
+	return path[:i], path[i+1:], true
+}
+
+// editDistance is the Levenshtein distance, for "did you mean" hints.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,167 @@
+package app
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// SyncOptionsAnnotation is the per-resource annotation carrying sync options,
+// comma separated: "Prune=false,ServerSideApply=true".
+const SyncOptionsAnnotation = "argocd.argoproj.io/sync-options"
+
+// Propagation policies for PrunePropagationPolicy.
+const (
+	PropagationForeground = "foreground"
+	PropagationBackground = "background"
+	PropagationOrphan     = "orphan"
+)
+
+// SyncOptions are Argo CD's sync options, from spec.syncPolicy.syncOptions
+// or a resource's sync-options annotation. Each field is what the option
+// asks for; options written with their no-op value (Validate=true,
+// Prune=true) leave the field false.
+type SyncOptions struct {
+	CreateNamespace    bool // CreateNamespace=true: create destination.namespace if missing
+	ServerSideApply    bool // ServerSideApply=true: server-side apply instead of client-side
+	Replace            bool // Replace=true: replace (create/update) instead of apply
+	Force              bool // Force=true: delete and recreate when a replace or apply fails
+	ValidateFalse      bool // Validate=false: skip schema validation (kubectl --validate=false)
+	ApplyOutOfSyncOnly bool // ApplyOutOfSyncOnly=true: apply only out-of-sync resources
+	PruneLast          bool // PruneLast=true: prune after every other resource synced and is healthy
+	PruneFalse         bool // Prune=false: never prune this (resource-level)
+	DeleteFalse        bool // Delete=false: keep this when the app is deleted (resource-level)
+	// PrunePropagationPolicy is foreground, background or orphan; empty
+	// means foreground (see PropagationPolicy).
+	PrunePropagationPolicy      string
+	FailOnSharedResource        bool // FailOnSharedResource=true: fail when another app owns a resource
+	RespectIgnoreDifferences    bool // RespectIgnoreDifferences=true: keep ignored fields' live values when syncing
+	SkipDryRunOnMissingResource bool // SkipDryRunOnMissingResource=true: no dry run when the CRD is not installed yet
+}
+
+// PropagationPolicy is the deletion propagation for prunes, foreground when
+// unset as in Argo CD.
+func (o SyncOptions) PropagationPolicy() string {
+	if o.PrunePropagationPolicy == "" {
+		return PropagationForeground
+	}
+	return o.PrunePropagationPolicy
+}
+
+// boolSyncOptions maps each boolean option to its field, in the order error
+// messages list them.
+var boolSyncOptions = []struct {
+	key   string
+	field func(*SyncOptions) *bool
+	// invert: the field records the false value (Validate=false, Prune=false).
+	invert bool
+}{
+	{"CreateNamespace", func(o *SyncOptions) *bool { return &o.CreateNamespace }, false},
+	{"ServerSideApply", func(o *SyncOptions) *bool { return &o.ServerSideApply }, false},
+	{"Replace", func(o *SyncOptions) *bool { return &o.Replace }, false},
+	{"Force", func(o *SyncOptions) *bool { return &o.Force }, false},
+	{"Validate", func(o *SyncOptions) *bool { return &o.ValidateFalse }, true},
+	{"ApplyOutOfSyncOnly", func(o *SyncOptions) *bool { return &o.ApplyOutOfSyncOnly }, false},
+	{"PruneLast", func(o *SyncOptions) *bool { return &o.PruneLast }, false},
+	{"Prune", func(o *SyncOptions) *bool { return &o.PruneFalse }, true},
+	{"Delete", func(o *SyncOptions) *bool { return &o.DeleteFalse }, true},
+	{"FailOnSharedResource", func(o *SyncOptions) *bool { return &o.FailOnSharedResource }, false},
+	{"RespectIgnoreDifferences", func(o *SyncOptions) *bool { return &o.RespectIgnoreDifferences }, false},
+	{"SkipDryRunOnMissingResource", func(o *SyncOptions) *bool { return &o.SkipDryRunOnMissingResource }, false},
+}
+
+func knownSyncOptions() string {
+	var names []string
+	for _, b := range boolSyncOptions {
+		names = append(names, b.key+"=true|false")
+	}
+	names = append(names, "PrunePropagationPolicy=foreground|background|orphan")
+	return strings.Join(names, ", ")
+}
+
+// ParseSyncOptions parses syncOptions items such as "CreateNamespace=true".
+// It reports every item that is malformed or unknown.
+func ParseSyncOptions(items []string) (SyncOptions, error) {
+	return SyncOptions{}.With(items)
+}
+
+// ParseSyncOptionsAnnotation parses the comma-separated value of a
+// resource's argocd.argoproj.io/sync-options annotation.
+func ParseSyncOptionsAnnotation(value string) (SyncOptions, error) {
+	return SyncOptions{}.WithAnnotation(value)
+}
+
+// With returns o with items applied on top, each overriding what o says:
+// an app's options with a resource's items give that resource's options
+// (ServerSideApply=false on a resource turns off the app's server-side apply).
+func (o SyncOptions) With(items []string) (SyncOptions, error) {
+	var errs []error
+	for _, item := range items {
+		if err := o.apply(item); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return o, errors.Join(errs...)
+}
+
+// WithAnnotation is With for the comma-separated annotation value.
+func (o SyncOptions) WithAnnotation(value string) (SyncOptions, error) {
+	var items []string
+	for _, item := range strings.Split(value, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return o.With(items)
+}
+
+func (o *SyncOptions) apply(item string) error {
+	key, value, ok := strings.Cut(strings.TrimSpace(item), "=")
+	if !ok {
+		return fmt.Errorf("sync option %q is not in Key=Value form: write e.g. %s=true", item, cmp.Or(closestSyncOption(key), "CreateNamespace"))
+	}
+	if key == "PrunePropagationPolicy" {
+		switch value {
+		case PropagationForeground, PropagationBackground, PropagationOrphan:
+			o.PrunePropagationPolicy = value
+			return nil
+		}
+		return fmt.Errorf("sync option %q: PrunePropagationPolicy takes foreground, background or orphan", item)
+	}
+	if (key == "Prune" || key == "Delete") && value == "confirm" {
+		return fmt.Errorf("sync option %q asks for manual confirmation, which Ferry does not support yet: use %s=false to keep the resource", item, key)
+	}
+	for _, b := range boolSyncOptions {
+		if b.key != key {
+			continue
+		}
+		var v bool
+		switch value {
+		case "true":
+			v = true
+		case "false":
+		default:
+			return fmt.Errorf("sync option %q: %s takes true or false", item, key)
+		}
+		*b.field(o) = v != b.invert
+		return nil
+	}
+	if near := closestSyncOption(key); near != "" {
+		return fmt.Errorf("sync option %q is unknown: did you mean %s=%s?", item, near, value)
+	}
+	return fmt.Errorf("sync option %q is unknown: known options are %s", item, knownSyncOptions())
+}
+
+// closestSyncOption is the known key that key differs from only in case, or "".
+func closestSyncOption(key string) string {
+	for _, b := range boolSyncOptions {
+		if strings.EqualFold(b.key, key) {
+			return b.key
+		}
+	}
+	if strings.EqualFold(key, "PrunePropagationPolicy") {
+		return "PrunePropagationPolicy"
+	}
+	return ""
+}

@@ -1,0 +1,313 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// MaxNameLength bounds metadata.name so that the IDs and object names Ferry
+// derives from it (workflow "app/<name>/postsync/<id>", hook Jobs, Helm
+// release names) stay within Kubernetes' and Helm's limits.
+const MaxNameLength = 53
+
+// ValidateOptions describe the Ferry installation an Application is checked
+// against.
+type ValidateOptions struct {
+	// Regions are the regions the operator runs workers for. Empty accepts
+	// any well-formed region name.
+	Regions []string
+	// InClusterRegion is the region that Argo CD's in-cluster destination
+	// (server https://kubernetes.default.svc, or name in-cluster) maps to.
+	// Empty refuses that destination.
+	InClusterRegion string
+}
+
+// FieldError is one problem with one field of an Application.
+type FieldError struct {
+	// Field is the path of the field, e.g. spec.destinations[1].name.
+	Field string `json:"field"`
+	// Message says what is wrong and what to do about it.
+	Message string `json:"message"`
+}
+
+func (e FieldError) Error() string { return e.Field + ": " + e.Message }
+
+// ValidationError lists every problem found in one Application, so that a
+// user fixes the file once rather than once per problem. Parse returns it for
+// unknown, unsupported and mistyped fields, Validate for wrong values.
+type ValidationError struct {
+	// App is metadata.name, empty when the file has none.
+	App    string       `json:"app"`
+	Errors []FieldError `json:"errors"`
+}
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Errors))
+	for i, fe := range e.Errors {
+		parts[i] = fe.Error()
+	}
+	subject := "application (unnamed)"
+	if e.App != "" {
+		subject = fmt.Sprintf("application %q", e.App)
+	}
+	return subject + ": " + strings.Join(parts, "; ")
+}
+
+// IsValidationError reports whether err is or wraps a *ValidationError: the
+// input is wrong and retrying it cannot help.
+func IsValidationError(err error) bool {
+	var ve *ValidationError
+	return errors.As(err, &ve)
+}
+
+// Validate checks the values of an Application that Parse has read (or that
+// was built in code) and returns nil or a *ValidationError listing every
+// problem, each naming its field and what to do.
+func Validate(a *Application, opts ValidateOptions) error {
+	if a == nil {
+		return &ValidationError{Errors: []FieldError{{Field: "(root)", Message: "no Application given"}}}
+	}
+	v := &validator{opts: opts}
+	v.object(a)
+	v.source(&a.Spec.Source)
+	v.destinations(&a.Spec)
+	v.syncPolicy(a.Spec.SyncPolicy)
+	v.ignoreDifferences(a.Spec.IgnoreDifferences)
+	if s := a.Spec.PollInterval; s != "" {
+		d, err := time.ParseDuration(s)
+		switch {
+		case err != nil:
+			v.add("spec.pollInterval", "%q is not a duration: write it like 30s, 3m or 1h", s)
+		case d < MinPollInterval:
+			v.add("spec.pollInterval", "%s is too short: poll at most once a second (%s or more), or remove the field for the default %s",
+				s, MinPollInterval, DefaultPollInterval)
+		}
+	}
+	if len(v.errs) == 0 {
+		return nil
+	}
+	return &ValidationError{App: a.Metadata.Name, Errors: v.errs}
+}
+
+type validator struct {
+	opts ValidateOptions
+	errs []FieldError
+}
+
+func (v *validator) add(field, format string, args ...any) {
+	v.errs = append(v.errs, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) object(a *Application) {
+	switch a.APIVersion {
+	case APIVersion:
+	case "":
+		v.add("apiVersion", "required: write apiVersion: %s", APIVersion)
+	default:
+		v.add("apiVersion", "%q is not supported: write apiVersion: %s", a.APIVersion, APIVersion)
+	}
+	switch a.Kind {
+	case Kind:
+	case "":
+		v.add("kind", "required: write kind: %s", Kind)
+	default:
+		v.add("kind", "%q is not supported: write kind: %s", a.Kind, Kind)
+	}
+
+	md := a.Metadata
+	switch errs := validation.IsDNS1123Subdomain(md.Name); {
+	case md.Name == "":
+		v.add("metadata.name", "required: the Application's name, e.g. guestbook")
+	case len(errs) > 0:
+		v.add("metadata.name", "%q is not a valid name: %s", md.Name, strings.Join(errs, "; "))
+	case len(md.Name) > MaxNameLength:
+		v.add("metadata.name", "%q is %d characters long: shorten it to at most %d, so that the names Ferry derives from it fit",
+			md.Name, len(md.Name), MaxNameLength)
+	}
+	if md.Namespace != "" {
+		if errs := validation.IsDNS1123Label(md.Namespace); len(errs) > 0 {
+			v.add("metadata.namespace", "%q is not a valid namespace: %s", md.Namespace, strings.Join(errs, "; "))
+		}
+	}
+	v.labels("metadata.labels", md.Labels)
+	for _, k := range sortedKeys(md.Annotations) {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			v.add(fmt.Sprintf("metadata.annotations[%q]", k), "not a valid annotation key: %s", strings.Join(errs, "; "))
+		}
+	}
+	switch a.Spec.Project {
+	case "", "default":
+	default:
+		v.add("spec.project", "projects are not supported yet (Ferry has no AppProject): write project: default or remove the field")
+	}
+}
+
+func (v *validator) labels(field string, labels map[string]string) {
+	for _, k := range sortedKeys(labels) {
+		p := fmt.Sprintf("%s[%q]", field, k)
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			v.add(p, "not a valid label key: %s", strings.Join(errs, "; "))
+		}
+		if errs := validation.IsValidLabelValue(labels[k]); len(errs) > 0 {
+			v.add(p, "%q is not a valid label value: %s", labels[k], strings.Join(errs, "; "))
+		}
+	}
+}
+
+func (v *validator) destinations(spec *Spec) {
+	switch {
+	case spec.Destination == nil && len(spec.Destinations) == 0:
+		v.add("spec.destination", "required: set spec.destination.name to the region to deploy to%s, or list several regions in spec.destinations",
+			v.knownRegionsHint())
+		return
+	case spec.Destination != nil && len(spec.Destinations) > 0:
+		v.add("spec.destinations", "set either spec.destination (one region) or spec.destinations (several), not both")
+		return
+	}
+	if spec.Destination != nil {
+		v.destination("spec.destination", *spec.Destination)
+		return
+	}
+	seen := map[string]string{}
+	for i, d := range spec.Destinations {
+		p := fmt.Sprintf("spec.destinations[%d]", i)
+		region, ok := v.destination(p, d)
+		if !ok {
+			continue
+		}
+		if prev, dup := seen[region]; dup {
+			v.add(p+".name", "region %q is listed twice (also at %s): list each region once", region, prev)
+			continue
+		}
+		seen[region] = p
+	}
+}
+
+// destination checks one destination and returns the region it resolves to.
+func (v *validator) destination(p string, d Destination) (string, bool) {
+	if d.Namespace != "" {
+		if errs := validation.IsDNS1123Label(d.Namespace); len(errs) > 0 {
+			v.add(p+".namespace", "%q is not a valid namespace: %s", d.Namespace, strings.Join(errs, "; "))
+		}
+	}
+	switch {
+	case d.Name != "" && d.Server != "":
+		v.add(p, "set either name (a region) or server, not both; Ferry addresses clusters by region: keep name")
+		return "", false
+	case d.Name == "" && d.Server == "":
+		v.add(p+".name", "required: the region to deploy to%s", v.knownRegionsHint())
+		return "", false
+	case d.Server != "" && !isInClusterServer(d.Server):
+		v.add(p+".server", "%q is not supported: Ferry addresses clusters by region, and accepts server only as Argo CD's in-cluster address %s; write name: <region> instead",
+			d.Server, InClusterServer)
+		return "", false
+	case (d.Server != "" || d.Name == InClusterName) && v.opts.InClusterRegion == "" && !slices.Contains(v.opts.Regions, d.Name):
+		field := p + ".server"
+		if d.Server == "" {
+			field = p + ".name"
+		}
+		v.add(field, "this Ferry installation maps no region to Argo CD's in-cluster destination: write name: <region>%s instead, or have the operator name an in-cluster region",
+			v.knownRegionsHint())
+		return "", false
+	}
+	region := d.region(v.opts.InClusterRegion)
+	field := p + ".name"
+	if d.Server != "" {
+		field = p + ".server"
+	}
+	if errs := validation.IsDNS1123Label(region); len(errs) > 0 {
+		v.add(field, "%q is not a valid region name: %s", region, strings.Join(errs, "; "))
+		return "", false
+	}
+	if len(v.opts.Regions) > 0 && !slices.Contains(v.opts.Regions, region) {
+		v.add(field, "unknown region %q: known regions are %s", region, strings.Join(v.opts.Regions, ", "))
+		return "", false
+	}
+	return region, true
+}
+
+func (v *validator) knownRegionsHint() string {
+	if len(v.opts.Regions) == 0 {
+		return ""
+	}
+	return " (one of " + strings.Join(v.opts.Regions, ", ") + ")"
+}
+
+func (v *validator) syncPolicy(sp *SyncPolicy) {
+	if sp == nil {
+		return
+	}
+	for i, item := range sp.SyncOptions {
+		var o SyncOptions
+		if err := o.apply(item); err != nil {
+			v.add(fmt.Sprintf("spec.syncPolicy.syncOptions[%d]", i), "%s", err.Error())
+		}
+	}
+	if sp.Retry == nil || sp.Retry.Backoff == nil {
+		return
+	}
+	b := sp.Retry.Backoff
+	for _, f := range []struct{ name, value string }{{"duration", b.Duration}, {"maxDuration", b.MaxDuration}} {
+		if f.value == "" {
+			continue
+		}
+		if d, err := parseBackoffDuration(f.value); err != nil || d <= 0 {
+			v.add("spec.syncPolicy.retry.backoff."+f.name, "%q is not a positive duration: write it like 5s or 3m (a bare number counts seconds)", f.value)
+		}
+	}
+	if b.Factor != nil && *b.Factor < 1 {
+		v.add("spec.syncPolicy.retry.backoff.factor", "%d is too small: the delay is multiplied by factor after each retry, so use 1 (constant) or more (default %d)",
+			*b.Factor, DefaultBackoffFactor)
+	}
+}
+
+func (v *validator) ignoreDifferences(ids []IgnoreDifference) {
+	for i, id := range ids {
+		p := fmt.Sprintf("spec.ignoreDifferences[%d]", i)
+		if id.Kind == "" {
+			v.add(p+".kind", "required: the kind of the resources whose differences to ignore, e.g. Deployment")
+		}
+		for j, ptr := range id.JSONPointers {
+			if msg := checkJSONPointer(ptr); msg != "" {
+				v.add(fmt.Sprintf("%s.jsonPointers[%d]", p, j), "%q %s", ptr, msg)
+			}
+		}
+		if len(id.JQPathExpressions) > 0 {
+			v.add(p+".jqPathExpressions", "jq path expressions are not supported yet: use jsonPointers, e.g. /spec/replicas")
+		}
+		if len(id.ManagedFieldsManagers) > 0 {
+			v.add(p+".managedFieldsManagers", "ignoring fields by manager is not supported yet: use jsonPointers, e.g. /spec/replicas")
+		}
+		if len(id.JSONPointers)+len(id.JQPathExpressions)+len(id.ManagedFieldsManagers) == 0 {
+			v.add(p+".jsonPointers", "required: the fields whose differences to ignore, e.g. /spec/replicas; without any, the entry ignores nothing")
+		}
+	}
+}
+
+// checkJSONPointer checks RFC 6901 syntax: "/" before each reference token,
+// "~" only as "~0" or "~1".
+func checkJSONPointer(ptr string) string {
+	if !strings.HasPrefix(ptr, "/") {
+		return "is not a JSON pointer: it must start with '/', e.g. /spec/replicas"
+	}
+	for i := 0; i < len(ptr); i++ {
+		if ptr[i] == '~' && (i+1 == len(ptr) || (ptr[i+1] != '0' && ptr[i+1] != '1')) {
+			return "is not a JSON pointer: write '~' as ~0 and '/' inside a key as ~1"
+		}
+	}
+	return ""
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,190 @@
+package app
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/yaml"
+)
+
+const repoURLForms = "https://host/org/repo.git, ssh://git@host/org/repo.git, git@host:org/repo.git or file:///path/to/repo.git"
+
+func (v *validator) source(s *Source) {
+	if msg := checkRepoURL(s.RepoURL); msg != "" {
+		v.add("spec.source.repoURL", "%s", msg)
+	}
+	if r := s.TargetRevision; r != "" {
+		switch {
+		case strings.IndexFunc(r, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }) >= 0:
+			v.add("spec.source.targetRevision", "%q contains spaces or control characters: write a branch, tag or commit SHA, or remove the field for %s", r, DefaultTargetRevision)
+		case strings.HasPrefix(r, "-"):
+			v.add("spec.source.targetRevision", "%q starts with '-': write a branch, tag or commit SHA", r)
+		}
+	}
+	if msg := checkRepoPath(s.Path); msg != "" {
+		v.add("spec.source.path", "%q %s", s.Path, msg)
+	}
+
+	var tools []string
+	if s.Directory != nil {
+		tools = append(tools, "directory")
+		v.directory(s.Directory)
+	}
+	if s.Kustomize != nil {
+		tools = append(tools, "kustomize")
+		v.kustomize(s.Kustomize)
+	}
+	if s.Helm != nil {
+		tools = append(tools, "helm")
+		v.helm(s.Path, s.Helm)
+	}
+	if len(tools) > 1 {
+		v.add("spec.source", "sets %s: a source is rendered by one tool, so keep only one of them", strings.Join(tools, " and "))
+	}
+}
+
+var scpLikeRE = regexp.MustCompile(`^[^@/:\s]+@[^@/:\s]+:[^\s]+$`)
+
+// checkRepoURL returns what is wrong with a Git repository URL, or "".
+func checkRepoURL(raw string) string {
+	if raw == "" {
+		return "required: the Git repository to deploy from, e.g. https://git.example.com/org/repo.git"
+	}
+	if strings.IndexFunc(raw, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }) >= 0 {
+		return fmt.Sprintf("%q contains spaces or control characters: write a URL such as %s", raw, repoURLForms)
+	}
+	if !strings.Contains(raw, "://") {
+		if scpLikeRE.MatchString(raw) {
+			return ""
+		}
+		return fmt.Sprintf("%q is not a Git URL: write it as %s", raw, repoURLForms)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Sprintf("%q is not a valid URL (%v): write it as %s", raw, err, repoURLForms)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https", "http":
+		if u.User != nil {
+			return "carries credentials: credentials belong in the worker configuration, not in the spec; remove the user and password or token from the URL"
+		}
+	case "ssh":
+		if _, hasPassword := u.User.Password(); hasPassword {
+			return "carries a password: credentials belong in the worker configuration, not in the spec; keep only the user name (e.g. ssh://git@host/org/repo.git)"
+		}
+	case "file":
+		if u.Host != "" && u.Host != "localhost" {
+			return fmt.Sprintf("%q names host %q: a file:// URL points at this machine, write file:///path/to/repo.git", raw, u.Host)
+		}
+		if u.Path == "" || u.Path == "/" {
+			return fmt.Sprintf("%q has no path: write file:///path/to/repo.git", raw)
+		}
+		return ""
+	default:
+		return fmt.Sprintf("scheme %q is not supported: write the URL as %s", u.Scheme, repoURLForms)
+	}
+	if u.Host == "" {
+		return fmt.Sprintf("%q has no host: write it as %s", raw, repoURLForms)
+	}
+	return ""
+}
+
+// checkRepoPath returns what is wrong with a path inside the repository, or "".
+func checkRepoPath(p string) string {
+	switch {
+	case p == "":
+		return ""
+	case strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`):
+		return "is absolute: write it relative to the repository root, e.g. apps/guestbook"
+	case hasDotDot(p):
+		return "contains '..': a path must stay inside the repository; write it relative to the repository root"
+	}
+	return ""
+}
+
+func hasDotDot(p string) bool {
+	for _, seg := range strings.FieldsFunc(p, func(c rune) bool { return c == '/' || c == '\\' }) {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *validator) directory(d *DirectorySource) {
+	for _, f := range []struct{ name, value string }{{"include", d.Include}, {"exclude", d.Exclude}} {
+		if f.value == "" {
+			continue
+		}
+		if err := ValidateGlob(f.value); err != nil {
+			v.add("spec.source.directory."+f.name, "%q is not a valid glob: %v; write it like *.yaml or {deploy.yaml,service.yaml}", f.value, err)
+		}
+	}
+}
+
+func (v *validator) kustomize(k *KustomizeSource) {
+	if k.Namespace != "" {
+		if errs := validation.IsDNS1123Label(k.Namespace); len(errs) > 0 {
+			v.add("spec.source.kustomize.namespace", "%q is not a valid namespace: %s", k.Namespace, strings.Join(errs, "; "))
+		}
+	}
+	for i, img := range k.Images {
+		if strings.TrimSpace(img) == "" {
+			v.add(fmt.Sprintf("spec.source.kustomize.images[%d]", i), "empty: write an image override such as nginx=nginx:1.27 or remove the entry")
+		}
+	}
+	v.labels("spec.source.kustomize.commonLabels", k.CommonLabels)
+	for _, key := range sortedKeys(k.CommonAnnotations) {
+		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+			v.add(fmt.Sprintf("spec.source.kustomize.commonAnnotations[%q]", key), "not a valid annotation key: %s", strings.Join(errs, "; "))
+		}
+	}
+}
+
+func (v *validator) helm(srcPath string, h *HelmSource) {
+	if h.ReleaseName != "" {
+		errs := validation.IsDNS1123Subdomain(h.ReleaseName)
+		if len(h.ReleaseName) > MaxNameLength {
+			errs = append(errs, fmt.Sprintf("must be no more than %d characters", MaxNameLength))
+		}
+		if len(errs) > 0 {
+			v.add("spec.source.helm.releaseName", "%q is not a valid Helm release name: %s", h.ReleaseName, strings.Join(errs, "; "))
+		}
+	}
+	for i, vf := range h.ValueFiles {
+		p := fmt.Sprintf("spec.source.helm.valueFiles[%d]", i)
+		switch {
+		case vf == "":
+			v.add(p, "empty: write a path relative to spec.source.path, e.g. values-production.yaml")
+		case strings.HasPrefix(vf, "$"):
+			v.add(p, "%q refers to another source, which needs spec.sources (not supported yet): commit the file beside the chart", vf)
+		case strings.Contains(vf, "://"):
+			v.add(p, "%q is a URL: value files from URLs are not supported yet; commit the file beside the chart", vf)
+		case strings.HasPrefix(vf, "/"):
+			v.add(p, "%q is absolute: write it relative to spec.source.path, e.g. values-production.yaml", vf)
+		case escapesRepo(path.Join(srcPath, vf)):
+			v.add(p, "%q leaves the repository: value files must be inside it", vf)
+		}
+	}
+	if h.Values != "" {
+		var values map[string]any
+		if err := yaml.Unmarshal([]byte(h.Values), &values); err != nil {
+			v.add("spec.source.helm.values", "not a YAML object (%v): write the values as YAML, or move them to valuesObject", err)
+		}
+	}
+	for i, param := range h.Parameters {
+		if param.Name == "" {
+			v.add(fmt.Sprintf("spec.source.helm.parameters[%d].name", i), "required: the value's path, e.g. image.tag")
+		}
+	}
+}
+
+func escapesRepo(p string) bool {
+	p = path.Clean(p)
+	return p == ".." || strings.HasPrefix(p, "../")
+}
