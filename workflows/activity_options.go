@@ -1,0 +1,70 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Timeouts of activities. A region whose workers are gone is noticed after
+// regionScheduleToStart; a worker that dies mid-sync after syncHeartbeat.
+const (
+	regionScheduleToStart = time.Minute
+	compareTimeout        = 5 * time.Minute
+	syncTimeout           = 30 * time.Minute
+	syncHeartbeat         = 10 * time.Second
+	healthTimeout         = 5 * time.Minute
+	renderTimeout         = 10 * time.Minute
+	resolveTimeout        = time.Minute
+)
+
+// permanent errors fail an operation without the retries of syncPolicy.retry.
+var permanent = []string{ErrInvalidManifests, ErrInvalidSource, ErrWrongRegion}
+
+var nonRetryable = append([]string{ErrSyncFailed}, permanent...)
+
+func activityRetry(maxAttempts int32) *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{
+		InitialInterval:        time.Second,
+		BackoffCoefficient:     2,
+		MaximumInterval:        30 * time.Second,
+		MaximumAttempts:        maxAttempts,
+		NonRetryableErrorTypes: nonRetryable,
+	}
+}
+
+func resolveCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: resolveTimeout,
+		RetryPolicy:         activityRetry(5),
+	})
+}
+
+func renderCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           TaskQueue,
+		StartToCloseTimeout: renderTimeout,
+		RetryPolicy:         activityRetry(5),
+	})
+}
+
+func compareCtx(ctx workflow.Context, region string) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:              RegionQueue(region),
+		ScheduleToStartTimeout: regionScheduleToStart,
+		StartToCloseTimeout:    compareTimeout,
+		RetryPolicy:            activityRetry(3),
+	})
+}
+
+func syncCtx(ctx workflow.Context, region string) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:              RegionQueue(region),
+		ScheduleToStartTimeout: regionScheduleToStart,
+		StartToCloseTimeout:    syncTimeout,
+		HeartbeatTimeout:       syncHeartbeat,
+		// Apply is idempotent; a sync that dies with its worker is resumed by another.
+		RetryPolicy: activityRetry(10),
+	})
+}

@@ -1,0 +1,184 @@
+// Package workflows holds Ferry's Temporal workflows: orchestration only,
+// deterministic, no I/O. The Application workflow is one app's durable
+// reconcile loop.
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// DefaultMaxReconciles bounds the reconciles of one run before it continues
+// as new, so that a history stays far below Temporal's limits.
+const DefaultMaxReconciles = 200
+
+// Config is the worker's knowledge the workflows need. Validators use it;
+// it must be the same on every control worker.
+type Config struct {
+	// Regions are the known regions; empty accepts any.
+	Regions []string
+	// InClusterRegion is the region Argo CD's in-cluster server address maps to.
+	InClusterRegion string
+	// MaxReconciles overrides DefaultMaxReconciles (tests).
+	MaxReconciles int
+}
+
+// Workflows are registered on the control queue by the worker.
+type Workflows struct {
+	cfg Config
+}
+
+func New(cfg Config) *Workflows {
+	if cfg.MaxReconciles <= 0 {
+		cfg.MaxReconciles = DefaultMaxReconciles
+	}
+	return &Workflows{cfg: cfg}
+}
+
+// Input is the workflow input: the Application as JSON. Carried holds the
+// state a run hands to the next one on continue-as-new; users leave it out.
+type Input struct {
+	app.Application
+	Carried *Carried `json:"ferryCarried,omitempty"`
+}
+
+// Carried is the state that survives continue-as-new.
+type Carried struct {
+	Status         app.Status  `json:"status"`
+	Rendered       *rendered   `json:"rendered,omitempty"`
+	AutoSync       *autoSync   `json:"autoSync,omitempty"`
+	OperationSeq   int64       `json:"operationSeq"`
+	Refresh        *refreshReq `json:"refresh,omitempty"`
+	SearchUpserted searchAttrs `json:"searchUpserted"`
+}
+
+// rendered remembers the last render, so an unchanged (SHA, spec) skips it.
+type rendered struct {
+	SHA        string `json:"sha"`
+	SpecDigest string `json:"specDigest"`
+	Digest     string `json:"digest"`
+	Count      int    `json:"count"`
+}
+
+// autoSync remembers the last automated sync: Argo CD syncs once per
+// (revision, spec) and does not retry a failed one for the same key.
+type autoSync struct {
+	Key   string             `json:"key"`
+	Phase app.OperationPhase `json:"phase"`
+}
+
+type refreshReq struct {
+	Hard bool `json:"hard"`
+}
+
+// pendingSync is a sync update waiting for the loop to run it.
+type pendingSync struct {
+	req    SyncRequest
+	result *app.OperationState
+	err    error
+	done   bool
+}
+
+type pendingDelete struct {
+	req  DeleteRequest
+	err  error
+	done bool
+}
+
+// appState is one run of the Application workflow.
+type appState struct {
+	cfg          Config
+	app          app.Application
+	status       app.Status
+	rendered     *rendered
+	autoSync     *autoSync
+	operationSeq int64
+	refresh      *refreshReq
+	syncs        []*pendingSync
+	deletion     *pendingDelete
+	upserted     searchAttrs
+}
+
+// Application is the workflow function of every app.
+func (w *Workflows) Application(ctx workflow.Context, in Input) error {
+	s := &appState{cfg: w.cfg, app: in.Application}
+	s.status.Sync.Status = app.SyncStatusUnknown
+	s.status.Health.Status = app.HealthUnknown
+	if c := in.Carried; c != nil {
+		s.status, s.rendered, s.autoSync = c.Status, c.Rendered, c.AutoSync
+		s.operationSeq, s.refresh, s.upserted = c.OperationSeq, c.Refresh, c.SearchUpserted
+	}
+	if err := app.Validate(&s.app, s.validateOptions()); err != nil {
+		return invalidInput(err)
+	}
+	if err := s.registerHandlers(ctx); err != nil {
+		return err
+	}
+	return s.run(ctx)
+}
+
+func (s *appState) run(ctx workflow.Context) error {
+	s.publish(ctx)
+	for reconciles := 0; ; {
+		switch {
+		case s.deletion != nil:
+			if s.runDelete(ctx) {
+				return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+			}
+			s.deletion = nil
+		case len(s.syncs) > 0:
+			p := s.syncs[0]
+			s.syncs = s.syncs[1:]
+			p.result, p.err = s.manualSync(ctx, p.req)
+			p.done = true
+		default:
+			s.reconcile(ctx)
+			reconciles++
+		}
+		if s.idle() && s.shouldContinueAsNew(ctx, reconciles) {
+			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+				return err
+			}
+			if s.idle() {
+				return workflow.NewContinueAsNewError(ctx, ApplicationWorkflow, Input{Application: s.app, Carried: s.carried()})
+			}
+		}
+		if s.idle() && s.refresh == nil {
+			if _, err := workflow.AwaitWithTimeout(ctx, s.pollDelay(), func() bool {
+				return !s.idle() || s.refresh != nil
+			}); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// idle is true when no update waits for the loop.
+func (s *appState) idle() bool { return len(s.syncs) == 0 && s.deletion == nil }
+
+func (s *appState) shouldContinueAsNew(ctx workflow.Context, reconciles int) bool {
+	return reconciles >= s.cfg.MaxReconciles || workflow.GetInfo(ctx).GetContinueAsNewSuggested()
+}
+
+func (s *appState) pollDelay() time.Duration {
+	interval := s.app.PollInterval()
+	return interval + app.Jitter(s.app.Metadata.Name, interval)
+}
+
+func (s *appState) carried() *Carried {
+	return &Carried{
+		Status: s.status, Rendered: s.rendered, AutoSync: s.autoSync,
+		OperationSeq: s.operationSeq, Refresh: s.refresh, SearchUpserted: s.upserted,
+	}
+}
+
+func (s *appState) validateOptions() app.ValidateOptions {
+	return app.ValidateOptions{Regions: s.cfg.Regions, InClusterRegion: s.cfg.InClusterRegion}
+}
+
+func (s *appState) view() View {
+	return View{Application: s.app, Status: s.status}
+}

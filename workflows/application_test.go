@@ -1,0 +1,287 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"github.com/stretchr/testify/suite"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+type appSuite struct {
+	suite.Suite
+	testsuite.WorkflowTestSuite
+	env *testsuite.TestWorkflowEnvironment
+	wf  *Workflows
+}
+
+func TestApplication(t *testing.T) { suite.Run(t, new(appSuite)) }
+
+func (s *appSuite) SetupTest() {
+	s.env = s.NewTestWorkflowEnvironment()
+	s.wf = New(Config{Regions: []string{"us-east-1", "eu-west-1"}})
+	s.env.RegisterWorkflowWithOptions(s.wf.Application, workflow.RegisterOptions{Name: ApplicationWorkflow})
+	// Stand-ins with the real signatures; each test says what they return.
+	reg := func(fn any, name string) { s.env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
+	reg(func(context.Context, ResolveInput) (ResolveResult, error) { return ResolveResult{}, nil }, ActivityResolveRevision)
+	reg(func(context.Context, RenderInput) (RenderResult, error) { return RenderResult{}, nil }, ActivityRender)
+	reg(func(context.Context, CompareInput) (CompareResult, error) { return CompareResult{}, nil }, ActivityCompare)
+	reg(func(context.Context, SyncInput) (SyncResult, error) { return SyncResult{}, nil }, ActivitySync)
+	reg(func(context.Context, DeleteInput) (DeleteResult, error) { return DeleteResult{}, nil }, ActivityDeleteResources)
+}
+
+func (s *appSuite) AfterTest(_, _ string) { s.env.AssertExpectations(s.T()) }
+
+func testApp(automated bool) Input {
+	a := app.Application{
+		APIVersion: app.APIVersion, Kind: app.Kind,
+		Metadata: app.ObjectMeta{Name: "guestbook"},
+		Spec: app.Spec{
+			Source:       app.Source{RepoURL: "https://git.example.com/apps.git", TargetRevision: "main", Path: "guestbook"},
+			Destinations: []app.Destination{{Name: "us-east-1", Namespace: "gb"}, {Name: "eu-west-1", Namespace: "gb"}},
+			PollInterval: "10s",
+		},
+	}
+	if automated {
+		a.Spec.SyncPolicy = &app.SyncPolicy{Automated: &app.Automated{Prune: true}}
+	}
+	return Input{Application: a}
+}
+
+// fakeCluster answers Compare and Sync like two regions holding one Deployment.
+type fakeCluster struct {
+	synced map[string]string // region -> SHA applied
+}
+
+func (f *fakeCluster) compare(_ context.Context, in CompareInput) (CompareResult, error) {
+	st, health := app.SyncStatusOutOfSync, app.HealthMissing
+	if f.synced[in.Region] == in.Target.SHA {
+		st, health = app.SyncStatusSynced, app.HealthHealthy
+	}
+	return CompareResult{Resources: []app.ResourceStatus{{
+		ResourceKey: app.ResourceKey{Group: "apps", Kind: "Deployment", Namespace: in.Namespace, Name: "web"},
+		Region:      in.Region, Status: st, Health: health,
+	}}}, nil
+}
+
+func (f *fakeCluster) sync(ctx context.Context, in SyncInput) (SyncResult, error) {
+	f.synced[in.Region] = in.Target.SHA
+	cmp, _ := f.compare(ctx, CompareInput{Target: in.Target, Region: in.Region, Namespace: in.Namespace})
+	return SyncResult{Resources: cmp.Resources, Results: []app.ResourceResult{{ResourceKey: cmp.Resources[0].ResourceKey, Region: in.Region, Action: "configured"}}}, nil
+}
+
+func (s *appSuite) query() View {
+	res, err := s.env.QueryWorkflow(QueryStatus)
+	s.Require().NoError(err)
+	var v View
+	s.Require().NoError(res.Get(&v))
+	return v
+}
+
+func (s *appSuite) deleteAt(d time.Duration, cascade bool) {
+	s.env.RegisterDelayedCallback(func() {
+		s.env.UpdateWorkflow(UpdateDelete, "delete", &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { s.Fail("delete rejected", err) },
+			OnAccept:   func() {},
+			OnComplete: func(any, error) {},
+		}, DeleteRequest{Cascade: cascade})
+	}, d)
+}
+
+func (s *appSuite) TestAutoSyncOncePerRevisionThenNewCommitViaRefresh() {
+	cluster := &fakeCluster{synced: map[string]string{}}
+	sha := "1111111111111111111111111111111111111111"
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(context.Context, ResolveInput) (ResolveResult, error) { return ResolveResult{SHA: sha}, nil })
+	renders := 0
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in RenderInput) (RenderResult, error) {
+			renders++
+			return RenderResult{Digest: "d-" + in.SHA[:4], Count: 1}, nil
+		})
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	syncs := 0
+	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in SyncInput) (SyncResult, error) { syncs++; return cluster.sync(ctx, in) })
+
+	// Three polls on the same SHA: one render, one sync per region.
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
+		s.Equal(app.HealthHealthy, v.Status.Health.Status)
+		s.Equal(2, syncs, "one sync per region")
+		s.Equal(1, renders, "an unchanged SHA and spec is not rendered again")
+		s.Len(v.Status.History, 1)
+		sha = "2222222222222222222222222222222222222222"
+		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{})
+	}, 35*time.Second)
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Equal(sha, v.Status.Sync.Revision)
+		s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
+		s.Equal(4, syncs)
+		s.Equal(2, renders)
+		s.Len(v.Status.History, 2)
+		s.Equal(int64(2), v.Status.History[1].ID)
+		s.Equal(sha, v.Status.Regions["us-east-1"].Revision)
+		s.Equal(sha, v.Status.Regions["eu-west-1"].Revision)
+	}, 37*time.Second)
+	s.deleteAt(40*time.Second, false)
+	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(true))
+	s.True(s.env.IsWorkflowCompleted())
+	s.NoError(s.env.GetWorkflowError())
+}
+
+func (s *appSuite) TestFailedAutoSyncIsNotRetriedForTheSameRevision() {
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	refused := temporal.NewNonRetryableApplicationError("Deployment/gb/web: apply: spec.replicas: Invalid value", ErrSyncFailed, nil)
+	// syncPolicy.retry.limit 2: the first attempt and two retries, then Failed; no more for this SHA.
+	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(SyncResult{}, refused).Times(2 * 3)
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Require().NotNil(v.Status.OperationState)
+		s.Equal(app.OperationFailed, v.Status.OperationState.Phase)
+		s.Equal(int64(2), v.Status.OperationState.RetryCount)
+		s.Contains(v.Status.OperationState.Message, "spec.replicas: Invalid value")
+		s.Equal(app.SyncStatusOutOfSync, v.Status.Sync.Status)
+		s.Empty(v.Status.History)
+	}, 55*time.Second)
+	s.deleteAt(60*time.Second, false)
+	in := testApp(true)
+	in.Spec.SyncPolicy.Retry = &app.RetryPolicy{Limit: 2, Backoff: &app.Backoff{Duration: "1s"}}
+	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.NoError(s.env.GetWorkflowError())
+}
+
+func (s *appSuite) TestValidatorsRejectBadUpdates() {
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	cluster := &fakeCluster{synced: map[string]string{"us-east-1": "aaaaaaaaaaaaaaaa", "eu-west-1": "aaaaaaaaaaaaaaaa"}}
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	rejected := func(name string, arg any, want string) {
+		s.env.UpdateWorkflow(name, name+"-"+want, &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { s.ErrorContains(err, want) },
+			OnAccept: func() { s.Fail("update accepted", "%s %+v", name, arg) },
+			OnComplete: func(any, error) {},
+		}, arg)
+	}
+	s.env.RegisterDelayedCallback(func() {
+		rejected(UpdateSync, SyncRequest{RollbackID: 1}, "rollback is not allowed while automated sync is on")
+		bad := testApp(true).Application
+		bad.Spec.Source.RepoURL = ""
+		rejected(UpdateSpec, bad, "repoURL")
+		mars := testApp(true).Application
+		mars.Spec.Destinations = []app.Destination{{Name: "mars"}}
+		rejected(UpdateSpec, mars, "mars")
+		renamed := testApp(true).Application
+		renamed.Metadata.Name = "other"
+		rejected(UpdateSpec, renamed, "cannot be renamed")
+		v := s.query()
+		s.Equal("https://git.example.com/apps.git", v.Spec.Source.RepoURL, "nothing changed")
+	}, time.Second)
+	s.deleteAt(2*time.Second, false)
+	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(true))
+	s.NoError(s.env.GetWorkflowError())
+}
+
+func (s *appSuite) TestManualSyncAndRollback() {
+	sha := "1111111111111111"
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in ResolveInput) (ResolveResult, error) {
+			if in.TargetRevision == "v1" {
+				return ResolveResult{SHA: "0000000000000000"}, nil
+			}
+			return ResolveResult{SHA: sha}, nil
+		})
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in RenderInput) (RenderResult, error) { return RenderResult{Digest: "d" + in.SHA, Count: 1}, nil })
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
+	var ops []*app.OperationState
+	syncReq := func(req SyncRequest) {
+		s.env.UpdateWorkflow(UpdateSync, "", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { s.Fail("sync rejected", err) },
+			OnAccept: func() {},
+			OnComplete: func(res any, err error) {
+				s.NoError(err)
+				ops = append(ops, res.(*app.OperationState))
+			},
+		}, req)
+	}
+	s.env.RegisterDelayedCallback(func() {
+		s.Equal(app.SyncStatusOutOfSync, s.query().Status.Sync.Status, "not automated: no sync on its own")
+		syncReq(SyncRequest{Revision: "v1"})
+	}, time.Second)
+	s.env.RegisterDelayedCallback(func() { syncReq(SyncRequest{}) }, 2*time.Second)
+	s.env.RegisterDelayedCallback(func() { syncReq(SyncRequest{RollbackID: 1}) }, 3*time.Second)
+	s.env.RegisterDelayedCallback(func() {
+		s.Require().Len(ops, 3)
+		s.Equal("0000000000000000", ops[0].Revision)
+		s.Equal(sha, ops[1].Revision)
+		s.Equal("0000000000000000", ops[2].Revision, "rollback to history entry 1")
+		for _, op := range ops {
+			s.Equal(app.OperationSucceeded, op.Phase)
+		}
+		s.Len(s.query().Status.History, 3)
+	}, 4*time.Second)
+	s.deleteAt(5*time.Second, false)
+	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.NoError(s.env.GetWorkflowError())
+}
+
+func (s *appSuite) TestCascadeDeleteRemovesResourcesInEveryRegion() {
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(ActivityDeleteResources, mock.Anything, DeleteInput{App: "guestbook", Region: "us-east-1"}).Return(DeleteResult{}, nil).Once()
+	s.env.OnActivity(ActivityDeleteResources, mock.Anything, DeleteInput{App: "guestbook", Region: "eu-west-1"}).Return(DeleteResult{}, nil).Once()
+	s.deleteAt(time.Second, true)
+	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.True(s.env.IsWorkflowCompleted())
+	s.NoError(s.env.GetWorkflowError())
+}
+
+func (s *appSuite) TestContinueAsNewCarriesState() {
+	s.wf = New(Config{Regions: []string{"us-east-1", "eu-west-1"}, MaxReconciles: 3})
+	s.env.RegisterWorkflowWithOptions(s.wf.Application, workflow.RegisterOptions{Name: ApplicationWorkflow})
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil).Once()
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync).Twice()
+	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(true))
+	var can *workflow.ContinueAsNewError
+	s.Require().True(errors.As(s.env.GetWorkflowError(), &can), "got %v", s.env.GetWorkflowError())
+	s.Equal(ApplicationWorkflow, can.WorkflowType.Name)
+	var next Input
+	s.Require().NoError(converterFor().FromPayloads(can.Input, &next))
+	s.Equal("guestbook", next.Metadata.Name)
+	s.Require().NotNil(next.Carried)
+	s.Equal(app.SyncStatusSynced, next.Carried.Status.Sync.Status)
+	s.Len(next.Carried.Status.History, 1)
+	s.Equal("aaaaaaaaaaaaaaaa/"+next.SpecDigest(), next.Carried.AutoSync.Key)
+	s.Equal(int64(1), next.Carried.OperationSeq)
+}
+
+func TestJitterKeepsPollWithinBounds(t *testing.T) {
+	in := testApp(false)
+	s := &appState{app: in.Application}
+	d := s.pollDelay()
+	require.GreaterOrEqual(t, d, 10*time.Second)
+	require.LessOrEqual(t, d, 11*time.Second)
+	require.Equal(t, d, s.pollDelay(), "jitter is deterministic")
+}

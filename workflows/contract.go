@@ -1,0 +1,96 @@
+package workflows
+
+import (
+	"time"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// Activity names. Control activities run on TaskQueue, region activities on
+// RegionQueue(region); the activities package registers them under these names.
+const (
+	ActivityResolveRevision = "ResolveRevision"
+	ActivityRender          = "Render"
+	ActivityCompare         = "Compare"
+	ActivitySync            = "Sync"
+	ActivityDeleteResources = "DeleteResources"
+)
+
+// Error types an activity marks non-retryable; the workflow reports them
+// instead of retrying.
+const (
+	ErrInvalidManifests = "InvalidManifests"
+	ErrInvalidSource    = "InvalidSource"
+	ErrWrongRegion      = "WrongRegion"
+	// ErrSyncFailed: the API server refused the manifests. Another attempt of
+	// the same activity will not help, but the operation's retry policy
+	// (syncPolicy.retry) may, once what was missing appears.
+	ErrSyncFailed = "SyncFailed"
+)
+
+type ResolveInput struct {
+	RepoURL        string `json:"repoURL"`
+	TargetRevision string `json:"targetRevision"`
+	// Hard skips the shared refs cache.
+	Hard bool `json:"hard,omitempty"`
+}
+
+type ResolveResult struct {
+	SHA string `json:"sha"`
+}
+
+// Target names one rendered manifest set: where it comes from and its digest.
+// Region workers load it from the manifest cache, or render it again from Git.
+type Target struct {
+	App    string     `json:"app"`
+	Source app.Source `json:"source"`
+	SHA    string     `json:"sha"`
+	Digest string     `json:"digest"`
+}
+
+type RenderInput struct {
+	App    string     `json:"app"`
+	Source app.Source `json:"source"`
+	SHA    string     `json:"sha"`
+}
+
+type RenderResult struct {
+	Digest string `json:"digest"`
+	Count  int    `json:"count"`
+}
+
+type CompareInput struct {
+	Target    Target `json:"target"`
+	Region    string `json:"region"`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+type CompareResult struct {
+	Resources []app.ResourceStatus `json:"resources,omitempty"`
+}
+
+type SyncInput struct {
+	Target      Target   `json:"target"`
+	Region      string   `json:"region"`
+	Namespace   string   `json:"namespace,omitempty"`
+	OperationID string   `json:"operationID"`
+	Prune       bool     `json:"prune,omitempty"`
+	DryRun      bool     `json:"dryRun,omitempty"`
+	SyncOptions []string `json:"syncOptions,omitempty"`
+	// HealthTimeout bounds the wait for the applied resources to become healthy.
+	HealthTimeout time.Duration `json:"healthTimeout,omitempty"`
+}
+
+type SyncResult struct {
+	Results   []app.ResourceResult `json:"results,omitempty"`
+	Resources []app.ResourceStatus `json:"resources,omitempty"`
+}
+
+type DeleteInput struct {
+	App    string `json:"app"`
+	Region string `json:"region"`
+}
+
+type DeleteResult struct {
+	Deleted []app.ResourceKey `json:"deleted,omitempty"`
+}

@@ -1,0 +1,127 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+func (s *appState) registerHandlers(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (View, error) {
+		return s.view(), nil
+	}); err != nil {
+		return err
+	}
+	refreshes := workflow.GetSignalChannel(ctx, SignalRefresh)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var req RefreshRequest
+			refreshes.Receive(ctx, &req)
+			s.requestRefresh(req.Hard)
+		}
+	})
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSync, s.handleSync,
+		workflow.UpdateHandlerOptions{Validator: s.validateSync}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSpec, s.handleSpec,
+		workflow.UpdateHandlerOptions{Validator: s.validateSpec}); err != nil {
+		return err
+	}
+	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateDelete, s.handleDelete,
+		workflow.UpdateHandlerOptions{Validator: s.validateDelete})
+}
+
+func (s *appState) requestRefresh(hard bool) {
+	if s.refresh == nil {
+		s.refresh = &refreshReq{}
+	}
+	s.refresh.Hard = s.refresh.Hard || hard
+}
+
+var errDeleting = errors.New("the app is being deleted: wait for the delete to finish")
+
+func (s *appState) validateSync(ctx workflow.Context, req SyncRequest) error {
+	if s.deletion != nil {
+		return errDeleting
+	}
+	if req.RollbackID < 0 {
+		return fmt.Errorf("app %q: rollback ID must be positive: see ferry app history %s",
+			s.app.Metadata.Name, s.app.Metadata.Name)
+	}
+	if req.RollbackID == 0 {
+		return nil
+	}
+	if s.app.AutomatedSync() {
+		return fmt.Errorf("app %q: rollback is not allowed while automated sync is on: remove spec.syncPolicy.automated (ferry app apply) first",
+			s.app.Metadata.Name)
+	}
+	if req.Revision != "" {
+		return fmt.Errorf("app %q: give either a revision or a rollback ID, not both", s.app.Metadata.Name)
+	}
+	if s.historyEntry(req.RollbackID) == nil {
+		return fmt.Errorf("app %q: no history entry with ID %d: see ferry app history %s",
+			s.app.Metadata.Name, req.RollbackID, s.app.Metadata.Name)
+	}
+	return nil
+}
+
+func (s *appState) handleSync(ctx workflow.Context, req SyncRequest) (*app.OperationState, error) {
+	p := &pendingSync{req: req}
+	s.syncs = append(s.syncs, p)
+	if err := workflow.Await(ctx, func() bool { return p.done }); err != nil {
+		return nil, err
+	}
+	return p.result, p.err
+}
+
+func (s *appState) validateSpec(ctx workflow.Context, next app.Application) error {
+	if s.deletion != nil {
+		return errDeleting
+	}
+	if next.Metadata.Name != s.app.Metadata.Name {
+		return fmt.Errorf("app %q: the spec update names app %q: an app cannot be renamed; apply it as a new app",
+			s.app.Metadata.Name, next.Metadata.Name)
+	}
+	return app.Validate(&next, s.validateOptions())
+}
+
+func (s *appState) handleSpec(ctx workflow.Context, next app.Application) (View, error) {
+	s.app = next
+	s.requestRefresh(false)
+	return s.view(), nil
+}
+
+func (s *appState) validateDelete(ctx workflow.Context, req DeleteRequest) error {
+	if s.deletion != nil {
+		return errDeleting
+	}
+	return nil
+}
+
+func (s *appState) handleDelete(ctx workflow.Context, req DeleteRequest) error {
+	p := &pendingDelete{req: req}
+	s.deletion = p
+	if err := workflow.Await(ctx, func() bool { return p.done }); err != nil {
+		return err
+	}
+	return p.err
+}
+
+func (s *appState) historyEntry(id int64) *app.HistoryEntry {
+	for i := range s.status.History {
+		if s.status.History[i].ID == id {
+			return &s.status.History[i]
+		}
+	}
+	return nil
+}
+
+// invalidInput fails the workflow for good: the app as given cannot run.
+func invalidInput(err error) error {
+	return temporal.NewNonRetryableApplicationError(err.Error(), "InvalidApplication", nil)
+}

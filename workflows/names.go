@@ -1,0 +1,56 @@
+package workflows
+
+import (
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// The public Temporal contract of an Application (see DESIGN.md).
+const (
+	// ApplicationWorkflow is the workflow type of every Application.
+	ApplicationWorkflow = "Application"
+	// TaskQueue serves the workflows and the Git and render activities.
+	TaskQueue = "ferry"
+
+	QueryStatus   = "status"
+	SignalRefresh = "refresh"
+	UpdateSync    = "sync"
+	UpdateSpec    = "spec"
+	UpdateDelete  = "delete"
+)
+
+// WorkflowID is the ID of the Application workflow of the app called name.
+func WorkflowID(name string) string { return "app/" + name }
+
+// RegionQueue is the task queue served by the worker pool of one region.
+func RegionQueue(region string) string { return "ferry-region-" + region }
+
+// RefreshRequest is the payload of the refresh signal.
+type RefreshRequest struct {
+	// Hard re-renders the manifests even when the revision has not moved.
+	Hard bool `json:"hard"`
+}
+
+// SyncRequest is the payload of the sync update.
+type SyncRequest struct {
+	// Revision to sync instead of the app's targetRevision (branch, tag or SHA).
+	Revision string `json:"revision,omitempty"`
+	// Prune deletes tracked resources that are no longer in Git.
+	Prune bool `json:"prune,omitempty"`
+	// DryRun applies with the API server's dry-run: nothing changes.
+	DryRun bool `json:"dryRun,omitempty"`
+	// RollbackID syncs the revision of this history entry.
+	RollbackID int64 `json:"rollbackID,omitempty"`
+}
+
+// DeleteRequest is the payload of the delete update.
+type DeleteRequest struct {
+	// Cascade deletes the app's resources in every region first.
+	Cascade bool `json:"cascade"`
+}
+
+// View is what the status query answers: the Application with its status,
+// as Argo CD shows it.
+type View struct {
+	app.Application
+	Status app.Status `json:"status"`
+}

@@ -1,0 +1,199 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+type syncParams struct {
+	prune  bool
+	dryRun bool
+}
+
+// manualSync runs a sync update: resolve and render the requested revision
+// (or the rollback's), then the operation.
+func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.OperationState, error) {
+	revision := req.Revision
+	if req.RollbackID > 0 {
+		entry := s.historyEntry(req.RollbackID)
+		if entry == nil {
+			return nil, fmt.Errorf("app %q: no history entry with ID %d", s.app.Metadata.Name, req.RollbackID)
+		}
+		revision = entry.Revision
+	}
+	if revision == "" {
+		revision = s.app.Spec.Source.TargetRevision
+	}
+	target, err := s.target(ctx, revision, false)
+	if err != nil {
+		now := workflow.Now(ctx)
+		s.operationSeq++
+		op := &app.OperationState{
+			ID: s.operationID(), Revision: revision, Phase: app.OperationError,
+			Message: err.Error(), StartedAt: now, FinishedAt: &now,
+		}
+		s.status.OperationState = op
+		s.publish(ctx)
+		return op, nil
+	}
+	op := s.runOperation(ctx, target, syncParams{prune: req.Prune, dryRun: req.DryRun})
+	return op, nil
+}
+
+// runOperation syncs target to every region in parallel, retrying the whole
+// operation per syncPolicy.retry, and records the outcome.
+func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParams) *app.OperationState {
+	s.operationSeq++
+	op := &app.OperationState{
+		ID: s.operationID(), Revision: target.SHA, Phase: app.OperationRunning,
+		Message: "syncing regions " + strings.Join(s.regionNames(), ", "), StartedAt: workflow.Now(ctx),
+	}
+	s.status.OperationState = op
+	s.publish(ctx)
+
+	retry := s.app.Spec.SyncPolicy.RetryPolicy()
+	for attempt := int64(0); ; attempt++ {
+		results, err := s.syncRegions(ctx, target, op.ID, p)
+		op.Results = results
+		if err == nil {
+			op.Phase, op.Message = app.OperationSucceeded, "successfully synced (all tasks run)"
+			break
+		}
+		op.Phase, op.Message = app.OperationFailed, err.Error()
+		if isPermanent(err) || !retry.ShouldRetry(attempt+1) {
+			break
+		}
+		op.RetryCount = attempt + 1
+		op.Phase = app.OperationRunning
+		op.Message = fmt.Sprintf("retrying (attempt %d) after: %s", attempt+1, err)
+		s.publish(ctx)
+		if err := workflow.Sleep(ctx, retry.Backoff(int(attempt+1))); err != nil {
+			op.Phase, op.Message = app.OperationError, err.Error()
+			break
+		}
+	}
+	finished := workflow.Now(ctx)
+	op.FinishedAt = &finished
+	metrics(ctx).WithTags(map[string]string{"phase": string(op.Phase)}).Counter("ferry_app_sync_total").Inc(1)
+	metrics(ctx).Timer("ferry_app_sync_duration_seconds").Record(finished.Sub(op.StartedAt))
+	if op.Phase == app.OperationSucceeded && !p.dryRun {
+		s.status.AddHistory(app.HistoryEntry{Revision: target.SHA, DeployedAt: finished, Source: target.Source})
+	}
+	s.publish(ctx)
+	return op
+}
+
+// syncRegions runs the Sync activity in every region in parallel and folds
+// the live state each region reports into the status.
+func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string, p syncParams) ([]app.ResourceResult, error) {
+	dests := s.app.Destinations()
+	var opts []string
+	if sp := s.app.Spec.SyncPolicy; sp != nil {
+		opts = sp.SyncOptions
+	}
+	futures := make([]workflow.Future, len(dests))
+	for i, d := range dests {
+		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Name), ActivitySync, SyncInput{
+			Target: target, Region: d.Name, Namespace: d.Namespace, OperationID: opID,
+			Prune: p.prune, DryRun: p.dryRun, SyncOptions: opts, HealthTimeout: healthTimeout,
+		})
+	}
+	var results []app.ResourceResult
+	byRegion := make(map[string][]app.ResourceStatus, len(dests))
+	regionErrs := make(map[string]error)
+	var failed []string
+	for i, d := range dests {
+		var out SyncResult
+		err := futures[i].Get(ctx, &out)
+		results = append(results, out.Results...)
+		if err != nil {
+			regionErrs[d.Name] = err
+			failed = append(failed, fmt.Sprintf("%s: %s", d.Name, rootMessage(err)))
+			continue
+		}
+		byRegion[d.Name] = out.Resources
+	}
+	if !p.dryRun {
+		s.setResources(target.SHA, byRegion, regionErrs)
+	}
+	if len(failed) > 0 {
+		return results, &syncError{msg: "sync failed in " + strings.Join(failed, "; "), permanent: allPermanent(regionErrs)}
+	}
+	return results, nil
+}
+
+// runDelete deletes the app: with cascade, its resources in every region
+// first. It reports whether the app is gone; when a region failed, the app
+// stays, so that nothing is left half-deleted without an owner.
+func (s *appState) runDelete(ctx workflow.Context) bool {
+	p := s.deletion
+	defer func() { p.done = true }()
+	if !p.req.Cascade {
+		return true
+	}
+	dests := s.app.Destinations()
+	futures := make([]workflow.Future, len(dests))
+	for i, d := range dests {
+		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Name), ActivityDeleteResources,
+			DeleteInput{App: s.app.Metadata.Name, Region: d.Name})
+	}
+	var failed []string
+	for i, d := range dests {
+		if err := futures[i].Get(ctx, nil); err != nil {
+			failed = append(failed, fmt.Sprintf("%s: %s", d.Name, rootMessage(err)))
+		}
+	}
+	if len(failed) > 0 {
+		p.err = fmt.Errorf("app %q: cascading delete failed in %s; the app is kept: fix the region and delete it again",
+			s.app.Metadata.Name, strings.Join(failed, "; "))
+		return false
+	}
+	return true
+}
+
+func (s *appState) operationID() string {
+	return fmt.Sprintf("%d", s.operationSeq)
+}
+
+type syncError struct {
+	msg       string
+	permanent bool
+}
+
+func (e *syncError) Error() string { return e.msg }
+
+func isPermanent(err error) bool {
+	var se *syncError
+	return errors.As(err, &se) && se.permanent
+}
+
+func allPermanent(errs map[string]error) bool {
+	for _, err := range errs {
+		var appErr *temporal.ApplicationError
+		if !errors.As(err, &appErr) || !slices.Contains(permanent, appErr.Type()) {
+			return false
+		}
+	}
+	return len(errs) > 0
+}
+
+// rootMessage is the innermost message of an activity error, without the
+// activity envelope Temporal adds around it.
+func rootMessage(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return appErr.Error()
+	}
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		return "no answer from the region's workers (" + timeout.Error() + ")"
+	}
+	return err.Error()
+}

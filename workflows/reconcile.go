@@ -1,0 +1,115 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// reconcile resolves the revision, renders when needed, compares every
+// region and, for an automated app that is OutOfSync, syncs.
+func (s *appState) reconcile(ctx workflow.Context) {
+	started := workflow.Now(ctx)
+	hard := s.refresh != nil && s.refresh.Hard
+	s.refresh = nil
+	defer func() {
+		now := workflow.Now(ctx)
+		s.status.ReconciledAt = &now
+		metrics(ctx).Counter("ferry_app_reconcile_total").Inc(1)
+		metrics(ctx).Timer("ferry_app_reconcile_duration_seconds").Record(now.Sub(started))
+		s.publish(ctx)
+	}()
+
+	target, err := s.target(ctx, s.app.Spec.Source.TargetRevision, hard)
+	if err != nil {
+		s.setComparisonError(ctx, err)
+		return
+	}
+	s.compare(ctx, target)
+	if s.shouldAutoSync(target) {
+		s.autoSync = &autoSync{Key: s.autoSyncKey(target)}
+		op := s.runOperation(ctx, target, syncParams{prune: s.app.Spec.SyncPolicy.Automated.Prune})
+		s.autoSync.Phase = op.Phase
+	}
+}
+
+// target resolves a revision and renders it, reusing the last render when
+// neither the SHA nor the spec changed.
+func (s *appState) target(ctx workflow.Context, revision string, hard bool) (Target, error) {
+	src := s.app.Spec.Source
+	if revision == "" {
+		revision = "HEAD"
+	}
+	var resolved ResolveResult
+	err := workflow.ExecuteLocalActivity(resolveCtx(ctx), ActivityResolveRevision,
+		ResolveInput{RepoURL: src.RepoURL, TargetRevision: revision, Hard: hard}).Get(ctx, &resolved)
+	if err != nil {
+		return Target{}, fmt.Errorf("resolve revision %q of %s: %w", revision, src.RepoURL, err)
+	}
+	specDigest := s.app.SpecDigest()
+	if r := s.rendered; r != nil && !hard && r.SHA == resolved.SHA && r.SpecDigest == specDigest {
+		return s.targetOf(r), nil
+	}
+	var out RenderResult
+	err = workflow.ExecuteActivity(renderCtx(ctx), ActivityRender,
+		RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA}).Get(ctx, &out)
+	if err != nil {
+		return Target{}, fmt.Errorf("render %s at %s: %w", src.RepoURL, short(resolved.SHA), err)
+	}
+	s.rendered = &rendered{SHA: resolved.SHA, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count}
+	return s.targetOf(s.rendered), nil
+}
+
+func (s *appState) targetOf(r *rendered) Target {
+	return Target{App: s.app.Metadata.Name, Source: s.app.Spec.Source, SHA: r.SHA, Digest: r.Digest}
+}
+
+// compare diffs the target against every region in parallel.
+func (s *appState) compare(ctx workflow.Context, target Target) {
+	dests := s.app.Destinations()
+	futures := make([]workflow.Future, len(dests))
+	for i, d := range dests {
+		futures[i] = workflow.ExecuteActivity(compareCtx(ctx, d.Name), ActivityCompare,
+			CompareInput{Target: target, Region: d.Name, Namespace: d.Namespace})
+	}
+	byRegion := make(map[string][]app.ResourceStatus, len(dests))
+	regionErrs := make(map[string]error)
+	for i, d := range dests {
+		var out CompareResult
+		if err := futures[i].Get(ctx, &out); err != nil {
+			regionErrs[d.Name] = err
+			continue
+		}
+		byRegion[d.Name] = out.Resources
+	}
+	s.setResources(target.SHA, byRegion, regionErrs)
+	s.clearCondition(conditionComparisonError)
+}
+
+func (s *appState) shouldAutoSync(target Target) bool {
+	if !s.app.AutomatedSync() || s.status.Sync.Status != app.SyncStatusOutOfSync {
+		return false
+	}
+	if s.rendered.Count == 0 && !s.app.Spec.SyncPolicy.Automated.AllowEmpty {
+		s.setCondition(conditionSyncError, "automated sync refused: the source renders no resources; set syncPolicy.automated.allowEmpty to allow it")
+		return false
+	}
+	last := s.autoSync
+	if last == nil || last.Key != s.autoSyncKey(target) {
+		return true
+	}
+	// Same (revision, spec) again: only drift is healed, and a failed sync is
+	// not retried until Git or the spec changes, as Argo CD does.
+	return s.app.Spec.SyncPolicy.Automated.SelfHeal && last.Phase == app.OperationSucceeded
+}
+
+func (s *appState) autoSyncKey(t Target) string { return t.SHA + "/" + s.app.SpecDigest() }
+
+func short(sha string) string {
+	if len(sha) > 8 {
+		return sha[:8]
+	}
+	return sha
+}

@@ -1,0 +1,156 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// Condition types, as Argo CD names them.
+const (
+	conditionComparisonError = "ComparisonError"
+	conditionSyncError       = "SyncError"
+	conditionRegionError     = "RegionUnreachable"
+)
+
+// setResources replaces the resource statuses of the regions that answered,
+// marks the others Unknown with the reason, and rolls the status up.
+func (s *appState) setResources(sha string, byRegion map[string][]app.ResourceStatus, regionErrs map[string]error) {
+	var resources []app.ResourceStatus
+	for _, r := range s.status.Resources {
+		if _, answered := byRegion[r.Region]; !answered && regionErrs[r.Region] == nil && s.hasRegion(r.Region) {
+			resources = append(resources, r)
+		}
+	}
+	for _, region := range workflow.DeterministicKeys(byRegion) {
+		resources = append(resources, byRegion[region]...)
+	}
+	s.status.Resources = resources
+	s.status.Regions = app.SummarizeRegions(resources, s.regionNames())
+	var unreachable []string
+	for _, region := range workflow.DeterministicKeys(regionErrs) {
+		msg := rootMessage(regionErrs[region])
+		sum := s.status.Regions[region]
+		sum.Sync, sum.Health, sum.Message = app.SyncStatusUnknown, app.HealthUnknown, msg
+		s.status.Regions[region] = sum
+		unreachable = append(unreachable, region+": "+msg)
+	}
+	for _, region := range workflow.DeterministicKeys(s.status.Regions) {
+		if sum := s.status.Regions[region]; regionErrs[region] == nil {
+			sum.Revision = sha
+			s.status.Regions[region] = sum
+		}
+	}
+	s.status.Sync = app.SyncStatus{Status: app.RollUpSync(resources), Revision: sha}
+	s.status.Health = app.HealthStatus{Status: app.RollUpHealth(resources)}
+	if len(unreachable) > 0 {
+		s.status.Sync.Status = app.SyncStatusUnknown
+		s.status.Health.Status = app.HealthUnknown
+		s.setConditionAt(conditionRegionError, strings.Join(unreachable, "; "))
+	} else {
+		s.clearCondition(conditionRegionError)
+	}
+}
+
+func (s *appState) setComparisonError(ctx workflow.Context, err error) {
+	s.status.Sync.Status = app.SyncStatusUnknown
+	s.setCondition(conditionComparisonError, err.Error())
+}
+
+func (s *appState) setCondition(typ, msg string) { s.setConditionAt(typ, msg) }
+
+func (s *appState) setConditionAt(typ, msg string) {
+	for i := range s.status.Conditions {
+		if s.status.Conditions[i].Type == typ {
+			s.status.Conditions[i].Message = msg
+			return
+		}
+	}
+	s.status.Conditions = append(s.status.Conditions, app.Condition{Type: typ, Message: msg})
+}
+
+func (s *appState) clearCondition(typ string) {
+	s.status.Conditions = slices.DeleteFunc(s.status.Conditions, func(c app.Condition) bool { return c.Type == typ })
+}
+
+func (s *appState) regionNames() []string {
+	var names []string
+	for _, d := range s.app.Destinations() {
+		names = append(names, d.Name)
+	}
+	return names
+}
+
+func (s *appState) hasRegion(region string) bool { return slices.Contains(s.regionNames(), region) }
+
+// Search attributes of an app, so the Web UI and `ferry app list` filter on them.
+var (
+	saApp     = temporal.NewSearchAttributeKeyKeyword("FerryApp")
+	saRepo    = temporal.NewSearchAttributeKeyKeyword("FerryRepoURL")
+	saSync    = temporal.NewSearchAttributeKeyKeyword("FerrySyncStatus")
+	saHealth  = temporal.NewSearchAttributeKeyKeyword("FerryHealthStatus")
+	saRev     = temporal.NewSearchAttributeKeyKeyword("FerryRevision")
+	saRegions = temporal.NewSearchAttributeKeyKeywordList("FerryRegions")
+)
+
+// searchAttrs is what was last upserted: an upsert costs a history event,
+// so only changes are written.
+type searchAttrs struct {
+	App, Repo, Sync, Health, Revision string
+	Regions                           []string
+}
+
+// publish upserts the search attributes that changed and the current details.
+func (s *appState) publish(ctx workflow.Context) {
+	next := searchAttrs{
+		App: s.app.Metadata.Name, Repo: s.app.Spec.Source.RepoURL,
+		Sync: string(s.status.Sync.Status), Health: string(s.status.Health.Status),
+		Revision: s.status.Sync.Revision, Regions: s.regionNames(),
+	}
+	var updates []temporal.SearchAttributeUpdate
+	prev := s.upserted
+	add := func(changed bool, u temporal.SearchAttributeUpdate) {
+		if changed {
+			updates = append(updates, u)
+		}
+	}
+	add(prev.App != next.App, saApp.ValueSet(next.App))
+	add(prev.Repo != next.Repo, saRepo.ValueSet(next.Repo))
+	add(prev.Sync != next.Sync, saSync.ValueSet(next.Sync))
+	add(prev.Health != next.Health, saHealth.ValueSet(next.Health))
+	add(prev.Revision != next.Revision && next.Revision != "", saRev.ValueSet(next.Revision))
+	add(!slices.Equal(prev.Regions, next.Regions), saRegions.ValueSet(next.Regions))
+	if len(updates) > 0 {
+		if err := workflow.UpsertTypedSearchAttributes(ctx, updates...); err != nil {
+			workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
+		} else {
+			s.upserted = next
+		}
+	}
+	workflow.SetCurrentDetails(ctx, s.details())
+}
+
+// details is the markdown the Web UI shows for the app at a glance.
+func (s *appState) details() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** · %s · %s · revision `%s`\n\n", s.app.Metadata.Name,
+		s.status.Sync.Status, s.status.Health.Status, short(s.status.Sync.Revision))
+	fmt.Fprintf(&b, "repo %s path `%s`\n\n| region | sync | health | resources |\n|---|---|---|---|\n",
+		s.app.Spec.Source.RepoURL, s.app.Spec.Source.Path)
+	for _, region := range workflow.DeterministicKeys(s.status.Regions) {
+		r := s.status.Regions[region]
+		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", region, r.Sync, r.Health, r.Resources)
+	}
+	if op := s.status.OperationState; op != nil {
+		fmt.Fprintf(&b, "\nlast operation %s: %s %s\n", op.ID, op.Phase, op.Message)
+	}
+	return b.String()
+}
+
+func metrics(ctx workflow.Context) client.MetricsHandler { return workflow.GetMetricsHandler(ctx) }
