@@ -1,0 +1,47 @@
+// Package activities adapts Ferry's domain (internal/) to Temporal: structs
+// holding the clients, one method per activity, errors classified as
+// retryable or not. No orchestration lives here.
+package activities
+
+import (
+	"context"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// Control holds the Git and render activities of the control queue.
+type Control struct {
+	Repos  *gitsource.Repos
+	Loader *manifests.Loader
+}
+
+// Register adds the control activities to a worker of the control queue.
+func (c *Control) Register(w worker.Registry) {
+	w.RegisterActivityWithOptions(c.ResolveRevision, activity.RegisterOptions{Name: workflows.ActivityResolveRevision})
+	w.RegisterActivityWithOptions(c.Render, activity.RegisterOptions{Name: workflows.ActivityRender})
+}
+
+// ResolveRevision turns a branch, tag, HEAD or SHA into a commit SHA, through
+// the ls-remote that every app on the repo shares.
+func (c *Control) ResolveRevision(ctx context.Context, in workflows.ResolveInput) (workflows.ResolveResult, error) {
+	sha, err := c.Repos.Resolve(ctx, in.RepoURL, in.TargetRevision, in.Hard)
+	if err != nil {
+		return workflows.ResolveResult{}, classify(err)
+	}
+	return workflows.ResolveResult{SHA: sha}, nil
+}
+
+// Render renders the source at a SHA into the manifest cache and returns its
+// digest: the manifests themselves never enter the workflow history.
+func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflows.RenderResult, error) {
+	loaded, err := c.Loader.Load(ctx, in.Source.RepoURL, in.SHA, in.Source)
+	if err != nil {
+		return workflows.RenderResult{}, classify(err)
+	}
+	return workflows.RenderResult{Digest: loaded.Digest, Count: len(loaded.Objects)}, nil
+}

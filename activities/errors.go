@@ -1,0 +1,34 @@
+package activities
+
+import (
+	"context"
+	"errors"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/internal/kube"
+	"github.com/ferry-gitops/ferry/internal/render"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// classify marks the errors that another attempt cannot fix as
+// non-retryable, so the workflow reports them at once; everything else
+// (network, API server, Git server) is retried with backoff.
+func classify(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled):
+		return err
+	case render.IsInvalid(err):
+		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
+	case gitsource.IsNotFound(err):
+		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
+	case kube.IsInvalid(err):
+		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrSyncFailed, nil)
+	}
+	// The message only: wrapped causes may carry details we do not want in
+	// a history, and the message already names the object.
+	return temporal.NewApplicationError(err.Error(), "")
+}

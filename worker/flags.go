@@ -1,0 +1,110 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// config is the worker's configuration; every flag has a FERRY_* twin in the
+// environment (FERRY_TEMPORAL_ADDRESS for --temporal-address, …).
+type config struct {
+	temporalAddress string
+	namespace       string
+	control         bool
+	regions         stringList
+	kubeconfig      string
+	kubeContext     string
+	knownRegions    string
+	inClusterRegion string
+	redisAddr       string
+	cacheDir        string
+	webhookAddr     string
+	metricsAddr     string
+	shutdownTimeout time.Duration
+}
+
+func parseFlags(args []string) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("ferry-worker", flag.ContinueOnError)
+	str := func(p *string, name, def, usage string) {
+		fs.StringVar(p, name, envOr(name, def), usage+" (env "+envName(name)+")")
+	}
+	str(&c.temporalAddress, "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port")
+	str(&c.namespace, "namespace", "default", "Temporal namespace")
+	fs.BoolVar(&c.control, "control", envOr("control", "") == "true",
+		"serve the workflows and the Git and render activities on queue ferry (env FERRY_CONTROL=true)")
+	fs.Var(&c.regions, "region", "serve the activities of this region on queue ferry-region-NAME; repeatable (env FERRY_REGION, comma-separated)")
+	if v := os.Getenv("FERRY_REGION"); v != "" {
+		_ = c.regions.Set(v)
+	}
+	str(&c.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the regions (default $KUBECONFIG)")
+	str(&c.kubeContext, "context", "", "kubeconfig context of the region (default: the region's name)")
+	str(&c.knownRegions, "regions", "", "comma-separated regions apps may target; empty accepts any")
+	str(&c.inClusterRegion, "in-cluster-region", "", "region that Argo CD's https://kubernetes.default.svc maps to")
+	str(&c.redisAddr, "redis-addr", "", "Redis host:port of the manifest cache; empty: in-process cache")
+	str(&c.cacheDir, "cache-dir", defaultCacheDir(), "directory of the Git clone cache")
+	str(&c.webhookAddr, "webhook-addr", "", "address of the Git webhook endpoint POST /api/webhook; empty: off")
+	str(&c.metricsAddr, "metrics-addr", "127.0.0.1:9090", "address of /metrics and /healthz; empty: off")
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long running activities get to finish on SIGTERM")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if !c.control && len(c.regions) == 0 {
+		return nil, fmt.Errorf("nothing to serve: give --control, --region NAME, or both")
+	}
+	if c.kubeContext != "" && len(c.regions) > 1 {
+		return nil, fmt.Errorf("--context names one context but %d regions were given: run one worker per region, or name each kubeconfig context after its region", len(c.regions))
+	}
+	if len(c.regions) > 0 && c.kubeconfig == "" {
+		return nil, fmt.Errorf("--region needs a kubeconfig: give --kubeconfig or set KUBECONFIG")
+	}
+	return c, nil
+}
+
+func (c *config) contextOf(region string) string {
+	if c.kubeContext != "" {
+		return c.kubeContext
+	}
+	return region
+}
+
+func (c *config) regionList() []string { return splitList(c.knownRegions) }
+
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error {
+	*l = append(*l, splitList(v)...)
+	return nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func envName(flagName string) string {
+	return "FERRY_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func envOr(flagName, def string) string {
+	if v, ok := os.LookupEnv(envName(flagName)); ok {
+		return v
+	}
+	return def
+}
+
+func defaultCacheDir() string {
+	if dir, err := os.UserCacheDir(); err == nil {
+		return dir + "/ferry/repos"
+	}
+	return os.TempDir() + "/ferry-repos"
+}

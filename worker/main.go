@@ -1,0 +1,120 @@
+// Command ferry-worker runs Ferry's Temporal workers: the control queue
+// (workflows, Git, render) and/or the queues of one or more regions.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ferry-gitops/ferry/activities"
+	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/internal/kube"
+	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ferry-worker:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg); err != nil {
+		slog.Error("ferry-worker stopped", "error", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cfg *config) error {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	slog.SetDefault(logger)
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	metricsHandler, closeMetrics := newMetrics(registry)
+	defer closeMetrics()
+
+	c, err := client.DialContext(ctx, client.Options{
+		HostPort: cfg.temporalAddress, Namespace: cfg.namespace,
+		Logger: sdklog.NewStructuredLogger(logger), MetricsHandler: metricsHandler,
+	})
+	if err != nil {
+		return fmt.Errorf("connect to Temporal at %s (namespace %s): %w", cfg.temporalAddress, cfg.namespace, err)
+	}
+	defer c.Close()
+
+	loader, repos, err := newLoader(cfg)
+	if err != nil {
+		return err
+	}
+	var workers []worker.Worker
+	opts := worker.Options{WorkerStopTimeout: cfg.shutdownTimeout}
+	if cfg.control {
+		w := worker.New(c, workflows.TaskQueue, opts)
+		wf := workflows.New(workflows.Config{Regions: cfg.regionList(), InClusterRegion: cfg.inClusterRegion})
+		w.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: workflows.ApplicationWorkflow})
+		(&activities.Control{Repos: repos, Loader: loader}).Register(w)
+		workers = append(workers, w)
+	}
+	for _, region := range cfg.regions {
+		rest, err := kube.LoadConfig(cfg.kubeconfig, cfg.contextOf(region))
+		if err != nil {
+			return fmt.Errorf("region %s: %w", region, err)
+		}
+		cluster, err := kube.NewCluster(rest)
+		if err != nil {
+			return fmt.Errorf("region %s: %w", region, err)
+		}
+		w := worker.New(c, workflows.RegionQueue(region), opts)
+		(&activities.Region{Name: region, Cluster: cluster, Loader: loader}).Register(w)
+		workers = append(workers, w)
+	}
+
+	g, ctx := errgroup.WithContext(ctx)
+	for _, w := range workers {
+		if err := w.Start(); err != nil {
+			return fmt.Errorf("start worker: %w", err)
+		}
+		defer w.Stop()
+	}
+	if cfg.metricsAddr != "" {
+		g.Go(func() error {
+			return serveHTTP(ctx, cfg.metricsAddr, map[string]http.Handler{
+				"/metrics": metricsHandler(registry),
+				"/healthz": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) }),
+			})
+		})
+	}
+	slog.Info("ferry-worker started", "temporal", cfg.temporalAddress, "control", cfg.control,
+		"regions", cfg.regions, "metrics", cfg.metricsAddr)
+	g.Go(func() error { <-ctx.Done(); return nil })
+	return g.Wait()
+}
+
+func newLoader(cfg *config) (*manifests.Loader, *gitsource.Repos, error) {
+	repos, err := gitsource.New(gitsource.Options{CacheDir: cfg.cacheDir, Auth: gitsource.EnvAuth{}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("git clone cache in %s: %w", cfg.cacheDir, err)
+	}
+	var cache manifests.Cache
+	if cfg.redisAddr != "" {
+		cache = manifests.NewRedis(cfg.redisAddr, 24*time.Hour)
+	} else {
+		cache = manifests.NewMemory(256<<20, time.Hour)
+	}
+	return manifests.NewLoader(repos, cache), repos, nil
+}
