@@ -16,7 +16,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDevCmd())
+	root.AddCommand(newDevCmd(), newAppCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "ferry:", err)
 		os.Exit(1)

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+func newGetCmd(tf *temporalFlags) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "get NAME",
+		Short: "Show an app: its sync and health, per region and per resource",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := tf.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			v, err := queryApp(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			return printView(cmd.OutOrStdout(), v, output)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml; default: tables")
+	return cmd
+}
+
+func printView(out io.Writer, v *workflows.View, output string) error {
+	switch output {
+	case "json":
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	case "yaml":
+		data, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(data)
+		return err
+	case "":
+	default:
+		return fmt.Errorf("unknown output format %q: use json or yaml", output)
+	}
+	s := v.Status
+	src := v.Spec.Source
+	fmt.Fprintf(out, "Name:          %s\nRepo:          %s\nPath:          %s\nTarget:        %s\n",
+		v.Metadata.Name, src.RepoURL, src.Path, orDefault(src.TargetRevision, "HEAD"))
+	fmt.Fprintf(out, "Sync Status:   %s (%s)\nHealth Status: %s\n", s.Sync.Status, short(s.Sync.Revision), s.Health.Status)
+	if s.ReconciledAt != nil {
+		fmt.Fprintf(out, "Reconciled:    %s\n", s.ReconciledAt.Format(time.RFC3339))
+	}
+	if op := s.OperationState; op != nil {
+		fmt.Fprintf(out, "Operation:     %s %s: %s\n", op.ID, op.Phase, op.Message)
+	}
+	for _, c := range s.Conditions {
+		fmt.Fprintf(out, "Condition:     %s: %s\n", c.Type, c.Message)
+	}
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REGION\tSYNC\tHEALTH\tREVISION\tRESOURCES\tMESSAGE")
+	for _, d := range v.Destinations() {
+		r := s.Regions[d.Name]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", d.Name, orDefault(string(r.Sync), "Unknown"),
+			orDefault(string(r.Health), "Unknown"), short(r.Revision), r.Resources, r.Message)
+	}
+	_ = tw.Flush()
+	if len(s.Resources) == 0 {
+		return nil
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintln(tw, "REGION\tGROUP\tKIND\tNAMESPACE\tNAME\tSTATUS\tHEALTH\tMESSAGE")
+	for _, r := range s.Resources {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Region, r.Group, r.Kind, r.Namespace, r.Name, r.Status, r.Health, r.Message)
+	}
+	return tw.Flush()
+}
+
+func printResults(out io.Writer, results []app.ResourceResult) {
+	if len(results) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REGION\tKIND\tNAMESPACE\tNAME\tRESULT\tMESSAGE")
+	for _, r := range results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Region, r.Kind, r.Namespace, r.Name, r.Action, r.Message)
+	}
+	_ = tw.Flush()
+}
+
+func newHistoryCmd(tf *temporalFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "history NAME",
+		Short: "List the app's last deployments (IDs for ferry app rollback)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := tf.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			v, err := queryApp(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tDATE\tREVISION")
+			for _, h := range v.Status.History {
+				fmt.Fprintf(tw, "%d\t%s\t%s\n", h.ID, h.DeployedAt.Format(time.RFC3339), h.Revision)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func newDiffCmd(tf *temporalFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "diff NAME",
+		Short: "Show the resources that differ from Git, per region",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := tf.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			v, err := queryApp(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			n := 0
+			for _, r := range v.Status.Resources {
+				if r.Status == app.SyncStatusSynced {
+					continue
+				}
+				n++
+				fmt.Fprintf(out, "===== %s %s/%s %s/%s: %s\n", r.Region, r.Group, r.Kind, r.Namespace, r.Name, orDefault(r.Message, string(r.Status)))
+			}
+			if n == 0 {
+				fmt.Fprintf(out, "app %q is in sync with %s in every region\n", args[0], short(v.Status.Sync.Revision))
+			}
+			return nil
+		},
+	}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

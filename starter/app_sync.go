@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+func newSyncCmd(tf *temporalFlags) *cobra.Command {
+	var req workflows.SyncRequest
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "sync NAME",
+		Short: "Sync the app to its target revision (or --revision) in every region",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSync(cmd, tf, args[0], req, wait)
+		},
+	}
+	cmd.Flags().StringVar(&req.Revision, "revision", "", "branch, tag or SHA to sync instead of the target revision")
+	cmd.Flags().BoolVar(&req.Prune, "prune", false, "delete tracked resources that are no longer in Git")
+	cmd.Flags().BoolVar(&req.DryRun, "dry-run", false, "apply with the API server's dry-run: nothing changes")
+	cmd.Flags().BoolVar(&wait, "wait", false, "print progress until the operation ends; exit non-zero when it fails")
+	return cmd
+}
+
+// runSync sends the sync update. Without wait it returns once the workflow
+// accepted it; with wait it prints progress and fails when the operation does.
+func runSync(cmd *cobra.Command, tf *temporalFlags, name string, req workflows.SyncRequest, wait bool) error {
+	ctx := cmd.Context()
+	c, err := tf.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	stage := client.WorkflowUpdateStageAccepted
+	if wait {
+		stage = client.WorkflowUpdateStageCompleted
+	}
+	out := cmd.OutOrStdout()
+	progress, stopProgress := context.WithCancel(ctx)
+	defer stopProgress()
+	if wait {
+		go printProgress(progress, c, name, out)
+	}
+	handle, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: workflows.WorkflowID(name), UpdateName: workflows.UpdateSync,
+		Args: []any{req}, WaitForStage: stage,
+	})
+	if err != nil {
+		return appError(name, "sync", err)
+	}
+	if !wait {
+		fmt.Fprintf(out, "sync of %q started: follow it with ferry app get %s\n", name, name)
+		return nil
+	}
+	var op app.OperationState
+	if err := handle.Get(ctx, &op); err != nil {
+		return appError(name, "sync", err)
+	}
+	stopProgress()
+	fmt.Fprintf(out, "operation %s: %s: %s (revision %s)\n", op.ID, op.Phase, op.Message, short(op.Revision))
+	printResults(out, op.Results)
+	if op.Phase != app.OperationSucceeded {
+		return fmt.Errorf("app %q: sync %s: %s", name, op.Phase, op.Message)
+	}
+	return nil
+}
+
+// printProgress prints the running operation each time it changes.
+func printProgress(ctx context.Context, c client.Client, name string, out interface{ Write([]byte) (int, error) }) {
+	var last string
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		v, err := queryApp(ctx, c, name)
+		if err != nil || v.Status.OperationState == nil || v.Status.OperationState.Phase != app.OperationRunning {
+			continue
+		}
+		op := v.Status.OperationState
+		line := fmt.Sprintf("operation %s: %s: %s", op.ID, op.Phase, op.Message)
+		if line != last && ctx.Err() == nil {
+			fmt.Fprintln(out, line)
+			last = line
+		}
+	}
+}
+
+func short(sha string) string {
+	if len(sha) > 8 {
+		return sha[:8]
+	}
+	return sha
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// temporalFlags are shared by every `ferry app` command.
+type temporalFlags struct {
+	address   string
+	namespace string
+}
+
+func (f *temporalFlags) register(cmd *cobra.Command) {
+	cmd.PersistentFlags().StringVar(&f.address, "temporal-address", firstEnv("127.0.0.1:7233", "FERRY_TEMPORAL_ADDRESS", "TEMPORAL_ADDRESS"),
+		"Temporal frontend host:port (env FERRY_TEMPORAL_ADDRESS or TEMPORAL_ADDRESS)")
+	cmd.PersistentFlags().StringVar(&f.namespace, "namespace", firstEnv("default", "FERRY_NAMESPACE", "TEMPORAL_NAMESPACE"),
+		"Temporal namespace (env FERRY_NAMESPACE or TEMPORAL_NAMESPACE)")
+}
+
+func (f *temporalFlags) dial(ctx context.Context) (client.Client, error) {
+	c, err := client.DialContext(ctx, client.Options{HostPort: f.address, Namespace: f.namespace, Logger: quietLogger{}})
+	if err != nil {
+		return nil, fmt.Errorf("connect to Temporal at %s: %w (is the stack up? set TEMPORAL_ADDRESS)", f.address, err)
+	}
+	return c, nil
+}
+
+func firstEnv(def string, names ...string) string {
+	for _, n := range names {
+		if v := os.Getenv(n); v != "" {
+			return v
+		}
+	}
+	return def
+}
+
+// queryApp answers the status query of the app called name.
+func queryApp(ctx context.Context, c client.Client, name string) (*workflows.View, error) {
+	res, err := c.QueryWorkflow(ctx, workflows.WorkflowID(name), "", workflows.QueryStatus)
+	if err != nil {
+		return nil, appError(name, "query", err)
+	}
+	var v workflows.View
+	if err := res.Get(&v); err != nil {
+		return nil, fmt.Errorf("app %q: decode status: %w", name, err)
+	}
+	return &v, nil
+}
+
+// validateOptions are what the CLI knows of the regions: FERRY_REGIONS, as
+// `ferry dev up` writes it; the workflow validates again with the worker's.
+func validateOptions() app.ValidateOptions {
+	return app.ValidateOptions{Regions: splitList(os.Getenv("FERRY_REGIONS")), InClusterRegion: os.Getenv("FERRY_IN_CLUSTER_REGION")}
+}
+
+// quietLogger keeps the SDK's own logging off the CLI's output.
+type quietLogger struct{}
+
+func (quietLogger) Debug(string, ...any) {}
+func (quietLogger) Info(string, ...any)  {}
+func (quietLogger) Warn(string, ...any)  {}
+func (quietLogger) Error(string, ...any) {}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/temporal"
+)
+
+// appError turns a Temporal error into one a user can act on.
+func appError(name, doing string, err error) error {
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return fmt.Errorf("app %q not found: create it with ferry app apply -f FILE", name)
+	}
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return fmt.Errorf("app %q: %s refused: %s", name, doing, strings.TrimSpace(appErr.Message()))
+	}
+	return fmt.Errorf("app %q: %s: %w", name, doing, err)
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
