@@ -1,0 +1,40 @@
+# Ferry: `make run` runs the local stack with a demo app; `make test` runs
+# every test against the real components. See README.md.
+SHELL := /bin/bash
+GO ?= go
+TEST_TIMEOUT ?= 75m
+
+.PHONY: all tools build run test test-unit bench record-histories fmt vet
+
+all: build
+
+# Builds the stack's components once into ~/.cache/ferry/tools (by version).
+tools:
+	@hack/tools.sh >/dev/null
+
+build:
+	$(GO) build -o bin/ferry ./starter
+	$(GO) build -o bin/ferry-worker ./worker
+
+run: tools build
+	@hack/run.sh
+
+test: tools build
+	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin $(GO) test -count=1 -p 2 -timeout $(TEST_TIMEOUT) ./...
+
+# Tests that need no stack: quick feedback while editing.
+test-unit:
+	$(GO) test -count=1 -short ./...
+
+bench: tools build
+	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin $(GO) run ./bench/cmd/ferry-bench -out $${BENCH_OUT:-bench/out}
+
+# Re-records the workflow histories the replay tests replay.
+record-histories: tools build
+	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin FERRY_RECORD_HISTORIES=1 $(GO) test -count=1 -run TestEndToEnd -timeout 30m ./e2e/
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+vet:
+	$(GO) vet ./...

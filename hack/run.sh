@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# `make run`: the local stack (ferry dev up), one worker serving the control
+# queue and every region, and a demo app synced to all regions. Ctrl-C stops all.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+state=${FERRY_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/ferry/run}
+regions=${FERRY_REGIONS:-us-east-1,eu-west-1,ap-south-1}
+mkdir -p "$state"
+rm -f "$state/env"
+
+pids=()
+cleanup() {
+  trap - INT TERM EXIT
+  echo; echo "stopping…"
+  for ((i=${#pids[@]}-1; i>=0; i--)); do kill -TERM "${pids[$i]}" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup INT TERM EXIT
+
+"$root/bin/ferry" dev up --regions "$regions" --state-dir "$state" >"$state/dev-up.log" 2>&1 &
+pids+=($!)
+echo "starting the local stack (log: $state/dev-up.log)…"
+until [ -f "$state/env" ]; do
+  kill -0 "${pids[0]}" 2>/dev/null || { cat "$state/dev-up.log"; exit 1; }
+  sleep 0.5
+done
+# shellcheck disable=SC1091
+. "$state/env"
+
+metrics_addr=127.0.0.1:${FERRY_METRICS_PORT:-9090}
+webhook_addr=127.0.0.1:${FERRY_WEBHOOK_PORT:-9091}
+region_flags=()
+for r in ${regions//,/ }; do region_flags+=(--region "$r"); done
+"$root/bin/ferry-worker" --control "${region_flags[@]}" --regions "$regions" \
+  --temporal-address "$TEMPORAL_ADDRESS" --redis-addr "$REDIS_ADDR" --kubeconfig "$KUBECONFIG" \
+  --cache-dir "$state/repos" --metrics-addr "$metrics_addr" --webhook-addr "$webhook_addr" \
+  >"$state/logs/worker.log" 2>&1 &
+pids+=($!)
+
+# The demo repo: a few Deployments, Services and ConfigMaps, pushed to the local Git server.
+repo=$state/git/demo.git
+if [ ! -d "$repo" ]; then
+  git init -q --bare "$repo"
+  git -C "$repo" config http.receivepack true
+fi
+work=$(mktemp -d)
+git clone -q "$FERRY_GIT_URL/demo.git" "$work/demo" 2>/dev/null || git init -q "$work/demo"
+rm -rf "$work/demo/manifests" && cp -r "$root/hack/demo/manifests" "$work/demo/manifests"
+git -C "$work/demo" add -A
+git -C "$work/demo" -c user.name=ferry -c user.email=demo@ferry.invalid commit -q -m "demo app" 2>/dev/null || true
+git -C "$work/demo" push -q "$FERRY_GIT_URL/demo.git" HEAD:refs/heads/main
+rm -rf "$work"
+
+sed -e "s#REPO_URL#$FERRY_GIT_URL/demo.git#" -e "s#REGIONS_YAML#$(for r in ${regions//,/ }; do printf '    - {name: %s, namespace: demo}\\n' "$r"; done)#" \
+  "$root/hack/demo/app.yaml" > "$state/demo-app.yaml"
+"$root/bin/ferry" app apply -f "$state/demo-app.yaml"
+
+cat <<MSG
+
+Ferry is running.
+  Temporal Web UI   $TEMPORAL_UI_URL  (workflow app/demo)
+  Temporal          $TEMPORAL_ADDRESS
+  metrics           http://$metrics_addr/metrics
+  webhook           http://$webhook_addr/api/webhook
+  Git server        $FERRY_GIT_URL/demo.git
+  logs              $state/logs/
+
+Try, in another shell:
+  . $state/env
+  $root/bin/ferry app get demo
+  $root/bin/ferry app wait demo --timeout 2m
+  kubectl --context ${regions%%,*} -n demo get deploy,svc,cm
+
+Ctrl-C stops everything.
+MSG
+wait "${pids[0]}"
