@@ -1,0 +1,146 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// ObjectError is the failure of one operation on one object. Its message
+// is "Deployment/shop/web: apply: <reason>".
+type ObjectError struct {
+	// Key names the object.
+	Key app.ResourceKey
+	// Op is what was being done: "apply", "dry-run apply", "get", "prune",
+	// "delete", "list".
+	Op string
+	// Err is the cause. For a Secret it is a redacted stand-in that keeps
+	// the API status (so IsInvalid and apierrors predicates still work) but
+	// drops the server's text, which may quote values.
+	Err error
+}
+
+func (e *ObjectError) Error() string {
+	return fmt.Sprintf("%s: %s: %v", keyString(e.Key), e.Op, e.Err)
+}
+
+func (e *ObjectError) Unwrap() error { return e.Err }
+
+// ObjectErrors gathers the failures of one call that went on past them:
+// Apply, Compare, Delete, DeleteAll, Remaining.
+type ObjectErrors struct {
+	Errs []*ObjectError
+}
+
+func (e *ObjectErrors) Error() string {
+	msgs := make([]string, len(e.Errs))
+	for i, err := range e.Errs {
+		msgs[i] = err.Error()
+	}
+	if len(msgs) == 1 {
+		return msgs[0]
+	}
+	return fmt.Sprintf("%d objects failed: %s", len(msgs), strings.Join(msgs, "; "))
+}
+
+// Unwrap lets errors.Is and errors.As look at every failure.
+func (e *ObjectErrors) Unwrap() []error {
+	errs := make([]error, len(e.Errs))
+	for i, err := range e.Errs {
+		errs[i] = err
+	}
+	return errs
+}
+
+// objectErrors returns the failures as one error, nil when there are none,
+// sorted so the message is stable.
+func objectErrors(errs []*ObjectError) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return keyString(errs[i].Key) < keyString(errs[j].Key) })
+	return &ObjectErrors{Errs: errs}
+}
+
+// newObjectError builds the error for op on key, redacting Secrets.
+func newObjectError(key app.ResourceKey, op string, err error) *ObjectError {
+	if key.Group == "" && key.Kind == "Secret" {
+		err = redact(err)
+	}
+	return &ObjectError{Key: key, Op: op, Err: err}
+}
+
+// invalidError is a request Ferry refuses before the API server sees it:
+// a bad application name, duplicate objects, an object without a name.
+type invalidError struct{ msg string }
+
+func (e *invalidError) Error() string { return e.msg }
+
+func invalidf(format string, args ...any) error {
+	return &invalidError{msg: fmt.Sprintf(format, args...)}
+}
+
+// IsInvalid tells whether err is a rejection of the manifests themselves,
+// which retrying cannot fix: the API server's validation (422 Invalid,
+// 400 Bad Request) or Ferry's own checks. For an error gathering several
+// objects' failures it is true only when every one of them is invalid, so a
+// transient failure beside an invalid object keeps the whole retryable.
+func IsInvalid(err error) bool {
+	if err == nil {
+		return false
+	}
+	var many *ObjectErrors
+	if errors.As(err, &many) {
+		if len(many.Errs) == 0 {
+			return false
+		}
+		for _, e := range many.Errs {
+			if !IsInvalid(e.Err) {
+				return false
+			}
+		}
+		return true
+	}
+	var ours *invalidError
+	if errors.As(err, &ours) {
+		return true
+	}
+	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)
+}
+
+// redactedError keeps an API error's status for the predicates and says
+// only which fields were refused and why, never with which values.
+type redactedError struct {
+	msg   string
+	cause error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+
+// Unwrap exposes the cause to errors.As, which apierrors' predicates use.
+// The cause's own text is never formatted by this package.
+func (e *redactedError) Unwrap() error { return e.cause }
+
+func redact(err error) error {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return &redactedError{msg: "request failed (details withheld for a Secret)", cause: err}
+	}
+	st := status.Status()
+	msg := fmt.Sprintf("%s (%d)", st.Reason, st.Code)
+	if st.Details != nil {
+		var causes []string
+		for _, c := range st.Details.Causes {
+			causes = append(causes, strings.TrimSpace(c.Field+" "+string(c.Type)))
+		}
+		if len(causes) > 0 {
+			msg += ": " + strings.Join(causes, ", ")
+		}
+	}
+	return &redactedError{msg: msg + " (details withheld for a Secret)", cause: err}
+}

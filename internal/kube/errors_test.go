@@ -1,0 +1,65 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+var webKey = app.ResourceKey{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
+
+func invalidStatus(kind, name, fieldPath, value string) error {
+	return apierrors.NewInvalid(schema.GroupKind{Kind: kind}, name, field.ErrorList{
+		field.Invalid(field.NewPath(fieldPath), value, "must be valid"),
+	})
+}
+
+func TestObjectErrorMessage(t *testing.T) {
+	err := objectErrors([]*ObjectError{newObjectError(webKey, "apply", errors.New("boom"))})
+	assert.EqualError(t, err, "Deployment/shop/web: apply: boom")
+
+	ns := app.ResourceKey{Version: "v1", Kind: "Namespace", Name: "shop"}
+	err = objectErrors([]*ObjectError{
+		newObjectError(webKey, "apply", errors.New("boom")),
+		newObjectError(ns, "apply", errors.New("bang")),
+	})
+	assert.EqualError(t, err, "2 objects failed: Deployment/shop/web: apply: boom; Namespace/shop: apply: bang")
+	assert.NoError(t, objectErrors(nil))
+}
+
+func TestIsInvalid(t *testing.T) {
+	invalid := newObjectError(webKey, "apply", invalidStatus("Deployment", "web", "spec.replicas", "-1"))
+	badRequest := newObjectError(webKey, "apply", apierrors.NewBadRequest("strict decoding error"))
+	transient := newObjectError(webKey, "apply", apierrors.NewServerTimeout(schema.GroupResource{Resource: "deployments"}, "apply", 1))
+
+	assert.True(t, IsInvalid(objectErrors([]*ObjectError{invalid})))
+	assert.True(t, IsInvalid(objectErrors([]*ObjectError{invalid, badRequest})))
+	assert.False(t, IsInvalid(objectErrors([]*ObjectError{invalid, transient})), "a transient failure keeps it retryable")
+	assert.True(t, IsInvalid(fmt.Errorf("sync: %w", objectErrors([]*ObjectError{invalid}))))
+	assert.True(t, IsInvalid(invalidf("bad name")))
+	assert.False(t, IsInvalid(nil))
+	assert.False(t, IsInvalid(errors.New("connection refused")))
+	assert.False(t, IsInvalid(&ObjectErrors{}))
+}
+
+func TestSecretErrorsAreRedacted(t *testing.T) {
+	key := app.ResourceKey{Version: "v1", Kind: "Secret", Namespace: "shop", Name: "creds"}
+	cause := invalidStatus("Secret", "creds", "data[token]", "hunter2")
+	assert.Contains(t, cause.Error(), "hunter2", "the server's text quotes the value")
+
+	err := objectErrors([]*ObjectError{newObjectError(key, "apply", cause)})
+	assert.NotContains(t, err.Error(), "hunter2")
+	assert.Contains(t, err.Error(), "Secret/shop/creds: apply: Invalid (422): data[token] FieldValueInvalid")
+	assert.True(t, IsInvalid(err), "redaction keeps the status for the predicates")
+	assert.True(t, apierrors.IsInvalid(errors.Unwrap(err.(*ObjectErrors).Errs[0])))
+
+	plain := newObjectError(key, "apply", errors.New("token hunter2 rejected"))
+	assert.NotContains(t, plain.Error(), "hunter2")
+}

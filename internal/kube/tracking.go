@@ -1,0 +1,101 @@
+package kube
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+const (
+	// LabelApp carries the name of the Application that applied an object.
+	// It narrows list requests; it does not make an object the app's.
+	LabelApp = "ferry.dev/app"
+	// AnnotationTrackingID carries TrackingID: the proof of ownership.
+	AnnotationTrackingID = "ferry.dev/tracking-id"
+)
+
+// TrackingID is the annotation value that makes the object named by key the
+// Application appName's: "<app>:<group>/<kind>:<namespace>/<name>", with the
+// group empty for the core group and the namespace empty for cluster-scoped
+// objects ("guestbook:/Namespace:/shop"). The version is left out, so a move
+// to a new API version keeps ownership.
+func TrackingID(appName string, key app.ResourceKey) string {
+	return fmt.Sprintf("%s:%s/%s:%s/%s", appName, key.Group, key.Kind, key.Namespace, key.Name)
+}
+
+// KeyOf names obj.
+func KeyOf(obj *unstructured.Unstructured) app.ResourceKey {
+	gvk := obj.GroupVersionKind()
+	return app.ResourceKey{
+		Group:     gvk.Group,
+		Version:   gvk.Version,
+		Kind:      gvk.Kind,
+		Namespace: obj.GetNamespace(),
+		Name:      obj.GetName(),
+	}
+}
+
+// IsTracked tells whether obj belongs to the Application appName: its
+// tracking id must be the one its own identity gives. A copied label, or a
+// tracking id copied onto an object with another name, does not count.
+func IsTracked(appName string, obj *unstructured.Unstructured) bool {
+	return obj.GetAnnotations()[AnnotationTrackingID] == TrackingID(appName, KeyOf(obj))
+}
+
+// trackedBy returns the Application named by obj's tracking id, if any.
+func trackedBy(obj *unstructured.Unstructured) string {
+	id := obj.GetAnnotations()[AnnotationTrackingID]
+	owner, _, ok := strings.Cut(id, ":")
+	if !ok {
+		return ""
+	}
+	return owner
+}
+
+// track marks obj, already placed in its namespace, as appName's.
+func track(appName string, obj *unstructured.Unstructured) {
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[LabelApp] = appName
+	obj.SetLabels(labels)
+	annotations := obj.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[AnnotationTrackingID] = TrackingID(appName, KeyOf(obj))
+	obj.SetAnnotations(annotations)
+}
+
+// validAppName refuses names that cannot be a label value or that would
+// make a tracking id ambiguous.
+func validAppName(appName string) error {
+	if appName == "" {
+		return invalidf("application name is empty")
+	}
+	if errs := validation.IsValidLabelValue(appName); len(errs) > 0 {
+		return invalidf("application name %q cannot be the %s label: %s", appName, LabelApp, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// identity is key without its version: two keys naming the same object
+// through different API versions are equal.
+func identity(key app.ResourceKey) app.ResourceKey {
+	key.Version = ""
+	return key
+}
+
+// keyString is how errors and messages name an object:
+// "Deployment/shop/web", or "Namespace/shop" when cluster-scoped.
+func keyString(key app.ResourceKey) string {
+	if key.Namespace == "" {
+		return key.Kind + "/" + key.Name
+	}
+	return key.Kind + "/" + key.Namespace + "/" + key.Name
+}

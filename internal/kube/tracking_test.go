@@ -1,0 +1,59 @@
+package kube
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+func TestTrackingID(t *testing.T) {
+	for _, tc := range []struct {
+		key  app.ResourceKey
+		want string
+	}{
+		{app.ResourceKey{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "shop", Name: "web"}, "guestbook:apps/Deployment:shop/web"},
+		{app.ResourceKey{Version: "v1", Kind: "Service", Namespace: "shop", Name: "web"}, "guestbook:/Service:shop/web"},
+		{app.ResourceKey{Version: "v1", Kind: "Namespace", Name: "shop"}, "guestbook:/Namespace:/shop"},
+		{app.ResourceKey{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "system:view"}, "guestbook:rbac.authorization.k8s.io/ClusterRole:/system:view"},
+	} {
+		assert.Equal(t, tc.want, TrackingID("guestbook", tc.key))
+	}
+}
+
+func TestIsTracked(t *testing.T) {
+	obj := object("apps/v1", "Deployment", "shop", "web")
+	assert.False(t, IsTracked("guestbook", obj), "no annotation")
+
+	track("guestbook", obj)
+	assert.Equal(t, "guestbook", obj.GetLabels()[LabelApp])
+	assert.True(t, IsTracked("guestbook", obj))
+	assert.False(t, IsTracked("other", obj), "another app")
+	assert.Equal(t, "guestbook", trackedBy(obj))
+
+	// A copy under another name keeps the label and annotation, not ownership.
+	copied := obj.DeepCopy()
+	copied.SetName("web-copy")
+	assert.False(t, IsTracked("guestbook", copied))
+
+	// The version does not matter.
+	moved := obj.DeepCopy()
+	moved.SetAPIVersion("apps/v2")
+	assert.True(t, IsTracked("guestbook", moved))
+
+	// A label alone is not ownership.
+	labelled := object("apps/v1", "Deployment", "shop", "web")
+	labelled.SetLabels(map[string]string{LabelApp: "guestbook"})
+	assert.False(t, IsTracked("guestbook", labelled))
+}
+
+func TestValidAppName(t *testing.T) {
+	require.NoError(t, validAppName("guestbook"))
+	for _, bad := range []string{"", "has:colon", "has/slash", "-leading", string(make([]byte, 64))} {
+		err := validAppName(bad)
+		assert.Error(t, err, "%q", bad)
+		assert.True(t, IsInvalid(err), "%q", bad)
+	}
+}
