@@ -148,10 +148,10 @@ func newRollbackCmd(tf *temporalFlags) *cobra.Command {
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseInt(args[1], 10, 64)
-			if err != nil || id <= 0 {
+			if err != nil || id < 0 {
 				return fmt.Errorf("rollback ID %q: want a history ID such as 3: see ferry app history %s", args[1], args[0])
 			}
-			return runSync(cmd, tf, args[0], workflows.SyncRequest{RollbackID: id}, wait)
+			return runSync(cmd, tf, args[0], workflows.SyncRequest{RollbackID: &id}, wait)
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "wait", true, "wait until the operation ends")

@@ -71,9 +71,9 @@ func printView(out io.Writer, v *workflows.View, output string) error {
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REGION\tSYNC\tHEALTH\tREVISION\tRESOURCES\tMESSAGE")
-	for _, d := range v.Destinations() {
-		r := s.Regions[d.Name]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", d.Name, orDefault(string(r.Sync), "Unknown"),
+	for _, region := range v.Regions(validateOptions().InClusterRegion) {
+		r := s.Regions[region]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", region, orDefault(string(r.Sync), "Unknown"),
 			orDefault(string(r.Health), "Unknown"), short(r.Revision), r.Resources, r.Message)
 	}
 	_ = tw.Flush()

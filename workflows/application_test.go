@@ -26,9 +26,13 @@ type appSuite struct {
 
 func TestApplication(t *testing.T) { suite.Run(t, new(appSuite)) }
 
-func (s *appSuite) SetupTest() {
+func (s *appSuite) SetupTest() { s.newEnv(Config{Regions: []string{"us-east-1", "eu-west-1"}}) }
+
+func ptr[T any](v T) *T { return &v }
+
+func (s *appSuite) newEnv(cfg Config) {
 	s.env = s.NewTestWorkflowEnvironment()
-	s.wf = New(Config{Regions: []string{"us-east-1", "eu-west-1"}})
+	s.wf = New(cfg)
 	s.env.RegisterWorkflowWithOptions(s.wf.Application, workflow.RegisterOptions{Name: ApplicationWorkflow})
 	// Stand-ins with the real signatures; each test says what they return.
 	reg := func(fn any, name string) { s.env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
@@ -131,7 +135,7 @@ func (s *appSuite) TestAutoSyncOncePerRevisionThenNewCommitViaRefresh() {
 		s.Equal(4, syncs)
 		s.Equal(2, renders)
 		s.Len(v.Status.History, 2)
-		s.Equal(int64(2), v.Status.History[1].ID)
+		s.Equal(int64(1), v.Status.History[1].ID, "IDs count from 0, as in Argo CD")
 		s.Equal(sha, v.Status.Regions["us-east-1"].Revision)
 		s.Equal(sha, v.Status.Regions["eu-west-1"].Revision)
 	}, 37*time.Second)
@@ -172,13 +176,13 @@ func (s *appSuite) TestValidatorsRejectBadUpdates() {
 	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 	rejected := func(name string, arg any, want string) {
 		s.env.UpdateWorkflow(name, name+"-"+want, &testsuite.TestUpdateCallback{
-			OnReject: func(err error) { s.ErrorContains(err, want) },
-			OnAccept: func() { s.Fail("update accepted", "%s %+v", name, arg) },
+			OnReject:   func(err error) { s.ErrorContains(err, want) },
+			OnAccept:   func() { s.Fail("update accepted", "%s %+v", name, arg) },
 			OnComplete: func(any, error) {},
 		}, arg)
 	}
 	s.env.RegisterDelayedCallback(func() {
-		rejected(UpdateSync, SyncRequest{RollbackID: 1}, "rollback is not allowed while automated sync is on")
+		rejected(UpdateSync, SyncRequest{RollbackID: ptr(int64(0))}, "rollback is not allowed while automated sync is on")
 		bad := testApp(true).Application
 		bad.Spec.Source.RepoURL = ""
 		rejected(UpdateSpec, bad, "repoURL")
@@ -200,13 +204,16 @@ func (s *appSuite) TestManualSyncAndRollback() {
 	sha := "1111111111111111"
 	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in ResolveInput) (ResolveResult, error) {
-			if in.TargetRevision == "v1" {
+			switch in.TargetRevision {
+			case "v1", "0000000000000000":
 				return ResolveResult{SHA: "0000000000000000"}, nil
 			}
 			return ResolveResult{SHA: sha}, nil
 		})
 	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in RenderInput) (RenderResult, error) { return RenderResult{Digest: "d" + in.SHA, Count: 1}, nil })
+		func(_ context.Context, in RenderInput) (RenderResult, error) {
+			return RenderResult{Digest: "d" + in.SHA, Count: 1}, nil
+		})
 	cluster := &fakeCluster{synced: map[string]string{}}
 	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
@@ -226,12 +233,19 @@ func (s *appSuite) TestManualSyncAndRollback() {
 		syncReq(SyncRequest{Revision: "v1"})
 	}, time.Second)
 	s.env.RegisterDelayedCallback(func() { syncReq(SyncRequest{}) }, 2*time.Second)
-	s.env.RegisterDelayedCallback(func() { syncReq(SyncRequest{RollbackID: 1}) }, 3*time.Second)
+	s.env.RegisterDelayedCallback(func() {
+		s.env.UpdateWorkflow(UpdateSync, "", &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { s.ErrorContains(err, "no history entry with ID 7") },
+			OnAccept:   func() { s.Fail("rollback to a missing entry accepted") },
+			OnComplete: func(any, error) {},
+		}, SyncRequest{RollbackID: ptr(int64(7))})
+		syncReq(SyncRequest{RollbackID: ptr(int64(0))})
+	}, 3*time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		s.Require().Len(ops, 3)
 		s.Equal("0000000000000000", ops[0].Revision)
 		s.Equal(sha, ops[1].Revision)
-		s.Equal("0000000000000000", ops[2].Revision, "rollback to history entry 1")
+		s.Equal("0000000000000000", ops[2].Revision, "rollback to history entry 0")
 		for _, op := range ops {
 			s.Equal(app.OperationSucceeded, op.Phase)
 		}
@@ -256,8 +270,7 @@ func (s *appSuite) TestCascadeDeleteRemovesResourcesInEveryRegion() {
 }
 
 func (s *appSuite) TestContinueAsNewCarriesState() {
-	s.wf = New(Config{Regions: []string{"us-east-1", "eu-west-1"}, MaxReconciles: 3})
-	s.env.RegisterWorkflowWithOptions(s.wf.Application, workflow.RegisterOptions{Name: ApplicationWorkflow})
+	s.newEnv(Config{Regions: []string{"us-east-1", "eu-west-1"}, MaxReconciles: 3})
 	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
 	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil).Once()
 	cluster := &fakeCluster{synced: map[string]string{}}

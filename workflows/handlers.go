@@ -49,11 +49,7 @@ func (s *appState) validateSync(ctx workflow.Context, req SyncRequest) error {
 	if s.deletion != nil {
 		return errDeleting
 	}
-	if req.RollbackID < 0 {
-		return fmt.Errorf("app %q: rollback ID must be positive: see ferry app history %s",
-			s.app.Metadata.Name, s.app.Metadata.Name)
-	}
-	if req.RollbackID == 0 {
+	if req.RollbackID == nil {
 		return nil
 	}
 	if s.app.AutomatedSync() {
@@ -63,9 +59,9 @@ func (s *appState) validateSync(ctx workflow.Context, req SyncRequest) error {
 	if req.Revision != "" {
 		return fmt.Errorf("app %q: give either a revision or a rollback ID, not both", s.app.Metadata.Name)
 	}
-	if s.historyEntry(req.RollbackID) == nil {
+	if _, ok := s.status.HistoryByID(*req.RollbackID); !ok {
 		return fmt.Errorf("app %q: no history entry with ID %d: see ferry app history %s",
-			s.app.Metadata.Name, req.RollbackID, s.app.Metadata.Name)
+			s.app.Metadata.Name, *req.RollbackID, s.app.Metadata.Name)
 	}
 	return nil
 }
@@ -110,15 +106,6 @@ func (s *appState) handleDelete(ctx workflow.Context, req DeleteRequest) error {
 		return err
 	}
 	return p.err
-}
-
-func (s *appState) historyEntry(id int64) *app.HistoryEntry {
-	for i := range s.status.History {
-		if s.status.History[i].ID == id {
-			return &s.status.History[i]
-		}
-	}
-	return nil
 }
 
 // invalidInput fails the workflow for good: the app as given cannot run.

@@ -38,8 +38,8 @@ type SyncRequest struct {
 	Prune bool `json:"prune,omitempty"`
 	// DryRun applies with the API server's dry-run: nothing changes.
 	DryRun bool `json:"dryRun,omitempty"`
-	// RollbackID syncs the revision of this history entry.
-	RollbackID int64 `json:"rollbackID,omitempty"`
+	// RollbackID syncs the revision of this history entry (IDs start at 0).
+	RollbackID *int64 `json:"rollbackID,omitempty"`
 }
 
 // DeleteRequest is the payload of the delete update.

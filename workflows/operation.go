@@ -21,15 +21,15 @@ type syncParams struct {
 // (or the rollback's), then the operation.
 func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.OperationState, error) {
 	revision := req.Revision
-	if req.RollbackID > 0 {
-		entry := s.historyEntry(req.RollbackID)
-		if entry == nil {
-			return nil, fmt.Errorf("app %q: no history entry with ID %d", s.app.Metadata.Name, req.RollbackID)
+	if req.RollbackID != nil {
+		entry, ok := s.status.HistoryByID(*req.RollbackID)
+		if !ok {
+			return nil, fmt.Errorf("app %q: no history entry with ID %d", s.app.Metadata.Name, *req.RollbackID)
 		}
 		revision = entry.Revision
 	}
 	if revision == "" {
-		revision = s.app.Spec.Source.TargetRevision
+		revision = s.app.Spec.Source.Revision()
 	}
 	target, err := s.target(ctx, revision, false)
 	if err != nil {
@@ -58,7 +58,7 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 	s.status.OperationState = op
 	s.publish(ctx)
 
-	retry := s.app.Spec.SyncPolicy.RetryPolicy()
+	retry := s.app.Retry()
 	for attempt := int64(0); ; attempt++ {
 		results, err := s.syncRegions(ctx, target, op.ID, p)
 		op.Results = results
@@ -67,14 +67,14 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 			break
 		}
 		op.Phase, op.Message = app.OperationFailed, err.Error()
-		if isPermanent(err) || !retry.ShouldRetry(attempt+1) {
+		if isPermanent(err) || !retry.ShouldRetry(attempt) {
 			break
 		}
 		op.RetryCount = attempt + 1
 		op.Phase = app.OperationRunning
 		op.Message = fmt.Sprintf("retrying (attempt %d) after: %s", attempt+1, err)
 		s.publish(ctx)
-		if err := workflow.Sleep(ctx, retry.Backoff(int(attempt+1))); err != nil {
+		if err := workflow.Sleep(ctx, retry.Delay(attempt)); err != nil {
 			op.Phase, op.Message = app.OperationError, err.Error()
 			break
 		}
@@ -93,15 +93,15 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 // syncRegions runs the Sync activity in every region in parallel and folds
 // the live state each region reports into the status.
 func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string, p syncParams) ([]app.ResourceResult, error) {
-	dests := s.app.Destinations()
+	dests := s.destinations()
 	var opts []string
 	if sp := s.app.Spec.SyncPolicy; sp != nil {
 		opts = sp.SyncOptions
 	}
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
-		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Name), ActivitySync, SyncInput{
-			Target: target, Region: d.Name, Namespace: d.Namespace, OperationID: opID,
+		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region), ActivitySync, SyncInput{
+			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: opID,
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: opts, HealthTimeout: healthTimeout,
 		})
 	}
@@ -114,11 +114,11 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 		err := futures[i].Get(ctx, &out)
 		results = append(results, out.Results...)
 		if err != nil {
-			regionErrs[d.Name] = err
-			failed = append(failed, fmt.Sprintf("%s: %s", d.Name, rootMessage(err)))
+			regionErrs[d.Region] = err
+			failed = append(failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(err)))
 			continue
 		}
-		byRegion[d.Name] = out.Resources
+		byRegion[d.Region] = out.Resources
 	}
 	if !p.dryRun {
 		s.setResources(target.SHA, byRegion, regionErrs)
@@ -138,16 +138,16 @@ func (s *appState) runDelete(ctx workflow.Context) bool {
 	if !p.req.Cascade {
 		return true
 	}
-	dests := s.app.Destinations()
+	dests := s.destinations()
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
-		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Name), ActivityDeleteResources,
-			DeleteInput{App: s.app.Metadata.Name, Region: d.Name})
+		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region), ActivityDeleteResources,
+			DeleteInput{App: s.app.Metadata.Name, Region: d.Region})
 	}
 	var failed []string
 	for i, d := range dests {
 		if err := futures[i].Get(ctx, nil); err != nil {
-			failed = append(failed, fmt.Sprintf("%s: %s", d.Name, rootMessage(err)))
+			failed = append(failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(err)))
 		}
 	}
 	if len(failed) > 0 {

@@ -30,7 +30,7 @@ func (s *appState) reconcile(ctx workflow.Context) {
 	s.compare(ctx, target)
 	if s.shouldAutoSync(target) {
 		s.autoSync = &autoSync{Key: s.autoSyncKey(target)}
-		op := s.runOperation(ctx, target, syncParams{prune: s.app.Spec.SyncPolicy.Automated.Prune})
+		op := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()})
 		s.autoSync.Phase = op.Phase
 	}
 }
@@ -40,7 +40,7 @@ func (s *appState) reconcile(ctx workflow.Context) {
 func (s *appState) target(ctx workflow.Context, revision string, hard bool) (Target, error) {
 	src := s.app.Spec.Source
 	if revision == "" {
-		revision = "HEAD"
+		revision = app.DefaultTargetRevision
 	}
 	var resolved ResolveResult
 	err := workflow.ExecuteLocalActivity(resolveCtx(ctx), ActivityResolveRevision,
@@ -68,21 +68,21 @@ func (s *appState) targetOf(r *rendered) Target {
 
 // compare diffs the target against every region in parallel.
 func (s *appState) compare(ctx workflow.Context, target Target) {
-	dests := s.app.Destinations()
+	dests := s.destinations()
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
-		futures[i] = workflow.ExecuteActivity(compareCtx(ctx, d.Name), ActivityCompare,
-			CompareInput{Target: target, Region: d.Name, Namespace: d.Namespace})
+		futures[i] = workflow.ExecuteActivity(compareCtx(ctx, d.Region), ActivityCompare,
+			CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace})
 	}
 	byRegion := make(map[string][]app.ResourceStatus, len(dests))
 	regionErrs := make(map[string]error)
 	for i, d := range dests {
 		var out CompareResult
 		if err := futures[i].Get(ctx, &out); err != nil {
-			regionErrs[d.Name] = err
+			regionErrs[d.Region] = err
 			continue
 		}
-		byRegion[d.Name] = out.Resources
+		byRegion[d.Region] = out.Resources
 	}
 	s.setResources(target.SHA, byRegion, regionErrs)
 	s.clearCondition(conditionComparisonError)
@@ -92,7 +92,7 @@ func (s *appState) shouldAutoSync(target Target) bool {
 	if !s.app.AutomatedSync() || s.status.Sync.Status != app.SyncStatusOutOfSync {
 		return false
 	}
-	if s.rendered.Count == 0 && !s.app.Spec.SyncPolicy.Automated.AllowEmpty {
+	if s.rendered.Count == 0 && !s.app.AllowEmpty() {
 		s.setCondition(conditionSyncError, "automated sync refused: the source renders no resources; set syncPolicy.automated.allowEmpty to allow it")
 		return false
 	}
@@ -102,7 +102,7 @@ func (s *appState) shouldAutoSync(target Target) bool {
 	}
 	// Same (revision, spec) again: only drift is healed, and a failed sync is
 	// not retried until Git or the spec changes, as Argo CD does.
-	return s.app.Spec.SyncPolicy.Automated.SelfHeal && last.Phase == app.OperationSucceeded
+	return s.app.SelfHeal() && last.Phase == app.OperationSucceeded
 }
 
 func (s *appState) autoSyncKey(t Target) string { return t.SHA + "/" + s.app.SpecDigest() }

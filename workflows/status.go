@@ -79,13 +79,9 @@ func (s *appState) clearCondition(typ string) {
 	s.status.Conditions = slices.DeleteFunc(s.status.Conditions, func(c app.Condition) bool { return c.Type == typ })
 }
 
-func (s *appState) regionNames() []string {
-	var names []string
-	for _, d := range s.app.Destinations() {
-		names = append(names, d.Name)
-	}
-	return names
-}
+func (s *appState) regionNames() []string { return s.app.Regions(s.cfg.InClusterRegion) }
+
+func (s *appState) destinations() []app.Target { return s.app.Destinations(s.cfg.InClusterRegion) }
 
 func (s *appState) hasRegion(region string) bool { return slices.Contains(s.regionNames(), region) }
 
