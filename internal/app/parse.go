@@ -38,6 +38,13 @@ func Parse(data []byte) (*Application, error) {
 	var err error
 	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 		raw, err = oneJSONDocument(data)
+		if err != nil && !errors.Is(err, ErrNotOneApplication) {
+			// Perhaps YAML in flow style ({apiVersion: ...}); if not, the
+			// JSON error is the one that helps.
+			if fromYAML, yerr := oneYAMLDocument(data); yerr == nil {
+				raw, err = fromYAML, nil
+			}
+		}
 	} else {
 		raw, err = oneYAMLDocument(data)
 	}

@@ -15,8 +15,13 @@ type Application struct {
 	Spec       Spec       `json:"spec"`
 }
 
+// ObjectMeta is the part of Kubernetes' object metadata an Application file
+// carries. Fields an API server writes (uid, resourceVersion, ...) are
+// dropped by Parse.
 type ObjectMeta struct {
-	Name        string            `json:"name"`
+	Name string `json:"name"`
+	// Namespace is accepted (Argo CD's Applications live in "argocd") and
+	// otherwise ignored: an Application is identified by its name alone.
 	Namespace   string            `json:"namespace,omitempty"`
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
@@ -24,9 +29,12 @@ type ObjectMeta struct {
 }
 
 type Spec struct {
-	Project           string             `json:"project,omitempty"`
-	Source            Source             `json:"source"`
-	Destination       *Destination       `json:"destination,omitempty"`
+	Project     string       `json:"project,omitempty"`
+	Source      Source       `json:"source"`
+	Destination *Destination `json:"destination,omitempty"`
+	// Destinations is Ferry's extension for fan-out: one entry per region.
+	// Exactly one of Destination and Destinations is set; read both through
+	// Application.Destinations.
 	Destinations      []Destination      `json:"destinations,omitempty"`
 	SyncPolicy        *SyncPolicy        `json:"syncPolicy,omitempty"`
 	IgnoreDifferences []IgnoreDifference `json:"ignoreDifferences,omitempty"`
@@ -95,11 +103,16 @@ type Automated struct {
 	AllowEmpty bool  `json:"allowEmpty,omitempty"`
 }
 
+// RetryPolicy is syncPolicy.retry; read it through MaxRetries, ShouldRetry
+// and Delay, which apply Argo CD's defaults.
 type RetryPolicy struct {
+	// Limit is how many times a failed sync is retried; negative: unlimited.
 	Limit   int64    `json:"limit,omitempty"`
 	Backoff *Backoff `json:"backoff,omitempty"`
 }
 
+// Backoff is the delay between retries. Durations are Go durations ("5s",
+// "3m") or bare seconds ("5"), as in Argo CD.
 type Backoff struct {
 	Duration    string `json:"duration,omitempty"`
 	Factor      *int64 `json:"factor,omitempty"`
@@ -208,6 +221,7 @@ type Condition struct {
 	At      time.Time `json:"lastTransitionTime"`
 }
 
+// HistoryEntry is one deployment; Status.AddHistory numbers them.
 type HistoryEntry struct {
 	ID         int64     `json:"id"`
 	Revision   string    `json:"revision"`

@@ -181,7 +181,11 @@ func (v *validator) destinations(spec *Spec) {
 			continue
 		}
 		if prev, dup := seen[region]; dup {
-			v.add(p+".name", "region %q is listed twice (also at %s): list each region once", region, prev)
+			field := p + ".name"
+			if d.Name == "" {
+				field = p + ".server"
+			}
+			v.add(field, "region %q is listed twice (also at %s): list each region once", region, prev)
 			continue
 		}
 		seen[region] = p

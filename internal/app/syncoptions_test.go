@@ -1,0 +1,79 @@
+package app
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseSyncOptions(t *testing.T) {
+	tests := []struct {
+		items   []string
+		want    SyncOptions
+		wantErr string
+	}{
+		{items: nil, want: SyncOptions{}},
+		{items: []string{"CreateNamespace=true", "ServerSideApply=true", "PruneLast=true"},
+			want: SyncOptions{CreateNamespace: true, ServerSideApply: true, PruneLast: true}},
+		{items: []string{"Validate=false", "Prune=false", "Delete=false"},
+			want: SyncOptions{ValidateFalse: true, PruneFalse: true, DeleteFalse: true}},
+		{items: []string{"Validate=true", "Prune=true"}, want: SyncOptions{}}, // no-op values
+		{items: []string{"Replace=true", "Force=true", "ApplyOutOfSyncOnly=true", "FailOnSharedResource=true", "RespectIgnoreDifferences=true", "SkipDryRunOnMissingResource=true"},
+			want: SyncOptions{Replace: true, Force: true, ApplyOutOfSyncOnly: true, FailOnSharedResource: true, RespectIgnoreDifferences: true, SkipDryRunOnMissingResource: true}},
+		{items: []string{"PrunePropagationPolicy=orphan"}, want: SyncOptions{PrunePropagationPolicy: "orphan"}},
+		{items: []string{"CreateNamespace=true", "CreateNamespace=false"}, want: SyncOptions{}}, // last wins
+		{items: []string{"CreateNamespace"}, wantErr: `"CreateNamespace" is not in Key=Value form: write e.g. CreateNamespace=true`},
+		{items: []string{"createNamespace=true"}, wantErr: "did you mean CreateNamespace=true?"},
+		{items: []string{"CreateNamespace=yes"}, wantErr: "takes true or false"},
+		{items: []string{"Bogus=true"}, wantErr: `"Bogus=true" is unknown: known options are CreateNamespace=true|false`},
+		{items: []string{"PrunePropagationPolicy=Foreground"}, wantErr: "foreground, background or orphan"},
+		{items: []string{"Delete=confirm"}, wantErr: "manual confirmation"},
+		{items: []string{"A=1", "B=2"}, wantErr: `"B=2" is unknown`}, // every problem reported
+	}
+	for _, tt := range tests {
+		got, err := ParseSyncOptions(tt.items)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseSyncOptions(%q) error = %v, want it to contain %q", tt.items, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseSyncOptions(%q) = %+v, %v; want %+v", tt.items, got, err, tt.want)
+		}
+	}
+}
+
+func TestSyncOptionsAnnotationOverridesApp(t *testing.T) {
+	app, err := ParseSyncOptions([]string{"ServerSideApply=true", "CreateNamespace=true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := app.WithAnnotation(" ServerSideApply=false, Prune=false,,")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := SyncOptions{CreateNamespace: true, PruneFalse: true}
+	if res != want {
+		t.Errorf("resource options = %+v, want %+v", res, want)
+	}
+	if !app.ServerSideApply {
+		t.Error("WithAnnotation changed the app's options")
+	}
+	if got, _ := ParseSyncOptionsAnnotation("Replace=true,Force=true"); !got.Replace || !got.Force {
+		t.Errorf("ParseSyncOptionsAnnotation = %+v", got)
+	}
+	if (SyncOptions{}).PropagationPolicy() != PropagationForeground {
+		t.Error("default propagation is not foreground")
+	}
+}
+
+func TestApplicationSyncOptions(t *testing.T) {
+	a, _ := loadFixture(t, "fanout")
+	if a == nil {
+		t.Fatal("fanout fixture did not parse")
+	}
+	want := SyncOptions{ServerSideApply: true, PrunePropagationPolicy: "background", PruneLast: true}
+	if got := a.SyncOptions(); got != want {
+		t.Errorf("SyncOptions = %+v, want %+v", got, want)
+	}
+}
