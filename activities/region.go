@@ -38,7 +38,7 @@ func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workfl
 	if err != nil {
 		return workflows.CompareResult{}, err
 	}
-	states, err := r.Cluster.Compare(ctx, kube.CompareRequest{App: in.Target.App, Namespace: in.Namespace, Objects: objs})
+	states, err := r.Cluster.Compare(ctx, kube.CompareRequest{App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known})
 	if err != nil {
 		return workflows.CompareResult{}, classify(err)
 	}
@@ -59,7 +59,7 @@ func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.Sy
 	}
 	stop := heartbeatEvery(ctx, 2*time.Second, "apply")
 	changes, err := r.Cluster.Apply(ctx, kube.ApplyRequest{
-		App: in.Target.App, Namespace: in.Namespace, Objects: objs,
+		App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known,
 		Prune: in.Prune, DryRun: in.DryRun, CreateNamespace: opts.CreateNamespace,
 	})
 	stop()
@@ -81,13 +81,10 @@ func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.Sy
 // waitHealthy compares until no resource is Progressing or Missing, or the
 // health timeout passes; the last states are the region's status either way.
 func (r *Region) waitHealthy(ctx context.Context, in workflows.SyncInput, objs []*unstructured.Unstructured) ([]kube.ResourceState, error) {
-	poll := r.HealthPoll
-	if poll <= 0 {
-		poll = 500 * time.Millisecond
-	}
+	poll := r.poll()
 	deadline := time.Now().Add(in.HealthTimeout)
 	for {
-		states, err := r.Cluster.Compare(ctx, kube.CompareRequest{App: in.Target.App, Namespace: in.Namespace, Objects: objs})
+		states, err := r.Cluster.Compare(ctx, kube.CompareRequest{App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known})
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +118,20 @@ func (r *Region) DeleteResources(ctx context.Context, in workflows.DeleteInput) 
 	if err != nil {
 		return workflows.DeleteResult{}, classify(err)
 	}
-	return workflows.DeleteResult{Deleted: deleted}, nil
+	for {
+		left, err := r.Cluster.Remaining(ctx, in.App, deleted)
+		if err != nil {
+			return workflows.DeleteResult{}, classify(err)
+		}
+		if len(left) == 0 {
+			return workflows.DeleteResult{Deleted: deleted}, nil
+		}
+		select {
+		case <-ctx.Done():
+			return workflows.DeleteResult{}, ctx.Err()
+		case <-time.After(r.poll()):
+		}
+	}
 }
 
 // load fetches the target's manifests from the cache, or renders them again
@@ -158,6 +168,13 @@ func (r *Region) results(cs *kube.ChangeSet) []app.ResourceResult {
 		out = append(out, app.ResourceResult{ResourceKey: c.Key, Region: r.Name, Action: c.Action, Message: c.Message})
 	}
 	return out
+}
+
+func (r *Region) poll() time.Duration {
+	if r.HealthPoll <= 0 {
+		return 500 * time.Millisecond
+	}
+	return r.HealthPoll
 }
 
 func wrongRegion(mine, asked string) error {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -32,7 +32,7 @@ func newListCmd(tf *temporalFlags) *cobra.Command {
 			query := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflows.ApplicationWorkflow)
 			var token []byte
 			for {
-				resp, err := c.ListWorkflow(cmd.Context(), &client.ListWorkflowExecutionsRequest{Query: query, NextPageToken: token})
+				resp, err := c.ListWorkflow(cmd.Context(), &workflowservice.ListWorkflowExecutionsRequest{Query: query, NextPageToken: token})
 				if err != nil {
 					return fmt.Errorf("list apps: %w", err)
 				}

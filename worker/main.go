@@ -92,6 +92,10 @@ func run(ctx context.Context, cfg *config) error {
 		defer w.Stop()
 	}
 	if cfg.metricsAddr != "" {
+		if cfg.control {
+			gauge := newAppGauge(c, registry)
+			g.Go(func() error { gauge.run(ctx, 15*time.Second); return nil })
+		}
 		g.Go(func() error {
 			return serveHTTP(ctx, cfg.metricsAddr, map[string]http.Handler{
 				"/metrics": metricsHandler(registry),

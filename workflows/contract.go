@@ -63,6 +63,9 @@ type CompareInput struct {
 	Target    Target `json:"target"`
 	Region    string `json:"region"`
 	Namespace string `json:"namespace,omitempty"`
+	// Known are the resources the region reported last time, so that a kind
+	// gone from Git entirely is still found (and pruned).
+	Known []app.ResourceKey `json:"known,omitempty"`
 }
 
 type CompareResult struct {
@@ -70,13 +73,15 @@ type CompareResult struct {
 }
 
 type SyncInput struct {
-	Target      Target   `json:"target"`
-	Region      string   `json:"region"`
-	Namespace   string   `json:"namespace,omitempty"`
-	OperationID string   `json:"operationID"`
-	Prune       bool     `json:"prune,omitempty"`
-	DryRun      bool     `json:"dryRun,omitempty"`
-	SyncOptions []string `json:"syncOptions,omitempty"`
+	Target      Target `json:"target"`
+	Region      string `json:"region"`
+	Namespace   string `json:"namespace,omitempty"`
+	OperationID string `json:"operationID"`
+	// Known: as in CompareInput.
+	Known       []app.ResourceKey `json:"known,omitempty"`
+	Prune       bool              `json:"prune,omitempty"`
+	DryRun      bool              `json:"dryRun,omitempty"`
+	SyncOptions []string          `json:"syncOptions,omitempty"`
 	// HealthTimeout bounds the wait for the applied resources to become healthy.
 	HealthTimeout time.Duration `json:"healthTimeout,omitempty"`
 }

@@ -101,7 +101,7 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
 		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region), ActivitySync, SyncInput{
-			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: opID,
+			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: opID, Known: s.knownKeys(d.Region),
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: opts, HealthTimeout: healthTimeout,
 		})
 	}

@@ -72,7 +72,7 @@ func (s *appState) compare(ctx workflow.Context, target Target) {
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
 		futures[i] = workflow.ExecuteActivity(compareCtx(ctx, d.Region), ActivityCompare,
-			CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace})
+			CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace, Known: s.knownKeys(d.Region)})
 	}
 	byRegion := make(map[string][]app.ResourceStatus, len(dests))
 	regionErrs := make(map[string]error)

@@ -83,6 +83,17 @@ func (s *appState) regionNames() []string { return s.app.Regions(s.cfg.InCluster
 
 func (s *appState) destinations() []app.Target { return s.app.Destinations(s.cfg.InClusterRegion) }
 
+// knownKeys are the resources last seen in a region.
+func (s *appState) knownKeys(region string) []app.ResourceKey {
+	var keys []app.ResourceKey
+	for _, r := range s.status.Resources {
+		if r.Region == region {
+			keys = append(keys, r.ResourceKey)
+		}
+	}
+	return keys
+}
+
 func (s *appState) hasRegion(region string) bool { return slices.Contains(s.regionNames(), region) }
 
 // Search attributes of an app, so the Web UI and `ferry app list` filter on them.

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ferry-gitops/ferry/internal/devenv"
+)
+
+func newDevCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "dev", Short: "Run Ferry's local stack"}
+	cmd.AddCommand(newDevUpCmd())
+	return cmd
+}
+
+func newDevUpCmd() *cobra.Command {
+	var (
+		regions  []string
+		stateDir string
+	)
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start the local stack and run it until interrupted",
+		Long: `Start the local stack: per region a Kubernetes control plane (etcd,
+kube-apiserver, kube-controller-manager, kube-scheduler) with a kwok fake Node,
+plus a Temporal dev server with its Web UI, Redis and a Git server.
+
+Once every part is ready it writes DIR/env, a file that sh can source
+(TEMPORAL_ADDRESS, TEMPORAL_UI_URL, FERRY_REGIONS, KUBECONFIG, REDIS_ADDR,
+FERRY_GIT_URL, FERRY_TOOLS_BIN, PATH), then runs until SIGINT or SIGTERM and
+stops every process it started. DIR is wiped on start, except DIR/git.
+
+The tools come from $FERRY_TOOLS_BIN, else from hack/tools.sh in the
+checkout, which builds them on first use (about 10 minutes).`,
+		Example: `  ferry dev up &
+  . ~/.local/state/ferry/dev/env
+  kubectl --context us-east-1 get nodes`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDevUp(cmd, regions, stateDir)
+		},
+	}
+	cmd.Flags().StringSliceVar(&regions, "regions", devenv.DefaultRegions, "regions to run, one control plane each, comma-separated")
+	cmd.Flags().StringVar(&stateDir, "state-dir", defaultDevStateDir(),
+		"directory for data, logs, kubeconfig and env ($XDG_STATE_HOME/ferry/dev, else ~/.local/state/ferry/dev)")
+	return cmd
+}
+
+func runDevUp(cmd *cobra.Command, regions []string, stateDir string) error {
+	ctx, stopSignals := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+
+	s, err := devenv.Start(ctx, devenv.Options{Regions: regions, StateDir: stateDir, Log: errOut})
+	if err != nil {
+		return fmt.Errorf("dev up: %w", err)
+	}
+	envPath := filepath.Join(s.StateDir, "env")
+	if err := s.WriteEnv(envPath); err != nil {
+		return errors.Join(fmt.Errorf("dev up: %w", err), s.Stop())
+	}
+	fmt.Fprintf(out, `Ferry dev stack ready in %s
+  Temporal      %s (namespace %s)
+  Temporal UI   %s
+  regions       %s (kubectl --context <region>)
+  KUBECONFIG    %s
+  Redis         %s
+  Git           %s/<name>.git
+  logs          %s
+  env           . %s
+Press Ctrl-C to stop.
+`, s.StartDuration.Round(10*time.Millisecond), s.TemporalAddress, s.Namespace, s.TemporalUIURL,
+		strings.Join(s.Regions, ", "), s.Kubeconfig, s.RedisAddr, s.GitURL, s.LogDir, envPath)
+
+	runErr := waitDevStack(ctx, s)
+	stopSignals() // a second Ctrl-C ends ferry at once; Pdeathsig takes the rest
+	fmt.Fprintln(errOut, "ferry: stopping the dev stack")
+	_ = os.Remove(envPath) // the addresses in it are about to be dead
+	return errors.Join(runErr, s.Stop())
+}
+
+// waitDevStack returns nil when ctx ends, or an error as soon as a process
+// of the stack dies.
+func waitDevStack(ctx context.Context, s *devenv.Stack) error {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			if err := s.Check(); err != nil {
+				return fmt.Errorf("dev up: %w", err)
+			}
+		}
+	}
+}
+
+func defaultDevStateDir() string {
+	if dir := os.Getenv("XDG_STATE_HOME"); dir != "" {
+		return filepath.Join(dir, "ferry", "dev")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "ferry", "dev")
+	}
+	return filepath.Join(os.TempDir(), "ferry-dev")
+}

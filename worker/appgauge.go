@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// appGauge keeps ferry_apps{sync_status,health_status}: the running apps
+// counted by the search attributes their workflows upsert.
+type appGauge struct {
+	client client.Client
+	apps   *prometheus.GaugeVec
+}
+
+func newAppGauge(c client.Client, reg prometheus.Registerer) *appGauge {
+	g := &appGauge{client: c, apps: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ferry_apps", Help: "Running Applications by sync and health status.",
+	}, []string{"sync_status", "health_status"})}
+	reg.MustRegister(g.apps)
+	return g
+}
+
+func (g *appGauge) run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if err := g.refresh(ctx); err != nil && ctx.Err() == nil {
+			slog.Warn("count apps for ferry_apps failed", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (g *appGauge) refresh(ctx context.Context) error {
+	sync := temporal.NewSearchAttributeKeyKeyword("FerrySyncStatus")
+	health := temporal.NewSearchAttributeKeyKeyword("FerryHealthStatus")
+	counts := map[[2]string]int{}
+	var token []byte
+	for {
+		resp, err := g.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query:         "WorkflowType = '" + workflows.ApplicationWorkflow + "' AND ExecutionStatus = 'Running'",
+			NextPageToken: token,
+		})
+		if err != nil {
+			return err
+		}
+		for _, e := range resp.Executions {
+			sa, err := temporal.ConvertSearchAttributesFromProto(e.SearchAttributes)
+			if err != nil {
+				continue
+			}
+			s, _ := sa.GetKeyword(sync)
+			h, _ := sa.GetKeyword(health)
+			counts[[2]string{orUnknown(s), orUnknown(h)}]++
+		}
+		if token = resp.NextPageToken; len(token) == 0 {
+			break
+		}
+	}
+	g.apps.Reset()
+	for k, n := range counts {
+		g.apps.WithLabelValues(k[0], k[1]).Set(float64(n))
+	}
+	return nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "Unknown"
+	}
+	return s
+}
