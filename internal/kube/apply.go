@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,8 +89,11 @@ func (cs *ChangeSet) Results(region string) []app.ResourceResult {
 // the same way.)
 //
 // Objects go in rank order (order.go), a group of equal rank in parallel.
-// Whether an object was created, configured or unchanged is read from a Get
-// before and the resourceVersion after (a no-op apply writes nothing).
+// Whether an object was created, configured or unchanged comes from a Get
+// before and the apply's response: configured when the object (less what
+// normalize drops) or Ferry's own managedFields entry changed. The
+// resourceVersion is not used: a controller's status write between the Get
+// and the apply bumps it, and would make a no-op look like a change.
 // An object that fails does not stop the others: its Change is failed and
 // Apply returns, with the full ChangeSet, an *ObjectErrors wrapping one
 // *ObjectError per failure. IsInvalid(err) tells when retrying cannot help.
@@ -190,15 +194,9 @@ func (c *Cluster) applyOne(ctx context.Context, t *task, dryRun bool, pending ma
 		return
 	}
 	t.change = Change{Key: t.key}
-	var changed []string
-	if existing != nil {
-		changed = diffPaths(normalize(existing), normalize(applied), c.opts.DiffDepth)
-	}
-	switch {
-	case existing == nil:
+	if existing == nil {
 		t.change.Action = ActionCreated
-	case !dryRun && applied.GetResourceVersion() != existing.GetResourceVersion(),
-		dryRun && len(changed) > 0:
+	} else if changed := diffPaths(normalize(existing), normalize(applied), c.opts.DiffDepth); len(changed) > 0 || c.ownershipChanged(existing, applied) {
 		t.change.Action = ActionConfigured
 		if len(changed) > 0 {
 			t.change.Message = "changed " + summarizePaths(changed)
@@ -206,7 +204,7 @@ func (c *Cluster) applyOne(ctx context.Context, t *task, dryRun bool, pending ma
 		if existing.GetAnnotations()[AnnotationTrackingID] == "" {
 			t.change.Message = joinMessage("adopted", t.change.Message)
 		}
-	default:
+	} else {
 		t.change.Action = ActionUnchanged
 	}
 	if dryRun {
@@ -242,6 +240,22 @@ func (c *Cluster) ensureNamespace(ctx context.Context, name string, dryRun bool)
 		return nil, newObjectError(key, "create namespace", err)
 	}
 	return &Change{Key: key, Action: ActionCreated, Message: msg}, nil
+}
+
+// ownershipChanged tells whether the apply changed the managedFields entry
+// of Ferry's own apply: the fields it owns, or their time, which the API
+// server bumps only on a write.
+func (c *Cluster) ownershipChanged(before, after *unstructured.Unstructured) bool {
+	return !reflect.DeepEqual(c.ownEntry(before), c.ownEntry(after))
+}
+
+func (c *Cluster) ownEntry(obj *unstructured.Unstructured) *metav1.ManagedFieldsEntry {
+	for _, e := range obj.GetManagedFields() {
+		if e.Manager == c.opts.FieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" {
+			return &e
+		}
+	}
+	return nil
 }
 
 func desiresNamespace(objs []*unstructured.Unstructured, name string) bool {
