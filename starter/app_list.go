@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/workflows"
@@ -37,21 +36,10 @@ func newListCmd(tf *temporalFlags) *cobra.Command {
 					return fmt.Errorf("list apps: %w", err)
 				}
 				for _, e := range resp.Executions {
-					sa, err := temporal.ConvertSearchAttributesFromProto(e.SearchAttributes)
-					if err != nil {
-						return fmt.Errorf("list apps: %w", err)
-					}
-					kw := func(name string) string {
-						v, _ := sa.GetKeyword(temporal.NewSearchAttributeKeyKeyword(name))
-						return v
-					}
-					regions, _ := sa.GetKeywordList(temporal.NewSearchAttributeKeyKeywordList("FerryRegions"))
-					name := kw("FerryApp")
-					if name == "" {
-						name = strings.TrimPrefix(e.Execution.WorkflowId, "app/")
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, orDefault(kw("FerrySyncStatus"), "Unknown"),
-						orDefault(kw("FerryHealthStatus"), "Unknown"), short(kw("FerryRevision")), strings.Join(regions, ","), kw("FerryRepoURL"))
+					s := workflows.SummaryOf(e.SearchAttributes)
+					name := orDefault(s.App, strings.TrimPrefix(e.Execution.WorkflowId, "app/"))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, orDefault(s.Sync, "Unknown"),
+						orDefault(s.Health, "Unknown"), short(s.Revision), strings.Join(s.Regions, ","), s.RepoURL)
 				}
 				if token = resp.NextPageToken; len(token) == 0 {
 					break

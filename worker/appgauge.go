@@ -8,7 +8,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/ferry-gitops/ferry/workflows"
 )
@@ -44,8 +43,6 @@ func (g *appGauge) run(ctx context.Context, every time.Duration) {
 }
 
 func (g *appGauge) refresh(ctx context.Context) error {
-	sync := temporal.NewSearchAttributeKeyKeyword("FerrySyncStatus")
-	health := temporal.NewSearchAttributeKeyKeyword("FerryHealthStatus")
 	counts := map[[2]string]int{}
 	var token []byte
 	for {
@@ -57,13 +54,8 @@ func (g *appGauge) refresh(ctx context.Context) error {
 			return err
 		}
 		for _, e := range resp.Executions {
-			sa, err := temporal.ConvertSearchAttributesFromProto(e.SearchAttributes)
-			if err != nil {
-				continue
-			}
-			s, _ := sa.GetKeyword(sync)
-			h, _ := sa.GetKeyword(health)
-			counts[[2]string{orUnknown(s), orUnknown(h)}]++
+			s := workflows.SummaryOf(e.SearchAttributes)
+			counts[[2]string{orUnknown(s.Sync), orUnknown(s.Health)}]++
 		}
 		if token = resp.NextPageToken; len(token) == 0 {
 			break

@@ -98,12 +98,12 @@ func (s *appState) hasRegion(region string) bool { return slices.Contains(s.regi
 
 // Search attributes of an app, so the Web UI and `ferry app list` filter on them.
 var (
-	saApp     = temporal.NewSearchAttributeKeyKeyword("FerryApp")
-	saRepo    = temporal.NewSearchAttributeKeyKeyword("FerryRepoURL")
-	saSync    = temporal.NewSearchAttributeKeyKeyword("FerrySyncStatus")
-	saHealth  = temporal.NewSearchAttributeKeyKeyword("FerryHealthStatus")
-	saRev     = temporal.NewSearchAttributeKeyKeyword("FerryRevision")
-	saRegions = temporal.NewSearchAttributeKeyKeywordList("FerryRegions")
+	saApp     = temporal.NewSearchAttributeKeyKeyword(SearchApp)
+	saRepo    = temporal.NewSearchAttributeKeyKeyword(SearchRepoURL)
+	saSync    = temporal.NewSearchAttributeKeyKeyword(SearchSync)
+	saHealth  = temporal.NewSearchAttributeKeyKeyword(SearchHealth)
+	saRev     = temporal.NewSearchAttributeKeyKeyword(SearchRev)
+	saRegions = temporal.NewSearchAttributeKeyKeywordList(SearchRegions)
 )
 
 // searchAttrs is what was last upserted: an upsert costs a history event,
