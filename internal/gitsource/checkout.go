@@ -1,0 +1,115 @@
+package gitsource
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// tree is one commit's files on disk, shared by every holder until the last
+// one releases it.
+type tree struct {
+	dir   string
+	ready chan struct{} // closed once dir is written or err is set
+	err   error
+	users int // guarded by Repos.treesMu
+}
+
+// Checkout returns a directory holding the files of commit sha (40 hex, as
+// Resolve returns) of the repository. The directory is shared with other
+// holders of the same commit: callers must treat it as read-only. It stays
+// valid until release is called; release is idempotent.
+//
+// The commit comes from the repository's clone, fetched only when the
+// commit is not there yet. A missing or corrupt clone is cloned again.
+func (r *Repos) Checkout(ctx context.Context, repoURL, sha string) (dir string, release func(), err error) {
+	if !isFullSHA(sha) {
+		return "", nil, fmt.Errorf("checkout %s: %q is not a full commit SHA; resolve the revision first", RedactURL(repoURL), sha)
+	}
+	sha = strings.ToLower(sha)
+	key := urlHash(repoURL)[:32] + "-" + sha
+
+	r.treesMu.Lock()
+	t := r.trees[key]
+	creator := t == nil
+	if creator {
+		t = &tree{dir: filepath.Join(r.treesAt, key), ready: make(chan struct{})}
+		r.trees[key] = t
+	}
+	t.users++
+	r.treesMu.Unlock()
+
+	var once sync.Once
+	release = func() { once.Do(func() { r.releaseTree(key, t) }) }
+
+	if creator {
+		t.err = r.materialise(ctx, repoURL, plumbing.NewHash(sha), t.dir)
+		if t.err != nil {
+			r.treesMu.Lock()
+			delete(r.trees, key) // the next caller tries again
+			r.treesMu.Unlock()
+		}
+		close(t.ready)
+	}
+	select {
+	case <-t.ready:
+	case <-ctx.Done():
+		release()
+		return "", nil, fmt.Errorf("checkout %s commit %s: %w", RedactURL(repoURL), sha, ctx.Err())
+	}
+	if t.err != nil {
+		release()
+		return "", nil, t.err
+	}
+	return t.dir, release, nil
+}
+
+func (r *Repos) releaseTree(key string, t *tree) {
+	r.treesMu.Lock()
+	t.users--
+	last := t.users == 0
+	if last && r.trees[key] == t {
+		delete(r.trees, key)
+	}
+	r.treesMu.Unlock()
+	if last {
+		if err := os.RemoveAll(t.dir); err != nil {
+			r.log.Warn("git cache: remove tree", "dir", t.dir, "err", err)
+		}
+	}
+}
+
+// materialise writes the commit's files to dir, through a temporary
+// directory so that dir never holds a partial tree.
+func (r *Repos) materialise(ctx context.Context, repoURL string, sha plumbing.Hash, dir string) error {
+	err := r.withClone(ctx, repoURL, func(c *clone) error {
+		if err := r.ensureCommit(ctx, c, repoURL, sha); err != nil {
+			return err
+		}
+		tmp, err := os.MkdirTemp(r.treesAt, ".tmp-")
+		if err != nil {
+			return err
+		}
+		if err := c.export(ctx, sha, tmp); err != nil {
+			_ = os.RemoveAll(tmp)
+			return err
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			_ = os.RemoveAll(tmp)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		if IsNotFound(err) {
+			return err
+		}
+		return fmt.Errorf("checkout %s commit %s: %w", RedactURL(repoURL), sha, err)
+	}
+	return nil
+}

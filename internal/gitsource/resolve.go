@@ -1,0 +1,217 @@
+package gitsource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// ResolveOption changes one Resolve call.
+type ResolveOption func(*resolveConfig)
+
+type resolveConfig struct{ force bool }
+
+// ForceRefresh makes Resolve ignore cached refs: it waits for an ls-remote
+// that starts after the call (a hard refresh, or a webhook announcing a
+// push), joining one already started after it rather than making another.
+func ForceRefresh() ResolveOption { return func(c *resolveConfig) { c.force = true } }
+
+// Resolve turns a targetRevision into a commit SHA (40 lower-case hex). It
+// accepts "" and "HEAD" (the remote's default branch), a branch, a tag
+// (annotated tags are peeled to their commit), a full ref name
+// ("refs/heads/main", "refs/pull/1/head"), a full SHA (returned as it is,
+// without a network call) and a short SHA of at least 7 digits (which needs
+// the clone: it is fetched, then searched). Like git rev-parse, a tag wins
+// over a branch of the same name.
+//
+// The listing of refs is shared: concurrent calls for one repository make one
+// ls-remote, and a listing is reused for Options.RefsTTL.
+func (r *Repos) Resolve(ctx context.Context, repoURL, targetRevision string, opts ...ResolveOption) (string, error) {
+	var cfg resolveConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	rev := strings.TrimSpace(targetRevision)
+	if isFullSHA(rev) {
+		return strings.ToLower(rev), nil
+	}
+	refs, err := r.listRefs(ctx, repoURL, cfg.force)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s revision %q: %w", RedactURL(repoURL), rev, err)
+	}
+	if sha, ok := refs.match(rev); ok {
+		return sha, nil
+	}
+	if isShortSHA(rev) {
+		sha, err := r.resolveShortSHA(ctx, repoURL, rev)
+		if err == nil || !errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return sha, err
+		}
+	}
+	return "", &RevisionNotFoundError{
+		RepoURL:  RedactURL(repoURL),
+		Revision: rev,
+		Branches: refs.branches(),
+		Tags:     refs.tags(),
+	}
+}
+
+// refList is one ls-remote listing, by full ref name; peeled tags are under
+// "refs/tags/<name>^{}".
+type refList map[string]*plumbing.Reference
+
+func (l refList) match(rev string) (string, bool) {
+	if rev == "" || rev == "HEAD" {
+		return l.hash("HEAD", 0)
+	}
+	var candidates []string
+	if strings.HasPrefix(rev, "refs/") {
+		candidates = append(candidates, rev)
+	}
+	candidates = append(candidates, "refs/tags/"+rev, "refs/heads/"+rev)
+	for _, name := range candidates {
+		if sha, ok := l.hash(name+"^{}", 0); ok {
+			return sha, true
+		}
+		if sha, ok := l.hash(name, 0); ok {
+			return sha, true
+		}
+	}
+	return "", false
+}
+
+// hash follows symbolic refs (HEAD -> refs/heads/main) to a hash.
+func (l refList) hash(name string, depth int) (string, bool) {
+	ref, ok := l[name]
+	if !ok || depth > 5 {
+		return "", false
+	}
+	if ref.Type() == plumbing.SymbolicReference {
+		return l.hash(ref.Target().String(), depth+1)
+	}
+	return ref.Hash().String(), true
+}
+
+func (l refList) branches() []string { return l.names("refs/heads/") }
+func (l refList) tags() []string     { return l.names("refs/tags/") }
+
+func (l refList) names(prefix string) []string {
+	var out []string
+	for name := range l {
+		if strings.HasPrefix(name, prefix) && !strings.HasSuffix(name, "^{}") {
+			out = append(out, strings.TrimPrefix(name, prefix))
+		}
+	}
+	return out
+}
+
+// refsEntry is the cached listing of one repository and the ls-remote in
+// flight, if any.
+type refsEntry struct {
+	refs     refList
+	listedAt time.Time // when the ls-remote that produced refs started
+	inflight *refsFlight
+}
+
+type refsFlight struct {
+	started time.Time
+	done    chan struct{}
+	refs    refList
+	err     error
+}
+
+// listRefs returns the repository's refs, from the cache when younger than
+// RefsTTL (unless force), else from the ls-remote in flight or a new one.
+func (r *Repos) listRefs(ctx context.Context, repoURL string, force bool) (refList, error) {
+	key := NormalizeURL(repoURL)
+	now := time.Now()
+
+	r.refsMu.Lock()
+	e := r.refs[key]
+	if e == nil {
+		e = &refsEntry{}
+		r.refs[key] = e
+	}
+	if !force && e.refs != nil && r.opts.RefsTTL > 0 && now.Sub(e.listedAt) < r.opts.RefsTTL {
+		refs := e.refs
+		r.refsMu.Unlock()
+		return refs, nil
+	}
+	f := e.inflight
+	// A forced refresh may not join a listing that started before it: that
+	// one could miss the push the caller was told about.
+	if f == nil || (force && f.started.Before(now)) {
+		f = &refsFlight{started: time.Now(), done: make(chan struct{})}
+		e.inflight = f
+		go r.runLsRemote(key, repoURL, e, f)
+	}
+	r.refsMu.Unlock()
+
+	select {
+	case <-f.done:
+		return f.refs, f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// runLsRemote runs detached from any caller's context, so that a caller
+// giving up does not fail the others waiting on the same listing.
+func (r *Repos) runLsRemote(key, repoURL string, e *refsEntry, f *refsFlight) {
+	ctx, cancel := context.WithTimeout(context.Background(), r.opts.LsRemoteTimeout)
+	defer cancel()
+	f.refs, f.err = r.lsRemote(ctx, repoURL)
+
+	r.refsMu.Lock()
+	if f.err == nil && !f.started.Before(e.listedAt) {
+		e.refs, e.listedAt = f.refs, f.started
+	}
+	if e.inflight == f {
+		e.inflight = nil
+	}
+	r.refsMu.Unlock()
+	close(f.done)
+}
+
+func (r *Repos) lsRemote(ctx context.Context, repoURL string) (refList, error) {
+	auth, err := r.auth(repoURL)
+	if err != nil {
+		return nil, err
+	}
+	r.statsFor(repoURL).lsRemote.Add(1)
+	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{repoURL}})
+	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
+	if err != nil {
+		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+			return refList{}, nil
+		}
+		return nil, fmt.Errorf("ls-remote: %w", withHint(redactErr(err, repoURL)))
+	}
+	out := make(refList, len(refs))
+	for _, ref := range refs {
+		out[ref.Name().String()] = ref
+	}
+	return out, nil
+}
+
+func isFullSHA(s string) bool { return len(s) == 40 && isHex(s) }
+
+// isShortSHA accepts 7 to 39 hex digits, as git abbreviates to 7 at least.
+func isShortSHA(s string) bool { return len(s) >= 7 && len(s) < 40 && isHex(s) }
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return s != ""
+}

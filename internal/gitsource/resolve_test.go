@@ -1,0 +1,211 @@
+package gitsource
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fixtureRepo has main (HEAD) at commit a, branch dev at commit b, a
+// lightweight tag v1 on a and an annotated tag v2 on b.
+type fixtureRepo struct {
+	url  string
+	work *workRepo
+	a, b string
+}
+
+func newFixtureRepo(t *testing.T, s *gitServer, name string) fixtureRepo {
+	t.Helper()
+	w := s.newRepo(t, name)
+	a := w.commit("first", map[string]string{"app/cm.yaml": "kind: ConfigMap\n"})
+	w.git("tag", "v1")
+	w.git("checkout", "--quiet", "-b", "dev")
+	b := w.commit("second", map[string]string{"app/cm.yaml": "kind: Secret\n"})
+	w.git("tag", "-a", "v2", "-m", "release 2")
+	w.git("checkout", "--quiet", "main")
+	w.push()
+	return fixtureRepo{url: s.url(name), work: w, a: a, b: b}
+}
+
+func TestResolve(t *testing.T) {
+	s := newGitServer(t)
+	fx := newFixtureRepo(t, s, "guestbook")
+	repos := newRepos(t, Options{})
+
+	tests := []struct {
+		name, revision, want string
+	}{
+		{"empty means HEAD", "", fx.a},
+		{"HEAD", "HEAD", fx.a},
+		{"default branch", "main", fx.a},
+		{"other branch", "dev", fx.b},
+		{"full branch ref", "refs/heads/dev", fx.b},
+		{"lightweight tag", "v1", fx.a},
+		{"annotated tag is peeled", "v2", fx.b},
+		{"full tag ref is peeled", "refs/tags/v2", fx.b},
+		{"full SHA", fx.b, fx.b},
+		{"full SHA upper case", strings.ToUpper(fx.b), fx.b},
+		{"short SHA", fx.b[:8], fx.b},
+		{"spaces around", " dev ", fx.b},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := repos.Resolve(context.Background(), fx.url, tc.revision)
+			if err != nil {
+				t.Fatalf("Resolve(%q): %v", tc.revision, err)
+			}
+			if got != tc.want {
+				t.Fatalf("Resolve(%q) = %s, want %s", tc.revision, got, tc.want)
+			}
+		})
+	}
+	if n := repos.LsRemoteCalls(fx.url); n != 1 {
+		t.Errorf("LsRemoteCalls = %d, want 1 (one listing within the TTL)", n)
+	}
+}
+
+func TestResolveUnknownRevision(t *testing.T) {
+	s := newGitServer(t)
+	fx := newFixtureRepo(t, s, "guestbook")
+	repos := newRepos(t, Options{})
+
+	for _, rev := range []string{"nope", "deadbeef0"} {
+		_, err := repos.Resolve(context.Background(), fx.url, rev)
+		if err == nil {
+			t.Fatalf("Resolve(%q): no error", rev)
+		}
+		var notFound *RevisionNotFoundError
+		if !errors.As(err, &notFound) || !IsNotFound(err) {
+			t.Fatalf("Resolve(%q): error %T %v, want *RevisionNotFoundError", rev, err, err)
+		}
+		for _, want := range []string{fx.url, `"` + rev + `"`, "branches dev, main", "tags v1, v2"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("Resolve(%q) error %q does not mention %q", rev, err, want)
+			}
+		}
+	}
+}
+
+func TestResolveEmptyRepository(t *testing.T) {
+	s := newGitServer(t)
+	s.newRepo(t, "empty")
+	repos := newRepos(t, Options{})
+	_, err := repos.Resolve(context.Background(), s.url("empty"), "main")
+	if !IsNotFound(err) || !strings.Contains(err.Error(), "no branches or tags") {
+		t.Fatalf("Resolve on an empty repository: %v", err)
+	}
+}
+
+func TestResolveMissingRepository(t *testing.T) {
+	s := newGitServer(t)
+	repos := newRepos(t, Options{})
+	_, err := repos.Resolve(context.Background(), s.url("missing"), "main")
+	if err == nil || IsNotFound(err) || !strings.Contains(err.Error(), s.url("missing")) {
+		t.Fatalf("Resolve on a missing repository: %v", err)
+	}
+}
+
+func TestResolveSharesOneLsRemote(t *testing.T) {
+	s := newGitServer(t)
+	fx := newFixtureRepo(t, s, "shared")
+	repos := newRepos(t, Options{RefsTTL: time.Minute})
+
+	const apps = 20
+	var wg sync.WaitGroup
+	errs := make(chan error, apps)
+	for i := 0; i < apps; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sha, err := repos.Resolve(context.Background(), fx.url, "main")
+			if err == nil && sha != fx.a {
+				err = errors.New("wrong sha " + sha)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := repos.LsRemoteCalls(fx.url); n != 1 {
+		t.Errorf("LsRemoteCalls = %d after %d concurrent Resolve calls, want 1", n, apps)
+	}
+	if n := s.listings.Load(); n != 1 {
+		t.Errorf("server saw %d ref listings, want 1", n)
+	}
+	// Another spelling of the same repository shares the listing too.
+	if _, err := repos.Resolve(context.Background(), strings.TrimSuffix(fx.url, ".git")+"/", "dev"); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.listings.Load(); n != 1 {
+		t.Errorf("server saw %d ref listings after a second URL spelling, want 1", n)
+	}
+}
+
+func TestResolveTTLAndForceRefresh(t *testing.T) {
+	s := newGitServer(t)
+	fx := newFixtureRepo(t, s, "ttl")
+	const ttl = 300 * time.Millisecond
+	repos := newRepos(t, Options{RefsTTL: ttl})
+	ctx := context.Background()
+
+	resolve := func(opts ...ResolveOption) string {
+		t.Helper()
+		sha, err := repos.Resolve(ctx, fx.url, "main", opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sha
+	}
+	start := time.Now()
+	if got := resolve(); got != fx.a {
+		t.Fatalf("first Resolve = %s, want %s", got, fx.a)
+	}
+	c := fx.work.commit("third", map[string]string{"app/new.yaml": "kind: Namespace\n"})
+	fx.work.push()
+
+	if got := resolve(); got != fx.a && time.Since(start) < ttl {
+		t.Fatalf("Resolve within the TTL = %s, want the cached %s", got, fx.a)
+	}
+	if n := repos.LsRemoteCalls(fx.url); n != 1 && time.Since(start) < ttl {
+		t.Fatalf("LsRemoteCalls within the TTL = %d, want 1", n)
+	}
+	time.Sleep(ttl)
+	if got := resolve(); got != c {
+		t.Fatalf("Resolve after the TTL = %s, want %s", got, c)
+	}
+	if n := repos.LsRemoteCalls(fx.url); n != 2 {
+		t.Fatalf("LsRemoteCalls after the TTL = %d, want 2", n)
+	}
+
+	d := fx.work.commit("fourth", map[string]string{"app/new.yaml": "kind: Service\n"})
+	fx.work.push()
+	if got := resolve(ForceRefresh()); got != d {
+		t.Fatalf("Resolve with ForceRefresh = %s, want %s", got, d)
+	}
+	if n := repos.LsRemoteCalls(fx.url); n != 3 {
+		t.Fatalf("LsRemoteCalls after ForceRefresh = %d, want 3", n)
+	}
+}
+
+func TestResolveCallerContext(t *testing.T) {
+	s := newGitServer(t)
+	fx := newFixtureRepo(t, s, "ctx")
+	repos := newRepos(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := repos.Resolve(ctx, fx.url, "main"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Resolve with a cancelled context: %v", err)
+	}
+	// The shared listing was not cancelled with that caller.
+	if _, err := repos.Resolve(context.Background(), fx.url, "main"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,178 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// Directory renders the plain manifests under path of the repository
+// checked out at root, as Argo CD's directory source does:
+//
+//   - files ending in .yaml, .yml and .json are read; other files are
+//     skipped; a .jsonnet file is refused (not supported yet);
+//   - subdirectories are read only with opts.Recurse; symlinked directories
+//     are not followed; a symlink pointing outside root is an error;
+//   - opts.Exclude, then opts.Include, are matched against the file's path
+//     relative to path (see glob for the syntax);
+//   - a YAML file may hold many documents; empty ones are skipped; each
+//     other one must be a Kubernetes object with apiVersion and kind;
+//     a kind ending in "List" with items is flattened into its items.
+//
+// Objects come sorted by file path, then in document order. Errors name the
+// file (relative to root) and the line.
+func (r *Renderer) Directory(root, path string, opts *app.DirectorySource) ([]*unstructured.Unstructured, error) {
+	return r.directory(context.Background(), root, path, opts)
+}
+
+type manifestFile struct {
+	display string // path relative to the repository root
+	real    string // path to read
+	size    int64
+	json    bool
+}
+
+func (r *Renderer) directory(ctx context.Context, root, p string, opts *app.DirectorySource) ([]*unstructured.Unstructured, error) {
+	limits := r.Limits.withDefaults()
+	if opts == nil {
+		opts = &app.DirectorySource{}
+	}
+	appPath, dir, err := resolveAppPath(root, p)
+	if err != nil {
+		return nil, err
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, err
+	}
+	include, exclude, err := compileFilters(appPath, opts)
+	if err != nil {
+		return nil, err
+	}
+
+	var files []manifestFile
+	var seen int
+	var total int64
+	walkErr := filepath.WalkDir(dir, func(full string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if full == dir {
+			return nil
+		}
+		rel := filepath.ToSlash(mustRel(dir, full))
+		display := joinDisplay(appPath, rel)
+		if d.IsDir() {
+			if !opts.Recurse || d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if seen++; seen > limits.MaxFiles {
+			return &LimitError{Path: appPath, What: "files", Limit: int64(limits.MaxFiles)}
+		}
+		real := full
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(full)
+			if err == nil && !within(realRoot, target) {
+				return &SourceError{Path: display, Msg: "symlink points outside the repository"}
+			}
+			if err != nil {
+				if hasManifestExt(rel) {
+					return &SourceError{Path: display, Msg: "broken symlink"}
+				}
+				return nil
+			}
+			real = target
+		}
+		info, err := os.Stat(real)
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			return nil // a symlinked directory, a socket: not followed
+		}
+		if !hasManifestExt(rel) && !strings.HasSuffix(rel, ".jsonnet") {
+			return nil
+		}
+		if exclude != nil && exclude.match(rel) || include != nil && !include.match(rel) {
+			return nil
+		}
+		if strings.HasSuffix(rel, ".jsonnet") {
+			return &UnsupportedError{Path: display, What: "Jsonnet files", Reason: "exclude them with directory.exclude if they are not manifests"}
+		}
+		if info.Size() > limits.MaxFileBytes {
+			return &LimitError{Path: display, What: "file size", Limit: limits.MaxFileBytes}
+		}
+		if total += info.Size(); total > limits.MaxTotalBytes {
+			return &LimitError{Path: appPath, What: "total size", Limit: limits.MaxTotalBytes}
+		}
+		files = append(files, manifestFile{display: display, real: real, size: info.Size(), json: strings.HasSuffix(rel, ".json")})
+		return nil
+	})
+	if walkErr != nil {
+		return nil, walkErr
+	}
+
+	sort.Slice(files, func(i, j int) bool { return files[i].display < files[j].display })
+	var out []*unstructured.Unstructured
+	for _, f := range files {
+		objs, err := readManifest(f, limits.MaxFileBytes)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+func readManifest(f manifestFile, maxBytes int64) ([]*unstructured.Unstructured, error) {
+	data, err := os.ReadFile(f.real)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > maxBytes { // grew since the walk
+		return nil, &LimitError{Path: f.display, What: "file size", Limit: maxBytes}
+	}
+	if f.json {
+		return decodeJSON(f.display, data)
+	}
+	return decodeYAML(f.display, data)
+}
+
+func compileFilters(appPath string, opts *app.DirectorySource) (include, exclude *glob, err error) {
+	if s := strings.TrimSpace(opts.Include); s != "" {
+		if include, err = compileGlob(s); err != nil {
+			return nil, nil, &SourceError{Path: appPath, Msg: "directory.include: " + err.Error()}
+		}
+	}
+	if s := strings.TrimSpace(opts.Exclude); s != "" {
+		if exclude, err = compileGlob(s); err != nil {
+			return nil, nil, &SourceError{Path: appPath, Msg: "directory.exclude: " + err.Error()}
+		}
+	}
+	return include, exclude, nil
+}
+
+func hasManifestExt(name string) bool {
+	return strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") || strings.HasSuffix(name, ".json")
+}
+
+func mustRel(base, target string) string {
+	rel, err := filepath.Rel(base, target)
+	if err != nil {
+		panic(errors.New("render: walked outside the app path: " + target))
+	}
+	return rel
+}

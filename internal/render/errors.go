@@ -1,0 +1,111 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ParseError is a manifest file that does not parse.
+type ParseError struct {
+	File string // path relative to the repository root
+	Line int    // 1-based line in the file
+	Doc  int    // 1-based YAML document, when the parser gave no line
+	Msg  string
+	Err  error
+}
+
+func (e *ParseError) Error() string {
+	if e.Doc > 0 {
+		return fmt.Sprintf("render %s: line %d (document %d): %s", e.File, e.Line, e.Doc, e.Msg)
+	}
+	return fmt.Sprintf("render %s: line %d: %s", e.File, e.Line, e.Msg)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// LimitError says that an app path is larger than a Limits field allows.
+type LimitError struct {
+	Path  string // the file or app path, relative to the repository root
+	What  string // "files", "file size", "total size"
+	Limit int64
+}
+
+func (e *LimitError) Error() string {
+	switch e.What {
+	case "files":
+		return fmt.Sprintf("render %s: more than %d files under the app path; point the Application at a smaller directory or narrow directory.include", e.Path, e.Limit)
+	case "file size":
+		return fmt.Sprintf("render %s: file larger than the %s limit for one manifest file", e.Path, bytesString(e.Limit))
+	default:
+		return fmt.Sprintf("render %s: manifest files add up to more than %s; split the Application or narrow directory.include", e.Path, bytesString(e.Limit))
+	}
+}
+
+// UnsupportedError says that a source needs a renderer Ferry does not have
+// yet (Kustomize, Helm) or a file type it does not render (Jsonnet).
+type UnsupportedError struct {
+	Path   string
+	What   string // e.g. "Kustomize sources"
+	Reason string // e.g. "found kustomization.yaml"
+}
+
+func (e *UnsupportedError) Error() string {
+	msg := fmt.Sprintf("render %s: %s are not supported yet", e.Path, e.What)
+	if e.Reason != "" {
+		msg += " (" + e.Reason + ")"
+	}
+	return msg
+}
+
+// IsUserError reports whether err is a problem in the repository or the
+// Application (bad manifests, a path outside the repository, a limit, an
+// unsupported source) that retrying cannot fix.
+func IsUserError(err error) bool {
+	var parse *ParseError
+	var limit *LimitError
+	var unsupported *UnsupportedError
+	var source *SourceError
+	var manifest *ManifestError
+	return errors.As(err, &parse) || errors.As(err, &limit) || errors.As(err, &unsupported) ||
+		errors.As(err, &source) || errors.As(err, &manifest)
+}
+
+// SourceError is an Application source that cannot be rendered as written:
+// an app path that is absolute, leaves the repository or does not exist, a
+// symlink pointing outside the repository, or a bad include/exclude glob.
+type SourceError struct {
+	Path string
+	Msg  string
+}
+
+func (e *SourceError) Error() string { return fmt.Sprintf("render %s: %s", e.Path, e.Msg) }
+
+// ManifestError is a document that parses but is not a Kubernetes object.
+type ManifestError struct {
+	File string
+	Line int // 0 when unknown
+	Doc  int // 0 for JSON files
+	Err  error
+}
+
+func (e *ManifestError) Error() string {
+	switch {
+	case e.Line > 0 && e.Doc > 0:
+		return fmt.Sprintf("render %s: line %d (document %d): %v", e.File, e.Line, e.Doc, e.Err)
+	case e.Line > 0:
+		return fmt.Sprintf("render %s: line %d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("render %s: %v", e.File, e.Err)
+}
+
+func (e *ManifestError) Unwrap() error { return e.Err }
+
+func bytesString(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,1 @@
+{ apiVersion: "v1" }
