@@ -29,7 +29,11 @@ func (c *Control) Register(w worker.Registry) {
 // ResolveRevision turns a branch, tag, HEAD or SHA into a commit SHA, through
 // the ls-remote that every app on the repo shares.
 func (c *Control) ResolveRevision(ctx context.Context, in workflows.ResolveInput) (workflows.ResolveResult, error) {
-	sha, err := c.Repos.Resolve(ctx, in.RepoURL, in.TargetRevision, in.Hard)
+	var opts []gitsource.ResolveOption
+	if in.Fresh {
+		opts = append(opts, gitsource.ForceRefresh())
+	}
+	sha, err := c.Repos.Resolve(ctx, in.RepoURL, in.TargetRevision, opts...)
 	if err != nil {
 		return workflows.ResolveResult{}, classify(err)
 	}

@@ -21,7 +21,7 @@ func classify(err error) error {
 		return nil
 	case errors.Is(err, context.Canceled):
 		return err
-	case render.IsInvalid(err):
+	case render.IsUserError(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
 	case gitsource.IsNotFound(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)

@@ -110,7 +110,13 @@ func run(ctx context.Context, cfg *config) error {
 }
 
 func newLoader(cfg *config) (*manifests.Loader, *gitsource.Repos, error) {
-	repos, err := gitsource.New(gitsource.Options{CacheDir: cfg.cacheDir, Auth: gitsource.EnvAuth{}})
+	auth, err := gitsource.NewEnvAuth()
+	if err != nil {
+		return nil, nil, fmt.Errorf("git credentials: %w", err)
+	}
+	opts := gitsource.DefaultOptions(cfg.cacheDir)
+	opts.Auth = auth
+	repos, err := gitsource.New(opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("git clone cache in %s: %w", cfg.cacheDir, err)
 	}

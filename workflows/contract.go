@@ -31,8 +31,9 @@ const (
 type ResolveInput struct {
 	RepoURL        string `json:"repoURL"`
 	TargetRevision string `json:"targetRevision"`
-	// Hard skips the shared refs cache.
-	Hard bool `json:"hard,omitempty"`
+	// Fresh skips the refs cache shared by the apps of a repo: a refresh or a
+	// sync asks Git itself; a timer poll may take a result a few seconds old.
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 type ResolveResult struct {

@@ -31,7 +31,7 @@ func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 	if revision == "" {
 		revision = s.app.Spec.Source.Revision()
 	}
-	target, err := s.target(ctx, revision, false)
+	target, err := s.target(ctx, revision, true, false)
 	if err != nil {
 		now := workflow.Now(ctx)
 		s.operationSeq++

@@ -12,7 +12,8 @@ import (
 // region and, for an automated app that is OutOfSync, syncs.
 func (s *appState) reconcile(ctx workflow.Context) {
 	started := workflow.Now(ctx)
-	hard := s.refresh != nil && s.refresh.Hard
+	fresh := s.refresh != nil
+	hard := fresh && s.refresh.Hard
 	s.refresh = nil
 	defer func() {
 		now := workflow.Now(ctx)
@@ -22,7 +23,7 @@ func (s *appState) reconcile(ctx workflow.Context) {
 		s.publish(ctx)
 	}()
 
-	target, err := s.target(ctx, s.app.Spec.Source.TargetRevision, hard)
+	target, err := s.target(ctx, s.app.Spec.Source.TargetRevision, fresh, hard)
 	if err != nil {
 		s.setComparisonError(ctx, err)
 		return
@@ -35,16 +36,17 @@ func (s *appState) reconcile(ctx workflow.Context) {
 	}
 }
 
-// target resolves a revision and renders it, reusing the last render when
-// neither the SHA nor the spec changed.
-func (s *appState) target(ctx workflow.Context, revision string, hard bool) (Target, error) {
+// target resolves a revision (fresh: without the shared refs cache) and
+// renders it, reusing the last render when neither the SHA nor the spec
+// changed, unless hard.
+func (s *appState) target(ctx workflow.Context, revision string, fresh, hard bool) (Target, error) {
 	src := s.app.Spec.Source
 	if revision == "" {
 		revision = app.DefaultTargetRevision
 	}
 	var resolved ResolveResult
 	err := workflow.ExecuteLocalActivity(resolveCtx(ctx), ActivityResolveRevision,
-		ResolveInput{RepoURL: src.RepoURL, TargetRevision: revision, Hard: hard}).Get(ctx, &resolved)
+		ResolveInput{RepoURL: src.RepoURL, TargetRevision: revision, Fresh: fresh}).Get(ctx, &resolved)
 	if err != nil {
 		return Target{}, fmt.Errorf("resolve revision %q of %s: %w", revision, src.RepoURL, err)
 	}
