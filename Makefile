@@ -26,8 +26,12 @@ test: tools build
 test-unit:
 	$(GO) test -count=1 -short ./...
 
+# Go benchmarks of every package; the report goes to $(BENCH_OUT)/report.md.
+BENCH_OUT ?= bench/out
 bench: tools build
-	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin $(GO) run ./bench/cmd/ferry-bench -out $${BENCH_OUT:-bench/out}
+	@mkdir -p $(BENCH_OUT)
+	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin $(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 60m ./... | tee $(BENCH_OUT)/bench.txt
+	@hack/bench-report.sh $(BENCH_OUT)/bench.txt > $(BENCH_OUT)/report.md && echo "report: $(BENCH_OUT)/report.md"
 
 # Re-records the workflow histories the replay tests replay.
 record-histories: tools build
