@@ -1,0 +1,92 @@
+package devenv
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Env returns the stack's variables, as DIR/env exports them; PATH is the
+// tools bin dir in front of this process's PATH.
+func (s *Stack) Env() map[string]string {
+	return map[string]string{
+		"TEMPORAL_ADDRESS":       s.TemporalAddress,
+		"FERRY_TEMPORAL_ADDRESS": s.TemporalAddress,
+		"TEMPORAL_NAMESPACE":     s.Namespace,
+		"TEMPORAL_UI_URL":        s.TemporalUIURL,
+		"FERRY_REGIONS":          strings.Join(s.Regions, ","),
+		"KUBECONFIG":             s.Kubeconfig,
+		"REDIS_ADDR":             s.RedisAddr,
+		"FERRY_REDIS_ADDR":       s.RedisAddr,
+		"FERRY_GIT_URL":          s.GitURL,
+		"FERRY_TOOLS_BIN":        s.ToolsBin,
+		"FERRY_STATE_DIR":        s.StateDir,
+		"PATH":                   s.ToolsBin + string(os.PathListSeparator) + os.Getenv("PATH"),
+	}
+}
+
+// Environ is os.Environ with the stack's variables set, for a child process
+// that should use the stack (a worker under test, kubectl, temporal).
+func (s *Stack) Environ() []string {
+	vars := s.Env()
+	out := make([]string, 0, len(os.Environ())+len(vars))
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !has(vars, k) {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range sortedKeys(vars) {
+		out = append(out, k+"="+vars[k])
+	}
+	return out
+}
+
+// EnvFile is DIR/env's content: `export` lines that sh can source. PATH puts
+// the tools bin dir in front of the PATH of the shell that sources it.
+func (s *Stack) EnvFile() string {
+	var b strings.Builder
+	b.WriteString("# ferry dev stack: . this file to use it\n")
+	vars := s.Env()
+	for _, k := range sortedKeys(vars) {
+		if k == "PATH" {
+			continue
+		}
+		fmt.Fprintf(&b, "export %s=%s\n", k, shQuote(vars[k]))
+	}
+	fmt.Fprintf(&b, "export PATH=%s:\"$PATH\"\n", shQuote(s.ToolsBin))
+	return b.String()
+}
+
+// WriteEnv writes EnvFile to path atomically: a reader never sees half a file.
+func (s *Stack) WriteEnv(path string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".env-*")
+	if err != nil {
+		return fmt.Errorf("write env file: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(s.EnvFile()); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write env file: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write env file: %w", err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write env file: %w", err)
+	}
+	return nil
+}
+
+// shQuote quotes s for sh: single quotes, with ' written as '\”.
+func shQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func has(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
+}

@@ -1,0 +1,307 @@
+package devenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/rest"
+)
+
+// DefaultRegions are the regions of a stack when Options.Regions is nil.
+var DefaultRegions = []string{"us-east-1", "eu-west-1", "ap-south-1"}
+
+// Options configure Start.
+type Options struct {
+	// Regions get one control plane each. nil means DefaultRegions; an empty,
+	// non-nil slice means none (Temporal, Redis and Git only).
+	Regions []string
+	// StateDir holds data, logs, kubeconfig and env. Empty: a new temporary
+	// dir, removed by Stop. A reused dir is wiped except its git/ repos.
+	StateDir string
+	// ToolsBin holds temporal, etcd, kube-*, kwok and kwok-stage/. Empty:
+	// $FERRY_TOOLS_BIN, else what hack/tools.sh prints (it builds them once).
+	ToolsBin string
+	// Log receives progress lines; nil discards them.
+	Log io.Writer
+}
+
+// Stack is a running local stack. Its exported fields are what clients need.
+type Stack struct {
+	StateDir        string
+	ToolsBin        string
+	TemporalAddress string // host:port of the dev server's frontend
+	TemporalUIURL   string
+	Namespace       string // Temporal namespace: "default"
+	Regions         []string
+	Kubeconfig      string // DIR/kubeconfig: one context per region, named after it
+	RedisAddr       string
+	GitURL          string // GitURL+"/<name>.git" serves DIR/git/<name>.git
+	LogDir          string // DIR/logs: one <name>.log per process
+	StartDuration   time.Duration
+
+	log         io.Writer
+	tempDir     bool     // StateDir was made by Start: Stop removes it
+	lock        *os.File // held while the stack runs
+	regions     map[string]*region
+	regionOrder []*region
+	temporal    *temporalServer
+	redis       *proc
+	git         *gitServer
+
+	mu      sync.Mutex // serializes Stop and RestartTemporal
+	stopped bool
+	stopErr error
+}
+
+// regionName is what a region may be called: it names a kube context, a
+// Node, files and a task queue.
+var regionName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$`)
+
+// Start runs the stack and returns once every part is ready. On error it
+// stops whatever it had started.
+func Start(ctx context.Context, opts Options) (s *Stack, err error) {
+	began := time.Now()
+	regions := opts.Regions
+	if regions == nil {
+		regions = DefaultRegions
+	}
+	seen := map[string]bool{}
+	for _, r := range regions {
+		if !regionName.MatchString(r) || seen[r] {
+			return nil, fmt.Errorf("region %q: want distinct lowercase names of letters, digits and '-' (like us-east-1)", r)
+		}
+		seen[r] = true
+	}
+	log := opts.Log
+	if log == nil {
+		log = io.Discard
+	}
+	toolsBin, err := resolveToolsBin(ctx, opts.ToolsBin, log)
+	if err != nil {
+		return nil, err
+	}
+
+	s = &Stack{
+		ToolsBin:  toolsBin,
+		Namespace: "default",
+		Regions:   slicesClone(regions),
+		log:       log,
+		regions:   map[string]*region{},
+	}
+	if opts.StateDir == "" {
+		if s.StateDir, err = os.MkdirTemp("", "ferry-dev-"); err != nil {
+			return nil, fmt.Errorf("create a state dir: %w", err)
+		}
+		s.tempDir = true
+	} else if s.StateDir, err = filepath.Abs(opts.StateDir); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, s.Stop())
+			s = nil
+		}
+	}()
+	if s.lock, err = prepareStateDir(s.StateDir); err != nil {
+		return s, err
+	}
+	s.LogDir = filepath.Join(s.StateDir, "logs")
+	s.Kubeconfig = filepath.Join(s.StateDir, "kubeconfig")
+	s.logf("state dir %s, tools %s", s.StateDir, s.ToolsBin)
+
+	ports, err := freePorts(len(regions)*regionPortCount + temporalPortCount + 1)
+	if err != nil {
+		return s, err
+	}
+	env := append(os.Environ(), "PATH="+toolsBin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for i, name := range regions {
+		r := newRegion(name, s.StateDir, toolsBin, env, ports[i*regionPortCount:(i+1)*regionPortCount], s.logf)
+		s.regions[name] = r
+		s.regionOrder = append(s.regionOrder, r)
+	}
+	ports = ports[len(regions)*regionPortCount:]
+	s.temporal = newTemporalServer(toolsBin, s.StateDir, env, ports[:temporalPortCount])
+	s.TemporalAddress = s.temporal.address()
+	s.TemporalUIURL = s.temporal.uiURL()
+	redisPort := ports[temporalPortCount]
+	s.RedisAddr = hostPort(redisPort)
+
+	if s.git, err = startGitServer(s.StateDir); err != nil {
+		return s, err
+	}
+	s.GitURL = s.git.url
+
+	g, gctx := errgroup.WithContext(ctx)
+	for _, r := range s.regionOrder {
+		g.Go(func() error { return r.start(gctx) })
+	}
+	g.Go(func() error {
+		t := time.Now()
+		if err := s.temporal.start(gctx); err != nil {
+			return err
+		}
+		s.logf("temporal: ready after %s (%s, UI %s)", since(t), s.TemporalAddress, s.TemporalUIURL)
+		return nil
+	})
+	g.Go(func() error {
+		p, err := startRedis(gctx, s.StateDir, env, redisPort)
+		s.mu.Lock()
+		s.redis = p
+		s.mu.Unlock()
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return s, err
+	}
+	if err := writeKubeconfig(s.Kubeconfig, s.regionOrder); err != nil {
+		return s, err
+	}
+	s.StartDuration = time.Since(began)
+	s.logf("stack ready in %s: %d regions, Temporal %s, Redis %s, Git %s",
+		s.StartDuration.Round(10*time.Millisecond), len(regions), s.TemporalAddress, s.RedisAddr, s.GitURL)
+	return s, nil
+}
+
+// Stop stops every process of the stack and waits for them to exit; a
+// temporary state dir is removed. Calling it again returns the first result.
+func (s *Stack) Stop() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return s.stopErr
+	}
+	s.stopped = true
+	began := time.Now()
+	var wg sync.WaitGroup
+	errs := make([]error, len(s.regionOrder)+2)
+	for i, r := range s.regionOrder {
+		wg.Go(func() { errs[i] = r.stop() })
+	}
+	if s.temporal != nil {
+		wg.Go(func() { errs[len(errs)-2] = s.temporal.stop() })
+	}
+	if s.redis != nil {
+		wg.Go(func() { errs[len(errs)-1] = s.redis.stop(stopGrace) })
+	}
+	wg.Wait()
+	if s.git != nil {
+		errs = append(errs, s.git.stop())
+	}
+	if s.lock != nil {
+		errs = append(errs, s.lock.Close())
+	}
+	if s.tempDir {
+		errs = append(errs, os.RemoveAll(s.StateDir))
+	}
+	s.stopErr = errors.Join(errs...)
+	if s.stopErr != nil {
+		s.stopErr = fmt.Errorf("stop the dev stack: %w", s.stopErr)
+	}
+	s.logf("stack stopped in %s", since(began))
+	return s.stopErr
+}
+
+// RestConfig is the admin client config of a region.
+func (s *Stack) RestConfig(region string) (*rest.Config, error) {
+	r, ok := s.regions[region]
+	if !ok {
+		return nil, fmt.Errorf("no region %q in this stack (it has %s)", region, strings.Join(s.Regions, ", "))
+	}
+	return r.restConfig(), nil
+}
+
+// CreateRepo creates an empty bare repository DIR/git/<name>.git that
+// accepts pushes, and returns its URL.
+func (s *Stack) CreateRepo(name string) (cloneURL string, err error) {
+	return s.git.createRepo(context.Background(), name)
+}
+
+// RestartTemporal stops the dev server and starts it again on the same
+// SQLite file and ports; workflows survive it.
+func (s *Stack) RestartTemporal(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return errors.New("restart Temporal: the stack is stopped")
+	}
+	began := time.Now()
+	if err := s.temporal.stop(); err != nil {
+		return fmt.Errorf("restart Temporal: %w", err)
+	}
+	if err := s.temporal.start(ctx); err != nil {
+		return fmt.Errorf("restart Temporal: %w", err)
+	}
+	s.logf("temporal: restarted in %s", since(began))
+	return nil
+}
+
+// Pids returns the process ids of the stack's processes (each one also the
+// id of its process group), for diagnostics and for tests that check that
+// nothing is left behind.
+func (s *Stack) Pids() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	add := func(p *proc) {
+		if p != nil {
+			out[p.name] = p.pid()
+		}
+	}
+	for _, r := range s.regionOrder {
+		for _, group := range r.procs() {
+			for _, p := range group {
+				add(p)
+			}
+		}
+	}
+	if s.temporal != nil {
+		add(s.temporal.p)
+	}
+	add(s.redis)
+	return out
+}
+
+func (s *Stack) logf(format string, args ...any) {
+	fmt.Fprintf(s.log, "devenv: "+format+"\n", args...)
+}
+
+func slicesClone(in []string) []string { return append([]string(nil), in...) }
+
+// Check returns an error naming every process of a running stack that has
+// exited, with its log. `ferry dev up` polls it: half a stack is worse than
+// none.
+func (s *Stack) Check() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return errors.New("the stack is stopped")
+	}
+	var errs []error
+	check := func(p *proc) {
+		if p == nil {
+			return
+		}
+		if done, err := p.exited(); done {
+			errs = append(errs, fmt.Errorf("%s exited (%v): see %s", p.name, err, p.logPath))
+		}
+	}
+	for _, r := range s.regionOrder {
+		for _, group := range r.procs() {
+			for _, p := range group {
+				check(p)
+			}
+		}
+	}
+	check(s.temporal.p)
+	check(s.redis)
+	return errors.Join(errs...)
+}
