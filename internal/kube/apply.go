@@ -113,7 +113,7 @@ func (c *Cluster) Apply(ctx context.Context, req ApplyRequest) (*ChangeSet, erro
 		ch, err := c.ensureNamespace(ctx, req.Namespace, req.DryRun)
 		if err != nil {
 			errs = append(errs, err)
-			cs.Entries = append(cs.Entries, Change{Key: err.Key, Action: ActionFailed, Message: err.Err.Error()})
+			cs.Entries = append(cs.Entries, Change{Key: err.Key, Action: ActionFailed, Message: err.message()})
 		} else if ch != nil {
 			cs.Entries = append(cs.Entries, *ch)
 			if req.DryRun {
@@ -135,7 +135,7 @@ func (c *Cluster) Apply(ctx context.Context, req ApplyRequest) (*ChangeSet, erro
 			desired[identity(t.key)] = true
 			if t.err != nil {
 				errs = append(errs, t.err)
-				cs.Entries = append(cs.Entries, Change{Key: t.key, Action: ActionFailed, Message: t.err.Err.Error()})
+				cs.Entries = append(cs.Entries, Change{Key: t.key, Action: ActionFailed, Message: t.err.message()})
 				continue
 			}
 			cs.Entries = append(cs.Entries, t.change)

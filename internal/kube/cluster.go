@@ -3,6 +3,7 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -87,6 +88,12 @@ func NewClusterWithOptions(cfg *rest.Config, opts Options) (*Cluster, error) {
 	}
 	if opts.Concurrency < 1 {
 		opts.Concurrency = 1
+	}
+	cfg = rest.CopyConfig(cfg)
+	if cfg.WarningHandler == nil && cfg.WarningHandlerWithContext == nil {
+		// Listing every kind (DeleteAll) meets deprecated ones each time:
+		// say so once per process, not once per request.
+		cfg.WarningHandler = rest.NewWarningWriter(os.Stderr, rest.WarningWriterOptions{Deduplicate: true})
 	}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {

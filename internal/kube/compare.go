@@ -73,7 +73,10 @@ func (c *Cluster) Compare(ctx context.Context, req CompareRequest) ([]ResourceSt
 		desired[identity(t.key)] = true
 		if t.err != nil {
 			errs = append(errs, t.err)
-			states[i] = ResourceState{Key: t.key, Sync: app.SyncStatusUnknown, Health: app.HealthUnknown, Message: t.err.Op + ": " + t.err.Err.Error()}
+			if states[i].Key.Kind == "" { // never sent: keep what compareOne learnt otherwise
+				states[i] = ResourceState{Key: t.key, Health: app.HealthUnknown}
+			}
+			states[i].Sync, states[i].Message = app.SyncStatusUnknown, t.err.message()
 		}
 	}
 

@@ -31,6 +31,10 @@ func (e *ObjectError) Error() string {
 
 func (e *ObjectError) Unwrap() error { return e.Err }
 
+// message is the error without the object's name, for a Change or a
+// ResourceState that already carries the key.
+func (e *ObjectError) message() string { return e.Op + ": " + e.Err.Error() }
+
 // ObjectErrors gathers the failures of one call that went on past them:
 // Apply, Compare, Delete, DeleteAll, Remaining.
 type ObjectErrors struct {

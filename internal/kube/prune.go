@@ -149,7 +149,7 @@ func (c *Cluster) deleteObjects(ctx context.Context, objs []*unstructured.Unstru
 		for i := range group {
 			if failures[i] != nil {
 				errs = append(errs, failures[i])
-				changes = append(changes, Change{Key: failures[i].Key, Action: ActionFailed, Message: failures[i].Err.Error()})
+				changes = append(changes, Change{Key: failures[i].Key, Action: ActionFailed, Message: failures[i].message()})
 			} else if results[i] != nil {
 				changes = append(changes, *results[i])
 			}

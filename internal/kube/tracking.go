@@ -94,6 +94,9 @@ func identity(key app.ResourceKey) app.ResourceKey {
 // keyString is how errors and messages name an object:
 // "Deployment/shop/web", or "Namespace/shop" when cluster-scoped.
 func keyString(key app.ResourceKey) string {
+	if key.Name == "" {
+		return key.Kind // a whole kind, as in a failed list
+	}
 	if key.Namespace == "" {
 		return key.Kind + "/" + key.Name
 	}

@@ -1,0 +1,121 @@
+package kube_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/kube"
+)
+
+func TestDeleteAll(t *testing.T) {
+	e := newEnv(t)
+	objs := append(guestbook(t), configMap("settings", nil, nil))
+	cs, err := e.apply(objs, nil)
+	require.NoError(t, err)
+	applied := keys(cs)
+	require.Len(t, applied, 3)
+
+	untracked := configMap("untracked", map[string]string{kube.LabelApp: e.ns}, nil)
+	_, err = e.dyn.Resource(configMaps).Namespace(e.ns).Create(e.ctx, untracked, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	deleted, err := e.cluster.DeleteAll(e.ctx, e.ns)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, applied, deleted)
+	e.eventually("every object of the app to be gone", func() bool {
+		left, err := e.cluster.Remaining(e.ctx, e.ns, applied)
+		require.NoError(t, err)
+		return len(left) == 0
+	})
+	assert.True(t, e.exists(configMaps, "untracked"))
+
+	deleted, err = e.cluster.DeleteAll(e.ctx, e.ns)
+	require.NoError(t, err)
+	assert.Empty(t, deleted, "nothing left to delete")
+}
+
+func TestDeleteKeys(t *testing.T) {
+	e := newEnv(t)
+	cs, err := e.apply(guestbook(t), nil)
+	require.NoError(t, err)
+	svc := app.ResourceKey{Version: "v1", Kind: "Service", Namespace: e.ns, Name: "guestbook-ui"}
+	missing := app.ResourceKey{Version: "v1", Kind: "ConfigMap", Namespace: e.ns, Name: "never-applied"}
+
+	deleted, err := e.cluster.Delete(e.ctx, e.ns, []app.ResourceKey{svc, missing})
+	require.NoError(t, err)
+	assert.Equal(t, []app.ResourceKey{svc}, deleted)
+	e.eventually("the Service to be gone", func() bool { return !e.exists(services, "guestbook-ui") })
+
+	left, err := e.cluster.Remaining(e.ctx, e.ns, keys(cs))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Deployment"}, kindsOf(left))
+
+	// Another app cannot delete what is not its own.
+	deleted, err = e.cluster.Delete(e.ctx, "someone-else", keys(cs))
+	require.NoError(t, err)
+	assert.Empty(t, deleted)
+	assert.True(t, e.exists(deployments, "guestbook-ui"))
+}
+
+func TestCRDAndCustomResourceInOneApply(t *testing.T) {
+	e := newEnv(t)
+	group := e.ns + ".ferry.test"
+	crd := decode(t, fmt.Sprintf(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.%[1]s}
+spec:
+  group: %[1]s
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+`, group))
+	widget := decode(t, fmt.Sprintf(`
+apiVersion: %s/v1
+kind: Widget
+metadata: {name: w}
+spec: {size: 3}
+`, group))
+	// The custom resource comes first: order must not depend on the input's.
+	objs := []*unstructured.Unstructured{widget, crd}
+	cs, err := e.apply(objs, nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"CustomResourceDefinition/widgets." + group: "created", "Widget/w": "created"}, actions(cs))
+	assert.Equal(t, "", cs.Entries[0].Key.Namespace, "a cluster-scoped object keeps no namespace")
+	assert.Equal(t, e.ns, cs.Entries[1].Key.Namespace)
+
+	states := e.compare(objs, nil)
+	assert.Equal(t, map[string]app.SyncStatusCode{"CustomResourceDefinition/widgets." + group: "Synced", "Widget/w": "Synced"}, syncs(states))
+
+	deleted, err := e.cluster.DeleteAll(e.ctx, e.ns,
+		schema.GroupVersionKind{Group: group, Version: "v1", Kind: "Widget"},
+		schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
+	require.NoError(t, err)
+	assert.Len(t, deleted, 2)
+}
+
+func kindsOf(keys []app.ResourceKey) []string {
+	var out []string
+	for _, k := range keys {
+		out = append(out, k.Kind)
+	}
+	return out
+}
