@@ -1,0 +1,56 @@
+package manifests
+
+import (
+	"testing"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+func TestKey(t *testing.T) {
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	base := Key("https://github.com/org/repo.git", sha, app.Source{Path: "app"}, "dir/1")
+	if len(base) != 64 {
+		t.Fatalf("Key = %q, want 64 hex digits", base)
+	}
+	same := []struct {
+		name, url, sha string
+		src            app.Source
+	}{
+		{"scp-like URL", "git@github.com:org/repo", sha, app.Source{Path: "app"}},
+		{"trailing slash path", "https://github.com/org/repo", sha, app.Source{Path: "./app/"}},
+		{"upper-case SHA", "https://github.com/org/repo", "0123456789ABCDEF0123456789ABCDEF01234567", app.Source{Path: "app"}},
+		{"targetRevision ignored", "https://github.com/org/repo", sha, app.Source{Path: "app", TargetRevision: "main", RepoURL: "x"}},
+	}
+	for _, tc := range same {
+		if got := Key(tc.url, tc.sha, tc.src, "dir/1"); got != base {
+			t.Errorf("%s: key differs", tc.name)
+		}
+	}
+	different := []struct {
+		name, url, sha, version string
+		src                     app.Source
+	}{
+		{"other repo", "https://github.com/org/other", sha, "dir/1", app.Source{Path: "app"}},
+		{"other commit", "https://github.com/org/repo", "1123456789abcdef0123456789abcdef01234567", "dir/1", app.Source{Path: "app"}},
+		{"other path", "https://github.com/org/repo", sha, "dir/1", app.Source{Path: "app2"}},
+		{"recurse", "https://github.com/org/repo", sha, "dir/1", app.Source{Path: "app", Directory: &app.DirectorySource{Recurse: true}}},
+		{"empty directory section", "https://github.com/org/repo", sha, "dir/1", app.Source{Path: "app", Directory: &app.DirectorySource{}}},
+		{"include", "https://github.com/org/repo", sha, "dir/1", app.Source{Path: "app", Directory: &app.DirectorySource{Include: "*.yaml"}}},
+		{"helm values", "https://github.com/org/repo", sha, "dir/1", app.Source{Path: "app", Helm: &app.HelmSource{ValuesObject: map[string]any{"a": 1}}}},
+		{"renderer version", "https://github.com/org/repo", sha, "dir/2", app.Source{Path: "app"}},
+	}
+	seen := map[string]string{base: "base"}
+	for _, tc := range different {
+		got := Key(tc.url, tc.sha, tc.src, tc.version)
+		if prev, dup := seen[got]; dup {
+			t.Errorf("%s: same key as %s", tc.name, prev)
+		}
+		seen[got] = tc.name
+	}
+	// Map order never matters.
+	a := Key("r", sha, app.Source{Helm: &app.HelmSource{ValuesObject: map[string]any{"a": 1, "b": map[string]any{"x": 1, "y": 2}}}}, "v")
+	b := Key("r", sha, app.Source{Helm: &app.HelmSource{ValuesObject: map[string]any{"b": map[string]any{"y": 2, "x": 1}, "a": 1}}}, "v")
+	if a != b {
+		t.Error("helm valuesObject key order changes the key")
+	}
+}
