@@ -2,10 +2,17 @@ package gitsource
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
+	cryptossh "golang.org/x/crypto/ssh"
 )
 
 func env(vars map[string]string) func(string) string {
@@ -123,5 +130,44 @@ func assertNoSecret(t *testing.T, err error, secret string) {
 	t.Logf("error: %v", err)
 	if strings.Contains(err.Error(), secret) {
 		t.Fatalf("error leaks a credential: %v", err)
+	}
+}
+
+func TestEnvAuthSSH(t *testing.T) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := cryptossh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	keyFile, knownHosts := filepath.Join(dir, "id_ed25519"), filepath.Join(dir, "known_hosts")
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(knownHosts, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := EnvAuthFrom(env(map[string]string{EnvSSHKeyFile: keyFile, EnvKnownHosts: knownHosts, EnvToken: "tok"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for url, wantUser := range map[string]string{
+		"git@github.com:org/repo.git":      "git",
+		"ssh://deploy@github.com/org/repo": "deploy",
+	} {
+		got, err := a.Auth(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, ok := got.(*gitssh.PublicKeys)
+		if !ok || keys.User != wantUser || keys.HostKeyCallback == nil {
+			t.Errorf("Auth(%q) = %#v, want SSH keys for %s with a host key check", url, got, wantUser)
+		}
+	}
+	if got, _ := a.Auth("https://github.com/org/repo"); got == nil {
+		t.Error("the token is not used for https next to an SSH key")
 	}
 }
