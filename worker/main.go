@@ -45,12 +45,12 @@ func run(ctx context.Context, cfg *config) error {
 	slog.SetDefault(logger)
 	registry := prometheus.NewRegistry()
 	registry.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
-	metricsHandler, closeMetrics := newMetrics(registry)
+	sdkMetrics, closeMetrics := newMetrics(registry)
 	defer closeMetrics()
 
 	c, err := client.DialContext(ctx, client.Options{
 		HostPort: cfg.temporalAddress, Namespace: cfg.namespace,
-		Logger: sdklog.NewStructuredLogger(logger), MetricsHandler: metricsHandler,
+		Logger: sdklog.NewStructuredLogger(logger), MetricsHandler: sdkMetrics,
 	})
 	if err != nil {
 		return fmt.Errorf("connect to Temporal at %s (namespace %s): %w", cfg.temporalAddress, cfg.namespace, err)
@@ -126,5 +126,5 @@ func newLoader(cfg *config) (*manifests.Loader, *gitsource.Repos, error) {
 	} else {
 		cache = manifests.NewMemory(256<<20, time.Hour)
 	}
-	return manifests.NewLoader(repos, cache), repos, nil
+	return &manifests.Loader{Repos: repos, Cache: cache}, repos, nil
 }
