@@ -15,6 +15,13 @@ bin=$cache/bin
 mkdir -p "$cache" "$bin"
 log() { echo "tools: $*" >&2; }
 
+# One build at a time: test packages run in parallel and each may call this.
+exec 9>"$cache/.lock"
+if ! flock -n 9; then
+  log "waiting for another hack/tools.sh to finish"
+  flock 9
+fi
+
 # build_once DIR CMD...: runs CMD in a scratch module dir unless DIR/.done exists.
 build_once() {
   local dir=$1; shift
@@ -32,7 +39,6 @@ temporal_build() {
 kwok_build() {
   GOBIN=$PWD/.. go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
   go mod init ferry-tools-kwok >/dev/null 2>&1
-  go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" >/dev/null
   local mod
   mod=$(go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
   mkdir -p ../stage

@@ -146,6 +146,25 @@ func TestGitServerTakesAPush(t *testing.T) {
 	require.Equal(t, stack.GitURL+"/team/demo.git", url)
 	require.DirExists(t, filepath.Join(stack.StateDir, "git", "team", "demo.git"))
 
+	sha := commitAndPush(t, url)
+	require.Equal(t, sha, remoteHeads(t, url)["refs/heads/main"])
+}
+
+func TestGitPushCreatesAMissingRepo(t *testing.T) {
+	url := stack.GitURL + "/pushed-first.git"
+	sha := commitAndPush(t, url)
+	require.Equal(t, sha, remoteHeads(t, url)["refs/heads/main"])
+	require.DirExists(t, filepath.Join(stack.StateDir, "git", "pushed-first.git"))
+
+	_, err := git.NewRemote(memory.NewStorage(), &gitconfig.RemoteConfig{Name: "origin", URLs: []string{stack.GitURL + "/never-pushed.git"}}).
+		List(&git.ListOptions{})
+	require.Error(t, err, "fetching a missing repo must not create it")
+	require.NoDirExists(t, filepath.Join(stack.StateDir, "git", "never-pushed.git"))
+}
+
+// commitAndPush commits one file in a new local repo and pushes main to url.
+func commitAndPush(t *testing.T, url string) (sha string) {
+	t.Helper()
 	dir := t.TempDir()
 	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
 		InitOptions: git.InitOptions{DefaultBranch: plumbing.Main},
@@ -156,7 +175,7 @@ func TestGitServerTakesAPush(t *testing.T) {
 	require.NoError(t, err)
 	_, err = wt.Add("app.yaml")
 	require.NoError(t, err)
-	sha, err := wt.Commit("first", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Now()}})
+	hash, err := wt.Commit("first", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Now()}})
 	require.NoError(t, err)
 	_, err = repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{url}})
 	require.NoError(t, err)
@@ -164,7 +183,12 @@ func TestGitServerTakesAPush(t *testing.T) {
 		RemoteName: "origin",
 		RefSpecs:   []gitconfig.RefSpec{"refs/heads/main:refs/heads/main"},
 	}))
+	return hash.String()
+}
 
+// remoteHeads is `git ls-remote url`: ref name to commit.
+func remoteHeads(t *testing.T, url string) map[string]string {
+	t.Helper()
 	remote := git.NewRemote(memory.NewStorage(), &gitconfig.RemoteConfig{Name: "origin", URLs: []string{url}})
 	refs, err := remote.List(&git.ListOptions{})
 	require.NoError(t, err)
@@ -172,7 +196,7 @@ func TestGitServerTakesAPush(t *testing.T) {
 	for _, ref := range refs {
 		heads[ref.Name().String()] = ref.Hash().String()
 	}
-	require.Equal(t, sha.String(), heads["refs/heads/main"], "refs: %v", heads)
+	return heads
 }
 
 func TestEnvFileIsSourceable(t *testing.T) {
@@ -206,6 +230,31 @@ func TestStopLeavesNothing(t *testing.T) {
 	require.Empty(t, processesMentioning(t, s.StateDir))
 	require.NoDirExists(t, s.StateDir)
 	require.NoError(t, s.Stop(), "a second Stop is a no-op")
+}
+
+// TestStartFailureStopsEverything starts a stack whose kube-apiserver
+// cannot start: Start must say which process failed and where its log is,
+// and leave nothing running.
+func TestStartFailureStopsEverything(t *testing.T) {
+	bin := t.TempDir()
+	entries, err := os.ReadDir(stack.ToolsBin)
+	require.NoError(t, err)
+	for _, e := range entries {
+		require.NoError(t, os.Symlink(filepath.Join(stack.ToolsBin, e.Name()), filepath.Join(bin, e.Name())))
+	}
+	broken := filepath.Join(bin, "kube-apiserver")
+	require.NoError(t, os.Remove(broken))
+	require.NoError(t, os.WriteFile(broken, []byte("#!/bin/sh\necho 'cannot start: on purpose' >&2\nexit 3\n"), 0o755))
+	stateDir := filepath.Join(t.TempDir(), "state")
+
+	ctx := timeout(t, 2*time.Minute)
+	s, err := devenv.Start(ctx, devenv.Options{Regions: []string{"sa-east-1"}, ToolsBin: bin, StateDir: stateDir})
+	t.Logf("Start failed as expected: %v", err)
+	require.Nil(t, s)
+	require.ErrorContains(t, err, "kube-apiserver for region sa-east-1 exited before it was ready")
+	require.ErrorContains(t, err, filepath.Join(stateDir, "logs", "sa-east-1-apiserver.log"))
+	require.ErrorContains(t, err, "cannot start: on purpose", "the error quotes the end of the log")
+	require.Empty(t, processesMentioning(t, stateDir))
 }
 
 // processesMentioning lists the command lines under /proc that contain s.

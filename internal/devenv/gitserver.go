@@ -55,6 +55,11 @@ func startGitServer(stateDir string) (*gitServer, error) {
 		Env: []string{
 			"GIT_PROJECT_ROOT=" + root,
 			"GIT_HTTP_EXPORT_ALL=1",
+			// Pushes work for every repo under the root, also one made by
+			// hand with `git init --bare`.
+			"GIT_CONFIG_COUNT=1",
+			"GIT_CONFIG_KEY_0=http.receivepack",
+			"GIT_CONFIG_VALUE_0=true",
 			// Neither the user's nor the machine's git config may change
 			// what the server does.
 			"GIT_CONFIG_NOSYSTEM=1",
@@ -67,11 +72,11 @@ func startGitServer(stateDir string) (*gitServer, error) {
 		git:  gitBin,
 		url:  "http://" + ln.Addr().String(),
 		log:  logFile,
-		server: &http.Server{
-			Handler:           logRequests(logFile, handler),
-			ReadHeaderTimeout: 10 * time.Second,
-		},
 		done: make(chan error, 1),
+	}
+	g.server = &http.Server{
+		Handler:           logRequests(logFile, g.createOnPush(handler)),
+		ReadHeaderTimeout: 10 * time.Second,
 	}
 	go func() { g.done <- g.server.Serve(ln) }()
 	return g, nil
@@ -102,6 +107,27 @@ func (g *gitServer) createRepo(ctx context.Context, name string) (string, error)
 		}
 	}
 	return g.url + "/" + name + ".git", nil
+}
+
+// receivePackRefs is the first request of a push: GET <repo>.git/info/refs?service=git-receive-pack.
+var receivePackRefs = regexp.MustCompile(`^/(.+)\.git/info/refs$`)
+
+// createOnPush creates a missing repository when a push begins, so that
+// `git push FERRY_GIT_URL/new.git main` just works.
+func (g *gitServer) createOnPush(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
+		if m := receivePackRefs.FindStringSubmatch(req.URL.Path); m != nil && req.URL.Query().Get("service") == "git-receive-pack" {
+			if _, err := os.Stat(filepath.Join(g.root, m[1]+".git")); errors.Is(err, os.ErrNotExist) {
+				if _, err := g.createRepo(req.Context(), m[1]); err != nil {
+					if _, statErr := os.Stat(filepath.Join(g.root, m[1]+".git")); statErr != nil {
+						http.Error(rw, err.Error(), http.StatusBadRequest)
+						return
+					}
+				}
+			}
+		}
+		next.ServeHTTP(rw, req)
+	})
 }
 
 func (g *gitServer) stop() error {

@@ -188,6 +188,9 @@ func (r *region) startAPIServer(ctx context.Context) error {
 		"--tls-cert-file="+r.pki.certFile,
 		"--tls-private-key-file="+r.pki.keyFile,
 		"--token-auth-file="+r.pki.tokenFile,
+		// Also publishes kube-system/extension-apiserver-authentication,
+		// which the controller manager and scheduler read at start.
+		"--client-ca-file="+r.pki.caFile,
 		"--authorization-mode=Node,RBAC",
 		"--service-account-issuer="+issuer,
 		"--api-audiences="+issuer,

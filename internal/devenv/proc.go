@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -107,7 +108,7 @@ func (p *proc) waitReady(ctx context.Context, what string, timeout time.Duration
 		}
 		select {
 		case <-p.done:
-			return fmt.Errorf("%s exited before it was ready (%v): see %s", what, p.err, p.logPath)
+			return fmt.Errorf("%s exited before it was ready (%v): see %s, which ends:\n%s", what, p.err, p.logPath, lastLines(p.logPath, 5))
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return fmt.Errorf("%s not ready after %s (last check: %v): see %s", what, timeout, last, p.logPath)
@@ -118,19 +119,24 @@ func (p *proc) waitReady(ctx context.Context, what string, timeout time.Duration
 	}
 }
 
-// tailLog returns the last lines of a log, to put into an error a user sees
-// without opening the file.
-func tailLog(path string, maxBytes int64) string {
+// lastLines returns the last n lines of a log (at most 4 KiB), indented, to
+// put into an error that a user reads without opening the file.
+func lastLines(path string, n int) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
+	const maxBytes = 4096
 	if st, err := f.Stat(); err == nil && st.Size() > maxBytes {
 		_, _ = f.Seek(-maxBytes, io.SeekEnd)
 	}
 	b, _ := io.ReadAll(f)
-	return string(b)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "    " + strings.Join(lines, "\n    ")
 }
 
 // stopAll stops processes concurrently; nil entries are skipped.

@@ -98,7 +98,8 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		regions:   map[string]*region{},
 	}
 	if opts.StateDir == "" {
-		if s.StateDir, err = os.MkdirTemp("", "ferry-dev-"); err != nil {
+		sweepAbandonedTempDirs()
+		if s.StateDir, err = os.MkdirTemp("", tempDirPrefix); err != nil {
 			return nil, fmt.Errorf("create a state dir: %w", err)
 		}
 		s.tempDir = true

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // stateMarker marks a directory as a devenv state dir: Start only wipes a
@@ -60,4 +61,28 @@ func prepareStateDir(dir string) (*os.File, error) {
 		}
 	}
 	return lock, nil
+}
+
+// tempDirPrefix names the state dirs Start makes when Options.StateDir is empty.
+const tempDirPrefix = "ferry-dev-"
+
+// sweepAbandonedTempDirs removes temporary state dirs whose stack died
+// without Stop (a test binary killed by its timeout): nobody holds their
+// lock. A dir younger than a minute may be one that is being set up.
+func sweepAbandonedTempDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), tempDirPrefix+"*"))
+	for _, dir := range dirs {
+		st, err := os.Stat(dir)
+		if err != nil || !st.IsDir() || time.Since(st.ModTime()) < time.Minute {
+			continue
+		}
+		lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_RDWR, 0)
+		if err != nil {
+			continue // not ours, or not set up: leave it
+		}
+		if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			_ = os.RemoveAll(dir)
+		}
+		lock.Close()
+	}
 }
