@@ -1,0 +1,126 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// slowDeployment stays Progressing for minReady seconds after its pods are
+// ready, so a sync waits for its health that long.
+func slowDeployment(name string, minReady int) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: %s
+spec:
+  replicas: 1
+  minReadySeconds: %d
+  selector:
+    matchLabels: {app: %s}
+  template:
+    metadata:
+      labels: {app: %s}
+    spec:
+      containers:
+        - name: main
+          image: registry.invalid/slow:1
+`, name, minReady, name, name)
+}
+
+// TestWorkerKilledMidSync: kill -9 of the only worker while a sync waits
+// for health; a new worker finishes the same operation. One operation,
+// Succeeded, nothing left Running, every object created once.
+func TestWorkerKilledMidSync(t *testing.T) {
+	w := startWorker(t)
+	repo := newRepo(t, "durable")
+	repo.write(map[string]string{"app/slow.yaml": slowDeployment("slow", 15)})
+	sha := repo.commitAndPush("a slow deployment")
+	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("durable", repo.URL, "app", "durable", false, "3m")))
+	c := temporalClient(t)
+	eventually(t, time.Minute, "first compare", func() (bool, string) {
+		v, err := queryView(t, c, "durable")
+		return err == nil && v.Status.Sync.Status == app.SyncStatusOutOfSync, fmt.Sprint(err)
+	})
+
+	syncDone := make(chan string, 1)
+	go func() {
+		out, err := ferry(t, "app", "sync", "durable", "--wait")
+		syncDone <- fmt.Sprintf("%v: %s", err, out)
+	}()
+	// Wait until the Deployment exists in every region: the sync is now waiting for health.
+	uids := map[string]string{}
+	eventually(t, time.Minute, "deployment created in every region", func() (bool, string) {
+		for _, r := range regions {
+			d, err := kubeClient(t, r).AppsV1().Deployments("durable").Get(context.Background(), "slow", metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error()
+			}
+			uids[r] = string(d.UID)
+		}
+		return true, ""
+	})
+	v, err := queryView(t, c, "durable")
+	require.NoError(t, err)
+	require.NotNil(t, v.Status.OperationState)
+	require.Equal(t, app.OperationRunning, v.Status.OperationState.Phase, "killed in the middle of the sync")
+	w.kill9()
+	startWorker(t)
+
+	select {
+	case out := <-syncDone:
+		require.Contains(t, out, "Succeeded", out)
+	case <-time.After(3 * time.Minute):
+		t.Fatal("the sync did not finish after the worker was replaced")
+	}
+	st := waitApp(t, "durable", sha, time.Minute)
+	require.Equal(t, "1", st.OperationState.ID, "one operation")
+	require.Equal(t, app.OperationSucceeded, st.OperationState.Phase)
+	require.Len(t, st.History, 1)
+	for _, r := range regions {
+		d, err := kubeClient(t, r).AppsV1().Deployments("durable").Get(context.Background(), "slow", metav1.GetOptions{})
+		require.NoError(t, err)
+		require.Equal(t, uids[r], string(d.UID), "created once in %s", r)
+	}
+	mustFerry(t, "app", "delete", "durable", "--cascade")
+	recordHistories(t, "durable")
+}
+
+// TestTemporalRestart: the dev server restarted on the same database file;
+// the app workflow goes on and follows a new commit.
+func TestTemporalRestart(t *testing.T) {
+	startWorker(t)
+	repo := newRepo(t, "restart")
+	repo.write(map[string]string{"app/cm.yaml": configMap("settings", "v1")})
+	sha1 := repo.commitAndPush("v1")
+	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("restart", repo.URL, "app", "restart", true, "3m")))
+	waitApp(t, "restart", sha1, 2*time.Minute)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	require.NoError(t, stack.RestartTemporal(ctx))
+
+	repo.write(map[string]string{"app/cm.yaml": configMap("settings", "v2")})
+	sha2 := repo.commitAndPush("v2")
+	eventually(t, 2*time.Minute, "refresh accepted after the restart", func() (bool, string) {
+		out, err := ferry(t, "app", "refresh", "restart")
+		return err == nil, out
+	})
+	waitApp(t, "restart", sha2, 2*time.Minute)
+	for _, r := range regions {
+		cm, err := kubeClient(t, r).CoreV1().ConfigMaps("restart").Get(context.Background(), "settings", metav1.GetOptions{})
+		require.NoError(t, err)
+		require.Equal(t, "v2", cm.Data["version"], "region %s", r)
+	}
+	mustFerry(t, "app", "delete", "restart", "--cascade")
+}
+
+func configMap(name, version string) string {
+	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  version: %s\n", name, version)
+}
