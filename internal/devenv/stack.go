@@ -167,8 +167,8 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		return s, err
 	}
 	s.StartDuration = time.Since(began)
-	s.logf("stack ready in %s: %d regions, Temporal %s, Redis %s, Git %s",
-		s.StartDuration.Round(10*time.Millisecond), len(regions), s.TemporalAddress, s.RedisAddr, s.GitURL)
+	s.logf("stack ready in %s: regions [%s], Temporal %s, Redis %s, Git %s",
+		s.StartDuration.Round(10*time.Millisecond), strings.Join(regions, " "), s.TemporalAddress, s.RedisAddr, s.GitURL)
 	return s, nil
 }
 
