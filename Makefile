@@ -35,7 +35,8 @@ bench: tools build
 
 # Re-records the workflow histories the replay tests replay.
 record-histories: tools build
-	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin FERRY_RECORD_HISTORIES=1 $(GO) test -count=1 -run TestEndToEnd -timeout 30m ./e2e/
+	rm -rf workflows/testdata/histories
+	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin FERRY_RECORD_HISTORIES=1 $(GO) test -count=1 -timeout 30m ./e2e/
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -39,9 +40,12 @@ func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workfl
 		return workflows.CompareResult{}, err
 	}
 	states, err := r.Cluster.Compare(ctx, kube.CompareRequest{App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known})
-	if err != nil {
+	var objErrs *kube.ObjectErrors
+	if err != nil && !(errors.As(err, &objErrs) && len(states) > 0) {
 		return workflows.CompareResult{}, classify(err)
 	}
+	// Objects that could not be compared are Unknown with their reason; the
+	// others still count.
 	return workflows.CompareResult{Resources: r.statuses(states)}, nil
 }
 

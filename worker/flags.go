@@ -24,6 +24,7 @@ type config struct {
 	webhookAddr     string
 	metricsAddr     string
 	shutdownTimeout time.Duration
+	maxReconciles   int
 }
 
 func parseFlags(args []string) (*config, error) {
@@ -48,6 +49,8 @@ func parseFlags(args []string) (*config, error) {
 	str(&c.cacheDir, "cache-dir", defaultCacheDir(), "directory of the Git clone cache")
 	str(&c.webhookAddr, "webhook-addr", "", "address of the Git webhook endpoint POST /api/webhook; empty: off")
 	str(&c.metricsAddr, "metrics-addr", "127.0.0.1:9090", "address of /metrics and /healthz; empty: off")
+	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
+		"reconciles of an app workflow run before it continues as new (0: the default, 200); keep it equal on every control worker")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long running activities get to finish on SIGTERM")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -65,7 +65,9 @@ func run(ctx context.Context, cfg *config) error {
 	opts := worker.Options{WorkerStopTimeout: cfg.shutdownTimeout}
 	if cfg.control {
 		w := worker.New(c, workflows.TaskQueue, opts)
-		wf := workflows.New(workflows.Config{Regions: cfg.regionList(), InClusterRegion: cfg.inClusterRegion})
+		wf := workflows.New(workflows.Config{
+			Regions: cfg.regionList(), InClusterRegion: cfg.inClusterRegion, MaxReconciles: cfg.maxReconciles,
+		})
 		w.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: workflows.ApplicationWorkflow})
 		(&activities.Control{Repos: repos, Loader: loader}).Register(w)
 		workers = append(workers, w)

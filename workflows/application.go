@@ -100,6 +100,8 @@ type appState struct {
 	syncs        []*pendingSync
 	deletion     *pendingDelete
 	upserted     searchAttrs
+	// maxReconciles of this run, before it continues as new.
+	maxReconciles int
 }
 
 // Application is the workflow function of every app.
@@ -115,6 +117,11 @@ func (w *Workflows) Application(ctx workflow.Context, in Input) error {
 		return invalidInput(err)
 	}
 	if err := s.registerHandlers(ctx); err != nil {
+		return err
+	}
+	// The threshold is the worker's setting: recorded once per run, so that a
+	// worker started with another one still replays this run the same way.
+	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return w.cfg.MaxReconciles }).Get(&s.maxReconciles); err != nil {
 		return err
 	}
 	return s.run(ctx)
@@ -160,7 +167,7 @@ func (s *appState) run(ctx workflow.Context) error {
 func (s *appState) idle() bool { return len(s.syncs) == 0 && s.deletion == nil }
 
 func (s *appState) shouldContinueAsNew(ctx workflow.Context, reconciles int) bool {
-	return reconciles >= s.cfg.MaxReconciles || workflow.GetInfo(ctx).GetContinueAsNewSuggested()
+	return reconciles >= s.maxReconciles || workflow.GetInfo(ctx).GetContinueAsNewSuggested()
 }
 
 func (s *appState) pollDelay() time.Duration {
