@@ -58,6 +58,7 @@ checkout, which builds them on first use (about 10 minutes).`,
 func runDevUp(cmd *cobra.Command, regions []string, stateDir string) error {
 	ctx, stopSignals := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
+	devenv.FollowGoRun()
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 
 	s, err := devenv.Start(ctx, devenv.Options{Regions: regions, StateDir: stateDir, Log: errOut})
@@ -82,7 +83,9 @@ Press Ctrl-C to stop.
 		strings.Join(s.Regions, ", "), s.Kubeconfig, s.RedisAddr, s.GitURL, s.LogDir, envPath)
 
 	runErr := waitDevStack(ctx, s)
-	stopSignals() // a second Ctrl-C ends ferry at once; Pdeathsig takes the rest
+	// Signals stay caught while the stack stops: a second Ctrl-C, or the
+	// repeated parent-death signal of FollowGoRun, must not cut Stop short
+	// (it takes seconds at most).
 	fmt.Fprintln(errOut, "ferry: stopping the dev stack")
 	_ = os.Remove(envPath) // the addresses in it are about to be dead
 	return errors.Join(runErr, s.Stop())
