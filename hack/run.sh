@@ -3,10 +3,12 @@
 # queue and every region, and a demo app synced to all regions. Ctrl-C stops all.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-state=${FERRY_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/ferry/run}
+base=${FERRY_RUN_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/ferry/run}
+state=$base/stack   # ferry dev up's state dir: it owns (and wipes) it
 regions=${FERRY_REGIONS:-us-east-1,eu-west-1,ap-south-1}
-mkdir -p "$state"
+mkdir -p "$base"
 rm -f "$state/env"
+export FERRY_TOOLS_BIN=${FERRY_TOOLS_BIN:-$("$root/hack/tools.sh")}
 
 pids=()
 cleanup() {
@@ -17,11 +19,11 @@ cleanup() {
 }
 trap cleanup INT TERM EXIT
 
-"$root/bin/ferry" dev up --regions "$regions" --state-dir "$state" >"$state/dev-up.log" 2>&1 &
+"$root/bin/ferry" dev up --regions "$regions" --state-dir "$state" >"$base/dev-up.log" 2>&1 &
 pids+=($!)
-echo "starting the local stack (log: $state/dev-up.log)…"
+echo "starting the local stack (log: $base/dev-up.log)…"
 until [ -f "$state/env" ]; do
-  kill -0 "${pids[0]}" 2>/dev/null || { cat "$state/dev-up.log"; exit 1; }
+  kill -0 "${pids[0]}" 2>/dev/null || { cat "$base/dev-up.log"; exit 1; }
   sleep 0.5
 done
 # shellcheck disable=SC1091
@@ -33,8 +35,8 @@ region_flags=()
 for r in ${regions//,/ }; do region_flags+=(--region "$r"); done
 "$root/bin/ferry-worker" --control "${region_flags[@]}" --regions "$regions" \
   --temporal-address "$TEMPORAL_ADDRESS" --redis-addr "$REDIS_ADDR" --kubeconfig "$KUBECONFIG" \
-  --cache-dir "$state/repos" --metrics-addr "$metrics_addr" --webhook-addr "$webhook_addr" \
-  >"$state/logs/worker.log" 2>&1 &
+  --cache-dir "$base/repos" --metrics-addr "$metrics_addr" --webhook-addr "$webhook_addr" \
+  >"$base/worker.log" 2>&1 &
 pids+=($!)
 
 # The demo repo: a few Deployments, Services and ConfigMaps, pushed to the local Git server.
@@ -52,8 +54,8 @@ git -C "$work/demo" push -q "$FERRY_GIT_URL/demo.git" HEAD:refs/heads/main
 rm -rf "$work"
 
 sed -e "s#REPO_URL#$FERRY_GIT_URL/demo.git#" -e "s#REGIONS_YAML#$(for r in ${regions//,/ }; do printf '    - {name: %s, namespace: demo}\\n' "$r"; done)#" \
-  "$root/hack/demo/app.yaml" > "$state/demo-app.yaml"
-"$root/bin/ferry" app apply -f "$state/demo-app.yaml"
+  "$root/hack/demo/app.yaml" > "$base/demo-app.yaml"
+"$root/bin/ferry" app apply -f "$base/demo-app.yaml"
 
 cat <<MSG
 
@@ -63,7 +65,7 @@ Ferry is running.
   metrics           http://$metrics_addr/metrics
   webhook           http://$webhook_addr/api/webhook
   Git server        $FERRY_GIT_URL/demo.git
-  logs              $state/logs/
+  logs              $state/logs/ and $base/worker.log
 
 Try, in another shell:
   . $state/env
