@@ -3,6 +3,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,6 +74,24 @@ func waitApp(t *testing.T, name, sha string, timeout time.Duration) *app.Status 
 	return st
 }
 
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func scrape(t *testing.T, addr string) string {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return string(data)
+}
+
 func short(s string) string {
 	if len(s) > 8 {
 		return s[:8]
@@ -81,7 +102,8 @@ func short(s string) string {
 // TestEndToEnd: an automated app reaches Synced and Healthy in every region;
 // a new commit arrives by the refresh signal, the next by the poll timer.
 func TestEndToEnd(t *testing.T) {
-	startWorker(t)
+	metricsAddr := freeAddr(t)
+	startWorker(t, "--metrics-addr", metricsAddr)
 	repo := newRepo(t, "guestbook")
 	repo.copyDir(filepath.Join(corpus, "guestbook"), "guestbook")
 	sha1 := repo.commitAndPush("guestbook")
@@ -116,6 +138,13 @@ func TestEndToEnd(t *testing.T) {
 	}
 	history := mustFerry(t, "app", "history", "guestbook")
 	require.Contains(t, history, sha3)
+	eventually(t, time.Minute, "metrics", func() (bool, string) {
+		m := scrape(t, metricsAddr)
+		ok := strings.Contains(m, "ferry_app_reconcile_total{") && strings.Contains(m, `ferry_app_sync_total{`) &&
+			strings.Contains(m, `phase="Succeeded"`) && strings.Contains(m, "ferry_app_sync_duration_seconds_bucket{") &&
+			strings.Contains(m, `ferry_apps{health_status="Healthy",sync_status="Synced"}`)
+		return ok, "ferry_ metrics missing"
+	})
 
 	mustFerry(t, "app", "delete", "guestbook", "--cascade")
 	for _, r := range regions {

@@ -124,3 +124,58 @@ func TestTemporalRestart(t *testing.T) {
 func configMap(name, version string) string {
 	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  version: %s\n", name, version)
 }
+
+// TestSyncFailureRetriesThenFails: the API server refuses an object; the
+// sync is retried per syncPolicy.retry, then Failed with the server's reason,
+// and not retried again for the same revision. A fix in Git syncs.
+func TestSyncFailureRetriesThenFails(t *testing.T) {
+	startWorker(t)
+	repo := newRepo(t, "retry")
+	bad := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\ndata:\n  k: v\n"
+	repo.write(map[string]string{"app/cm.yaml": configMap("settings", "v1"), "app/bad.yaml": bad})
+	repo.commitAndPush("an invalid name")
+	spec := appYAML("retry", repo.URL, "app", "retry", true, "3m") +
+		"    retry:\n      limit: 1\n      backoff: {duration: 1s, factor: 2, maxDuration: 5s}\n"
+	mustFerry(t, "app", "apply", "-f", writeFile(t, spec))
+	c := temporalClient(t)
+	eventually(t, time.Minute, "sync failed after its retry", func() (bool, string) {
+		v, err := queryView(t, c, "retry")
+		if err != nil || v.Status.OperationState == nil {
+			return false, fmt.Sprint(err)
+		}
+		op := v.Status.OperationState
+		return op.Phase == app.OperationFailed && op.RetryCount == 1, fmt.Sprintf("%s retries %d: %s", op.Phase, op.RetryCount, op.Message)
+	})
+	v, err := queryView(t, c, "retry")
+	require.NoError(t, err)
+	require.Contains(t, v.Status.OperationState.Message, "Bad_Name")
+	require.Equal(t, "1", v.Status.OperationState.ID, "not retried again for the same revision")
+
+	repo.git("rm", "-q", "app/bad.yaml")
+	sha := repo.commitAndPush("fix")
+	mustFerry(t, "app", "refresh", "retry")
+	waitApp(t, "retry", sha, time.Minute)
+	mustFerry(t, "app", "delete", "retry", "--cascade")
+	recordHistories(t, "retry")
+}
+
+// TestContinueAsNew: a worker that continues app workflows as new after
+// three reconciles; the app keeps its status and history across runs.
+func TestContinueAsNew(t *testing.T) {
+	startWorker(t, "--max-reconciles", "3")
+	repo := newRepo(t, "can")
+	repo.write(map[string]string{"app/cm.yaml": configMap("settings", "v1")})
+	sha := repo.commitAndPush("v1")
+	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("can", repo.URL, "app", "can", true, "1s")))
+	waitApp(t, "can", sha, time.Minute)
+	c := temporalClient(t)
+	eventually(t, time.Minute, "several runs", func() (bool, string) {
+		n := len(histories(t, c, "can"))
+		return n >= 3, fmt.Sprintf("%d runs", n)
+	})
+	st := waitApp(t, "can", sha, time.Minute)
+	require.Len(t, st.History, 1, "history carried across runs, no new sync")
+	require.Equal(t, "1", st.OperationState.ID)
+	mustFerry(t, "app", "delete", "can", "--cascade")
+	recordHistories(t, "can")
+}
