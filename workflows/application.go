@@ -57,7 +57,9 @@ type Carried struct {
 
 // rendered remembers the last render, so an unchanged (SHA, spec) skips it.
 type rendered struct {
-	SHA        string `json:"sha"`
+	SHA string `json:"sha"`
+	// Revision: as Target.Revision.
+	Revision   string `json:"revision,omitempty"`
 	SpecDigest string `json:"specDigest"`
 	Digest     string `json:"digest"`
 	Count      int    `json:"count"`
@@ -102,6 +104,14 @@ type appState struct {
 	upserted     searchAttrs
 	// maxReconciles of this run, before it continues as new.
 	maxReconciles int
+	// untouched is the last push known not to change the app's manifests.
+	untouched *untouchedPush
+}
+
+// untouchedPush is a push that moved the app's branch without touching its
+// manifest-generate-paths: the render of Before stands for After.
+type untouchedPush struct {
+	Before, After string
 }
 
 // Application is the workflow function of every app.

@@ -45,8 +45,20 @@ type ResolveResult struct {
 type Target struct {
 	App    string     `json:"app"`
 	Source app.Source `json:"source"`
-	SHA    string     `json:"sha"`
-	Digest string     `json:"digest"`
+	// SHA is the commit the manifests are rendered from.
+	SHA    string `json:"sha"`
+	Digest string `json:"digest"`
+	// Revision is the commit the target stands for, when newer than SHA: a
+	// push that touched none of the app's manifest-generate-paths.
+	Revision string `json:"revision,omitempty"`
+}
+
+// Commit is the commit the target stands for.
+func (t Target) Commit() string {
+	if t.Revision != "" {
+		return t.Revision
+	}
+	return t.SHA
 }
 
 type RenderInput struct {

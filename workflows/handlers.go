@@ -21,7 +21,7 @@ func (s *appState) registerHandlers(ctx workflow.Context) error {
 		for {
 			var req RefreshRequest
 			refreshes.Receive(ctx, &req)
-			s.requestRefresh(req.Hard)
+			s.onRefresh(req)
 		}
 	})
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSync, s.handleSync,
@@ -34,6 +34,21 @@ func (s *appState) registerHandlers(ctx workflow.Context) error {
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateDelete, s.handleDelete,
 		workflow.UpdateHandlerOptions{Validator: s.validateDelete})
+}
+
+// onRefresh handles the refresh signal. A push (from the webhook) that did
+// not move the app's revision is ignored; one that touched none of its
+// manifest-generate-paths refreshes without rendering again.
+func (s *appState) onRefresh(req RefreshRequest) {
+	if p := req.Push; p != nil {
+		if !pushMoves(&s.app, p) {
+			return
+		}
+		if p.Before != "" && p.After != "" && !pushTouchesManifests(&s.app, p) {
+			s.untouched = &untouchedPush{Before: p.Before, After: p.After}
+		}
+	}
+	s.requestRefresh(req.Hard)
 }
 
 func (s *appState) requestRefresh(hard bool) {

@@ -28,6 +28,23 @@ func RegionQueue(region string) string { return "ferry-region-" + region }
 type RefreshRequest struct {
 	// Hard re-renders the manifests even when the revision has not moved.
 	Hard bool `json:"hard"`
+	// Push is set by the webhook: the app refreshes only when the push
+	// moved the revision it tracks.
+	Push *Push `json:"push,omitempty"`
+}
+
+// Push is a Git push as a webhook reports it.
+type Push struct {
+	// Ref is the full ref that moved: refs/heads/main, refs/tags/v1.2.0.
+	Ref string `json:"ref"`
+	// Before and After are the SHAs of the ref before and after the push.
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+	// DefaultBranch is true when Ref is the repo's default branch (HEAD).
+	DefaultBranch bool `json:"defaultBranch,omitempty"`
+	// Paths are the files the push touched, when the provider lists them;
+	// empty means unknown (every path may have changed).
+	Paths []string `json:"paths,omitempty"`
 }
 
 // SyncRequest is the payload of the sync update.

@@ -52,7 +52,7 @@ func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParams) *app.OperationState {
 	s.operationSeq++
 	op := &app.OperationState{
-		ID: s.operationID(), Revision: target.SHA, Phase: app.OperationRunning,
+		ID: s.operationID(), Revision: target.Commit(), Phase: app.OperationRunning,
 		Message: "syncing regions " + strings.Join(s.regionNames(), ", "), StartedAt: workflow.Now(ctx),
 	}
 	s.status.OperationState = op
@@ -84,7 +84,7 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 	metrics(ctx).WithTags(map[string]string{"phase": string(op.Phase)}).Counter("ferry_app_sync_total").Inc(1)
 	metrics(ctx).Timer("ferry_app_sync_duration_seconds").Record(finished.Sub(op.StartedAt))
 	if op.Phase == app.OperationSucceeded && !p.dryRun {
-		s.status.AddHistory(app.HistoryEntry{Revision: target.SHA, DeployedAt: finished, Source: target.Source})
+		s.status.AddHistory(app.HistoryEntry{Revision: target.Commit(), DeployedAt: finished, Source: target.Source})
 	}
 	s.publish(ctx)
 	return op
@@ -121,7 +121,7 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 		byRegion[d.Region] = out.Resources
 	}
 	if !p.dryRun {
-		s.setResources(target.SHA, byRegion, regionErrs)
+		s.setResources(target.Commit(), byRegion, regionErrs)
 	}
 	if len(failed) > 0 {
 		return results, &syncError{msg: "sync failed in " + strings.Join(failed, "; "), permanent: allPermanent(regionErrs)}

@@ -51,7 +51,11 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 		return Target{}, fmt.Errorf("resolve revision %q of %s: %w", revision, src.RepoURL, err)
 	}
 	specDigest := s.app.SpecDigest()
-	if r := s.rendered; r != nil && !hard && r.SHA == resolved.SHA && r.SpecDigest == specDigest {
+	if r, u := s.rendered, s.untouched; r != nil && !hard && u != nil && u.After == resolved.SHA &&
+		u.Before == r.commit() && r.SpecDigest == specDigest {
+		r.Revision = resolved.SHA
+	}
+	if r := s.rendered; r != nil && !hard && r.commit() == resolved.SHA && r.SpecDigest == specDigest {
 		return s.targetOf(r), nil
 	}
 	var out RenderResult
@@ -65,7 +69,14 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 }
 
 func (s *appState) targetOf(r *rendered) Target {
-	return Target{App: s.app.Metadata.Name, Source: s.app.Spec.Source, SHA: r.SHA, Digest: r.Digest}
+	return Target{App: s.app.Metadata.Name, Source: s.app.Spec.Source, SHA: r.SHA, Digest: r.Digest, Revision: r.Revision}
+}
+
+func (r *rendered) commit() string {
+	if r.Revision != "" {
+		return r.Revision
+	}
+	return r.SHA
 }
 
 // compare diffs the target against every region in parallel.
@@ -86,7 +97,7 @@ func (s *appState) compare(ctx workflow.Context, target Target) {
 		}
 		byRegion[d.Region] = out.Resources
 	}
-	s.setResources(target.SHA, byRegion, regionErrs)
+	s.setResources(target.Commit(), byRegion, regionErrs)
 	s.clearCondition(conditionComparisonError)
 }
 
@@ -107,7 +118,7 @@ func (s *appState) shouldAutoSync(target Target) bool {
 	return s.app.SelfHeal() && last.Phase == app.OperationSucceeded
 }
 
-func (s *appState) autoSyncKey(t Target) string { return t.SHA + "/" + s.app.SpecDigest() }
+func (s *appState) autoSyncKey(t Target) string { return t.Commit() + "/" + s.app.SpecDigest() }
 
 func short(sha string) string {
 	if len(sha) > 8 {
