@@ -57,6 +57,7 @@ type Stack struct {
 	redis       *proc
 	git         *gitServer
 
+	ports   *portReservation
 	mu      sync.Mutex // serializes Stop and RestartTemporal
 	stopped bool
 	stopErr error
@@ -119,10 +120,11 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	s.Kubeconfig = filepath.Join(s.StateDir, "kubeconfig")
 	s.logf("state dir %s, tools %s", s.StateDir, s.ToolsBin)
 
-	ports, err := freePorts(len(regions)*regionPortCount + temporalPortCount + 1)
+	ports, reservation, err := freePorts(len(regions)*regionPortCount + temporalPortCount + 1)
 	if err != nil {
 		return s, err
 	}
+	s.ports = reservation
 	env := append(os.Environ(), "PATH="+toolsBin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	for i, name := range regions {
 		r := newRegion(name, s.StateDir, toolsBin, env, ports[i*regionPortCount:(i+1)*regionPortCount], s.logf)
@@ -199,6 +201,9 @@ func (s *Stack) Stop() error {
 	}
 	if s.lock != nil {
 		errs = append(errs, s.lock.Close())
+	}
+	if s.ports != nil {
+		errs = append(errs, s.ports.release())
 	}
 	if s.tempDir {
 		errs = append(errs, os.RemoveAll(s.StateDir))
