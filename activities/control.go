@@ -7,8 +7,10 @@ import (
 	"context"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/workflows"
@@ -18,6 +20,8 @@ import (
 type Control struct {
 	Repos  *gitsource.Repos
 	Loader *manifests.Loader
+	// Validate checks the child Applications an app of apps renders.
+	Validate app.ValidateOptions
 }
 
 // Register adds the control activities to a worker of the control queue.
@@ -47,5 +51,13 @@ func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflo
 	if err != nil {
 		return workflows.RenderResult{}, classify(err)
 	}
-	return workflows.RenderResult{Digest: loaded.Digest, Count: len(loaded.Objects)}, nil
+	objs := make([]map[string]any, len(loaded.Objects))
+	for i, o := range loaded.Objects {
+		objs[i] = o.Object
+	}
+	children, err := app.ChildrenOf(in.App, objs, c.Validate)
+	if err != nil {
+		return workflows.RenderResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
+	}
+	return workflows.RenderResult{Digest: loaded.Digest, Count: len(loaded.Objects) - len(children), Children: children}, nil
 }

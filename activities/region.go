@@ -153,7 +153,14 @@ func (r *Region) load(ctx context.Context, region string, t workflows.Target) ([
 			"app %q: manifests of %s rendered in region %s differ from the control worker's (digest %.12s, want %.12s): run the same Ferry version on every worker",
 			t.App, t.SHA, r.Name, loaded.Digest, t.Digest), workflows.ErrInvalidManifests, nil)
 	}
-	return loaded.Objects, nil
+	// The Applications of an app of apps run as apps, not as cluster objects.
+	objs := loaded.Objects[:0]
+	for _, o := range loaded.Objects {
+		if !app.IsApplication(o.GetAPIVersion(), o.GetKind()) {
+			objs = append(objs, o)
+		}
+	}
+	return objs, nil
 }
 
 func (r *Region) statuses(states []kube.ResourceState) []app.ResourceStatus {

@@ -6,8 +6,6 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/workflows"
@@ -46,23 +44,7 @@ func newApplyCmd(tf *temporalFlags) *cobra.Command {
 			}
 			defer c.Close()
 			name := a.Metadata.Name
-			start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-				ID:                       workflows.WorkflowID(name),
-				TaskQueue:                workflows.TaskQueue,
-				WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-				WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-			}, workflows.ApplicationWorkflow, a)
-			handle, err := c.UpdateWithStartWorkflow(cmd.Context(), client.UpdateWithStartWorkflowOptions{
-				StartWorkflowOperation: start,
-				UpdateOptions: client.UpdateWorkflowOptions{
-					UpdateName: workflows.UpdateSpec, Args: []any{a}, WaitForStage: client.WorkflowUpdateStageCompleted,
-				},
-			})
-			if err != nil {
-				return appError(name, "apply", err)
-			}
-			var v workflows.View
-			if err := handle.Get(cmd.Context(), &v); err != nil {
+			if _, err := workflows.Apply(cmd.Context(), c, a); err != nil {
 				return appError(name, "apply", err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "application %q applied (workflow %s)\n", name, workflows.WorkflowID(name))
@@ -122,14 +104,7 @@ func newDeleteCmd(tf *temporalFlags) *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			handle, err := c.UpdateWorkflow(cmd.Context(), client.UpdateWorkflowOptions{
-				WorkflowID: workflows.WorkflowID(args[0]), UpdateName: workflows.UpdateDelete,
-				Args: []any{workflows.DeleteRequest{Cascade: cascade}}, WaitForStage: client.WorkflowUpdateStageCompleted,
-			})
-			if err == nil {
-				err = handle.Get(cmd.Context(), nil)
-			}
-			if err != nil {
+			if err := workflows.Delete(cmd.Context(), c, args[0], cascade); err != nil {
 				return appError(args[0], "delete", err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "application %q deleted\n", args[0])

@@ -44,15 +44,11 @@ func firstEnv(def string, names ...string) string {
 
 // queryApp answers the status query of the app called name.
 func queryApp(ctx context.Context, c client.Client, name string) (*workflows.View, error) {
-	res, err := c.QueryWorkflow(ctx, workflows.WorkflowID(name), "", workflows.QueryStatus)
+	v, err := workflows.Query(ctx, c, name)
 	if err != nil {
 		return nil, appError(name, "query", err)
 	}
-	var v workflows.View
-	if err := res.Get(&v); err != nil {
-		return nil, fmt.Errorf("app %q: decode status: %w", name, err)
-	}
-	return &v, nil
+	return v, nil
 }
 
 // validateOptions are what the CLI knows of the regions: FERRY_REGIONS, as

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ferry-gitops/ferry/activities"
+	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
@@ -69,7 +70,9 @@ func run(ctx context.Context, cfg *config) error {
 			Regions: cfg.regionList(), InClusterRegion: cfg.inClusterRegion, MaxReconciles: cfg.maxReconciles,
 		})
 		w.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: workflows.ApplicationWorkflow})
-		(&activities.Control{Repos: repos, Loader: loader}).Register(w)
+		validate := app.ValidateOptions{Regions: cfg.regionList(), InClusterRegion: cfg.inClusterRegion}
+		(&activities.Control{Repos: repos, Loader: loader, Validate: validate}).Register(w)
+		(&activities.Children{Client: c}).Register(w)
 		workers = append(workers, w)
 	}
 	for _, region := range cfg.regions {

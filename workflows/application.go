@@ -53,6 +53,7 @@ type Carried struct {
 	OperationSeq   int64       `json:"operationSeq"`
 	Refresh        *refreshReq `json:"refresh,omitempty"`
 	SearchUpserted searchAttrs `json:"searchUpserted"`
+	ChildApps      []string    `json:"childApps,omitempty"`
 }
 
 // rendered remembers the last render, so an unchanged (SHA, spec) skips it.
@@ -63,6 +64,8 @@ type rendered struct {
 	SpecDigest string `json:"specDigest"`
 	Digest     string `json:"digest"`
 	Count      int    `json:"count"`
+	// Children are the Applications of an app of apps.
+	Children []app.Application `json:"children,omitempty"`
 }
 
 // autoSync remembers the last automated sync: Argo CD syncs once per
@@ -106,6 +109,8 @@ type appState struct {
 	maxReconciles int
 	// untouched is the last push known not to change the app's manifests.
 	untouched *untouchedPush
+	// childApps are the apps this app of apps created and has not pruned.
+	childApps []string
 }
 
 // untouchedPush is a push that moved the app's branch without touching its
@@ -122,6 +127,7 @@ func (w *Workflows) Application(ctx workflow.Context, in Input) error {
 	if c := in.Carried; c != nil {
 		s.status, s.rendered, s.autoSync = c.Status, c.Rendered, c.AutoSync
 		s.operationSeq, s.refresh, s.upserted = c.OperationSeq, c.Refresh, c.SearchUpserted
+		s.childApps = c.ChildApps
 	}
 	if err := app.Validate(&s.app, s.validateOptions()); err != nil {
 		return invalidInput(err)
@@ -189,6 +195,7 @@ func (s *appState) carried() *Carried {
 	return &Carried{
 		Status: s.status, Rendered: s.rendered, AutoSync: s.autoSync,
 		OperationSeq: s.operationSeq, Refresh: s.refresh, SearchUpserted: s.upserted,
+		ChildApps: s.childApps,
 	}
 }
 

@@ -70,6 +70,8 @@ type RenderInput struct {
 type RenderResult struct {
 	Digest string `json:"digest"`
 	Count  int    `json:"count"`
+	// Children are the Applications the manifests hold (an app of apps).
+	Children []app.Application `json:"children,omitempty"`
 }
 
 type CompareInput struct {
@@ -111,4 +113,31 @@ type DeleteInput struct {
 
 type DeleteResult struct {
 	Deleted []app.ResourceKey `json:"deleted,omitempty"`
+}
+
+// Activities of an app of apps, on the control queue.
+const (
+	ActivityCompareChildren = "CompareChildren"
+	ActivitySyncChildren    = "SyncChildren"
+)
+
+// ChildrenInput names the child Applications an app of apps renders, and
+// those it created before (to find the ones gone from Git).
+type ChildrenInput struct {
+	Parent   string            `json:"parent"`
+	Children []app.Application `json:"children,omitempty"`
+	Previous []string          `json:"previous,omitempty"`
+	// Prune deletes the previous children no longer rendered (SyncChildren).
+	Prune  bool `json:"prune,omitempty"`
+	DryRun bool `json:"dryRun,omitempty"`
+}
+
+type CompareChildrenResult struct {
+	Resources []app.ResourceStatus `json:"resources,omitempty"`
+}
+
+type SyncChildrenResult struct {
+	Results []app.ResourceResult `json:"results,omitempty"`
+	// Applied are the children that now run as apps.
+	Applied []string `json:"applied,omitempty"`
 }

@@ -105,10 +105,30 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: opts, HealthTimeout: healthTimeout,
 		})
 	}
+	children := s.syncChildren(ctx, p)
 	var results []app.ResourceResult
 	byRegion := make(map[string][]app.ResourceStatus, len(dests))
 	regionErrs := make(map[string]error)
 	var failed []string
+	if children != nil {
+		var out SyncChildrenResult
+		err := children.Get(ctx, &out)
+		results = append(results, out.Results...)
+		if err != nil {
+			failed = append(failed, "child apps: "+rootMessage(err))
+		}
+		if !p.dryRun && out.Applied != nil {
+			s.childApps = out.Applied
+		}
+		if after := s.compareChildren(ctx); after != nil {
+			var cmp CompareChildrenResult
+			if err := after.Get(ctx, &cmp); err != nil {
+				regionErrs[childrenRegion] = err
+			} else {
+				byRegion[childrenRegion] = cmp.Resources
+			}
+		}
+	}
 	for i, d := range dests {
 		var out SyncResult
 		err := futures[i].Get(ctx, &out)

@@ -18,9 +18,15 @@ func (s *appSuite) TestWebhookPushes() {
 	sha := "1111111111111111"
 	resolves, renders := 0, 0
 	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
-		func(context.Context, ResolveInput) (ResolveResult, error) { resolves++; return ResolveResult{SHA: sha}, nil })
+		func(context.Context, ResolveInput) (ResolveResult, error) {
+			resolves++
+			return ResolveResult{SHA: sha}, nil
+		})
 	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in RenderInput) (RenderResult, error) { renders++; return RenderResult{Digest: "d" + in.SHA, Count: 1}, nil })
+		func(_ context.Context, in RenderInput) (RenderResult, error) {
+			renders++
+			return RenderResult{Digest: "d" + in.SHA, Count: 1}, nil
+		})
 	cluster := &fakeCluster{synced: map[string]string{}}
 	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in CompareInput) (CompareResult, error) {

@@ -64,7 +64,7 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 	if err != nil {
 		return Target{}, fmt.Errorf("render %s at %s: %w", src.RepoURL, short(resolved.SHA), err)
 	}
-	s.rendered = &rendered{SHA: resolved.SHA, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count}
+	s.rendered = &rendered{SHA: resolved.SHA, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children}
 	return s.targetOf(s.rendered), nil
 }
 
@@ -87,6 +87,7 @@ func (s *appState) compare(ctx workflow.Context, target Target) {
 		futures[i] = workflow.ExecuteActivity(compareCtx(ctx, d.Region), ActivityCompare,
 			CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace, Known: s.knownKeys(d.Region)})
 	}
+	children := s.compareChildren(ctx)
 	byRegion := make(map[string][]app.ResourceStatus, len(dests))
 	regionErrs := make(map[string]error)
 	for i, d := range dests {
@@ -97,6 +98,14 @@ func (s *appState) compare(ctx workflow.Context, target Target) {
 		}
 		byRegion[d.Region] = out.Resources
 	}
+	if children != nil {
+		var out CompareChildrenResult
+		if err := children.Get(ctx, &out); err != nil {
+			regionErrs[childrenRegion] = err
+		} else {
+			byRegion[childrenRegion] = out.Resources
+		}
+	}
 	s.setResources(target.Commit(), byRegion, regionErrs)
 	s.clearCondition(conditionComparisonError)
 }
@@ -105,7 +114,7 @@ func (s *appState) shouldAutoSync(target Target) bool {
 	if !s.app.AutomatedSync() || s.status.Sync.Status != app.SyncStatusOutOfSync {
 		return false
 	}
-	if s.rendered.Count == 0 && !s.app.AllowEmpty() {
+	if s.rendered.Count == 0 && len(s.rendered.Children) == 0 && !s.app.AllowEmpty() {
 		s.setCondition(conditionSyncError, "automated sync refused: the source renders no resources; set syncPolicy.automated.allowEmpty to allow it")
 		return false
 	}

@@ -1,0 +1,145 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// Children runs the child Applications of an app of apps as apps of their
+// own, through the Temporal client: nothing of them is applied to a cluster.
+type Children struct {
+	Client client.Client
+}
+
+// Register adds the app-of-apps activities to a worker of the control queue.
+func (c *Children) Register(w worker.Registry) {
+	w.RegisterActivityWithOptions(c.CompareChildren, activity.RegisterOptions{Name: workflows.ActivityCompareChildren})
+	w.RegisterActivityWithOptions(c.SyncChildren, activity.RegisterOptions{Name: workflows.ActivitySyncChildren})
+}
+
+// childKey names a child Application as a resource of its parent.
+func childKey(name, namespace string) app.ResourceKey {
+	return app.ResourceKey{Group: "argoproj.io", Version: "v1alpha1", Kind: app.Kind, Namespace: namespace, Name: name}
+}
+
+// CompareChildren reports each child as a resource of the parent: Synced
+// when its app runs with the spec Git holds, with the child's own health;
+// previous children no longer rendered are OutOfSync (a prune deletes them).
+func (c *Children) CompareChildren(ctx context.Context, in workflows.ChildrenInput) (workflows.CompareChildrenResult, error) {
+	var out workflows.CompareChildrenResult
+	for _, child := range in.Children {
+		st := app.ResourceStatus{ResourceKey: childKey(child.Metadata.Name, child.Metadata.Namespace),
+			Status: app.SyncStatusOutOfSync, Health: app.HealthMissing, Message: "app not created yet"}
+		v, err := c.running(ctx, child.Metadata.Name)
+		switch {
+		case isNotFound(err):
+		case err != nil:
+			return out, fmt.Errorf("app %q: query child app %q: %w", in.Parent, child.Metadata.Name, err)
+		default:
+			st.Health, st.Message = v.Status.Health.Status, ""
+			if v.SpecDigest() == child.SpecDigest() {
+				st.Status = app.SyncStatusSynced
+			} else {
+				st.Message = "the app's spec differs from Git"
+			}
+		}
+		out.Resources = append(out.Resources, st)
+	}
+	for _, name := range gone(in) {
+		out.Resources = append(out.Resources, app.ResourceStatus{ResourceKey: childKey(name, ""),
+			Status: app.SyncStatusOutOfSync, Message: "no longer in Git: a sync with prune deletes the app"})
+	}
+	return out, nil
+}
+
+// SyncChildren creates or updates each child app (update-with-start of its
+// spec) and, with prune, deletes the previous children gone from Git,
+// cascading when they carry Argo CD's resources finalizer.
+func (c *Children) SyncChildren(ctx context.Context, in workflows.ChildrenInput) (workflows.SyncChildrenResult, error) {
+	var out workflows.SyncChildrenResult
+	var errs []error
+	for _, child := range in.Children {
+		key := childKey(child.Metadata.Name, child.Metadata.Namespace)
+		result := app.ResourceResult{ResourceKey: key, Action: "configured"}
+		if !in.DryRun {
+			if _, err := workflows.Apply(ctx, c.Client, &child); err != nil {
+				result.Action, result.Message = "failed", err.Error()
+				errs = append(errs, fmt.Errorf("app %q: child app %q: %w", in.Parent, child.Metadata.Name, err))
+			}
+		}
+		out.Results = append(out.Results, result)
+		out.Applied = append(out.Applied, child.Metadata.Name)
+	}
+	for _, name := range gone(in) {
+		if !in.Prune {
+			out.Applied = append(out.Applied, name) // still ours until pruned
+			continue
+		}
+		result := app.ResourceResult{ResourceKey: childKey(name, ""), Action: "pruned"}
+		if !in.DryRun {
+			err := c.deleteChild(ctx, name)
+			if err != nil {
+				result.Action, result.Message = "failed", err.Error()
+				errs = append(errs, fmt.Errorf("app %q: delete child app %q: %w", in.Parent, name, err))
+				out.Applied = append(out.Applied, name)
+			}
+		}
+		out.Results = append(out.Results, result)
+	}
+	return out, classify(errors.Join(errs...))
+}
+
+// running queries the app's workflow if it runs; a deleted app's closed
+// workflow answers queries still, so it is NotFound here.
+func (c *Children) running(ctx context.Context, name string) (*workflows.View, error) {
+	desc, err := c.Client.DescribeWorkflowExecution(ctx, workflows.WorkflowID(name), "")
+	if err != nil {
+		return nil, err
+	}
+	if desc.WorkflowExecutionInfo.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return nil, serviceerror.NewNotFound("app " + name + " is not running")
+	}
+	return workflows.Query(ctx, c.Client, name)
+}
+
+func (c *Children) deleteChild(ctx context.Context, name string) error {
+	v, err := c.running(ctx, name)
+	if isNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = workflows.Delete(ctx, c.Client, name, v.CascadeDelete())
+	if isNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// gone are the previous children the parent no longer renders.
+func gone(in workflows.ChildrenInput) []string {
+	var names []string
+	for _, name := range in.Previous {
+		if !slices.ContainsFunc(in.Children, func(a app.Application) bool { return a.Metadata.Name == name }) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func isNotFound(err error) bool {
+	var nf *serviceerror.NotFound
+	return errors.As(err, &nf)
+}

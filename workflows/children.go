@@ -1,0 +1,47 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+)
+
+// childrenRegion is the "region" of an app of apps' child Applications in
+// its status: they run as apps on the control queue, not in a cluster.
+const childrenRegion = ""
+
+func (s *appState) hasChildren() bool {
+	return (s.rendered != nil && len(s.rendered.Children) > 0) || len(s.childApps) > 0
+}
+
+func (s *appState) childrenInput(p syncParams) ChildrenInput {
+	in := ChildrenInput{Parent: s.app.Metadata.Name, Previous: s.childApps, Prune: p.prune, DryRun: p.dryRun}
+	if s.rendered != nil {
+		in.Children = s.rendered.Children
+	}
+	return in
+}
+
+func childrenCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           TaskQueue,
+		StartToCloseTimeout: compareTimeout,
+		RetryPolicy:         activityRetry(5),
+	})
+}
+
+// compareChildren starts comparing the child apps, or returns nil when the
+// app has none.
+func (s *appState) compareChildren(ctx workflow.Context) workflow.Future {
+	if !s.hasChildren() {
+		return nil
+	}
+	return workflow.ExecuteActivity(childrenCtx(ctx), ActivityCompareChildren, s.childrenInput(syncParams{}))
+}
+
+// syncChildren starts creating, updating and pruning the child apps, or
+// returns nil when the app has none.
+func (s *appState) syncChildren(ctx workflow.Context, p syncParams) workflow.Future {
+	if !s.hasChildren() {
+		return nil
+	}
+	return workflow.ExecuteActivity(childrenCtx(ctx), ActivitySyncChildren, s.childrenInput(p))
+}
