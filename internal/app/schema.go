@@ -35,8 +35,7 @@ var unsupportedTool = map[string][]string{
 	"spec.source.kustomize": {"version", "replicas", "patches", "components", "forceCommonLabels",
 		"forceCommonAnnotations", "commonAnnotationsEnvsubst", "labelWithoutSelector", "labelIncludeTemplates",
 		"kubeVersion", "apiVersions", "ignoreMissingComponents"},
-	"spec.source.helm": {"fileParameters", "passCredentials", "ignoreMissingValueFiles", "skipCrds",
-		"skipSchemaValidation", "skipTests", "version", "kubeVersion", "apiVersions", "namespace"},
+	"spec.source.helm": {"fileParameters", "passCredentials", "version"},
 }
 
 // serverWrittenFields are written by an API server or a controller, not by

@@ -72,6 +72,21 @@ type HelmSource struct {
 	Values       string          `json:"values,omitempty"`
 	ValuesObject map[string]any  `json:"valuesObject,omitempty"`
 	Parameters   []HelmParameter `json:"parameters,omitempty"`
+	// Namespace is .Release.Namespace; empty means the destination's.
+	Namespace string `json:"namespace,omitempty"`
+	// KubeVersion and APIVersions override and extend the Capabilities
+	// the worker renders with (render.Capabilities).
+	KubeVersion string   `json:"kubeVersion,omitempty"`
+	APIVersions []string `json:"apiVersions,omitempty"`
+	// IgnoreMissingValueFiles skips valueFiles that do not exist.
+	IgnoreMissingValueFiles bool `json:"ignoreMissingValueFiles,omitempty"`
+	// SkipCrds leaves the chart's crds/ out.
+	SkipCrds bool `json:"skipCrds,omitempty"`
+	// SkipSchemaValidation skips values.schema.json.
+	SkipSchemaValidation bool `json:"skipSchemaValidation,omitempty"`
+	// SkipTests is accepted for Argo CD's files: Ferry never renders
+	// Helm test hooks.
+	SkipTests bool `json:"skipTests,omitempty"`
 }
 
 type HelmParameter struct {

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/version"
 	"sigs.k8s.io/yaml"
 )
 
@@ -169,6 +170,21 @@ func (v *validator) helm(srcPath string, h *HelmSource) {
 			v.add(p, "%q is absolute: write it relative to spec.source.path, e.g. values-production.yaml", vf)
 		case escapesRepo(path.Join(srcPath, vf)):
 			v.add(p, "%q leaves the repository: value files must be inside it", vf)
+		}
+	}
+	if h.Namespace != "" {
+		if errs := validation.IsDNS1123Label(h.Namespace); len(errs) > 0 {
+			v.add("spec.source.helm.namespace", "%q is not a valid namespace: %s", h.Namespace, strings.Join(errs, "; "))
+		}
+	}
+	if h.KubeVersion != "" {
+		if _, err := version.ParseGeneric(h.KubeVersion); err != nil {
+			v.add("spec.source.helm.kubeVersion", "%q is not a Kubernetes version: write it as v1.37.2 or 1.37", h.KubeVersion)
+		}
+	}
+	for i, api := range h.APIVersions {
+		if api == "" || strings.ContainsFunc(api, unicode.IsSpace) {
+			v.add(fmt.Sprintf("spec.source.helm.apiVersions[%d]", i), "%q: write an API version such as monitoring.coreos.com/v1 or monitoring.coreos.com/v1/ServiceMonitor", api)
 		}
 	}
 	if h.Values != "" {

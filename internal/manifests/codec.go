@@ -15,6 +15,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/ferry-gitops/ferry/internal/render"
 )
 
 // Set is a rendered manifest set.
@@ -22,7 +24,7 @@ type Set = []*unstructured.Unstructured
 
 // payloadFormat is the first line of every encoded set; bump it when the
 // encoding changes, so that older entries read as misses.
-const payloadFormat = 1
+const payloadFormat = 2
 
 // maxDecodedBytes bounds what Decode inflates, against a corrupt or hostile
 // cache entry.
@@ -32,6 +34,9 @@ type header struct {
 	Format     int    `json:"format"`
 	Digest     string `json:"digest"`
 	SourceType string `json:"sourceType,omitempty"`
+	// PerApp marks an entry under Key that holds no set: the source is a
+	// Helm chart, whose sets live under HelmKey, one per release.
+	PerApp bool `json:"perApp,omitempty"`
 }
 
 // Encode sorts a copy of objs (see Sort) and returns it gzip-compressed for the
@@ -59,12 +64,26 @@ func Digest(objs Set) (string, error) {
 }
 
 func encode(objs Set, sourceType string) (payload []byte, digest string, sorted Set, err error) {
+	return encodeHeader(objs, header{SourceType: sourceType})
+}
+
+// perAppMarker is the entry Loader keeps under Key for a Helm source.
+func perAppMarker() []byte {
+	payload, _, _, err := encodeHeader(nil, header{SourceType: render.SourceTypeHelm, PerApp: true})
+	if err != nil {
+		panic(err) // an empty set always encodes
+	}
+	return payload
+}
+
+func encodeHeader(objs Set, hdr header) (payload []byte, digest string, sorted Set, err error) {
 	sorted, canonical, err := canonicalJSON(objs)
 	if err != nil {
 		return nil, "", nil, err
 	}
 	digest = digestOf(canonical)
-	h, err := json.Marshal(header{Format: payloadFormat, Digest: digest, SourceType: sourceType})
+	hdr.Format, hdr.Digest = payloadFormat, digest
+	h, err := json.Marshal(hdr)
 	if err != nil {
 		return nil, "", nil, err
 	}

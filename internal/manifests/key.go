@@ -9,6 +9,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/internal/render"
 )
 
 // keyFormat is bumped when the key's encoding changes.
@@ -25,6 +26,15 @@ type keyInput struct {
 	Kustomize *app.KustomizeSource `json:"kustomize"`
 	Helm      *app.HelmSource      `json:"helm"`
 	Renderer  string               `json:"renderer"`
+	// Release is set only in keys of Helm renders (HelmKey).
+	Release *helmRelease `json:"release,omitempty"`
+}
+
+// helmRelease is what a Helm render takes from the Application rather
+// than from spec.source.helm.
+type helmRelease struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
 }
 
 // Key names the rendered manifests of src at commit sha of repoURL, as
@@ -34,7 +44,30 @@ type keyInput struct {
 // src.RepoURL and src.TargetRevision are not used: repoURL and sha stand for
 // them. A nil option section and an empty one differ, because an explicit
 // section chooses the source type.
+//
+// The Application's name and namespace are not part of it: every
+// Application on the same path and options shares the set. A Helm render
+// depends on them, and is kept under HelmKey.
 func Key(repoURL, sha string, src app.Source, rendererVersion string) string {
+	return key(repoURL, sha, src, rendererVersion, nil)
+}
+
+// HelmKey is Key for a Helm render: it adds the release name and namespace
+// the chart is rendered with (spec.source.helm's, else the Application's
+// name and destination namespace), so that Applications rendering a chart
+// the same way share the set and the others do not.
+func HelmKey(repoURL, sha string, src app.Source, rendererVersion string, opts render.Options) string {
+	rel := &helmRelease{Name: opts.AppName, Namespace: opts.Namespace}
+	if src.Helm != nil && src.Helm.ReleaseName != "" {
+		rel.Name = src.Helm.ReleaseName
+	}
+	if src.Helm != nil && src.Helm.Namespace != "" {
+		rel.Namespace = src.Helm.Namespace
+	}
+	return key(repoURL, sha, src, rendererVersion, rel)
+}
+
+func key(repoURL, sha string, src app.Source, rendererVersion string, rel *helmRelease) string {
 	b, err := json.Marshal(keyInput{
 		Format:    keyFormat,
 		Repo:      gitsource.NormalizeURL(repoURL),
@@ -44,6 +77,7 @@ func Key(repoURL, sha string, src app.Source, rendererVersion string) string {
 		Kustomize: src.Kustomize,
 		Helm:      src.Helm,
 		Renderer:  rendererVersion,
+		Release:   rel,
 	})
 	if err != nil {
 		// Only Helm's ValuesObject can fail (a value JSON cannot hold);

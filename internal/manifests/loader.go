@@ -21,9 +21,9 @@ type Checkouter interface {
 	Checkout(ctx context.Context, repoURL, sha string) (dir string, release func(), err error)
 }
 
-// RenderFunc renders a source from a checked-out repository; render.Render
-// is one.
-type RenderFunc func(ctx context.Context, root string, src app.Source) (*render.Result, error)
+// RenderFunc renders a source from a checked-out repository;
+// (*render.Renderer).Render is one.
+type RenderFunc func(ctx context.Context, root string, src app.Source, opts render.Options) (*render.Result, error)
 
 var _ Checkouter = (*gitsource.Repos)(nil)
 
@@ -34,17 +34,21 @@ const DefaultLoadTimeout = 5 * time.Minute
 
 // Loader gives the rendered manifests of a source at a commit, from the
 // cache when it can, else by checking out and rendering (and then filling
-// the cache). Concurrent loads of one key render once. Set Repos; the other
-// fields have defaults.
+// the cache). Concurrent loads of one set render once. Set Repos; the
+// other fields have defaults.
 type Loader struct {
 	// Repos checks commits out. Required.
 	Repos Checkouter
 	// Cache holds encoded sets; nil means no cache.
 	Cache Cache
-	// Render renders a checked-out source; nil means render.Render.
+	// Renderer renders checked-out sources with the worker's settings
+	// (limits, Helm capabilities, remote Kustomize bases); nil means the
+	// zero render.Renderer. Its Version is part of every key.
+	Renderer *render.Renderer
+	// Render replaces Renderer.Render, for tests; set RendererVersion with
+	// it.
 	Render RenderFunc
-	// RendererVersion is part of every key; "" means render.Version. Set
-	// it together with Render.
+	// RendererVersion replaces Renderer.Version() in keys.
 	RendererVersion string
 	// Timeout bounds one checkout and render; zero means DefaultLoadTimeout.
 	Timeout time.Duration
@@ -53,6 +57,23 @@ type Loader struct {
 	Logger *slog.Logger
 
 	flights singleflight.Group
+}
+
+// Request names one rendered set: a source at a commit, for an
+// Application.
+type Request struct {
+	// RepoURL and SHA (40 hex digits, as gitsource.Repos.Resolve gives)
+	// name the commit; Source.RepoURL and Source.TargetRevision are not
+	// used.
+	RepoURL string
+	SHA     string
+	Source  app.Source
+	// App is the Application's name: Helm's release name unless
+	// spec.source.helm.releaseName is set.
+	App string
+	// Namespace is the Application's destination namespace: Helm's
+	// .Release.Namespace unless spec.source.helm.namespace is set.
+	Namespace string
 }
 
 // Loaded is one rendered manifest set.
@@ -69,29 +90,45 @@ type Loaded struct {
 	CacheHit bool
 }
 
-// Load returns the manifests of src at commit sha (40 hex digits, as
-// gitsource.Repos.Resolve gives) of repoURL. Errors come from Checkout or
-// Render unchanged, so callers can classify them (gitsource.IsNotFound,
-// render.IsUserError); a cache failure is never an error.
+// Load is LoadApp without the Application's name and namespace: a Helm
+// source then needs spec.source.helm.releaseName, and renders for the
+// "default" namespace.
+//
+// Deprecated: use LoadApp, which renders Helm charts as Argo CD does.
 func (l *Loader) Load(ctx context.Context, repoURL, sha string, src app.Source) (*Loaded, error) {
-	sha = strings.ToLower(strings.TrimSpace(sha))
-	if len(sha) != 40 || strings.Trim(sha, "0123456789abcdef") != "" {
-		return nil, fmt.Errorf("load manifests of %s: %q is not a full commit SHA; resolve the revision first", gitsource.RedactURL(repoURL), sha)
-	}
-	version := l.RendererVersion
-	if version == "" {
-		version = render.Version
-	}
-	key := Key(repoURL, sha, src, version)
+	return l.LoadApp(ctx, Request{RepoURL: repoURL, SHA: sha, Source: src})
+}
 
-	ch := l.flights.DoChan(key, func() (any, error) {
+// LoadApp returns the manifests of req.Source at commit req.SHA of
+// req.RepoURL. Errors come from Checkout or Render unchanged, so callers
+// can classify them (gitsource.IsNotFound, render.IsUserError); a cache
+// failure is never an error.
+//
+// Directory and Kustomize sets are kept under Key, shared by every
+// Application on the same path with the same options. A Helm set depends
+// on the release name and namespace too and is kept under HelmKey; when
+// the source type is detected rather than explicit, the Key entry is a
+// marker sending later loads to HelmKey without a checkout.
+func (l *Loader) LoadApp(ctx context.Context, req Request) (*Loaded, error) {
+	sha := strings.ToLower(strings.TrimSpace(req.SHA))
+	if len(sha) != 40 || strings.Trim(sha, "0123456789abcdef") != "" {
+		return nil, fmt.Errorf("load manifests of %s: %q is not a full commit SHA; resolve the revision first", gitsource.RedactURL(req.RepoURL), req.SHA)
+	}
+	req.SHA = sha
+	version := l.version()
+	opts := render.Options{AppName: req.App, Namespace: req.Namespace}
+	helmKey := HelmKey(req.RepoURL, sha, req.Source, version, opts)
+
+	// One flight per set: two Applications rendering a chart with different
+	// release names must not share a result.
+	ch := l.flights.DoChan(helmKey, func() (any, error) {
 		timeout := l.Timeout
 		if timeout <= 0 {
 			timeout = DefaultLoadTimeout
 		}
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
-		return l.load(fctx, key, repoURL, sha, src)
+		return l.load(fctx, req, version, helmKey)
 	})
 	select {
 	case res := <-ch:
@@ -108,38 +145,92 @@ func (l *Loader) Load(ctx context.Context, repoURL, sha string, src app.Source) 
 	}
 }
 
-func (l *Loader) load(ctx context.Context, key, repoURL, sha string, src app.Source) (*Loaded, error) {
-	if l.Cache != nil {
-		if payload, ok := l.Cache.Get(ctx, key); ok {
-			objs, h, err := decode(payload)
-			if err == nil {
-				return &Loaded{Digest: h.Digest, Objects: objs, Count: len(objs), SourceType: h.SourceType, CacheHit: true}, nil
-			}
-			l.logger().WarnContext(ctx, "manifest cache: unreadable entry, rendering again", "key", key, "err", err)
+func (l *Loader) version() string {
+	switch {
+	case l.RendererVersion != "":
+		return l.RendererVersion
+	case l.Renderer != nil:
+		return l.Renderer.Version()
+	}
+	return render.Version
+}
+
+func (l *Loader) load(ctx context.Context, req Request, version, helmKey string) (*Loaded, error) {
+	src := req.Source
+	key := Key(req.RepoURL, req.SHA, src, version)
+	if src.Helm != nil {
+		key = helmKey // a Helm source by choice: no marker needed
+	}
+	if got, h, ok := l.get(ctx, key); ok {
+		if !h.PerApp {
+			return got, nil
 		}
+		if got, _, ok := l.get(ctx, helmKey); ok {
+			return got, nil
+		}
+		key = helmKey
 	}
 
-	dir, release, err := l.Repos.Checkout(ctx, repoURL, sha)
+	dir, release, err := l.Repos.Checkout(ctx, req.RepoURL, req.SHA)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
+	if key != helmKey && src.Directory == nil && src.Kustomize == nil {
+		typ, err := l.renderer().SourceType(dir, src)
+		if err != nil {
+			return nil, err
+		}
+		if typ == render.SourceTypeHelm {
+			if l.Cache != nil {
+				l.Cache.Put(ctx, key, perAppMarker())
+			}
+			key = helmKey
+			if got, _, ok := l.get(ctx, key); ok {
+				return got, nil
+			}
+		}
+	}
 	renderFn := l.Render
 	if renderFn == nil {
-		renderFn = render.Render
+		renderFn = l.renderer().Render
 	}
-	res, err := renderFn(ctx, dir, src)
+	res, err := renderFn(ctx, dir, src, render.Options{AppName: req.App, Namespace: req.Namespace})
 	if err != nil {
 		return nil, err
 	}
 	payload, digest, sorted, err := encode(res.Objects, res.SourceType)
 	if err != nil {
-		return nil, fmt.Errorf("load manifests of %s at %s: %w", gitsource.RedactURL(repoURL), sha, err)
+		return nil, fmt.Errorf("load manifests of %s at %s: %w", gitsource.RedactURL(req.RepoURL), req.SHA, err)
 	}
 	if l.Cache != nil {
 		l.Cache.Put(ctx, key, payload)
 	}
 	return &Loaded{Digest: digest, Objects: sorted, Count: len(sorted), SourceType: res.SourceType}, nil
+}
+
+// get reads and decodes a cache entry; an unreadable one is a miss.
+func (l *Loader) get(ctx context.Context, key string) (*Loaded, header, bool) {
+	if l.Cache == nil {
+		return nil, header{}, false
+	}
+	payload, ok := l.Cache.Get(ctx, key)
+	if !ok {
+		return nil, header{}, false
+	}
+	objs, h, err := decode(payload)
+	if err != nil {
+		l.logger().WarnContext(ctx, "manifest cache: unreadable entry, rendering again", "key", key, "err", err)
+		return nil, header{}, false
+	}
+	return &Loaded{Digest: h.Digest, Objects: objs, Count: len(objs), SourceType: h.SourceType, CacheHit: true}, h, true
+}
+
+func (l *Loader) renderer() *render.Renderer {
+	if l.Renderer != nil {
+		return l.Renderer
+	}
+	return &render.Renderer{}
 }
 
 func (l *Loader) logger() *slog.Logger {

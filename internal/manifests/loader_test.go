@@ -44,13 +44,13 @@ type countingRender struct {
 	err   error
 }
 
-func (c *countingRender) render(ctx context.Context, root string, src app.Source) (*render.Result, error) {
+func (c *countingRender) render(ctx context.Context, root string, src app.Source, opts render.Options) (*render.Result, error) {
 	c.calls.Add(1)
 	time.Sleep(c.delay)
 	if c.err != nil {
 		return nil, c.err
 	}
-	return render.Render(ctx, root, src)
+	return render.Render(ctx, root, src, opts)
 }
 
 func newTestLoader(cache Cache) (*Loader, *fakeRepos, *countingRender) {

@@ -3,6 +3,8 @@ package render
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 )
 
 // ParseError is a manifest file that does not parse.
@@ -26,14 +28,16 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // LimitError says that an app path is larger than a Limits field allows.
 type LimitError struct {
 	Path  string // the file or app path, relative to the repository root
-	What  string // "files", "file size", "total size"
-	Limit int64
+	What  string // "files", "file size", "total size", "render time"
+	Limit int64  // a count, bytes, or nanoseconds for "render time"
 }
 
 func (e *LimitError) Error() string {
 	switch e.What {
 	case "files":
 		return fmt.Sprintf("render %s: more than %d files under the app path; point the Application at a smaller directory or narrow directory.include", e.Path, e.Limit)
+	case "render time":
+		return fmt.Sprintf("render %s: gave up after %s: the render took longer than the worker allows; simplify the chart or kustomization, or split the Application", e.Path, time.Duration(e.Limit))
 	case "file size":
 		return fmt.Sprintf("render %s: file larger than the %s limit for one manifest file", e.Path, bytesString(e.Limit))
 	default:
@@ -41,16 +45,24 @@ func (e *LimitError) Error() string {
 	}
 }
 
-// UnsupportedError says that a source needs a renderer Ferry does not have
-// yet (Kustomize, Helm) or a file type it does not render (Jsonnet).
+// UnsupportedError says that a source needs something Ferry does not
+// render: Jsonnet files, Kustomize's helmCharts, remote Kustomize bases the
+// worker does not allow.
 type UnsupportedError struct {
 	Path   string
-	What   string // e.g. "Kustomize sources"
-	Reason string // e.g. "found kustomization.yaml"
+	What   string // e.g. "Jsonnet files"
+	Reason string // what to do instead
+	// Verb replaces "are not supported yet", e.g. "are not allowed on this
+	// worker".
+	Verb string
 }
 
 func (e *UnsupportedError) Error() string {
-	msg := fmt.Sprintf("render %s: %s are not supported yet", e.Path, e.What)
+	verb := e.Verb
+	if verb == "" {
+		verb = "are not supported yet"
+	}
+	msg := fmt.Sprintf("render %s: %s %s", e.Path, e.What, verb)
 	if e.Reason != "" {
 		msg += " (" + e.Reason + ")"
 	}
@@ -66,8 +78,41 @@ func IsUserError(err error) bool {
 	var unsupported *UnsupportedError
 	var source *SourceError
 	var manifest *ManifestError
+	var tool *ToolError
 	return errors.As(err, &parse) || errors.As(err, &limit) || errors.As(err, &unsupported) ||
-		errors.As(err, &source) || errors.As(err, &manifest)
+		errors.As(err, &source) || errors.As(err, &manifest) || errors.As(err, &tool)
+}
+
+// ToolError is Kustomize or Helm refusing a source: a bad kustomization,
+// chart, template or values. Their messages name the file and, for YAML
+// and templates, the line; paths in them are relative to the repository.
+type ToolError struct {
+	Tool string // "kustomize" or "helm"
+	Path string // the app path
+	Msg  string // the tool's message, checkout paths made relative
+	Err  error
+}
+
+func (e *ToolError) Error() string {
+	return fmt.Sprintf("render %s: %s: %s", e.Path, e.Tool, e.Msg)
+}
+
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// toolError wraps err from tool, writing the checkout's paths (each of
+// roots, real or as given) relative to the repository so that messages do
+// not depend on where a worker keeps its trees.
+func toolError(tool, appPath string, err error, roots ...string) error {
+	msg := err.Error()
+	for _, root := range roots {
+		if root == "" {
+			continue
+		}
+		root = strings.TrimSuffix(root, "/")
+		msg = strings.ReplaceAll(msg, root+"/", "")
+		msg = strings.ReplaceAll(msg, root, ".")
+	}
+	return &ToolError{Tool: tool, Path: appPath, Msg: msg, Err: err}
 }
 
 // SourceError is an Application source that cannot be rendered as written:

@@ -2,17 +2,12 @@ package render
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 )
-
-// Version names the renderers' output format. It is part of every manifest
-// cache key: change it whenever the same source would render differently.
-const Version = "dir/1"
 
 // Source types, named as Argo CD names them in an Application's status.
 const (
@@ -23,26 +18,47 @@ const (
 
 // Result is what rendering a source gives.
 type Result struct {
-	// Objects in a deterministic order: by file path, then document order.
+	// Objects in a deterministic order: for a directory by file path, then
+	// document order; for Kustomize in kustomize's output order; for Helm
+	// CRDs first, then by template path and document order.
 	Objects    []*unstructured.Unstructured
 	SourceType string
 }
 
-// Limits bound what one render reads, so that a repository cannot exhaust
-// a worker. A zero field takes its default.
+// Options are what a render needs besides the checkout and the source: the
+// parts of the Application that Helm templates can see. Kustomize and
+// directory sources ignore them, which lets every Application on a path
+// share one rendered set.
+type Options struct {
+	// AppName is the Helm release name when spec.source.helm.releaseName is
+	// empty, as in Argo CD.
+	AppName string
+	// Namespace is the destination namespace: Helm's .Release.Namespace
+	// unless spec.source.helm.namespace sets it. Empty means "default", as
+	// for helm template.
+	Namespace string
+}
+
+// Limits bound what one render reads and how long it runs, so that a
+// repository cannot exhaust a worker. A zero field takes its default.
 type Limits struct {
-	// MaxFiles is how many files the walk of the app path may meet,
-	// manifests or not. Default 10,000.
+	// MaxFiles is how many files one render may meet: the walk of a
+	// directory source, the files of a chart and its subcharts. Default
+	// 10,000.
 	MaxFiles int
-	// MaxFileBytes is the largest manifest file read. Default 10 MiB.
+	// MaxFileBytes is the largest manifest, chart or values file read.
+	// Default 10 MiB.
 	MaxFileBytes int64
-	// MaxTotalBytes is the most manifest bytes read in all. Default 100 MiB.
+	// MaxTotalBytes is the most bytes read in all. Default 100 MiB.
 	MaxTotalBytes int64
+	// Timeout bounds one Kustomize or Helm render (a directory is bounded
+	// by its size). Default 90 s, Argo CD's default for its tools.
+	Timeout time.Duration
 }
 
 // DefaultLimits returns the limits used by the package-level functions.
 func DefaultLimits() Limits {
-	return Limits{MaxFiles: 10_000, MaxFileBytes: 10 << 20, MaxTotalBytes: 100 << 20}
+	return Limits{MaxFiles: 10_000, MaxFileBytes: 10 << 20, MaxTotalBytes: 100 << 20, Timeout: 90 * time.Second}
 }
 
 func (l Limits) withDefaults() Limits {
@@ -56,21 +72,36 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxTotalBytes <= 0 {
 		l.MaxTotalBytes = d.MaxTotalBytes
 	}
+	if l.Timeout <= 0 {
+		l.Timeout = d.Timeout
+	}
 	return l
 }
 
-// Renderer renders Application sources within Limits. The zero value uses
-// DefaultLimits.
+// Renderer renders Application sources. The zero value is ready to use:
+// default limits, Helm capabilities of a v1.37.2 cluster, no remote
+// Kustomize bases. A Renderer is safe for concurrent use.
 type Renderer struct {
+	// Limits bound every render.
 	Limits Limits
+	// Capabilities describe the target clusters to Helm templates. The
+	// control worker renders once for every region, so this is the
+	// operator's statement of what the regions run; an Application can
+	// override it with spec.source.helm.kubeVersion and apiVersions.
+	Capabilities Capabilities
+	// AllowRemoteBases lets kustomizations refer to Git repositories and
+	// HTTP files outside the Application's repository. Off by default: a
+	// render then reads nothing but the checkout. Remote bases make a
+	// render depend on more than the commit, so pin their refs.
+	AllowRemoteBases bool
 }
 
 var defaultRenderer Renderer
 
-// Render renders src from the checked-out repository at root with default
-// limits. See Renderer.Render.
-func Render(ctx context.Context, root string, src app.Source) (*Result, error) {
-	return defaultRenderer.Render(ctx, root, src)
+// Render renders src from the checked-out repository at root with the zero
+// Renderer. See Renderer.Render.
+func Render(ctx context.Context, root string, src app.Source, opts Options) (*Result, error) {
+	return defaultRenderer.Render(ctx, root, src, opts)
 }
 
 // Directory renders a plain directory with default limits. See
@@ -79,68 +110,31 @@ func Directory(root, path string, opts *app.DirectorySource) ([]*unstructured.Un
 	return defaultRenderer.Directory(root, path, opts)
 }
 
-// Render renders src.Path of the repository checked out at root, choosing
-// the source type as Argo CD does: an explicit directory, kustomize or
-// helm section wins (two of them are an error); otherwise a
-// kustomization.yaml, kustomization.yml or Kustomization file makes it
-// Kustomize, a Chart.yaml makes it Helm, and anything else is a plain
-// directory. Kustomize and Helm are not supported yet and give an
-// *UnsupportedError.
-func (r *Renderer) Render(ctx context.Context, root string, src app.Source) (*Result, error) {
-	appPath, dir, err := resolveAppPath(root, src.Path)
+// Render renders src.Path of the repository checked out at root. The
+// source type is chosen as SourceType says; then a directory renders its
+// manifest files, a Kustomize source runs kustomize build with
+// spec.source.kustomize applied, a Helm source runs helm template with
+// spec.source.helm applied.
+//
+// Nothing outside root is read (see the package documentation), root is
+// never written to, and the same tree, source, options and Renderer give
+// the same objects.
+func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts Options) (*Result, error) {
+	t, err := r.detect(root, src)
 	if err != nil {
 		return nil, err
 	}
-	typ, reason, err := detectSourceType(appPath, dir, src)
-	if err != nil {
-		return nil, err
-	}
-	switch typ {
+	var objs []*unstructured.Unstructured
+	switch t.typ {
 	case SourceTypeKustomize:
-		return nil, &UnsupportedError{Path: appPath, What: "Kustomize sources", Reason: reason}
+		objs, err = r.kustomize(ctx, t, src.Kustomize)
 	case SourceTypeHelm:
-		return nil, &UnsupportedError{Path: appPath, What: "Helm sources", Reason: reason}
+		objs, err = r.helm(ctx, t, src.Helm, opts)
+	default:
+		objs, err = r.directory(ctx, root, src.Path, src.Directory)
 	}
-	objs, err := r.directory(ctx, root, src.Path, src.Directory)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Objects: objs, SourceType: SourceTypeDirectory}, nil
-}
-
-// kustomizationFiles are the names kustomize itself looks for.
-var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
-
-func detectSourceType(appPath, dir string, src app.Source) (typ, reason string, err error) {
-	var explicit []string
-	if src.Directory != nil {
-		explicit = append(explicit, SourceTypeDirectory)
-	}
-	if src.Kustomize != nil {
-		explicit = append(explicit, SourceTypeKustomize)
-	}
-	if src.Helm != nil {
-		explicit = append(explicit, SourceTypeHelm)
-	}
-	switch len(explicit) {
-	case 1:
-		return explicit[0], "spec.source sets it", nil
-	case 0:
-	default:
-		return "", "", &SourceError{Path: appPath, Msg: "spec.source sets more than one of directory, kustomize and helm; keep the one that matches the path"}
-	}
-	for _, name := range kustomizationFiles {
-		if isRegular(filepath.Join(dir, name)) {
-			return SourceTypeKustomize, "found " + name, nil
-		}
-	}
-	if isRegular(filepath.Join(dir, "Chart.yaml")) {
-		return SourceTypeHelm, "found Chart.yaml", nil
-	}
-	return SourceTypeDirectory, "", nil
-}
-
-func isRegular(p string) bool {
-	info, err := os.Lstat(p)
-	return err == nil && (info.Mode().IsRegular() || info.Mode()&os.ModeSymlink != 0)
+	return &Result{Objects: objs, SourceType: t.typ}, nil
 }

@@ -1,0 +1,99 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// kustomizeSlot serialises kustomize builds: kustomize keeps its OpenAPI
+// schema in package state that every build sets, so two builds at once
+// could read each other's. A channel rather than a mutex, so that waiting
+// for it honours the caller's context.
+var kustomizeSlot = make(chan struct{}, 1)
+
+// kustomize runs kustomize build on the app directory, as Argo CD does
+// (kustomize's defaults: files restricted to their kustomization's
+// directory, no plugins but the built-in ones), with spec.source.kustomize
+// applied to an in-memory copy of the kustomization (see
+// editKustomization), on a file system that cannot leave the repository
+// (see repoFS). Remote bases are refused unless the Renderer allows them
+// (see scanKustomization).
+func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.KustomizeSource) ([]*unstructured.Unstructured, error) {
+	limits := r.Limits.withDefaults()
+	b := newBudget(limits, t.appPath)
+	fsys := newRepoFS(t.root, r.AllowRemoteBases, b)
+	if err := r.scanKustomization(fsys, t.dir); err != nil {
+		return nil, r.kustomizeError(t, fsys, err)
+	}
+	if kustomizeOptionsSet(opts) {
+		file := filepath.Join(t.dir, t.kustFile)
+		real, err := fsys.confine(file)
+		if err != nil {
+			return nil, r.kustomizeError(t, fsys, err)
+		}
+		data, err := fsys.ReadFile(real)
+		if err != nil {
+			return nil, r.kustomizeError(t, fsys, err)
+		}
+		edited, err := editKustomization(joinDisplay(t.appPath, t.kustFile), data, opts)
+		if err != nil {
+			return nil, err
+		}
+		fsys.override(real, edited)
+	}
+
+	select {
+	case kustomizeSlot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return runBounded(ctx, limits.Timeout, t.appPath, func(context.Context) ([]*unstructured.Unstructured, error) {
+		defer func() { <-kustomizeSlot }()
+		k := krusty.MakeKustomizer(&krusty.Options{
+			Reorder:          krusty.ReorderOptionNone,
+			LoadRestrictions: types.LoadRestrictionsRootOnly,
+			PluginConfig:     types.DisabledPluginConfig(),
+		})
+		m, err := k.Run(fsys, t.dir)
+		if err != nil {
+			return nil, r.kustomizeError(t, fsys, err)
+		}
+		var out []*unstructured.Unstructured
+		for _, res := range m.Resources() {
+			j, err := res.MarshalJSON()
+			if err != nil {
+				return nil, toolError("kustomize", t.appPath, err, t.root)
+			}
+			objs, err := toObjects(j)
+			if err != nil {
+				return nil, &ManifestError{File: t.appPath + " (kustomize output " + res.CurId().String() + ")", Err: err}
+			}
+			out = append(out, objs...)
+		}
+		return out, nil
+	})
+}
+
+// kustomizeError explains a failed build: a path outside the repository
+// (whatever kustomize made of the refusal), a limit, or kustomize's own
+// message.
+func (r *Renderer) kustomizeError(t *target, fsys *repoFS, err error) error {
+	if esc := fsys.escaped(); esc != "" {
+		return &SourceError{Path: t.appPath, Msg: "kustomize: " + esc + " is outside the repository; " +
+			"resources, bases and components must stay inside it (symlinks included)"}
+	}
+	var limit *LimitError
+	var unsupported *UnsupportedError
+	var source *SourceError
+	if errors.As(err, &limit) || errors.As(err, &unsupported) || errors.As(err, &source) {
+		return err
+	}
+	return toolError("kustomize", t.appPath, err, t.root)
+}

@@ -1,0 +1,244 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// errOutsideRepo is what repoFS answers for a path outside the repository.
+var errOutsideRepo = errors.New("outside the repository")
+
+// repoFS is the file system kustomize sees: the disk, read-only, confined
+// to the repository. Every path is resolved, symlinks included, and
+// refused unless it lies inside the repository (or, when remote bases are
+// allowed, inside one of kustomize's own clones of them). Kustomize's
+// LoadRestrictionsRootOnly keeps files under their kustomization's
+// directory but lets bases climb anywhere ("../../.."); repoFS is what
+// keeps them in the repository. Reads count against the render's budget,
+// and overrides stand in for files that Ferry edits (the kustomization, when
+// spec.source.kustomize sets options) so the checkout is never written.
+type repoFS struct {
+	disk      filesys.FileSystem
+	root      string // real repository root
+	cloneGlob string // when remote bases are allowed: kustomize's clone directories
+	budget    *budget
+
+	mu        sync.Mutex
+	overrides map[string][]byte // by real path
+	escape    string            // the first path refused, for the error
+}
+
+var _ filesys.FileSystem = (*repoFS)(nil)
+
+func newRepoFS(root string, allowRemote bool, b *budget) *repoFS {
+	f := &repoFS{disk: filesys.MakeFsOnDisk(), root: root, budget: b, overrides: map[string][]byte{}}
+	if allowRemote {
+		// kustomize clones remote bases into os.MkdirTemp("", "kustomize-").
+		if tmp, err := filepath.EvalSymlinks(os.TempDir()); err == nil {
+			f.cloneGlob = filepath.Join(tmp, "kustomize-*")
+		}
+	}
+	return f
+}
+
+// override makes reads of the real path p return data.
+func (f *repoFS) override(p string, data []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.overrides[p] = data
+}
+
+// escaped returns the first path refused, relative to the repository when
+// it can be written so.
+func (f *repoFS) escaped() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.escape
+}
+
+// confine resolves p and returns its real path, or errOutsideRepo. A path
+// that does not exist is resolved through its nearest existing parent.
+func (f *repoFS) confine(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	real, err := evalExisting(abs)
+	if err != nil {
+		return "", err
+	}
+	if within(f.root, real) || f.inClone(real) {
+		return real, nil
+	}
+	f.mu.Lock()
+	if f.escape == "" {
+		f.escape = displayEscape(f.root, abs)
+	}
+	f.mu.Unlock()
+	return "", fmt.Errorf("%s: %w", displayEscape(f.root, abs), errOutsideRepo)
+}
+
+func (f *repoFS) inClone(real string) bool {
+	if f.cloneGlob == "" {
+		return false
+	}
+	dir := filepath.Dir(f.cloneGlob)
+	rel, err := filepath.Rel(dir, real)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return false
+	}
+	first, _, _ := strings.Cut(rel, string(filepath.Separator))
+	ok, _ := filepath.Match(filepath.Base(f.cloneGlob), first)
+	return ok
+}
+
+// evalExisting is filepath.EvalSymlinks for paths whose tail may not exist
+// yet: the existing part is resolved and the rest appended.
+func evalExisting(abs string) (string, error) {
+	real, err := filepath.EvalSymlinks(abs)
+	if err == nil {
+		return real, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	parent := filepath.Dir(abs)
+	if parent == abs {
+		return abs, nil
+	}
+	realParent, err := evalExisting(parent)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(realParent, filepath.Base(abs)), nil
+}
+
+// displayEscape names a refused path: relative to the repository root
+// ("../../etc/passwd") when that is how it was reached, never the worker's
+// own directories.
+func displayEscape(root, abs string) string {
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return filepath.Base(abs)
+	}
+	if strings.HasPrefix(rel, "..") {
+		// A path outside the repository named by its climb only.
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(rel) + " (a symlink)"
+}
+
+func (f *repoFS) readOnly(p string) error {
+	return fmt.Errorf("%s: the repository is read-only while rendering", displayEscape(f.root, p))
+}
+
+func (f *repoFS) Create(p string) (filesys.File, error) { return nil, f.readOnly(p) }
+func (f *repoFS) Mkdir(p string) error                  { return f.readOnly(p) }
+func (f *repoFS) MkdirAll(p string) error               { return f.readOnly(p) }
+func (f *repoFS) WriteFile(p string, _ []byte) error    { return f.readOnly(p) }
+
+// RemoveAll is allowed in kustomize's clones only: it removes them when
+// done.
+func (f *repoFS) RemoveAll(p string) error {
+	if abs, err := filepath.Abs(p); err == nil && f.inClone(abs) {
+		return f.disk.RemoveAll(abs)
+	}
+	return f.readOnly(p)
+}
+
+func (f *repoFS) Open(p string) (filesys.File, error) {
+	real, err := f.confine(p)
+	if err != nil {
+		return nil, err
+	}
+	return f.disk.Open(real)
+}
+
+func (f *repoFS) IsDir(p string) bool {
+	real, err := f.confine(p)
+	return err == nil && f.disk.IsDir(real)
+}
+
+func (f *repoFS) Exists(p string) bool {
+	real, err := f.confine(p)
+	if err != nil {
+		return false
+	}
+	f.mu.Lock()
+	_, over := f.overrides[real]
+	f.mu.Unlock()
+	return over || f.disk.Exists(real)
+}
+
+func (f *repoFS) ReadDir(p string) ([]string, error) {
+	real, err := f.confine(p)
+	if err != nil {
+		return nil, err
+	}
+	return f.disk.ReadDir(real)
+}
+
+func (f *repoFS) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
+	if _, err := f.confine(p); err != nil {
+		return "", "", err
+	}
+	dir, file, err := f.disk.CleanedAbs(p)
+	if err != nil {
+		return "", "", err
+	}
+	if _, err := f.confine(dir.String()); err != nil {
+		return "", "", err
+	}
+	return dir, file, nil
+}
+
+func (f *repoFS) Glob(pattern string) ([]string, error) {
+	if _, err := f.confine(filepath.Dir(pattern)); err != nil {
+		return nil, err
+	}
+	matches, err := f.disk.Glob(pattern)
+	if err != nil {
+		return nil, err
+	}
+	out := matches[:0]
+	for _, m := range matches {
+		if _, err := f.confine(m); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+func (f *repoFS) ReadFile(p string) ([]byte, error) {
+	real, err := f.confine(p)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	data, over := f.overrides[real]
+	f.mu.Unlock()
+	if over {
+		return data, nil
+	}
+	if f.inClone(real) {
+		return f.disk.ReadFile(real)
+	}
+	return f.budget.readFile(real, displayPath(f.root, real))
+}
+
+// Walk visits the tree under p without following symlinks (as
+// filepath.Walk); files are read through ReadFile, which confines them.
+func (f *repoFS) Walk(p string, walkFn filepath.WalkFunc) error {
+	real, err := f.confine(p)
+	if err != nil {
+		return err
+	}
+	return f.disk.Walk(real, walkFn)
+}

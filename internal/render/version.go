@@ -1,0 +1,96 @@
+package render
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"runtime/debug"
+	"slices"
+	"strings"
+)
+
+// format names Ferry's own rendering rules. Bump it whenever the same
+// source could render differently for a reason the library versions do not
+// show: it is part of every manifest cache key.
+const format = "ferry-render/2"
+
+// The libraries whose versions are part of Version, with the versions
+// go.mod requires: used when the binary carries no module information.
+var renderLibraries = []struct{ path, fallback string }{
+	{"helm.sh/helm/v3", "v3.22.0"},
+	{"sigs.k8s.io/kustomize/api", "v0.21.2"},
+	{"sigs.k8s.io/kustomize/kyaml", "v0.21.2"},
+}
+
+// Version names the renderers' output: Ferry's rendering rules and the
+// Helm and Kustomize library versions built in, e.g.
+// "ferry-render/2 helm/v3.22.0 kustomize-api/v0.21.2 kustomize-kyaml/v0.21.2".
+// It is part of every manifest cache key, so a new Ferry or library version
+// never reuses sets rendered by an old one. Renderer.Version adds the
+// worker's settings that change output.
+var Version = buildVersion(readBuildInfo())
+
+func readBuildInfo() map[string]string {
+	deps := map[string]string{}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return deps
+	}
+	for _, d := range bi.Deps {
+		v := d.Version
+		if d.Replace != nil {
+			v = d.Replace.Version
+			if v == "" {
+				v = "replaced" // a local replace: no version to name
+			}
+		}
+		deps[d.Path] = v
+	}
+	return deps
+}
+
+func buildVersion(deps map[string]string) string {
+	parts := []string{format}
+	for _, lib := range renderLibraries {
+		v := deps[lib.path]
+		if v == "" {
+			v = lib.fallback
+		}
+		parts = append(parts, libraryName(lib.path)+"/"+v)
+	}
+	return strings.Join(parts, " ")
+}
+
+// libraryName shortens a module path for Version: "helm", "kustomize-api".
+func libraryName(modPath string) string {
+	switch {
+	case strings.HasPrefix(modPath, "helm.sh/helm"):
+		return "helm"
+	case strings.HasPrefix(modPath, "sigs.k8s.io/kustomize/"):
+		return "kustomize-" + strings.TrimPrefix(modPath, "sigs.k8s.io/kustomize/")
+	}
+	return modPath
+}
+
+// Version is the package Version plus whatever in r changes rendered
+// output: Capabilities that differ from the defaults. Workers that share a
+// manifest cache must agree on it, and do when they run the same binary with
+// the same settings.
+func (r *Renderer) Version() string {
+	caps := r.Capabilities.normalized()
+	if caps.isDefault() {
+		return Version
+	}
+	h := sha256.New()
+	h.Write([]byte(caps.KubeVersion))
+	for _, v := range caps.APIVersions {
+		h.Write([]byte{0})
+		h.Write([]byte(v))
+	}
+	return Version + " capabilities/" + hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+func sortedUnique(in []string) []string {
+	out := slices.Clone(in)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
