@@ -188,6 +188,9 @@ func (s *appState) shouldContinueAsNew(ctx workflow.Context, reconciles int) boo
 
 func (s *appState) pollDelay() time.Duration {
 	interval := s.app.PollInterval()
+	if s.childrenSettling() {
+		interval = min(interval, childrenPoll)
+	}
 	return interval + app.Jitter(s.app.Metadata.Name, interval)
 }
 

@@ -1,12 +1,30 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 // childrenRegion is the "region" of an app of apps' child Applications in
 // its status: they run as apps on the control queue, not in a cluster.
 const childrenRegion = ""
+
+// childrenPoll is how soon an app of apps looks again while a child app is
+// not yet Synced and Healthy, so that its health follows its children's.
+const childrenPoll = 5 * time.Second
+
+// childrenSettling reports whether a child app is still on its way.
+func (s *appState) childrenSettling() bool {
+	for _, r := range s.status.Resources {
+		if r.Region == childrenRegion && (r.Status != app.SyncStatusSynced || r.Health != app.HealthHealthy) {
+			return true
+		}
+	}
+	return false
+}
 
 func (s *appState) hasChildren() bool {
 	return (s.rendered != nil && len(s.rendered.Children) > 0) || len(s.childApps) > 0
