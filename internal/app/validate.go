@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/itchyny/gojq"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -281,11 +282,15 @@ func (v *validator) ignoreDifferences(ids []IgnoreDifference) {
 				v.add(fmt.Sprintf("%s.jsonPointers[%d]", p, j), "%q %s", ptr, msg)
 			}
 		}
-		if len(id.JQPathExpressions) > 0 {
-			v.add(p+".jqPathExpressions", "jq path expressions are not supported yet: use jsonPointers, e.g. /spec/replicas")
+		for j, expr := range id.JQPathExpressions {
+			if _, err := gojq.Parse(expr); err != nil {
+				v.add(fmt.Sprintf("%s.jqPathExpressions[%d]", p, j), "%q is not a jq expression (%v): write a path such as .spec.replicas", expr, err)
+			}
 		}
-		if len(id.ManagedFieldsManagers) > 0 {
-			v.add(p+".managedFieldsManagers", "ignoring fields by manager is not supported yet: use jsonPointers, e.g. /spec/replicas")
+		for j, m := range id.ManagedFieldsManagers {
+			if strings.TrimSpace(m) == "" {
+				v.add(fmt.Sprintf("%s.managedFieldsManagers[%d]", p, j), "empty: name a field manager as metadata.managedFields shows it, e.g. kube-controller-manager")
+			}
 		}
 		if len(id.JSONPointers)+len(id.JQPathExpressions)+len(id.ManagedFieldsManagers) == 0 {
 			v.add(p+".jsonPointers", "required: the fields whose differences to ignore, e.g. /spec/replicas; without any, the entry ignores nothing")

@@ -110,6 +110,14 @@ func TestValidateCases(t *testing.T) {
 		{name: "json pointer escape", mutate: func(a *Application) {
 			a.Spec.IgnoreDifferences = []IgnoreDifference{{Kind: "Deployment", JSONPointers: []string{"/metadata/annotations/a~b"}}}
 		}, field: "spec.ignoreDifferences[0].jsonPointers[0]", msg: "~0"},
+		{name: "jq path expressions and managers", mutate: func(a *Application) {
+			a.Spec.IgnoreDifferences = []IgnoreDifference{{Group: "apps", Kind: "Deployment",
+				JQPathExpressions:     []string{`.spec.template.spec.containers[] | select(.name == "sidecar") | .image`},
+				ManagedFieldsManagers: []string{"kube-controller-manager"}}}
+		}},
+		{name: "empty manager", mutate: func(a *Application) {
+			a.Spec.IgnoreDifferences = []IgnoreDifference{{Kind: "Deployment", ManagedFieldsManagers: []string{" "}}}
+		}, field: "spec.ignoreDifferences[0].managedFieldsManagers[0]", msg: "name a field manager"},
 		{name: "poll interval unreadable", mutate: func(a *Application) { a.Spec.PollInterval = "often" }, field: "spec.pollInterval"},
 		{name: "negative retry limit is unlimited", mutate: func(a *Application) {
 			a.Spec.SyncPolicy = &SyncPolicy{Retry: &RetryPolicy{Limit: -3}}
