@@ -65,6 +65,9 @@ func printView(out io.Writer, v *workflows.View, output string) error {
 	if op := s.OperationState; op != nil {
 		fmt.Fprintf(out, "Operation:     %s %s: %s\n", op.ID, op.Phase, op.Message)
 	}
+	if ro := s.Rollout; ro != nil {
+		fmt.Fprintf(out, "Rollout:       stage %d/%d %s: %s\n", ro.Stage, ro.Stages, ro.Phase, ro.Message)
+	}
 	for _, c := range s.Conditions {
 		fmt.Fprintf(out, "Condition:     %s: %s\n", c.Type, c.Message)
 	}

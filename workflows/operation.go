@@ -60,7 +60,7 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 
 	retry := s.app.Retry()
 	for attempt := int64(0); ; attempt++ {
-		results, err := s.syncRegions(ctx, target, op.ID, p)
+		results, err := s.syncStages(ctx, target, op.ID, p)
 		op.Results = results
 		if err == nil {
 			op.Phase, op.Message = app.OperationSucceeded, "successfully synced (all tasks run)"
@@ -90,10 +90,11 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 	return op
 }
 
-// syncRegions runs the Sync activity in every region in parallel and folds
-// the live state each region reports into the status.
-func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string, p syncParams) ([]app.ResourceResult, error) {
-	dests := s.destinations()
+// syncRegions runs the Sync activity in the given regions in parallel (and
+// the child apps' sync, withChildren) and folds the live state each region
+// reports into the status.
+func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string, p syncParams,
+	dests []app.Target, withChildren bool) ([]app.ResourceResult, error) {
 	var opts []string
 	if sp := s.app.Spec.SyncPolicy; sp != nil {
 		opts = sp.SyncOptions
@@ -105,7 +106,10 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: opts, HealthTimeout: healthTimeout,
 		})
 	}
-	children := s.syncChildren(ctx, p)
+	var children workflow.Future
+	if withChildren {
+		children = s.syncChildren(ctx, p)
+	}
 	var results []app.ResourceResult
 	byRegion := make(map[string][]app.ResourceStatus, len(dests))
 	regionErrs := make(map[string]error)

@@ -81,7 +81,13 @@ func (r *rendered) commit() string {
 
 // compare diffs the target against every region in parallel.
 func (s *appState) compare(ctx workflow.Context, target Target) {
-	dests := s.destinations()
+	s.compareRegions(ctx, target, s.destinations())
+	s.clearCondition(conditionComparisonError)
+}
+
+// compareRegions diffs the target against the given regions (and the child
+// apps, when there are any) and folds the result into the status.
+func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []app.Target) {
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
 		futures[i] = workflow.ExecuteActivity(compareCtx(ctx, d.Region), ActivityCompare,
@@ -107,7 +113,6 @@ func (s *appState) compare(ctx workflow.Context, target Target) {
 		}
 	}
 	s.setResources(target.Commit(), byRegion, regionErrs)
-	s.clearCondition(conditionComparisonError)
 }
 
 func (s *appState) shouldAutoSync(target Target) bool {

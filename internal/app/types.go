@@ -107,6 +107,24 @@ type SyncPolicy struct {
 	Automated   *Automated   `json:"automated,omitempty"`
 	SyncOptions []string     `json:"syncOptions,omitempty"`
 	Retry       *RetryPolicy `json:"retry,omitempty"`
+	// Rollout is Ferry's: sync the regions stage by stage instead of all at
+	// once.
+	Rollout *Rollout `json:"rollout,omitempty"`
+}
+
+// Rollout syncs an app's regions in stages: a stage must be Synced and
+// Healthy (and stay so for its soak time) before the next one starts; a
+// failure halts the rollout and leaves the later stages as they were.
+type Rollout struct {
+	Stages []RolloutStage `json:"stages"`
+}
+
+// RolloutStage is a set of regions synced together.
+type RolloutStage struct {
+	Regions []string `json:"regions"`
+	// Soak is how long the stage must stay Synced and Healthy before the
+	// next stage starts (a Go duration; none when empty).
+	Soak string `json:"soak,omitempty"`
 }
 
 type Automated struct {
@@ -184,6 +202,7 @@ const (
 // Status is what the app reports, shaped like Argo CD's Application status.
 type Status struct {
 	Sync           SyncStatus               `json:"sync"`
+	Rollout        *RolloutStatus           `json:"rollout,omitempty"`
 	Health         HealthStatus             `json:"health"`
 	Resources      []ResourceStatus         `json:"resources,omitempty"`
 	OperationState *OperationState          `json:"operationState,omitempty"`
@@ -243,6 +262,25 @@ type HistoryEntry struct {
 	DeployedAt time.Time `json:"deployedAt"`
 	Source     Source    `json:"source"`
 }
+
+// RolloutStatus says where a staged rollout is.
+type RolloutStatus struct {
+	Revision string `json:"revision"`
+	// Stage is the stage in progress or where the rollout stopped, from 1.
+	Stage  int `json:"stage"`
+	Stages int `json:"stages"`
+	// Phase is Progressing, Soaking, Halted or Completed.
+	Phase   string `json:"phase"`
+	Message string `json:"message,omitempty"`
+}
+
+// Rollout phases.
+const (
+	RolloutProgressing = "Progressing"
+	RolloutSoaking     = "Soaking"
+	RolloutHalted      = "Halted"
+	RolloutCompleted   = "Completed"
+)
 
 type RegionSummary struct {
 	Sync      SyncStatusCode   `json:"sync"`

@@ -78,6 +78,7 @@ func Validate(a *Application, opts ValidateOptions) error {
 	v.source(&a.Spec.Source)
 	v.destinations(&a.Spec)
 	v.syncPolicy(a.Spec.SyncPolicy)
+	v.rollout(a)
 	v.ignoreDifferences(a.Spec.IgnoreDifferences)
 	if s := a.Spec.PollInterval; s != "" {
 		d, err := time.ParseDuration(s)

@@ -1,0 +1,77 @@
+package workflows
+
+import (
+	"context"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+func rolloutApp() Input {
+	in := testApp(true)
+	in.Spec.SyncPolicy.Rollout = &app.Rollout{Stages: []app.RolloutStage{
+		{Regions: []string{"us-east-1"}, Soak: "30s"},
+		{Regions: []string{"eu-west-1"}},
+	}}
+	return in
+}
+
+// TestRolloutGoesStageByStage: the second stage starts only after the first
+// is Synced and Healthy and has soaked.
+func (s *appSuite) TestRolloutGoesStageByStage() {
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	var order []string
+	var syncedAt []time.Time
+	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+			order = append(order, in.Region)
+			syncedAt = append(syncedAt, s.env.Now())
+			return cluster.sync(ctx, in)
+		})
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Equal([]string{"us-east-1", "eu-west-1"}, order)
+		s.Require().Len(syncedAt, 2)
+		s.GreaterOrEqual(syncedAt[1].Sub(syncedAt[0]), 30*time.Second, "soaked before the next stage")
+		s.Require().NotNil(v.Status.Rollout)
+		s.Equal(app.RolloutCompleted, v.Status.Rollout.Phase)
+		s.Equal(app.OperationSucceeded, v.Status.OperationState.Phase)
+	}, 2*time.Minute)
+	s.deleteAt(3*time.Minute, false)
+	s.env.ExecuteWorkflow(ApplicationWorkflow, rolloutApp())
+	s.NoError(s.env.GetWorkflowError())
+}
+
+// TestRolloutHaltsOnAnUnhealthyStage: a Degraded first stage halts the
+// rollout; the second stage is never synced.
+func (s *appSuite) TestRolloutHaltsOnAnUnhealthyStage() {
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	var order []string
+	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+			order = append(order, in.Region)
+			out, err := cluster.sync(ctx, in)
+			out.Resources[0].Health = app.HealthDegraded
+			return out, err
+		})
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Equal([]string{"us-east-1"}, order, "stage 2 untouched")
+		s.Require().NotNil(v.Status.Rollout)
+		s.Equal(app.RolloutHalted, v.Status.Rollout.Phase)
+		s.Equal(1, v.Status.Rollout.Stage)
+		s.Contains(v.Status.Rollout.Message, "us-east-1 is Synced and Degraded")
+		s.Equal(app.OperationFailed, v.Status.OperationState.Phase)
+	}, time.Minute)
+	s.deleteAt(2*time.Minute, false)
+	s.env.ExecuteWorkflow(ApplicationWorkflow, rolloutApp())
+	s.NoError(s.env.GetWorkflowError())
+}
