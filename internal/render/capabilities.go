@@ -3,9 +3,12 @@ package render
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"helm.sh/helm/v3/pkg/chartutil"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 )
@@ -64,8 +67,9 @@ func (r *Renderer) helmCapabilities(appPath string, h *app.HelmSource) (*chartut
 	if !strings.HasPrefix(kv, "v") {
 		kv = "v" + kv
 	}
-	apis := make([]string, 0, len(chartutil.DefaultVersionSet)+len(caps.APIVersions)+len(extra))
-	apis = append(apis, chartutil.DefaultVersionSet...)
+	builtin := builtinAPIVersions()
+	apis := make([]string, 0, len(builtin)+len(caps.APIVersions)+len(extra))
+	apis = append(apis, builtin...)
 	apis = append(apis, caps.APIVersions...)
 	apis = append(apis, extra...)
 	// Only the Helm version and commit, not the Go version helm's default
@@ -83,6 +87,32 @@ func (r *Renderer) helmCapabilities(appPath string, h *app.HelmSource) (*chartut
 		HelmVersion: hv,
 	}, nil
 }
+
+var builtinAPIs = sync.OnceValue(func() []string {
+	apis := append([]string(nil), chartutil.DefaultVersionSet...)
+	for gvk := range scheme.Scheme.AllKnownTypes() {
+		if gvk.Version == runtime.APIVersionInternal || strings.HasSuffix(gvk.Kind, "List") || metaKinds[gvk.Kind] {
+			continue
+		}
+		apis = append(apis, gvk.GroupVersion().String()+"/"+gvk.Kind)
+	}
+	return sortedUnique(apis)
+})
+
+// metaKinds are registered in every group version without being resources.
+var metaKinds = map[string]bool{
+	"WatchEvent": true, "Status": true, "DeleteOptions": true, "ListOptions": true, "GetOptions": true,
+	"CreateOptions": true, "UpdateOptions": true, "PatchOptions": true, "ExportOptions": true,
+	"APIVersions": true, "APIGroup": true, "APIResourceList": true,
+}
+
+// builtinAPIVersions is what .Capabilities.APIVersions holds by default:
+// Helm's built-in set of group/versions (Kubernetes' own APIs at the
+// client version Ferry is built with, apiextensions included) plus each of
+// their kinds as "group/version/Kind", which a real cluster's discovery
+// gives and helm template alone does not, so that charts testing for a
+// kind ("apps/v1/Deployment") render as they would against a cluster.
+func builtinAPIVersions() []string { return builtinAPIs() }
 
 // helmVersion is the Helm library version built in, as Version names it.
 func helmVersion() string {

@@ -121,9 +121,12 @@ func toolError(tool, appPath string, err error, roots ...string) error {
 type SourceError struct {
 	Path string
 	Msg  string
+	Err  error // the cause, when there is one to test for
 }
 
 func (e *SourceError) Error() string { return fmt.Sprintf("render %s: %s", e.Path, e.Msg) }
+
+func (e *SourceError) Unwrap() error { return e.Err }
 
 // ManifestError is a document that parses but is not a Kubernetes object.
 type ManifestError struct {

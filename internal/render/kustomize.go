@@ -86,8 +86,11 @@ func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.Kustomize
 // message.
 func (r *Renderer) kustomizeError(t *target, fsys *repoFS, err error) error {
 	if esc := fsys.escaped(); esc != "" {
-		return &SourceError{Path: t.appPath, Msg: "kustomize: " + esc + " is outside the repository; " +
-			"resources, bases and components must stay inside it (symlinks included)"}
+		return &SourceError{Path: t.appPath, Msg: "kustomize: " + esc + " is outside the repository: " +
+			"a kustomization may use only files and bases inside it (symlinks included)"}
+	}
+	if err := fsys.limit(); err != nil {
+		return err
 	}
 	var limit *LimitError
 	var unsupported *UnsupportedError

@@ -33,6 +33,7 @@ type repoFS struct {
 	mu        sync.Mutex
 	overrides map[string][]byte // by real path
 	escape    string            // the first path refused, for the error
+	limitErr  error             // the first limit reached
 }
 
 var _ filesys.FileSystem = (*repoFS)(nil)
@@ -230,7 +231,24 @@ func (f *repoFS) ReadFile(p string) ([]byte, error) {
 	if f.inClone(real) {
 		return f.disk.ReadFile(real)
 	}
-	return f.budget.readFile(real, displayPath(f.root, real))
+	data, err = f.budget.readFile(real, displayPath(f.root, real))
+	var limit *LimitError
+	if errors.As(err, &limit) {
+		f.mu.Lock()
+		if f.limitErr == nil {
+			f.limitErr = err
+		}
+		f.mu.Unlock()
+	}
+	return data, err
+}
+
+// limit returns the first limit a read reached: kustomize reports such a
+// read as a file it could not find.
+func (f *repoFS) limit() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.limitErr
 }
 
 // Walk visits the tree under p without following symlinks (as

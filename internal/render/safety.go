@@ -90,7 +90,7 @@ func resolveInRepo(root, base, rel, what string) (real, display string, err erro
 	display = displayPath(root, lexical)
 	real, err = filepath.EvalSymlinks(lexical)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", display, &SourceError{Path: display, Msg: fmt.Sprintf("%s: %v", what, errNotInRepo)}
+		return "", display, &SourceError{Path: display, Msg: fmt.Sprintf("%s: %v", what, errNotInRepo), Err: errNotInRepo}
 	}
 	if err != nil {
 		return "", display, &SourceError{Path: display, Msg: fmt.Sprintf("%s: %v", what, err)}
