@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"net"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -27,8 +28,18 @@ func classify(err error) error {
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
 	case kube.IsInvalid(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrSyncFailed, nil)
+	case unreachable(err):
+		return temporal.NewApplicationError("Unreachable: "+err.Error(), workflows.ErrUnreachable)
 	}
 	// The message only: wrapped causes may carry details we do not want in
 	// a history, and the message already names the object.
 	return temporal.NewApplicationError(err.Error(), "")
+}
+
+// unreachable reports whether the error is a failure to reach a server
+// (refused, reset, timed out, no route) rather than an answer from it.
+func unreachable(err error) bool {
+	var netErr net.Error
+	var opErr *net.OpError
+	return errors.As(err, &opErr) || (errors.As(err, &netErr) && netErr.Timeout())
 }

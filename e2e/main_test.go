@@ -66,12 +66,20 @@ type worker struct {
 
 func startWorker(t *testing.T, extra ...string) *worker {
 	t.Helper()
-	args := []string{"--control", "--regions", strings.Join(regions, ","), "--temporal-address", stack.TemporalAddress,
-		"--kubeconfig", stack.Kubeconfig, "--redis-addr", stack.RedisAddr, "--cache-dir", t.TempDir(), "--metrics-addr", ""}
+	args := []string{"--control"}
 	for _, r := range regions {
 		args = append(args, "--region", r)
 	}
-	args = append(args, extra...)
+	return startWorkerWith(t, append(args, extra...)...)
+}
+
+// startWorkerWith starts a worker serving what args say (--control,
+// --region …), connected to the stack.
+func startWorkerWith(t *testing.T, roles ...string) *worker {
+	t.Helper()
+	args := []string{"--regions", strings.Join(regions, ","), "--temporal-address", stack.TemporalAddress,
+		"--kubeconfig", stack.Kubeconfig, "--redis-addr", stack.RedisAddr, "--cache-dir", t.TempDir(), "--metrics-addr", ""}
+	args = append(args, roles...)
 	log := filepath.Join(stack.StateDir, "logs", fmt.Sprintf("worker-%s-%d.log", sanitize(t.Name()), time.Now().UnixNano()))
 	f, err := os.Create(log)
 	require.NoError(t, err)

@@ -73,6 +73,9 @@ type rendered struct {
 type autoSync struct {
 	Key   string             `json:"key"`
 	Phase app.OperationPhase `json:"phase"`
+	// Unreachable: it failed only in regions that could not be reached; it
+	// is tried again once they answer.
+	Unreachable bool `json:"unreachable,omitempty"`
 }
 
 type refreshReq struct {
@@ -111,6 +114,8 @@ type appState struct {
 	untouched *untouchedPush
 	// childApps are the apps this app of apps created and has not pruned.
 	childApps []string
+	// lastOpUnreachable: the last operation failed only in unreachable regions.
+	lastOpUnreachable bool
 }
 
 // untouchedPush is a push that moved the app's branch without touching its

@@ -26,6 +26,8 @@ const (
 	// the same activity will not help, but the operation's retry policy
 	// (syncPolicy.retry) may, once what was missing appears.
 	ErrSyncFailed = "SyncFailed"
+	// ErrUnreachable: the region's API server could not be reached.
+	ErrUnreachable = "Unreachable"
 )
 
 type ResolveInput struct {

@@ -61,6 +61,8 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 	retry := s.app.Retry()
 	for attempt := int64(0); ; attempt++ {
 		results, err := s.syncStages(ctx, target, op.ID, p)
+		var se *syncError
+		s.lastOpUnreachable = errors.As(err, &se) && se.unreachable
 		op.Results = results
 		if err == nil {
 			op.Phase, op.Message = app.OperationSucceeded, "successfully synced (all tasks run)"
@@ -148,7 +150,8 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 		s.setResources(target.Commit(), byRegion, regionErrs)
 	}
 	if len(failed) > 0 {
-		return results, &syncError{msg: "sync failed in " + strings.Join(failed, "; "), permanent: allPermanent(regionErrs)}
+		return results, &syncError{msg: "sync failed in " + strings.Join(failed, "; "),
+			permanent: allPermanent(regionErrs), unreachable: allUnreachable(regionErrs)}
 	}
 	return results, nil
 }
@@ -187,8 +190,18 @@ func (s *appState) operationID() string {
 }
 
 type syncError struct {
-	msg       string
-	permanent bool
+	msg         string
+	permanent   bool
+	unreachable bool // only unreachable regions failed
+}
+
+func allUnreachable(errs map[string]error) bool {
+	for _, err := range errs {
+		if !isUnreachable(err) {
+			return false
+		}
+	}
+	return len(errs) > 0
 }
 
 func (e *syncError) Error() string { return e.msg }
@@ -210,6 +223,15 @@ func allPermanent(errs map[string]error) bool {
 
 // rootMessage is the innermost message of an activity error, without the
 // activity envelope Temporal adds around it.
+// isUnreachable reports whether a region's activity failed because the
+// region could not be reached: no worker took it in time, a worker died
+// without another taking over, or the API server did not answer.
+func isUnreachable(err error) bool {
+	var timeout *temporal.TimeoutError
+	var appErr *temporal.ApplicationError
+	return errors.As(err, &timeout) || (errors.As(err, &appErr) && appErr.Type() == ErrUnreachable)
+}
+
 func rootMessage(err error) string {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
@@ -217,7 +239,7 @@ func rootMessage(err error) string {
 	}
 	var timeout *temporal.TimeoutError
 	if errors.As(err, &timeout) {
-		return "no answer from the region's workers (" + timeout.Error() + ")"
+		return "Unreachable: no answer from the region's workers (" + timeout.Error() + ")"
 	}
 	return err.Error()
 }

@@ -32,7 +32,7 @@ func (s *appState) reconcile(ctx workflow.Context) {
 	if s.shouldAutoSync(target) {
 		s.autoSync = &autoSync{Key: s.autoSyncKey(target)}
 		op := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()})
-		s.autoSync.Phase = op.Phase
+		s.autoSync.Phase, s.autoSync.Unreachable = op.Phase, s.lastOpUnreachable
 	}
 }
 
@@ -96,13 +96,23 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 	children := s.compareChildren(ctx)
 	byRegion := make(map[string][]app.ResourceStatus, len(dests))
 	regionErrs := make(map[string]error)
+	// Regions are folded in as they answer, so a region that is down (its
+	// activity waits for a worker until regionScheduleToStart) does not hide
+	// the others' state from the status query meanwhile.
+	sel := workflow.NewSelector(ctx)
 	for i, d := range dests {
-		var out CompareResult
-		if err := futures[i].Get(ctx, &out); err != nil {
-			regionErrs[d.Region] = err
-			continue
-		}
-		byRegion[d.Region] = out.Resources
+		sel.AddFuture(futures[i], func(f workflow.Future) {
+			var out CompareResult
+			if err := f.Get(ctx, &out); err != nil {
+				regionErrs[d.Region] = err
+			} else {
+				byRegion[d.Region] = out.Resources
+			}
+			s.setResources(target.Commit(), byRegion, regionErrs)
+		})
+	}
+	for range dests {
+		sel.Select(ctx)
 	}
 	if children != nil {
 		var out CompareChildrenResult
@@ -128,8 +138,12 @@ func (s *appState) shouldAutoSync(target Target) bool {
 		return true
 	}
 	// Same (revision, spec) again: only drift is healed, and a failed sync is
-	// not retried until Git or the spec changes, as Argo CD does.
-	return s.app.SelfHeal() && last.Phase == app.OperationSucceeded
+	// not retried until Git or the spec changes, as Argo CD does; unless it
+	// failed only because regions were unreachable and they answer again.
+	if last.Phase != app.OperationSucceeded {
+		return last.Unreachable && !s.anyUnreachable()
+	}
+	return s.app.SelfHeal()
 }
 
 func (s *appState) autoSyncKey(t Target) string { return t.Commit() + "/" + s.app.SpecDigest() }

@@ -38,11 +38,13 @@ func (s *appState) setResources(sha string, byRegion map[string][]app.ResourceSt
 		msg := rootMessage(regionErrs[region])
 		sum := s.status.Regions[region]
 		sum.Sync, sum.Health, sum.Message = app.SyncStatusUnknown, app.HealthUnknown, msg
+		sum.Unreachable = isUnreachable(regionErrs[region])
 		s.status.Regions[region] = sum
 		unreachable = append(unreachable, region+": "+msg)
 	}
 	for _, region := range workflow.DeterministicKeys(s.status.Regions) {
-		if sum := s.status.Regions[region]; regionErrs[region] == nil {
+		if _, answered := byRegion[region]; answered {
+			sum := s.status.Regions[region]
 			sum.Revision = sha
 			s.status.Regions[region] = sum
 		}
@@ -92,6 +94,15 @@ func (s *appState) knownKeys(region string) []app.ResourceKey {
 		}
 	}
 	return keys
+}
+
+func (s *appState) anyUnreachable() bool {
+	for _, sum := range s.status.Regions {
+		if sum.Unreachable {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *appState) hasRegion(region string) bool { return slices.Contains(s.regionNames(), region) }

@@ -283,9 +283,12 @@ const (
 )
 
 type RegionSummary struct {
-	Sync      SyncStatusCode   `json:"sync"`
-	Health    HealthStatusCode `json:"health"`
-	Revision  string           `json:"revision,omitempty"`
-	Message   string           `json:"message,omitempty"`
-	Resources int              `json:"resources"`
+	// Unreachable: no worker of the region answered in time, or its API
+	// server could not be reached; Message says which.
+	Unreachable bool             `json:"unreachable,omitempty"`
+	Sync        SyncStatusCode   `json:"sync"`
+	Health      HealthStatusCode `json:"health"`
+	Revision    string           `json:"revision,omitempty"`
+	Message     string           `json:"message,omitempty"`
+	Resources   int              `json:"resources"`
 }
