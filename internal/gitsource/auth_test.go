@@ -70,7 +70,7 @@ func TestEnvAuthBadKeyFile(t *testing.T) {
 func TestCredentialsAgainstServer(t *testing.T) {
 	s := newGitServer(t)
 	fx := newFixtureRepo(t, s, "private")
-	s.user, s.pass = "robot", "hunter2-token"
+	s.User, s.Pass = "robot", "hunter2-token"
 	ctx := context.Background()
 
 	t.Run("provider", func(t *testing.T) {

@@ -111,8 +111,8 @@ func TestCheckoutFetchesNewCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	release()
-	c := fx.work.commit("third", map[string]string{"app/cm.yaml": "kind: Service\n"})
-	fx.work.push()
+	c := fx.work.Commit("third", map[string]string{"app/cm.yaml": "kind: Service\n"})
+	fx.work.Push()
 	dir, release, err := repos.Checkout(ctx, fx.url, c)
 	if err != nil {
 		t.Fatal(err)
@@ -246,19 +246,19 @@ func TestCheckoutEvictsLeastRecentlyUsed(t *testing.T) {
 
 func TestCheckoutFileModes(t *testing.T) {
 	s := newGitServer(t)
-	w := s.newRepo(t, "modes")
-	w.commit("files", map[string]string{"bin/run.sh": "#!/bin/sh\n", "app/a.yaml": "a: 1\n"})
-	if err := os.Symlink("../app/a.yaml", filepath.Join(w.dir, "bin", "link.yaml")); err != nil {
+	w := s.NewRepo(t, "modes")
+	w.Commit("files", map[string]string{"bin/run.sh": "#!/bin/sh\n", "app/a.yaml": "a: 1\n"})
+	if err := os.Symlink("../app/a.yaml", filepath.Join(w.Dir, "bin", "link.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(filepath.Join(w.dir, "bin", "run.sh"), 0o755); err != nil {
+	if err := os.Chmod(filepath.Join(w.Dir, "bin", "run.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sha := w.commit("modes", nil)
-	w.push()
+	sha := w.Commit("modes", nil)
+	w.Push()
 
 	repos := newRepos(t, Options{})
-	dir, release, err := repos.Checkout(context.Background(), s.url("modes"), sha)
+	dir, release, err := repos.Checkout(context.Background(), s.URL("modes"), sha)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,10 @@
 // Both are shared by every Application of a worker. Resolve lists a
 // repository's refs (ls-remote) once per Options.RefsTTL, however many
 // Applications ask, and joins concurrent callers onto one network call;
-// ForceRefresh asks for a listing newer than the call. Checkout keeps one
+// MaxAge sets that reuse per call (a timer poll passes its poll interval,
+// so a repository is listed at most once per interval per worker);
+// ForceRefresh asks for a listing newer than the call. Package gittest
+// serves repositories over HTTP for tests. Checkout keeps one
 // bare clone per repository under Options.CacheDir, named by the SHA-256 of
 // the normalised URL, fetches only when a commit is missing, writes each
 // commit's files into a directory shared by its holders until released,

@@ -17,7 +17,26 @@ import (
 // ResolveOption changes one Resolve call.
 type ResolveOption func(*resolveConfig)
 
-type resolveConfig struct{ force bool }
+type resolveConfig struct {
+	force  bool
+	maxAge time.Duration // 0: Options.RefsTTL
+}
+
+// MaxAge lets Resolve answer from a listing of the repository's refs up to
+// d old, instead of Options.RefsTTL. A timer poll passes its poll
+// interval: then however many Applications poll one repository, and
+// however their timers spread, the worker lists it at most once per
+// interval, and an Application never sees refs older than its own
+// interval. A push is noticed within two intervals (a webhook, which
+// refreshes with ForceRefresh, at once). d <= 0 means never reuse.
+func MaxAge(d time.Duration) ResolveOption {
+	return func(c *resolveConfig) {
+		c.maxAge = d
+		if d <= 0 {
+			c.maxAge = -1
+		}
+	}
+}
 
 // ForceRefresh makes Resolve ignore cached refs: it waits for an ls-remote
 // that starts after the call (a hard refresh, or a webhook announcing a
@@ -33,7 +52,7 @@ func ForceRefresh() ResolveOption { return func(c *resolveConfig) { c.force = tr
 // over a branch of the same name.
 //
 // The listing of refs is shared: concurrent calls for one repository make one
-// ls-remote, and a listing is reused for Options.RefsTTL.
+// ls-remote, and a listing is reused for Options.RefsTTL (or MaxAge).
 func (r *Repos) Resolve(ctx context.Context, repoURL, targetRevision string, opts ...ResolveOption) (string, error) {
 	var cfg resolveConfig
 	for _, o := range opts {
@@ -43,7 +62,11 @@ func (r *Repos) Resolve(ctx context.Context, repoURL, targetRevision string, opt
 	if isFullSHA(rev) {
 		return strings.ToLower(rev), nil
 	}
-	refs, err := r.listRefs(ctx, repoURL, cfg.force)
+	ttl := r.opts.RefsTTL
+	if cfg.maxAge != 0 {
+		ttl = cfg.maxAge
+	}
+	refs, err := r.listRefs(ctx, repoURL, cfg.force, ttl)
 	if err != nil {
 		return "", fmt.Errorf("resolve %s revision %q: %w", RedactURL(repoURL), rev, err)
 	}
@@ -129,8 +152,8 @@ type refsFlight struct {
 }
 
 // listRefs returns the repository's refs, from the cache when younger than
-// RefsTTL (unless force), else from the ls-remote in flight or a new one.
-func (r *Repos) listRefs(ctx context.Context, repoURL string, force bool) (refList, error) {
+// ttl (unless force), else from the ls-remote in flight or a new one.
+func (r *Repos) listRefs(ctx context.Context, repoURL string, force bool, ttl time.Duration) (refList, error) {
 	key := NormalizeURL(repoURL)
 	now := time.Now()
 
@@ -140,7 +163,7 @@ func (r *Repos) listRefs(ctx context.Context, repoURL string, force bool) (refLi
 		e = &refsEntry{}
 		r.refs[key] = e
 	}
-	if !force && e.refs != nil && r.opts.RefsTTL > 0 && now.Sub(e.listedAt) < r.opts.RefsTTL {
+	if !force && e.refs != nil && ttl > 0 && now.Sub(e.listedAt) < ttl {
 		refs := e.refs
 		r.refsMu.Unlock()
 		return refs, nil

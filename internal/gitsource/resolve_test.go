@@ -19,15 +19,15 @@ type fixtureRepo struct {
 
 func newFixtureRepo(t *testing.T, s *gitServer, name string) fixtureRepo {
 	t.Helper()
-	w := s.newRepo(t, name)
-	a := w.commit("first", map[string]string{"app/cm.yaml": "kind: ConfigMap\n"})
-	w.git("tag", "v1")
-	w.git("checkout", "--quiet", "-b", "dev")
-	b := w.commit("second", map[string]string{"app/cm.yaml": "kind: Secret\n"})
-	w.git("tag", "-a", "v2", "-m", "release 2")
-	w.git("checkout", "--quiet", "main")
-	w.push()
-	return fixtureRepo{url: s.url(name), work: w, a: a, b: b}
+	w := s.NewRepo(t, name)
+	a := w.Commit("first", map[string]string{"app/cm.yaml": "kind: ConfigMap\n"})
+	w.Git("tag", "v1")
+	w.Git("checkout", "--quiet", "-b", "dev")
+	b := w.Commit("second", map[string]string{"app/cm.yaml": "kind: Secret\n"})
+	w.Git("tag", "-a", "v2", "-m", "release 2")
+	w.Git("checkout", "--quiet", "main")
+	w.Push()
+	return fixtureRepo{url: s.URL(name), work: w, a: a, b: b}
 }
 
 func TestResolve(t *testing.T) {
@@ -91,9 +91,9 @@ func TestResolveUnknownRevision(t *testing.T) {
 
 func TestResolveEmptyRepository(t *testing.T) {
 	s := newGitServer(t)
-	s.newRepo(t, "empty")
+	s.NewRepo(t, "empty")
 	repos := newRepos(t, Options{})
-	_, err := repos.Resolve(context.Background(), s.url("empty"), "main")
+	_, err := repos.Resolve(context.Background(), s.URL("empty"), "main")
 	if !IsNotFound(err) || !strings.Contains(err.Error(), "no branches or tags") {
 		t.Fatalf("Resolve on an empty repository: %v", err)
 	}
@@ -102,8 +102,8 @@ func TestResolveEmptyRepository(t *testing.T) {
 func TestResolveMissingRepository(t *testing.T) {
 	s := newGitServer(t)
 	repos := newRepos(t, Options{})
-	_, err := repos.Resolve(context.Background(), s.url("missing"), "main")
-	if err == nil || IsNotFound(err) || !strings.Contains(err.Error(), s.url("missing")) {
+	_, err := repos.Resolve(context.Background(), s.URL("missing"), "main")
+	if err == nil || IsNotFound(err) || !strings.Contains(err.Error(), s.URL("missing")) {
 		t.Fatalf("Resolve on a missing repository: %v", err)
 	}
 }
@@ -137,14 +137,14 @@ func TestResolveSharesOneLsRemote(t *testing.T) {
 	if n := repos.LsRemoteCalls(fx.url); n != 1 {
 		t.Errorf("LsRemoteCalls = %d after %d concurrent Resolve calls, want 1", n, apps)
 	}
-	if n := s.listings.Load(); n != 1 {
+	if n := s.Listings(); n != 1 {
 		t.Errorf("server saw %d ref listings, want 1", n)
 	}
 	// Another spelling of the same repository shares the listing too.
 	if _, err := repos.Resolve(context.Background(), strings.TrimSuffix(fx.url, ".git")+"/", "dev"); err != nil {
 		t.Fatal(err)
 	}
-	if n := s.listings.Load(); n != 1 {
+	if n := s.Listings(); n != 1 {
 		t.Errorf("server saw %d ref listings after a second URL spelling, want 1", n)
 	}
 }
@@ -168,8 +168,8 @@ func TestResolveTTLAndForceRefresh(t *testing.T) {
 	if got := resolve(); got != fx.a {
 		t.Fatalf("first Resolve = %s, want %s", got, fx.a)
 	}
-	c := fx.work.commit("third", map[string]string{"app/new.yaml": "kind: Namespace\n"})
-	fx.work.push()
+	c := fx.work.Commit("third", map[string]string{"app/new.yaml": "kind: Namespace\n"})
+	fx.work.Push()
 
 	if got := resolve(); got != fx.a && time.Since(start) < ttl {
 		t.Fatalf("Resolve within the TTL = %s, want the cached %s", got, fx.a)
@@ -185,8 +185,8 @@ func TestResolveTTLAndForceRefresh(t *testing.T) {
 		t.Fatalf("LsRemoteCalls after the TTL = %d, want 2", n)
 	}
 
-	d := fx.work.commit("fourth", map[string]string{"app/new.yaml": "kind: Service\n"})
-	fx.work.push()
+	d := fx.work.Commit("fourth", map[string]string{"app/new.yaml": "kind: Service\n"})
+	fx.work.Push()
 	if got := resolve(ForceRefresh()); got != d {
 		t.Fatalf("Resolve with ForceRefresh = %s, want %s", got, d)
 	}
