@@ -66,16 +66,28 @@ type worker struct {
 
 func startWorker(t *testing.T, extra ...string) *worker {
 	t.Helper()
+	return startWorkerEnv(t, nil, extra...)
+}
+
+// startWorkerEnv is startWorker with extra environment variables (NAME=value).
+func startWorkerEnv(t *testing.T, extraEnv []string, extra ...string) *worker {
+	t.Helper()
 	args := []string{"--control"}
 	for _, r := range regions {
 		args = append(args, "--region", r)
 	}
-	return startWorkerWith(t, append(args, extra...)...)
+	return startWorkerWithEnv(t, extraEnv, append(args, extra...)...)
 }
 
 // startWorkerWith starts a worker serving what args say (--control,
 // --region …), connected to the stack.
 func startWorkerWith(t *testing.T, roles ...string) *worker {
+	t.Helper()
+	return startWorkerWithEnv(t, nil, roles...)
+}
+
+// startWorkerWithEnv is startWorkerWith with extra environment variables.
+func startWorkerWithEnv(t *testing.T, extraEnv []string, roles ...string) *worker {
 	t.Helper()
 	args := []string{"--regions", strings.Join(regions, ","), "--temporal-address", stack.TemporalAddress,
 		"--kubeconfig", stack.Kubeconfig, "--redis-addr", stack.RedisAddr, "--cache-dir", t.TempDir(), "--metrics-addr", ""}
@@ -84,7 +96,7 @@ func startWorkerWith(t *testing.T, roles ...string) *worker {
 	f, err := os.Create(log)
 	require.NoError(t, err)
 	cmd := exec.Command(bin(t, "ferry-worker"), args...)
-	cmd.Env = env()
+	cmd.Env = append(env(), extraEnv...)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	require.NoError(t, cmd.Start())

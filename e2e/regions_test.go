@@ -21,7 +21,7 @@ func TestRegionDownAndBack(t *testing.T) {
 	sha := repo.commitAndPush("v1")
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("regions", repo.URL, "app", "regions", true, "10s")))
 	c := temporalClient(t)
-	eventually(t, 30*time.Second, "us-east-1 synced while eu-west-1 is down", func() (bool, string) {
+	eventually(t, time.Minute, "us-east-1 synced while eu-west-1 is down", func() (bool, string) {
 		v, err := queryView(t, c, "regions")
 		if err != nil {
 			return false, err.Error()

@@ -7,16 +7,19 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Timeouts of activities. A region whose workers are gone is noticed after
-// regionScheduleToStart; a worker that dies mid-sync after syncHeartbeat.
+// Timeouts of activities. A region whose workers are gone is noticed by a
+// compare after compareScheduleToStart (and its sync is skipped then); a
+// sync waits regionScheduleToStart for a worker; a worker that dies
+// mid-sync is noticed after syncHeartbeat.
 const (
-	regionScheduleToStart = time.Minute
-	compareTimeout        = 5 * time.Minute
-	syncTimeout           = 30 * time.Minute
-	syncHeartbeat         = 10 * time.Second
-	healthTimeout         = 5 * time.Minute
-	renderTimeout         = 10 * time.Minute
-	resolveTimeout        = time.Minute
+	compareScheduleToStart = 20 * time.Second
+	regionScheduleToStart  = time.Minute
+	compareTimeout         = 5 * time.Minute
+	syncTimeout            = 30 * time.Minute
+	syncHeartbeat          = 10 * time.Second
+	healthTimeout          = 5 * time.Minute
+	renderTimeout          = 10 * time.Minute
+	resolveTimeout         = time.Minute
 )
 
 // permanent errors fail an operation without the retries of syncPolicy.retry.
@@ -52,7 +55,7 @@ func renderCtx(ctx workflow.Context) workflow.Context {
 func compareCtx(ctx workflow.Context, region string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:              RegionQueue(region),
-		ScheduleToStartTimeout: regionScheduleToStart,
+		ScheduleToStartTimeout: compareScheduleToStart,
 		StartToCloseTimeout:    compareTimeout,
 		RetryPolicy:            activityRetry(3),
 	})

@@ -114,8 +114,11 @@ type appState struct {
 	untouched *untouchedPush
 	// childApps are the apps this app of apps created and has not pruned.
 	childApps []string
-	// lastOpUnreachable: the last operation failed only in unreachable regions.
+	// lastOpUnreachable: the last operation failed, or skipped regions, only
+	// because they were unreachable.
 	lastOpUnreachable bool
+	// skippedUnreachable: the running operation skipped unreachable regions.
+	skippedUnreachable bool
 }
 
 // untouchedPush is a push that moved the app's branch without touching its

@@ -60,12 +60,16 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 
 	retry := s.app.Retry()
 	for attempt := int64(0); ; attempt++ {
+		s.skippedUnreachable = false
 		results, err := s.syncStages(ctx, target, op.ID, p)
 		var se *syncError
-		s.lastOpUnreachable = errors.As(err, &se) && se.unreachable
+		s.lastOpUnreachable = s.skippedUnreachable || (errors.As(err, &se) && se.unreachable)
 		op.Results = results
 		if err == nil {
-			op.Phase, op.Message = app.OperationSucceeded, "successfully synced (all tasks run)"
+			op.Phase = app.OperationSucceeded
+			if !s.skippedUnreachable {
+				op.Message = "successfully synced (all tasks run)"
+			}
 			break
 		}
 		op.Phase, op.Message = app.OperationFailed, err.Error()
@@ -101,6 +105,16 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 	if sp := s.app.Spec.SyncPolicy; sp != nil {
 		opts = sp.SyncOptions
 	}
+	// Regions the last compare found unreachable are skipped, not waited for;
+	// the app syncs them once they answer again.
+	var skipped []string
+	dests = slices.DeleteFunc(slices.Clone(dests), func(d app.Target) bool {
+		if s.status.Regions[d.Region].Unreachable {
+			skipped = append(skipped, d.Region)
+			return true
+		}
+		return false
+	})
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
 		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region), ActivitySync, SyncInput{
@@ -135,19 +149,33 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 			}
 		}
 	}
+	sel := workflow.NewSelector(ctx)
 	for i, d := range dests {
-		var out SyncResult
-		err := futures[i].Get(ctx, &out)
-		results = append(results, out.Results...)
-		if err != nil {
-			regionErrs[d.Region] = err
-			failed = append(failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(err)))
-			continue
-		}
-		byRegion[d.Region] = out.Resources
+		sel.AddFuture(futures[i], func(f workflow.Future) {
+			var out SyncResult
+			err := f.Get(ctx, &out)
+			results = append(results, out.Results...)
+			if err != nil {
+				regionErrs[d.Region] = err
+				failed = append(failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(err)))
+			} else {
+				byRegion[d.Region] = out.Resources
+			}
+			if !p.dryRun {
+				s.setResources(target.Commit(), byRegion, regionErrs)
+			}
+		})
 	}
-	if !p.dryRun {
-		s.setResources(target.Commit(), byRegion, regionErrs)
+	for range dests {
+		sel.Select(ctx)
+	}
+	if len(skipped) > 0 {
+		s.skippedUnreachable = true
+		if len(dests) == 0 {
+			failed = append(failed, "every region is unreachable: "+strings.Join(skipped, ", "))
+		} else {
+			s.status.OperationState.Message = "skipped unreachable regions " + strings.Join(skipped, ", ") + ": they sync when they answer"
+		}
 	}
 	if len(failed) > 0 {
 		return results, &syncError{msg: "sync failed in " + strings.Join(failed, "; "),

@@ -139,11 +139,12 @@ func (s *appState) shouldAutoSync(target Target) bool {
 	}
 	// Same (revision, spec) again: only drift is healed, and a failed sync is
 	// not retried until Git or the spec changes, as Argo CD does; unless it
-	// failed only because regions were unreachable and they answer again.
-	if last.Phase != app.OperationSucceeded {
-		return last.Unreachable && !s.anyUnreachable()
+	// failed or skipped regions only because they were unreachable and they
+	// answer again.
+	if last.Unreachable && !s.anyUnreachable() {
+		return true
 	}
-	return s.app.SelfHeal()
+	return last.Phase == app.OperationSucceeded && s.app.SelfHeal()
 }
 
 func (s *appState) autoSyncKey(t Target) string { return t.Commit() + "/" + s.app.SpecDigest() }
