@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/render"
 )
 
 func TestKey(t *testing.T) {
@@ -52,5 +53,23 @@ func TestKey(t *testing.T) {
 	b := Key("r", sha, app.Source{Helm: &app.HelmSource{ValuesObject: map[string]any{"b": map[string]any{"y": 2, "x": 1}, "a": 1}}}, "v")
 	if a != b {
 		t.Error("helm valuesObject key order changes the key")
+	}
+}
+
+func TestHelmKey(t *testing.T) {
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	src := app.Source{Path: "chart"}
+	k := func(src app.Source, name, ns string) string {
+		return HelmKey("https://h/r.git", sha, src, "v", render.Options{AppName: name, Namespace: ns})
+	}
+	if k(src, "a", "x") == k(src, "b", "x") || k(src, "a", "x") == k(src, "a", "y") {
+		t.Error("the release name or namespace does not change the key")
+	}
+	if k(src, "a", "x") == Key("https://h/r.git", sha, src, "v") {
+		t.Error("HelmKey equals Key")
+	}
+	named := app.Source{Path: "chart", Helm: &app.HelmSource{ReleaseName: "r", Namespace: "n"}}
+	if k(named, "a", "x") != k(named, "b", "y") {
+		t.Error("an explicit release name and namespace do not make apps share the key")
 	}
 }

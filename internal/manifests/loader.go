@@ -105,10 +105,11 @@ func (l *Loader) Load(ctx context.Context, repoURL, sha string, src app.Source) 
 // failure is never an error.
 //
 // Directory and Kustomize sets are kept under Key, shared by every
-// Application on the same path with the same options. A Helm set depends
-// on the release name and namespace too and is kept under HelmKey; when
-// the source type is detected rather than explicit, the Key entry is a
-// marker sending later loads to HelmKey without a checkout.
+// Application on the same path with the same options, and rendered once
+// however many load them at once. A Helm set depends on the release name
+// and namespace too and is kept under HelmKey; when the source type is
+// detected rather than explicit, the Key entry is a marker sending later
+// loads to HelmKey without a checkout.
 func (l *Loader) LoadApp(ctx context.Context, req Request) (*Loaded, error) {
 	sha := strings.ToLower(strings.TrimSpace(req.SHA))
 	if len(sha) != 40 || strings.Trim(sha, "0123456789abcdef") != "" {
@@ -116,30 +117,49 @@ func (l *Loader) LoadApp(ctx context.Context, req Request) (*Loaded, error) {
 	}
 	req.SHA = sha
 	version := l.version()
-	opts := render.Options{AppName: req.App, Namespace: req.Namespace}
-	helmKey := HelmKey(req.RepoURL, sha, req.Source, version, opts)
+	helmKey := HelmKey(req.RepoURL, sha, req.Source, version, render.Options{AppName: req.App, Namespace: req.Namespace})
+	if req.Source.Helm == nil {
+		key := Key(req.RepoURL, sha, req.Source, version)
+		v, err := l.flight(ctx, key, func(ctx context.Context) (any, error) { return l.loadShared(ctx, req, key) })
+		if err != nil {
+			return nil, err
+		}
+		if loaded, ok := v.(*Loaded); ok {
+			return loaded, nil
+		}
+		// A chart: its sets are per release.
+	}
+	v, err := l.flight(ctx, helmKey, func(ctx context.Context) (any, error) { return l.loadOne(ctx, req, helmKey) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Loaded), nil
+}
 
-	// One flight per set: two Applications rendering a chart with different
-	// release names must not share a result.
-	ch := l.flights.DoChan(helmKey, func() (any, error) {
+// perApp is what loadShared gives for a chart: load it per release.
+type perApp struct{}
+
+// flight runs load once for concurrent callers of one key, detached from
+// any one caller so that a caller giving up does not fail the others.
+func (l *Loader) flight(ctx context.Context, key string, load func(context.Context) (any, error)) (any, error) {
+	ch := l.flights.DoChan(key, func() (any, error) {
 		timeout := l.Timeout
 		if timeout <= 0 {
 			timeout = DefaultLoadTimeout
 		}
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
-		return l.load(fctx, req, version, helmKey)
+		return load(fctx)
 	})
 	select {
 	case res := <-ch:
 		if res.Err != nil {
 			return nil, res.Err
 		}
-		loaded := res.Val.(*Loaded)
-		if res.Shared {
+		if loaded, ok := res.Val.(*Loaded); ok && res.Shared {
 			return loaded.copy(), nil
 		}
-		return loaded, nil
+		return res.Val, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -155,29 +175,22 @@ func (l *Loader) version() string {
 	return render.Version
 }
 
-func (l *Loader) load(ctx context.Context, req Request, version, helmKey string) (*Loaded, error) {
-	src := req.Source
-	key := Key(req.RepoURL, req.SHA, src, version)
-	if src.Helm != nil {
-		key = helmKey // a Helm source by choice: no marker needed
-	}
+// loadShared loads a source that is not explicitly Helm under key: from
+// the cache, or by rendering it, unless it turns out to be a chart.
+func (l *Loader) loadShared(ctx context.Context, req Request, key string) (any, error) {
 	if got, h, ok := l.get(ctx, key); ok {
-		if !h.PerApp {
-			return got, nil
+		if h.PerApp {
+			return perApp{}, nil
 		}
-		if got, _, ok := l.get(ctx, helmKey); ok {
-			return got, nil
-		}
-		key = helmKey
+		return got, nil
 	}
-
 	dir, release, err := l.Repos.Checkout(ctx, req.RepoURL, req.SHA)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	if key != helmKey && src.Directory == nil && src.Kustomize == nil {
-		typ, err := l.renderer().SourceType(dir, src)
+	if req.Source.Directory == nil && req.Source.Kustomize == nil {
+		typ, err := l.renderer().SourceType(dir, req.Source)
 		if err != nil {
 			return nil, err
 		}
@@ -185,17 +198,32 @@ func (l *Loader) load(ctx context.Context, req Request, version, helmKey string)
 			if l.Cache != nil {
 				l.Cache.Put(ctx, key, perAppMarker())
 			}
-			key = helmKey
-			if got, _, ok := l.get(ctx, key); ok {
-				return got, nil
-			}
+			return perApp{}, nil
 		}
 	}
+	return l.render(ctx, req, dir, key)
+}
+
+// loadOne loads one release of a chart under key.
+func (l *Loader) loadOne(ctx context.Context, req Request, key string) (any, error) {
+	if got, _, ok := l.get(ctx, key); ok {
+		return got, nil
+	}
+	dir, release, err := l.Repos.Checkout(ctx, req.RepoURL, req.SHA)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return l.render(ctx, req, dir, key)
+}
+
+// render renders the checkout and fills the cache under key.
+func (l *Loader) render(ctx context.Context, req Request, dir, key string) (*Loaded, error) {
 	renderFn := l.Render
 	if renderFn == nil {
 		renderFn = l.renderer().Render
 	}
-	res, err := renderFn(ctx, dir, src, render.Options{AppName: req.App, Namespace: req.Namespace})
+	res, err := renderFn(ctx, dir, req.Source, render.Options{AppName: req.App, Namespace: req.Namespace})
 	if err != nil {
 		return nil, err
 	}
