@@ -52,7 +52,11 @@ func (s *appState) setResources(sha string, byRegion map[string][]app.ResourceSt
 	s.status.Sync = app.SyncStatus{Status: app.RollUpSync(resources), Revision: sha}
 	s.status.Health = app.HealthStatus{Status: app.RollUpHealth(resources)}
 	if len(unreachable) > 0 {
-		s.status.Sync.Status = app.SyncStatusUnknown
+		// OutOfSync where a region answered still says OutOfSync: an
+		// automated app syncs the regions it can reach.
+		if s.status.Sync.Status != app.SyncStatusOutOfSync {
+			s.status.Sync.Status = app.SyncStatusUnknown
+		}
 		s.status.Health.Status = app.HealthUnknown
 		s.setConditionAt(conditionRegionError, strings.Join(unreachable, "; "))
 	} else {
