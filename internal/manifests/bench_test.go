@@ -145,4 +145,3 @@ func benchmarkLoad(b *testing.B, src app.Source) {
 		b.ReportMetric(float64(first.Count), "objects")
 	})
 }
-
