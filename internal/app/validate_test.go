@@ -105,6 +105,16 @@ func TestValidateCases(t *testing.T) {
 		{name: "helm parameter without name", mutate: func(a *Application) {
 			a.Spec.Source.Helm = &HelmSource{Parameters: []HelmParameter{{Value: "1"}}}
 		}, field: "spec.source.helm.parameters[0].name"},
+		{name: "helm options Argo CD has", mutate: func(a *Application) {
+			a.Spec.Source.Helm = &HelmSource{Namespace: "shop", KubeVersion: "1.36", APIVersions: []string{"monitoring.coreos.com/v1"},
+				SkipCrds: true, SkipTests: true, SkipSchemaValidation: true, IgnoreMissingValueFiles: true}
+		}},
+		{name: "helm namespace", mutate: func(a *Application) { a.Spec.Source.Helm = &HelmSource{Namespace: "Shop"} },
+			field: "spec.source.helm.namespace"},
+		{name: "helm kube version", mutate: func(a *Application) { a.Spec.Source.Helm = &HelmSource{KubeVersion: "latest"} },
+			field: "spec.source.helm.kubeVersion", msg: "not a Kubernetes version"},
+		{name: "helm api version", mutate: func(a *Application) { a.Spec.Source.Helm = &HelmSource{APIVersions: []string{"a b/v1"}} },
+			field: "spec.source.helm.apiVersions[0]"},
 		{name: "kustomize namespace", mutate: func(a *Application) { a.Spec.Source.Kustomize = &KustomizeSource{Namespace: "NS"} },
 			field: "spec.source.kustomize.namespace"},
 		{name: "json pointer escape", mutate: func(a *Application) {
