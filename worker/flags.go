@@ -25,6 +25,9 @@ type config struct {
 	metricsAddr     string
 	shutdownTimeout time.Duration
 	maxReconciles   int
+
+	// webhookAllowUnsigned accepts deliveries of providers without a secret.
+	webhookAllowUnsigned bool
 }
 
 func parseFlags(args []string) (*config, error) {
@@ -48,6 +51,8 @@ func parseFlags(args []string) (*config, error) {
 	str(&c.redisAddr, "redis-addr", "", "Redis host:port of the manifest cache; empty: in-process cache")
 	str(&c.cacheDir, "cache-dir", defaultCacheDir(), "directory of the Git clone cache")
 	str(&c.webhookAddr, "webhook-addr", "", "address of the Git webhook endpoint POST /api/webhook; empty: off")
+	fs.BoolVar(&c.webhookAllowUnsigned, "webhook-allow-unsigned", envOr("webhook-allow-unsigned", "") == "true",
+		"accept webhook deliveries of providers that have no FERRY_WEBHOOK_<PROVIDER>_SECRET; anyone who reaches the endpoint can then trigger refreshes (env FERRY_WEBHOOK_ALLOW_UNSIGNED=true)")
 	str(&c.metricsAddr, "metrics-addr", "127.0.0.1:9090", "address of /metrics and /healthz; empty: off")
 	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
 		"reconciles of an app workflow run before it continues as new (0: the default, 200); keep it equal on every control worker")

@@ -24,6 +24,7 @@ import (
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/internal/webhook"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
@@ -96,20 +97,28 @@ func run(ctx context.Context, cfg *config) error {
 		}
 		defer w.Stop()
 	}
+	handlers := map[string]http.Handler{
+		"/metrics": metricsHandler(registry),
+		"/healthz": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) }),
+	}
+	if cfg.webhookAddr != "" {
+		hook, closeHook := startWebhook(ctx, g, cfg, c, registry)
+		defer closeHook()
+		if cfg.webhookAddr == cfg.metricsAddr {
+			handlers[webhook.Path] = hook
+		} else {
+			g.Go(func() error { return serveWebhook(ctx, cfg.webhookAddr, hook) })
+		}
+	}
 	if cfg.metricsAddr != "" {
 		if cfg.control {
 			gauge := newAppGauge(c, registry)
 			g.Go(func() error { gauge.run(ctx, 15*time.Second); return nil })
 		}
-		g.Go(func() error {
-			return serveHTTP(ctx, cfg.metricsAddr, map[string]http.Handler{
-				"/metrics": metricsHandler(registry),
-				"/healthz": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) }),
-			})
-		})
+		g.Go(func() error { return serveHTTP(ctx, cfg.metricsAddr, handlers) })
 	}
 	slog.Info("ferry-worker started", "temporal", cfg.temporalAddress, "control", cfg.control,
-		"regions", cfg.regions, "metrics", cfg.metricsAddr)
+		"regions", cfg.regions, "metrics", cfg.metricsAddr, "webhook", cfg.webhookAddr)
 	g.Go(func() error { <-ctx.Done(); return nil })
 	return g.Wait()
 }

@@ -1,0 +1,121 @@
+package webhook
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestIndexMatchesURLForms: one repository written the ways users write it
+// in spec.source.repoURL is one repository; near names are not.
+func TestIndexMatchesURLForms(t *testing.T) {
+	f := newFakeRefresher(
+		App{"https", "https://github.com/Acme/Shop-Config.git"},
+		App{"https-no-suffix", "https://github.com/Acme/Shop-Config"},
+		App{"trailing-slash", "https://github.com/Acme/Shop-Config/"},
+		App{"lower-case", "https://github.com/acme/shop-config.git"},
+		App{"host-case", "https://GitHub.COM/Acme/Shop-Config"},
+		App{"default-port", "https://github.com:443/Acme/Shop-Config.git"},
+		App{"with-user", "https://ci-bot@github.com/Acme/Shop-Config.git"},
+		App{"scp", "git@github.com:Acme/Shop-Config.git"},
+		App{"ssh", "ssh://git@github.com/Acme/Shop-Config"},
+		App{"other-repo", "https://github.com/Acme/Shop-Config-2.git"},
+		App{"other-owner", "https://github.com/Acme2/Shop-Config.git"},
+		App{"other-host", "https://gitlab.com/Acme/Shop-Config.git"},
+		App{"gitlab-ssh-port", "ssh://git@gitlab.example.com:2222/platform/deploy/payments.git"},
+		App{"gitlab-scp", "git@gitlab.example.com:platform/deploy/payments.git"},
+		App{"gitlab-http", "https://gitlab.example.com/platform/deploy/payments"},
+		App{"gitlab-other-port", "https://gitlab.example.com:8443/platform/deploy/payments"},
+		App{"no-url", ""},
+	)
+	x := NewIndex(f.Apps, time.Minute, time.Second)
+	tests := []struct {
+		fixture string
+		want    []string
+	}{
+		{"github-push.json", []string{"default-port", "host-case", "https", "https-no-suffix", "lower-case", "scp", "ssh", "trailing-slash", "with-user"}},
+		{"gitlab-push.json", []string{"gitlab-http", "gitlab-scp", "gitlab-ssh-port"}},
+		{"gitea-push.json", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			p := providerOf(tt.fixture)
+			pushes, err := providers[p].parse(fixture(t, tt.fixture))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := x.Lookup(context.Background(), pushes[0].RepoKeys())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+func providerOf(fixture string) Provider {
+	for _, p := range Providers {
+		if len(fixture) > len(p) && fixture[:len(p)] == string(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// TestIndexRebuild: the index lists the apps again when older than its max
+// age, and on a miss when older than its min age; concurrent lookups share
+// one listing.
+func TestIndexRebuild(t *testing.T) {
+	f := newFakeRefresher(App{"a", "https://git.example.org/a.git"})
+	x := NewIndex(f.Apps, 10*time.Second, time.Second)
+	now := time.Unix(1000, 0)
+	x.now = func() time.Time { return now }
+	lookup := func(repo string) []string {
+		t.Helper()
+		got, err := x.Lookup(context.Background(), []string{repoKey(repo)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	lists := func() int { f.mu.Lock(); defer f.mu.Unlock(); return f.lists }
+
+	if got := lookup("https://git.example.org/a"); len(got) != 1 || lists() != 1 {
+		t.Fatalf("first lookup: %v after %d lists", got, lists())
+	}
+	f.mu.Lock()
+	f.apps = append(f.apps, App{"b", "https://git.example.org/b.git"}, App{"a2", "https://git.example.org/a.git"})
+	f.mu.Unlock()
+
+	now = now.Add(500 * time.Millisecond)
+	if got := lookup("https://git.example.org/b"); len(got) != 0 || lists() != 1 {
+		t.Fatalf("miss younger than min age: %v after %d lists", got, lists())
+	}
+	now = now.Add(time.Second)
+	if got := lookup("https://git.example.org/b"); len(got) != 1 || lists() != 2 {
+		t.Fatalf("miss older than min age: %v after %d lists", got, lists())
+	}
+	now = now.Add(5 * time.Second)
+	if got := lookup("https://git.example.org/a"); len(got) != 2 || lists() != 2 {
+		t.Fatalf("hit younger than max age: %v after %d lists", got, lists())
+	}
+	x.Invalidate()
+	lookup("https://git.example.org/a")
+	if lists() != 3 {
+		t.Fatalf("invalidated: %d lists, want 3", lists())
+	}
+	now = now.Add(11 * time.Second)
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Go(func() { lookup("https://git.example.org/a") })
+	}
+	wg.Wait()
+	if n := lists(); n < 4 || n > 5 {
+		t.Fatalf("50 concurrent lookups of a stale index: %d lists in all, want 4 (or 5 if one came late)", n)
+	}
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ferry-gitops/ferry/internal/webhook"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// webhookSecretEnv names the environment variable of a provider's secret.
+func webhookSecretEnv(p webhook.Provider) string {
+	return "FERRY_WEBHOOK_" + strings.ToUpper(string(p)) + "_SECRET"
+}
+
+// startWebhook builds the webhook receiver and runs its signalling pool in
+// g; the caller serves the returned handler at webhook.Path.
+func startWebhook(ctx context.Context, g *errgroup.Group, cfg *config, c client.Client, reg prometheus.Registerer) (http.Handler, func()) {
+	opts := webhook.DefaultOptions()
+	opts.AllowUnsigned = cfg.webhookAllowUnsigned
+	opts.Secrets = map[webhook.Provider]string{}
+	var signed, unsigned []string
+	for _, p := range webhook.Providers {
+		if s := os.Getenv(webhookSecretEnv(p)); s != "" {
+			opts.Secrets[p] = s
+			signed = append(signed, string(p))
+		} else {
+			unsigned = append(unsigned, string(p))
+		}
+	}
+	switch {
+	case len(unsigned) > 0 && cfg.webhookAllowUnsigned:
+		slog.Warn("webhook: accepting unsigned deliveries (--webhook-allow-unsigned)", "providers", unsigned)
+	case len(signed) == 0:
+		slog.Warn("webhook: no secret is configured, so every delivery will be refused: set FERRY_WEBHOOK_<GITHUB|GITLAB|BITBUCKET|GITEA>_SECRET or give --webhook-allow-unsigned")
+	}
+	var dedupe webhook.Deduper = webhook.NewMemoryDeduper()
+	cleanup := func() {}
+	if cfg.redisAddr != "" {
+		rd := webhook.NewRedisDeduper(cfg.redisAddr)
+		dedupe, cleanup = rd, func() { _ = rd.Close() }
+	}
+	receiver := webhook.NewReceiver(opts, temporalApps{c}, dedupe, webhook.NewMetrics(reg))
+	g.Go(func() error { receiver.Run(ctx); return nil })
+	slog.Info("webhook: receiving pushes", "addr", cfg.webhookAddr, "path", webhook.Path, "signed", signed)
+	return receiver, cleanup
+}
+
+// serveWebhook serves the receiver on addr until ctx ends.
+func serveWebhook(ctx context.Context, addr string, h http.Handler) error {
+	mux := http.NewServeMux()
+	mux.Handle(webhook.Path, h)
+	srv := &http.Server{
+		Addr: addr, Handler: mux,
+		// A delivery is small and answered at once: a slow client is cut off.
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
+	}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("webhook on %s: %w", addr, err)
+	}
+	return nil
+}
+
+// temporalApps is the webhook's view of the apps: their workflows' search
+// attributes, and the refresh signal.
+type temporalApps struct{ client client.Client }
+
+var _ webhook.Refresher = temporalApps{}
+
+// Apps lists the running Application workflows, a page of up to 1,000 per
+// visibility query.
+func (a temporalApps) Apps(ctx context.Context) ([]webhook.App, error) {
+	var apps []webhook.App
+	var token []byte
+	for {
+		resp, err := a.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query:    "WorkflowType = '" + workflows.ApplicationWorkflow + "' AND ExecutionStatus = 'Running'",
+			PageSize: 1000, NextPageToken: token,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list the running apps: %w", err)
+		}
+		for _, e := range resp.Executions {
+			name, ok := strings.CutPrefix(e.GetExecution().GetWorkflowId(), workflows.WorkflowID(""))
+			if !ok {
+				continue
+			}
+			apps = append(apps, webhook.App{Name: name, RepoURL: workflows.SummaryOf(e.SearchAttributes).RepoURL})
+		}
+		if token = resp.NextPageToken; len(token) == 0 {
+			return apps, nil
+		}
+	}
+}
+
+// Refresh sends the app the refresh signal with the push; the workflow
+// decides whether the push moved the revision it tracks.
+func (a temporalApps) Refresh(ctx context.Context, app string, p webhook.Push) error {
+	err := a.client.SignalWorkflow(ctx, workflows.WorkflowID(app), "", workflows.SignalRefresh, workflows.RefreshRequest{
+		Push: &workflows.Push{Ref: p.Ref, Before: p.Before, After: p.After, DefaultBranch: p.DefaultBranch, Paths: p.Paths},
+	})
+	if _, gone := errors.AsType[*serviceerror.NotFound](err); gone {
+		return fmt.Errorf("signal app %s: %w", app, webhook.ErrAppGone)
+	}
+	if err != nil {
+		return fmt.Errorf("signal app %s: %w", app, err)
+	}
+	return nil
+}
