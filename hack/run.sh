@@ -29,6 +29,9 @@ done
 # shellcheck disable=SC1091
 . "$state/env"
 
+# A webhook secret for the demo, shared by the GitHub, GitLab and Gitea forms.
+secret=${FERRY_WEBHOOK_GITHUB_SECRET:-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')}
+export FERRY_WEBHOOK_GITHUB_SECRET=$secret FERRY_WEBHOOK_GITLAB_SECRET=$secret FERRY_WEBHOOK_GITEA_SECRET=$secret
 metrics_addr=127.0.0.1:${FERRY_METRICS_PORT:-9090}
 webhook_addr=127.0.0.1:${FERRY_WEBHOOK_PORT:-9091}
 region_flags=()
@@ -63,7 +66,7 @@ Ferry is running.
   Temporal Web UI   $TEMPORAL_UI_URL  (workflow app/demo)
   Temporal          $TEMPORAL_ADDRESS
   metrics           http://$metrics_addr/metrics
-  webhook           http://$webhook_addr/api/webhook
+  webhook           http://$webhook_addr/api/webhook  (secret $secret)
   Git server        $FERRY_GIT_URL/demo.git
   logs              $state/logs/ and $base/worker.log
 
