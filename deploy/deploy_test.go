@@ -1,0 +1,662 @@
+// Package deploy holds the Kustomize manifests that run ferry-worker in real
+// clusters. Its tests render every example overlay with krusty, check the
+// workers' command lines and environment, and have a real kube-apiserver (the
+// local stack's) accept every object with a server-side dry-run. The region
+// worker's RBAC is checked by acting as its ServiceAccount.
+package deploy
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/ferry-gitops/ferry/internal/devenv"
+	"github.com/ferry-gitops/ferry/internal/kube"
+)
+
+const (
+	region       = "us-east-1"
+	namespace    = "ferry-system"
+	fieldManager = "ferry-deploy-test"
+	image        = "registry.example.com/ferry/ferry-worker:v0.1.0"
+	tlsDir       = "/etc/ferry/tls"
+)
+
+var stack *devenv.Stack
+
+// TestMain starts one real control plane for the package; with -short only
+// the rendering tests run.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
+	os.Exit(devenv.RunTests(m, devenv.Options{Regions: []string{region}}, &stack))
+}
+
+// variant is one kustomization to render: an example overlay, alone or with
+// the temporal-tls component.
+type variant struct {
+	name    string
+	overlay string // under deploy/
+	tls     bool
+	role    string // "control" or "region"
+}
+
+var variants = []variant{
+	{name: "control", overlay: "overlays/example/control", role: "control"},
+	{name: "region", overlay: "overlays/example/region-us-east-1", role: "region"},
+	{name: "control+tls", overlay: "overlays/example/control", tls: true, role: "control"},
+	{name: "region+tls", overlay: "overlays/example/region-us-east-1", tls: true, role: "region"},
+}
+
+// render builds the variant with krusty, as `kubectl apply -k` would. A TLS
+// variant is a kustomization in a temp dir over the overlay, with the
+// component.
+func render(t *testing.T, v variant) []*unstructured.Unstructured {
+	t.Helper()
+	dir, err := filepath.Abs(v.overlay)
+	require.NoError(t, err)
+	if v.tls {
+		component, err := filepath.Abs("components/temporal-tls")
+		require.NoError(t, err)
+		// Kustomize takes relative paths only.
+		tmp := t.TempDir()
+		relDir, err := filepath.Rel(tmp, dir)
+		require.NoError(t, err)
+		relComponent, err := filepath.Rel(tmp, component)
+		require.NoError(t, err)
+		k := fmt.Sprintf("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - %s\ncomponents:\n  - %s\n", relDir, relComponent)
+		require.NoError(t, os.WriteFile(filepath.Join(tmp, "kustomization.yaml"), []byte(k), 0o644))
+		dir = tmp
+	}
+	resMap, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	require.NoError(t, err, "kustomize build %s", dir)
+	var objs []*unstructured.Unstructured
+	for _, r := range resMap.Resources() {
+		// Through JSON, so that numbers are what a client sends (int64).
+		b, err := r.MarshalJSON()
+		require.NoError(t, err)
+		obj := &unstructured.Unstructured{}
+		require.NoError(t, obj.UnmarshalJSON(b))
+		objs = append(objs, obj)
+	}
+	require.NotEmpty(t, objs)
+	return objs
+}
+
+// rendered is a variant's objects, by kind and name.
+type rendered struct {
+	t    *testing.T
+	objs []*unstructured.Unstructured
+}
+
+func (r rendered) find(kind, name string) *unstructured.Unstructured {
+	r.t.Helper()
+	for _, o := range r.objs {
+		if o.GetKind() == kind && o.GetName() == name {
+			return o
+		}
+	}
+	r.t.Fatalf("no %s %s among the rendered objects", kind, name)
+	return nil
+}
+
+func (r rendered) kinds() []string {
+	var out []string
+	for _, o := range r.objs {
+		out = append(out, o.GetKind()+"/"+o.GetName())
+	}
+	return out
+}
+
+func convert[T any](t *testing.T, obj *unstructured.Unstructured) *T {
+	t.Helper()
+	var out T
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj.Object, &out, true),
+		"%s %s", obj.GetKind(), obj.GetName())
+	return &out
+}
+
+// containerEnv is the environment the kubelet gives the container: envFrom
+// first (ConfigMaps from the rendered set; optional Secrets are skipped),
+// then env, which wins. Values from the downward API are marked.
+func (r rendered) containerEnv(c corev1.Container) map[string]string {
+	r.t.Helper()
+	env := map[string]string{}
+	for _, src := range c.EnvFrom {
+		switch {
+		case src.ConfigMapRef != nil:
+			cm := convert[corev1.ConfigMap](r.t, r.find("ConfigMap", src.ConfigMapRef.Name))
+			for k, v := range cm.Data {
+				env[src.Prefix+k] = v
+			}
+		case src.SecretRef != nil:
+			require.True(r.t, src.SecretRef.Optional != nil && *src.SecretRef.Optional,
+				"Secret %s in envFrom must be optional: the manifests do not create it", src.SecretRef.Name)
+		}
+	}
+	for _, e := range c.Env {
+		if e.ValueFrom != nil {
+			env[e.Name] = "<valueFrom>"
+			continue
+		}
+		env[e.Name] = e.Value
+	}
+	return env
+}
+
+// flagValue is the value of --name=value in args, and whether it is there.
+func flagValue(args []string, name string) (string, bool) {
+	for _, a := range args {
+		if a == "--"+name {
+			return "", true
+		}
+		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// worker is the ferry-worker Deployment of a variant, checked for what every
+// worker needs.
+func (r rendered) worker(name string) (*appsv1.Deployment, corev1.Container, map[string]string) {
+	t := r.t
+	t.Helper()
+	d := convert[appsv1.Deployment](t, r.find("Deployment", name))
+	assert.Equal(t, namespace, d.Namespace)
+	require.Len(t, d.Spec.Template.Spec.Containers, 1)
+	c := d.Spec.Template.Spec.Containers[0]
+	assert.Equal(t, "ferry-worker", c.Name)
+	assert.Equal(t, image, c.Image, "the overlay's image")
+	assert.Equal(t, []string{"ferry-worker"}, c.Command)
+	require.NotNil(t, d.Spec.Replicas)
+	assert.Equal(t, int32(2), *d.Spec.Replicas, "two workers poll each queue")
+
+	// Labels select the pods; the temporal-tls component targets them too.
+	podLabels := d.Spec.Template.Labels
+	for k, v := range d.Spec.Selector.MatchLabels {
+		assert.Equal(t, v, podLabels[k], "selector label %s", k)
+	}
+	assert.Equal(t, "ferry-worker", d.Labels["app.kubernetes.io/name"])
+
+	// Every value the worker reads from its environment is set.
+	env := r.containerEnv(c)
+	assert.NotEmpty(t, env["FERRY_TEMPORAL_ADDRESS"])
+	assert.Equal(t, "ferry", env["FERRY_NAMESPACE"], "the overlay's Temporal namespace")
+	assert.Equal(t, "<valueFrom>", env["GOMEMLIMIT"])
+
+	// /healthz and /metrics on --metrics-addr, all interfaces, named "metrics".
+	addr, ok := flagValue(c.Args, "metrics-addr")
+	require.True(t, ok, "--metrics-addr: the default listens on loopback only, out of the probes' reach")
+	assert.Equal(t, ":9090", addr)
+	assert.Contains(t, c.Ports, corev1.ContainerPort{Name: "metrics", ContainerPort: 9090, Protocol: corev1.ProtocolTCP})
+	for what, p := range map[string]*corev1.Probe{"startup": c.StartupProbe, "readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
+		require.NotNil(t, p, "%s probe", what)
+		require.NotNil(t, p.HTTPGet, "%s probe", what)
+		assert.Equal(t, "/healthz", p.HTTPGet.Path, "%s probe", what)
+		assert.Equal(t, "metrics", p.HTTPGet.Port.String(), "%s probe", what)
+	}
+	assert.NotEmpty(t, c.Resources.Requests.Cpu().String())
+	assert.False(t, c.Resources.Requests.Memory().IsZero())
+	assert.False(t, c.Resources.Limits.Memory().IsZero())
+
+	// Non-root, read-only root file system; the Git cache and /tmp are
+	// emptyDirs.
+	ps := d.Spec.Template.Spec.SecurityContext
+	require.NotNil(t, ps)
+	require.NotNil(t, ps.RunAsNonRoot)
+	assert.True(t, *ps.RunAsNonRoot)
+	require.NotNil(t, c.SecurityContext)
+	require.NotNil(t, c.SecurityContext.ReadOnlyRootFilesystem)
+	assert.True(t, *c.SecurityContext.ReadOnlyRootFilesystem)
+	require.NotNil(t, c.SecurityContext.AllowPrivilegeEscalation)
+	assert.False(t, *c.SecurityContext.AllowPrivilegeEscalation)
+	cacheDir, ok := flagValue(c.Args, "cache-dir")
+	require.True(t, ok, "--cache-dir: the default is under $HOME, on the read-only root")
+	for _, dir := range []string{cacheDir, "/tmp"} {
+		v := volumeAt(t, d, c, dir)
+		assert.NotNil(t, v.EmptyDir, "%s is an emptyDir", dir)
+	}
+	return d, c, env
+}
+
+// volumeAt is the volume mounted at dir.
+func volumeAt(t *testing.T, d *appsv1.Deployment, c corev1.Container, dir string) corev1.Volume {
+	t.Helper()
+	for _, m := range c.VolumeMounts {
+		if m.MountPath == dir {
+			for _, v := range d.Spec.Template.Spec.Volumes {
+				if v.Name == m.Name {
+					return v
+				}
+			}
+			t.Fatalf("volume %s mounted at %s does not exist", m.Name, dir)
+		}
+	}
+	t.Fatalf("nothing is mounted at %s", dir)
+	return corev1.Volume{}
+}
+
+func TestRenderedWorkers(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			r := rendered{t: t, objs: render(t, v)}
+			ns := r.find("Namespace", namespace)
+			assert.Equal(t, "restricted", ns.GetLabels()["pod-security.kubernetes.io/enforce"])
+			for _, o := range r.objs {
+				assert.Equal(t, "ferry", o.GetLabels()["app.kubernetes.io/part-of"], "%s %s", o.GetKind(), o.GetName())
+				switch o.GetKind() {
+				case "Namespace", "ClusterRole", "ClusterRoleBinding":
+					assert.Empty(t, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
+				default:
+					assert.Equal(t, namespace, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
+				}
+			}
+
+			var env map[string]string
+			var d *appsv1.Deployment
+			var c corev1.Container
+			switch v.role {
+			case "control":
+				d, c, env = checkControl(t, r)
+			case "region":
+				d, c, env = checkRegion(t, r)
+			}
+			checkTLS(t, v.tls, d, c, env)
+		})
+	}
+}
+
+func checkControl(t *testing.T, r rendered) (*appsv1.Deployment, corev1.Container, map[string]string) {
+	assert.ElementsMatch(t, []string{"Namespace/ferry-system", "ServiceAccount/ferry-control",
+		"ConfigMap/" + configMapName(t, r, "ferry-config"), "Deployment/ferry-control", "Service/ferry-control",
+		"PodDisruptionBudget/ferry-control"}, r.kinds())
+
+	d, c, env := r.worker("ferry-control")
+	assert.Contains(t, c.Args, "--control")
+	_, region := flagValue(c.Args, "region")
+	assert.False(t, region, "the control worker serves no region")
+	assert.Equal(t, "us-east-1,eu-west-1,ap-south-1", env["FERRY_REGIONS"])
+	assert.Equal(t, "temporal.example.com:7233", env["FERRY_TEMPORAL_ADDRESS"])
+
+	// The webhook on --webhook-addr, all interfaces, behind the Service.
+	addr, ok := flagValue(c.Args, "webhook-addr")
+	require.True(t, ok)
+	assert.Equal(t, ":8080", addr)
+	assert.Contains(t, c.Ports, corev1.ContainerPort{Name: "webhook", ContainerPort: 8080, Protocol: corev1.ProtocolTCP})
+	svc := convert[corev1.Service](t, r.find("Service", "ferry-control"))
+	for k, v := range svc.Spec.Selector {
+		assert.Equal(t, v, d.Spec.Template.Labels[k], "Service selector %s", k)
+	}
+	ports := map[string]string{}
+	for _, p := range svc.Spec.Ports {
+		ports[p.Name] = fmt.Sprintf("%d->%s", p.Port, p.TargetPort.String())
+	}
+	assert.Equal(t, map[string]string{"webhook": "8080->webhook", "metrics": "9090->metrics"}, ports)
+
+	// The control worker never calls the Kubernetes API.
+	assert.Equal(t, "ferry-control", d.Spec.Template.Spec.ServiceAccountName)
+	require.NotNil(t, d.Spec.Template.Spec.AutomountServiceAccountToken)
+	assert.False(t, *d.Spec.Template.Spec.AutomountServiceAccountToken)
+	return d, c, env
+}
+
+func checkRegion(t *testing.T, r rendered) (*appsv1.Deployment, corev1.Container, map[string]string) {
+	assert.ElementsMatch(t, []string{"Namespace/ferry-system", "ServiceAccount/ferry-region",
+		"ClusterRole/ferry-region", "ClusterRoleBinding/ferry-region",
+		"ConfigMap/" + configMapName(t, r, "ferry-region-config"),
+		"ConfigMap/" + configMapName(t, r, "ferry-in-cluster-kubeconfig"),
+		"Deployment/ferry-region", "PodDisruptionBudget/ferry-region"}, r.kinds())
+
+	d, c, env := r.worker("ferry-region")
+	assert.NotContains(t, c.Args, "--control")
+	// The region is FERRY_REGION, --region's twin; the worker appends a
+	// --region flag to it, so the flag must not repeat it.
+	assert.Equal(t, region, env["FERRY_REGION"])
+	_, ok := flagValue(c.Args, "region")
+	assert.False(t, ok, "--region and FERRY_REGION together serve the region twice")
+	assert.Equal(t, "ferry-region", d.Spec.Template.Spec.ServiceAccountName)
+	if a := d.Spec.Template.Spec.AutomountServiceAccountToken; a != nil {
+		assert.True(t, *a, "the region worker authenticates with its ServiceAccount token")
+	}
+
+	// Its cluster: the kubeconfig in FERRY_KUBECONFIG, from a mounted
+	// ConfigMap, has the context FERRY_CONTEXT and uses the pod's token.
+	path := env["FERRY_KUBECONFIG"]
+	vol := volumeAt(t, d, c, filepath.Dir(path))
+	require.NotNil(t, vol.ConfigMap)
+	cm := convert[corev1.ConfigMap](t, r.find("ConfigMap", vol.ConfigMap.Name))
+	kc, err := clientcmd.Load([]byte(cm.Data[filepath.Base(path)]))
+	require.NoError(t, err)
+	ctx := kc.Contexts[env["FERRY_CONTEXT"]]
+	require.NotNil(t, ctx, "context %q in the kubeconfig", env["FERRY_CONTEXT"])
+	assert.Equal(t, "https://kubernetes.default.svc", kc.Clusters[ctx.Cluster].Server)
+	assert.Equal(t, "/var/run/secrets/kubernetes.io/serviceaccount/token", kc.AuthInfos[ctx.AuthInfo].TokenFile)
+
+	// RBAC: every verb an applier uses, on everything, bound to the worker.
+	role := convert[rbacv1.ClusterRole](t, r.find("ClusterRole", "ferry-region"))
+	assert.Contains(t, role.Rules, rbacv1.PolicyRule{APIGroups: []string{"*"}, Resources: []string{"*"},
+		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}})
+	binding := convert[rbacv1.ClusterRoleBinding](t, r.find("ClusterRoleBinding", "ferry-region"))
+	assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "ferry-region"}, binding.RoleRef)
+	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: "ferry-region", Namespace: namespace}}, binding.Subjects)
+	return d, c, env
+}
+
+// checkTLS: with the component, FERRY_TEMPORAL_TLS_* name files of the
+// ferry-temporal-tls Secret's mount; without it, none is set.
+func checkTLS(t *testing.T, tls bool, d *appsv1.Deployment, c corev1.Container, env map[string]string) {
+	t.Helper()
+	keys := []string{"FERRY_TEMPORAL_TLS_CERT", "FERRY_TEMPORAL_TLS_KEY", "FERRY_TEMPORAL_TLS_CA", "FERRY_TEMPORAL_TLS_SERVER_NAME"}
+	if !tls {
+		for _, k := range keys {
+			assert.NotContains(t, env, k)
+		}
+		return
+	}
+	for _, k := range keys {
+		assert.Contains(t, env, k)
+	}
+	assert.Equal(t, tlsDir+"/tls.crt", env["FERRY_TEMPORAL_TLS_CERT"])
+	assert.Equal(t, tlsDir+"/tls.key", env["FERRY_TEMPORAL_TLS_KEY"])
+	assert.Equal(t, tlsDir+"/ca.crt", env["FERRY_TEMPORAL_TLS_CA"])
+	v := volumeAt(t, d, c, tlsDir)
+	require.NotNil(t, v.Secret)
+	assert.Equal(t, "ferry-temporal-tls", v.Secret.SecretName)
+	for _, m := range c.VolumeMounts {
+		if m.MountPath == tlsDir {
+			assert.True(t, m.ReadOnly)
+		}
+	}
+	// The component adds to the Deployment; what the overlay set stays.
+	assert.Contains(t, env, "FERRY_TEMPORAL_ADDRESS")
+	assert.Contains(t, env, "GOMEMLIMIT")
+}
+
+// configMapName is the generated (hash-suffixed) name of a ConfigMap.
+func configMapName(t *testing.T, r rendered, prefix string) string {
+	t.Helper()
+	for _, o := range r.objs {
+		if o.GetKind() == "ConfigMap" && strings.HasPrefix(o.GetName(), prefix+"-") &&
+			!strings.Contains(strings.TrimPrefix(o.GetName(), prefix+"-"), "-") {
+			return o.GetName()
+		}
+	}
+	t.Fatalf("no generated ConfigMap %s-<hash>", prefix)
+	return ""
+}
+
+// envValues is env as name=value, valueFrom as its field path or resource.
+func envValues(env []corev1.EnvVar) []string {
+	var out []string
+	for _, e := range env {
+		v := e.Value
+		if f := e.ValueFrom; f != nil && f.ResourceFieldRef != nil {
+			v = "<" + f.ResourceFieldRef.Resource + ">"
+		}
+		out = append(out, e.Name+"="+v)
+	}
+	return out
+}
+
+// warnings collects the warnings the API server sends (Pod Security
+// admission warns about a Deployment whose pods it would refuse).
+type warnings struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.list = append(w.list, text)
+}
+
+func (w *warnings) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.list
+	w.list = nil
+	return out
+}
+
+// cluster is the stack's region as its admin.
+type cluster struct {
+	cfg    *rest.Config
+	dyn    dynamic.Interface
+	mapper *restmapper.DeferredDiscoveryRESTMapper
+	warn   *warnings
+}
+
+func connect(t *testing.T, cfg *rest.Config) *cluster {
+	t.Helper()
+	cfg = rest.CopyConfig(cfg)
+	w := &warnings{}
+	cfg.WarningHandler = w
+	dyn, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	require.NoError(t, err)
+	return &cluster{cfg: cfg, dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)), warn: w}
+}
+
+func adminConfig(t *testing.T) *rest.Config {
+	t.Helper()
+	if stack == nil {
+		t.Skip("-short: no API server")
+	}
+	cfg, err := kube.LoadConfig(stack.Kubeconfig, region)
+	require.NoError(t, err)
+	return cfg
+}
+
+// apply server-side applies obj, as a dry run or for real.
+func (c *cluster) apply(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
+	gvk := obj.GroupVersionKind()
+	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, fmt.Errorf("map %s: %w", gvk, err)
+	}
+	var ri dynamic.ResourceInterface = c.dyn.Resource(m.Resource)
+	if m.Scope.Name() == "namespace" {
+		if obj.GetNamespace() == "" {
+			return nil, fmt.Errorf("%s %s is namespaced but has no namespace", gvk.Kind, obj.GetName())
+		}
+		ri = c.dyn.Resource(m.Resource).Namespace(obj.GetNamespace())
+	} else if obj.GetNamespace() != "" {
+		return nil, fmt.Errorf("%s %s is cluster-scoped but has namespace %s", gvk.Kind, obj.GetName(), obj.GetNamespace())
+	}
+	opts := metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return ri.Apply(ctx, obj.GetName(), obj, opts)
+}
+
+// TestServerSideDryRun has the API server accept every object of every
+// variant: schema, defaults, validation and admission (Pod Security
+// "restricted" among them), with nothing stored but the Namespace.
+func TestServerSideDryRun(t *testing.T) {
+	c := connect(t, adminConfig(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			r := rendered{t: t, objs: render(t, v)}
+			// Namespaced dry runs need the Namespace: create it for real.
+			ns := r.find("Namespace", namespace)
+			_, err := c.apply(ctx, ns, false)
+			require.NoError(t, err, "create Namespace %s", namespace)
+			c.warn.take()
+
+			for _, obj := range r.objs {
+				what := obj.GetKind() + " " + obj.GetName()
+				out, err := c.apply(ctx, obj, true)
+				require.NoError(t, err, "%s: refused by the API server", what)
+				assert.Equal(t, obj.GetName(), out.GetName(), what)
+				assert.Equal(t, obj.GetKind(), out.GetKind(), what)
+				assert.Empty(t, c.warn.take(), "%s: the API server warned", what)
+				if obj.GetKind() == "Deployment" {
+					// Defaults filled in, the containers as rendered.
+					want, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+					got, _, _ := unstructured.NestedSlice(out.Object, "spec", "template", "spec", "containers")
+					require.Len(t, got, len(want))
+					for _, f := range []string{"command", "args", "envFrom", "image"} {
+						assert.Equal(t, want[0].(map[string]any)[f], got[0].(map[string]any)[f], "%s: %s", what, f)
+					}
+					wantC := convert[corev1.Container](t, &unstructured.Unstructured{Object: want[0].(map[string]any)})
+					gotC := convert[corev1.Container](t, &unstructured.Unstructured{Object: got[0].(map[string]any)})
+					assert.Equal(t, envValues(wantC.Env), envValues(gotC.Env), "%s: env", what)
+				}
+			}
+			// A dry run stores nothing: the Deployment is not there.
+			d := r.find("Deployment", "ferry-"+v.role)
+			_, err = c.dyn.Resource(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}).
+				Namespace(namespace).Get(ctx, d.GetName(), metav1.GetOptions{})
+			assert.True(t, apierrors.IsNotFound(err), "the dry run created Deployment %s (get: %v)", d.GetName(), err)
+		})
+	}
+}
+
+// TestRegionWorkerIdentity installs the region overlay's ServiceAccount and
+// RBAC for real, then acts as that ServiceAccount through the overlay's own
+// kubeconfig (FERRY_KUBECONFIG, FERRY_CONTEXT) loaded by kube.LoadConfig, as
+// ferry-worker does, pointed at the local API server instead of
+// kubernetes.default.svc: discovery and every verb of a sync succeed,
+// including apps that ship RBAC of their own.
+func TestRegionWorkerIdentity(t *testing.T) {
+	admin := connect(t, adminConfig(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r := rendered{t: t, objs: render(t, variant{overlay: "overlays/example/region-us-east-1"})}
+	for _, kind := range []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding"} {
+		for _, o := range r.objs {
+			if o.GetKind() == kind {
+				_, err := admin.apply(ctx, o, false)
+				require.NoError(t, err, "apply %s %s", kind, o.GetName())
+			}
+		}
+	}
+
+	// The pod's kubeconfig, with this API server, its CA and a token of the
+	// ServiceAccount in place of the pod's files.
+	_, _, env := r.worker("ferry-region")
+	kcMap := r.find("ConfigMap", configMapName(t, r, "ferry-in-cluster-kubeconfig"))
+	data, _, _ := unstructured.NestedString(kcMap.Object, "data", filepath.Base(env["FERRY_KUBECONFIG"]))
+	kc, err := clientcmd.Load([]byte(data))
+	require.NoError(t, err)
+	clients := kubernetes.NewForConfigOrDie(admin.cfg)
+	tok, err := clients.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, "ferry-region",
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(600))}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "token"), []byte(tok.Status.Token), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ca.crt"), admin.cfg.CAData, 0o600))
+	kctx := kc.Contexts[env["FERRY_CONTEXT"]]
+	require.NotNil(t, kctx)
+	kc.Clusters[kctx.Cluster].Server = admin.cfg.Host
+	kc.Clusters[kctx.Cluster].CertificateAuthority = filepath.Join(dir, "ca.crt")
+	kc.AuthInfos[kctx.AuthInfo].TokenFile = filepath.Join(dir, "token")
+	path := filepath.Join(dir, "kubeconfig")
+	require.NoError(t, clientcmd.WriteToFile(*kc, path))
+	cfg, err := kube.LoadConfig(path, env["FERRY_CONTEXT"])
+	require.NoError(t, err)
+	// client-go re-reads the file as the kubelet rotates the token.
+	assert.Equal(t, filepath.Join(dir, "token"), cfg.BearerTokenFile)
+	sa := connect(t, cfg)
+	saClients := kubernetes.NewForConfigOrDie(cfg)
+
+	// It is the ServiceAccount, not the admin.
+	who, err := saClients.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "system:serviceaccount:ferry-system:ferry-region", who.Status.UserInfo.Username)
+
+	// Discovery.
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	require.NoError(t, err)
+	_, err = dc.ServerVersion()
+	require.NoError(t, err)
+	_, resources, err := dc.ServerGroupsAndResources()
+	require.NoError(t, err)
+	assert.NotEmpty(t, resources)
+	_, err = dc.OpenAPIV3().Paths()
+	require.NoError(t, err)
+
+	// A sync: server-side apply of a namespace and objects in it, RBAC that
+	// grants verbs the worker itself lacks, then get, list, watch, delete.
+	app := "deploy-rbac"
+	objs := []string{
+		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"deploy-rbac"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings","namespace":"deploy-rbac","labels":{"ferry.dev/app":"deploy-rbac"}},"data":{"a":"1"}}`,
+		`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"deploy-rbac","labels":{"ferry.dev/app":"deploy-rbac"}},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}`,
+		`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"deploy-rbac-all","labels":{"ferry.dev/app":"deploy-rbac"}},"rules":[{"apiGroups":["*"],"resources":["*"],"verbs":["*"]}]}`,
+		`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"deploy-rbac-all","namespace":"deploy-rbac","labels":{"ferry.dev/app":"deploy-rbac"}},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"deploy-rbac-all"},"subjects":[{"kind":"ServiceAccount","name":"default","namespace":"deploy-rbac"}]}`,
+	}
+	var applied []*unstructured.Unstructured
+	for _, s := range objs {
+		obj := &unstructured.Unstructured{}
+		require.NoError(t, obj.UnmarshalJSON([]byte(s)))
+		_, err := sa.apply(ctx, obj, false)
+		require.NoError(t, err, "as the region worker: apply %s %s", obj.GetKind(), obj.GetName())
+		applied = append(applied, obj)
+	}
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	_, err = sa.dyn.Resource(deployments).Namespace(app).Get(ctx, "web", metav1.GetOptions{})
+	require.NoError(t, err)
+	list, err := sa.dyn.Resource(deployments).List(ctx, metav1.ListOptions{LabelSelector: "ferry.dev/app=" + app})
+	require.NoError(t, err, "list across namespaces")
+	assert.Len(t, list.Items, 1)
+	w, err := sa.dyn.Resource(deployments).Watch(ctx, metav1.ListOptions{LabelSelector: "ferry.dev/app=" + app})
+	require.NoError(t, err, "watch across namespaces (the informer cache)")
+	w.Stop()
+	for _, obj := range slices.Backward(applied) {
+		gvk := obj.GroupVersionKind()
+		m, err := sa.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		require.NoError(t, err)
+		var ri dynamic.ResourceInterface = sa.dyn.Resource(m.Resource)
+		if obj.GetNamespace() != "" {
+			ri = sa.dyn.Resource(m.Resource).Namespace(obj.GetNamespace())
+		}
+		require.NoError(t, ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}), "as the region worker: delete %s %s", gvk.Kind, obj.GetName())
+	}
+
+	// And no more than that: it may not impersonate, for one.
+	review, err := saClients.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Verb: "impersonate", Resource: "users"}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	assert.False(t, review.Status.Allowed, "the region worker may impersonate")
+}
