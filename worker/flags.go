@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -25,6 +26,7 @@ type config struct {
 	metricsAddr     string
 	shutdownTimeout time.Duration
 	maxReconciles   int
+	tls             tlsFlags
 
 	// webhookAllowUnsigned accepts deliveries of providers without a secret.
 	webhookAllowUnsigned bool
@@ -40,10 +42,7 @@ func parseFlags(args []string) (*config, error) {
 	str(&c.namespace, "namespace", "default", "Temporal namespace")
 	fs.BoolVar(&c.control, "control", envOr("control", "") == "true",
 		"serve the workflows and the Git and render activities on queue ferry (env FERRY_CONTROL=true)")
-	fs.Var(&c.regions, "region", "serve the activities of this region on queue ferry-region-NAME; repeatable (env FERRY_REGION, comma-separated)")
-	if v := os.Getenv("FERRY_REGION"); v != "" {
-		_ = c.regions.Set(v)
-	}
+	fs.Var(&c.regions, "region", "serve the activities of this region on queue ferry-region-NAME; repeatable (env FERRY_REGION, comma-separated, used when no --region is given)")
 	str(&c.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the regions (default $KUBECONFIG)")
 	str(&c.kubeContext, "context", "", "kubeconfig context of the region (default: the region's name)")
 	str(&c.knownRegions, "regions", "", "comma-separated regions apps may target; empty accepts any")
@@ -54,20 +53,31 @@ func parseFlags(args []string) (*config, error) {
 	fs.BoolVar(&c.webhookAllowUnsigned, "webhook-allow-unsigned", envOr("webhook-allow-unsigned", "") == "true",
 		"accept webhook deliveries of providers that have no FERRY_WEBHOOK_<PROVIDER>_SECRET; anyone who reaches the endpoint can then trigger refreshes (env FERRY_WEBHOOK_ALLOW_UNSIGNED=true)")
 	str(&c.metricsAddr, "metrics-addr", "127.0.0.1:9090", "address of /metrics and /healthz; empty: off")
+	str(&c.tls.cert, "temporal-tls-cert", "", "PEM client certificate for TLS to Temporal")
+	str(&c.tls.key, "temporal-tls-key", "", "PEM key of --temporal-tls-cert")
+	str(&c.tls.ca, "temporal-tls-ca", "", "PEM CA bundle of the Temporal server; empty: the system roots (Temporal Cloud)")
+	str(&c.tls.serverName, "temporal-tls-server-name", "", "name to verify in the server's certificate; empty: the host of --temporal-address")
 	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
 		"reconciles of an app workflow run before it continues as new (0: the default, 200); keep it equal on every control worker")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long running activities get to finish on SIGTERM")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	if len(c.regions) == 0 {
+		_ = c.regions.Set(os.Getenv("FERRY_REGION"))
+	}
+	c.regions = slices.Compact(slices.Sorted(slices.Values(c.regions)))
 	if !c.control && len(c.regions) == 0 {
 		return nil, fmt.Errorf("nothing to serve: give --control, --region NAME, or both")
 	}
 	if c.kubeContext != "" && len(c.regions) > 1 {
 		return nil, fmt.Errorf("--context names one context but %d regions were given: run one worker per region, or name each kubeconfig context after its region", len(c.regions))
 	}
-	if len(c.regions) > 0 && c.kubeconfig == "" {
-		return nil, fmt.Errorf("--region needs a kubeconfig: give --kubeconfig or set KUBECONFIG")
+	if c.kubeconfig == "" && len(c.regions) > 1 {
+		return nil, fmt.Errorf("without a kubeconfig a worker serves the cluster it runs in: give one --region, or --kubeconfig with a context per region")
+	}
+	if c.kubeconfig == "" && c.kubeContext != "" {
+		return nil, fmt.Errorf("--context %s needs --kubeconfig (or KUBECONFIG)", c.kubeContext)
 	}
 	return c, nil
 }

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/rest"
 
 	"github.com/ferry-gitops/ferry/activities"
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -50,9 +51,14 @@ func run(ctx context.Context, cfg *config) error {
 	sdkMetrics, closeMetrics := newMetrics(registry)
 	defer closeMetrics()
 
+	tlsConfig, err := cfg.tls.config(cfg.temporalAddress)
+	if err != nil {
+		return err
+	}
 	c, err := client.DialContext(ctx, client.Options{
 		HostPort: cfg.temporalAddress, Namespace: cfg.namespace,
 		Logger: sdklog.NewStructuredLogger(logger), MetricsHandler: sdkMetrics,
+		ConnectionOptions: client.ConnectionOptions{TLS: tlsConfig},
 	})
 	if err != nil {
 		return fmt.Errorf("connect to Temporal at %s (namespace %s): %w", cfg.temporalAddress, cfg.namespace, err)
@@ -77,7 +83,7 @@ func run(ctx context.Context, cfg *config) error {
 		workers = append(workers, w)
 	}
 	for _, region := range cfg.regions {
-		rest, err := kube.LoadConfig(cfg.kubeconfig, cfg.contextOf(region))
+		rest, err := regionConfig(cfg, region)
 		if err != nil {
 			return fmt.Errorf("region %s: %w", region, err)
 		}
@@ -141,4 +147,13 @@ func newLoader(cfg *config) (*manifests.Loader, *gitsource.Repos, error) {
 		cache = manifests.NewMemory(256<<20, time.Hour)
 	}
 	return &manifests.Loader{Repos: repos, Cache: cache}, repos, nil
+}
+
+// regionConfig is the region's cluster: its context in the kubeconfig, or,
+// with no kubeconfig, the cluster the worker's pod runs in.
+func regionConfig(cfg *config, region string) (*rest.Config, error) {
+	if cfg.kubeconfig == "" {
+		return kube.InClusterConfig()
+	}
+	return kube.LoadConfig(cfg.kubeconfig, cfg.contextOf(region))
 }
