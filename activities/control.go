@@ -34,8 +34,11 @@ func (c *Control) Register(w worker.Registry) {
 // the ls-remote that every app on the repo shares.
 func (c *Control) ResolveRevision(ctx context.Context, in workflows.ResolveInput) (workflows.ResolveResult, error) {
 	var opts []gitsource.ResolveOption
-	if in.Fresh {
+	switch {
+	case in.Fresh:
 		opts = append(opts, gitsource.ForceRefresh())
+	case in.MaxAge > 0:
+		opts = append(opts, gitsource.MaxAge(in.MaxAge))
 	}
 	sha, err := c.Repos.Resolve(ctx, in.RepoURL, in.TargetRevision, opts...)
 	if err != nil {
@@ -47,7 +50,9 @@ func (c *Control) ResolveRevision(ctx context.Context, in workflows.ResolveInput
 // Render renders the source at a SHA into the manifest cache and returns its
 // digest: the manifests themselves never enter the workflow history.
 func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflows.RenderResult, error) {
-	loaded, err := c.Loader.Load(ctx, in.Source.RepoURL, in.SHA, in.Source)
+	loaded, err := c.Loader.LoadApp(ctx, manifests.Request{
+		RepoURL: in.Source.RepoURL, SHA: in.SHA, Source: in.Source, App: in.App, Namespace: in.Namespace,
+	})
 	if err != nil {
 		return workflows.RenderResult{}, classify(err)
 	}

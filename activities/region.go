@@ -144,7 +144,9 @@ func (r *Region) load(ctx context.Context, region string, t workflows.Target) ([
 	if region != r.Name {
 		return nil, wrongRegion(r.Name, region)
 	}
-	loaded, err := r.Loader.Load(ctx, t.Source.RepoURL, t.SHA, t.Source)
+	loaded, err := r.Loader.LoadApp(ctx, manifests.Request{
+		RepoURL: t.Source.RepoURL, SHA: t.SHA, Source: t.Source, App: t.App, Namespace: t.Namespace,
+	})
 	if err != nil {
 		return nil, classify(err)
 	}

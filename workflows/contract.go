@@ -36,6 +36,10 @@ type ResolveInput struct {
 	// Fresh skips the refs cache shared by the apps of a repo: a refresh or a
 	// sync asks Git itself; a timer poll may take a result a few seconds old.
 	Fresh bool `json:"fresh,omitempty"`
+	// MaxAge is how old a shared listing of the repo's refs may be: a timer
+	// poll passes its interval, so a repo is listed at most once per
+	// interval however many apps poll it.
+	MaxAge time.Duration `json:"maxAge,omitempty"`
 }
 
 type ResolveResult struct {
@@ -53,6 +57,9 @@ type Target struct {
 	// Revision is the commit the target stands for, when newer than SHA: a
 	// push that touched none of the app's manifest-generate-paths.
 	Revision string `json:"revision,omitempty"`
+	// Namespace is the namespace Helm renders the release for: the first
+	// destination's, the same in every region so that one digest holds.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // Commit is the commit the target stands for.
@@ -67,6 +74,8 @@ type RenderInput struct {
 	App    string     `json:"app"`
 	Source app.Source `json:"source"`
 	SHA    string     `json:"sha"`
+	// Namespace: as Target.Namespace.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 type RenderResult struct {

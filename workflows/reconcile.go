@@ -46,7 +46,7 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 	}
 	var resolved ResolveResult
 	err := workflow.ExecuteLocalActivity(resolveCtx(ctx), ActivityResolveRevision,
-		ResolveInput{RepoURL: src.RepoURL, TargetRevision: revision, Fresh: fresh}).Get(ctx, &resolved)
+		ResolveInput{RepoURL: src.RepoURL, TargetRevision: revision, Fresh: fresh, MaxAge: s.app.PollInterval()}).Get(ctx, &resolved)
 	if err != nil {
 		return Target{}, fmt.Errorf("resolve revision %q of %s: %w", revision, src.RepoURL, err)
 	}
@@ -60,7 +60,7 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 	}
 	var out RenderResult
 	err = workflow.ExecuteActivity(renderCtx(ctx), ActivityRender,
-		RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA}).Get(ctx, &out)
+		RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA, Namespace: s.renderNamespace()}).Get(ctx, &out)
 	if err != nil {
 		return Target{}, fmt.Errorf("render %s at %s: %w", src.RepoURL, short(resolved.SHA), err)
 	}
@@ -69,7 +69,17 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 }
 
 func (s *appState) targetOf(r *rendered) Target {
-	return Target{App: s.app.Metadata.Name, Source: s.app.Spec.Source, SHA: r.SHA, Digest: r.Digest, Revision: r.Revision}
+	return Target{App: s.app.Metadata.Name, Source: s.app.Spec.Source, SHA: r.SHA, Digest: r.Digest,
+		Revision: r.Revision, Namespace: s.renderNamespace()}
+}
+
+// renderNamespace is the first destination's namespace: Helm's
+// .Release.Namespace, one for every region.
+func (s *appState) renderNamespace() string {
+	if d := s.destinations(); len(d) > 0 {
+		return d[0].Namespace
+	}
+	return ""
 }
 
 func (r *rendered) commit() string {
