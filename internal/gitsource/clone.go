@@ -188,6 +188,7 @@ func (r *Repos) fetch(ctx context.Context, c *clone, repoURL string, specs []con
 		return err
 	}
 	r.statsFor(repoURL).fetch.Add(1)
+	start := time.Now()
 	err = c.repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteURL: repoURL,
 		RefSpecs:  specs,
@@ -195,6 +196,11 @@ func (r *Repos) fetch(ctx context.Context, c *clone, repoURL string, specs []con
 		Tags:      git.NoTags,
 		Force:     true,
 	})
+	if errors.Is(err, git.NoErrAlreadyUpToDate) {
+		r.observe("fetch", start, nil)
+	} else {
+		r.observe("fetch", start, err)
+	}
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return fmt.Errorf("fetch: %w", withHint(redactErr(err, repoURL)))
 	}

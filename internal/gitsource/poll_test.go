@@ -16,7 +16,15 @@ func TestPollCycleListsOnce(t *testing.T) {
 	s := newGitServer(t)
 	fx := newFixtureRepo(t, s, "fifty")
 	// A short RefsTTL, so that only MaxAge explains the sharing.
-	repos := newRepos(t, Options{RefsTTL: time.Millisecond})
+	var mu sync.Mutex
+	observed := map[string]int{}
+	repos := newRepos(t, Options{RefsTTL: time.Millisecond, Observe: func(typ string, d time.Duration, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil && d > 0 {
+			observed[typ]++
+		}
+	}})
 	const apps, interval = 50, time.Second
 
 	poll := func(round int) {
@@ -56,5 +64,10 @@ func TestPollCycleListsOnce(t *testing.T) {
 	}
 	if n := s.Listings(); n != 4 {
 		t.Fatalf("MaxAge(0) reused a listing: %d listings, want 4", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if observed["ls-remote"] != 4 || observed["fetch"] != 0 {
+		t.Fatalf("Observe saw %v, want 4 ls-remotes", observed)
 	}
 }

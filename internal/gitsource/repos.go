@@ -43,6 +43,18 @@ type Options struct {
 	LsRemoteTimeout time.Duration
 	// Logger receives clone recoveries and evictions; nil means slog.Default().
 	Logger *slog.Logger
+	// Observe, when set, is told of every network request: requestType
+	// "ls-remote" or "fetch", how long it took and its error. For metrics
+	// (ferry_git_requests_total, ferry_git_request_duration_seconds); it
+	// must not block.
+	Observe func(requestType string, d time.Duration, err error)
+}
+
+// observe reports one network request to Options.Observe.
+func (r *Repos) observe(requestType string, start time.Time, err error) {
+	if r.opts.Observe != nil {
+		r.opts.Observe(requestType, time.Since(start), err)
+	}
 }
 
 // DefaultOptions returns Options with every default filled in, for cacheDir.

@@ -211,7 +211,13 @@ func (r *Repos) lsRemote(ctx context.Context, repoURL string) (refList, error) {
 	}
 	r.statsFor(repoURL).lsRemote.Add(1)
 	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{repoURL}})
+	start := time.Now()
 	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		r.observe("ls-remote", start, nil)
+	} else {
+		r.observe("ls-remote", start, err)
+	}
 	if err != nil {
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 			return refList{}, nil

@@ -55,6 +55,8 @@ type Loader struct {
 	// Logger receives cache entries that failed to decode; nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// Observer, when set, is told of every load and render, for metrics.
+	Observer Observer
 
 	flights singleflight.Group
 }
@@ -111,6 +113,14 @@ func (l *Loader) Load(ctx context.Context, repoURL, sha string, src app.Source) 
 // detected rather than explicit, the Key entry is a marker sending later
 // loads to HelmKey without a checkout.
 func (l *Loader) LoadApp(ctx context.Context, req Request) (*Loaded, error) {
+	loaded, err := l.loadApp(ctx, req)
+	if err == nil && l.Observer != nil {
+		l.Observer.Loaded(loaded.CacheHit)
+	}
+	return loaded, err
+}
+
+func (l *Loader) loadApp(ctx context.Context, req Request) (*Loaded, error) {
 	sha := strings.ToLower(strings.TrimSpace(req.SHA))
 	if len(sha) != 40 || strings.Trim(sha, "0123456789abcdef") != "" {
 		return nil, fmt.Errorf("load manifests of %s: %q is not a full commit SHA; resolve the revision first", gitsource.RedactURL(req.RepoURL), req.SHA)
@@ -134,6 +144,18 @@ func (l *Loader) LoadApp(ctx context.Context, req Request) (*Loaded, error) {
 		return nil, err
 	}
 	return v.(*Loaded), nil
+}
+
+// Observer receives what a Loader does, for metrics
+// (ferry_manifest_cache_requests_total, ferry_render_duration_seconds).
+// Its methods must not block.
+type Observer interface {
+	// Loaded is called once per successful LoadApp: from the cache or not.
+	Loaded(cacheHit bool)
+	// Rendered is called once per render: the source type
+	// (render.SourceType*, "" when the render failed before knowing it),
+	// how long it took, and its error.
+	Rendered(sourceType string, d time.Duration, err error)
 }
 
 // perApp is what loadShared gives for a chart: load it per release.
@@ -223,7 +245,15 @@ func (l *Loader) render(ctx context.Context, req Request, dir, key string) (*Loa
 	if renderFn == nil {
 		renderFn = l.renderer().Render
 	}
+	start := time.Now()
 	res, err := renderFn(ctx, dir, req.Source, render.Options{AppName: req.App, Namespace: req.Namespace})
+	if l.Observer != nil {
+		typ := ""
+		if res != nil {
+			typ = res.SourceType
+		}
+		l.Observer.Rendered(typ, time.Since(start), err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,5 +83,42 @@ func TestLoaderRendererVersion(t *testing.T) {
 	}
 	if !loadApp(t, kube135, "a", "", appSource).CacheHit {
 		t.Fatal("the same renderer missed")
+	}
+}
+
+type countingObserver struct {
+	mu       sync.Mutex
+	hits     int
+	misses   int
+	rendered map[string]int
+}
+
+func (o *countingObserver) Loaded(hit bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if hit {
+		o.hits++
+	} else {
+		o.misses++
+	}
+}
+
+func (o *countingObserver) Rendered(typ string, _ time.Duration, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err == nil {
+		o.rendered[typ]++
+	}
+}
+
+func TestLoaderObserver(t *testing.T) {
+	obs := &countingObserver{rendered: map[string]int{}}
+	l, _, _ := newTestLoader(NewMemory(0, 0))
+	l.Observer = obs
+	loadApp(t, l, "a", "", appSource)
+	loadApp(t, l, "a", "", appSource)
+	loadApp(t, l, "a", "", app.Source{RepoURL: testRepo, Path: "chart"})
+	if obs.hits != 1 || obs.misses != 2 || obs.rendered[render.SourceTypeDirectory] != 1 || obs.rendered[render.SourceTypeHelm] != 1 {
+		t.Fatalf("observed hits %d misses %d renders %v", obs.hits, obs.misses, obs.rendered)
 	}
 }
