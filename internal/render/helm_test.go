@@ -2,9 +2,12 @@ package render
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -190,6 +193,26 @@ func TestHelmRefusals(t *testing.T) {
 			}
 			assertReplicas(t, find(t, res.Objects, "Deployment/app-shop"), tc.replica)
 		})
+	}
+}
+
+func TestHelmSchemaRefsStayInTheChart(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		_, _ = w.Write([]byte(`{"type": "object"}`))
+	}))
+	defer srv.Close()
+	for name, ref := range map[string]string{"http": srv.URL + "/schema.json", "file": "file:///etc/passwd", "relative": "other.json"} {
+		t.Run(name, func(t *testing.T) {
+			root := copyTree(t, "testdata")
+			writeFile(t, filepath.Join(root, "helm-chart", "values.schema.json"), `{"type": "object", "properties": {"image": {"$ref": "`+ref+`"}}}`)
+			_, err := Render(context.Background(), root, app.Source{Path: "helm-chart"}, Options{AppName: "app"})
+			assertErr(t, err, "Ferry does not load schemas from outside values.schema.json")
+		})
+	}
+	if hits.Load() != 0 {
+		t.Fatalf("the schema's $ref was fetched %d times", hits.Load())
 	}
 }
 
