@@ -132,15 +132,11 @@ func (s *kustScan) pluginConfig(p string) error {
 		if yaml.Unmarshal(doc.data, &cfg) != nil || cfg == nil {
 			continue
 		}
-		for _, field := range []string{"path", "paths"} {
-			for _, entry := range stringsOf(cfg[field]) {
-				if err := s.file(display, field, entry); err != nil {
-					return err
-				}
+		entries := append([]string{stringOf(cfg["path"])}, stringsOf(cfg["paths"])...)
+		for _, entry := range entries {
+			if err := s.file(display, "path", entry); err != nil {
+				return err
 			}
-		}
-		if err := s.file(display, "path", stringOf(cfg["path"])); err != nil {
-			return err
 		}
 		for _, item := range listOf(cfg["replacements"]) {
 			if err := s.file(display, "replacements.path", stringOf(item["path"])); err != nil {

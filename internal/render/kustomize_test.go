@@ -131,6 +131,9 @@ func TestKustomizeRefusals(t *testing.T) {
 	kust("remote-scp", "resources:\n- git@git.example.com:org/repo.git//base\n")
 	kust("remote-patch", "resources:\n- cm.yaml\npatches:\n- path: https://example.com/patch.yaml\n")
 	kust("remote-nested", "resources:\n- ../remote-git\n")
+	kust("remote-transformer", "resources:\n- cm.yaml\ntransformers:\n- patch.yaml\n")
+	writeFile(t, filepath.Join(root, "remote-transformer", "patch.yaml"),
+		"apiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: p\npath: https://example.com/p.yaml\ntarget:\n  kind: ConfigMap\n")
 	kust("helm-charts", "helmCharts:\n- name: redis\n  repo: https://charts.example.com\n")
 
 	tests := []struct{ path, wantErr string }{
@@ -145,6 +148,7 @@ func TestKustomizeRefusals(t *testing.T) {
 		{"remote-scp", "remote references (resources: \"git@git.example.com:org/repo.git//base\")"},
 		{"remote-patch", `remote references (patches.path: "https://example.com/patch.yaml")`},
 		{"remote-nested", "render remote-git/kustomization.yaml: remote references"},
+		{"remote-transformer", `render remote-transformer/patch.yaml: remote references (path: "https://example.com/p.yaml")`},
 		{"helm-charts", "render helm-charts/kustomization.yaml: Kustomize helmCharts are not supported yet"},
 	}
 	for _, tc := range tests {
