@@ -52,7 +52,7 @@ spec:
   ports: [{port: 80, targetPort: 8080}]
 {{- end }}
 `,
-		"kustomize/overlays/prod/kustomization.yaml": "resources:\n- ../../base\nnamePrefix: prod-\nnamespace: shop\ncommonLabels:\n  env: prod\nimages:\n- name: registry.example.com/shop\n  newTag: \"2.0\"\n",
+		"kustomize/overlays/prod/kustomization.yaml": "resources:\n- ../../base\nnamePrefix: prod-\nnamespace: shop\nlabels:\n- pairs:\n    env: prod\n  includeSelectors: true\nimages:\n- name: registry.example.com/shop\n  newTag: \"2.0\"\n",
 	}
 	var resources []string
 	const perFile = 10
@@ -109,7 +109,7 @@ func BenchmarkRenderHelm(b *testing.B) {
 }
 
 func BenchmarkRenderKustomize(b *testing.B) {
-	benchmarkLoad(b, app.Source{Path: "kustomize/overlays/prod", Kustomize: &app.KustomizeSource{CommonLabels: map[string]string{"team": "shop"}}})
+	benchmarkLoad(b, app.Source{Path: "kustomize/overlays/prod", Kustomize: &app.KustomizeSource{Images: []string{"registry.example.com/shop:2.1"}}})
 }
 
 func benchmarkLoad(b *testing.B, src app.Source) {
