@@ -26,12 +26,19 @@ test: tools build
 test-unit:
 	$(GO) test -count=1 -short ./...
 
-# Go benchmarks of every package; the report goes to $(BENCH_OUT)/report.md.
+# The benchmarks on the real stack (bench/README.md), then the Go benchmarks
+# of the packages that have some; the report goes to $(BENCH_OUT)/report.md.
+# BENCH_FLAGS passes options to ferry-bench (BENCH_FLAGS='-only push -pushes 5');
+# BENCH_GO=0 skips the Go benchmarks.
 BENCH_OUT ?= bench/out
+BENCH_FLAGS ?=
+BENCH_GO ?= 1
 bench: tools build
 	@mkdir -p $(BENCH_OUT)
-	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin $(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 60m ./... | tee $(BENCH_OUT)/bench.txt
-	@hack/bench-report.sh $(BENCH_OUT)/bench.txt > $(BENCH_OUT)/report.md && echo "report: $(BENCH_OUT)/report.md"
+	@tools=$$(hack/tools.sh); status=0; \
+	FERRY_TOOLS_BIN=$$tools FERRY_BIN=$(CURDIR)/bin $(GO) run ./bench/cmd/ferry-bench $(BENCH_FLAGS) $(BENCH_OUT) || status=$$?; \
+	if [ "$(BENCH_GO)" = 1 ]; then FERRY_TOOLS_BIN=$$tools FERRY_BIN=$(CURDIR)/bin hack/bench-report.sh $(BENCH_OUT) || status=$$?; fi; \
+	echo "report: $(BENCH_OUT)/report.md"; exit $$status
 
 # Re-records the workflow histories the replay tests replay.
 record-histories: tools build

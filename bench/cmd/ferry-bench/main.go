@@ -1,0 +1,149 @@
+// Command ferry-bench runs Ferry's benchmark scenarios on the real local
+// stack and writes a Markdown report; `make bench` runs it. See
+// bench/README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ferry-gitops/ferry/bench"
+)
+
+func main() {
+	cfg := bench.DefaultConfig()
+	fs := flag.NewFlagSet("ferry-bench", flag.ExitOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: ferry-bench [flags] [OUT_DIR]\n\nRuns Ferry's benchmarks on the local stack; writes OUT_DIR/report.md (default %s).\n\n", cfg.Out)
+		fs.PrintDefaults()
+	}
+	out := fs.String("out", cfg.Out, "directory of the report (also the first argument)")
+	only := fs.String("only", "", "comma-separated scenarios to run: "+strings.Join(bench.Scenarios, ", ")+" (default: all)")
+	binDir := fs.String("bin", envOr("FERRY_BIN", "bin"), "directory of the ferry and ferry-worker binaries (env FERRY_BIN; make build writes bin/)")
+	fs.StringVar(&cfg.ToolsBin, "tools", os.Getenv("FERRY_TOOLS_BIN"), "the stack's tools dir (env FERRY_TOOLS_BIN; default: what hack/tools.sh prints)")
+	regions := fs.String("regions", strings.Join(cfg.Regions, ","), "regions of the stack of push, fanout, apply, compare and render")
+	fs.IntVar(&cfg.Pushes, "pushes", cfg.Pushes, "pushes per notification mode and region count")
+	fs.IntVar(&cfg.FanoutRuns, "fanout-runs", cfg.FanoutRuns, "fan-out runs (pairs of one region and three)")
+	fs.IntVar(&cfg.FanoutResources, "fanout-resources", cfg.FanoutResources, "resources of the fan-out app")
+	fs.IntVar(&cfg.ApplyRuns, "apply-runs", cfg.ApplyRuns, "apply runs (pairs of Ferry and kubectl)")
+	fs.IntVar(&cfg.ApplyResources, "apply-resources", cfg.ApplyResources, "resources of the apply scenario")
+	fs.IntVar(&cfg.CompareRuns, "compare-runs", cfg.CompareRuns, "compare runs")
+	fs.IntVar(&cfg.CompareResources, "compare-resources", cfg.CompareResources, "resources compared (and rendered)")
+	fs.IntVar(&cfg.RenderRuns, "render-runs", cfg.RenderRuns, "render runs, cold and warm each")
+	apps := fs.String("apps", joinInts(cfg.ScaleApps), "comma-separated fleet sizes of onboarding and idle")
+	fs.IntVar(&cfg.AppResources, "app-resources", cfg.AppResources, "resources of each app of a fleet")
+	polls := fs.String("idle-poll", joinDurations(cfg.IdlePoll), "poll interval of the idle apps, per fleet size (the last one serves the rest)")
+	fs.DurationVar(&cfg.IdleWindow, "idle-window", cfg.IdleWindow, "how long an idle fleet is watched")
+	fs.DurationVar(&cfg.OnboardTimeout, "onboard-timeout", cfg.OnboardTimeout, "how long a fleet may take to onboard")
+	quiet := fs.Bool("q", false, "no progress on stderr")
+	_ = fs.Parse(os.Args[1:])
+	if fs.NArg() > 1 {
+		fs.Usage()
+		os.Exit(2)
+	}
+	cfg.Out = *out
+	if fs.NArg() == 1 {
+		cfg.Out = fs.Arg(0)
+	}
+	if *only != "" {
+		cfg.Only = splitList(*only)
+	}
+	cfg.Regions = splitList(*regions)
+	var err error
+	if cfg.ScaleApps, err = parseInts(*apps); err != nil {
+		fail(fmt.Errorf("-apps: %w", err))
+	}
+	if cfg.IdlePoll, err = parseDurations(*polls); err != nil {
+		fail(fmt.Errorf("-idle-poll: %w", err))
+	}
+	if cfg.BinDir, err = filepath.Abs(*binDir); err != nil {
+		fail(err)
+	}
+	if !*quiet {
+		cfg.Log = os.Stderr
+	}
+	cfg.Command = "ferry-bench " + strings.Join(os.Args[1:], " ")
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := bench.Run(ctx, cfg)
+	if rep != nil {
+		fmt.Printf("report: %s\n", filepath.Join(cfg.Out, "report.md"))
+	}
+	if err != nil {
+		fail(err)
+	}
+	if failed := rep.Failed(); len(failed) > 0 {
+		fail(fmt.Errorf("%d scenarios did not finish (see the report): %s", len(failed), strings.Join(failed, "; ")))
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "ferry-bench:", err)
+	os.Exit(1)
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range splitList(s) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func parseDurations(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, f := range splitList(s) {
+		d, err := time.ParseDuration(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+func joinDurations(v []time.Duration) string {
+	s := make([]string, len(v))
+	for i, d := range v {
+		s[i] = d.String()
+	}
+	return strings.Join(s, ",")
+}

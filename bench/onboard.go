@@ -1,0 +1,171 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// appsPerRepo is how many apps of a fleet share a repo: a monorepo of a
+// hundred apps, each in its own directory.
+const appsPerRepo = 100
+
+// applyParallel is how many `ferry app apply` run at once when a fleet is
+// onboarded, as a CI job applying a directory of apps might.
+const applyParallel = 8
+
+// fleet is N apps onboarded on one stack, which the idle scenario watches.
+type fleet struct {
+	apps   []appSpec
+	synced []string // the apps that reached Synced and Healthy
+	repos  []*gitRepo
+	worker *Worker
+	poll   time.Duration
+	region string
+	// background is the API server's request rate before any worker ran,
+	// per second: all requests, and those to the apps' kinds.
+	backgroundAll, backgroundApp float64
+}
+
+// Onboard pushes n apps of AppResources resources (appsPerRepo to a repo),
+// starts a worker, runs `ferry app apply` for every app (applyParallel at a
+// time) and measures the time until every app is Synced and Healthy.
+func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duration) (*fleet, error) {
+	cfg := e.Cfg
+	f := &fleet{poll: poll, region: e.Stack.Regions[0]}
+	for r := 0; r*appsPerRepo < n; r++ {
+		repo, err := e.newRepo(ctx, fmt.Sprintf("fleet-%02d", r))
+		if err != nil {
+			return nil, err
+		}
+		for i := r * appsPerRepo; i < min(n, (r+1)*appsPerRepo); i++ {
+			name := fmt.Sprintf("app-%04d", i)
+			if err := repo.write(resourceFiles(path.Join("apps", name), cfg.AppResources, 0)); err != nil {
+				return nil, err
+			}
+			f.apps = append(f.apps, appSpec{Name: name, RepoURL: repo.URL, Path: path.Join("apps", name), Namespace: name, Regions: []string{f.region}, Poll: poll})
+		}
+		if _, err := repo.commitAndPush(ctx, "apps"); err != nil {
+			return nil, err
+		}
+		f.repos = append(f.repos, repo)
+	}
+
+	// The stack's own traffic (controllers, kwok, leases) before Ferry runs.
+	const baseline = 10 * time.Second
+	a0, err := e.apiRequests(ctx, f.region)
+	if err != nil {
+		return nil, err
+	}
+	time.Sleep(baseline)
+	a1, err := e.apiRequests(ctx, f.region)
+	if err != nil {
+		return nil, err
+	}
+	bg := a1.sub(a0)
+	f.backgroundAll, f.backgroundApp = bg.total(nil)/baseline.Seconds(), bg.total(isAppKind)/baseline.Seconds()
+
+	if f.worker, err = e.StartWorker(ctx, fmt.Sprintf("fleet-%d", n)); err != nil {
+		return nil, err
+	}
+	octx, cancel := context.WithTimeout(ctx, cfg.OnboardTimeout)
+	defer cancel()
+	e.logf("onboarding %d apps", n)
+	log0 := f.worker.logOffset()
+	began := time.Now()
+	applied, applyErr := e.applyApps(octx, f.apps, applyParallel)
+	appliedIn := time.Since(began)
+	e.logf("%d apps applied in %s", len(applied), appliedIn.Round(time.Second))
+
+	// Wait with the visibility store's count, which costs one request.
+	const where = "FerrySyncStatus = 'Synced' AND FerryHealthStatus = 'Healthy'"
+	lastLog := time.Now()
+	for octx.Err() == nil && applyErr == nil {
+		count, err := e.countApps(octx, where)
+		if err == nil && count >= int64(len(applied)) {
+			break
+		}
+		if time.Since(lastLog) > 15*time.Second {
+			e.logf("onboarding: %d of %d Synced and Healthy after %s", count, n, time.Since(began).Round(time.Second))
+			lastLog = time.Now()
+		}
+		if err := f.worker.Exited(); err != nil {
+			return f, err
+		}
+		select {
+		case <-octx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+	waited := time.Since(began)
+	throttled := f.worker.throttled(log0, f.worker.logOffset())
+
+	// Each app's own record: when its first sync finished.
+	var mu sync.Mutex
+	var perApp []float64
+	var lastDone time.Time
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, a := range f.apps {
+		t0, ok := applied[a.Name]
+		if !ok {
+			continue
+		}
+		g.Go(func() error {
+			v, err := e.view(gctx, a.Name)
+			if err != nil || !syncedAt(v, "", a.Regions, true) || v.Status.OperationState == nil || v.Status.OperationState.FinishedAt == nil {
+				return nil
+			}
+			done := *v.Status.OperationState.FinishedAt
+			mu.Lock()
+			defer mu.Unlock()
+			f.synced = append(f.synced, a.Name)
+			perApp = append(perApp, done.Sub(t0).Seconds())
+			if done.After(lastDone) {
+				lastDone = done
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return f, err
+	}
+	slices.Sort(f.synced)
+
+	total := waited.Seconds()
+	if !lastDone.IsZero() {
+		total = lastDone.Sub(began).Seconds()
+	}
+	repro := cfg.reproduce(ScenarioOnboarding, fmt.Sprintf("-apps %d -app-resources %d", n, cfg.AppResources))
+	note := ""
+	if len(f.synced) < n {
+		note = fmt.Sprintf("Only %d of the %d apps were Synced and Healthy when the scenario stopped waiting (after %s, limit %s).",
+			len(f.synced), n, waited.Round(time.Second), cfg.OnboardTimeout)
+	}
+	sec.Figures = append(sec.Figures,
+		&Figure{ID: fmt.Sprintf("onboard-%d-all", n), Title: fmt.Sprintf("Onboard %d apps, all Synced and Healthy", n), Unit: "s",
+			Samples: []float64{total}, Reproduce: repro, Note: note,
+			What: fmt.Sprintf("Seconds from the first `ferry app apply` of %d new apps (%d resources each, %d applies at a time) to the last app Synced and Healthy.", n, cfg.AppResources, applyParallel)},
+		&Figure{ID: fmt.Sprintf("onboard-%d-app", n), Title: fmt.Sprintf("Onboard %d apps, per app", n), Unit: "s",
+			Samples: perApp, Reproduce: repro,
+			What: "Seconds from each app's own `ferry app apply` to the end of its first sync (Synced and Healthy), over every app of the fleet."},
+	)
+	sec.Text = fmt.Sprintf("Fleet: %d apps in %d repos (%d apps to a repo, one directory each), each %s, automated sync with CreateNamespace into its own namespace in %s, poll interval %s. "+
+		"One worker process serves the control queue and the region. The %d `ferry app apply` commands (one process each, %d at a time) took %s; "+
+		"%d apps were Synced and Healthy in the end, that is %s apps/s and %s resources/s over the whole onboarding. "+
+		"The worker's Kubernetes client logged %d waits of a second or more in its client-side rate limiter meanwhile.\n",
+		n, len(f.repos), appsPerRepo, resourceMix(cfg.AppResources), f.region, poll, len(applied), applyParallel, appliedIn.Round(100*time.Millisecond),
+		len(f.synced), num(float64(len(f.synced))/total), num(float64(len(f.synced)*cfg.AppResources)/total), throttled)
+	if applyErr != nil {
+		return f, fmt.Errorf("ferry app apply: %w", applyErr)
+	}
+	if octx.Err() != nil {
+		return f, fmt.Errorf("onboarding did not finish within %s: %d of %d apps Synced and Healthy", cfg.OnboardTimeout, len(f.synced), n)
+	}
+	return f, nil
+}

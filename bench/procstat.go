@@ -1,0 +1,116 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// clockTicks is USER_HZ, the unit of utime and stime in /proc/<pid>/stat:
+// 100 on every Linux this runs on.
+const clockTicks = 100
+
+// ProcSample is a process's CPU time so far and its resident memory.
+type ProcSample struct {
+	At  time.Time
+	CPU time.Duration // user + system
+	RSS int64         // bytes
+}
+
+// SampleProc reads /proc/<pid>/stat and /proc/<pid>/status.
+func SampleProc(pid int) (ProcSample, error) {
+	s := ProcSample{At: time.Now()}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return s, fmt.Errorf("sample process %d: %w", pid, err)
+	}
+	// The command name (field 2) may hold spaces: count fields after its ')'.
+	rest := string(data)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	f := strings.Fields(rest)
+	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
+	if len(f) < 13 {
+		return s, fmt.Errorf("sample process %d: short /proc stat line", pid)
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	s.CPU = time.Duration(utime+stime) * time.Second / clockTicks
+	s.RSS, err = statusKB(pid, "VmRSS:")
+	return s, err
+}
+
+// CPUCores is the CPU a process used between two samples, in cores.
+func CPUCores(a, b ProcSample) float64 {
+	wall := b.At.Sub(a.At)
+	if wall <= 0 {
+		return 0
+	}
+	return float64(b.CPU-a.CPU) / float64(wall)
+}
+
+func statusKB(pid int, key string) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if fields := strings.Fields(sc.Text()); len(fields) >= 2 && fields[0] == key {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("process %d: no %s in /proc status", pid, key)
+}
+
+// Machine describes where the figures were measured.
+type Machine struct {
+	Cores     int        `json:"cores"`
+	CPU       string     `json:"cpu"`
+	MemGiB    float64    `json:"memGiB"`
+	GoVersion string     `json:"goVersion"`
+	Load      [3]float64 `json:"load"`
+}
+
+// ThisMachine reads /proc.
+func ThisMachine() Machine {
+	m := Machine{Cores: runtime.NumCPU(), GoVersion: runtime.Version(), Load: LoadAvg()}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+				kb, _ := strconv.ParseFloat(f[1], 64)
+				m.MemGiB = kb / (1 << 20)
+			}
+		}
+	}
+	return m
+}
+
+// LoadAvg is /proc/loadavg's 1, 5 and 15 minute averages.
+func LoadAvg() [3]float64 {
+	var out [3]float64
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return out
+	}
+	f := strings.Fields(string(data))
+	for i := 0; i < 3 && i < len(f); i++ {
+		out[i], _ = strconv.ParseFloat(f[i], 64)
+	}
+	return out
+}

@@ -1,0 +1,51 @@
+package bench
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReportWrite(t *testing.T) {
+	dir := t.TempDir()
+	r := &Report{Dir: dir, Command: "ferry-bench -only push", Started: time.Now(), Finished: time.Now(), Machine: Machine{Cores: 2}}
+	r.Add(&Section{Scenario: ScenarioPush, Title: "Push to Synced", Started: time.Now(), Duration: "1s", Figures: []*Figure{{
+		ID: "push-1r-refresh", Title: "Push to Synced, 1 region", Unit: "s", Samples: []float64{1, 2, 3},
+		What: "Seconds.", Reproduce: "make build && go run ./bench/cmd/ferry-bench -only push",
+	}}})
+	r.Add(&Section{Scenario: ScenarioIdle, Title: "Idle cost", Err: "the stack did not start"})
+	if err := r.Write(); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| [Push to Synced, 1 region](#push-to-synced) | s | 3 | 2.00 | min–max 1.00–3.00 |",
+		"| Idle cost | | 0 | – | did not run: the stack did not start |",
+		"Reproduce: `make build && go run ./bench/cmd/ferry-bench -only push`",
+		"**Did not finish:** the stack did not start",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	var back Report
+	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &back); err != nil || len(back.Sections) != 2 || back.Sections[0].Figures[0].Samples[2] != 3 {
+		t.Errorf("results.json does not round-trip: %v, %s", err, data)
+	}
+}
+
+func TestAnchor(t *testing.T) {
+	if got := anchor("Apply: Ferry against kubectl apply --server-side"); got != "apply-ferry-against-kubectl-apply---server-side" {
+		t.Errorf("anchor = %q", got)
+	}
+}

@@ -1,0 +1,223 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Scenario names, as -only takes them.
+const (
+	ScenarioPush       = "push"
+	ScenarioFanout     = "fanout"
+	ScenarioApply      = "apply"
+	ScenarioCompare    = "compare"
+	ScenarioRender     = "render"
+	ScenarioOnboarding = "onboarding"
+	ScenarioIdle       = "idle"
+)
+
+// Scenarios lists every scenario in the order Run runs them.
+var Scenarios = []string{ScenarioPush, ScenarioFanout, ScenarioApply, ScenarioCompare, ScenarioRender, ScenarioOnboarding, ScenarioIdle}
+
+// Config is what one ferry-bench run measures, and how much of it.
+type Config struct {
+	// Out receives report.md, results.json and the plots.
+	Out string
+	// Only lists the scenarios to run; empty runs them all.
+	Only []string
+	// BinDir holds the ferry and ferry-worker binaries.
+	BinDir string
+	// ToolsBin is the stack's tools dir; empty lets devenv find it.
+	ToolsBin string
+	// Regions of the stack for push, fan-out, apply, compare and render;
+	// the first is the "one region" of push and fan-out.
+	Regions []string
+
+	// Pushes per push mode (refresh signal, webhook) and region count.
+	Pushes int
+	// FanoutRuns pairs (one region, three regions) of an app of
+	// FanoutResources resources.
+	FanoutRuns, FanoutResources int
+	// ApplyRuns pairs (Ferry, kubectl) of ApplyResources resources.
+	ApplyRuns, ApplyResources int
+	// CompareRuns of a compare of CompareResources resources; the render
+	// scenario renders the same repo RenderRuns times cold and warm.
+	CompareRuns, CompareResources, RenderRuns int
+	// ScaleApps are the fleet sizes of onboarding and idle, each on a stack
+	// of its own; every app has AppResources resources.
+	ScaleApps    []int
+	AppResources int
+	// IdlePoll is the apps' poll interval in the idle scenario, per fleet
+	// size (the last entry serves larger fleets); IdleWindow how long the
+	// idle fleet is watched.
+	IdlePoll   []time.Duration
+	IdleWindow time.Duration
+	// OnboardTimeout bounds the onboarding of one fleet.
+	OnboardTimeout time.Duration
+
+	// Log receives progress; nil discards it.
+	Log io.Writer
+	// Command is the command line, for the report.
+	Command string
+}
+
+// DefaultConfig is what `make bench` measures.
+func DefaultConfig() Config {
+	return Config{
+		Out:              "bench/out",
+		Regions:          []string{"us-east-1", "eu-west-1", "ap-south-1"},
+		Pushes:           20,
+		FanoutRuns:       5,
+		FanoutResources:  100,
+		ApplyRuns:        3,
+		ApplyResources:   500,
+		CompareRuns:      5,
+		CompareResources: 1000,
+		RenderRuns:       5,
+		ScaleApps:        []int{100, 1000},
+		AppResources:     10,
+		IdlePoll:         []time.Duration{10 * time.Second, 30 * time.Second},
+		IdleWindow:       90 * time.Second,
+		OnboardTimeout:   8 * time.Minute,
+	}
+}
+
+func (c *Config) selected(name string) bool { return len(c.Only) == 0 || slices.Contains(c.Only, name) }
+
+func (c *Config) logf(format string, args ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, "%s ferry-bench: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+	}
+}
+
+// reproduce is the command that runs one scenario with this config's sizes.
+func (c *Config) reproduce(scenario string, flags ...string) string {
+	return strings.Join(append([]string{"make build && go run ./bench/cmd/ferry-bench -only", scenario}, flags...), " ")
+}
+
+func (c *Config) idlePoll(i int) time.Duration {
+	if len(c.IdlePoll) == 0 {
+		return 10 * time.Second
+	}
+	return c.IdlePoll[min(i, len(c.IdlePoll)-1)]
+}
+
+// step is one scenario run on an Env.
+type step struct {
+	name, title string
+	timeout     time.Duration
+	run         func(ctx context.Context, e *Env, sec *Section) error
+}
+
+// Run runs the selected scenarios and writes the report; the report is
+// rewritten after every scenario, so a crash keeps what was measured.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	for _, s := range cfg.Only {
+		if !slices.Contains(Scenarios, s) {
+			return nil, fmt.Errorf("no scenario %q: choose among %s", s, strings.Join(Scenarios, ", "))
+		}
+	}
+	if _, err := os.Stat(cfg.BinDir + "/ferry-worker"); err != nil {
+		return nil, fmt.Errorf("ferry-worker not found in %s: run make build (or set FERRY_BIN)", cfg.BinDir)
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("report dir: %w", err)
+	}
+	rep := &Report{Dir: cfg.Out, Command: cfg.Command, Started: time.Now(), Machine: ThisMachine()}
+	var errs []error
+
+	regional := []step{
+		{ScenarioPush, "Push to Synced", 10 * time.Minute, PushToSynced},
+		{ScenarioFanout, "Fan-out: three regions against one", 8 * time.Minute, FanOut},
+		{ScenarioApply, "Apply: Ferry against kubectl apply --server-side", 8 * time.Minute, ApplyVsKubectl},
+		{ScenarioCompare, "Compare on a warm cache", 6 * time.Minute, CompareWarm},
+		{ScenarioRender, "Render cold and warm", 4 * time.Minute, RenderColdWarm},
+	}
+	if slices.ContainsFunc(regional, func(s step) bool { return cfg.selected(s.name) }) {
+		errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions, regional))
+	}
+	if cfg.selected(ScenarioOnboarding) || cfg.selected(ScenarioIdle) {
+		for i, n := range cfg.ScaleApps {
+			if ctx.Err() != nil {
+				break
+			}
+			errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions[:1], scaleSteps(&cfg, i, n)))
+		}
+	}
+	rep.Finished, rep.LoadEnd = time.Now(), LoadAvg()
+	errs = append(errs, rep.Write())
+	return rep, errors.Join(errs...)
+}
+
+// runSteps starts one stack for the steps that are selected and runs them
+// in order; a failed step is reported and the next one still runs.
+func runSteps(ctx context.Context, cfg *Config, rep *Report, regions []string, steps []step) error {
+	var todo []step
+	for _, s := range steps {
+		if cfg.selected(s.name) || s.name == ScenarioOnboarding && cfg.selected(ScenarioIdle) {
+			todo = append(todo, s)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	e, err := startEnv(ctx, cfg, regions)
+	if err != nil {
+		for _, s := range todo {
+			rep.Add(&Section{Scenario: s.name, Title: s.title, Started: time.Now(), Err: "the stack did not start: " + err.Error()})
+		}
+		return err
+	}
+	defer e.stop()
+	for _, s := range todo {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		sec := &Section{Scenario: s.name, Title: s.title, Started: time.Now()}
+		cfg.logf("scenario %s: start", s.title)
+		sctx, cancel := context.WithTimeout(ctx, s.timeout)
+		err := s.run(sctx, e, sec)
+		cancel()
+		sec.Duration = time.Since(sec.Started).Round(time.Second).String()
+		if err != nil {
+			sec.Err = err.Error()
+			cfg.logf("scenario %s: %v", s.title, err)
+		}
+		cfg.logf("scenario %s: done in %s", s.title, sec.Duration)
+		rep.Add(sec)
+		if err := rep.Write(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scaleSteps onboard a fleet of n apps, then watch it idle.
+func scaleSteps(cfg *Config, i, n int) []step {
+	var f *fleet
+	poll := cfg.idlePoll(i)
+	return []step{
+		{ScenarioOnboarding, fmt.Sprintf("Onboarding: %d apps of %d resources", n, cfg.AppResources), cfg.OnboardTimeout + time.Minute,
+			func(ctx context.Context, e *Env, sec *Section) (err error) {
+				f, err = Onboard(ctx, e, sec, n, poll)
+				return err
+			}},
+		{ScenarioIdle, fmt.Sprintf("Idle cost: %d apps polling every %s", n, poll), cfg.IdleWindow + 5*time.Minute,
+			func(ctx context.Context, e *Env, sec *Section) error {
+				if f == nil || len(f.synced) < n*9/10 {
+					got := 0
+					if f != nil {
+						got = len(f.synced)
+					}
+					return fmt.Errorf("not measured: only %d of the %d apps were onboarded, so the fleet was not idle", got, n)
+				}
+				return Idle(ctx, e, sec, f)
+			}},
+	}
+}

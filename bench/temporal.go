@@ -1,0 +1,90 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// runLength is where an app's current run stands: its run ID and how many
+// events its history has.
+type runLength struct {
+	RunID  string
+	Events int64
+}
+
+func (e *Env) runLength(ctx context.Context, name string) (runLength, error) {
+	d, err := e.Temporal.DescribeWorkflowExecution(ctx, workflows.WorkflowID(name), "")
+	if err != nil {
+		return runLength{}, err
+	}
+	info := d.GetWorkflowExecutionInfo()
+	return runLength{RunID: info.GetExecution().GetRunId(), Events: info.GetHistoryLength()}, nil
+}
+
+// pollCycle is one idle reconcile as its history shows it: from one fired
+// poll timer to the next.
+type pollCycle struct {
+	Events int     // events of the cycle, the first fired timer included
+	Period float64 // seconds between the two timers firing
+}
+
+// reconcileCycles reads the history of a run after event ID from, newest
+// first so that the older part is never fetched, and returns every
+// complete poll cycle in it.
+func (e *Env) reconcileCycles(ctx context.Context, name, runID string, from int64) ([]pollCycle, error) {
+	var fired []*historypb.HistoryEvent // newest first
+	var seen int
+	var token []byte
+	for done := false; !done; {
+		resp, err := e.Temporal.WorkflowService().GetWorkflowExecutionHistoryReverse(ctx, &workflowservice.GetWorkflowExecutionHistoryReverseRequest{
+			Namespace:       e.Stack.Namespace,
+			Execution:       &commonpb.WorkflowExecution{WorkflowId: workflows.WorkflowID(name), RunId: runID},
+			MaximumPageSize: 200,
+			NextPageToken:   token,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("history of %s: %w", name, err)
+		}
+		for _, ev := range resp.GetHistory().GetEvents() {
+			if ev.GetEventId() <= from {
+				done = true
+				break
+			}
+			seen++
+			if ev.GetEventType() == enumspb.EVENT_TYPE_TIMER_FIRED {
+				fired = append(fired, ev)
+			}
+		}
+		token = resp.GetNextPageToken()
+		done = done || len(token) == 0
+	}
+	var cycles []pollCycle
+	for i := len(fired) - 1; i > 0; i-- {
+		a, b := fired[i], fired[i-1]
+		cycles = append(cycles, pollCycle{
+			Events: int(b.GetEventId() - a.GetEventId()),
+			Period: b.GetEventTime().AsTime().Sub(a.GetEventTime().AsTime()).Seconds(),
+		})
+	}
+	return cycles, nil
+}
+
+// countApps counts the running apps whose search attributes match where
+// (a visibility query over Ferry's search attributes).
+func (e *Env) countApps(ctx context.Context, where string) (int64, error) {
+	resp, err := e.Temporal.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
+		Namespace: e.Stack.Namespace,
+		Query:     fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s", workflows.ApplicationWorkflow, where),
+	})
+	if err != nil {
+		return 0, err
+	}
+	return resp.GetCount(), nil
+}
