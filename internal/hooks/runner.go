@@ -100,7 +100,9 @@ func IsInvalid(err error) bool {
 	return errors.As(err, &ie)
 }
 
-func invalidf(format string, args ...any) error { return &InvalidError{msg: fmt.Sprintf(format, args...)} }
+func invalidf(format string, args ...any) error {
+	return &InvalidError{msg: fmt.Sprintf(format, args...)}
+}
 
 // Run creates the phase's hooks wave by wave, each wave once the one before
 // it succeeded, and waits for every hook of a wave to end. It returns the
