@@ -27,6 +27,7 @@ type config struct {
 	shutdownTimeout time.Duration
 	maxReconciles   int
 	tls             tlsFlags
+	render          renderFlags
 
 	// webhookAllowUnsigned accepts deliveries of providers without a secret.
 	webhookAllowUnsigned bool
@@ -57,6 +58,11 @@ func parseFlags(args []string) (*config, error) {
 	str(&c.tls.key, "temporal-tls-key", "", "PEM key of --temporal-tls-cert")
 	str(&c.tls.ca, "temporal-tls-ca", "", "PEM CA bundle of the Temporal server; empty: the system roots (Temporal Cloud)")
 	str(&c.tls.serverName, "temporal-tls-server-name", "", "name to verify in the server's certificate; empty: the host of --temporal-address")
+	fs.BoolVar(&c.render.allowRemoteBases, "kustomize-allow-remote-bases", envOr("kustomize-allow-remote-bases", "") == "true",
+		"let Kustomize fetch remote bases (needs git on PATH) (env FERRY_KUSTOMIZE_ALLOW_REMOTE_BASES=true)")
+	str(&c.render.kubeVersion, "helm-kube-version", "", "Kubernetes version Helm charts see in .Capabilities (empty: the version Ferry is built with)")
+	str(&c.render.apiVersions, "helm-api-versions", "", "comma-separated API versions Helm charts see beyond the built-in ones, e.g. monitoring.coreos.com/v1")
+	fs.DurationVar(&c.render.timeout, "render-timeout", 0, "longest render of one source (0: 90s) (env FERRY_RENDER_TIMEOUT)")
 	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
 		"reconciles of an app workflow run before it continues as new (0: the default, 200); keep it equal on every control worker")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long running activities get to finish on SIGTERM")

@@ -22,9 +22,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/activities"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
-	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/webhook"
 	"github.com/ferry-gitops/ferry/workflows"
 )
@@ -65,7 +63,7 @@ func run(ctx context.Context, cfg *config) error {
 	}
 	defer c.Close()
 
-	loader, repos, err := newLoader(cfg)
+	loader, repos, err := newLoader(cfg, registry)
 	if err != nil {
 		return err
 	}
@@ -127,26 +125,6 @@ func run(ctx context.Context, cfg *config) error {
 		"regions", cfg.regions, "metrics", cfg.metricsAddr, "webhook", cfg.webhookAddr)
 	g.Go(func() error { <-ctx.Done(); return nil })
 	return g.Wait()
-}
-
-func newLoader(cfg *config) (*manifests.Loader, *gitsource.Repos, error) {
-	auth, err := gitsource.NewEnvAuth()
-	if err != nil {
-		return nil, nil, fmt.Errorf("git credentials: %w", err)
-	}
-	opts := gitsource.DefaultOptions(cfg.cacheDir)
-	opts.Auth = auth
-	repos, err := gitsource.New(opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("git clone cache in %s: %w", cfg.cacheDir, err)
-	}
-	var cache manifests.Cache
-	if cfg.redisAddr != "" {
-		cache = manifests.NewRedis(cfg.redisAddr, 24*time.Hour)
-	} else {
-		cache = manifests.NewMemory(256<<20, time.Hour)
-	}
-	return &manifests.Loader{Repos: repos, Cache: cache}, repos, nil
 }
 
 // regionConfig is the region's cluster: its context in the kubeconfig, or,

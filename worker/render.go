@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/internal/render"
+)
+
+// renderFlags configure rendering. They are part of the manifest cache
+// key, so every worker sharing a cache needs the same ones.
+type renderFlags struct {
+	allowRemoteBases bool
+	kubeVersion      string
+	apiVersions      string
+	timeout          time.Duration
+}
+
+// newLoader builds the Git clone cache, the manifest cache and the loader
+// that ties them together, with their metrics on reg.
+func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gitsource.Repos, error) {
+	auth, err := gitsource.NewEnvAuth()
+	if err != nil {
+		return nil, nil, fmt.Errorf("git credentials: %w", err)
+	}
+	m := newRenderMetrics(reg)
+	opts := gitsource.DefaultOptions(cfg.cacheDir)
+	opts.Auth = auth
+	opts.Observe = m.gitRequest
+	repos, err := gitsource.New(opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("git clone cache in %s: %w", cfg.cacheDir, err)
+	}
+	var cache manifests.Cache
+	if cfg.redisAddr != "" {
+		cache = manifests.NewRedis(cfg.redisAddr, 24*time.Hour)
+	} else {
+		cache = manifests.NewMemory(256<<20, time.Hour)
+	}
+	limits := render.DefaultLimits()
+	if cfg.render.timeout > 0 {
+		limits.Timeout = cfg.render.timeout
+	}
+	renderer := &render.Renderer{
+		Limits:           limits,
+		AllowRemoteBases: cfg.render.allowRemoteBases,
+		Capabilities:     render.Capabilities{KubeVersion: cfg.render.kubeVersion, APIVersions: splitList(cfg.render.apiVersions)},
+	}
+	return &manifests.Loader{Repos: repos, Cache: cache, Renderer: renderer, Observer: m}, repos, nil
+}
+
+// renderMetrics are the Git, cache and render metrics of a worker.
+type renderMetrics struct {
+	gitRequests *prometheus.CounterVec
+	gitDuration *prometheus.HistogramVec
+	cache       *prometheus.CounterVec
+	renders     *prometheus.HistogramVec
+}
+
+var _ manifests.Observer = (*renderMetrics)(nil)
+
+func newRenderMetrics(reg prometheus.Registerer) *renderMetrics {
+	m := &renderMetrics{
+		gitRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ferry_git_requests_total", Help: "Network Git requests by type (ls-remote, fetch) and result.",
+		}, []string{"type", "result"}),
+		gitDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "ferry_git_request_duration_seconds", Help: "Duration of network Git requests.",
+		}, []string{"type"}),
+		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ferry_manifest_cache_requests_total", Help: "Manifest loads by result: hit or miss.",
+		}, []string{"result"}),
+		renders: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "ferry_render_duration_seconds", Help: "Duration of renders by tool (Directory, Kustomize, Helm) and result.",
+		}, []string{"tool", "result"}),
+	}
+	reg.MustRegister(m.gitRequests, m.gitDuration, m.cache, m.renders)
+	return m
+}
+
+func (m *renderMetrics) gitRequest(requestType string, d time.Duration, err error) {
+	m.gitRequests.WithLabelValues(requestType, result(err)).Inc()
+	m.gitDuration.WithLabelValues(requestType).Observe(d.Seconds())
+}
+
+func (m *renderMetrics) Loaded(cacheHit bool) {
+	if cacheHit {
+		m.cache.WithLabelValues("hit").Inc()
+	} else {
+		m.cache.WithLabelValues("miss").Inc()
+	}
+}
+
+func (m *renderMetrics) Rendered(sourceType string, d time.Duration, err error) {
+	m.renders.WithLabelValues(sourceType, result(err)).Observe(d.Seconds())
+}
+
+func result(err error) string {
+	if err != nil {
+		return "error"
+	}
+	return "ok"
+}
