@@ -17,9 +17,16 @@ const (
 	compareTimeout         = 5 * time.Minute
 	syncTimeout            = 30 * time.Minute
 	syncHeartbeat          = 10 * time.Second
-	healthTimeout          = 5 * time.Minute
-	renderTimeout          = 10 * time.Minute
-	resolveTimeout         = time.Minute
+	// A sync waits this long for what it applied to become healthy; then
+	// the app looks again every settlePoll until nothing is Progressing, as
+	// Argo CD reports health after the sync operation ends. A rollout stage
+	// must be healthy before the next, so it waits stageHealthTimeout.
+	healthTimeout      = 30 * time.Second
+	stageHealthTimeout = 5 * time.Minute
+	settlePoll         = 5 * time.Second
+	settleWindow       = 5 * time.Minute
+	renderTimeout      = 10 * time.Minute
+	resolveTimeout     = time.Minute
 )
 
 // permanent errors fail an operation without the retries of syncPolicy.retry.

@@ -178,7 +178,7 @@ func (s *appState) run(ctx workflow.Context) error {
 			}
 		}
 		if s.idle() && s.refresh == nil {
-			if _, err := workflow.AwaitWithTimeout(ctx, s.pollDelay(), func() bool {
+			if _, err := workflow.AwaitWithTimeout(ctx, s.pollDelay(workflow.Now(ctx)), func() bool {
 				return !s.idle() || s.refresh != nil
 			}); err != nil {
 				return err
@@ -194,10 +194,10 @@ func (s *appState) shouldContinueAsNew(ctx workflow.Context, reconciles int) boo
 	return reconciles >= s.maxReconciles || workflow.GetInfo(ctx).GetContinueAsNewSuggested()
 }
 
-func (s *appState) pollDelay() time.Duration {
+func (s *appState) pollDelay(now time.Time) time.Duration {
 	interval := s.app.PollInterval()
-	if s.childrenSettling() {
-		interval = min(interval, childrenPoll)
+	if s.childrenSettling() || s.resourcesSettling(now) {
+		interval = min(interval, settlePoll)
 	}
 	return interval + app.Jitter(s.app.Metadata.Name, interval)
 }

@@ -1,8 +1,6 @@
 package workflows
 
 import (
-	"time"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -12,11 +10,9 @@ import (
 // its status: they run as apps on the control queue, not in a cluster.
 const childrenRegion = ""
 
-// childrenPoll is how soon an app of apps looks again while a child app is
-// not yet Synced and Healthy, so that its health follows its children's.
-const childrenPoll = 5 * time.Second
-
-// childrenSettling reports whether a child app is still on its way.
+// childrenSettling reports whether a child app is still on its way: an app
+// of apps then looks again every settlePoll, so that its health follows
+// its children's.
 func (s *appState) childrenSettling() bool {
 	for _, r := range s.status.Resources {
 		if r.Region == childrenRegion && (r.Status != app.SyncStatusSynced || r.Health != app.HealthHealthy) {

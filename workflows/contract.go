@@ -83,6 +83,9 @@ type RenderResult struct {
 	Count  int    `json:"count"`
 	// Children are the Applications the manifests hold (an app of apps).
 	Children []app.Application `json:"children,omitempty"`
+	// Hooks counts the hooks per phase (PreSync, Sync, PostSync, SyncFail,
+	// PostDelete); nil when there are none.
+	Hooks map[string]int `json:"hooks,omitempty"`
 }
 
 type CompareInput struct {
@@ -115,6 +118,8 @@ type SyncInput struct {
 type SyncResult struct {
 	Results   []app.ResourceResult `json:"results,omitempty"`
 	Resources []app.ResourceStatus `json:"resources,omitempty"`
+	// Hooks are the Sync-phase hooks run (ActivitySyncWithHooks).
+	Hooks []HookResult `json:"hooks,omitempty"`
 }
 
 type DeleteInput struct {

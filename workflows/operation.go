@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -15,6 +16,15 @@ import (
 type syncParams struct {
 	prune  bool
 	dryRun bool
+	// staged: a rollout stage, which must be healthy before the next.
+	staged bool
+}
+
+func (p syncParams) healthTimeout() time.Duration {
+	if p.staged {
+		return stageHealthTimeout
+	}
+	return healthTimeout
 }
 
 // manualSync runs a sync update: resolve and render the requested revision
@@ -119,7 +129,7 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 	for i, d := range dests {
 		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region), ActivitySync, SyncInput{
 			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: opID, Known: s.knownKeys(d.Region),
-			Prune: p.prune, DryRun: p.dryRun, SyncOptions: opts, HealthTimeout: healthTimeout,
+			Prune: p.prune, DryRun: p.dryRun, SyncOptions: opts, HealthTimeout: p.healthTimeout(),
 		})
 	}
 	var children workflow.Future

@@ -21,6 +21,7 @@ func (s *appState) syncStages(ctx workflow.Context, target Target, opID string, 
 		return s.syncRegions(ctx, target, opID, p, s.destinations(), true)
 	}
 	ro := &app.RolloutStatus{Revision: target.Commit(), Stages: len(stages), Phase: app.RolloutProgressing}
+	p.staged = true
 	s.status.Rollout = ro
 	var all []app.ResourceResult
 	for i, stage := range stages {

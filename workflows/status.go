@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -98,6 +99,22 @@ func (s *appState) knownKeys(region string) []app.ResourceKey {
 		}
 	}
 	return keys
+}
+
+// resourcesSettling reports whether a resource is still becoming healthy
+// in the few minutes after a sync (a LoadBalancer Service without a load
+// balancer stays Progressing for good: the app then goes back to its poll).
+func (s *appState) resourcesSettling(now time.Time) bool {
+	op := s.status.OperationState
+	if op == nil || op.FinishedAt == nil || now.Sub(*op.FinishedAt) > settleWindow {
+		return false
+	}
+	for _, r := range s.status.Resources {
+		if r.Region != childrenRegion && r.Status == app.SyncStatusSynced && r.Health == app.HealthProgressing {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *appState) anyUnreachable() bool {
