@@ -118,8 +118,6 @@ type SyncInput struct {
 type SyncResult struct {
 	Results   []app.ResourceResult `json:"results,omitempty"`
 	Resources []app.ResourceStatus `json:"resources,omitempty"`
-	// Hooks are the Sync-phase hooks run (ActivitySyncWithHooks).
-	Hooks []HookResult `json:"hooks,omitempty"`
 }
 
 type DeleteInput struct {
