@@ -40,9 +40,9 @@ bench: tools build
 	if [ "$(BENCH_GO)" = 1 ]; then FERRY_TOOLS_BIN=$$tools FERRY_BIN=$(CURDIR)/bin hack/bench-report.sh $(BENCH_OUT) || status=$$?; fi; \
 	echo "report: $(BENCH_OUT)/report.md"; exit $$status
 
-# Re-records the workflow histories the replay tests replay.
+# Records more workflow histories for the replay tests to replay. Earlier
+# recordings stay: each is a workflow version that must keep replaying.
 record-histories: tools build
-	rm -rf workflows/testdata/histories
 	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin FERRY_RECORD_HISTORIES=1 $(GO) test -count=1 -timeout 30m ./e2e/
 
 fmt:
