@@ -1,6 +1,9 @@
 package diff
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -14,7 +17,8 @@ import (
 // Rules are an Application's spec.ignoreDifferences, compiled. The zero
 // value and nil ignore nothing.
 type Rules struct {
-	rules []rule
+	rules  []rule
+	digest string
 }
 
 type rule struct {
@@ -67,7 +71,21 @@ func Compile(entries []app.IgnoreDifference) (*Rules, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	if len(entries) > 0 {
+		data, _ := json.Marshal(entries)
+		sum := sha256.Sum256(data)
+		r.digest = hex.EncodeToString(sum[:])
+	}
 	return r, nil
+}
+
+// Digest identifies the rules: equal rules have equal digests, and no
+// rules have "". Caches of comparisons key on it.
+func (r *Rules) Digest() string {
+	if r == nil {
+		return ""
+	}
+	return r.digest
 }
 
 // Empty tells whether the rules ignore nothing.

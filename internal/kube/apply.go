@@ -3,13 +3,13 @@ package kube
 import (
 	"context"
 	"fmt"
-	"reflect"
+	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/diff"
+	"github.com/ferry-gitops/ferry/internal/syncplan"
 )
 
 // Actions a Change reports, as in app.ResourceResult.Action.
@@ -18,6 +18,7 @@ const (
 	ActionConfigured = "configured"
 	ActionUnchanged  = "unchanged"
 	ActionPruned     = "pruned"
+	ActionSkipped    = "skipped"
 	ActionFailed     = "failed"
 )
 
@@ -30,7 +31,8 @@ type ApplyRequest struct {
 	// none are put there. Cluster-scoped objects never get one.
 	Namespace string
 	// Objects is the desired state. Apply works on copies; the objects are
-	// not modified.
+	// not modified. Hooks (syncplan.IsHook) among them are left to the hook
+	// runner: not applied, and not pruned either.
 	Objects []*unstructured.Unstructured
 	// PreviousKeys are the objects the previous sync applied (from the
 	// app's status). Pruning and Compare look for leftovers among the kinds
@@ -38,29 +40,58 @@ type ApplyRequest struct {
 	// desired state is still found. Without it, only the kinds still in
 	// Objects are searched.
 	PreviousKeys []app.ResourceKey
-	// Prune deletes the app's tracked objects that Objects no longer has.
-	// Pruning is skipped when any object failed to apply, so a half-applied
-	// sync never also removes things.
+	// Prune deletes the app's tracked objects that Objects no longer has,
+	// except those whose sync options say Prune=false. Pruning is skipped
+	// when any object failed, so a half-applied sync never also removes
+	// things.
 	Prune bool
 	// DryRun sends every request as a server-side dry run: the API server
-	// validates, defaults and admits, and nothing is stored.
+	// validates, defaults and admits, and nothing is stored. Nothing is
+	// waited for.
 	DryRun bool
 	// CreateNamespace creates Namespace when it does not exist, as Argo CD's
-	// CreateNamespace=true sync option. That namespace is not tracked, so it
-	// is never pruned nor deleted with the app.
+	// CreateNamespace=true sync option (Options.CreateNamespace does the
+	// same). That namespace is not tracked, so it is never pruned nor
+	// deleted with the app.
 	CreateNamespace bool
+	// Options are the app's sync options (spec.syncPolicy.syncOptions);
+	// each object's argocd.argoproj.io/sync-options annotation overrides
+	// them for that object (see options.go for what each does).
+	Options app.SyncOptions
+	// Ignore are the app's ignoreDifferences, for ApplyOutOfSyncOnly's
+	// comparisons. Nil ignores nothing.
+	Ignore *diff.Rules
+	// WaveTimeout bounds the wait for one wave to become healthy before the
+	// next starts; zero means Options.WaveTimeout.
+	WaveTimeout time.Duration
+	// Progress, when set, hears how the sync moves on: a Temporal activity
+	// heartbeats from it. It is called from Apply's goroutine.
+	Progress func(Progress)
 }
+
+// Progress is where a sync is.
+type Progress struct {
+	// Wave is the sync-wave being applied, waited for or pruned.
+	Wave int
+	// Stage is "apply", "wait" or "prune".
+	Stage string
+	// Message says what is happening, with counts, never values.
+	Message string
+}
+
+func (p Progress) String() string { return fmt.Sprintf("wave %d: %s: %s", p.Wave, p.Stage, p.Message) }
 
 // Change is what Apply did, or would do in a dry run, to one object.
 type Change struct {
 	// Key names the object, with the namespace it was applied to.
 	Key app.ResourceKey
-	// Action is one of ActionCreated, ActionConfigured, ActionUnchanged,
-	// ActionPruned, ActionFailed.
+	// Action is one of the Action constants.
 	Action string
 	// Message says why, in a few words: which fields changed, or the error.
 	// It never holds field values.
 	Message string
+	// Wave is the object's sync wave.
+	Wave int
 }
 
 // ChangeSet lists the Changes of one Apply: in apply order, then prunes.
@@ -80,182 +111,177 @@ func (cs *ChangeSet) Results(region string) []app.ResourceResult {
 	return out
 }
 
-// Apply brings the cluster to req.Objects with server-side apply under the
-// field manager Options.FieldManager, with Force: Git is the source of
-// truth, so Ferry takes over any field its manifests set, even one another
-// manager (kubectl edit, a script) owns. Fields the manifests leave out stay
-// with their owners, which is what lets an HPA keep spec.replicas when the
-// manifest does not set it. (Argo CD's server-side apply forces conflicts
-// the same way.)
+func (cs *ChangeSet) add(ch Change) { cs.Entries = append(cs.Entries, ch) }
+
+// Apply brings the cluster to req.Objects, wave by wave (syncplan): each
+// wave's kinds in order, the objects of one kind in parallel, and, before
+// the next wave starts, a wait until every object of the wave is healthy.
+// Then it prunes, from the highest wave down; objects marked PruneLast go
+// after the last wave is healthy.
 //
-// Objects go in rank order (order.go), a group of equal rank in parallel.
-// Whether an object was created, configured or unchanged comes from a Get
-// before and the apply's response: configured when the object (less what
-// normalize drops) or Ferry's own managedFields entry changed. The
-// resourceVersion is not used: a controller's status write between the Get
-// and the apply bumps it, and would make a no-op look like a change.
-// An object that fails does not stop the others: its Change is failed and
-// Apply returns, with the full ChangeSet, an *ObjectErrors wrapping one
-// *ObjectError per failure. IsInvalid(err) tells when retrying cannot help.
-// An object whose tracking id names another Ferry application is refused;
-// one without any tracking id is adopted.
+// Objects are written with server-side apply under the field manager
+// Options.FieldManager, with Force: Git is the source of truth, so Ferry
+// takes over any field its manifests set, even one another manager owns.
+// Fields the manifests leave out stay with their owners, which is what lets
+// an HPA keep spec.replicas when the manifest does not set it. (Argo CD's
+// server-side apply forces conflicts the same way.) Replace=true writes
+// with a PUT instead, Force=true deletes and re-creates an object whose
+// change the API server refuses as immutable.
+//
+// An object that fails does not stop the others of its wave, but no later
+// wave starts and nothing is pruned. Objects refused before anything is
+// sent (no name, an unknown kind, a bad annotation) stop the sync before
+// its first write. Apply returns, with the full ChangeSet, an
+// *ObjectErrors wrapping one *ObjectError per failure, or a *HealthError
+// when a wave did not become healthy. IsInvalid(err) tells when retrying
+// cannot help. An object whose tracking id names another Ferry application
+// is refused; one without any tracking id is adopted.
 func (c *Cluster) Apply(ctx context.Context, req ApplyRequest) (*ChangeSet, error) {
 	if err := validAppName(req.App); err != nil {
 		return nil, err
 	}
-	cs := &ChangeSet{}
-	var errs []*ObjectError
+	s := &syncRun{c: c, req: req, cs: &ChangeSet{}, pending: map[string]bool{}}
+	tasks := c.prepare(req.App, req.Namespace, req.Options, req.Objects)
+	for _, t := range tasks {
+		s.desired(t.key)
+	}
+	planned, p := plan(tasks)
+	for _, t := range tasks {
+		s.fail(t)
+	}
+	if len(s.errs) > 0 {
+		return s.cs, objectErrors(s.errs)
+	}
+	if req.CreateNamespace || req.Options.CreateNamespace {
+		if s.createNamespace(ctx); len(s.errs) > 0 {
+			return s.cs, objectErrors(s.errs)
+		}
+	}
+
+	for wi, w := range p.Waves {
+		s.progress(w.Number, "apply", fmt.Sprintf("%d objects", countObjects(w)))
+		var wave []*task
+		for _, step := range w.Steps {
+			group := make([]*task, len(step))
+			for i, idx := range step {
+				group[i] = planned[idx]
+			}
+			s.applyStep(ctx, w.Number, group)
+			wave = append(wave, group...)
+		}
+		if len(s.errs) > 0 {
+			return s.cs, objectErrors(s.errs)
+		}
+		last := wi == len(p.Waves)-1
+		if !req.DryRun && (!last || s.needsFinalWait(ctx)) {
+			if err := s.waitHealthy(ctx, w.Number, wave); err != nil {
+				return s.cs, err
+			}
+		}
+	}
+	if req.Prune {
+		if err := s.prune(ctx); err != nil {
+			return s.cs, err
+		}
+	}
+	return s.cs, objectErrors(s.errs)
+}
+
+// syncRun is the state of one Apply.
+type syncRun struct {
+	c   *Cluster
+	req ApplyRequest
+	cs  *ChangeSet
+	// errs are the failures so far.
+	errs []*ObjectError
+	// want holds the identities of every desired object.
+	want map[app.ResourceKey]bool
 	// pending holds namespaces that exist only as a dry run's prediction:
 	// the objects in them cannot be dry-run, so they are reported created.
-	pending := map[string]bool{}
-
-	if req.CreateNamespace && req.Namespace != "" && !desiresNamespace(req.Objects, req.Namespace) {
-		ch, err := c.ensureNamespace(ctx, req.Namespace, req.DryRun)
-		if err != nil {
-			errs = append(errs, err)
-			cs.Entries = append(cs.Entries, Change{Key: err.Key, Action: ActionFailed, Message: err.message()})
-		} else if ch != nil {
-			cs.Entries = append(cs.Entries, *ch)
-			if req.DryRun {
-				pending[req.Namespace] = true
-			}
-		}
-	}
-
-	desired := map[app.ResourceKey]bool{}
-	for _, group := range groupByRank(req.Objects) {
-		tasks := c.prepare(req.App, req.Namespace, group)
-		runLimited(c.opts.Concurrency, len(tasks), func(i int) {
-			if tasks[i].err == nil {
-				c.applyOne(ctx, tasks[i], req.DryRun, pending)
-			}
-		})
-		var crds []string
-		for _, t := range tasks {
-			desired[identity(t.key)] = true
-			if t.err != nil {
-				errs = append(errs, t.err)
-				cs.Entries = append(cs.Entries, Change{Key: t.key, Action: ActionFailed, Message: t.err.message()})
-				continue
-			}
-			cs.Entries = append(cs.Entries, t.change)
-			if req.DryRun && t.key.Group == "" && t.key.Kind == "Namespace" && t.change.Action == ActionCreated {
-				pending[t.key.Name] = true
-			}
-			if rankOf(t.obj) == crdRank && t.key.Kind == "CustomResourceDefinition" {
-				crds = append(crds, t.key.Name)
-			}
-		}
-		if len(crds) > 0 && !req.DryRun {
-			c.waitEstablished(ctx, crds)
-		}
-	}
-
-	if req.Prune && len(errs) == 0 {
-		changes, perrs := c.prune(ctx, req, desired)
-		cs.Entries = append(cs.Entries, changes...)
-		errs = append(errs, perrs...)
-	}
-	return cs, objectErrors(errs)
+	pending map[string]bool
+	// stale are the objects to prune, listed once (needsFinalWait, prune).
+	stale      []*unstructured.Unstructured
+	staleKnown bool
 }
 
-// applyOne applies t's object and records the Change, or the error, in t.
-func (c *Cluster) applyOne(ctx context.Context, t *task, dryRun bool, pending map[string]bool) {
-	op := "apply"
-	if dryRun {
-		op = "dry-run apply"
-		if pending[t.key.Namespace] {
-			t.change = Change{Key: t.key, Action: ActionCreated, Message: "dry run: its namespace does not exist yet"}
-			return
+func (s *syncRun) desired(key app.ResourceKey) {
+	if s.want == nil {
+		s.want = map[app.ResourceKey]bool{}
+	}
+	s.want[identity(key)] = true
+}
+
+// fail records t's error, if it has one, as a failed Change.
+func (s *syncRun) fail(t *task) {
+	if t.err == nil {
+		return
+	}
+	s.errs = append(s.errs, t.err)
+	s.cs.add(Change{Key: t.key, Action: ActionFailed, Message: t.err.message()})
+}
+
+func (s *syncRun) progress(wave int, stage, msg string) {
+	if s.req.Progress != nil {
+		s.req.Progress(Progress{Wave: wave, Stage: stage, Message: msg})
+	}
+}
+
+// applyStep applies one step's tasks in parallel and records the results;
+// after CRDs it waits for them to be Established.
+func (s *syncRun) applyStep(ctx context.Context, wave int, group []*task) {
+	c := s.c
+	runLimited(c.opts.Concurrency, len(group), func(i int) {
+		t := group[i]
+		if c.mapTask(t) {
+			c.applyOne(ctx, t, s.req, s.pending)
+		}
+	})
+	var crds []string
+	for _, t := range group {
+		if t.err != nil {
+			s.fail(t)
+			continue
+		}
+		t.change.Wave = wave
+		s.cs.add(t.change)
+		switch gk := t.key; {
+		case s.req.DryRun && syncplan.IsNamespace(gk.Group, gk.Kind) && t.change.Action == ActionCreated:
+			s.pending[t.key.Name] = true
+		case syncplan.IsCRD(gk.Group, gk.Kind):
+			crds = append(crds, t.key.Name)
 		}
 	}
-	ri := c.resource(t.mapping, t.key.Namespace)
-	existing, err := ri.Get(ctx, t.key.Name, metav1.GetOptions{})
+	if len(crds) > 0 && !s.req.DryRun {
+		c.waitEstablished(ctx, crds)
+	}
+}
+
+// createNamespace creates the destination namespace for CreateNamespace,
+// unless the desired state has it.
+func (s *syncRun) createNamespace(ctx context.Context) {
+	ns := s.req.Namespace
+	if ns == "" || desiresNamespace(s.req.Objects, ns) {
+		return
+	}
+	ch, err := s.c.ensureNamespace(ctx, ns, s.req.DryRun)
 	switch {
-	case apierrors.IsNotFound(err):
-		existing = nil
 	case err != nil:
-		t.err = newObjectError(t.key, "get", err)
-		return
-	}
-	if existing != nil {
-		if owner := trackedBy(existing); owner != "" && owner != t.app {
-			t.err = newObjectError(t.key, op, invalidf("already tracked by Ferry application %q: remove it from that application first", owner))
-			return
+		s.errs = append(s.errs, err)
+		s.cs.add(Change{Key: err.Key, Action: ActionFailed, Message: err.message()})
+	case ch != nil:
+		s.cs.add(*ch)
+		if s.req.DryRun {
+			s.pending[ns] = true
 		}
-	}
-	opts := metav1.ApplyOptions{FieldManager: c.opts.FieldManager, Force: true}
-	if dryRun {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
-	applied, err := ri.Apply(ctx, t.key.Name, t.obj, opts)
-	if err != nil {
-		t.err = newObjectError(t.key, op, err)
-		return
-	}
-	t.change = Change{Key: t.key}
-	if existing == nil {
-		t.change.Action = ActionCreated
-	} else if changed := diffPaths(normalize(existing), normalize(applied), c.opts.DiffDepth); len(changed) > 0 || c.ownershipChanged(existing, applied) {
-		t.change.Action = ActionConfigured
-		if len(changed) > 0 {
-			t.change.Message = "changed " + summarizePaths(changed)
-		}
-		if existing.GetAnnotations()[AnnotationTrackingID] == "" {
-			t.change.Message = joinMessage("adopted", t.change.Message)
-		}
-	} else {
-		t.change.Action = ActionUnchanged
-	}
-	if dryRun {
-		t.change.Message = joinMessage("dry run", t.change.Message)
 	}
 }
 
-// ensureNamespace creates the destination namespace when it is missing. It
-// returns nil when the namespace exists.
-func (c *Cluster) ensureNamespace(ctx context.Context, name string, dryRun bool) (*Change, *ObjectError) {
-	key := app.ResourceKey{Version: "v1", Kind: "Namespace", Name: name}
-	ns := &unstructured.Unstructured{}
-	ns.SetAPIVersion("v1")
-	ns.SetKind("Namespace")
-	ns.SetName(name)
-	m, err := c.mapping(ns.GroupVersionKind())
-	if err != nil {
-		return nil, newObjectError(key, "create namespace", err)
+func countObjects(w syncplan.Wave) int {
+	n := 0
+	for _, s := range w.Steps {
+		n += len(s)
 	}
-	ri := c.resource(m, "")
-	if _, err := ri.Get(ctx, name, metav1.GetOptions{}); err == nil {
-		return nil, nil
-	} else if !apierrors.IsNotFound(err) {
-		return nil, newObjectError(key, "get", err)
-	}
-	opts := metav1.ApplyOptions{FieldManager: c.opts.FieldManager, Force: true}
-	msg := "destination namespace (CreateNamespace); not pruned with the app"
-	if dryRun {
-		opts.DryRun = []string{metav1.DryRunAll}
-		msg = joinMessage("dry run", msg)
-	}
-	if _, err := ri.Apply(ctx, name, ns, opts); err != nil {
-		return nil, newObjectError(key, "create namespace", err)
-	}
-	return &Change{Key: key, Action: ActionCreated, Message: msg}, nil
-}
-
-// ownershipChanged tells whether the apply changed the managedFields entry
-// of Ferry's own apply: the fields it owns, or their time, which the API
-// server bumps only on a write.
-func (c *Cluster) ownershipChanged(before, after *unstructured.Unstructured) bool {
-	return !reflect.DeepEqual(c.ownEntry(before), c.ownEntry(after))
-}
-
-func (c *Cluster) ownEntry(obj *unstructured.Unstructured) *metav1.ManagedFieldsEntry {
-	for _, e := range obj.GetManagedFields() {
-		if e.Manager == c.opts.FieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" {
-			return &e
-		}
-	}
-	return nil
+	return n
 }
 
 func desiresNamespace(objs []*unstructured.Unstructured, name string) bool {

@@ -2,13 +2,14 @@ package kube
 
 import (
 	"context"
+	"sort"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/diff"
 	"github.com/ferry-gitops/ferry/internal/health"
+	"github.com/ferry-gitops/ferry/internal/syncplan"
 )
 
 // CompareRequest asks how far one cluster is from an Application's desired
@@ -19,11 +20,16 @@ type CompareRequest struct {
 	// Namespace is the destination namespace for namespaced objects that
 	// name none.
 	Namespace string
-	// Objects is the desired state; not modified.
+	// Objects is the desired state; not modified. Hooks are not compared.
 	Objects []*unstructured.Unstructured
 	// PreviousKeys are the objects the last sync applied; their kinds are
 	// searched, with those of Objects, for tracked objects no longer desired.
 	PreviousKeys []app.ResourceKey
+	// Options are the app's sync options: Replace and Validate change how
+	// the prediction is made, as they change how a sync writes.
+	Options app.SyncOptions
+	// Ignore are the app's ignoreDifferences; nil ignores nothing.
+	Ignore *diff.Rules
 }
 
 // ResourceState is how one object compares.
@@ -42,13 +48,19 @@ type ResourceState struct {
 	Message string
 }
 
-// Compare predicts, for every desired object, what applying it would make
-// of the live object (a server-side dry-run apply under Ferry's field
-// manager, so defaults, admission and other managers' fields are all
-// accounted for), and compares that with the live object, less what the
-// server manages (normalize). Equal is Synced; different or missing is
+// Compare predicts, for every desired object, what a sync would make of the
+// live object (a server-side dry run of the same write, so defaults,
+// admission and other managers' fields are all accounted for), and compares
+// that with the live object with package diff: normalised, less what the
+// app's ignoreDifferences ignore. Equal is Synced; different or missing is
 // OutOfSync. Tracked objects of the app that are no longer desired come
-// after, OutOfSync: a sync with prune deletes them.
+// after, OutOfSync (Synced when their compare options say
+// IgnoreExtraneous): a sync with prune deletes them.
+//
+// Live objects come from the live cache when it is on (EnableLiveCache),
+// and a result is reused while neither the desired object, the live one's
+// resourceVersion nor the rules changed, so a compare that finds nothing
+// new sends no request at all.
 //
 // States come in apply order. An object that cannot be compared has Sync
 // Unknown and a Message; Compare then also returns an *ObjectErrors with
@@ -57,77 +69,137 @@ func (c *Cluster) Compare(ctx context.Context, req CompareRequest) ([]ResourceSt
 	if err := validAppName(req.App); err != nil {
 		return nil, err
 	}
-	objs := append([]*unstructured.Unstructured(nil), req.Objects...)
-	sortObjects(objs)
-	tasks := c.prepare(req.App, req.Namespace, objs)
-	states := make([]ResourceState, len(tasks))
-	runLimited(c.opts.Concurrency, len(tasks), func(i int) {
-		if tasks[i].err == nil {
-			states[i] = c.compareOne(ctx, tasks[i])
+	tasks := c.prepare(req.App, req.Namespace, req.Options, req.Objects)
+	ordered := applyOrder(tasks)
+	states := make([]ResourceState, len(ordered))
+	runLimited(c.opts.Concurrency, len(ordered), func(i int) {
+		t := ordered[i]
+		switch {
+		case t.err != nil:
+		case t.mapping == nil && !c.mapTask(t):
+			// Its CRD is in the desired state but not served: a sync makes both.
+			t.err = nil
+			states[i] = ResourceState{Key: t.key, Sync: app.SyncStatusOutOfSync, Health: app.HealthMissing,
+				Message: "missing (its CustomResourceDefinition is not served yet)"}
+		default:
+			states[i] = c.compareOne(ctx, t, req.Ignore)
 		}
 	})
 
 	var errs []*ObjectError
-	desired := map[app.ResourceKey]bool{}
-	for i, t := range tasks {
-		desired[identity(t.key)] = true
-		if t.err != nil {
-			errs = append(errs, t.err)
-			if states[i].Key.Kind == "" { // never sent: keep what compareOne learnt otherwise
-				states[i] = ResourceState{Key: t.key, Health: app.HealthUnknown}
-			}
-			states[i].Sync, states[i].Message = app.SyncStatusUnknown, t.err.message()
-		}
+	want := map[app.ResourceKey]bool{}
+	for _, t := range tasks {
+		want[identity(t.key)] = true
 	}
-
-	live, lerrs := c.listTracked(ctx, req.App, kindsOf(req.Objects, req.PreviousKeys))
-	errs = append(errs, lerrs...)
-	sortObjects(live)
-	for _, obj := range live {
-		key := KeyOf(obj)
-		if desired[identity(key)] {
+	for i, t := range ordered {
+		if t.err == nil {
 			continue
 		}
-		code, msg := health.Get(obj)
-		states = append(states, ResourceState{
-			Key: key, Sync: app.SyncStatusOutOfSync, Health: code, HealthMessage: msg,
-			Message: "no longer desired: a sync with prune deletes it",
-		})
+		errs = append(errs, t.err)
+		if states[i].Key.Kind == "" { // never sent: keep what compareOne learnt otherwise
+			states[i] = ResourceState{Key: t.key, Health: app.HealthUnknown}
+		}
+		states[i].Sync, states[i].Message = app.SyncStatusUnknown, t.err.message()
 	}
-	return states, objectErrors(errs)
+	extra, lerrs := c.extraneous(ctx, req, want)
+	return append(states, extra...), objectErrors(append(errs, lerrs...))
+}
+
+// extraneous returns the states of the app's tracked objects that are not
+// desired, in prune order reversed (apply order).
+func (c *Cluster) extraneous(ctx context.Context, req CompareRequest, want map[app.ResourceKey]bool) ([]ResourceState, []*ObjectError) {
+	live, errs := c.listTracked(ctx, req.App, kindsOf(req.Objects, req.PreviousKeys))
+	var stale []*unstructured.Unstructured
+	for _, obj := range live {
+		if !want[identity(KeyOf(obj))] && !syncplan.IsHook(obj) {
+			stale = append(stale, obj)
+		}
+	}
+	sort.SliceStable(stale, func(i, j int) bool { return keyString(KeyOf(stale[i])) < keyString(KeyOf(stale[j])) })
+	var out []ResourceState
+	for _, obj := range stale {
+		code, msg := health.Get(obj)
+		st := ResourceState{Key: KeyOf(obj), Sync: app.SyncStatusOutOfSync, Health: code, HealthMessage: msg,
+			Message: "no longer desired: a sync with prune deletes it"}
+		opts, _ := req.Options.WithAnnotation(obj.GetAnnotations()[app.SyncOptionsAnnotation])
+		switch {
+		case opts.PruneFalse:
+			st.Message = "no longer desired; kept by Prune=false"
+		case syncplan.IgnoreExtraneous(obj):
+			st.Sync, st.Message = app.SyncStatusSynced, "no longer desired; ignored (IgnoreExtraneous): a sync with prune deletes it"
+		}
+		out = append(out, st)
+	}
+	return out, errs
+}
+
+// applyOrder returns the tasks that Compare reports (all but hooks): those
+// that can be planned in plan order, then the failed ones.
+func applyOrder(tasks []*task) []*task {
+	planned, p := plan(tasks)
+	var out []*task
+	for _, w := range p.Waves {
+		for _, step := range w.Steps {
+			for _, i := range step {
+				out = append(out, planned[i])
+			}
+		}
+	}
+	for _, t := range tasks {
+		if t.err != nil && !t.hook {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // compareOne compares t's object with the live one, or sets t.err.
-func (c *Cluster) compareOne(ctx context.Context, t *task) ResourceState {
-	st := ResourceState{Key: t.key, Sync: app.SyncStatusUnknown, Health: app.HealthUnknown}
-	ri := c.resource(t.mapping, t.key.Namespace)
-	live, err := ri.Get(ctx, t.key.Name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		st.Sync, st.Health, st.Message = app.SyncStatusOutOfSync, app.HealthMissing, "missing"
-		return st
-	case err != nil:
-		t.err = newObjectError(t.key, "get", err)
-		return st
-	}
-	st.Health, st.HealthMessage = health.Get(live)
-	predicted, err := ri.Apply(ctx, t.key.Name, t.obj, metav1.ApplyOptions{
-		FieldManager: c.opts.FieldManager,
-		Force:        true,
-		DryRun:       []string{metav1.DryRunAll},
-	})
+func (c *Cluster) compareOne(ctx context.Context, t *task, rules *diff.Rules) ResourceState {
+	live, err := c.liveGet(ctx, t.mapping, t.key)
 	if err != nil {
-		t.err = newObjectError(t.key, "dry-run apply", err)
-		return st
+		t.err = newObjectError(t.key, "get", err)
+		return ResourceState{Key: t.key, Sync: app.SyncStatusUnknown, Health: app.HealthUnknown}
 	}
-	paths := diffPaths(normalize(live), normalize(predicted), c.opts.DiffDepth)
-	if len(paths) == 0 {
-		st.Sync = app.SyncStatusSynced
-		return st
+	if live == nil {
+		return ResourceState{Key: t.key, Sync: app.SyncStatusOutOfSync, Health: app.HealthMissing, Message: "missing"}
 	}
-	st.Sync, st.Message = app.SyncStatusOutOfSync, "differs at "+summarizePaths(paths)
-	if owner := trackedBy(live); owner != "" && owner != t.app {
-		st.Message = joinMessage("tracked by Ferry application "+owner, st.Message)
+	st, oerr := c.compareLive(ctx, t, live, rules)
+	if oerr != nil {
+		t.err = oerr
 	}
 	return st
+}
+
+// compareLive compares t's object with live, reusing the last result when
+// nothing it depends on changed.
+func (c *Cluster) compareLive(ctx context.Context, t *task, live *unstructured.Unstructured, rules *diff.Rules) (ResourceState, *ObjectError) {
+	st := ResourceState{Key: t.key, Sync: app.SyncStatusUnknown}
+	st.Health, st.HealthMessage = health.Get(live)
+	ck := cacheKey{app: t.app, key: identity(t.key)}
+	cv := cacheVersion{desired: t.digest(), live: live.GetResourceVersion(), uid: string(live.GetUID()), rules: rules.Digest()}
+	if r, ok := c.results.get(ck, cv, c.opts.CompareCacheTTL); ok {
+		st.Sync, st.Message = r.sync, r.message
+		return st, nil
+	}
+	predicted, err := c.write(ctx, t, live, true)
+	if err != nil {
+		oerr := newObjectError(t.key, "dry-run apply", err)
+		if IsImmutable(err) {
+			st.Sync = app.SyncStatusOutOfSync
+			st.Message = "differs in a field that cannot change in place (Force=true deletes and re-creates): " + oerr.Err.Error()
+			return st, nil
+		}
+		return st, oerr
+	}
+	res := diff.Compare(live, predicted, rules)
+	if res.Equal() {
+		st.Sync = app.SyncStatusSynced
+	} else {
+		st.Sync, st.Message = app.SyncStatusOutOfSync, "differs at "+diff.Summarize(res.Paths(c.opts.DiffDepth))
+		if owner := trackedBy(live); owner != "" && owner != t.app {
+			st.Message = joinMessage("tracked by Ferry application "+owner, st.Message)
+		}
+	}
+	c.results.put(ck, cv, cachedResult{sync: st.Sync, message: st.Message})
+	return st, nil
 }

@@ -13,18 +13,20 @@ import (
 	"k8s.io/client-go/discovery"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/syncplan"
 )
 
 // Delete deletes the objects named by keys that are appName's (by tracking
 // id), with background propagation, and returns the keys it deleted. An
-// object that is missing or not the app's is skipped. It returns once the
-// deletes are issued: poll Remaining to see them go.
+// object that is missing or not the app's is skipped, and so is one whose
+// sync options say Delete=false. It returns once the deletes are issued:
+// poll Remaining to see them go.
 func (c *Cluster) Delete(ctx context.Context, appName string, keys []app.ResourceKey) ([]app.ResourceKey, error) {
 	if err := validAppName(appName); err != nil {
 		return nil, err
 	}
 	objs, errs := c.getTracked(ctx, appName, keys)
-	changes, derrs := c.deleteObjects(ctx, objs, false, "delete")
+	changes, derrs := c.deleteObjects(ctx, keepDeleteFalse(objs), "delete")
 	return deletedKeys(changes), objectErrors(append(errs, derrs...))
 }
 
@@ -33,7 +35,8 @@ func (c *Cluster) Delete(ctx context.Context, appName string, keys []app.Resourc
 // serves that can be listed and deleted: what an Application's cascading
 // deletion needs. It returns the keys it deleted once the deletes are
 // issued. Kinds whose API group cannot be discovered are skipped and
-// reported in the error, so the caller retries.
+// reported in the error, so the caller retries. Objects marked Delete=false
+// stay.
 func (c *Cluster) DeleteAll(ctx context.Context, appName string, gvks ...schema.GroupVersionKind) ([]app.ResourceKey, error) {
 	if err := validAppName(appName); err != nil {
 		return nil, err
@@ -48,7 +51,7 @@ func (c *Cluster) DeleteAll(ctx context.Context, appName string, gvks ...schema.
 		}
 	}
 	objs, errs := c.listTracked(ctx, appName, kinds)
-	changes, derrs := c.deleteObjects(ctx, objs, false, "delete")
+	changes, derrs := c.deleteObjects(ctx, keepDeleteFalse(objs), "delete")
 	err := objectErrors(append(errs, derrs...))
 	return deletedKeys(changes), errors.Join(discoveryErr, err)
 }
@@ -140,4 +143,115 @@ func deletedKeys(changes []Change) []app.ResourceKey {
 		}
 	}
 	return keys
+}
+
+// keepDeleteFalse drops the objects whose sync options say Delete=false.
+func keepDeleteFalse(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, obj := range objs {
+		opts, err := app.ParseSyncOptionsAnnotation(obj.GetAnnotations()[app.SyncOptionsAnnotation])
+		if err == nil && opts.DeleteFalse {
+			continue
+		}
+		out = append(out, obj)
+	}
+	return out
+}
+
+// deleteObjects deletes objs in prune order (syncplan.BuildPrune: highest
+// wave first, reverse kind order, hooks first of all), a step at a time,
+// with background propagation. It does not wait for them to go.
+func (c *Cluster) deleteObjects(ctx context.Context, objs []*unstructured.Unstructured, op string) ([]Change, []*ObjectError) {
+	p := syncplan.BuildPrune(objs)
+	steps := [][]int{p.Hooks}
+	for _, w := range p.Waves {
+		steps = append(steps, w.Steps...)
+	}
+	background := func(*unstructured.Unstructured) app.SyncOptions {
+		return app.SyncOptions{PrunePropagationPolicy: app.PropagationBackground}
+	}
+	var (
+		changes []Change
+		errs    []*ObjectError
+	)
+	for _, step := range steps {
+		group := make([]*unstructured.Unstructured, len(step))
+		for i, idx := range step {
+			group[i] = objs[idx]
+		}
+		ch, e := c.deleteGroup(ctx, group, false, op, background)
+		changes, errs = append(changes, ch...), append(errs, e...)
+	}
+	return changes, errs
+}
+
+// deleteGroup deletes objs in parallel, each with the propagation policy
+// its options name and the UID it had when listed as a precondition, so an
+// object recreated since is left alone. An object already gone is not
+// reported. The returned Changes have Action "" on success, for the caller
+// to name.
+func (c *Cluster) deleteGroup(ctx context.Context, objs []*unstructured.Unstructured, dryRun bool, op string,
+	optsOf func(*unstructured.Unstructured) app.SyncOptions) ([]Change, []*ObjectError) {
+	results := make([]*Change, len(objs))
+	failures := make([]*ObjectError, len(objs))
+	runLimited(c.opts.Concurrency, len(objs), func(i int) {
+		key := KeyOf(objs[i])
+		if !dryRun {
+			c.writes.deleting(key)
+		}
+		gone, err := c.deleteObject(ctx, objs[i], dryRun, optsOf(objs[i]).PropagationPolicy())
+		switch {
+		case err != nil:
+			failures[i] = newObjectError(key, op, err)
+		case !gone:
+			msg := ""
+			if dryRun {
+				msg = "dry run"
+			}
+			results[i] = &Change{Key: key, Message: msg}
+		}
+	})
+	var (
+		changes []Change
+		errs    []*ObjectError
+	)
+	for i := range objs {
+		if failures[i] != nil {
+			errs = append(errs, failures[i])
+			changes = append(changes, Change{Key: failures[i].Key, Action: ActionFailed, Message: failures[i].message()})
+		} else if results[i] != nil {
+			changes = append(changes, *results[i])
+		}
+	}
+	return changes, errs
+}
+
+// deleteObject deletes obj with the propagation policy (foreground,
+// background or orphan); gone tells that it no longer existed.
+func (c *Cluster) deleteObject(ctx context.Context, obj *unstructured.Unstructured, dryRun bool, policy string) (gone bool, err error) {
+	m, err := c.mapping(obj.GroupVersionKind())
+	if err != nil {
+		return false, err
+	}
+	propagation := map[string]metav1.DeletionPropagation{
+		app.PropagationForeground: metav1.DeletePropagationForeground,
+		app.PropagationBackground: metav1.DeletePropagationBackground,
+		app.PropagationOrphan:     metav1.DeletePropagationOrphan,
+	}[policy]
+	if propagation == "" {
+		propagation = metav1.DeletePropagationBackground
+	}
+	uid := obj.GetUID()
+	opts := metav1.DeleteOptions{PropagationPolicy: &propagation}
+	if uid != "" {
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	err = c.resource(m, obj.GetNamespace()).Delete(ctx, obj.GetName(), opts)
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	return false, err
 }

@@ -1,12 +1,15 @@
 // Package kube is the Kubernetes side of a sync: it applies an
-// Application's desired objects to one cluster with server-side apply,
-// compares them with what runs there, prunes what the Application no longer
-// wants, and deletes everything it owns when the Application goes away.
+// Application's desired objects to one cluster wave by wave, compares them
+// with what runs there, prunes what the Application no longer wants, and
+// deletes everything it owns when the Application goes away.
 //
 // A Cluster holds the clients for one cluster (one region). Its methods are
-// split by verb, in the manner of fluxcd/pkg/ssa: Apply (apply.go), Compare
-// (compare.go), pruning (prune.go), Delete, DeleteAll and Remaining
-// (delete.go). Ordering is data (order.go); ownership is tracking.go.
+// split by verb, in the manner of fluxcd/pkg/ssa: Apply (apply.go, one
+// object in apply_object.go, the waits between waves in wait.go), Compare
+// (compare.go, with its incremental cache in compare_cache.go, and Diff for
+// people in compare_diff.go), pruning (prune.go), Delete, DeleteAll and
+// Remaining (delete.go). The order is package syncplan's; the comparison is
+// package diff's; ownership is tracking.go.
 //
 // Ownership. Every object Ferry applies carries the label
 // ferry.dev/app=<app> and the annotation
@@ -15,9 +18,27 @@
 // exactly the one its own identity gives, so an object that copied the label
 // (or the whole metadata) of one of ours is never pruned or deleted.
 //
+// Sync options, from the app and each object's argocd.argoproj.io/sync-options
+// annotation: CreateNamespace creates the destination namespace (untracked).
+// ServerSideApply is accepted and changes nothing: Ferry always applies
+// server-side (there is no client-side apply to fall back to).
+// Replace=true writes with create or PUT instead of apply. Force=true
+// deletes and re-creates an object whose change the API server refuses as
+// immutable. Validate=false lets unknown fields through (they are dropped,
+// as the API server would drop them). ApplyOutOfSyncOnly skips objects a
+// comparison finds Synced. Prune=false keeps an object out of every prune,
+// PruneLast prunes it after everything else is applied, healthy and
+// pruned, PrunePropagationPolicy picks foreground (default), background or
+// orphan for prunes. Delete=false keeps an object when the app is deleted.
+//
+// The live cache (EnableLiveCache) keeps informers on the kinds in use,
+// restricted to objects labelled ferry.dev/app: Compare then sends no
+// request for what has not changed, and every change to a tracked object
+// that Ferry did not make is reported as a Drift.
+//
 // Secrets are applied like any object, but neither their bodies nor any
 // object's body ever enters an error or a message: messages name objects and
-// field paths, not values.
+// field paths, not values; diffs mask Secret values.
 //
 //	cfg, err := kube.LoadConfig(kubeconfig, "us-east-1")
 //	if err != nil { ... }
@@ -28,8 +49,10 @@
 //		Namespace: "guestbook",
 //		Objects:   objs,
 //		Prune:     true,
+//		Progress:  func(p kube.Progress) { activity.RecordHeartbeat(ctx, p.String()) },
 //	})
-//	if kube.IsInvalid(err) {
-//		// the manifests are wrong: retrying will not help
+//	if kube.IsInvalid(err) || kube.IsUnhealthy(err) {
+//		// the manifests are wrong, or a wave did not become healthy:
+//		// retrying at once will not help
 //	}
 package kube

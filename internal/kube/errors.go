@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 )
@@ -91,7 +92,7 @@ func invalidf(format string, args ...any) error {
 
 // IsInvalid tells whether err is a rejection of the manifests themselves,
 // which retrying cannot fix: the API server's validation (422 Invalid,
-// 400 Bad Request) or Ferry's own checks. For an error gathering several
+// 400 Bad Request), a kind it does not serve, or Ferry's own checks. For an error gathering several
 // objects' failures it is true only when every one of them is invalid, so a
 // transient failure beside an invalid object keeps the whole retryable.
 func IsInvalid(err error) bool {
@@ -114,7 +115,31 @@ func IsInvalid(err error) bool {
 	if errors.As(err, &ours) {
 		return true
 	}
-	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)
+	// A kind the cluster does not serve: its CRD is missing. The operation's
+	// retry policy may wait for it; another attempt at once will not help.
+	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || meta.IsNoMatchError(err) || isUnknownFieldError(err)
+}
+
+// IsImmutable tells whether err is the API server refusing a change to a
+// field that cannot change once set (a Deployment's selector, a Job's
+// template, an immutable ConfigMap's data): only deleting and re-creating
+// the object (Force=true) makes such a change.
+func IsImmutable(err error) bool {
+	if err == nil || !apierrors.IsInvalid(err) {
+		return false
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		if d := status.Status().Details; d != nil {
+			for _, c := range d.Causes {
+				if strings.Contains(c.Message, "immutable") {
+					return true
+				}
+			}
+		}
+		return strings.Contains(status.Status().Message, "immutable")
+	}
+	return false
 }
 
 // redactedError keeps an API error's status for the predicates and says

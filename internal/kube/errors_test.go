@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -47,6 +48,19 @@ func TestIsInvalid(t *testing.T) {
 	assert.False(t, IsInvalid(nil))
 	assert.False(t, IsInvalid(errors.New("connection refused")))
 	assert.False(t, IsInvalid(&ObjectErrors{}))
+	unknownField := apierrors.NewInternalError(errors.New("failed to create typed patch object (shop/web; apps/v1, Kind=Deployment): .spec.typo: field not declared in schema"))
+	assert.True(t, IsInvalid(newObjectError(app.ResourceKey{Kind: "Secret", Name: "s"}, "apply", unknownField)), "also through a Secret's redaction")
+	assert.False(t, IsInvalid(apierrors.NewInternalError(errors.New("etcd timeout"))))
+	assert.True(t, IsInvalid(&meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "nope.example.com", Kind: "Gizmo"}}))
+}
+
+func TestIsImmutable(t *testing.T) {
+	immutable := apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", field.ErrorList{
+		field.Invalid(field.NewPath("spec", "selector"), "x", "field is immutable"),
+	})
+	assert.True(t, IsImmutable(newObjectError(webKey, "apply", immutable)))
+	assert.False(t, IsImmutable(invalidStatus("Deployment", "web", "spec.replicas", "-1")))
+	assert.False(t, IsImmutable(errors.New("field is immutable")), "only the API server's verdict counts")
 }
 
 func TestSecretErrorsAreRedacted(t *testing.T) {

@@ -50,7 +50,7 @@ var (
 
 // env is one test's cluster, namespace and app name (the same string).
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	cluster *kube.Cluster
 	dyn     dynamic.Interface
@@ -59,7 +59,7 @@ type env struct {
 
 // newEnv connects to the stack's region and makes a namespace for the test,
 // deleted when it ends.
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	if stack == nil {
 		t.Skip("-short: no control plane")
@@ -83,7 +83,7 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-func randomSuffix(t *testing.T) string {
+func randomSuffix(t testing.TB) string {
 	b := make([]byte, 4)
 	_, err := rand.Read(b)
 	require.NoError(t, err)
@@ -91,7 +91,7 @@ func randomSuffix(t *testing.T) string {
 }
 
 // guestbook reads the guestbook manifests: a Deployment and a Service.
-func guestbook(t *testing.T) []*unstructured.Unstructured {
+func guestbook(t testing.TB) []*unstructured.Unstructured {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(guestbookDir, "*.yaml"))
 	require.NoError(t, err)
@@ -105,7 +105,7 @@ func guestbook(t *testing.T) []*unstructured.Unstructured {
 	return objs
 }
 
-func decode(t *testing.T, manifest string) *unstructured.Unstructured {
+func decode(t testing.TB, manifest string) *unstructured.Unstructured {
 	t.Helper()
 	js, err := yaml.YAMLToJSON([]byte(manifest))
 	require.NoError(t, err)

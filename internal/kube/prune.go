@@ -2,7 +2,9 @@ package kube
 
 import (
 	"context"
+	"fmt"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -12,28 +14,155 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/syncplan"
 )
 
 // listPageSize bounds one list response.
 const listPageSize = 500
 
-// prune deletes the app's tracked objects, among the kinds of req.Objects
-// and req.PreviousKeys, that are not in desired.
-func (c *Cluster) prune(ctx context.Context, req ApplyRequest, desired map[app.ResourceKey]bool) ([]Change, []*ObjectError) {
-	live, errs := c.listTracked(ctx, req.App, kindsOf(req.Objects, req.PreviousKeys))
-	var stale []*unstructured.Unstructured
+// staleObjects lists, once per sync, the app's tracked objects among the
+// kinds of the request that are no longer desired. Hooks are not listed:
+// their lifecycle is the hook runner's.
+func (s *syncRun) staleObjects(ctx context.Context) []*unstructured.Unstructured {
+	if s.staleKnown {
+		return s.stale
+	}
+	s.staleKnown = true
+	live, errs := s.c.listTracked(ctx, s.req.App, kindsOf(s.req.Objects, s.req.PreviousKeys))
+	for _, e := range errs {
+		s.errs = append(s.errs, e)
+		s.cs.add(Change{Key: e.Key, Action: ActionFailed, Message: e.message()})
+	}
 	for _, obj := range live {
-		if !desired[identity(KeyOf(obj))] {
-			stale = append(stale, obj)
+		if !s.want[identity(KeyOf(obj))] && !syncplan.IsHook(obj) {
+			s.stale = append(s.stale, obj)
 		}
 	}
-	changes, derrs := c.deleteObjects(ctx, stale, req.DryRun, "prune")
-	for i := range changes {
-		if changes[i].Action != ActionFailed {
-			changes[i].Action = ActionPruned
+	return s.stale
+}
+
+// pruneOptions are the sync options of a live object: the app's, with the
+// object's own annotation on top. An unreadable annotation keeps the app's.
+func (s *syncRun) pruneOptions(obj *unstructured.Unstructured) app.SyncOptions {
+	opts := s.req.Options
+	if v, ok := obj.GetAnnotations()[app.SyncOptionsAnnotation]; ok {
+		if o, err := opts.WithAnnotation(v); err == nil {
+			opts = o
 		}
 	}
-	return changes, append(errs, derrs...)
+	return opts
+}
+
+// prune deletes the stale objects: those marked Prune=false are reported
+// skipped and kept; the others go from the highest wave down, each wave
+// gone before the next is deleted; PruneLast ones last of all.
+func (s *syncRun) prune(ctx context.Context) error {
+	stale := s.staleObjects(ctx)
+	if len(s.errs) > 0 {
+		return objectErrors(s.errs)
+	}
+	var now, last []*unstructured.Unstructured
+	for _, obj := range stale {
+		switch opts := s.pruneOptions(obj); {
+		case opts.PruneFalse:
+			s.cs.add(Change{Key: KeyOf(obj), Action: ActionSkipped, Message: "no longer desired; kept (Prune=false)"})
+		case opts.PruneLast:
+			last = append(last, obj)
+		default:
+			now = append(now, obj)
+		}
+	}
+	if err := s.pruneWaves(ctx, now, len(last) > 0); err != nil {
+		return err
+	}
+	return s.pruneWaves(ctx, last, false)
+}
+
+// pruneWaves deletes objs wave by wave, highest first, each wave gone
+// before the next; waitLast waits for the last wave too.
+func (s *syncRun) pruneWaves(ctx context.Context, objs []*unstructured.Unstructured, waitLast bool) error {
+	p := syncplan.BuildPrune(objs)
+	for wi, w := range p.Waves {
+		var wave []*unstructured.Unstructured
+		for _, step := range w.Steps {
+			group := make([]*unstructured.Unstructured, len(step))
+			for i, idx := range step {
+				group[i] = objs[idx]
+			}
+			s.progress(w.Number, "prune", fmt.Sprintf("%d objects", len(group)))
+			changes, errs := s.c.deleteGroup(ctx, group, s.req.DryRun, "prune", s.pruneOptions)
+			for _, ch := range changes {
+				if ch.Action == "" {
+					ch.Action = ActionPruned
+				}
+				ch.Wave = w.Number
+				s.cs.add(ch)
+			}
+			s.errs = append(s.errs, errs...)
+			wave = append(wave, group...)
+		}
+		if len(s.errs) > 0 {
+			return objectErrors(s.errs)
+		}
+		if !s.req.DryRun && (waitLast || wi < len(p.Waves)-1) {
+			if err := s.waitGone(ctx, w.Number, wave); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// waitGone waits until the objects of a pruned wave no longer exist.
+func (s *syncRun) waitGone(ctx context.Context, wave int, objs []*unstructured.Unstructured) error {
+	timeout := s.req.WaveTimeout
+	if timeout <= 0 {
+		timeout = s.c.opts.WaveTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		var left []string
+		for _, obj := range objs {
+			gone, err := s.c.gone(ctx, obj)
+			if err != nil {
+				return newObjectError(KeyOf(obj), "get", err)
+			}
+			if !gone {
+				left = append(left, keyString(KeyOf(obj))+": still being deleted")
+			}
+		}
+		if len(left) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return &HealthError{Wave: wave, TimedOut: true, Objects: left}
+		}
+		s.progress(wave, "prune", fmt.Sprintf("waiting for %d objects to be deleted", len(left)))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(s.c.opts.HealthPoll):
+		}
+	}
+}
+
+// gone tells whether obj (that very object: same UID) no longer exists.
+func (c *Cluster) gone(ctx context.Context, obj *unstructured.Unstructured) (bool, error) {
+	m, err := c.mapping(obj.GroupVersionKind())
+	if meta.IsNoMatchError(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	live, err := c.resource(m, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return live.GetUID() != obj.GetUID(), nil
 }
 
 // kindsOf returns the group/kinds of objs and keys, each once.
@@ -57,7 +186,8 @@ func kindsOf(objs []*unstructured.Unstructured, keys []app.ResourceKey) []schema
 
 // listTracked lists, in every namespace, the objects of kinds that carry
 // appName's label, and keeps those whose tracking id is theirs. A kind the
-// cluster no longer serves (its CRD is gone) has no objects.
+// cluster no longer serves (its CRD is gone) has no objects. Lists come
+// from the live cache when it has the kind.
 func (c *Cluster) listTracked(ctx context.Context, appName string, kinds []schema.GroupKind) ([]*unstructured.Unstructured, []*ObjectError) {
 	selector := labels.SelectorFromSet(labels.Set{LabelApp: appName}).String()
 	var (
@@ -78,7 +208,10 @@ func (c *Cluster) listTracked(ctx context.Context, appName string, kinds []schem
 			mu.Unlock()
 			return
 		}
-		objs, err := c.listAll(ctx, m, selector)
+		objs, cached := c.live().list(m, appName)
+		if !cached {
+			objs, err = c.listAll(ctx, m, selector)
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
@@ -115,67 +248,4 @@ func (c *Cluster) listAll(ctx context.Context, m *meta.RESTMapping, selector str
 			return out, nil
 		}
 	}
-}
-
-// deleteObjects deletes objs in reverse apply order, a rank at a time, with
-// background propagation and the UID each had when listed as a
-// precondition, so an object recreated since is left alone. An object
-// already gone is not reported. The returned Changes have Action "" on
-// success, for the caller to name.
-func (c *Cluster) deleteObjects(ctx context.Context, objs []*unstructured.Unstructured, dryRun bool, op string) ([]Change, []*ObjectError) {
-	groups := groupByRank(objs)
-	var (
-		changes []Change
-		errs    []*ObjectError
-	)
-	for gi := len(groups) - 1; gi >= 0; gi-- {
-		group := groups[gi]
-		results := make([]*Change, len(group))
-		failures := make([]*ObjectError, len(group))
-		runLimited(c.opts.Concurrency, len(group), func(i int) {
-			key := KeyOf(group[i])
-			gone, err := c.deleteObject(ctx, group[i], dryRun)
-			switch {
-			case err != nil:
-				failures[i] = newObjectError(key, op, err)
-			case !gone:
-				msg := ""
-				if dryRun {
-					msg = "dry run"
-				}
-				results[i] = &Change{Key: key, Message: msg}
-			}
-		})
-		for i := range group {
-			if failures[i] != nil {
-				errs = append(errs, failures[i])
-				changes = append(changes, Change{Key: failures[i].Key, Action: ActionFailed, Message: failures[i].message()})
-			} else if results[i] != nil {
-				changes = append(changes, *results[i])
-			}
-		}
-	}
-	return changes, errs
-}
-
-// deleteObject deletes obj; gone tells that it no longer existed.
-func (c *Cluster) deleteObject(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) (gone bool, err error) {
-	m, err := c.mapping(obj.GroupVersionKind())
-	if err != nil {
-		return false, err
-	}
-	background := metav1.DeletePropagationBackground
-	uid := obj.GetUID()
-	opts := metav1.DeleteOptions{PropagationPolicy: &background}
-	if uid != "" {
-		opts.Preconditions = &metav1.Preconditions{UID: &uid}
-	}
-	if dryRun {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
-	err = c.resource(m, obj.GetNamespace()).Delete(ctx, obj.GetName(), opts)
-	if apierrors.IsNotFound(err) {
-		return true, nil
-	}
-	return false, err
 }

@@ -1,36 +1,59 @@
 package kube
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/syncplan"
 )
 
 // task is one desired object on its way to the cluster: a tracked copy,
-// placed in its namespace, with its mapping, and what became of it.
+// placed in its namespace, with its mapping, its sync options, and what
+// became of it.
 type task struct {
-	app     string
-	obj     *unstructured.Unstructured
-	key     app.ResourceKey
+	app string
+	obj *unstructured.Unstructured
+	key app.ResourceKey
+	// mapping is nil for a custom resource whose CRD is in the same desired
+	// set and not served yet: it is mapped when its step comes (mapTask).
 	mapping *meta.RESTMapping
+	// opts are the app's sync options with the object's annotation on top.
+	opts app.SyncOptions
+	// hook objects belong to the hook runner: never applied, compared or
+	// pruned here, but they are desired (so never pruned as leftovers).
+	hook bool
 	// change is set by a successful apply; err by any failure.
 	change Change
 	err    *ObjectError
+	// written is the object as the last write (or dry run) returned it.
+	written *unstructured.Unstructured
 }
 
 // prepare turns desired objects into tasks: copies them, places them,
-// marks them as appName's. An object that cannot be mapped, has no name or
-// appears twice gets its error here and is not sent.
-func (c *Cluster) prepare(appName, defaultNS string, objs []*unstructured.Unstructured) []*task {
+// marks them as appName's and reads their sync options. An object that
+// cannot be placed, has no name, appears twice or has unreadable options
+// gets its error here and is not sent.
+func (c *Cluster) prepare(appName, defaultNS string, appOpts app.SyncOptions, objs []*unstructured.Unstructured) []*task {
 	tasks := make([]*task, len(objs))
+	pending := crdScopes(objs)
 	seen := map[app.ResourceKey][]*task{}
 	for i, src := range objs {
-		t := &task{app: appName, obj: src.DeepCopy()}
+		t := &task{app: appName, obj: src.DeepCopy(), opts: appOpts}
 		tasks[i] = t
-		m, err := c.place(t.obj, defaultNS)
+		t.hook = syncplan.IsHook(t.obj)
+		m, err := c.place(t.obj, defaultNS, pending)
 		t.key = KeyOf(t.obj)
+		if t.hook {
+			continue
+		}
 		switch {
 		case err != nil:
 			t.err = newObjectError(t.key, "map", err)
@@ -38,6 +61,12 @@ func (c *Cluster) prepare(appName, defaultNS string, objs []*unstructured.Unstru
 		case t.obj.GetName() == "":
 			t.err = newObjectError(t.key, "apply", invalidf("object has no metadata.name"))
 			continue
+		}
+		if v, ok := t.obj.GetAnnotations()[app.SyncOptionsAnnotation]; ok {
+			if t.opts, err = appOpts.WithAnnotation(v); err != nil {
+				t.err = newObjectError(t.key, "read sync options", invalidf("annotation %s: %v", app.SyncOptionsAnnotation, err))
+				continue
+			}
 		}
 		t.mapping = m
 		track(appName, t.obj)
@@ -53,6 +82,67 @@ func (c *Cluster) prepare(appName, defaultNS string, objs []*unstructured.Unstru
 		}
 	}
 	return tasks
+}
+
+// plan orders the tasks that can be sent; tasks with a bad wave get their
+// error. Plan indexes refer to the returned slice.
+func plan(tasks []*task) ([]*task, syncplan.Plan) {
+	var ok []*task
+	var objs []*unstructured.Unstructured
+	for _, t := range tasks {
+		if t.err == nil && !t.hook {
+			ok = append(ok, t)
+			objs = append(objs, t.obj)
+		}
+	}
+	p, errs := syncplan.Build(objs)
+	for _, e := range errs {
+		t := ok[e.Index]
+		t.err = newObjectError(t.key, "plan", invalidf("%v", e.Err))
+	}
+	return ok, p
+}
+
+// mapTask resolves the mapping of a task whose CRD was applied since.
+func (c *Cluster) mapTask(t *task) bool {
+	if t.mapping != nil {
+		return true
+	}
+	m, err := c.mapping(t.obj.GroupVersionKind())
+	if err != nil {
+		t.err = newObjectError(t.key, "map", fmt.Errorf("%w (its CustomResourceDefinition is in the same sync but not served yet)", err))
+		return false
+	}
+	t.mapping = m
+	return true
+}
+
+// crdScopes returns the scope ("Namespaced" or "Cluster") of every kind
+// that a CustomResourceDefinition among objs defines.
+func crdScopes(objs []*unstructured.Unstructured) map[schema.GroupKind]string {
+	out := map[schema.GroupKind]string{}
+	for _, o := range objs {
+		gvk := o.GroupVersionKind()
+		if !syncplan.IsCRD(gvk.Group, gvk.Kind) {
+			continue
+		}
+		group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
+		scope, _, _ := unstructured.NestedString(o.Object, "spec", "scope")
+		if group != "" && kind != "" {
+			out[schema.GroupKind{Group: group, Kind: kind}] = scope
+		}
+	}
+	return out
+}
+
+// digest identifies what a dry run of t depends on besides the live
+// object: the desired object and the options that change how it is sent.
+func (t *task) digest() string {
+	h := sha256.New()
+	_ = json.NewEncoder(h).Encode(t.obj.Object)
+	fmt.Fprintf(h, "replace=%t validate=%t", t.opts.Replace, !t.opts.ValidateFalse)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // runLimited calls fn(0..n-1) with at most limit calls at a time and waits

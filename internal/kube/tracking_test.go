@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 )
@@ -56,4 +57,13 @@ func TestValidAppName(t *testing.T) {
 		assert.Error(t, err, "%q", bad)
 		assert.True(t, IsInvalid(err), "%q", bad)
 	}
+}
+
+func object(apiVersion, kind, namespace, name string) *unstructured.Unstructured {
+	o := &unstructured.Unstructured{}
+	o.SetAPIVersion(apiVersion)
+	o.SetKind(kind)
+	o.SetNamespace(namespace)
+	o.SetName(name)
+	return o
 }

@@ -1,4 +1,4 @@
-package kube
+package diff
 
 import (
 	"testing"
@@ -42,8 +42,8 @@ status:
 		"metadata":   map[string]any{"name": "web", "namespace": "shop"},
 		"spec":       map[string]any{"replicas": float64(2)},
 	}
-	assert.Equal(t, want, normalize(live))
-	assert.Contains(t, live.Object, "status", "normalize must not modify its input")
+	assert.Equal(t, want, Normalize(live))
+	assert.Contains(t, live.Object, "status", "Normalize must not modify its input")
 }
 
 func TestDiffPaths(t *testing.T) {
@@ -65,13 +65,13 @@ spec:
       containers: [{name: web, image: "nginx:2"}]
 data: {password: b3RoZXI=}
 `).Object
-	paths := diffPaths(a, b, 3)
+	paths := Paths(a, b, 3)
 	assert.Equal(t, []string{"data.password", "metadata.labels.tier", "spec.replicas", "spec.template.spec"}, paths)
-	assert.Equal(t, []string{"data", "metadata", "spec"}, diffPaths(a, b, 1))
-	assert.Empty(t, diffPaths(a, a, 3))
+	assert.Equal(t, []string{"data", "metadata", "spec"}, Paths(a, b, 1))
+	assert.Empty(t, Paths(a, a, 3))
 
-	msg := summarizePaths(paths)
+	msg := Summarize(paths)
 	assert.NotContains(t, msg, "c2VjcmV0", "messages never carry values")
 	assert.NotContains(t, msg, "nginx")
-	assert.Equal(t, "a, b, c, d, e and 2 more", summarizePaths([]string{"a", "b", "c", "d", "e", "f", "g"}))
+	assert.Equal(t, "a, b, c, d, e and 2 more", Summarize([]string{"a", "b", "c", "d", "e", "f", "g"}))
 }

@@ -1,0 +1,106 @@
+package kube
+
+import (
+	"context"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/diff"
+	"github.com/ferry-gitops/ferry/internal/syncplan"
+)
+
+// ObjectDiff is the difference of one object, for people to read.
+type ObjectDiff struct {
+	// Key names the object.
+	Key app.ResourceKey
+	// Sync is OutOfSync, or Unknown when the object could not be compared.
+	Sync app.SyncStatusCode
+	// Message says why in a few words, as ResourceState.Message does.
+	Message string
+	// Unified is the unified diff, live against desired, Secret values
+	// masked, cut at the request's limit.
+	Unified string
+}
+
+// Diff compares like Compare, always against the API server (never the live
+// cache nor a cached result), and returns the objects that differ, each
+// with a unified diff of at most limit bytes (0: no limit). Objects that
+// are missing show as all added, objects no longer desired as all removed.
+func (c *Cluster) Diff(ctx context.Context, req CompareRequest, limit int) ([]ObjectDiff, error) {
+	if err := validAppName(req.App); err != nil {
+		return nil, err
+	}
+	tasks := c.prepare(req.App, req.Namespace, req.Options, req.Objects)
+	ordered := applyOrder(tasks)
+	out := make([]*ObjectDiff, len(ordered))
+	runLimited(c.opts.Concurrency, len(ordered), func(i int) {
+		t := ordered[i]
+		if t.err == nil && c.mapTask(t) {
+			out[i] = c.diffOne(ctx, t, req.Ignore, limit)
+		}
+	})
+	var diffs []ObjectDiff
+	var errs []*ObjectError
+	for i, t := range ordered {
+		if t.err != nil {
+			errs = append(errs, t.err)
+			diffs = append(diffs, ObjectDiff{Key: t.key, Sync: app.SyncStatusUnknown, Message: t.err.message()})
+			continue
+		}
+		if out[i] != nil {
+			diffs = append(diffs, *out[i])
+		}
+	}
+	want := map[app.ResourceKey]bool{}
+	for _, t := range tasks {
+		want[identity(t.key)] = true
+	}
+	live, lerrs := c.listTracked(ctx, req.App, kindsOf(req.Objects, req.PreviousKeys))
+	for _, obj := range live {
+		if want[identity(KeyOf(obj))] || syncplan.IsHook(obj) {
+			continue
+		}
+		text, err := diff.Compare(obj, nil, req.Ignore).Unified(keyString(KeyOf(obj)), limit)
+		d := ObjectDiff{Key: KeyOf(obj), Sync: app.SyncStatusOutOfSync, Message: "no longer desired: a sync with prune deletes it", Unified: text}
+		if err != nil {
+			d.Message = err.Error()
+		}
+		diffs = append(diffs, d)
+	}
+	return diffs, objectErrors(append(errs, lerrs...))
+}
+
+// diffOne returns t's difference, nil when there is none; failures go to
+// t.err.
+func (c *Cluster) diffOne(ctx context.Context, t *task, rules *diff.Rules, limit int) *ObjectDiff {
+	live, err := c.getFresh(ctx, t)
+	if err != nil {
+		t.err = newObjectError(t.key, "get", err)
+		return nil
+	}
+	d := &ObjectDiff{Key: t.key, Sync: app.SyncStatusOutOfSync}
+	predicted, err := c.write(ctx, t, live, true)
+	switch {
+	case err != nil && live == nil:
+		// Its namespace may not exist yet: show the manifest itself.
+		predicted, d.Message = t.obj, "missing (shown as in Git: a dry run was refused: "+newObjectError(t.key, "dry-run apply", err).Err.Error()+")"
+	case err != nil && IsImmutable(err):
+		d.Message = "differs in a field that cannot change in place (Force=true deletes and re-creates): " + newObjectError(t.key, "dry-run apply", err).Err.Error()
+		predicted = t.obj
+	case err != nil:
+		t.err = newObjectError(t.key, "dry-run apply", err)
+		return nil
+	case live == nil:
+		d.Message = "missing"
+	}
+	res := diff.Compare(live, predicted, rules)
+	if res.Equal() {
+		return nil
+	}
+	if d.Message == "" {
+		d.Message = "differs at " + diff.Summarize(res.Paths(c.opts.DiffDepth))
+	}
+	if d.Unified, err = res.Unified(keyString(t.key), limit); err != nil {
+		d.Message = err.Error()
+	}
+	return d
+}

@@ -1,0 +1,122 @@
+package kube_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/diff"
+	"github.com/ferry-gitops/ferry/internal/kube"
+)
+
+// TestNoFalseDrift: manifests that leave everything to the API server's
+// defaults, with int-or-string ports, quantities in another notation,
+// empty maps and a Secret with stringData, are Synced right after a sync,
+// and still once the controllers have worked on them.
+func TestNoFalseDrift(t *testing.T) {
+	e := newEnv(t)
+	objs := fixture(t, "defaults")
+	_, err := e.apply(objs, nil)
+	require.NoError(t, err)
+	check := func(when string) {
+		for _, s := range e.compare(objs, nil) {
+			assert.Equal(t, app.SyncStatusSynced, s.Sync, "%s: %s/%s: %s", when, s.Key.Kind, s.Key.Name, s.Message)
+		}
+	}
+	check("right after the sync")
+	e.eventually("the workloads to be healthy", func() bool {
+		for _, s := range e.compare(objs, nil) {
+			if s.Health != app.HealthHealthy {
+				return false
+			}
+		}
+		return true
+	})
+	check("once healthy")
+	cs, err := e.apply(objs, nil)
+	require.NoError(t, err)
+	for _, c := range cs.Entries {
+		assert.Equal(t, kube.ActionUnchanged, c.Action, "%s/%s: %s", c.Key.Kind, c.Key.Name, c.Message)
+	}
+}
+
+// TestIgnoreDifferences: a hand-scaled Deployment is OutOfSync unless the
+// app ignores spec.replicas by JSON pointer, jq path or field manager.
+func TestIgnoreDifferences(t *testing.T) {
+	e := newEnv(t)
+	objs := guestbook(t)
+	_, err := e.apply(objs, nil)
+	require.NoError(t, err)
+	_, err = e.dyn.Resource(deployments).Namespace(e.ns).Patch(e.ctx, "guestbook-ui", types.MergePatchType,
+		[]byte(`{"spec":{"replicas":4}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		ignore []app.IgnoreDifference
+		want   app.SyncStatusCode
+	}{
+		{name: "none", want: app.SyncStatusOutOfSync},
+		{name: "jsonPointers", ignore: []app.IgnoreDifference{{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas"}}}, want: app.SyncStatusSynced},
+		{name: "jqPathExpressions", ignore: []app.IgnoreDifference{{Group: "apps", Kind: "Deployment", JQPathExpressions: []string{".spec.replicas"}}}, want: app.SyncStatusSynced},
+		{name: "managedFieldsManagers", ignore: []app.IgnoreDifference{{Group: "apps", Kind: "Deployment", ManagedFieldsManagers: []string{"kubectl-edit"}}}, want: app.SyncStatusSynced},
+		{name: "another manager", ignore: []app.IgnoreDifference{{Group: "apps", Kind: "Deployment", ManagedFieldsManagers: []string{"hpa"}}}, want: app.SyncStatusOutOfSync},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rules, err := diff.Compile(tc.ignore)
+			require.NoError(t, err)
+			states, err := e.cluster.Compare(e.ctx, kube.CompareRequest{App: e.ns, Namespace: e.ns, Objects: objs, Ignore: rules})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, syncs(states)["Deployment/guestbook-ui"])
+		})
+	}
+}
+
+// TestDiffMasksSecrets: the diff shown for a Secret names the keys that
+// changed and masks every value.
+func TestDiffMasksSecrets(t *testing.T) {
+	e := newEnv(t)
+	secret := func(password string) *unstructured.Unstructured {
+		return decode(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {user: admin, password: "+password+"}\n")
+	}
+	_, err := e.apply([]*unstructured.Unstructured{secret("hunter2")}, nil)
+	require.NoError(t, err)
+	req := kube.CompareRequest{App: e.ns, Namespace: e.ns, Objects: []*unstructured.Unstructured{secret("swordfish")}}
+	states, err := e.cluster.Compare(e.ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, "differs at data.password", states[0].Message)
+
+	diffs, err := e.cluster.Diff(e.ctx, req, 0)
+	require.NoError(t, err)
+	require.Len(t, diffs, 1)
+	text := diffs[0].Unified
+	for _, secret := range []string{"hunter2", "swordfish", "aHVudGVyMg", "c3dvcmRmaXNo", "YWRtaW4"} {
+		assert.NotContains(t, text, secret)
+	}
+	assert.Contains(t, text, "-  password: ++++++++\n")
+	assert.Contains(t, text, "+  password: +++++++++\n")
+	assert.Contains(t, text, "   user: ++++++++\n")
+	assert.True(t, strings.HasPrefix(text, "--- live/Secret/"+e.ns+"/creds\n+++ desired/Secret/"+e.ns+"/creds\n"), text)
+
+	none, err := e.cluster.Diff(e.ctx, kube.CompareRequest{App: e.ns, Namespace: e.ns, Objects: []*unstructured.Unstructured{secret("hunter2")}}, 0)
+	require.NoError(t, err)
+	assert.Empty(t, none, "no diff once in sync")
+}
+
+// TestIgnoreExtraneous: a tracked object no longer desired does not make
+// the app OutOfSync when it says IgnoreExtraneous; Prune=false keeps it
+// OutOfSync (as Argo CD shows it) but never pruned.
+func TestIgnoreExtraneous(t *testing.T) {
+	e := newEnv(t)
+	extra := configMap("extra", nil, map[string]string{"argocd.argoproj.io/compare-options": "IgnoreExtraneous"})
+	kept := withOptions(configMap("kept", nil, nil), "Prune=false")
+	cs, err := e.apply([]*unstructured.Unstructured{configMap("main", nil, nil), extra, kept}, nil)
+	require.NoError(t, err)
+	states := e.compare([]*unstructured.Unstructured{configMap("main", nil, nil)}, keys(cs))
+	assert.Equal(t, map[string]app.SyncStatusCode{"ConfigMap/main": "Synced", "ConfigMap/extra": "Synced", "ConfigMap/kept": "OutOfSync"}, syncs(states))
+}

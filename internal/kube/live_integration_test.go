@@ -1,0 +1,135 @@
+package kube_test
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/kube"
+)
+
+// counting counts the requests a Cluster sends.
+type counting struct {
+	next http.RoundTripper
+	n    *atomic.Int64
+}
+
+func (c counting) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(r)
+}
+
+// countingCluster is a new Cluster on the test region whose requests are
+// counted; with onDrift (or live) its live cache is on.
+func (e *env) countingCluster(opts kube.Options, live bool, onDrift func(kube.Drift)) (*kube.Cluster, *atomic.Int64) {
+	e.t.Helper()
+	cfg, err := kube.LoadConfig(stack.Kubeconfig, region)
+	require.NoError(e.t, err)
+	n := &atomic.Int64{}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return counting{next: rt, n: n} })
+	c, err := kube.NewClusterWithOptions(cfg, opts)
+	require.NoError(e.t, err)
+	if live || onDrift != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		e.t.Cleanup(cancel)
+		c.EnableLiveCache(ctx, onDrift)
+	}
+	return c, n
+}
+
+// TestLiveCache: once its informers have synced, a compare that finds
+// nothing new sends no request at all, and still sees a change at once.
+func TestLiveCache(t *testing.T) {
+	e := newEnv(t)
+	objs := guestbook(t)
+	_, err := e.apply(objs, nil)
+	require.NoError(t, err)
+	cluster, requests := e.countingCluster(kube.DefaultOptions(), true, nil)
+	req := kube.CompareRequest{App: e.ns, Namespace: e.ns, Objects: objs}
+	_, err = cluster.Compare(e.ctx, req)
+	require.NoError(t, err)
+	require.True(t, cluster.WaitSynced(e.ctx))
+	_, err = cluster.Compare(e.ctx, req) // results of live objects from the cache
+	require.NoError(t, err)
+
+	requests.Store(0)
+	states, err := cluster.Compare(e.ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), requests.Load(), "a warm compare sends nothing")
+	assert.Equal(t, map[string]app.SyncStatusCode{"Deployment/guestbook-ui": "Synced", "Service/guestbook-ui": "Synced"}, syncs(states))
+	assert.Equal(t, 2, cluster.LiveCacheKinds())
+
+	_, err = e.dyn.Resource(deployments).Namespace(e.ns).Patch(e.ctx, "guestbook-ui", types.MergePatchType,
+		[]byte(`{"spec":{"replicas":3}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+	require.NoError(t, err)
+	e.eventually("the cache to see the change", func() bool {
+		states, err := cluster.Compare(e.ctx, req)
+		require.NoError(t, err)
+		return syncs(states)["Deployment/guestbook-ui"] == app.SyncStatusOutOfSync
+	})
+}
+
+// TestDrift: the live cache reports changes others make to tracked
+// objects (an edit, a delete), and not Ferry's own (an apply, a prune).
+func TestDrift(t *testing.T) {
+	e := newEnv(t)
+	drifts := make(chan kube.Drift, 64)
+	// The cache watches the whole cluster: other tests' namespaces going
+	// away are drift of their apps, not of this one.
+	cluster, _ := e.countingCluster(kube.DefaultOptions(), true, func(d kube.Drift) {
+		if d.App == e.ns {
+			drifts <- d
+		}
+	})
+	objs := append(guestbook(t), configMap("extra", nil, nil))
+	apply := func(objs []*unstructured.Unstructured, prune bool) {
+		_, err := cluster.Apply(e.ctx, kube.ApplyRequest{App: e.ns, Namespace: e.ns, Objects: objs, Prune: prune})
+		require.NoError(t, err)
+	}
+	apply(objs, false)
+	_, err := cluster.Compare(e.ctx, kube.CompareRequest{App: e.ns, Namespace: e.ns, Objects: objs})
+	require.NoError(t, err)
+	require.True(t, cluster.WaitSynced(e.ctx))
+	quiet := func(what string) {
+		select {
+		case d := <-drifts:
+			t.Errorf("%s: unexpected drift %+v", what, d)
+		case <-time.After(time.Second):
+		}
+	}
+	expect := func(what, kind string, by []string) {
+		select {
+		case d := <-drifts:
+			assert.Equal(t, e.ns, d.App, what)
+			assert.Equal(t, kind, d.Key.Kind, what)
+			assert.Equal(t, by, d.By, what)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no drift reported", what)
+		}
+	}
+	quiet("after the first apply")
+
+	_, err = e.dyn.Resource(deployments).Namespace(e.ns).Patch(e.ctx, "guestbook-ui", types.MergePatchType,
+		[]byte(`{"spec":{"replicas":3}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+	require.NoError(t, err)
+	expect("a scale", "Deployment", []string{"kubectl-edit"})
+	quiet("after the scale (status updates are not drift)")
+
+	apply(objs, false)
+	quiet("Ferry's own apply puts it back")
+
+	require.NoError(t, e.dyn.Resource(services).Namespace(e.ns).Delete(e.ctx, "guestbook-ui", metav1.DeleteOptions{}))
+	expect("a delete", "Service", []string{"deleted"})
+
+	apply(objs[:1], true)
+	quiet("Ferry's own prune")
+}
