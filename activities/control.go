@@ -12,6 +12,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/internal/hooks"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/workflows"
 )
@@ -64,5 +65,9 @@ func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflo
 	if err != nil {
 		return workflows.RenderResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
 	}
-	return workflows.RenderResult{Digest: loaded.Digest, Count: len(loaded.Objects) - len(children), Children: children}, nil
+	hookCounts, err := hooks.Count(loaded.Objects)
+	if err != nil {
+		return workflows.RenderResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
+	}
+	return workflows.RenderResult{Digest: loaded.Digest, Count: len(loaded.Objects) - len(children), Children: children, Hooks: hookCounts}, nil
 }

@@ -75,6 +75,7 @@ func run(ctx context.Context, cfg *config) error {
 			Regions: cfg.regionList(), InClusterRegion: cfg.inClusterRegion, MaxReconciles: cfg.maxReconciles,
 		})
 		w.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: workflows.ApplicationWorkflow})
+		w.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: workflows.PostSyncWorkflow})
 		validate := app.ValidateOptions{Regions: cfg.regionList(), InClusterRegion: cfg.inClusterRegion}
 		(&activities.Control{Repos: repos, Loader: loader, Validate: validate}).Register(w)
 		(&activities.Children{Client: c}).Register(w)
@@ -90,7 +91,9 @@ func run(ctx context.Context, cfg *config) error {
 			return fmt.Errorf("region %s: %w", region, err)
 		}
 		w := worker.New(c, workflows.RegionQueue(region), opts)
-		(&activities.Region{Name: region, Cluster: cluster, Loader: loader}).Register(w)
+		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader}
+		regionActivities.Register(w)
+		regionActivities.RegisterHooks(w)
 		workers = append(workers, w)
 	}
 

@@ -66,6 +66,8 @@ type rendered struct {
 	Count      int    `json:"count"`
 	// Children are the Applications of an app of apps.
 	Children []app.Application `json:"children,omitempty"`
+	// Hooks counts the hooks per phase (RenderResult.Hooks).
+	Hooks map[string]int `json:"hooks,omitempty"`
 }
 
 // autoSync remembers the last automated sync: Argo CD syncs once per
@@ -119,6 +121,8 @@ type appState struct {
 	lastOpUnreachable bool
 	// skippedUnreachable: the running operation skipped unreachable regions.
 	skippedUnreachable bool
+	// hookOp is the running operation's hooks; nil without hooks.
+	hookOp *hookOp
 }
 
 // untouchedPush is a push that moved the app's branch without touching its
@@ -143,6 +147,7 @@ func (w *Workflows) Application(ctx workflow.Context, in Input) error {
 	if err := s.registerHandlers(ctx); err != nil {
 		return err
 	}
+	s.receivePostSyncResults(ctx)
 	// The threshold is the worker's setting: recorded once per run, so that a
 	// worker started with another one still replays this run the same way.
 	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return w.cfg.MaxReconciles }).Get(&s.maxReconciles); err != nil {

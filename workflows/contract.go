@@ -95,6 +95,11 @@ type CompareInput struct {
 	// Known are the resources the region reported last time, so that a kind
 	// gone from Git entirely is still found (and pruned).
 	Known []app.ResourceKey `json:"known,omitempty"`
+	// SyncOptions are the app's: Replace and Validate=false change how a
+	// comparison predicts the result of a sync.
+	SyncOptions []string `json:"syncOptions,omitempty"`
+	// IgnoreDifferences are the app's spec.ignoreDifferences.
+	IgnoreDifferences []app.IgnoreDifference `json:"ignoreDifferences,omitempty"`
 }
 
 type CompareResult struct {
@@ -113,11 +118,15 @@ type SyncInput struct {
 	SyncOptions []string          `json:"syncOptions,omitempty"`
 	// HealthTimeout bounds the wait for the applied resources to become healthy.
 	HealthTimeout time.Duration `json:"healthTimeout,omitempty"`
+	// IgnoreDifferences: as in CompareInput (ApplyOutOfSyncOnly compares).
+	IgnoreDifferences []app.IgnoreDifference `json:"ignoreDifferences,omitempty"`
 }
 
 type SyncResult struct {
 	Results   []app.ResourceResult `json:"results,omitempty"`
 	Resources []app.ResourceStatus `json:"resources,omitempty"`
+	// Hooks are the Sync-phase hooks run (ActivitySyncWithHooks).
+	Hooks []HookResult `json:"hooks,omitempty"`
 }
 
 type DeleteInput struct {

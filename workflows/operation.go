@@ -67,10 +67,15 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 	}
 	s.status.OperationState = op
 	s.publish(ctx)
+	s.hookOp = s.beginHooks(ctx, p)
+	defer func() { s.hookOp = nil }()
 
 	retry := s.app.Retry()
 	for attempt := int64(0); ; attempt++ {
 		s.skippedUnreachable = false
+		if s.hookOp != nil {
+			s.hookOp.attempt = attempt
+		}
 		results, err := s.syncStages(ctx, target, op.ID, p)
 		var se *syncError
 		s.lastOpUnreachable = s.skippedUnreachable || (errors.As(err, &se) && se.unreachable)
@@ -97,6 +102,9 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 	}
 	finished := workflow.Now(ctx)
 	op.FinishedAt = &finished
+	if op.Phase == app.OperationSucceeded && s.hookOp != nil {
+		s.startPostSync(ctx, target, op)
+	}
 	metrics(ctx).WithTags(map[string]string{"phase": string(op.Phase)}).Counter("ferry_app_sync_total").Inc(1)
 	metrics(ctx).Timer("ferry_app_sync_duration_seconds").Record(finished.Sub(op.StartedAt))
 	if op.Phase == app.OperationSucceeded && !p.dryRun {
@@ -125,18 +133,26 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 		}
 		return false
 	})
+	var results []app.ResourceResult
+	if s.hookOp != nil && len(dests) > 0 {
+		ran, err := s.preSync(ctx, target, dests)
+		if results = ran; err != nil {
+			return results, err
+		}
+	}
+	activityName, syncOpID, options := s.syncActivity(opID)
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
-		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region), ActivitySync, SyncInput{
-			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: opID, Known: s.knownKeys(d.Region),
+		futures[i] = workflow.ExecuteActivity(options(ctx, d.Region), activityName, SyncInput{
+			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: syncOpID, Known: s.knownKeys(d.Region),
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: opts, HealthTimeout: p.healthTimeout(),
+			IgnoreDifferences: s.app.Spec.IgnoreDifferences,
 		})
 	}
 	var children workflow.Future
 	if withChildren {
 		children = s.syncChildren(ctx, p)
 	}
-	var results []app.ResourceResult
 	byRegion := make(map[string][]app.ResourceStatus, len(dests))
 	regionErrs := make(map[string]error)
 	var failed []string
@@ -165,6 +181,7 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 			var out SyncResult
 			err := f.Get(ctx, &out)
 			results = append(results, out.Results...)
+			results = append(results, s.syncHooksRan(ctx, out, err)...)
 			if err != nil {
 				regionErrs[d.Region] = err
 				failed = append(failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(err)))
@@ -188,8 +205,9 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 		}
 	}
 	if len(failed) > 0 {
-		return results, &syncError{msg: "sync failed in " + strings.Join(failed, "; "),
+		err := &syncError{msg: "sync failed in " + strings.Join(failed, "; "),
 			permanent: allPermanent(regionErrs), unreachable: allUnreachable(regionErrs)}
+		return append(results, s.syncFail(ctx, target, dests, err)...), err
 	}
 	return results, nil
 }
@@ -218,6 +236,9 @@ func (s *appState) runDelete(ctx workflow.Context) bool {
 	if len(failed) > 0 {
 		p.err = fmt.Errorf("app %q: cascading delete failed in %s; the app is kept: fix the region and delete it again",
 			s.app.Metadata.Name, strings.Join(failed, "; "))
+		return false
+	}
+	if p.err = s.postDelete(ctx, dests); p.err != nil {
 		return false
 	}
 	return true

@@ -29,6 +29,7 @@ func (s *appState) reconcile(ctx workflow.Context) {
 		return
 	}
 	s.compare(ctx, target)
+	s.postSyncWhenSettled(ctx, target)
 	if s.shouldAutoSync(target) {
 		s.autoSync = &autoSync{Key: s.autoSyncKey(target)}
 		op := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()})
@@ -64,7 +65,8 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 	if err != nil {
 		return Target{}, fmt.Errorf("render %s at %s: %w", src.RepoURL, short(resolved.SHA), err)
 	}
-	s.rendered = &rendered{SHA: resolved.SHA, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children}
+	s.rendered = &rendered{SHA: resolved.SHA, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
+		Hooks: out.Hooks}
 	return s.targetOf(s.rendered), nil
 }
 
@@ -101,7 +103,8 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
 		futures[i] = workflow.ExecuteActivity(compareCtx(ctx, d.Region), ActivityCompare,
-			CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace, Known: s.knownKeys(d.Region)})
+			CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace, Known: s.knownKeys(d.Region),
+				SyncOptions: s.syncOptions(), IgnoreDifferences: s.app.Spec.IgnoreDifferences})
 	}
 	children := s.compareChildren(ctx)
 	byRegion := make(map[string][]app.ResourceStatus, len(dests))

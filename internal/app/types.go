@@ -239,6 +239,21 @@ type OperationState struct {
 	StartedAt  time.Time        `json:"startedAt"`
 	FinishedAt *time.Time       `json:"finishedAt,omitempty"`
 	RetryCount int64            `json:"retryCount,omitempty"`
+	// PostSync is the run of the operation's PostSync hooks, which goes on
+	// after the operation (a workflow of its own).
+	PostSync *HookRun `json:"postSync,omitempty"`
+}
+
+// HookRun is a run of hooks that outlives its operation: PostSync.
+type HookRun struct {
+	// WorkflowID is the workflow that runs the hooks.
+	WorkflowID string `json:"workflowID,omitempty"`
+	// Phase is Running, Succeeded or Failed.
+	Phase      OperationPhase   `json:"phase"`
+	Message    string           `json:"message,omitempty"`
+	Results    []ResourceResult `json:"results,omitempty"`
+	StartedAt  time.Time        `json:"startedAt"`
+	FinishedAt *time.Time       `json:"finishedAt,omitempty"`
 }
 
 // ResourceResult is what one sync did to one resource in one region.
@@ -247,6 +262,11 @@ type ResourceResult struct {
 	Region  string `json:"region"`
 	Action  string `json:"action"` // created, configured, unchanged, pruned, failed
 	Message string `json:"message,omitempty"`
+	// HookType is the phase of a hook (PreSync, Sync, PostSync, SyncFail,
+	// PostDelete); empty for an ordinary resource.
+	HookType string `json:"hookType,omitempty"`
+	// HookPhase is how the hook ended: Succeeded or Failed.
+	HookPhase string `json:"hookPhase,omitempty"`
 }
 
 type Condition struct {

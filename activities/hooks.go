@@ -1,0 +1,120 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/hooks"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// hookHeartbeat is how often a hook activity heartbeats while it works.
+const hookHeartbeat = 2 * time.Second
+
+// RegisterHooks adds the hook activities to a worker of RegionQueue(r.Name).
+func (r *Region) RegisterHooks(w worker.Registry) {
+	w.RegisterActivityWithOptions(r.RunHooks, activity.RegisterOptions{Name: workflows.ActivityRunHooks})
+	w.RegisterActivityWithOptions(r.DeleteHooks, activity.RegisterOptions{Name: workflows.ActivityDeleteHooks})
+	w.RegisterActivityWithOptions(r.SyncWithHooks, activity.RegisterOptions{Name: workflows.ActivitySyncWithHooks})
+}
+
+// RunHooks runs one phase's hooks in the region, wave by wave, and waits
+// for them; it heartbeats throughout. A retried attempt (its worker died)
+// finds the hook objects the first one created and waits for those. A hook
+// that fails ends it with the non-retryable ErrHookFailed, carrying the
+// results so far.
+func (r *Region) RunHooks(ctx context.Context, in workflows.RunHooksInput) (workflows.RunHooksResult, error) {
+	stop := hookHeartbeats(ctx, string(in.Phase)+" hooks")
+	defer stop()
+	objs, err := r.load(ctx, in.Region, in.Target)
+	if err != nil {
+		return workflows.RunHooksResult{}, err
+	}
+	opts, err := app.ParseSyncOptions(in.SyncOptions)
+	if err != nil {
+		return workflows.RunHooksResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
+	}
+	results, err := r.hookRunner(ctx).Run(ctx, hooks.Request{
+		App: in.Target.App, Namespace: in.Namespace, OperationID: in.OperationID, Phase: hooks.Phase(in.Phase),
+		Objects: objs, CreateNamespace: opts.CreateNamespace,
+	})
+	out := workflows.RunHooksResult{Hooks: r.hookResults(results)}
+	return out, r.classifyHooks(err, out)
+}
+
+// DeleteHooks deletes the hook objects of one run that their delete policy
+// wants gone. It can be repeated: an object already gone, or created by
+// another run, is left alone.
+func (r *Region) DeleteHooks(ctx context.Context, in workflows.DeleteHooksInput) error {
+	if in.Region != r.Name {
+		return wrongRegion(r.Name, in.Region)
+	}
+	return classify(r.hookRunner(ctx).Delete(ctx, in.App, in.OperationID, hooks.Phase(in.Phase), in.Hooks))
+}
+
+// hookRunner runs hooks in the region's cluster, heartbeating as it waits.
+func (r *Region) hookRunner(ctx context.Context) *hooks.Runner {
+	return &hooks.Runner{
+		Dynamic: r.Cluster.Dynamic(), Mapper: r.Cluster.RESTMapper(), Poll: r.poll(),
+		Progress: func(msg string) { activity.RecordHeartbeat(ctx, msg) },
+	}
+}
+
+func (r *Region) hookResults(results []hooks.Result) []workflows.HookResult {
+	out := make([]workflows.HookResult, len(results))
+	for i, h := range results {
+		out[i] = workflows.HookResult{ResourceKey: h.Key, Region: r.Name, Phase: string(h.Phase), Wave: h.Wave,
+			Status: string(h.Status), Message: h.Message, Delete: h.Delete}
+	}
+	return out
+}
+
+// classifyHooks makes a failed hook, or one that cannot be run as written,
+// the non-retryable ErrHookFailed with the results so far as its details.
+func (r *Region) classifyHooks(err error, sofar workflows.RunHooksResult) error {
+	if hooks.IsFailed(err) || hooks.IsInvalid(err) {
+		return temporal.NewNonRetryableApplicationError(r.Name+": "+err.Error(), workflows.ErrHookFailed, nil, sofar)
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return classify(err)
+}
+
+// hookHeartbeats heartbeats until stop is called, so that loading the
+// manifests (a render on a cache miss) does not look like a dead worker.
+func hookHeartbeats(ctx context.Context, what string) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(hookHeartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, what)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// hookObjects are objs without the hooks: what the Sync phase applies.
+func hookObjects(objs []*unstructured.Unstructured) (ordinary []*unstructured.Unstructured) {
+	for _, o := range objs {
+		if _, hook, _ := hooks.Parse(o); !hook {
+			ordinary = append(ordinary, o)
+		}
+	}
+	return ordinary
+}

@@ -1,0 +1,252 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// hooksChange versions sync hooks: an app runs its hooks only when its
+// render counted some, and only from the version on. Apps without hooks
+// issue the commands they always did; a run that rendered hooks before
+// the change (a worker of an older Ferry ignored them) replays as it ran.
+const hooksChange = "sync-hooks"
+
+// hooksTimeout bounds a hook activity; each hook ends on its own timeout
+// much earlier (internal/hooks), and a dead worker is noticed by heartbeat.
+const hooksTimeout = 24 * time.Hour
+
+var hooksNonRetryable = append([]string{ErrHookFailed, ErrSyncFailed}, permanent...)
+
+func hooksCtx(ctx workflow.Context, region string) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:              RegionQueue(region),
+		ScheduleToStartTimeout: regionScheduleToStart,
+		StartToCloseTimeout:    hooksTimeout,
+		HeartbeatTimeout:       syncHeartbeat,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+			MaximumAttempts: 10, NonRetryableErrorTypes: hooksNonRetryable,
+		},
+	})
+}
+
+// hookOp is the hooks' side of the running operation.
+type hookOp struct {
+	// base identifies the operation for the app's whole life: its number
+	// and a tag of the app's workflow chain, which continue-as-new keeps
+	// and a delete and re-create changes.
+	base    string
+	attempt int64
+}
+
+// runID identifies one attempt of the operation: its hook objects are
+// named and marked by it, so a retried attempt runs its hooks again.
+func (h *hookOp) runID() string {
+	if h.attempt == 0 {
+		return h.base
+	}
+	return fmt.Sprintf("%s-r%d", h.base, h.attempt)
+}
+
+func (s *appState) hookCount(phase string) int {
+	if s.rendered == nil {
+		return 0
+	}
+	return s.rendered.Hooks[phase]
+}
+
+// hooksOn tells whether the app runs hooks now: its render has some and
+// the workflow is at the hooks version. Only such apps record the version.
+func (s *appState) hooksOn(ctx workflow.Context) bool {
+	if s.rendered == nil || len(s.rendered.Hooks) == 0 {
+		return false
+	}
+	return workflow.GetVersion(ctx, hooksChange, workflow.DefaultVersion, 1) >= 1
+}
+
+// beginHooks prepares the running operation's hooks; nil for an app
+// without hooks and for a dry run, which runs none.
+func (s *appState) beginHooks(ctx workflow.Context, p syncParams) *hookOp {
+	if p.dryRun || !s.hooksOn(ctx) {
+		return nil
+	}
+	return &hookOp{base: s.operationID() + "-" + chainTag(ctx)}
+}
+
+// chainTag is a short digest of the first run of the app's workflow chain:
+// the same across continue-as-new (FirstRunID), another for an app deleted
+// and created again under the same name.
+func chainTag(ctx workflow.Context) string {
+	info := workflow.GetInfo(ctx)
+	id := info.FirstRunID
+	if id == "" {
+		id = info.WorkflowExecution.RunID
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	return fmt.Sprintf("%08x", h.Sum32())
+}
+
+// preSync runs the PreSync hooks in dests; when one fails, the SyncFail
+// hooks run and the error says why: nothing of the Sync phase is applied.
+func (s *appState) preSync(ctx workflow.Context, target Target, dests []app.Target) ([]app.ResourceResult, error) {
+	if s.hookCount(HookPreSync) == 0 {
+		return nil, nil
+	}
+	runID := s.hookOp.runID()
+	s.status.OperationState.Message = "running PreSync hooks"
+	s.publish(ctx)
+	ran, failed := runHookPhase(ctx, target, dests, runID, HookPreSync, s.syncOptions())
+	results := hookResourceResults(ran)
+	if len(failed) == 0 {
+		return results, nil
+	}
+	err := &syncError{msg: "PreSync hooks failed: " + strings.Join(failed, "; ") + "; nothing of the Sync phase was applied"}
+	return append(results, s.syncFail(ctx, target, dests, err)...), err
+}
+
+// syncFail runs the SyncFail hooks after a failed PreSync or Sync phase
+// and adds their outcome to err's message.
+func (s *appState) syncFail(ctx workflow.Context, target Target, dests []app.Target, err *syncError) []app.ResourceResult {
+	if s.hookOp == nil || s.hookCount(HookSyncFail) == 0 || len(dests) == 0 {
+		return nil
+	}
+	ran, failed := runHookPhase(ctx, target, dests, s.hookOp.runID(), HookSyncFail, s.syncOptions())
+	if len(failed) > 0 {
+		err.msg += "; SyncFail hooks failed too: " + strings.Join(failed, "; ")
+	} else {
+		err.msg += fmt.Sprintf("; %d SyncFail hooks ran", len(ran))
+	}
+	return hookResourceResults(ran)
+}
+
+// syncActivity is the activity that syncs a region, and the operation ID
+// it gets: an app with Sync-phase hooks runs them within the sync.
+func (s *appState) syncActivity(opID string) (name, id string, options func(workflow.Context, string) workflow.Context) {
+	if s.hookOp != nil && s.hookCount(HookSync) > 0 {
+		return ActivitySyncWithHooks, s.hookOp.runID(), hooksCtx
+	}
+	return ActivitySync, opID, syncCtx
+}
+
+// syncHooksRan folds the Sync-phase hooks a region ran (also when its sync
+// failed) into results, and deletes those their policy wants gone.
+func (s *appState) syncHooksRan(ctx workflow.Context, out SyncResult, err error) []app.ResourceResult {
+	ran := out.Hooks
+	if d, ok := hookDetails(err); ok {
+		ran = d.Hooks
+	}
+	if len(ran) == 0 || s.hookOp == nil {
+		return nil
+	}
+	deleteHooks(ctx, s.app.Metadata.Name, s.hookOp.runID(), HookSync, ran)
+	return hookResourceResults(ran)
+}
+
+func (s *appState) syncOptions() []string {
+	if sp := s.app.Spec.SyncPolicy; sp != nil {
+		return sp.SyncOptions
+	}
+	return nil
+}
+
+// postDelete runs the PostDelete hooks once a cascading delete removed the
+// app's resources; a failure keeps the app.
+func (s *appState) postDelete(ctx workflow.Context, dests []app.Target) error {
+	if s.hookCount(HookPostDelete) == 0 || !s.hooksOn(ctx) {
+		return nil
+	}
+	runID := s.operationID() + "-" + chainTag(ctx) + "-delete"
+	_, failed := runHookPhase(ctx, s.targetOf(s.rendered), dests, runID, HookPostDelete, s.syncOptions())
+	if len(failed) > 0 {
+		return fmt.Errorf("app %q: its resources are deleted, but PostDelete hooks failed: %s; the app is kept: fix the hook and delete it again",
+			s.app.Metadata.Name, strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// runHookPhase runs one phase's hooks in every region of dests at once,
+// then deletes the objects whose delete policy asked for it. It returns
+// every region's results and a message per region that failed.
+func runHookPhase(ctx workflow.Context, target Target, dests []app.Target, runID, phase string, opts []string) ([]HookResult, []string) {
+	futures := make([]workflow.Future, len(dests))
+	for i, d := range dests {
+		futures[i] = workflow.ExecuteActivity(hooksCtx(ctx, d.Region), ActivityRunHooks, RunHooksInput{
+			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: runID, Phase: phase, SyncOptions: opts,
+		})
+	}
+	var ran []HookResult
+	var failed []string
+	for i, d := range dests {
+		var out RunHooksResult
+		err := futures[i].Get(ctx, &out)
+		if details, ok := hookDetails(err); ok {
+			out = details
+		}
+		ran = append(ran, out.Hooks...)
+		if err != nil {
+			failed = append(failed, hookFailure(d.Region, err))
+		}
+	}
+	deleteHooks(ctx, target.App, runID, phase, ran)
+	return ran, failed
+}
+
+// deleteHooks deletes, region by region at once, the hook objects whose
+// delete policy asked for it. A failure is logged: the object stays, and
+// BeforeHookCreation replaces it next time.
+func deleteHooks(ctx workflow.Context, appName, runID, phase string, ran []HookResult) {
+	byRegion := map[string][]app.ResourceKey{}
+	for _, h := range ran {
+		if h.Delete {
+			byRegion[h.Region] = append(byRegion[h.Region], h.ResourceKey)
+		}
+	}
+	regions := workflow.DeterministicKeys(byRegion)
+	futures := make([]workflow.Future, len(regions))
+	for i, region := range regions {
+		futures[i] = workflow.ExecuteActivity(hooksCtx(ctx, region), ActivityDeleteHooks, DeleteHooksInput{
+			App: appName, Region: region, OperationID: runID, Phase: phase, Hooks: byRegion[region],
+		})
+	}
+	for i, f := range futures {
+		if err := f.Get(ctx, nil); err != nil {
+			workflow.GetLogger(ctx).Warn("delete hooks per their delete policy failed", "region", regions[i], "error", err)
+		}
+	}
+}
+
+// hookDetails are the results a failed hook activity carries.
+func hookDetails(err error) (RunHooksResult, bool) {
+	var appErr *temporal.ApplicationError
+	var out RunHooksResult
+	if errors.As(err, &appErr) && appErr.Type() == ErrHookFailed && appErr.HasDetails() && appErr.Details(&out) == nil {
+		return out, true
+	}
+	return RunHooksResult{}, false
+}
+
+func hookFailure(region string, err error) string {
+	msg := rootMessage(err)
+	if strings.HasPrefix(msg, region+": ") {
+		return msg
+	}
+	return region + ": " + msg
+}
+
+func hookResourceResults(ran []HookResult) []app.ResourceResult {
+	out := make([]app.ResourceResult, len(ran))
+	for i, h := range ran {
+		out[i] = app.ResourceResult{ResourceKey: h.ResourceKey, Region: h.Region, Action: "created",
+			Message: h.Message, HookType: h.Phase, HookPhase: h.Status}
+	}
+	return out
+}
