@@ -104,7 +104,7 @@ func (s *appState) preSync(ctx workflow.Context, target Target, dests []app.Targ
 	runID := s.hookOp.runID()
 	s.status.OperationState.Message = "running PreSync hooks"
 	s.publish(ctx)
-	ran, failed := runHookPhase(ctx, target, dests, runID, HookPreSync, s.syncOptions())
+	ran, failed := runHookPhase(ctx, target, dests, runID, HookPreSync, s.hookSyncOptions())
 	results := hookResourceResults(ran)
 	if len(failed) == 0 {
 		return results, nil
@@ -119,7 +119,7 @@ func (s *appState) syncFail(ctx workflow.Context, target Target, dests []app.Tar
 	if s.hookOp == nil || s.hookCount(HookSyncFail) == 0 || len(dests) == 0 {
 		return nil
 	}
-	ran, failed := runHookPhase(ctx, target, dests, s.hookOp.runID(), HookSyncFail, s.syncOptions())
+	ran, failed := runHookPhase(ctx, target, dests, s.hookOp.runID(), HookSyncFail, s.hookSyncOptions())
 	if len(failed) > 0 {
 		err.msg += "; SyncFail hooks failed too: " + strings.Join(failed, "; ")
 	} else {
@@ -151,7 +151,7 @@ func (s *appState) syncHooksRan(ctx workflow.Context, out SyncResult, err error)
 	return hookResourceResults(ran)
 }
 
-func (s *appState) syncOptions() []string {
+func (s *appState) hookSyncOptions() []string {
 	if sp := s.app.Spec.SyncPolicy; sp != nil {
 		return sp.SyncOptions
 	}
@@ -165,7 +165,7 @@ func (s *appState) postDelete(ctx workflow.Context, dests []app.Target) error {
 		return nil
 	}
 	runID := s.operationID() + "-" + chainTag(ctx) + "-delete"
-	_, failed := runHookPhase(ctx, s.targetOf(s.rendered), dests, runID, HookPostDelete, s.syncOptions())
+	_, failed := runHookPhase(ctx, s.targetOf(s.rendered), dests, runID, HookPostDelete, s.hookSyncOptions())
 	if len(failed) > 0 {
 		return fmt.Errorf("app %q: its resources are deleted, but PostDelete hooks failed: %s; the app is kept: fix the hook and delete it again",
 			s.app.Metadata.Name, strings.Join(failed, "; "))

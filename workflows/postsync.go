@@ -87,7 +87,7 @@ func (s *appState) postSyncWhenSettled(ctx workflow.Context, target Target) {
 	})
 	child := workflow.ExecuteChildWorkflow(cctx, PostSyncWorkflow, PostSyncInput{
 		Parent: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: op.ID, OperationID: base,
-		Target: target, Destinations: s.destinations(), SyncOptions: s.syncOptions(),
+		Target: target, Destinations: s.destinations(), SyncOptions: s.hookSyncOptions(),
 	})
 	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil && run.Phase == app.OperationRunning {
 		now := workflow.Now(ctx)
