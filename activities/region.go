@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/diff"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/workflows"
@@ -24,6 +25,11 @@ type Region struct {
 	Loader  *manifests.Loader
 	// HealthPoll is how often a sync checks health while it waits.
 	HealthPoll time.Duration
+	// DisableLiveCache keeps the Cluster's informer cache off: every
+	// compare asks the API server, and drift waits for the next poll.
+	DisableLiveCache bool
+
+	drift driftSignals
 }
 
 // Register adds the region activities to a worker of RegionQueue(r.Name).
@@ -35,11 +41,16 @@ func (r *Region) Register(w worker.Registry) {
 
 // Compare diffs the target manifests against the live state of the region.
 func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workflows.CompareResult, error) {
+	r.watch(ctx, in.Target.App)
 	objs, err := r.load(ctx, in.Region, in.Target)
 	if err != nil {
 		return workflows.CompareResult{}, err
 	}
-	states, err := r.Cluster.Compare(ctx, kube.CompareRequest{App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known})
+	req, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, in.SyncOptions, in.IgnoreDifferences)
+	if err != nil {
+		return workflows.CompareResult{}, err
+	}
+	states, err := r.Cluster.Compare(ctx, req)
 	var objErrs *kube.ObjectErrors
 	if err != nil && !(errors.As(err, &objErrs) && len(states) > 0) {
 		return workflows.CompareResult{}, classify(err)
@@ -49,27 +60,53 @@ func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workfl
 	return workflows.CompareResult{Resources: r.statuses(states)}, nil
 }
 
-// Sync applies the target in the region, prunes when asked, then waits for
-// the resources to become healthy. It heartbeats throughout, so a dead
-// worker is noticed in seconds and another one resumes the (idempotent) sync.
+// compareRequest reads the app's sync options and compiles its
+// ignoreDifferences; either being wrong fails for good.
+func (r *Region) compareRequest(appName, namespace string, objs []*unstructured.Unstructured, known []app.ResourceKey,
+	syncOptions []string, ignore []app.IgnoreDifference) (kube.CompareRequest, error) {
+	opts, err := app.ParseSyncOptions(syncOptions)
+	if err != nil {
+		return kube.CompareRequest{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
+	}
+	rules, err := diff.Compile(ignore)
+	if err != nil {
+		return kube.CompareRequest{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("app %q: %v", appName, err), workflows.ErrInvalidSource, nil)
+	}
+	return kube.CompareRequest{App: appName, Namespace: namespace, Objects: objs, PreviousKeys: known, Options: opts, Ignore: rules}, nil
+}
+
+// Sync applies the target in the region wave by wave (each wave healthy
+// before the next), prunes when asked, then waits for the resources to
+// become healthy. It heartbeats throughout, with where the sync is, so a
+// dead worker is noticed in seconds and another one resumes the
+// (idempotent) sync.
 func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.SyncResult, error) {
+	r.watch(ctx, in.Target.App)
 	objs, err := r.load(ctx, in.Region, in.Target)
 	if err != nil {
 		return workflows.SyncResult{}, err
 	}
-	opts, err := app.ParseSyncOptions(in.SyncOptions)
+	cmp, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, in.SyncOptions, in.IgnoreDifferences)
 	if err != nil {
-		return workflows.SyncResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
+		return workflows.SyncResult{}, err
 	}
 	stop := heartbeatEvery(ctx, 2*time.Second, "apply")
 	changes, err := r.Cluster.Apply(ctx, kube.ApplyRequest{
 		App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known,
-		Prune: in.Prune, DryRun: in.DryRun, CreateNamespace: opts.CreateNamespace,
+		Prune: in.Prune, DryRun: in.DryRun, Options: cmp.Options, Ignore: cmp.Ignore,
+		WaveTimeout: max(in.HealthTimeout, waveTimeout),
+		Progress:    func(p kube.Progress) { activity.RecordHeartbeat(ctx, p.String()) },
 	})
 	stop()
 	var out workflows.SyncResult
 	if changes != nil {
 		out.Results = r.results(changes)
+	}
+	if kube.IsUnhealthy(err) {
+		// Like a manifest the API server refuses: the operation's retry
+		// policy may try again later, this activity will not.
+		return out, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrSyncFailed, nil)
 	}
 	if err != nil {
 		return out, classify(err)
@@ -77,18 +114,23 @@ func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.Sy
 	if in.DryRun {
 		return out, nil
 	}
-	states, err := r.waitHealthy(ctx, in, objs)
+	states, err := r.waitHealthy(ctx, in, cmp)
 	out.Resources = r.statuses(states)
 	return out, classify(err)
 }
 
+// waveTimeout bounds the wait for one wave to become healthy before the
+// next, as a rollout stage's: longer than the sync's final wait, which
+// only decides what the status says when the sync ends.
+const waveTimeout = 5 * time.Minute
+
 // waitHealthy compares until no resource is Progressing or Missing, or the
 // health timeout passes; the last states are the region's status either way.
-func (r *Region) waitHealthy(ctx context.Context, in workflows.SyncInput, objs []*unstructured.Unstructured) ([]kube.ResourceState, error) {
+func (r *Region) waitHealthy(ctx context.Context, in workflows.SyncInput, req kube.CompareRequest) ([]kube.ResourceState, error) {
 	poll := r.poll()
 	deadline := time.Now().Add(in.HealthTimeout)
 	for {
-		states, err := r.Cluster.Compare(ctx, kube.CompareRequest{App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known})
+		states, err := r.Cluster.Compare(ctx, req)
 		if err != nil {
 			return nil, err
 		}
@@ -116,6 +158,7 @@ func (r *Region) DeleteResources(ctx context.Context, in workflows.DeleteInput) 
 	if in.Region != r.Name {
 		return workflows.DeleteResult{}, wrongRegion(r.Name, in.Region)
 	}
+	r.watch(ctx, in.App)
 	stop := heartbeatEvery(ctx, 2*time.Second, "delete")
 	defer stop()
 	deleted, err := r.Cluster.DeleteAll(ctx, in.App)

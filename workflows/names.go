@@ -31,6 +31,10 @@ type RefreshRequest struct {
 	// Push is set by the webhook: the app refreshes only when the push
 	// moved the revision it tracks.
 	Push *Push `json:"push,omitempty"`
+	// Drift is set by a region worker that saw someone else change the
+	// app's resources: the app compares now (and selfHeal syncs) instead of
+	// at its next poll.
+	Drift *Drift `json:"drift,omitempty"`
 }
 
 // Push is a Git push as a webhook reports it.

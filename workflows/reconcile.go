@@ -104,7 +104,7 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 	for i, d := range dests {
 		futures[i] = workflow.ExecuteActivity(compareCtx(ctx, d.Region), ActivityCompare,
 			CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace, Known: s.knownKeys(d.Region),
-				SyncOptions: s.syncOptions(), IgnoreDifferences: s.app.Spec.IgnoreDifferences})
+				SyncOptions: s.appSyncOptions(), IgnoreDifferences: s.app.Spec.IgnoreDifferences})
 	}
 	children := s.compareChildren(ctx)
 	byRegion := make(map[string][]app.ResourceStatus, len(dests))

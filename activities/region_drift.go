@@ -1,0 +1,118 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+
+	"github.com/ferry-gitops/ferry/internal/kube"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// Drift signals. A region worker turns its Cluster's live cache on with its
+// first activity; from then on a change that someone else makes to a
+// resource of an app this worker has served is sent to the app's workflow
+// as a refresh signal carrying a workflows.Drift, so an app with selfHeal
+// is put back in seconds instead of at its next poll, and one without shows
+// OutOfSync as soon.
+const (
+	// driftDelay gathers the changes of one edit (a Deployment and then its
+	// status, a namespace's objects going) into one signal.
+	driftDelay = 250 * time.Millisecond
+	// driftCooldown is the least time between two signals to one app.
+	driftCooldown = time.Second
+	// driftKeys bounds the resources one signal names.
+	driftKeys = 20
+)
+
+// driftSignals debounces drift into refresh signals, per app.
+type driftSignals struct {
+	once   sync.Once
+	mu     sync.Mutex
+	client client.Client
+	apps   map[string]bool // the apps this worker has served
+	queued map[string]*workflows.Drift
+	sent   map[string]time.Time
+}
+
+// watch turns the live cache on (once), remembers appName as one whose
+// drift to report, and the worker's Temporal client to report it with.
+func (r *Region) watch(ctx context.Context, appName string) {
+	d := &r.drift
+	d.once.Do(func() {
+		d.apps, d.queued, d.sent = map[string]bool{}, map[string]*workflows.Drift{}, map[string]time.Time{}
+		if !r.DisableLiveCache && !r.Cluster.LiveCacheEnabled() {
+			r.Cluster.EnableLiveCache(context.Background(), r.onDrift)
+		}
+	})
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.apps[appName] = true
+	if d.client == nil && activity.IsActivity(ctx) {
+		d.client = activity.GetClient(ctx)
+	}
+}
+
+// onDrift queues a change for its app's next signal.
+func (r *Region) onDrift(ev kube.Drift) {
+	d := &r.drift
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.apps[ev.App] || d.client == nil {
+		return
+	}
+	q, pending := d.queued[ev.App]
+	if !pending {
+		q = &workflows.Drift{Region: r.Name}
+		d.queued[ev.App] = q
+		wait := max(driftDelay, time.Until(d.sent[ev.App].Add(driftCooldown)))
+		time.AfterFunc(wait, func() { r.flushDrift(ev.App) })
+	}
+	if !slices.Contains(q.Resources, ev.Key) {
+		if len(q.Resources) < driftKeys {
+			q.Resources = append(q.Resources, ev.Key)
+		} else {
+			q.More++
+		}
+	}
+	for _, by := range ev.By {
+		if !slices.Contains(q.By, by) {
+			q.By = append(q.By, by)
+		}
+	}
+}
+
+// flushDrift sends an app's queued drift.
+func (r *Region) flushDrift(appName string) {
+	d := &r.drift
+	d.mu.Lock()
+	q := d.queued[appName]
+	delete(d.queued, appName)
+	d.sent[appName] = time.Now()
+	c := d.client
+	d.mu.Unlock()
+	if q == nil || c == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := c.SignalWorkflow(ctx, workflows.WorkflowID(appName), "", workflows.SignalRefresh, workflows.RefreshRequest{Drift: q})
+	var notFound *serviceerror.NotFound
+	switch {
+	case err == nil:
+		slog.Info("drift: signalled the app", "app", appName, "region", r.Name, "resources", len(q.Resources)+q.More, "by", q.By)
+	case errors.As(err, &notFound):
+		d.mu.Lock()
+		delete(d.apps, appName) // the app is gone
+		d.mu.Unlock()
+	default:
+		slog.Warn("drift: signal failed; the app heals at its next poll", "app", appName, "region", r.Name, "error", err)
+	}
+}
