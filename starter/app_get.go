@@ -128,38 +128,6 @@ func newHistoryCmd(tf *temporalFlags) *cobra.Command {
 	}
 }
 
-func newDiffCmd(tf *temporalFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "diff NAME",
-		Short: "Show the resources that differ from Git, per region",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := tf.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			v, err := queryApp(cmd.Context(), c, args[0])
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			n := 0
-			for _, r := range v.Status.Resources {
-				if r.Status == app.SyncStatusSynced {
-					continue
-				}
-				n++
-				fmt.Fprintf(out, "===== %s %s/%s %s/%s: %s\n", r.Region, r.Group, r.Kind, r.Namespace, r.Name, orDefault(r.Message, string(r.Status)))
-			}
-			if n == 0 {
-				fmt.Fprintf(out, "app %q is in sync with %s in every region\n", args[0], short(v.Status.Sync.Revision))
-			}
-			return nil
-		},
-	}
-}
-
 func orDefault(s, def string) string {
 	if s == "" {
 		return def

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -19,6 +20,10 @@ func main() {
 	root.AddCommand(newDevCmd(), newAppCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "ferry:", err)
+		var exit exitError
+		if errors.As(err, &exit) {
+			os.Exit(exit.code)
+		}
 		os.Exit(1)
 	}
 }
