@@ -4,9 +4,12 @@
 //
 // Each kind Ferry understands has its own file with one unexported function
 // (deploymentHealth in deployment.go, jobHealth in job.go, ...), dispatched
-// from the single switch in Get. A kind without such a function is Healthy
-// once it exists, as in Argo CD: most objects (ConfigMaps, RBAC, Services
-// other than load balancers) have no notion of progress.
+// from the single switch in Get: Deployment, StatefulSet, DaemonSet,
+// ReplicaSet, Pod, Job, PersistentVolumeClaim, Service (LoadBalancer),
+// Ingress, HorizontalPodAutoscaler, CustomResourceDefinition, APIService,
+// Namespace. Any other kind goes by its Ready and Stalled conditions when it
+// has them (conditions.go), else it is Healthy once it exists, as in Argo
+// CD: most objects (ConfigMaps, RBAC) have no notion of progress.
 //
 //	code, msg := health.Get(live)
 //	if code == app.HealthDegraded {

@@ -1,6 +1,7 @@
 package health
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -11,8 +12,9 @@ import (
 
 // Get returns the health of a live object and a short message saying why.
 // A nil object is Missing. An object being deleted is Progressing. A kind
-// Ferry has no health check for is Healthy. An object whose fields cannot be
-// read as its kind's type is Unknown, with the reason.
+// Ferry has no health check for goes by its Ready and Stalled conditions
+// when it has them (customHealth), else it is Healthy. An object whose
+// fields cannot be read as its kind's type is Unknown, with the reason.
 func Get(obj *unstructured.Unstructured) (app.HealthStatusCode, string) {
 	if obj == nil {
 		return app.HealthMissing, "object does not exist"
@@ -39,8 +41,18 @@ func Get(obj *unstructured.Unstructured) (app.HealthStatusCode, string) {
 		check = serviceHealth
 	case "/PersistentVolumeClaim":
 		check = pvcHealth
+	case "/Namespace":
+		check = namespaceHealth
+	case "networking.k8s.io/Ingress", "extensions/Ingress":
+		check = ingressHealth
+	case "autoscaling/HorizontalPodAutoscaler":
+		check = hpaHealth
+	case "apiextensions.k8s.io/CustomResourceDefinition":
+		check = crdHealth
+	case "apiregistration.k8s.io/APIService":
+		check = apiServiceHealth
 	default:
-		return app.HealthHealthy, ""
+		check = customHealth
 	}
 	code, msg, err := check(obj)
 	if err != nil {
@@ -98,3 +110,5 @@ func rank(c app.HealthStatusCode) int {
 	}
 	return severity[app.HealthUnknown]
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

@@ -79,6 +79,30 @@ func TestGet(t *testing.T) {
 		{"pvc-lost", app.HealthDegraded, "lost"},
 
 		{"configmap-any", app.HealthHealthy, ""},
+
+		{"ingress-pending", app.HealthProgressing, "publish an address"},
+		{"ingress-ready", app.HealthHealthy, ""},
+
+		{"hpa-healthy", app.HealthHealthy, ""},
+		{"hpa-no-metrics", app.HealthDegraded, "FailedGetResourceMetric: the HPA was unable to compute the replica count"},
+		{"hpa-new", app.HealthProgressing, "waiting for the autoscaler"},
+		{"hpa-v1-annotation", app.HealthDegraded, "cannot scale: FailedGetScale"},
+
+		{"crd-established", app.HealthHealthy, ""},
+		{"crd-pending", app.HealthProgressing, "establish"},
+		{"crd-conflict", app.HealthDegraded, "ListKindConflict"},
+
+		{"apiservice-available", app.HealthHealthy, ""},
+		{"apiservice-unavailable", app.HealthProgressing, "MissingEndpoints"},
+
+		{"namespace-active", app.HealthHealthy, ""},
+		{"namespace-terminating", app.HealthProgressing, "terminating"},
+
+		{"custom-ready", app.HealthHealthy, ""},
+		{"custom-not-ready", app.HealthProgressing, "Issuing"},
+		{"custom-stalled", app.HealthDegraded, "stalled: BuildFailed: kustomization path not found"},
+		{"custom-old-generation", app.HealthProgressing, "observe the latest spec"},
+		{"custom-no-status", app.HealthHealthy, ""},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) { assertHealth(t, tc.fixture, tc.want, tc.msg) })
 	}
