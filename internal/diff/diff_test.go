@@ -216,3 +216,49 @@ func TestRemovePointer(t *testing.T) {
 		}
 	}
 }
+
+func TestRespect(t *testing.T) {
+	live, desired := fixture(t, "deployment-scaled")
+	for _, tc := range []struct {
+		name   string
+		ignore []app.IgnoreDifference
+		want   []string // paths that still differ once desired respects the rules
+	}{
+		{name: "jsonPointers take live's value",
+			ignore: []app.IgnoreDifference{{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas"}}},
+			want:   []string{"spec.template.spec"}},
+		{name: "jq paths take live's value",
+			ignore: []app.IgnoreDifference{{Group: "apps", Kind: "Deployment", JQPathExpressions: []string{
+				`.spec.template.spec.containers[] | select(.name == "sidecar") | .image`}}},
+			want: []string{"spec.replicas"}},
+		{name: "fields of the managers are left to them",
+			ignore: []app.IgnoreDifference{{Group: "apps", Kind: "Deployment", ManagedFieldsManagers: []string{"kubectl"}}},
+			want:   []string{"spec.template.spec"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rules, err := Compile(tc.ignore)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := desired.DeepCopy()
+			rules.Respect(live, d.Object)
+			got := Compare(live, d, nil)
+			if tc.name == "fields of the managers are left to them" {
+				if _, has := d.Object["spec"].(map[string]any)["replicas"]; has {
+					t.Error("spec.replicas is kubectl's: it must leave the applied object")
+				}
+				return
+			}
+			if diff := cmp.Diff(tc.want, got.Paths(3)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	rules, _ := Compile([]app.IgnoreDifference{{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/paused"}}})
+	d := desired.DeepCopy()
+	d.Object["spec"].(map[string]any)["paused"] = true
+	rules.Respect(live, d.Object)
+	if _, has := d.Object["spec"].(map[string]any)["paused"]; has {
+		t.Error("a field live does not have leaves desired")
+	}
+}

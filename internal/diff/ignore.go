@@ -26,6 +26,7 @@ type rule struct {
 	pointers                     [][]string
 	jq                           []*gojq.Code
 	jqSource                     []string
+	paths                        []*gojq.Code // path(expr), for Respect
 	managers                     map[string]bool
 }
 
@@ -59,6 +60,11 @@ func Compile(entries []app.IgnoreDifference) (*Rules, error) {
 			}
 			ru.jq = append(ru.jq, code)
 			ru.jqSource = append(ru.jqSource, expr)
+			if q, err := gojq.Parse("path(" + expr + ")"); err == nil {
+				if paths, err := gojq.Compile(q); err == nil {
+					ru.paths = append(ru.paths, paths)
+				}
+			}
 		}
 		if len(e.ManagedFieldsManagers) > 0 {
 			ru.managers = map[string]bool{}

@@ -59,7 +59,7 @@ type ApplyRequest struct {
 	// them for that object (see options.go for what each does).
 	Options app.SyncOptions
 	// Ignore are the app's ignoreDifferences, for ApplyOutOfSyncOnly's
-	// comparisons. Nil ignores nothing.
+	// comparisons and RespectIgnoreDifferences. Nil ignores nothing.
 	Ignore *diff.Rules
 	// WaveTimeout bounds the wait for one wave to become healthy before the
 	// next starts; zero means Options.WaveTimeout.
@@ -141,7 +141,7 @@ func (c *Cluster) Apply(ctx context.Context, req ApplyRequest) (*ChangeSet, erro
 		return nil, err
 	}
 	s := &syncRun{c: c, req: req, cs: &ChangeSet{}, pending: map[string]bool{}}
-	tasks := c.prepare(req.App, req.Namespace, req.Options, req.Objects)
+	tasks := c.prepare(req.App, req.Namespace, req.Options, req.Ignore, req.Objects)
 	for _, t := range tasks {
 		s.desired(t.key)
 	}

@@ -101,6 +101,8 @@ func (c *Cluster) applyOne(ctx context.Context, t *task, req ApplyRequest, pendi
 // write sends t's object: a server-side apply, or with Replace=true a
 // create or a PUT over existing. Validate=false turns the API server's
 // strict field validation (unknown and duplicate fields are errors) off.
+// RespectIgnoreDifferences keeps what the app's ignoreDifferences ignore as
+// it is live (diff.Rules.Respect).
 func (c *Cluster) write(ctx context.Context, t *task, existing *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
 	ri := c.resource(t.mapping, t.key.Namespace)
 	validation := metav1.FieldValidationStrict
@@ -111,18 +113,22 @@ func (c *Cluster) write(ctx context.Context, t *task, existing *unstructured.Uns
 	if dryRun {
 		dry = []string{metav1.DryRunAll}
 	}
+	obj := t.obj
+	if t.opts.RespectIgnoreDifferences && existing != nil && !t.ignore.Empty() {
+		obj = obj.DeepCopy()
+		t.ignore.Respect(existing, obj.Object)
+	}
 	if t.opts.Replace {
-		obj := t.obj.DeepCopy()
+		obj := obj.DeepCopy()
 		if existing == nil {
 			return ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: c.opts.FieldManager, FieldValidation: validation, DryRun: dry})
 		}
 		obj.SetResourceVersion(existing.GetResourceVersion())
 		return ri.Update(ctx, obj, metav1.UpdateOptions{FieldManager: c.opts.FieldManager, FieldValidation: validation, DryRun: dry})
 	}
-	obj := t.obj
 	if t.opts.ValidateFalse {
 		var err error
-		if obj, err = c.withoutUnknownFields(ctx, t, existing); err != nil {
+		if obj, err = c.withoutUnknownFields(ctx, t, obj, existing); err != nil {
 			return nil, err
 		}
 	}

@@ -69,7 +69,7 @@ func (c *Cluster) Compare(ctx context.Context, req CompareRequest) ([]ResourceSt
 	if err := validAppName(req.App); err != nil {
 		return nil, err
 	}
-	tasks := c.prepare(req.App, req.Namespace, req.Options, req.Objects)
+	tasks := c.prepare(req.App, req.Namespace, req.Options, req.Ignore, req.Objects)
 	ordered := applyOrder(tasks)
 	states := make([]ResourceState, len(ordered))
 	runLimited(c.opts.Concurrency, len(ordered), func(i int) {

@@ -29,7 +29,7 @@ func (c *Cluster) Diff(ctx context.Context, req CompareRequest, limit int) ([]Ob
 	if err := validAppName(req.App); err != nil {
 		return nil, err
 	}
-	tasks := c.prepare(req.App, req.Namespace, req.Options, req.Objects)
+	tasks := c.prepare(req.App, req.Namespace, req.Options, req.Ignore, req.Objects)
 	ordered := applyOrder(tasks)
 	out := make([]*ObjectDiff, len(ordered))
 	runLimited(c.opts.Concurrency, len(ordered), func(i int) {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/diff"
 	"github.com/ferry-gitops/ferry/internal/kube"
 )
 
@@ -170,4 +171,38 @@ func (e *env) get(gvr schema.GroupVersionResource, name string) *unstructured.Un
 	obj, err := e.dyn.Resource(gvr).Namespace(e.ns).Get(e.ctx, name, metav1.GetOptions{})
 	require.NoError(e.t, err)
 	return obj
+}
+
+// TestRespectIgnoreDifferences: with the option, a sync leaves what the
+// app ignores as it is live (a hand-scaled replica count stays); without
+// it, the sync puts Git's value back.
+func TestRespectIgnoreDifferences(t *testing.T) {
+	e := newEnv(t)
+	rules, err := diff.Compile([]app.IgnoreDifference{{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas"}}})
+	require.NoError(t, err)
+	scale := func() {
+		_, err := e.dyn.Resource(deployments).Namespace(e.ns).Patch(e.ctx, "guestbook-ui", types.MergePatchType,
+			[]byte(`{"spec":{"replicas":4}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+		require.NoError(t, err)
+	}
+	replicas := func() int64 {
+		n, _, _ := unstructured.NestedInt64(e.get(deployments, "guestbook-ui").Object, "spec", "replicas")
+		return n
+	}
+	sync := func(respect bool) {
+		_, err := e.apply(guestbook(t), func(r *kube.ApplyRequest) {
+			r.Ignore, r.Options.RespectIgnoreDifferences = rules, respect
+		})
+		require.NoError(t, err)
+	}
+	sync(true)
+	scale()
+	sync(true)
+	assert.Equal(t, int64(4), replicas(), "RespectIgnoreDifferences keeps the live value")
+	states, err := e.cluster.Compare(e.ctx, kube.CompareRequest{App: e.ns, Namespace: e.ns, Objects: guestbook(t), Ignore: rules,
+		Options: app.SyncOptions{RespectIgnoreDifferences: true}})
+	require.NoError(t, err)
+	assert.Equal(t, app.SyncStatusSynced, syncs(states)["Deployment/guestbook-ui"])
+	sync(false)
+	assert.Equal(t, int64(1), replicas(), "without it, the sync applies Git's value")
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/diff"
 	"github.com/ferry-gitops/ferry/internal/syncplan"
 )
 
@@ -27,6 +28,8 @@ type task struct {
 	mapping *meta.RESTMapping
 	// opts are the app's sync options with the object's annotation on top.
 	opts app.SyncOptions
+	// ignore are the app's ignoreDifferences (RespectIgnoreDifferences).
+	ignore *diff.Rules
 	// hook objects belong to the hook runner: never applied, compared or
 	// pruned here, but they are desired (so never pruned as leftovers).
 	hook bool
@@ -41,12 +44,12 @@ type task struct {
 // marks them as appName's and reads their sync options. An object that
 // cannot be placed, has no name, appears twice or has unreadable options
 // gets its error here and is not sent.
-func (c *Cluster) prepare(appName, defaultNS string, appOpts app.SyncOptions, objs []*unstructured.Unstructured) []*task {
+func (c *Cluster) prepare(appName, defaultNS string, appOpts app.SyncOptions, ignore *diff.Rules, objs []*unstructured.Unstructured) []*task {
 	tasks := make([]*task, len(objs))
 	pending := crdScopes(objs)
 	seen := map[app.ResourceKey][]*task{}
 	for i, src := range objs {
-		t := &task{app: appName, obj: src.DeepCopy(), opts: appOpts}
+		t := &task{app: appName, obj: src.DeepCopy(), opts: appOpts, ignore: ignore}
 		tasks[i] = t
 		t.hook = syncplan.IsHook(t.obj)
 		m, err := c.place(t.obj, defaultNS, pending)
@@ -141,7 +144,7 @@ func crdScopes(objs []*unstructured.Unstructured) map[schema.GroupKind]string {
 func (t *task) digest() string {
 	h := sha256.New()
 	_ = json.NewEncoder(h).Encode(t.obj.Object)
-	fmt.Fprintf(h, "replace=%t validate=%t", t.opts.Replace, !t.opts.ValidateFalse)
+	fmt.Fprintf(h, "replace=%t validate=%t respect=%t", t.opts.Replace, !t.opts.ValidateFalse, t.opts.RespectIgnoreDifferences)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

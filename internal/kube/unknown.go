@@ -20,11 +20,11 @@ import (
 // fields the response lacks are taken out of the object that is then
 // applied. One more request, for Validate=false objects only.
 
-// withoutUnknownFields returns t's object without the fields the API
+// withoutUnknownFields returns obj (t's object) without the fields the API
 // server does not know.
-func (c *Cluster) withoutUnknownFields(ctx context.Context, t *task, existing *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (c *Cluster) withoutUnknownFields(ctx context.Context, t *task, obj, existing *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	ri := c.resource(t.mapping, t.key.Namespace)
-	probe := t.obj.DeepCopy()
+	probe := obj.DeepCopy()
 	dry := []string{metav1.DryRunAll}
 	var known *unstructured.Unstructured
 	var err error
@@ -37,7 +37,7 @@ func (c *Cluster) withoutUnknownFields(ctx context.Context, t *task, existing *u
 	if err != nil {
 		return nil, err
 	}
-	out := t.obj.DeepCopy()
+	out := obj.DeepCopy()
 	secretData := out.Object["stringData"]
 	keepKnown(out.Object, known.Object)
 	if secretData != nil && t.key.Group == "" && t.key.Kind == "Secret" {
