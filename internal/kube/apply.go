@@ -142,9 +142,7 @@ func (c *Cluster) Apply(ctx context.Context, req ApplyRequest) (*ChangeSet, erro
 	}
 	s := &syncRun{c: c, req: req, cs: &ChangeSet{}, pending: map[string]bool{}}
 	tasks := c.prepare(req.App, req.Namespace, req.Options, req.Ignore, req.Objects)
-	for _, t := range tasks {
-		s.desired(t.key)
-	}
+	s.tasks = tasks
 	planned, p := plan(tasks)
 	for _, t := range tasks {
 		s.fail(t)
@@ -194,8 +192,9 @@ type syncRun struct {
 	cs  *ChangeSet
 	// errs are the failures so far.
 	errs []*ObjectError
-	// want holds the identities of every desired object.
-	want map[app.ResourceKey]bool
+	// tasks are every desired object's (their keys are final once their
+	// wave has run: see task.deferred).
+	tasks []*task
 	// pending holds namespaces that exist only as a dry run's prediction:
 	// the objects in them cannot be dry-run, so they are reported created.
 	pending map[string]bool
@@ -204,11 +203,13 @@ type syncRun struct {
 	staleKnown bool
 }
 
-func (s *syncRun) desired(key app.ResourceKey) {
-	if s.want == nil {
-		s.want = map[app.ResourceKey]bool{}
+// desired returns the identities of every desired object.
+func (s *syncRun) desired() map[app.ResourceKey]bool {
+	want := make(map[app.ResourceKey]bool, len(s.tasks))
+	for _, t := range s.tasks {
+		want[identity(t.key)] = true
 	}
-	s.want[identity(key)] = true
+	return want
 }
 
 // fail records t's error, if it has one, as a failed Change.

@@ -31,8 +31,10 @@
 // pruned, PrunePropagationPolicy picks foreground (default), background or
 // orphan for prunes. Delete=false keeps an object when the app is deleted.
 // RespectIgnoreDifferences makes a sync keep what ignoreDifferences ignores
-// as it is live. FailOnSharedResource is always on: an object tracked by
-// another Ferry app is never taken over.
+// as it is live. SkipDryRunOnMissingResource lets an object whose kind is not
+// served yet (its CRD comes from elsewhere) wait for its wave instead of
+// stopping the sync before it starts. FailOnSharedResource is always on: an
+// object tracked by another Ferry app is never taken over.
 //
 // The live cache (EnableLiveCache) keeps informers on the kinds in use,
 // restricted to objects labelled ferry.dev/app: Compare then sends no

@@ -1,6 +1,7 @@
 package kube_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -205,4 +206,43 @@ func TestRespectIgnoreDifferences(t *testing.T) {
 	assert.Equal(t, app.SyncStatusSynced, syncs(states)["Deployment/guestbook-ui"])
 	sync(false)
 	assert.Equal(t, int64(1), replicas(), "without it, the sync applies Git's value")
+}
+
+// TestSkipDryRunOnMissingResource: a custom resource whose CRD another app
+// installs does not stop the sync before it starts: it is Missing in a
+// compare, fails only when its wave comes, and goes in once its kind is
+// served.
+func TestSkipDryRunOnMissingResource(t *testing.T) {
+	e := newEnv(t)
+	group := e.ns + ".skip.test"
+	crd := fixture(t, "waves", "NS", e.ns, "GROUP", group)[4]
+	require.Equal(t, "CustomResourceDefinition", crd.GetKind())
+	t.Cleanup(func() { _ = e.dyn.Resource(crds).Delete(context.Background(), crd.GetName(), metav1.DeleteOptions{}) })
+	widget := func() *unstructured.Unstructured {
+		w := decode(t, "apiVersion: "+group+"/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 1}\n")
+		w.SetAnnotations(map[string]string{"argocd.argoproj.io/sync-wave": "1", app.SyncOptionsAnnotation: "SkipDryRunOnMissingResource=true"})
+		return w
+	}
+	objs := func() []*unstructured.Unstructured {
+		return []*unstructured.Unstructured{configMap("first", nil, nil), widget()}
+	}
+
+	states := e.compare(objs(), nil)
+	assert.Equal(t, map[string]app.SyncStatusCode{"ConfigMap/first": "OutOfSync", "Widget/w": "OutOfSync"}, syncs(states))
+	cs, err := e.apply(objs(), nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Widget/w: map: ")
+	assert.Contains(t, err.Error(), "still not served")
+	assert.Equal(t, map[string]string{"ConfigMap/first": "created", "Widget/w": "failed"}, actions(cs))
+
+	_, err = e.cluster.Apply(e.ctx, kube.ApplyRequest{App: e.ns + "-crds", Objects: []*unstructured.Unstructured{crd}})
+	require.NoError(t, err)
+	cs, err = e.apply(objs(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"ConfigMap/first": "unchanged", "Widget/w": "created"}, actions(cs))
+	for _, c := range cs.Entries {
+		if c.Key.Kind == "Widget" {
+			assert.Equal(t, e.ns, c.Key.Namespace, "placed in the destination namespace once its scope is known")
+		}
+	}
 }

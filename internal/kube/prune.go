@@ -33,8 +33,9 @@ func (s *syncRun) staleObjects(ctx context.Context) []*unstructured.Unstructured
 		s.errs = append(s.errs, e)
 		s.cs.add(Change{Key: e.Key, Action: ActionFailed, Message: e.message()})
 	}
+	want := s.desired()
 	for _, obj := range live {
-		if !s.want[identity(KeyOf(obj))] && !syncplan.IsHook(obj) {
+		if !want[identity(KeyOf(obj))] && !syncplan.IsHook(obj) {
 			s.stale = append(s.stale, obj)
 		}
 	}

@@ -33,6 +33,10 @@ type task struct {
 	// hook objects belong to the hook runner: never applied, compared or
 	// pruned here, but they are desired (so never pruned as leftovers).
 	hook bool
+	// deferred: a kind not served yet, mapped when its wave comes
+	// (SkipDryRunOnMissingResource); defaultNS places it then.
+	deferred  bool
+	defaultNS string
 	// change is set by a successful apply; err by any failure.
 	change Change
 	err    *ObjectError
@@ -49,27 +53,33 @@ func (c *Cluster) prepare(appName, defaultNS string, appOpts app.SyncOptions, ig
 	pending := crdScopes(objs)
 	seen := map[app.ResourceKey][]*task{}
 	for i, src := range objs {
-		t := &task{app: appName, obj: src.DeepCopy(), opts: appOpts, ignore: ignore}
+		t := &task{app: appName, obj: src.DeepCopy(), opts: appOpts, ignore: ignore, defaultNS: defaultNS}
 		tasks[i] = t
 		t.hook = syncplan.IsHook(t.obj)
+		var optsErr error
+		if v, ok := t.obj.GetAnnotations()[app.SyncOptionsAnnotation]; ok && !t.hook {
+			t.opts, optsErr = appOpts.WithAnnotation(v)
+		}
 		m, err := c.place(t.obj, defaultNS, pending)
+		if meta.IsNoMatchError(err) && t.opts.SkipDryRunOnMissingResource && optsErr == nil {
+			// Its kind may be served by the time its wave comes (a CRD that
+			// another app installs): mapped then (mapTask).
+			t.deferred, err = true, nil
+		}
 		t.key = KeyOf(t.obj)
 		if t.hook {
 			continue
 		}
 		switch {
+		case optsErr != nil:
+			t.err = newObjectError(t.key, "read sync options", invalidf("annotation %s: %v", app.SyncOptionsAnnotation, optsErr))
+			continue
 		case err != nil:
 			t.err = newObjectError(t.key, "map", err)
 			continue
 		case t.obj.GetName() == "":
 			t.err = newObjectError(t.key, "apply", invalidf("object has no metadata.name"))
 			continue
-		}
-		if v, ok := t.obj.GetAnnotations()[app.SyncOptionsAnnotation]; ok {
-			if t.opts, err = appOpts.WithAnnotation(v); err != nil {
-				t.err = newObjectError(t.key, "read sync options", invalidf("annotation %s: %v", app.SyncOptionsAnnotation, err))
-				continue
-			}
 		}
 		t.mapping = m
 		track(appName, t.obj)
@@ -113,8 +123,21 @@ func (c *Cluster) mapTask(t *task) bool {
 	}
 	m, err := c.mapping(t.obj.GroupVersionKind())
 	if err != nil {
-		t.err = newObjectError(t.key, "map", fmt.Errorf("%w (its CustomResourceDefinition is in the same sync but not served yet)", err))
+		why := "its CustomResourceDefinition is in the same sync but not served yet"
+		if t.deferred {
+			why = "SkipDryRunOnMissingResource waited for its kind until its wave, and it is still not served"
+		}
+		t.err = newObjectError(t.key, "map", fmt.Errorf("%w (%s)", err, why))
 		return false
+	}
+	if t.deferred {
+		// Placed now that its scope is known, and tracked under that name.
+		if _, err := c.place(t.obj, t.defaultNS, nil); err != nil {
+			t.err = newObjectError(t.key, "map", err)
+			return false
+		}
+		t.key = KeyOf(t.obj)
+		track(t.app, t.obj)
 	}
 	t.mapping = m
 	return true
