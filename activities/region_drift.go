@@ -26,8 +26,11 @@ const (
 	// driftDelay gathers the changes of one edit (a Deployment and then its
 	// status, a namespace's objects going) into one signal.
 	driftDelay = 250 * time.Millisecond
-	// driftCooldown is the least time between two signals to one app.
-	driftCooldown = time.Second
+	// driftCooldown is the least time between two signals to one app, as
+	// Argo CD's self-heal timeout (5 s): a controller that fights Ferry over
+	// a field costs a sync every few seconds, not a busy loop. The first
+	// change after a quiet spell is signalled after driftDelay.
+	driftCooldown = 5 * time.Second
 	// driftKeys bounds the resources one signal names.
 	driftKeys = 20
 )
