@@ -9,6 +9,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/diff"
+	"github.com/ferry-gitops/ferry/internal/syncplan"
 )
 
 // Drift is a change to a tracked object that Ferry did not make: an edit,
@@ -33,8 +34,8 @@ func (l *liveCache) updated(li *liveInformer, oldObj, curObj any) {
 	}
 	appName := cur.GetLabels()[LabelApp]
 	cur = withKind(cur, li)
-	if !IsTracked(appName, cur) || prev.GetResourceVersion() == cur.GetResourceVersion() {
-		return
+	if !IsTracked(appName, cur) || syncplan.IsHook(cur) || prev.GetResourceVersion() == cur.GetResourceVersion() {
+		return // hooks come and go with the hook runner
 	}
 	if reflect.DeepEqual(diff.Normalize(prev), diff.Normalize(cur)) {
 		return
@@ -69,7 +70,7 @@ func (l *liveCache) deleted(li *liveInformer, obj any) {
 	}
 	u = withKind(u, li)
 	appName := u.GetLabels()[LabelApp]
-	if !IsTracked(appName, u) || l.c.writes.deletedByUs(KeyOf(u)) {
+	if !IsTracked(appName, u) || syncplan.IsHook(u) || l.c.writes.deletedByUs(KeyOf(u)) {
 		return
 	}
 	l.onDrift(Drift{App: appName, Key: KeyOf(u), By: []string{"deleted"}})
