@@ -3,6 +3,8 @@ package workflows
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,12 +63,20 @@ func testApp(automated bool) Input {
 	return Input{Application: a}
 }
 
-// fakeCluster answers Compare and Sync like two regions holding one Deployment.
+// fakeCluster answers Compare and Sync like two regions holding one
+// Deployment. The test environment runs activities concurrently.
 type fakeCluster struct {
+	mu     sync.Mutex
 	synced map[string]string // region -> SHA applied
 }
 
 func (f *fakeCluster) compare(_ context.Context, in CompareInput) (CompareResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.compareLocked(in), nil
+}
+
+func (f *fakeCluster) compareLocked(in CompareInput) CompareResult {
 	st, health := app.SyncStatusOutOfSync, app.HealthMissing
 	if f.synced[in.Region] == in.Target.SHA {
 		st, health = app.SyncStatusSynced, app.HealthHealthy
@@ -74,12 +84,14 @@ func (f *fakeCluster) compare(_ context.Context, in CompareInput) (CompareResult
 	return CompareResult{Resources: []app.ResourceStatus{{
 		ResourceKey: app.ResourceKey{Group: "apps", Kind: "Deployment", Namespace: in.Namespace, Name: "web"},
 		Region:      in.Region, Status: st, Health: health,
-	}}}, nil
+	}}}
 }
 
-func (f *fakeCluster) sync(ctx context.Context, in SyncInput) (SyncResult, error) {
+func (f *fakeCluster) sync(_ context.Context, in SyncInput) (SyncResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.synced[in.Region] = in.Target.SHA
-	cmp, _ := f.compare(ctx, CompareInput{Target: in.Target, Region: in.Region, Namespace: in.Namespace})
+	cmp := f.compareLocked(CompareInput{Target: in.Target, Region: in.Region, Namespace: in.Namespace})
 	return SyncResult{Resources: cmp.Resources, Results: []app.ResourceResult{{ResourceKey: cmp.Resources[0].ResourceKey, Region: in.Region, Action: "configured"}}}, nil
 }
 
@@ -113,16 +125,19 @@ func (s *appSuite) TestAutoSyncOncePerRevisionThenNewCommitViaRefresh() {
 			return RenderResult{Digest: "d-" + in.SHA[:4], Count: 1}, nil
 		})
 	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	syncs := 0
+	var syncs atomic.Int32
 	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in SyncInput) (SyncResult, error) { syncs++; return cluster.sync(ctx, in) })
+		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+			syncs.Add(1)
+			return cluster.sync(ctx, in)
+		})
 
 	// Three polls on the same SHA: one render, one sync per region.
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
 		s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
 		s.Equal(app.HealthHealthy, v.Status.Health.Status)
-		s.Equal(2, syncs, "one sync per region")
+		s.Equal(int32(2), syncs.Load(), "one sync per region")
 		s.Equal(1, renders, "an unchanged SHA and spec is not rendered again")
 		s.Len(v.Status.History, 1)
 		sha = "2222222222222222222222222222222222222222"
@@ -132,7 +147,7 @@ func (s *appSuite) TestAutoSyncOncePerRevisionThenNewCommitViaRefresh() {
 		v := s.query()
 		s.Equal(sha, v.Status.Sync.Revision)
 		s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
-		s.Equal(4, syncs)
+		s.Equal(int32(4), syncs.Load())
 		s.Equal(2, renders)
 		s.Len(v.Status.History, 2)
 		s.Equal(int64(1), v.Status.History[1].ID, "IDs count from 0, as in Argo CD")
