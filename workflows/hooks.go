@@ -236,6 +236,10 @@ func hookDetails(err error) (RunHooksResult, bool) {
 
 func hookFailure(region string, err error) string {
 	msg := rootMessage(err)
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == ErrHookFailed {
+		msg = appErr.Message() // without the error type: the message says it all
+	}
 	if strings.HasPrefix(msg, region+": ") {
 		return msg
 	}
@@ -245,8 +249,12 @@ func hookFailure(region string, err error) string {
 func hookResourceResults(ran []HookResult) []app.ResourceResult {
 	out := make([]app.ResourceResult, len(ran))
 	for i, h := range ran {
-		out[i] = app.ResourceResult{ResourceKey: h.ResourceKey, Region: h.Region, Action: "created",
-			Message: h.Message, HookType: h.Phase, HookPhase: h.Status}
+		action := "created"
+		if h.Status != "Succeeded" {
+			action = "failed"
+		}
+		out[i] = app.ResourceResult{ResourceKey: h.ResourceKey, Region: h.Region, Action: action,
+			Message: h.Phase + " hook " + strings.ToLower(h.Status) + ": " + h.Message, HookType: h.Phase, HookPhase: h.Status}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,6 +28,8 @@ type hooksSuite struct {
 	cluster *fakeCluster
 	mu      sync.Mutex
 	calls   []string // "RunHooks PreSync us-east-1", "Sync us-east-1", …
+	// progressing keeps synced resources Progressing (not yet Healthy).
+	progressing atomic.Bool
 }
 
 func TestHooks(t *testing.T) { suite.Run(t, new(hooksSuite)) }
@@ -50,12 +53,29 @@ func (s *hooksSuite) SetupTest() {
 
 	s.cluster = &fakeCluster{synced: map[string]string{}}
 	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(s.cluster.compare)
+	s.progressing.Store(false)
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in CompareInput) (CompareResult, error) {
+			out, err := s.cluster.compare(ctx, in)
+			s.settle(out.Resources)
+			return out, err
+		})
 	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in SyncInput) (SyncResult, error) {
 			s.record("Sync " + in.Region)
-			return s.cluster.sync(ctx, in)
+			out, err := s.cluster.sync(ctx, in)
+			s.settle(out.Resources)
+			return out, err
 		}).Maybe()
+}
+
+// settle makes synced resources Progressing while s.progressing holds.
+func (s *hooksSuite) settle(rs []app.ResourceStatus) {
+	for i := range rs {
+		if s.progressing.Load() && rs[i].Health == app.HealthHealthy {
+			rs[i].Health = app.HealthProgressing
+		}
+	}
 }
 
 func (s *hooksSuite) AfterTest(_, _ string) { s.env.AssertExpectations(s.T()) }
@@ -287,4 +307,46 @@ func (s *hooksSuite) TestSyncHooksRunWithinTheSync() {
 		s.Regexp(`^SyncWithHooks \S+ 1-[0-9a-f]{8}$`, c)
 	}
 	s.ElementsMatch([]string{"us-east-1 Sync maint-page-up", "eu-west-1 Sync maint-page-up"}, deleted)
+}
+
+func (s *hooksSuite) TestPostSyncWaitsUntilEveryRegionIsHealthy() {
+	s.renders(map[string]int{HookPostSync: 1})
+	s.runHooks("")
+	s.progressing.Store(true)
+	s.sync(time.Second, func(op *app.OperationState) {
+		s.Equal(app.OperationSucceeded, op.Phase)
+		s.Require().NotNil(op.PostSync)
+		s.Equal(app.OperationRunning, op.PostSync.Phase)
+		s.Empty(op.PostSync.WorkflowID, "not started while resources are Progressing")
+		s.Contains(op.PostSync.Message, "us-east-1 is Synced and Progressing")
+	})
+	s.env.RegisterDelayedCallback(func() {
+		s.Empty(s.query().Status.OperationState.PostSync.WorkflowID)
+		s.NotContains(strings.Join(s.recorded(), ","), "PostSync")
+		s.progressing.Store(false)
+	}, 30*time.Second)
+	s.env.RegisterDelayedCallback(func() {
+		post := s.query().Status.OperationState.PostSync
+		s.Regexp(`^app/guestbook/postsync/1-[0-9a-f]{8}$`, post.WorkflowID)
+		s.Equal(app.OperationSucceeded, post.Phase, post.Message)
+	}, 60*time.Second)
+	s.deleteAt(70*time.Second, false)
+	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.NoError(s.env.GetWorkflowError())
+}
+
+func (s *hooksSuite) TestPostSyncIsNotRunWhenRegionsNeverSettle() {
+	s.renders(map[string]int{HookPostSync: 1})
+	s.progressing.Store(true)
+	s.sync(time.Second, func(op *app.OperationState) { s.Equal(app.OperationSucceeded, op.Phase) })
+	s.env.RegisterDelayedCallback(func() {
+		post := s.query().Status.OperationState.PostSync
+		s.Equal(app.OperationFailed, post.Phase)
+		s.Contains(post.Message, "PostSync hooks not run: not every region became Synced and Healthy within 5m0s")
+		s.Empty(post.WorkflowID)
+	}, 10*time.Minute)
+	s.deleteAt(11*time.Minute, false)
+	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.NoError(s.env.GetWorkflowError())
+	s.NotContains(strings.Join(s.recorded(), ","), "RunHooks")
 }
