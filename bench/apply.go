@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -44,6 +45,8 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 	}
 
 	var ferry, ferryOp, kubectl, kubectlApply []float64
+	var ferryRequests apiCounts
+	var ferryRate []float64
 	for i := range cfg.ApplyRuns {
 		sides := []string{"ferry", "kubectl"}
 		if i%2 == 1 {
@@ -53,6 +56,10 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 			ns := fmt.Sprintf("apply-%s-%d", side, i)
 			if side == "ferry" {
 				spec := appSpec{Name: ns, RepoURL: repo.URL, Path: "app", Namespace: ns, Regions: []string{region}, Poll: time.Hour}
+				api0, err := e.apiRequests(ctx, region)
+				if err != nil {
+					return err
+				}
 				began := time.Now()
 				if _, err := e.applyApps(ctx, []appSpec{spec}, 1); err != nil {
 					return err
@@ -63,7 +70,13 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 				if err != nil {
 					return err
 				}
+				api1, err := e.apiRequests(ctx, region)
+				if err != nil {
+					return err
+				}
+				ferryRequests = api1.sub(api0)
 				ferry = append(ferry, at.Sub(began).Seconds())
+				ferryRate = append(ferryRate, ferryRequests.total(isAppKind)/at.Sub(began).Seconds())
 				if op := v.Status.OperationState; op != nil && op.FinishedAt != nil {
 					ferryOp = append(ferryOp, op.FinishedAt.Sub(op.StartedAt).Seconds())
 				}
@@ -91,12 +104,14 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 	sk, so := Summarize(kubectlApply), Summarize(ferryOp)
 	sec.Text = fmt.Sprintf("Resources: %s, in region %s, into a new namespace each run; Ferry and kubectl alternate (the order flips every pair). "+
 		"An app that only compares (no automated sync) rendered the commit into the manifest cache first, so Ferry's runs read it from Redis; kubectl reads the files from the working copy. "+
-		"kubectl is the stack's own (`%s`), with `--server-side`, field manager `kubectl`, one request per object, in sequence; Ferry applies eight objects at a time per kind rank.\n\n"+
+		"kubectl is the stack's own (%s), with `--server-side`, field manager `kubectl`, one request per object, in sequence.\n\n"+
 		"| part | median | min–max |\n| --- | --- | --- |\n"+
 		"| kubectl apply alone (without the namespace and the wait) | %s s | %s–%s s |\n"+
-		"| Ferry's sync operation alone (StartedAt–FinishedAt: apply, then wait for health) | %s s | %s–%s s |\n",
-		resourceMix(cfg.ApplyResources), region, filepath.Join(e.Stack.ToolsBin, "kubectl"),
-		num(sk.Median), num(sk.Min), num(sk.Max), num(so.Median), num(so.Min), num(so.Max))
+		"| Ferry's sync operation alone (StartedAt–FinishedAt: apply, then wait for health) | %s s | %s–%s s |\n\n"+
+		"Ferry's last run sent %s requests to the API server for the apps' kinds, %s requests/s on average over its runs; %s\n",
+		resourceMix(cfg.ApplyResources), region, e.kubectlVersion(),
+		num(sk.Median), num(sk.Min), num(sk.Max), num(so.Median), num(so.Min), num(so.Max),
+		withDetail(num(ferryRequests.total(isAppKind)), ferryRequests.breakdown(1)), num(Summarize(ferryRate).Mean), e.clientLimits(region))
 	return nil
 }
 
@@ -126,6 +141,19 @@ func (e *Env) kubectlApply(ctx context.Context, region, ns, dir string) (total, 
 	}
 	return time.Since(began), apply, nil
 }
+
+// kubectlVersion names the stack's kubectl: hack/tools.sh builds it into
+// a directory named after its Kubernetes version (its own version string
+// is not stamped).
+func (e *Env) kubectlVersion() string {
+	real, err := filepath.EvalSymlinks(filepath.Join(e.Stack.ToolsBin, "kubectl"))
+	if v := kubeVersion.FindString(real); err == nil && v != "" {
+		return "kubectl " + v
+	}
+	return "kubectl"
+}
+
+var kubeVersion = regexp.MustCompile(`v1\.[0-9]+\.[0-9]+`)
 
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")

@@ -3,8 +3,10 @@ package bench
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/ferry-gitops/ferry/activities"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
@@ -12,9 +14,12 @@ import (
 )
 
 // CompareWarm measures the Compare activity of a region, the work of every
-// reconcile, on CompareResources resources that are already in sync: the
-// manifests come from the warm manifest cache (Redis) and discovery is
-// cached, so what is left is asking the API server about each object.
+// reconcile, on CompareResources resources that are already in sync, with
+// the manifests in the warm manifest cache (Redis) and discovery cached.
+// It runs twice: as the worker runs it, with the live cache (informers,
+// synced, and the incremental compare cache filled by a first compare), and
+// with the live cache off (Region.DisableLiveCache), which asks the API
+// server about every object.
 func CompareWarm(ctx context.Context, e *Env, sec *Section) error {
 	cfg := e.Cfg
 	region := e.Stack.Regions[0]
@@ -32,13 +37,14 @@ func CompareWarm(ctx context.Context, e *Env, sec *Section) error {
 	if err != nil {
 		return err
 	}
-	acts, err := e.regionActivities(region, loader)
+	plain, err := e.regionActivities(region, loader)
 	if err != nil {
 		return err
 	}
+	plain.DisableLiveCache = true
 	const name = "compare"
 	applyTime, err := timeIt(ctx, func(ctx context.Context) error {
-		_, err := acts.Cluster.Apply(ctx, kube.ApplyRequest{App: name, Namespace: name, Objects: loaded.Objects, CreateNamespace: true})
+		_, err := plain.Cluster.Apply(ctx, kube.ApplyRequest{App: name, Namespace: name, Objects: loaded.Objects, CreateNamespace: true})
 		return err
 	})
 	if err != nil {
@@ -48,56 +54,84 @@ func CompareWarm(ctx context.Context, e *Env, sec *Section) error {
 		Target: workflows.Target{App: name, Source: src, SHA: repo.Commit.SHA, Digest: loaded.Digest},
 		Region: region, Namespace: name,
 	}
-	// The first compare warms discovery; the Deployments roll out meanwhile.
-	if _, err := acts.Compare(ctx, in); err != nil {
-		return err
-	}
+	// The Deployments roll out meanwhile; the first compare warms discovery.
 	time.Sleep(2 * time.Second)
 
-	var samples []float64
-	var requests apiCounts
-	synced := 0
-	for i := range cfg.CompareRuns {
-		before, err := e.apiRequests(ctx, region)
-		if err != nil {
+	var text strings.Builder
+	fmt.Fprintf(&text, "Resources: %s, applied first with kube.Cluster.Apply (%s for all of them, in process), in region %s. "+
+		"The Compare activity (activities.Region.Compare) is called in the benchmark's process, with the manifests from the warm Redis cache and discovery cached; %s\n\n"+
+		"| client | median | min–max | ms per resource | API requests per resource | requests/s | Synced |\n| --- | --- | --- | --- | --- | --- | --- |\n",
+		resourceMix(cfg.CompareResources), applyTime.Round(100*time.Millisecond), region, e.clientLimits(region))
+	defer func() { sec.Text = text.String() }()
+	repro := cfg.reproduce(ScenarioCompare, fmt.Sprintf("-compare-runs %d -compare-resources %d", cfg.CompareRuns, cfg.CompareResources))
+
+	measure := func(id, title, what string, acts *activities.Region) error {
+		if _, err := acts.Compare(ctx, in); err != nil { // warm-up
 			return err
 		}
-		var res workflows.CompareResult
-		d, err := timeIt(ctx, func(ctx context.Context) (err error) {
-			res, err = acts.Compare(ctx, in)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		after, err := e.apiRequests(ctx, region)
-		if err != nil {
-			return err
-		}
-		samples = append(samples, d.Seconds())
-		requests = after.sub(before)
-		synced = 0
-		for _, r := range res.Resources {
-			if r.Status == app.SyncStatusSynced {
-				synced++
+		if acts.Cluster.LiveCacheEnabled() {
+			if !acts.Cluster.WaitSynced(ctx) {
+				return fmt.Errorf("the live cache did not sync: %w", ctx.Err())
+			}
+			if _, err := acts.Compare(ctx, in); err != nil { // fills the compare cache from the informers
+				return err
 			}
 		}
-		e.logf("compare run %d: %s, %d of %d Synced", i, d.Round(time.Millisecond), synced, len(res.Resources))
+		var samples []float64
+		var requests apiCounts
+		synced, total := 0, 0
+		for i := range cfg.CompareRuns {
+			before, err := e.apiRequests(ctx, region)
+			if err != nil {
+				return err
+			}
+			var res workflows.CompareResult
+			d, err := timeIt(ctx, func(ctx context.Context) (err error) {
+				res, err = acts.Compare(ctx, in)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			after, err := e.apiRequests(ctx, region)
+			if err != nil {
+				return err
+			}
+			samples = append(samples, d.Seconds())
+			requests = after.sub(before)
+			synced, total = 0, len(res.Resources)
+			for _, r := range res.Resources {
+				if r.Status == app.SyncStatusSynced {
+					synced++
+				}
+			}
+			e.logf("compare %s run %d: %s, %d of %d Synced", id, i, d.Round(time.Millisecond), synced, len(res.Resources))
+		}
+		s := Summarize(samples)
+		perResource := requests.total(isAppKind) / float64(cfg.CompareResources)
+		rate := "–"
+		if s.Median > 0 {
+			rate = num(requests.total(isAppKind) / s.Median)
+		}
+		perResourceText := withDetail(num(perResource), requests.breakdown(float64(cfg.CompareResources)))
+		fmt.Fprintf(&text, "| %s | %s s | %s–%s s | %s | %s | %s | %d of %d |\n", title, num(s.Median), num(s.Min), num(s.Max),
+			num(s.Median*1000/float64(cfg.CompareResources)), perResourceText, rate, synced, total)
+		sec.Figures = append(sec.Figures, &Figure{
+			ID: fmt.Sprintf("compare-%d-%s", cfg.CompareResources, id), Title: fmt.Sprintf("Compare %d resources, %s", cfg.CompareResources, title), Unit: "s",
+			Samples: samples, Reproduce: repro,
+			What: fmt.Sprintf("Seconds of one region's Compare activity on %d resources already applied and in sync, manifests from the warm Redis cache; %s", cfg.CompareResources, what),
+		})
+		return nil
 	}
-	s := Summarize(samples)
-	sec.Figures = append(sec.Figures, &Figure{
-		ID: fmt.Sprintf("compare-%d", cfg.CompareResources), Title: fmt.Sprintf("Compare %d resources, warm cache", cfg.CompareResources), Unit: "s",
-		Samples:   samples,
-		Reproduce: cfg.reproduce(ScenarioCompare, fmt.Sprintf("-compare-runs %d -compare-resources %d", cfg.CompareRuns, cfg.CompareResources)),
-		What: fmt.Sprintf("Seconds of one region's Compare activity (activities.Region.Compare, called in the benchmark's process with the worker's options) "+
-			"on %d resources already applied and in sync, manifests from the warm Redis cache.", cfg.CompareResources),
-	})
-	sec.Text = fmt.Sprintf("Resources: %s, applied first with kube.Cluster.Apply (%s for all of them, in process), in region %s. "+
-		"Each run's result: %d of %d resources Synced. That is %s ms per resource (median), %s API requests per resource to the app's kinds (%s).\n\n"+
-		"\"Warm cache\" means the manifest cache and the discovery cache: Compare reads no informer cache yet, it asks the API server about every object "+
-		"(a GET, then a server-side dry-run apply to predict what applying would change), eight objects at a time.\n",
-		resourceMix(cfg.CompareResources), applyTime.Round(100*time.Millisecond), region, synced, cfg.CompareResources,
-		num(s.Median*1000/float64(cfg.CompareResources)), num(requests.total(isAppKind)/float64(cfg.CompareResources)),
-		requests.breakdown(float64(cfg.CompareResources)))
-	return nil
+
+	live, err := e.regionActivities(region, loader)
+	if err != nil {
+		return err
+	}
+	if err := measure("live", "live cache", "as the worker runs it: the region's first Compare turns the live cache on, so live objects come from synced informers, "+
+		"and unchanged objects' results from the incremental compare cache (filled by the compare before the runs).", live); err != nil {
+		return err
+	}
+	return measure("api", "live cache off", "with the live cache off (activities.Region.DisableLiveCache): every object is read from the API server, "+
+		"and the incremental compare cache spares the dry-run apply of those whose resourceVersion did not change.", plain)
 }

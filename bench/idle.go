@@ -61,7 +61,7 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	if err != nil {
 		return err
 	}
-	git0, log0 := e.gitLogOffset(), f.worker.logOffset()
+	git0, log0, lat0 := e.gitLogOffset(), f.worker.logOffset(), f.worker.taskLatency()
 	began := time.Now()
 
 	var perReconcileApp, perReconcileAll []float64
@@ -112,7 +112,7 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	if err != nil {
 		return err
 	}
-	git1, log1 := e.gitLogOffset(), f.worker.logOffset()
+	git1, log1, lat1 := e.gitLogOffset(), f.worker.logOffset(), f.worker.taskLatency()
 	reconciles := rec1 - rec0
 	apiDelta := api1.sub(api0)
 
@@ -163,7 +163,7 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	}
 
 	tag := fmt.Sprintf("idle-%d", n)
-	repro := cfg.reproduce(ScenarioIdle, fmt.Sprintf("-apps %d -app-resources %d -idle-poll %s -idle-window %s", n, cfg.AppResources, f.poll, cfg.IdleWindow))
+	repro := cfg.reproduce(ScenarioIdle, fmt.Sprintf("-apps %d -app-resources %d -idle-poll %d:%s -idle-window %s", n, cfg.AppResources, n, f.poll, cfg.IdleWindow))
 	fig := func(id, title, unit, what string, samples []float64) {
 		sec.Figures = append(sec.Figures, &Figure{ID: tag + "-" + id, Title: fmt.Sprintf("Idle %d apps: %s", n, title), Unit: unit, Samples: samples, Reproduce: repro, What: what})
 	}
@@ -183,14 +183,15 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	ps := Summarize(periods)
 	fmt.Fprintf(&b, "| time between two polls of an app (timer fired to timer fired) | median %s s, p95 %s s, max %s s (poll interval %s + jitter up to 10%%, + the reconcile) |\n", num(ps.Median), num(ps.P95), num(ps.Max), f.poll)
 	fmt.Fprintf(&b, "| waits of the worker's Kubernetes client-side rate limiter (client-go logs those of 1 s or more) | %d |\n", f.worker.throttled(log0, log1))
+	fmt.Fprintf(&b, "| Temporal task queues | %s |\n", lat1.describeSince(lat0))
 	fmt.Fprintf(&b, "| worker CPU, median | %s cores (%s ms of CPU per reconcile) |\n", num(Summarize(cpu["worker"]).Median), num(Summarize(cpu["worker"]).Mean*window.Seconds()*1000/max(reconciles, 1)))
 	fmt.Fprintf(&b, "| Temporal server CPU, median | %s cores |\n", num(Summarize(cpu["temporal"]).Median))
 	fmt.Fprintf(&b, "| kube-apiserver CPU, median | %s cores |\n", num(Summarize(cpu["apiserver"]).Median))
 	fmt.Fprintf(&b, "| history events per reconcile, whole window | %s (%d events over %.0f reconciles; %d apps continued as new in the window and are left out) |\n",
 		num(float64(events)/max(reconciles, 1)), events, reconciles, continued)
 	fmt.Fprintf(&b, "| ls-remote calls in the window | %d over %d repos, %s per repo per poll interval; %d fetches |\n", sumInts(git.LsRemote), len(f.repos), num(Summarize(lsPerRepo).Median), fetches)
-	fmt.Fprintf(&b, "| API requests per reconcile, apps' kinds | %s (%s) |\n",
-		num((apiDelta.total(isAppKind)-f.backgroundApp*window.Seconds())/max(reconciles, 1)), apiDelta.breakdown(max(reconciles, 1)))
+	fmt.Fprintf(&b, "| API requests per reconcile, apps' kinds | %s |\n",
+		withDetail(num((apiDelta.total(isAppKind)-f.backgroundApp*window.Seconds())/max(reconciles, 1)), apiDelta.breakdown(max(reconciles, 1))))
 	fmt.Fprintf(&b, "| API requests per reconcile, every kind | %s (the stack's own %s requests/s subtracted) |\n",
 		num((apiDelta.total(nil)-f.backgroundAll*window.Seconds())/max(reconciles, 1)), num(f.backgroundAll))
 	sec.Text = b.String()
@@ -206,6 +207,14 @@ func (e *Env) forApps(ctx context.Context, names []string, fn func(context.Conte
 		g.Go(func() error { return fn(gctx, name) })
 	}
 	return g.Wait()
+}
+
+// withDetail appends "(detail)" when there is one.
+func withDetail(s, detail string) string {
+	if detail == "" {
+		return s
+	}
+	return s + " (" + detail + ")"
 }
 
 func sumInts(m map[string]int) int {

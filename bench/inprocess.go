@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/ferry-gitops/ferry/activities"
@@ -33,6 +34,16 @@ func (e *Env) regionActivities(region string, loader *manifests.Loader) (*activi
 		return nil, err
 	}
 	return &activities.Region{Name: region, Cluster: cluster, Loader: loader}, nil
+}
+
+// clientLimits describes the client-side rate limit a worker's Kubernetes
+// client gets from kube.LoadConfig, which a region's activities share.
+func (e *Env) clientLimits(region string) string {
+	cfg, err := kube.LoadConfig(e.Stack.Kubeconfig, region)
+	if err != nil || cfg.QPS <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("a worker's client for a region (kube.LoadConfig) allows %s requests/s with bursts of %d, shared by every activity of that region.", num(float64(cfg.QPS)), cfg.Burst)
 }
 
 // redisCache is the manifest cache the workers use: the stack's Redis.

@@ -53,6 +53,7 @@ type Report struct {
 	mu       sync.Mutex
 	Dir      string     `json:"-"`
 	Command  string     `json:"command"`
+	Commit   string     `json:"commit,omitempty"`
 	Started  time.Time  `json:"started"`
 	Finished time.Time  `json:"finished"`
 	Machine  Machine    `json:"machine"`
@@ -109,13 +110,21 @@ func (r *Report) markdown() string {
 		m.Load[0], r.LoadEnd[0])
 	b.WriteString("the machine is shared, so read every figure as measured under that load.\n")
 	fmt.Fprintf(&b, "Everything ran for real on one machine: the local stack of `internal/devenv` (Temporal dev server, one kube-apiserver with kwok per region, Redis, the Git server) and the `ferry` and `ferry-worker` binaries.\n\n")
-	fmt.Fprintf(&b, "Command: `%s`\n\n", r.Command)
+	fmt.Fprintf(&b, "Command: `%s`", r.Command)
+	if r.Commit != "" {
+		fmt.Fprintf(&b, " at commit %s", r.Commit)
+	}
+	b.WriteString("\n\n")
 
 	b.WriteString("## Figures\n\n")
 	b.WriteString("| figure | unit | runs | median | spread |\n| --- | --- | --- | --- | --- |\n")
 	for _, s := range r.Sections {
 		for _, f := range s.Figures {
 			sum := f.Summary()
+			if sum.N == 0 {
+				fmt.Fprintf(&b, "| [%s](#%s) | %s | 0 | – | not measured: %s |\n", f.Title, anchor(s.Title), f.Unit, oneLine(f.Note))
+				continue
+			}
 			fmt.Fprintf(&b, "| [%s](#%s) | %s | %d | %s | %s |\n", f.Title, anchor(s.Title), f.Unit, sum.N, num(sum.Median), spread(sum))
 		}
 	}
@@ -141,7 +150,9 @@ func (r *Report) markdown() string {
 		}
 		for _, f := range s.Figures {
 			sum := f.Summary()
-			if sum.N == 1 {
+			if sum.N == 0 {
+				fmt.Fprintf(&b, "**%s** (%s): not measured. %s", f.Title, f.Unit, f.What)
+			} else if sum.N == 1 {
 				fmt.Fprintf(&b, "**%s** (%s): %s, one run. %s", f.Title, f.Unit, num(sum.Median), f.What)
 			} else {
 				fmt.Fprintf(&b, "**%s** (%s): median %s, %s, %d runs. %s", f.Title, f.Unit, num(sum.Median), spread(sum), sum.N, f.What)

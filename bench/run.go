@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -53,10 +54,11 @@ type Config struct {
 	// of its own; every app has AppResources resources.
 	ScaleApps    []int
 	AppResources int
-	// IdlePoll is the apps' poll interval in the idle scenario, per fleet
-	// size (the last entry serves larger fleets); IdleWindow how long the
+	// IdlePoll is the apps' poll interval in the idle scenario by fleet
+	// size: a fleet takes the entry of the largest size not above its own
+	// (the smallest entry when all are above). IdleWindow is how long the
 	// idle fleet is watched.
-	IdlePoll   []time.Duration
+	IdlePoll   map[int]time.Duration
 	IdleWindow time.Duration
 	// OnboardTimeout bounds the onboarding of one fleet.
 	OnboardTimeout time.Duration
@@ -65,6 +67,8 @@ type Config struct {
 	Log io.Writer
 	// Command is the command line, for the report.
 	Command string
+	// Commit is the commit the binaries were built from, for the report.
+	Commit string
 }
 
 // DefaultConfig is what `make bench` measures.
@@ -82,9 +86,9 @@ func DefaultConfig() Config {
 		RenderRuns:       5,
 		ScaleApps:        []int{100, 1000},
 		AppResources:     10,
-		IdlePoll:         []time.Duration{10 * time.Second, 30 * time.Second},
-		IdleWindow:       90 * time.Second,
-		OnboardTimeout:   8 * time.Minute,
+		IdlePoll:         map[int]time.Duration{100: 10 * time.Second, 1000: 30 * time.Second},
+		IdleWindow:       75 * time.Second,
+		OnboardTimeout:   6 * time.Minute,
 	}
 }
 
@@ -101,11 +105,18 @@ func (c *Config) reproduce(scenario string, flags ...string) string {
 	return strings.Join(append([]string{"make build && go run ./bench/cmd/ferry-bench -only", scenario}, flags...), " ")
 }
 
-func (c *Config) idlePoll(i int) time.Duration {
-	if len(c.IdlePoll) == 0 {
+func (c *Config) idlePoll(n int) time.Duration {
+	sizes := slices.Sorted(maps.Keys(c.IdlePoll))
+	if len(sizes) == 0 {
 		return 10 * time.Second
 	}
-	return c.IdlePoll[min(i, len(c.IdlePoll)-1)]
+	pick := sizes[0]
+	for _, size := range sizes {
+		if size <= n {
+			pick = size
+		}
+	}
+	return c.IdlePoll[pick]
 }
 
 // step is one scenario run on an Env.
@@ -129,7 +140,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("report dir: %w", err)
 	}
-	rep := &Report{Dir: cfg.Out, Command: cfg.Command, Started: time.Now(), Machine: ThisMachine()}
+	rep := &Report{Dir: cfg.Out, Command: cfg.Command, Commit: cfg.Commit, Started: time.Now(), Machine: ThisMachine()}
 	var errs []error
 
 	regional := []step{
@@ -143,11 +154,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions, regional))
 	}
 	if cfg.selected(ScenarioOnboarding) || cfg.selected(ScenarioIdle) {
-		for i, n := range cfg.ScaleApps {
+		for _, n := range cfg.ScaleApps {
 			if ctx.Err() != nil {
 				break
 			}
-			errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions[:1], scaleSteps(&cfg, i, n)))
+			errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions[:1], scaleSteps(&cfg, n)))
 		}
 	}
 	rep.Finished, rep.LoadEnd = time.Now(), LoadAvg()
@@ -199,9 +210,9 @@ func runSteps(ctx context.Context, cfg *Config, rep *Report, regions []string, s
 }
 
 // scaleSteps onboard a fleet of n apps, then watch it idle.
-func scaleSteps(cfg *Config, i, n int) []step {
+func scaleSteps(cfg *Config, n int) []step {
 	var f *fleet
-	poll := cfg.idlePoll(i)
+	poll := cfg.idlePoll(n)
 	return []step{
 		{ScenarioOnboarding, fmt.Sprintf("Onboarding: %d apps of %d resources", n, cfg.AppResources), cfg.OnboardTimeout + time.Minute,
 			func(ctx context.Context, e *Env, sec *Section) (err error) {

@@ -7,9 +7,9 @@ import (
 
 // Summary describes a set of samples: how many, their median and spread.
 type Summary struct {
-	N                  int
-	Min, Median, P95   float64
-	Max, Mean          float64
+	N                int
+	Min, Median, P95 float64
+	Max, Mean        float64
 }
 
 // Summarize computes a Summary. Percentiles use linear interpolation

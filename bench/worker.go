@@ -55,8 +55,13 @@ func (e *Env) StartWorker(ctx context.Context, name string, extra ...string) (*W
 		args = append(args, "--region", r)
 	}
 	args = append(args, extra...)
+	// The log goes next to the report, so it outlives the stack's state dir.
+	logDir := filepath.Join(e.Cfg.Out, "logs")
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return nil, err
+	}
 	w := &Worker{
-		Log:         filepath.Join(s.LogDir, "bench-worker-"+name+".log"),
+		Log:         filepath.Join(logDir, "worker-"+name+".log"),
 		MetricsAddr: metrics, WebhookAddr: webhook, done: make(chan struct{}),
 	}
 	logFile, err := os.Create(w.Log)
@@ -226,4 +231,34 @@ func (w *Worker) Exited() error {
 	default:
 		return nil
 	}
+}
+
+// taskLatency is the worker's Temporal SDK histograms of how long tasks
+// waited in their queue before the worker took them (schedule-to-start).
+type taskLatency struct {
+	workflowSum, workflowCount, activitySum, activityCount float64
+}
+
+func (w *Worker) taskLatency() taskLatency {
+	var t taskLatency
+	const wf, act = "temporal_workflow_task_schedule_to_start_latency_seconds", "temporal_activity_schedule_to_start_latency_seconds"
+	t.workflowSum, _ = w.Metric(wf + "_sum")
+	t.workflowCount, _ = w.Metric(wf + "_count")
+	t.activitySum, _ = w.Metric(act + "_sum")
+	t.activityCount, _ = w.Metric(act + "_count")
+	return t
+}
+
+// describeSince says how long tasks waited on average since an earlier
+// reading: a worker short of pollers or of CPU shows here first.
+func (t taskLatency) describeSince(before taskLatency) string {
+	mean := func(sum, count float64) string {
+		if count <= 0 {
+			return "–"
+		}
+		return num(sum/count*1000) + " ms"
+	}
+	return fmt.Sprintf("workflow tasks waited %s on average before the worker took them (%.0f tasks), activities %s (%.0f tasks)",
+		mean(t.workflowSum-before.workflowSum, t.workflowCount-before.workflowCount), t.workflowCount-before.workflowCount,
+		mean(t.activitySum-before.activitySum, t.activityCount-before.activityCount), t.activityCount-before.activityCount)
 }

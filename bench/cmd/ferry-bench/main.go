@@ -7,9 +7,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -40,7 +43,7 @@ func main() {
 	fs.IntVar(&cfg.RenderRuns, "render-runs", cfg.RenderRuns, "render runs, cold and warm each")
 	apps := fs.String("apps", joinInts(cfg.ScaleApps), "comma-separated fleet sizes of onboarding and idle")
 	fs.IntVar(&cfg.AppResources, "app-resources", cfg.AppResources, "resources of each app of a fleet")
-	polls := fs.String("idle-poll", joinDurations(cfg.IdlePoll), "poll interval of the idle apps, per fleet size (the last one serves the rest)")
+	polls := fs.String("idle-poll", joinPolls(cfg.IdlePoll), "poll interval of the idle apps by fleet size, SIZE:INTERVAL,…: a fleet takes the largest size not above its own; a lone INTERVAL serves every fleet")
 	fs.DurationVar(&cfg.IdleWindow, "idle-window", cfg.IdleWindow, "how long an idle fleet is watched")
 	fs.DurationVar(&cfg.OnboardTimeout, "onboard-timeout", cfg.OnboardTimeout, "how long a fleet may take to onboard")
 	quiet := fs.Bool("q", false, "no progress on stderr")
@@ -61,7 +64,7 @@ func main() {
 	if cfg.ScaleApps, err = parseInts(*apps); err != nil {
 		fail(fmt.Errorf("-apps: %w", err))
 	}
-	if cfg.IdlePoll, err = parseDurations(*polls); err != nil {
+	if cfg.IdlePoll, err = parsePolls(*polls); err != nil {
 		fail(fmt.Errorf("-idle-poll: %w", err))
 	}
 	if cfg.BinDir, err = filepath.Abs(*binDir); err != nil {
@@ -71,6 +74,7 @@ func main() {
 		cfg.Log = os.Stderr
 	}
 	cfg.Command = "ferry-bench " + strings.Join(os.Args[1:], " ")
+	cfg.Commit = commit()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -84,6 +88,24 @@ func main() {
 	if failed := rep.Failed(); len(failed) > 0 {
 		fail(fmt.Errorf("%d scenarios did not finish (see the report): %s", len(failed), strings.Join(failed, "; ")))
 	}
+}
+
+// commit names the checkout's commit, and says when the tree has changes
+// that are not committed: the binaries were built from those too.
+// FERRY_BENCH_COMMIT overrides it (a copy of the tree without .git).
+func commit() string {
+	if c := os.Getenv("FERRY_BENCH_COMMIT"); c != "" {
+		return c
+	}
+	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		c += " with uncommitted changes"
+	}
+	return c
 }
 
 func fail(err error) {
@@ -120,14 +142,23 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-func parseDurations(s string) ([]time.Duration, error) {
-	var out []time.Duration
+// parsePolls reads "100:10s,1000:30s", or "20s" for every size.
+func parsePolls(s string) (map[int]time.Duration, error) {
+	out := map[int]time.Duration{}
 	for _, f := range splitList(s) {
-		d, err := time.ParseDuration(f)
-		if err != nil {
-			return nil, err
+		size, interval, ok := strings.Cut(f, ":")
+		if !ok {
+			size, interval = "0", f
 		}
-		out = append(out, d)
+		n, err := strconv.Atoi(size)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%q: want SIZE:INTERVAL, like 100:10s", f)
+		}
+		d, err := time.ParseDuration(interval)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("%q: want SIZE:INTERVAL, like 100:10s", f)
+		}
+		out[n] = d
 	}
 	return out, nil
 }
@@ -140,10 +171,10 @@ func joinInts(v []int) string {
 	return strings.Join(s, ",")
 }
 
-func joinDurations(v []time.Duration) string {
-	s := make([]string, len(v))
-	for i, d := range v {
-		s[i] = d.String()
+func joinPolls(m map[int]time.Duration) string {
+	var s []string
+	for _, n := range slices.Sorted(maps.Keys(m)) {
+		s = append(s, fmt.Sprintf("%d:%s", n, m[n]))
 	}
 	return strings.Join(s, ",")
 }
