@@ -145,7 +145,7 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 	repro := cfg.reproduce(ScenarioOnboarding, fmt.Sprintf("-apps %d -app-resources %d", n, cfg.AppResources))
 	all := &Figure{ID: fmt.Sprintf("onboard-%d-all", n), Title: fmt.Sprintf("Onboard %d apps, all Synced and Healthy", n), Unit: "s",
 		Reproduce: repro,
-		What: fmt.Sprintf("Seconds from the first `ferry app apply` of %d new apps (%d resources each, %d applies at a time) to the last app Synced and Healthy.", n, cfg.AppResources, applyParallel)}
+		What:      fmt.Sprintf("Seconds from the first `ferry app apply` of %d new apps (%d resources each, %d applies at a time) to the last app Synced and Healthy.", n, cfg.AppResources, applyParallel)}
 	if len(f.synced) == n {
 		all.Samples = []float64{total}
 	} else {
