@@ -82,6 +82,8 @@ type autoSync struct {
 
 type refreshReq struct {
 	Hard bool `json:"hard"`
+	// DriftOnly: only a region's drift asked; the refs cache may answer.
+	DriftOnly bool `json:"driftOnly,omitempty"`
 }
 
 // pendingSync is a sync update waiting for the loop to run it.

@@ -48,6 +48,13 @@ func (s *appState) onRefresh(req RefreshRequest) {
 			s.untouched = &untouchedPush{Before: p.Before, After: p.After}
 		}
 	}
+	if req.Drift != nil && req.Push == nil && !req.Hard {
+		// Git did not move: compare again without asking it.
+		if s.refresh == nil {
+			s.refresh = &refreshReq{DriftOnly: true}
+		}
+		return
+	}
 	s.requestRefresh(req.Hard)
 }
 
@@ -56,6 +63,7 @@ func (s *appState) requestRefresh(hard bool) {
 		s.refresh = &refreshReq{}
 	}
 	s.refresh.Hard = s.refresh.Hard || hard
+	s.refresh.DriftOnly = false
 }
 
 var errDeleting = errors.New("the app is being deleted: wait for the delete to finish")

@@ -12,7 +12,7 @@ import (
 // region and, for an automated app that is OutOfSync, syncs.
 func (s *appState) reconcile(ctx workflow.Context) {
 	started := workflow.Now(ctx)
-	fresh := s.refresh != nil
+	fresh := s.refresh != nil && !s.refresh.DriftOnly
 	hard := fresh && s.refresh.Hard
 	s.refresh = nil
 	defer func() {
