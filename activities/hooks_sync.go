@@ -54,8 +54,14 @@ func (r *Region) SyncWithHooks(ctx context.Context, in workflows.SyncInput) (wor
 	var ran workflows.RunHooksResult
 	for _, w := range waves {
 		if upTo := wavesUpTo(ordinary, w); len(upTo) > 0 {
+			cmp, err := r.compareRequest(in.Target.App, in.Namespace, upTo, nil, in.SyncOptions, in.IgnoreDifferences)
+			if err != nil {
+				return workflows.SyncResult{}, err
+			}
 			changes, err := r.Cluster.Apply(ctx, kube.ApplyRequest{
-				App: in.Target.App, Namespace: in.Namespace, Objects: upTo, CreateNamespace: opts.CreateNamespace,
+				App: in.Target.App, Namespace: in.Namespace, Objects: upTo, Options: cmp.Options, Ignore: cmp.Ignore,
+				WaveTimeout: max(in.HealthTimeout, waveTimeout),
+				Progress:    func(p kube.Progress) { activity.RecordHeartbeat(ctx, "before Sync hooks: "+p.String()) },
 			})
 			if changes != nil {
 				for _, res := range r.results(changes) {
@@ -64,10 +70,14 @@ func (r *Region) SyncWithHooks(ctx context.Context, in workflows.SyncInput) (wor
 					}
 				}
 			}
-			if err != nil {
-				return workflows.SyncResult{Results: slices.Collect(maps.Values(actions))}, classify(err)
+			sofar := workflows.SyncResult{Results: slices.Collect(maps.Values(actions))}
+			if kube.IsUnhealthy(err) {
+				return sofar, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrSyncFailed, nil)
 			}
-			if err := r.waitSubsetHealthy(ctx, in, upTo); err != nil {
+			if err != nil {
+				return sofar, classify(err)
+			}
+			if err := r.waitSubsetHealthy(ctx, in, cmp); err != nil {
 				return workflows.SyncResult{}, classify(err)
 			}
 		}
@@ -110,15 +120,15 @@ func wavesUpTo(objs []*unstructured.Unstructured, w int) []*unstructured.Unstruc
 // waitSubsetHealthy compares objs until none is Progressing or Missing, or
 // the sync's health timeout passes (then the hooks run anyway, as the
 // Sync activity goes on after its own wait).
-func (r *Region) waitSubsetHealthy(ctx context.Context, in workflows.SyncInput, objs []*unstructured.Unstructured) error {
+func (r *Region) waitSubsetHealthy(ctx context.Context, in workflows.SyncInput, req kube.CompareRequest) error {
 	want := map[[3]string]bool{}
-	for _, o := range objs {
+	for _, o := range req.Objects {
 		gvk := o.GroupVersionKind()
 		want[[3]string{gvk.Group, gvk.Kind, o.GetName()}] = true
 	}
 	deadline := time.Now().Add(in.HealthTimeout)
 	for {
-		states, err := r.Cluster.Compare(ctx, kube.CompareRequest{App: in.Target.App, Namespace: in.Namespace, Objects: objs})
+		states, err := r.Cluster.Compare(ctx, req)
 		if err != nil {
 			return err
 		}
