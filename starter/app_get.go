@@ -64,6 +64,9 @@ func printView(out io.Writer, v *workflows.View, output string) error {
 	}
 	if op := s.OperationState; op != nil {
 		fmt.Fprintf(out, "Operation:     %s %s: %s\n", op.ID, op.Phase, op.Message)
+		if ps := op.PostSync; ps != nil {
+			fmt.Fprintf(out, "PostSync:      %s %s: %s\n", ps.WorkflowID, ps.Phase, ps.Message)
+		}
 	}
 	if ro := s.Rollout; ro != nil {
 		fmt.Fprintf(out, "Rollout:       stage %d/%d %s: %s\n", ro.Stage, ro.Stages, ro.Phase, ro.Message)
