@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/workflows"
@@ -73,20 +74,15 @@ func newRefreshCmd(tf *temporalFlags) *cobra.Command {
 		Use:   "refresh NAME",
 		Short: "Compare the app with Git and its regions now",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := tf.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			err = c.SignalWorkflow(cmd.Context(), workflows.WorkflowID(args[0]), "", workflows.SignalRefresh,
+		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
+			err := c.SignalWorkflow(cmd.Context(), workflows.WorkflowID(args[0]), "", workflows.SignalRefresh,
 				workflows.RefreshRequest{Hard: hard})
 			if err != nil {
 				return appError(args[0], "refresh", err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "refresh of %q requested\n", args[0])
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&hard, "hard", false, "render the manifests again even if the revision has not moved")
 	return cmd
@@ -98,18 +94,13 @@ func newDeleteCmd(tf *temporalFlags) *cobra.Command {
 		Use:   "delete NAME",
 		Short: "Delete an app; with --cascade, its resources in every region first",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := tf.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
+		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
 			if err := workflows.Delete(cmd.Context(), c, args[0], cascade); err != nil {
 				return appError(args[0], "delete", err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "application %q deleted\n", args[0])
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&cascade, "cascade", false, "delete the app's resources in every region too")
 	return cmd

@@ -20,18 +20,9 @@ func newGetCmd(tf *temporalFlags) *cobra.Command {
 		Use:   "get NAME",
 		Short: "Show an app: its sync and health, per region and per resource",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := tf.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			v, err := queryApp(cmd.Context(), c, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: tf.runOnApp(func(cmd *cobra.Command, v *workflows.View) error {
 			return printView(cmd.OutOrStdout(), v, output)
-		},
+		}),
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml; default: tables")
 	return cmd
@@ -111,23 +102,14 @@ func newHistoryCmd(tf *temporalFlags) *cobra.Command {
 		Use:   "history NAME",
 		Short: "List the app's last deployments (IDs for ferry app rollback)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := tf.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			v, err := queryApp(cmd.Context(), c, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: tf.runOnApp(func(cmd *cobra.Command, v *workflows.View) error {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tDATE\tREVISION")
 			for _, h := range v.Status.History {
 				fmt.Fprintf(tw, "%d\t%s\t%s\n", h.ID, h.DeployedAt.Format(time.RFC3339), h.Revision)
 			}
 			return tw.Flush()
-		},
+		}),
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/workflows"
@@ -20,33 +20,18 @@ func newListCmd(tf *temporalFlags) *cobra.Command {
 		Use:   "list",
 		Short: "List the apps with their sync and health",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := tf.dial(cmd.Context())
+		RunE: tf.run(func(cmd *cobra.Command, c client.Client, _ []string) error {
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tSYNC\tHEALTH\tREVISION\tREGIONS\tREPO")
+			err := workflows.ListApps(cmd.Context(), c, func(name string, s workflows.Summary) {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, orDefault(s.Sync, "Unknown"),
+					orDefault(s.Health, "Unknown"), short(s.Revision), strings.Join(s.Regions, ","), s.RepoURL)
+			})
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tSYNC\tHEALTH\tREVISION\tREGIONS\tREPO")
-			query := fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflows.ApplicationWorkflow)
-			var token []byte
-			for {
-				resp, err := c.ListWorkflow(cmd.Context(), &workflowservice.ListWorkflowExecutionsRequest{Query: query, NextPageToken: token})
-				if err != nil {
-					return fmt.Errorf("list apps: %w", err)
-				}
-				for _, e := range resp.Executions {
-					s := workflows.SummaryOf(e.SearchAttributes)
-					name := orDefault(s.App, strings.TrimPrefix(e.Execution.WorkflowId, "app/"))
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, orDefault(s.Sync, "Unknown"),
-						orDefault(s.Health, "Unknown"), short(s.Revision), strings.Join(s.Regions, ","), s.RepoURL)
-				}
-				if token = resp.NextPageToken; len(token) == 0 {
-					break
-				}
-			}
 			return tw.Flush()
-		},
+		}),
 	}
 }
 

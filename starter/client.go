@@ -42,6 +42,31 @@ func firstEnv(def string, names ...string) string {
 	return def
 }
 
+// run adapts a command body that needs a Temporal client: it dials, runs
+// fn and closes the connection.
+func (f *temporalFlags) run(fn func(cmd *cobra.Command, c client.Client, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		c, err := f.dial(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		return fn(cmd, c, args)
+	}
+}
+
+// runOnApp adapts a command body that reads the status of the app named by
+// its first argument.
+func (f *temporalFlags) runOnApp(fn func(cmd *cobra.Command, v *workflows.View) error) func(*cobra.Command, []string) error {
+	return f.run(func(cmd *cobra.Command, c client.Client, args []string) error {
+		v, err := queryApp(cmd.Context(), c, args[0])
+		if err != nil {
+			return err
+		}
+		return fn(cmd, v)
+	})
+}
+
 // queryApp answers the status query of the app called name.
 func queryApp(ctx context.Context, c client.Client, name string) (*workflows.View, error) {
 	v, err := workflows.Query(ctx, c, name)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/workflows"
@@ -44,22 +43,11 @@ func (g *appGauge) run(ctx context.Context, every time.Duration) {
 
 func (g *appGauge) refresh(ctx context.Context) error {
 	counts := map[[2]string]int{}
-	var token []byte
-	for {
-		resp, err := g.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query:         "WorkflowType = '" + workflows.ApplicationWorkflow + "' AND ExecutionStatus = 'Running'",
-			NextPageToken: token,
-		})
-		if err != nil {
-			return err
-		}
-		for _, e := range resp.Executions {
-			s := workflows.SummaryOf(e.SearchAttributes)
-			counts[[2]string{orUnknown(s.Sync), orUnknown(s.Health)}]++
-		}
-		if token = resp.NextPageToken; len(token) == 0 {
-			break
-		}
+	err := workflows.ListApps(ctx, g.client, func(_ string, s workflows.Summary) {
+		counts[[2]string{orUnknown(s.Sync), orUnknown(s.Health)}]++
+	})
+	if err != nil {
+		return err
 	}
 	g.apps.Reset()
 	for k, n := range counts {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"golang.org/x/sync/errgroup"
 
@@ -90,26 +89,10 @@ var _ webhook.Refresher = temporalApps{}
 // visibility query.
 func (a temporalApps) Apps(ctx context.Context) ([]webhook.App, error) {
 	var apps []webhook.App
-	var token []byte
-	for {
-		resp, err := a.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query:    "WorkflowType = '" + workflows.ApplicationWorkflow + "' AND ExecutionStatus = 'Running'",
-			PageSize: 1000, NextPageToken: token,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list the running apps: %w", err)
-		}
-		for _, e := range resp.Executions {
-			name, ok := strings.CutPrefix(e.GetExecution().GetWorkflowId(), workflows.WorkflowID(""))
-			if !ok {
-				continue
-			}
-			apps = append(apps, webhook.App{Name: name, RepoURL: workflows.SummaryOf(e.SearchAttributes).RepoURL})
-		}
-		if token = resp.NextPageToken; len(token) == 0 {
-			return apps, nil
-		}
-	}
+	err := workflows.ListApps(ctx, a.client, func(name string, s workflows.Summary) {
+		apps = append(apps, webhook.App{Name: name, RepoURL: s.RepoURL})
+	})
+	return apps, err
 }
 
 // Refresh sends the app the refresh signal with the push; the workflow

@@ -2,8 +2,11 @@ package workflows
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -55,4 +58,27 @@ func Query(ctx context.Context, c client.Client, name string) (*View, error) {
 		return nil, err
 	}
 	return &v, nil
+}
+
+// ListApps calls fn with the name and search attributes of every running
+// app, a page of up to 1,000 at a time.
+func ListApps(ctx context.Context, c client.Client, fn func(name string, s Summary)) error {
+	var token []byte
+	for {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query:    "WorkflowType = '" + ApplicationWorkflow + "' AND ExecutionStatus = 'Running'",
+			PageSize: 1000, NextPageToken: token,
+		})
+		if err != nil {
+			return fmt.Errorf("list the running apps: %w", err)
+		}
+		for _, e := range resp.Executions {
+			if name, ok := strings.CutPrefix(e.GetExecution().GetWorkflowId(), WorkflowID("")); ok {
+				fn(name, SummaryOf(e.SearchAttributes))
+			}
+		}
+		if token = resp.NextPageToken; len(token) == 0 {
+			return nil
+		}
+	}
 }
