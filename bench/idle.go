@@ -32,13 +32,17 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 
 	pids := e.Stack.Pids()
 	procs := map[string]int{"worker": f.worker.Pid(), "temporal": pids["temporal"], "apiserver": pids[f.region+"-apiserver"]}
+	var mu sync.Mutex
 	start := map[string]runLength{}
 	if err := e.forApps(ctx, f.synced, func(ctx context.Context, name string) error {
 		rl, err := e.runLength(ctx, name)
-		if err == nil {
-			start[name] = rl
+		if err != nil {
+			return err
 		}
-		return err
+		mu.Lock()
+		defer mu.Unlock()
+		start[name] = rl
+		return nil
 	}); err != nil {
 		return err
 	}
@@ -118,7 +122,6 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 
 	// History: every poll cycle of every app in the window, and the
 	// events of the window over the reconciles of the window.
-	var mu sync.Mutex
 	var cycles, periods []float64
 	var events int64
 	continued := 0
@@ -127,7 +130,9 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 		if err != nil {
 			return err
 		}
+		mu.Lock()
 		s := start[name]
+		mu.Unlock()
 		if rl.RunID != s.RunID {
 			mu.Lock()
 			continued++

@@ -114,3 +114,37 @@ func LoadAvg() [3]float64 {
 	}
 	return out
 }
+
+// cpuTimes is the machine's CPU time so far, from /proc/stat's cpu line, in
+// clock ticks: busy (user, nice, system, irq, softirq, steal) and all.
+type cpuTimes struct{ busy, total uint64 }
+
+func machineCPU() cpuTimes {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return cpuTimes{}
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return cpuTimes{}
+	}
+	var t cpuTimes
+	for i, v := range f[1:9] {
+		n, _ := strconv.ParseUint(v, 10, 64)
+		t.total += n
+		if i != 3 && i != 4 { // idle, iowait
+			t.busy += n
+		}
+	}
+	return t
+}
+
+// busyCores is how many of the machine's cores were busy on average
+// between two readings (every process, the other users' too).
+func busyCores(a, b cpuTimes) float64 {
+	if b.total <= a.total {
+		return 0
+	}
+	return float64(b.busy-a.busy) / float64(b.total-a.total) * float64(runtime.NumCPU())
+}
