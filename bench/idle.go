@@ -181,8 +181,12 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 
 	expected := float64(len(f.synced)) * intervals
 	var b strings.Builder
-	fmt.Fprintf(&b, "Fleet: the %d apps onboarded just before (%d Synced and Healthy), each %s, polling every %s plus Ferry's jitter, with nothing changing in Git or in the cluster. "+
-		"Watched for %s after a settling poll interval.\n\n", n, len(f.synced), resourceMix(cfg.AppResources), f.poll, window.Round(time.Second))
+	fleetIs := fmt.Sprintf("the %d apps onboarded just before", n)
+	if len(f.synced) < n {
+		fleetIs = fmt.Sprintf("the %d apps of the %d-app fleet that were onboarded (Synced and Healthy) within the onboarding's limit", len(f.synced), n)
+	}
+	fmt.Fprintf(&b, "Fleet: %s, each %s, polling every %s plus Ferry's jitter, with nothing changing in Git or in the cluster. "+
+		"Watched for %s after a settling poll interval.\n\n", fleetIs, resourceMix(cfg.AppResources), f.poll, window.Round(time.Second))
 	fmt.Fprintf(&b, "| measure | value |\n| --- | --- |\n")
 	fmt.Fprintf(&b, "| reconciles (ferry_app_reconcile_total) | %.0f, that is %s/s; %.0f expected from the poll interval alone |\n", reconciles, num(reconciles/window.Seconds()), expected)
 	ps := Summarize(periods)

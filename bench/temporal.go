@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -87,4 +88,50 @@ func (e *Env) countApps(ctx context.Context, where string) (int64, error) {
 		return 0, err
 	}
 	return resp.GetCount(), nil
+}
+
+// activitySpan is one activity of an app's history: when it was scheduled,
+// when a worker started it and when it closed, and on which queue.
+type activitySpan struct {
+	Queue                      string
+	Scheduled, Started, Closed time.Time
+}
+
+// activitySpans lists the activities of one type in the app's current run.
+func (e *Env) activitySpans(ctx context.Context, name, activityType string) ([]activitySpan, error) {
+	it := e.Temporal.GetWorkflowHistory(ctx, workflows.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	byID := map[int64]*activitySpan{}
+	var order []int64
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return nil, fmt.Errorf("history of %s: %w", name, err)
+		}
+		at := ev.GetEventTime().AsTime()
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+			a := ev.GetActivityTaskScheduledEventAttributes()
+			if a.GetActivityType().GetName() == activityType {
+				byID[ev.GetEventId()] = &activitySpan{Queue: a.GetTaskQueue().GetName(), Scheduled: at}
+				order = append(order, ev.GetEventId())
+			}
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+			if s := byID[ev.GetActivityTaskStartedEventAttributes().GetScheduledEventId()]; s != nil {
+				s.Started = at
+			}
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+			if s := byID[ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()]; s != nil {
+				s.Closed = at
+			}
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED:
+			if s := byID[ev.GetActivityTaskFailedEventAttributes().GetScheduledEventId()]; s != nil {
+				s.Closed = at
+			}
+		}
+	}
+	out := make([]activitySpan, 0, len(order))
+	for _, id := range order {
+		out = append(out, *byID[id])
+	}
+	return out, nil
 }
