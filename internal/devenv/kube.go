@@ -108,7 +108,18 @@ func (r *region) start(ctx context.Context) error {
 	if err := r.createNode(ctx, cs); err != nil {
 		return err
 	}
-	if err := r.startControllers(kwokConfig); err != nil {
+	if err := r.runControllers(ctx, cs); err != nil {
+		return err
+	}
+	r.logf("region %s: ready after %s (%s)", r.name, since(began), r.server)
+	return nil
+}
+
+// runControllers starts kube-controller-manager, kube-scheduler and kwok,
+// and returns once they are ready, the fake Node is Ready and the default
+// ServiceAccount exists.
+func (r *region) runControllers(ctx context.Context, cs kubernetes.Interface) error {
+	if err := r.startControllers(filepath.Join(r.dir, "kwok.yaml")); err != nil {
 		return err
 	}
 	if err := r.kcm.waitReady(ctx, r.what("kube-controller-manager"), regionTimeout, r.healthz(r.kcmPort)); err != nil {
@@ -128,7 +139,6 @@ func (r *region) start(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	r.logf("region %s: ready after %s (%s)", r.name, since(began), r.server)
 	return nil
 }
 
