@@ -1,0 +1,51 @@
+// Package multiregion shows Ferry's regions on the real stack with three
+// regions, each its own control plane: two workers on one region's queue
+// and one of them killed mid-sync, a region whose API server goes down and
+// comes back, and a progressive rollout whose first stage fails.
+package multiregion
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/ferry-gitops/ferry/e2e/e2etest"
+	"github.com/ferry-gitops/ferry/internal/devenv"
+)
+
+var regions = []string{"us-east-1", "eu-west-1", "ap-south-1"}
+
+var stack *devenv.Stack
+
+// TestMain starts one stack with three regions for the package. With
+// -short there is no stack and every test skips, saying so.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
+	os.Exit(devenv.RunTests(m, devenv.Options{Regions: regions}, &stack))
+}
+
+func newEnv(t *testing.T) *e2etest.Env {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the real stack with three regions: run without -short")
+	}
+	return &e2etest.Env{Stack: stack, Regions: regions}
+}
+
+// regionRoles are the arguments of a worker serving every region's queue
+// and not the control queue.
+func regionRoles() []string {
+	var args []string
+	for _, r := range regions {
+		args = append(args, "--region", r)
+	}
+	return args
+}
+
+func configMap(name, version string) string {
+	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  version: %s\n", name, version)
+}
