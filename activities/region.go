@@ -52,7 +52,7 @@ func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workfl
 	}
 	states, err := r.Cluster.Compare(ctx, req)
 	var objErrs *kube.ObjectErrors
-	if err != nil && !(errors.As(err, &objErrs) && len(states) > 0) {
+	if err != nil && (!errors.As(err, &objErrs) || len(states) == 0 || unreachable(err)) {
 		return workflows.CompareResult{}, classify(err)
 	}
 	// Objects that could not be compared are Unknown with their reason; the
