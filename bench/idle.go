@@ -25,7 +25,9 @@ const (
 // requests per reconcile.
 func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	cfg := e.Cfg
-	n := len(f.apps)
+	// The fleet is what the onboarding got Synced and Healthy: all of it, or
+	// as much as its time limit allowed.
+	planned, n := len(f.apps), len(f.synced)
 	// Let the onboarding's last syncs and the first polls pass.
 	e.logf("idle: settling for %s", f.poll)
 	sleep(ctx, f.poll)
@@ -167,8 +169,8 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 		fetches += git.Fetch[r.Name]
 	}
 
-	tag := fmt.Sprintf("idle-%d", n)
-	repro := cfg.reproduce(ScenarioIdle, fmt.Sprintf("-apps %d -app-resources %d -idle-poll %d:%s -idle-window %s", n, cfg.AppResources, n, f.poll, cfg.IdleWindow))
+	tag := fmt.Sprintf("idle-%d", planned)
+	repro := cfg.reproduce(ScenarioIdle, fmt.Sprintf("-apps %d -app-resources %d -idle-poll %d:%s -idle-window %s", planned, cfg.AppResources, planned, f.poll, cfg.IdleWindow))
 	fig := func(id, title, unit, what string, samples []float64) {
 		sec.Figures = append(sec.Figures, &Figure{ID: tag + "-" + id, Title: fmt.Sprintf("Idle %d apps: %s", n, title), Unit: unit, Samples: samples, Reproduce: repro, What: what})
 	}
@@ -182,8 +184,8 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	expected := float64(len(f.synced)) * intervals
 	var b strings.Builder
 	fleetIs := fmt.Sprintf("the %d apps onboarded just before", n)
-	if len(f.synced) < n {
-		fleetIs = fmt.Sprintf("the %d apps of the %d-app fleet that were onboarded (Synced and Healthy) within the onboarding's limit", len(f.synced), n)
+	if n < planned {
+		fleetIs = fmt.Sprintf("the %d apps (of the %d planned) that the onboarding got Synced and Healthy within its limit; the rest were not applied, or their `ferry app apply` was cut off by the limit", n, planned)
 	}
 	fmt.Fprintf(&b, "Fleet: %s, each %s, polling every %s plus Ferry's jitter, with nothing changing in Git or in the cluster. "+
 		"Watched for %s after a settling poll interval.\n\n", fleetIs, resourceMix(cfg.AppResources), f.poll, window.Round(time.Second))

@@ -21,12 +21,13 @@ const applyParallel = 8
 
 // fleet is N apps onboarded on one stack, which the idle scenario watches.
 type fleet struct {
-	apps   []appSpec
-	synced []string // the apps that reached Synced and Healthy
-	repos  []*gitRepo
-	worker *Worker
-	poll   time.Duration
-	region string
+	apps    []appSpec
+	synced  []string // the apps that reached Synced and Healthy
+	applied int      // the apps `ferry app apply` created
+	repos   []*gitRepo
+	worker  *Worker
+	poll    time.Duration
+	region  string
 	// background is the API server's request rate before any worker ran,
 	// per second: all requests, and those to the apps' kinds.
 	backgroundAll, backgroundApp float64
@@ -80,6 +81,7 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 	began := time.Now()
 	applied, applyErr := e.applyApps(octx, f.apps, applyParallel)
 	appliedIn := time.Since(began)
+	f.applied = len(applied)
 	e.logf("%d apps applied in %s", len(applied), appliedIn.Round(time.Second))
 
 	// Wait with the visibility store's count, which costs one request.

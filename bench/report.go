@@ -46,6 +46,9 @@ type Section struct {
 	// Err is set when the scenario failed or ran out of its budget; the
 	// figures it measured before are still reported.
 	Err string `json:"error,omitempty"`
+	// Skipped says why a scenario measured nothing though nothing failed
+	// (what it needed did not happen within the limits: another figure).
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // Report collects every section of one ferry-bench run.
@@ -129,8 +132,11 @@ func (r *Report) markdown() string {
 		}
 	}
 	for _, s := range r.Sections {
-		if s.Err != "" && len(s.Figures) == 0 {
+		switch {
+		case s.Err != "" && len(s.Figures) == 0:
 			fmt.Fprintf(&b, "| %s | | 0 | – | did not run: %s |\n", s.Title, oneLine(s.Err))
+		case s.Skipped != "" && len(s.Figures) == 0:
+			fmt.Fprintf(&b, "| %s | | 0 | – | not measured: %s |\n", s.Title, oneLine(s.Skipped))
 		}
 	}
 	b.WriteString("\nSpread is p95 with min–max when a figure has 20 runs or more, else min–max. A ratio's runs are pairs, alternated so that the machine's load drifts over both sides alike.\n")
@@ -140,6 +146,9 @@ func (r *Report) markdown() string {
 		fmt.Fprintf(&b, "Ran %s for %s.\n\n", s.Started.UTC().Format("15:04:05 UTC"), s.Duration)
 		if s.Err != "" {
 			fmt.Fprintf(&b, "**Did not finish:** %s\n\n", oneLine(s.Err))
+		}
+		if s.Skipped != "" {
+			fmt.Fprintf(&b, "**Not measured:** %s.\n\n", oneLine(s.Skipped))
 		}
 		if s.Text != "" {
 			b.WriteString(strings.TrimSpace(s.Text))

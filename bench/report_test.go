@@ -17,8 +17,12 @@ func TestReportWrite(t *testing.T) {
 		What: "Seconds.", Reproduce: "make build && go run ./bench/cmd/ferry-bench -only push",
 	}}})
 	r.Add(&Section{Scenario: ScenarioIdle, Title: "Idle cost", Err: "the stack did not start"})
+	r.Add(&Section{Scenario: ScenarioIdle, Title: "Idle cost, large", Skipped: "the fleet was not idle"})
 	if err := r.Write(); err != nil {
 		t.Fatal(err)
+	}
+	if got := r.Failed(); len(got) != 1 || got[0] != "Idle cost" {
+		t.Errorf("Failed() = %q, want only the section that failed (a skipped one is a result)", got)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil {
@@ -29,6 +33,8 @@ func TestReportWrite(t *testing.T) {
 		"| Idle cost | | 0 | – | did not run: the stack did not start |",
 		"Reproduce: `make build && go run ./bench/cmd/ferry-bench -only push`",
 		"**Did not finish:** the stack did not start",
+		"| Idle cost, large | | 0 | – | not measured: the fleet was not idle |",
+		"**Not measured:** the fleet was not idle.",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
@@ -39,7 +45,7 @@ func TestReportWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(data, &back); err != nil || len(back.Sections) != 2 || back.Sections[0].Figures[0].Samples[2] != 3 {
+	if err := json.Unmarshal(data, &back); err != nil || len(back.Sections) != 3 || back.Sections[0].Figures[0].Samples[2] != 3 {
 		t.Errorf("results.json does not round-trip: %v, %s", err, data)
 	}
 }

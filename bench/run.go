@@ -221,12 +221,14 @@ func scaleSteps(cfg *Config, n int) []step {
 			}},
 		{ScenarioIdle, fmt.Sprintf("Idle cost: %d apps polling every %s", n, poll), cfg.IdleWindow + 5*time.Minute,
 			func(ctx context.Context, e *Env, sec *Section) error {
-				if f == nil || len(f.synced) < n*9/10 {
-					got := 0
-					if f != nil {
-						got = len(f.synced)
-					}
-					return fmt.Errorf("not measured: only %d of the %d apps were onboarded, so the fleet was not idle", got, n)
+				switch {
+				case f == nil || len(f.synced) == 0:
+					return errors.New("no app of the fleet was onboarded")
+				case len(f.synced) < f.applied*9/10:
+					// Apps still syncing: the fleet is not idle. That is a
+					// measured outcome (the onboarding's figures), not a failure.
+					sec.Skipped = fmt.Sprintf("only %d of the %d apps applied were Synced and Healthy when the onboarding stopped, so the fleet was not idle", len(f.synced), f.applied)
+					return nil
 				}
 				return Idle(ctx, e, sec, f)
 			}},
