@@ -31,9 +31,13 @@ var seriesColors = []color.RGBA{
 // marks each series' median.
 func PlotCDF(path, title, xLabel string, series []Series) error {
 	const (
-		w, h                     = 960, 600
+		w, plotH                 = 960, 600
 		left, right, top, bottom = 90, 30, 50, 70
+		legendLine               = 24
 	)
+	// The legend goes under the plot, where it hides no curve.
+	legendTop := plotH + 5
+	h := legendTop + len(series)*legendLine + 15
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
 	ink := color.RGBA{0x22, 0x22, 0x22, 0xff}
@@ -51,14 +55,14 @@ func PlotCDF(path, title, xLabel string, series []Series) error {
 	step := niceStep(maxX / 6)
 	maxX = math.Ceil(maxX*1.02/step) * step
 	px := func(v float64) int { return left + int(math.Round(v/maxX*float64(w-left-right))) }
-	py := func(p float64) int { return h - bottom - int(math.Round(p*float64(h-top-bottom))) }
+	py := func(p float64) int { return plotH - bottom - int(math.Round(p*float64(plotH-top-bottom))) }
 
 	// Grid and ticks.
 	for v := 0.0; v <= maxX+step/2; v += step {
 		x := px(v)
-		vline(img, x, top, h-bottom, grid)
+		vline(img, x, top, plotH-bottom, grid)
 		label := trimFloat(v, step)
-		drawText(img, x-textWidth(label, 2)/2, h-bottom+10, label, 2, ink)
+		drawText(img, x-textWidth(label, 2)/2, plotH-bottom+10, label, 2, ink)
 	}
 	for p := 0.0; p <= 1.0001; p += 0.25 {
 		y := py(p)
@@ -66,11 +70,11 @@ func PlotCDF(path, title, xLabel string, series []Series) error {
 		label := fmt.Sprintf("%.0f%%", p*100)
 		drawText(img, left-10-textWidth(label, 2), y-7, label, 2, ink)
 	}
-	hline(img, left, w-right, h-bottom, ink)
-	vline(img, left, top, h-bottom, ink)
+	hline(img, left, w-right, plotH-bottom, ink)
+	vline(img, left, top, plotH-bottom, ink)
 	drawText(img, (w-textWidth(title, 2))/2, 15, title, 2, ink)
-	drawText(img, left+(w-left-right-textWidth(xLabel, 2))/2, h-30, xLabel, 2, ink)
-	drawTextUp(img, 15, top+(h-top-bottom+textWidth("RUNS AT MOST X", 2))/2, "runs at most x", 2, ink)
+	drawText(img, left+(w-left-right-textWidth(xLabel, 2))/2, plotH-30, xLabel, 2, ink)
+	drawTextUp(img, 15, top+(plotH-top-bottom+textWidth("RUNS AT MOST X", 2))/2, "runs at most x", 2, ink)
 
 	// Steps of each series, then its median.
 	for i, s := range series {
@@ -94,19 +98,11 @@ func PlotCDF(path, title, xLabel string, series []Series) error {
 		dot(img, px(med), py(0.5), 5, c)
 	}
 
-	// Legend, top left: a CDF leaves it empty (short latencies are rare
-	// before the curves climb).
-	width := 0
-	for _, s := range series {
-		width = max(width, textWidth(legendLabel(s), 2))
-	}
-	lx, ly := left+20, top+20
-	fill(img, image.Rect(lx-10, ly-10, lx+width+50, ly+len(series)*24), color.RGBA{0xff, 0xff, 0xff, 0xff})
 	for i, s := range series {
 		c := seriesColors[i%len(seriesColors)]
-		y := ly + i*24
-		fill(img, image.Rect(lx, y+4, lx+28, y+9), c)
-		drawText(img, lx+36, y, legendLabel(s), 2, ink)
+		y := legendTop + i*legendLine
+		fill(img, image.Rect(left, y+4, left+28, y+9), c)
+		drawText(img, left+36, y, legendLabel(s), 2, ink)
 	}
 
 	f, err := os.Create(path)

@@ -27,8 +27,8 @@ func TestPlotCDF(t *testing.T) {
 	if err != nil {
 		t.Fatalf("not a PNG: %v", err)
 	}
-	if b := img.Bounds(); b.Dx() != 960 || b.Dy() != 600 {
-		t.Errorf("size %v, want 960×600", b)
+	if b := img.Bounds(); b.Dx() != 960 || b.Dy() != 600+5+3*24+15 {
+		t.Errorf("size %v, want 960 wide, 600 high plus a legend line per series", b)
 	}
 }
 
