@@ -9,30 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
-
-// slowDeployment stays Progressing for minReady seconds after its pods are
-// ready, so a sync waits for its health that long.
-func slowDeployment(name string, minReady int) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: %s
-spec:
-  replicas: 1
-  minReadySeconds: %d
-  selector:
-    matchLabels: {app: %s}
-  template:
-    metadata:
-      labels: {app: %s}
-    spec:
-      containers:
-        - name: main
-          image: registry.invalid/slow:1
-`, name, minReady, name, name)
-}
 
 // TestWorkerKilledMidSync: kill -9 of the only worker while a sync waits
 // for health; a new worker finishes the same operation. One operation,
@@ -40,7 +19,7 @@ spec:
 func TestWorkerKilledMidSync(t *testing.T) {
 	w := startWorker(t)
 	repo := newRepo(t, "durable")
-	repo.write(map[string]string{"app/slow.yaml": slowDeployment("slow", 15)})
+	repo.write(map[string]string{"app/slow.yaml": e2etest.SlowDeployment("slow", 15)})
 	sha := repo.commitAndPush("a slow deployment")
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("durable", repo.URL, "app", "durable", false, "3m")))
 	c := temporalClient(t)

@@ -19,28 +19,6 @@ import (
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
-// slowDeployment stays Progressing for minReady seconds after its pod is
-// ready, so a sync waits for its health that long.
-func slowDeployment(name string, minReady int) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: %s
-spec:
-  replicas: 1
-  minReadySeconds: %d
-  selector:
-    matchLabels: {app: %s}
-  template:
-    metadata:
-      labels: {app: %s}
-    spec:
-      containers:
-        - name: main
-          image: registry.invalid/slow:1
-`, name, minReady, name, name)
-}
-
 // TestRegionWorkerKilledMidSync: a control worker and two workers that both
 // serve every region's queue. While a sync waits for a slow Deployment to
 // become healthy, the worker running a region's Sync activity is killed
@@ -52,7 +30,7 @@ func TestRegionWorkerKilledMidSync(t *testing.T) {
 	workers := []*e2etest.Worker{e.StartWorker(t, regionRoles()...), e.StartWorker(t, regionRoles()...)}
 	const name = "failover"
 	repo := e.NewRepo(t, name)
-	repo.Write(map[string]string{"app/slow.yaml": slowDeployment("slow", 20)})
+	repo.Write(map[string]string{"app/slow.yaml": e2etest.SlowDeployment("slow", 20)})
 	sha := repo.CommitAndPush("a slow deployment")
 	e.Apply(t, e2etest.App{Name: name, RepoURL: repo.URL, Path: "app", Namespace: name, Regions: regions})
 	c := e.TemporalClient(t)
