@@ -72,6 +72,7 @@ func (c *Cluster) applyOne(ctx context.Context, t *task, req ApplyRequest, pendi
 	t.written = applied
 	if !req.DryRun {
 		c.writes.wrote(t.key, applied)
+		c.rememberWritten(t, applied)
 	}
 	t.change = Change{Key: t.key}
 	switch {
@@ -96,6 +97,16 @@ func (c *Cluster) applyOne(ctx context.Context, t *task, req ApplyRequest, pendi
 	if req.DryRun {
 		t.change.Message = joinMessage("dry run", t.change.Message)
 	}
+}
+
+// rememberWritten records that the object Ferry has just written compares
+// Synced at its new resourceVersion: a dry run of the same write against it
+// would return it unchanged, so the compare after a sync sends none for an
+// object nobody has touched since.
+func (c *Cluster) rememberWritten(t *task, written *unstructured.Unstructured) {
+	ck := cacheKey{app: t.app, key: identity(t.key)}
+	cv := cacheVersion{desired: t.digest(), live: written.GetResourceVersion(), uid: string(written.GetUID()), rules: t.ignore.Digest()}
+	c.results.put(ck, cv, cachedResult{sync: app.SyncStatusSynced})
 }
 
 // write sends t's object: a server-side apply, or with Replace=true a

@@ -51,6 +51,48 @@ func TestNoFalseDrift(t *testing.T) {
 	}
 }
 
+// TestCompareAfterSyncSendsNoDryRun: right after a sync, the objects the
+// sync wrote compare Synced without a dry run each (the write's answer is
+// what a dry run of it would return), and a cluster that wrote nothing,
+// asking the API server with a dry run per object, agrees.
+func TestCompareAfterSyncSendsNoDryRun(t *testing.T) {
+	e := newEnv(t)
+	objs := []*unstructured.Unstructured{configMap("one", nil, nil), configMap("two", map[string]string{"tier": "web"}, nil)}
+	for _, o := range guestbook(t) {
+		if o.GetKind() == "Service" {
+			objs = append(objs, o)
+		}
+	}
+	syncer, dryRuns := e.clusterCounting(kube.DefaultOptions(), isDryRun)
+	req := kube.CompareRequest{App: e.ns, Namespace: e.ns, Objects: objs}
+	_, err := syncer.Apply(e.ctx, kube.ApplyRequest{App: e.ns, Namespace: e.ns, Objects: objs})
+	require.NoError(t, err)
+	require.Zero(t, dryRuns.Load(), "a sync of new objects sends no dry run")
+
+	states, err := syncer.Compare(e.ctx, req)
+	require.NoError(t, err)
+	want := map[string]app.SyncStatusCode{"ConfigMap/one": "Synced", "ConfigMap/two": "Synced", "Service/guestbook-ui": "Synced"}
+	assert.Equal(t, want, syncs(states))
+	assert.Zero(t, dryRuns.Load(), "the compare after the sync")
+
+	noResults := kube.DefaultOptions()
+	noResults.CompareCacheTTL = 0
+	other, otherDryRuns := e.clusterCounting(noResults, isDryRun)
+	states, err = other.Compare(e.ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, want, syncs(states))
+	assert.Equal(t, int64(len(objs)), otherDryRuns.Load(), "one dry run per object without the sync's answers")
+
+	// Changed by someone else, an object is dry-run again.
+	_, err = e.dyn.Resource(configMaps).Namespace(e.ns).Patch(e.ctx, "one", types.MergePatchType,
+		[]byte(`{"data":{"greeting":"bye"}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+	require.NoError(t, err)
+	states, err = syncer.Compare(e.ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, app.SyncStatusOutOfSync, syncs(states)["ConfigMap/one"])
+	assert.Equal(t, int64(1), dryRuns.Load())
+}
+
 // TestIgnoreDifferences: a hand-scaled Deployment is OutOfSync unless the
 // app ignores spec.replicas by JSON pointer, jq path or field manager.
 func TestIgnoreDifferences(t *testing.T) {

@@ -17,32 +17,47 @@ import (
 	"github.com/ferry-gitops/ferry/internal/kube"
 )
 
-// counting counts the requests a Cluster sends.
+// counting counts the requests a Cluster sends: all of them, or those
+// only accepts.
 type counting struct {
 	next http.RoundTripper
 	n    *atomic.Int64
+	only func(*http.Request) bool
 }
 
 func (c counting) RoundTrip(r *http.Request) (*http.Response, error) {
-	c.n.Add(1)
+	if c.only == nil || c.only(r) {
+		c.n.Add(1)
+	}
 	return c.next.RoundTrip(r)
 }
+
+// isDryRun accepts server-side dry runs.
+func isDryRun(r *http.Request) bool { return r.URL.Query().Get("dryRun") != "" }
 
 // countingCluster is a new Cluster on the test region whose requests are
 // counted; with onDrift (or live) its live cache is on.
 func (e *env) countingCluster(opts kube.Options, live bool, onDrift func(kube.Drift)) (*kube.Cluster, *atomic.Int64) {
 	e.t.Helper()
-	cfg, err := kube.LoadConfig(stack.Kubeconfig, region)
-	require.NoError(e.t, err)
-	n := &atomic.Int64{}
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return counting{next: rt, n: n} })
-	c, err := kube.NewClusterWithOptions(cfg, opts)
-	require.NoError(e.t, err)
+	c, n := e.clusterCounting(opts, nil)
 	if live || onDrift != nil {
 		ctx, cancel := context.WithCancel(context.Background())
 		e.t.Cleanup(cancel)
 		c.EnableLiveCache(ctx, onDrift)
 	}
+	return c, n
+}
+
+// clusterCounting is a new Cluster on the test region that counts the
+// requests only accepts (nil: all).
+func (e *env) clusterCounting(opts kube.Options, only func(*http.Request) bool) (*kube.Cluster, *atomic.Int64) {
+	e.t.Helper()
+	cfg, err := kube.LoadConfig(stack.Kubeconfig, region)
+	require.NoError(e.t, err)
+	n := &atomic.Int64{}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return counting{next: rt, n: n, only: only} })
+	c, err := kube.NewClusterWithOptions(cfg, opts)
+	require.NoError(e.t, err)
 	return c, n
 }
 
