@@ -1,9 +1,11 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,12 +49,14 @@ func FanOut(ctx context.Context, e *Env, sec *Section) error {
 	// One app first, not counted: it clones the repo and renders the
 	// commit into the manifest cache, which every run after it reuses.
 	var busyOne, busyThree []float64
+	// Core-seconds each command spent per run.
+	cpuOne, cpuThree := map[string][]float64{}, map[string][]float64{}
 	// From the histories: each region's Sync activity, start to close, and
 	// how far apart the regions' Syncs were scheduled.
 	var syncOne, syncThree, scheduleSpread []float64
 	run := func(name string, rs []string) (time.Duration, float64, error) {
 		spec := appSpec{Name: name, RepoURL: repo.URL, Path: "app", Namespace: name, Regions: rs, Poll: time.Hour}
-		cpu0 := machineCPU()
+		cpu0, procs0 := machineCPU(), cpuByCommand()
 		began := time.Now()
 		if _, err := e.applyApps(ctx, []appSpec{spec}, 1); err != nil {
 			return 0, 0, err
@@ -84,6 +88,14 @@ func FanOut(ctx context.Context, e *Env, sec *Section) error {
 				scheduleSpread = append(scheduleSpread, last.Sub(first).Seconds()*1000)
 			}
 		}
+		spent := cpuSpent(procs0, cpuByCommand())
+		for cmd, d := range spent {
+			if len(rs) == 1 {
+				cpuOne[cmd] = append(cpuOne[cmd], d)
+			} else {
+				cpuThree[cmd] = append(cpuThree[cmd], d)
+			}
+		}
 		if busy := busyCores(cpu0, machineCPU()); len(rs) == 1 {
 			busyOne = append(busyOne, busy)
 		} else {
@@ -95,6 +107,7 @@ func FanOut(ctx context.Context, e *Env, sec *Section) error {
 		return fmt.Errorf("warm-up: %w", err)
 	}
 	busyOne, syncOne = nil, nil
+	clear(cpuOne)
 
 	var one, three, opOne, opThree []float64
 	for i := range cfg.FanoutRuns {
@@ -139,5 +152,52 @@ func FanOut(ctx context.Context, e *Env, sec *Section) error {
 		resourceMix(cfg.FanoutResources), len(regions), len(regions), num(so.Median), num(st.Median), len(regions),
 		runtime.NumCPU(), num(Summarize(busyOne).Median), num(Summarize(busyThree).Median), len(regions), len(regions),
 		len(regions), num(Summarize(scheduleSpread).Median), num(Summarize(syncThree).Median), num(Summarize(syncOne).Median))
+	sec.Text += cpuTable(cpuOne, cpuThree, len(regions), Summarize(one).Median)
 	return nil
+}
+
+// stackCommands are the processes of the stack and Ferry, by the name the
+// kernel gives them (15 characters at most).
+var stackCommands = []string{"kube-apiserver", "etcd", "kube-controller", "kube-scheduler", "kwok", "temporal", "redis-server", "ferry-worker"}
+
+// cpuTable is where the machine's CPU went during the runs: the median
+// core-seconds each of the stack's processes spent per run, busiest first,
+// then the rest of the machine; and what that means for the n-region time
+// on this machine's cores against the one-region time, oneTime seconds.
+func cpuTable(one, three map[string][]float64, n int, oneTime float64) string {
+	med := func(m map[string][]float64, cmd string) float64 { return Summarize(m[cmd]).Median }
+	rest := func(m map[string][]float64) []float64 {
+		var out []float64
+		for i := 0; ; i++ {
+			sum, any := 0.0, false
+			for cmd, v := range m {
+				if i < len(v) {
+					any = true
+					if !slices.Contains(stackCommands, cmd) {
+						sum += v[i]
+					}
+				}
+			}
+			if !any {
+				return out
+			}
+			out = append(out, sum)
+		}
+	}
+	cmds := slices.Clone(stackCommands)
+	slices.SortStableFunc(cmds, func(a, b string) int { return cmp.Compare(med(three, b), med(three, a)) })
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nWhere the CPU went, per run (median core-seconds by process; short-lived ones such as the `ferry` CLI are not counted):\n\n| process | 1 region | %d regions |\n| --- | --- | --- |\n", n)
+	var sumOne, sumThree float64
+	for _, cmd := range cmds {
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", cmd, num(med(one, cmd)), num(med(three, cmd)))
+		sumOne, sumThree = sumOne+med(one, cmd), sumThree+med(three, cmd)
+	}
+	fmt.Fprintf(&b, "| the stack and Ferry | %s | %s |\n", num(sumOne), num(sumThree))
+	fmt.Fprintf(&b, "| the rest of the machine | %s | %s |\n", num(Summarize(rest(one)).Median), num(Summarize(rest(three)).Median))
+	cores := float64(runtime.NumCPU())
+	fmt.Fprintf(&b, "\nThe %d-region run needs %s core-seconds of the stack and Ferry, %s times the one-region run's %s: "+
+		"%d cores cannot do that in less than %s s, %s times the one-region median of %s s, however parallel Ferry is.\n",
+		n, num(sumThree), num(sumThree/sumOne), num(sumOne), int(cores), num(sumThree/cores), num(sumThree/cores/oneTime), num(oneTime))
+	return b.String()
 }

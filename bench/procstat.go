@@ -148,3 +148,48 @@ func busyCores(a, b cpuTimes) float64 {
 	}
 	return float64(b.busy-a.busy) / float64(b.total-a.total) * float64(runtime.NumCPU())
 }
+
+// cpuByCommand is the CPU time so far of every live process, summed by
+// command name (kube-apiserver, etcd, temporal, ferry-worker, ...), less
+// the kernel's threads (children of kthreadd, pid 2), whose names change
+// with their work. Processes that exit between two readings are not in
+// the difference.
+func cpuByCommand() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		f := strings.Fields(s[end+1:])
+		if len(f) < 13 || pid == 2 || f[1] == "2" { // f[1] is the parent's pid
+			continue
+		}
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		out[s[open+1:end]] += time.Duration(utime+stime) * time.Second / clockTicks
+	}
+	return out
+}
+
+// cpuSpent is what each command spent between two cpuByCommand readings,
+// in core-seconds, leaving out commands that spent nothing.
+func cpuSpent(a, b map[string]time.Duration) map[string]float64 {
+	out := map[string]float64{}
+	for cmd, t := range b {
+		if d := (t - a[cmd]).Seconds(); d > 0 {
+			out[cmd] = d
+		}
+	}
+	return out
+}
