@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -22,50 +23,50 @@ func newAppCmd() *cobra.Command {
 }
 
 func newApplyCmd(tf *temporalFlags) *cobra.Command {
-	var file string
+	var files []string
+	var recursive bool
+	var parallel int
 	cmd := &cobra.Command{
-		Use:   "apply -f FILE",
-		Short: "Create an Application, or update its spec",
-		Args:  cobra.NoArgs,
+		Use:   "apply -f FILE|DIR|- [-f ...]",
+		Short: "Create Applications, or update their specs",
+		Long: `Create Applications, or update their specs: one Application per file.
+
+-f takes a file, - for stdin, or a directory: every *.yaml, *.yml and *.json
+file directly in it (with -R, in its subdirectories too), in sorted order.
+Repeat -f to apply several. Every file is read and validated first: if any is
+wrong, or two name the same app, nothing is applied and each bad file is
+listed. Then the apps are applied over one connection, --parallel at a time,
+with one line per app in the order given. If some fail, the others stay
+applied; apply is idempotent, so running the same command again is the fix.`,
+		Example: `  ferry app apply -f guestbook.yaml
+  ferry app apply -f apps/ --parallel 16
+  cat app.json | ferry app apply -f -`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			data, err := readInput(file)
+			if parallel < 1 {
+				return fmt.Errorf("--parallel %d: want at least 1 app applied at a time, e.g. --parallel %d", parallel, defaultApplyParallel)
+			}
+			inputs, err := collectApplyInputs(files, recursive, os.Stdin, validateOptions())
 			if err != nil {
 				return err
-			}
-			a, err := app.Parse(data)
-			if err != nil {
-				return fmt.Errorf("%s: %w", file, err)
-			}
-			if err := app.Validate(a, validateOptions()); err != nil {
-				return fmt.Errorf("%s: %w", file, err)
 			}
 			c, err := tf.dial(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			name := a.Metadata.Name
-			if _, err := workflows.Apply(cmd.Context(), c, a); err != nil {
-				return appError(name, "apply", err)
+			apply := func(ctx context.Context, a *app.Application) error {
+				_, err := workflows.Apply(ctx, c, a)
+				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "application %q applied (workflow %s)\n", name, workflows.WorkflowID(name))
-			return nil
+			return applyAll(cmd.Context(), inputs, parallel, apply, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVarP(&file, "file", "f", "", "Application YAML or JSON file, - for stdin")
+	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "Application YAML or JSON file, directory of them, or - for stdin; repeatable")
+	cmd.Flags().BoolVarP(&recursive, "recursive", "R", false, "read the directories given with -f recursively")
+	cmd.Flags().IntVar(&parallel, "parallel", defaultApplyParallel, "how many apps to apply at a time")
 	_ = cmd.MarkFlagRequired("file")
 	return cmd
-}
-
-func readInput(file string) ([]byte, error) {
-	if file == "-" {
-		return readAll(os.Stdin)
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("read application: %w", err)
-	}
-	return data, nil
 }
 
 func newRefreshCmd(tf *temporalFlags) *cobra.Command {
