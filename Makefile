@@ -29,13 +29,14 @@ test-unit:
 # The benchmarks on the real stack (bench/README.md), then the Go benchmarks
 # of the packages that have some; the report goes to $(BENCH_OUT)/report.md.
 # BENCH_FLAGS passes options to ferry-bench (BENCH_FLAGS='-only push -pushes 5');
-# BENCH_GO=0 skips the Go benchmarks.
+# BENCH_GO=0 skips the Go benchmarks. Flux's controllers, the peer of push, apply
+# and peer-idle, are built for the benchmarks only (hack/tools.sh flux, once).
 BENCH_OUT ?= bench/out
 BENCH_FLAGS ?=
 BENCH_GO ?= 1
 bench: tools build
 	@mkdir -p $(BENCH_OUT)
-	@tools=$$(hack/tools.sh); status=0; \
+	@tools=$$(hack/tools.sh flux); status=0; \
 	FERRY_TOOLS_BIN=$$tools FERRY_BIN=$(CURDIR)/bin $(GO) run ./bench/cmd/ferry-bench $(BENCH_FLAGS) $(BENCH_OUT) || status=$$?; \
 	if [ "$(BENCH_GO)" = 1 ]; then FERRY_TOOLS_BIN=$$tools FERRY_BIN=$(CURDIR)/bin hack/bench-report.sh $(BENCH_OUT) || status=$$?; fi; \
 	echo "report: $(BENCH_OUT)/report.md"; exit $$status

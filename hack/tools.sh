@@ -2,6 +2,8 @@
 # Builds the real components of the local stack once, into a cache outside the
 # checkout keyed by version, and links them into one directory: $FERRY_TOOLS_BIN.
 # A warm cache costs seconds. Usage: hack/tools.sh   (prints the bin directory)
+# hack/tools.sh flux also builds Flux's source-controller and kustomize-controller
+# (make bench runs them as the peer) and links them, with their CRDs, beside the rest.
 set -euo pipefail
 
 TEMPORAL_VERSION=v1.5.1
@@ -9,6 +11,13 @@ KUBE_VERSION=v1.37.2
 KUBE_STAGING_VERSION=v0.37.2
 ETCD_VERSION=v3.6.16
 KWOK_VERSION=v0.8.0
+# The newest releases whose go directive this machine's Go accepts without a
+# toolchain switch (v1.10 needs Go 1.27).
+FLUX_SOURCE_VERSION=v1.9.6
+FLUX_KUSTOMIZE_VERSION=v1.9.6
+# Module versions they require that the module proxy does not serve, each
+# replaced by the nearest release it does serve (same minor version).
+FLUX_SUBSTITUTES="github.com/fluxcd/pkg/artifact@v0.18.0"
 
 cache=${FERRY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ferry}/tools
 bin=$cache/bin
@@ -81,6 +90,33 @@ GO
   done
 }
 
+# flux_build CONTROLLER VERSION: builds github.com/fluxcd/CONTROLLER's main package
+# from a scratch module that requires it. go install refuses a module with replace
+# directives, and a dependency's replaces do not apply, so the scratch module
+# carries them; the controller's ./api becomes its api module at the same version.
+# go build -mod=mod resolves only what the binary imports: go mod tidy would
+# also want the modules of the controllers' tests, not all of them served.
+flux_build() {
+  local ctrl=$1 version=$2 mod=github.com/fluxcd/$1
+  go mod init "ferry-tools-$ctrl" >/dev/null 2>&1
+  local dir
+  dir=$(go mod download -json "$mod@$version" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  {
+    echo "require $mod $version"
+    awk '{ sub(/\/\/.*/, "") }
+      /^replace \(/ { block = 1; next }
+      block && /^\)/ { block = 0; next }
+      block && /=>/ { print "replace " $0; next }
+      /^replace .*=>/ { print }' "$dir/go.mod" |
+      sed "s#=>[[:space:]]*\./api[[:space:]]*\$#=> $mod/api $version#"
+    for s in $FLUX_SUBSTITUTES; do echo "replace ${s%@*} => ${s%@*} ${s#*@}"; done
+  } >> go.mod
+  go build -mod=mod -o "../$ctrl" "$mod"
+  mkdir -p ../crds
+  cp "$dir"/config/crd/bases/*.yaml ../crds/
+  chmod -R u+w ../crds
+}
+
 build_once "$cache/temporal-$TEMPORAL_VERSION" temporal_build
 build_once "$cache/kwok-$KWOK_VERSION" kwok_build
 build_once "$cache/etcd-$ETCD_VERSION" etcd_build
@@ -92,6 +128,21 @@ link "$cache/kwok-$KWOK_VERSION/kwok"
 ln -sfn "$cache/kwok-$KWOK_VERSION/stage" "$bin/kwok-stage"
 link "$cache/etcd-$ETCD_VERSION/etcd"
 for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do link "$cache/kube-$KUBE_VERSION/$c"; done
+if [ "${1:-}" = flux ]; then
+  # The Flux build takes minutes: let the tests' hack/tools.sh go on meanwhile.
+  exec 9>&-
+  exec 8>"$cache/.lock-flux"
+  if ! flock -n 8; then
+    log "waiting for another hack/tools.sh flux to finish"
+    flock 8
+  fi
+  build_once "$cache/source-controller-$FLUX_SOURCE_VERSION" flux_build source-controller "$FLUX_SOURCE_VERSION"
+  build_once "$cache/kustomize-controller-$FLUX_KUSTOMIZE_VERSION" flux_build kustomize-controller "$FLUX_KUSTOMIZE_VERSION"
+  link "$cache/source-controller-$FLUX_SOURCE_VERSION/source-controller"
+  link "$cache/kustomize-controller-$FLUX_KUSTOMIZE_VERSION/kustomize-controller"
+  ln -sfn "$cache/source-controller-$FLUX_SOURCE_VERSION/crds" "$bin/flux-source-crds"
+  ln -sfn "$cache/kustomize-controller-$FLUX_KUSTOMIZE_VERSION/crds" "$bin/flux-kustomize-crds"
+fi
 for c in redis-server git; do
   command -v "$c" >/dev/null || { log "$c is missing: install it (apt-get install -y redis-server git)"; exit 1; }
 done
