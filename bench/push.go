@@ -23,6 +23,8 @@ const statusPoll = 25 * time.Millisecond
 // webhook delivery when the worker serves one) to the app's status showing
 // Synced at the pushed commit in every region. Each push changes every
 // object and rolls the Deployment out. The modes alternate push by push.
+// In one region, Flux pushes the same app after every Ferry push
+// (flux_push.go): the peer's latency, and the ratio.
 func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 	cfg := e.Cfg
 	w, err := e.StartWorker(ctx, "push")
@@ -54,8 +56,9 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 			"**The worker does not serve `POST /api/webhook` yet** (a GET to it, which the contract answers 405, found nothing listening on " +
 			"`--webhook-addr`), so no webhook delivery was measured; once it does, this scenario sends signed GitHub deliveries too, with no change here.\n\n")
 	}
+	var peer strings.Builder
 	text.WriteString("| regions | notification | pushes | p50 | p95 | min | max | sync operation p50 |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
-	defer func() { sec.Text = text.String() }()
+	defer func() { sec.Text = text.String() + "\n" + peer.String() }()
 
 	for _, regions := range regionSets {
 		tag := fmt.Sprintf("%dr", len(regions))
@@ -82,8 +85,13 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 			return err
 		}
 
+		var fp *fluxPush
+		if len(regions) == 1 {
+			fp = e.startFluxPeer(ctx, &peer)
+		}
 		latencies := map[string][]float64{}
 		opDurations := map[string][]float64{}
+		refreshAt := map[int]float64{}
 		total := 1 + cfg.Pushes*len(modes)
 		for i := 1; i <= total; i++ {
 			mode := modes[i%len(modes)]
@@ -110,10 +118,20 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 			if err != nil {
 				return fmt.Errorf("push %d (%s): %w", i, mode, err)
 			}
+			if fp != nil {
+				if err := fp.push(ctx, i); err != nil {
+					fmt.Fprintf(&peer, "**Flux stopped measuring at push %d:** %s\n\n", i, oneLine(err.Error()))
+					fp.flux.Stop()
+					fp = nil
+				}
+			}
 			if i == 1 {
 				continue // warm-up
 			}
 			latencies[mode] = append(latencies[mode], at.Sub(began).Seconds())
+			if mode == "refresh" {
+				refreshAt[i] = at.Sub(began).Seconds()
+			}
 			if op := v.Status.OperationState; op != nil && op.FinishedAt != nil {
 				opDurations[mode] = append(opDurations[mode], op.FinishedAt.Sub(op.StartedAt).Seconds())
 			}
@@ -137,6 +155,10 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 			fmt.Fprintf(&text, "| %s | %s | %d | %s s | %s s | %s s | %s s | %s s |\n", strings.Join(regions, ", "), modeName(mode),
 				s.N, num(s.Median), num(s.P95), num(s.Min), num(s.Max), num(op.Median))
 			series = append(series, Series{Name: fmt.Sprintf("%s, %s", label, mode), Samples: samples})
+		}
+		if fp != nil {
+			fp.flux.Stop()
+			series = append(series, fp.report(sec, &text, &peer, refreshAt, cfg.reproduce(ScenarioPush, fmt.Sprintf("-pushes %d", cfg.Pushes))))
 		}
 	}
 	text.WriteString("\nThe sync operation column is the operation's own StartedAt–FinishedAt (apply, then wait for health) from the status; the rest of the latency is the reconcile before it (ls-remote, render of the new commit, compare) and Temporal's round trips.\n")
