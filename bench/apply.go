@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,8 +15,9 @@ import (
 
 // ApplyVsKubectl syncs ApplyResources resources into a new namespace with
 // Ferry, and the same files with `kubectl apply --server-side` into another
-// one, alternately, on the same cluster; both end when the Deployments are
-// Available, as Ferry's sync waits for health.
+// one, and Flux's kustomize-controller the same files into a third
+// (flux_apply.go), taking turns, on the same cluster; all end when the
+// Deployments are Available, as Ferry's sync waits for health.
 func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 	cfg := e.Cfg
 	region := e.Stack.Regions[0]
@@ -44,16 +46,25 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 		return fmt.Errorf("warm-up: %w", err)
 	}
 
+	var peer strings.Builder
+	flux := e.startFluxApply(ctx, repo, &peer)
+	if flux != nil {
+		defer flux.flux.Stop()
+	}
 	var ferry, ferryOp, kubectl, kubectlApply []float64
 	var ferryRequests apiCounts
 	var ferryRate []float64
 	for i := range cfg.ApplyRuns {
-		sides := []string{"ferry", "kubectl"}
-		if i%2 == 1 {
-			sides = []string{"kubectl", "ferry"}
-		}
-		for _, side := range sides {
+		for _, side := range takingTurns(i, flux != nil) {
 			ns := fmt.Sprintf("apply-%s-%d", side, i)
+			if side == "flux" {
+				took, err := flux.run(ctx, e, ns)
+				if err != nil {
+					return err
+				}
+				e.logf("apply run %d: flux %s", i, took.Round(time.Millisecond))
+				continue
+			}
 			if side == "ferry" {
 				spec := appSpec{Name: ns, RepoURL: repo.URL, Path: "app", Namespace: ns, Regions: []string{region}, Poll: time.Hour}
 				api0, err := e.apiRequests(ctx, region)
@@ -101,8 +112,12 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 		&Figure{ID: "apply-ratio", Title: "Apply ratio, Ferry / kubectl", Unit: "×", Samples: ratios(ferry, kubectl), Reproduce: repro,
 			What: "The two figures above divided pair by pair: below 1, Ferry is faster."},
 	)
+	if flux != nil {
+		sec.Figures = append(sec.Figures, flux.figures(ferry, cfg.ApplyResources, repro)...)
+		peer.WriteString(flux.text())
+	}
 	sk, so := Summarize(kubectlApply), Summarize(ferryOp)
-	sec.Text = fmt.Sprintf("Resources: %s, in region %s, into a new namespace each run; Ferry and kubectl alternate (the order flips every pair). "+
+	sec.Text = fmt.Sprintf("Resources: %s, in region %s, into a new namespace each run; Ferry, kubectl and Flux take turns (the order rotates every run). "+
 		"An app that only compares (no automated sync) rendered the commit into the manifest cache first, so Ferry's runs read it from Redis; kubectl reads the files from the working copy. "+
 		"kubectl is the stack's own (%s), with `--server-side`, field manager `kubectl`, one request per object, in sequence.\n\n"+
 		"| part | median | min–max |\n| --- | --- | --- |\n"+
@@ -112,7 +127,19 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 		resourceMix(cfg.ApplyResources), region, e.kubectlVersion(),
 		num(sk.Median), num(sk.Min), num(sk.Max), num(so.Median), num(so.Min), num(so.Max),
 		num(ferryRequests.total(isAppKind)), num(Summarize(ferryRate).Mean), e.clientLimits(region)+" By verb: "+ferryRequests.breakdown(1)+".")
+	sec.Text += "\n" + peer.String()
 	return nil
+}
+
+// takingTurns is the order of the sides in run i: it rotates, so that
+// each side goes first as often as the others.
+func takingTurns(i int, withFlux bool) []string {
+	sides := []string{"ferry", "kubectl"}
+	if withFlux {
+		sides = append(sides, "flux")
+	}
+	k := i % len(sides)
+	return slices.Concat(sides[k:], sides[:k])
 }
 
 // kubectlApply creates the namespace, applies dir server-side and waits
