@@ -21,10 +21,12 @@ const (
 	ScenarioRender     = "render"
 	ScenarioOnboarding = "onboarding"
 	ScenarioIdle       = "idle"
+	// ScenarioPeerIdle is Flux's idle cost on the fleet's stack, after Ferry's.
+	ScenarioPeerIdle = "peer-idle"
 )
 
 // Scenarios lists every scenario in the order Run runs them.
-var Scenarios = []string{ScenarioPush, ScenarioFanout, ScenarioApply, ScenarioCompare, ScenarioRender, ScenarioOnboarding, ScenarioIdle}
+var Scenarios = []string{ScenarioPush, ScenarioFanout, ScenarioApply, ScenarioCompare, ScenarioRender, ScenarioOnboarding, ScenarioIdle, ScenarioPeerIdle}
 
 // Config is what one ferry-bench run measures, and how much of it.
 type Config struct {
@@ -153,7 +155,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if slices.ContainsFunc(regional, func(s step) bool { return cfg.selected(s.name) }) {
 		errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions, regional))
 	}
-	if cfg.selected(ScenarioOnboarding) || cfg.selected(ScenarioIdle) {
+	if cfg.selected(ScenarioOnboarding) || cfg.selected(ScenarioIdle) || cfg.selected(ScenarioPeerIdle) {
 		for _, n := range cfg.ScaleApps {
 			if ctx.Err() != nil {
 				break
@@ -209,11 +211,13 @@ func runSteps(ctx context.Context, cfg *Config, rep *Report, regions []string, s
 	return nil
 }
 
-// scaleSteps onboard a fleet of n apps, then watch it idle.
+// scaleSteps onboard a fleet of n apps, then watch it idle; for the
+// smallest fleet, Flux's idle cost follows on the same stack.
 func scaleSteps(cfg *Config, n int) []step {
 	var f *fleet
+	var ferryIdle *Section
 	poll := cfg.idlePoll(n)
-	return []step{
+	steps := []step{
 		{ScenarioOnboarding, fmt.Sprintf("Onboarding: %d apps of %d resources", n, cfg.AppResources), cfg.OnboardTimeout + time.Minute,
 			func(ctx context.Context, e *Env, sec *Section) (err error) {
 				f, err = Onboard(ctx, e, sec, n, poll)
@@ -230,7 +234,15 @@ func scaleSteps(cfg *Config, n int) []step {
 					sec.Skipped = fmt.Sprintf("only %d of the %d apps applied were Synced and Healthy when the onboarding stopped, so the fleet was not idle", len(f.synced), f.applied)
 					return nil
 				}
+				ferryIdle = sec
 				return Idle(ctx, e, sec, f)
 			}},
 	}
+	if n == slices.Min(cfg.ScaleApps) {
+		steps = append(steps, step{ScenarioPeerIdle, fmt.Sprintf("Idle cost, Flux: %d apps polling every %s", n, poll), cfg.OnboardTimeout + cfg.IdleWindow + 3*time.Minute,
+			func(ctx context.Context, e *Env, sec *Section) error {
+				return PeerIdle(ctx, e, sec, n, poll, ferryIdle)
+			}})
+	}
+	return steps
 }

@@ -1,0 +1,329 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+)
+
+// PeerIdle runs Flux's idle cost on the stack of a fleet whose Ferry idle
+// cost was just measured: n Kustomizations of the same files, appsPerRepo
+// to a GitRepository, all at Ferry's poll interval, Ready, then watched
+// for IdleWindow with nothing changing. ferryIdle is Ferry's idle section
+// of the same fleet size, for the ratios; nil (or without figures) when
+// Ferry's idle did not run.
+func PeerIdle(ctx context.Context, e *Env, sec *Section, n int, interval time.Duration, ferryIdle *Section) error {
+	cfg := e.Cfg
+	region := e.Stack.Regions[0]
+	// Ferry's worker is stopped by now: what runs besides the stack is Flux.
+	bgAll, bgApp, err := e.backgroundRate(ctx, region, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	f, err := e.StartFlux(ctx, fmt.Sprintf("idle-%d", n))
+	if err != nil {
+		return err
+	}
+	defer f.Stop()
+	repos, onboarded, err := e.fluxFleet(ctx, f, n, interval)
+	if err != nil {
+		return err
+	}
+	e.logf("peer-idle: %d Kustomizations Ready in %s; settling for %s", n, onboarded.Round(time.Second), interval)
+	sleep(ctx, interval)
+
+	w := &fluxWatch{e: e, f: f, region: region}
+	if err := w.run(ctx, cfg.IdleWindow); err != nil {
+		return err
+	}
+	git, err := e.gitRequestsBetween(w.git0, w.git1)
+	if err != nil {
+		return err
+	}
+	intervals := w.window.Seconds() / interval.Seconds()
+	var lsPerRepo []float64
+	fetches := 0
+	for _, r := range repos {
+		lsPerRepo = append(lsPerRepo, float64(git.LsRemote[r.Name])/intervals)
+		fetches += git.Fetch[r.Name]
+	}
+	perApp := w.perReconcile(isAppKind, bgApp)
+	perAll := w.perReconcile(nil, bgAll)
+
+	tag := fmt.Sprintf("peer-idle-%d", n)
+	repro := cfg.reproduce(ScenarioIdle+","+ScenarioPeerIdle, fmt.Sprintf("-apps %d -app-resources %d -idle-poll %d:%s -idle-window %s", n, cfg.AppResources, n, interval, cfg.IdleWindow))
+	fig := func(id, title, unit, what string, samples []float64) *Figure {
+		fg := &Figure{ID: tag + "-" + id, Title: fmt.Sprintf("Idle %d apps, Flux: %s", n, title), Unit: unit, Samples: samples, Reproduce: repro, What: what}
+		sec.Figures = append(sec.Figures, fg)
+		return fg
+	}
+	cpu := fig("cpu", "controllers' CPU", "cores", fmt.Sprintf("CPU of source-controller and kustomize-controller together (utime+stime from /proc), per %s interval.", procInterval), w.cpu)
+	rss := fig("rss", "controllers' memory", "MiB", fmt.Sprintf("Resident memory of source-controller and kustomize-controller together (VmRSS), sampled every %s.", procInterval), w.rss)
+	fig("ls-remote", "Git ref checks per repo per poll interval", "calls", "GET info/refs?service=git-upload-pack in the Git server's log per repo, divided by the poll intervals in the window.", lsPerRepo)
+	api := fig("api", "API requests per reconcile", "requests", fmt.Sprintf("Requests to the API server of %s for the apps' kinds (%s; all verbs but WATCH), less the stack's own rate measured before Flux started, divided by kustomize-controller's reconciles of Kustomizations (controller_runtime_reconcile_total{controller=\"kustomization\"}), per %s interval.", region, strings.Join(appKinds, ", "), apiInterval), perApp)
+	ratios := peerIdleRatios(ferryIdle, n, cpu, rss, api)
+	for _, r := range ratios {
+		r.ID, r.Reproduce = tag+"-"+r.ID, repro
+	}
+	sec.Figures = append(sec.Figures, ratios...)
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "Flux (%s) on the fleet's stack (region %s), after Ferry's idle window, with Ferry's worker stopped: %d Kustomizations in %s, "+
+		"each of the same %s as Ferry's apps (the same generated files, one directory each, in %s of up to %d apps), one GitRepository per repo, "+
+		"every interval %s (Ferry's poll interval; Flux adds up to %d %% jitter by default, Ferry up to 10 %%), `prune: true`, `wait: true`, `targetNamespace` of its own. "+
+		"They were Ready %s after their creation; then a settling interval, then watched for %s. Both controllers run with their defaults "+
+		"(source-controller 2 reconciles at a time, kustomize-controller 4, client-side limits 50 requests/s, burst 300). Logs: %s.\n\n",
+		f.Versions, region, n, fluxNamespace, resourceMix(cfg.AppResources), plural(len(repos), "repo"), appsPerRepo, interval, 5, onboarded.Round(time.Second), w.window.Round(time.Second), f.Logs())
+	fmt.Fprintf(&b, "What an idle reconcile is on each side: kustomize-controller, every interval per Kustomization, downloads the artifact from source-controller, "+
+		"runs `kustomize build`, dry-runs a server-side apply of every object, applies none (nothing differs), and checks health (one poll, all Current); "+
+		"source-controller, every interval per GitRepository, asks the Git server for its refs and skips the clone when the commit is the same. "+
+		"Ferry, every interval per app: one ls-remote per repo shared by its apps, then a compare against its watch cache (no dry run), recorded in Temporal. "+
+		"So Ferry's cost is spread over the worker and the Temporal server (and Redis, not measured); the ratios below give the worker alone and the worker with Temporal.\n\n")
+	fmt.Fprintf(&b, "| measure | value |\n| --- | --- |\n")
+	fmt.Fprintf(&b, "| Kustomization reconciles | %.0f, that is %s/s; %.0f expected from the interval alone |\n", w.reconciles, num(w.reconciles/w.window.Seconds()), float64(n)*intervals)
+	fmt.Fprintf(&b, "| GitRepository reconciles | %.0f |\n", w.sourceReconciles)
+	fmt.Fprintf(&b, "| source-controller + kustomize-controller CPU, median | %s cores (%s ms of CPU per Kustomization reconcile) |\n",
+		num(Summarize(w.cpu).Median), num(Summarize(w.cpu).Mean*w.window.Seconds()*1000/max(w.reconciles, 1)))
+	fmt.Fprintf(&b, "| of which kustomize-controller, median | %s cores |\n", num(Summarize(w.kustomizeCPU).Median))
+	fmt.Fprintf(&b, "| kube-apiserver CPU, median | %s cores |\n", num(Summarize(w.apiserverCPU).Median))
+	fmt.Fprintf(&b, "| Git ref checks in the window | %d over %d repos, %s per repo per interval; %d fetches |\n", sumInts(git.LsRemote), len(repos), num(Summarize(lsPerRepo).Median), fetches)
+	fmt.Fprintf(&b, "| API requests per reconcile, apps' kinds | %s |\n", withDetail(num(Summarize(perApp).Median), w.delta.breakdown(max(w.reconciles, 1))))
+	fmt.Fprintf(&b, "| API requests per reconcile, every kind | %s (the stack's own %s requests/s subtracted; Flux's status patches and Events count here) |\n", num(Summarize(perAll).Median), num(bgAll))
+	if len(ratios) == 0 {
+		fmt.Fprintf(&b, "\nNo ratio: Ferry's idle cost of %d apps was not measured in this run (run `-only idle,%s`).\n", n, ScenarioPeerIdle)
+	} else {
+		b.WriteString("\nRatios are of medians over each side's own window (the two windows follow each other, so they are not pairs): below 1, Ferry costs less. " +
+			"Memory compares the worker's RSS with both controllers'; Temporal's and Redis's memory are not in Ferry's figure.\n")
+	}
+	sec.Text = b.String()
+	return nil
+}
+
+// fluxFleet pushes n apps' files, appsPerRepo to a repo, creates their
+// namespaces, a GitRepository per repo and a Kustomization per app, and
+// waits until every Kustomization is Ready at its repo's commit.
+func (e *Env) fluxFleet(ctx context.Context, f *Flux, n int, interval time.Duration) ([]*gitRepo, time.Duration, error) {
+	cfg := e.Cfg
+	var repos []*gitRepo
+	var apps []fluxApp
+	for r := 0; r*appsPerRepo < n; r++ {
+		repo, err := e.newRepo(ctx, fmt.Sprintf("flux-fleet-%02d", r))
+		if err != nil {
+			return nil, 0, err
+		}
+		for i := r * appsPerRepo; i < min(n, (r+1)*appsPerRepo); i++ {
+			name := fmt.Sprintf("flux-app-%04d", i)
+			dir := path.Join("apps", fmt.Sprintf("app-%04d", i))
+			if err := repo.write(resourceFiles(dir, cfg.AppResources, 0)); err != nil {
+				return nil, 0, err
+			}
+			apps = append(apps, fluxApp{Name: name, Source: repo.Name, Path: dir, Namespace: name, Interval: interval})
+		}
+		if _, err := repo.commitAndPush(ctx, "apps"); err != nil {
+			return nil, 0, err
+		}
+		repos = append(repos, repo)
+	}
+	began := time.Now()
+	for _, repo := range repos {
+		if err := f.createGitRepository(ctx, repo.Name, repo.URL, interval); err != nil {
+			return nil, 0, err
+		}
+	}
+	for _, a := range apps {
+		if err := f.ensureNamespace(ctx, a.Namespace); err != nil {
+			return nil, 0, err
+		}
+		if err := f.createKustomization(ctx, a); err != nil {
+			return nil, 0, err
+		}
+	}
+	last := time.Now()
+	err := poll(ctx, time.Second, cfg.OnboardTimeout, func() (bool, error) {
+		ready, err := f.countReady(ctx, "")
+		if time.Since(last) > 15*time.Second {
+			e.logf("peer-idle: %d of %d Kustomizations Ready after %s", ready, n, time.Since(began).Round(time.Second))
+			last = time.Now()
+		}
+		if err := f.Exited(); err != nil {
+			return false, err
+		}
+		return ready >= n, err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("Flux's fleet of %d not Ready: %w", n, err)
+	}
+	return repos, time.Since(began), nil
+}
+
+// backgroundRate is a region's API request rate over d, every kind and the
+// apps' kinds, per second.
+func (e *Env) backgroundRate(ctx context.Context, region string, d time.Duration) (all, app float64, err error) {
+	a0, err := e.apiRequests(ctx, region)
+	if err != nil {
+		return 0, 0, err
+	}
+	sleep(ctx, d)
+	a1, err := e.apiRequests(ctx, region)
+	if err != nil {
+		return 0, 0, err
+	}
+	bg := a1.sub(a0)
+	return bg.total(nil) / d.Seconds(), bg.total(isAppKind) / d.Seconds(), nil
+}
+
+// peerIdleRatios divides Ferry's idle figures of the same fleet by Flux's:
+// medians, since the windows follow each other and are not pairs.
+func peerIdleRatios(ferryIdle *Section, n int, cpu, rss, api *Figure) []*Figure {
+	if ferryIdle == nil {
+		return nil
+	}
+	ferry := map[string]*Figure{}
+	for _, fg := range ferryIdle.Figures {
+		ferry[strings.TrimPrefix(fg.ID, fmt.Sprintf("idle-%d-", n))] = fg
+	}
+	var out []*Figure
+	// ferryMedian is Ferry's median of a figure, if it was measured.
+	ferryMedian := func(id string) (float64, bool) {
+		fg, ok := ferry[id]
+		if !ok || fg.Summary().N == 0 {
+			return 0, false
+		}
+		return fg.Summary().Median, true
+	}
+	ratio := func(id, title, what string, ferryIDs []string, flux *Figure) {
+		sum := 0.0
+		for _, fid := range ferryIDs {
+			m, ok := ferryMedian(fid)
+			if !ok {
+				return
+			}
+			sum += m
+		}
+		if m := flux.Summary().Median; flux.Summary().N > 0 && m > 0 {
+			out = append(out, &Figure{ID: id, Title: fmt.Sprintf("Idle %d apps: %s", n, title), Unit: "×", Samples: []float64{max(sum, 0) / m}, What: what})
+		}
+	}
+	ratio("ratio-cpu", "CPU ratio, Ferry worker / Flux", "Median CPU of the ferry-worker over the median CPU of source-controller and kustomize-controller together.",
+		[]string{"worker-cpu"}, cpu)
+	ratio("ratio-cpu-temporal", "CPU ratio, Ferry worker + Temporal / Flux", "Median CPU of the ferry-worker plus the Temporal server's median, over the two Flux controllers' median.",
+		[]string{"worker-cpu", "temporal-cpu"}, cpu)
+	ratio("ratio-rss", "memory ratio, Ferry worker / Flux", "Median RSS of the ferry-worker over the median RSS of both Flux controllers together.",
+		[]string{"worker-rss"}, rss)
+	ratio("ratio-api", "API requests per reconcile ratio, Ferry / Flux", "Ferry's median API requests per reconcile (apps' kinds) over Flux's per Kustomization reconcile (a negative median, the stack's own rate over-subtracted, counts as 0).",
+		[]string{"api"}, api)
+	return out
+}
+
+// fluxWatch samples Flux's idle cost over a window: CPU and memory of
+// both controllers, the API server's CPU and requests, the reconciles.
+type fluxWatch struct {
+	e      *Env
+	f      *Flux
+	region string
+
+	window                 time.Duration
+	cpu, kustomizeCPU, rss []float64
+	apiserverCPU           []float64
+	reconciles             float64 // Kustomizations
+	sourceReconciles       float64 // GitRepositories
+	delta                  apiCounts
+	apiDeltas              []apiCounts // per apiInterval
+	recDeltas, apiSecs     []float64
+	git0, git1             int64
+}
+
+func (w *fluxWatch) run(ctx context.Context, window time.Duration) error {
+	e, f := w.e, w.f
+	procs := map[string]int{"source": f.source.pid(), "kustomize": f.kustomize.pid(), "apiserver": e.Stack.Pids()[w.region+"-apiserver"]}
+	prev := map[string]ProcSample{}
+	for name, pid := range procs {
+		s, err := SampleProc(pid)
+		if err != nil {
+			return err
+		}
+		prev[name] = s
+	}
+	rec0, err := f.kustomize.reconciles("kustomization")
+	if err != nil {
+		return err
+	}
+	src0, err := f.source.reconciles("gitrepository")
+	if err != nil {
+		return err
+	}
+	api0, err := e.apiRequests(ctx, w.region)
+	if err != nil {
+		return err
+	}
+	w.git0 = e.gitLogOffset()
+	began := time.Now()
+	recPrev, apiPrev, apiAt := rec0, api0, began
+	for time.Since(began) < window {
+		sleep(ctx, procInterval)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := f.Exited(); err != nil {
+			return err
+		}
+		now := map[string]ProcSample{}
+		for name, pid := range procs {
+			s, err := SampleProc(pid)
+			if err != nil {
+				return err
+			}
+			now[name] = s
+		}
+		src, kus := CPUCores(prev["source"], now["source"]), CPUCores(prev["kustomize"], now["kustomize"])
+		w.cpu = append(w.cpu, src+kus)
+		w.kustomizeCPU = append(w.kustomizeCPU, kus)
+		w.apiserverCPU = append(w.apiserverCPU, CPUCores(prev["apiserver"], now["apiserver"]))
+		w.rss = append(w.rss, float64(now["source"].RSS+now["kustomize"].RSS)/(1<<20))
+		prev = now
+		if time.Since(apiAt) >= apiInterval-time.Second {
+			rec, err := f.kustomize.reconciles("kustomization")
+			if err != nil {
+				return err
+			}
+			api, err := e.apiRequests(ctx, w.region)
+			if err != nil {
+				return err
+			}
+			w.apiDeltas = append(w.apiDeltas, api.sub(apiPrev))
+			w.recDeltas = append(w.recDeltas, rec-recPrev)
+			w.apiSecs = append(w.apiSecs, time.Since(apiAt).Seconds())
+			recPrev, apiPrev, apiAt = rec, api, time.Now()
+		}
+	}
+	w.window = time.Since(began)
+	w.git1 = e.gitLogOffset()
+	rec1, err := f.kustomize.reconciles("kustomization")
+	if err != nil {
+		return err
+	}
+	src1, err := f.source.reconciles("gitrepository")
+	if err != nil {
+		return err
+	}
+	api1, err := e.apiRequests(ctx, w.region)
+	if err != nil {
+		return err
+	}
+	w.reconciles, w.sourceReconciles, w.delta = rec1-rec0, src1-src0, api1.sub(api0)
+	return nil
+}
+
+// perReconcile is, per apiInterval, the requests that keep counts (nil:
+// every kind) less the background rate, over the Kustomization reconciles.
+func (w *fluxWatch) perReconcile(keep func(apiKey) bool, background float64) []float64 {
+	var out []float64
+	for i, d := range w.apiDeltas {
+		if w.recDeltas[i] > 0 {
+			out = append(out, (d.total(keep)-background*w.apiSecs[i])/w.recDeltas[i])
+		}
+	}
+	return out
+}
