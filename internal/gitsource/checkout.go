@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -12,9 +11,10 @@ import (
 )
 
 // tree is one commit's files on disk, shared by every holder until the last
-// one releases it.
+// one releases it. Each tree has a directory of its own, so the removal of
+// a released tree never races with a new checkout of the same commit.
 type tree struct {
-	dir   string
+	dir   string        // set by the creator before ready is closed
 	ready chan struct{} // closed once dir is written or err is set
 	err   error
 	users int // guarded by Repos.treesMu
@@ -38,7 +38,7 @@ func (r *Repos) Checkout(ctx context.Context, repoURL, sha string) (dir string, 
 	t := r.trees[key]
 	creator := t == nil
 	if creator {
-		t = &tree{dir: filepath.Join(r.treesAt, key), ready: make(chan struct{})}
+		t = &tree{ready: make(chan struct{})}
 		r.trees[key] = t
 	}
 	t.users++
@@ -48,7 +48,7 @@ func (r *Repos) Checkout(ctx context.Context, repoURL, sha string) (dir string, 
 	release = func() { once.Do(func() { r.releaseTree(key, t) }) }
 
 	if creator {
-		t.err = r.materialise(ctx, repoURL, plumbing.NewHash(sha), t.dir)
+		t.dir, t.err = r.materialise(ctx, repoURL, plumbing.NewHash(sha), key)
 		if t.err != nil {
 			r.treesMu.Lock()
 			delete(r.trees, key) // the next caller tries again
@@ -77,21 +77,22 @@ func (r *Repos) releaseTree(key string, t *tree) {
 		delete(r.trees, key)
 	}
 	r.treesMu.Unlock()
-	if last {
-		if err := os.RemoveAll(t.dir); err != nil {
+	if last && t.dir != "" {
+		if err := r.removeTree(t.dir); err != nil {
 			r.log.Warn("git cache: remove tree", "dir", t.dir, "err", err)
 		}
 	}
 }
 
-// materialise writes the commit's files to dir, through a temporary
-// directory so that dir never holds a partial tree.
-func (r *Repos) materialise(ctx context.Context, repoURL string, sha plumbing.Hash, dir string) error {
+// materialise writes the commit's files to a new directory named after
+// key and returns it. Only the tree's holders ever see it, once it is whole.
+func (r *Repos) materialise(ctx context.Context, repoURL string, sha plumbing.Hash, key string) (string, error) {
+	var dir string
 	err := r.withClone(ctx, repoURL, func(c *clone) error {
 		if err := r.ensureCommit(ctx, c, repoURL, sha); err != nil {
 			return err
 		}
-		tmp, err := os.MkdirTemp(r.treesAt, ".tmp-")
+		tmp, err := os.MkdirTemp(r.treesAt, key+"-")
 		if err != nil {
 			return err
 		}
@@ -99,17 +100,14 @@ func (r *Repos) materialise(ctx context.Context, repoURL string, sha plumbing.Ha
 			_ = os.RemoveAll(tmp)
 			return err
 		}
-		if err := os.Rename(tmp, dir); err != nil {
-			_ = os.RemoveAll(tmp)
-			return err
-		}
+		dir = tmp
 		return nil
 	})
 	if err != nil {
 		if IsNotFound(err) {
-			return err
+			return "", err
 		}
-		return fmt.Errorf("checkout %s commit %s: %w", RedactURL(repoURL), sha, err)
+		return "", fmt.Errorf("checkout %s commit %s: %w", RedactURL(repoURL), sha, err)
 	}
-	return nil
+	return dir, nil
 }

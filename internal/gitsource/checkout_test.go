@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -98,6 +99,46 @@ func TestCheckoutConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestCheckoutWhileReleasing: a checkout of a commit that starts while the
+// tree of its last holder is still being removed gets a whole tree of its
+// own, which the removal does not touch.
+func TestCheckoutWhileReleasing(t *testing.T) {
+	s := newGitServer(t)
+	fx := newFixtureRepo(t, s, "churn")
+	repos := newRepos(t, Options{})
+	removing, removed := make(chan struct{}), make(chan struct{})
+	var held atomic.Bool
+	repos.removeTree = func(dir string) error {
+		if held.CompareAndSwap(false, true) {
+			close(removing)
+			<-removed // the second checkout happens here
+		}
+		return os.RemoveAll(dir)
+	}
+	ctx := context.Background()
+
+	first, release, err := repos.Checkout(ctx, fx.url, fx.a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() { release(); close(released) }()
+	<-removing
+	second, release2, err := repos.Checkout(ctx, fx.url, fx.a)
+	close(removed)
+	<-released
+	if err != nil {
+		t.Fatalf("checkout while the last tree is being removed: %v", err)
+	}
+	defer release2()
+	if second == first {
+		t.Errorf("the new tree reuses the directory being removed: %s", second)
+	}
+	if got := readTree(t, second, "app/cm.yaml"); got != "kind: ConfigMap\n" {
+		t.Errorf("app/cm.yaml = %q after the old tree's removal", got)
+	}
 }
 
 func TestCheckoutFetchesNewCommits(t *testing.T) {

@@ -84,6 +84,9 @@ type Repos struct {
 
 	treesMu sync.Mutex
 	trees   map[string]*tree // by urlHash + "-" + sha
+	// removeTree removes a released tree: os.RemoveAll, slowed down by a
+	// test to widen a race.
+	removeTree func(dir string) error
 
 	statsMu sync.Mutex
 	stats   map[string]*repoStats // by NormalizeURL
@@ -118,6 +121,8 @@ func New(opts Options) (*Repos, error) {
 		clones:   map[string]*clone{},
 		trees:    map[string]*tree{},
 		stats:    map[string]*repoStats{},
+
+		removeTree: os.RemoveAll,
 	}
 	if r.log == nil {
 		r.log = slog.Default()
