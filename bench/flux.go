@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"time"
 
@@ -47,6 +48,8 @@ type Flux struct {
 	Region string
 	// Versions names the two releases, for the report.
 	Versions string
+	// Limits describes kustomize-controller's client-side rate limit.
+	Limits string
 
 	dyn       dynamic.Interface
 	kube      kubernetes.Interface
@@ -87,7 +90,7 @@ func (e *Env) StartFlux(ctx context.Context, name string) (*Flux, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Flux{Region: region, Versions: fluxVersions(toolsBin)}
+	f := &Flux{Region: region, Versions: fluxVersions(toolsBin), Limits: fluxLimits(e.Cfg.FluxKustomizeArgs)}
 	if f.dyn, err = dynamic.NewForConfig(rc); err != nil {
 		return nil, err
 	}
@@ -131,7 +134,7 @@ func (e *Env) StartFlux(ctx context.Context, name string) (*Flux, error) {
 		return nil, err
 	}
 	e.cleanups = append(e.cleanups, f.Stop)
-	f.kustomize, err = startFluxProc(filepath.Join(toolsBin, fluxKustomizeBin), "flux-"+name+"-kustomize-controller", logDir, env)
+	f.kustomize, err = startFluxProc(filepath.Join(toolsBin, fluxKustomizeBin), "flux-"+name+"-kustomize-controller", logDir, env, e.Cfg.FluxKustomizeArgs...)
 	if err != nil {
 		f.Stop()
 		return nil, err
@@ -288,3 +291,12 @@ func fluxVersions(toolsBin string) string {
 }
 
 var semver = regexp.MustCompile(`v[0-9]+\.[0-9]+\.[0-9]+`)
+
+// fluxLimits describes kustomize-controller's client-side rate limit: its
+// defaults (fluxcd/pkg/runtime/client), unless args set them.
+func fluxLimits(args []string) string {
+	if len(args) == 0 {
+		return "kustomize-controller's client allows 50 requests/s with bursts of 300, Flux's defaults (`--kube-api-qps`, `--kube-api-burst`), as Flux installs it"
+	}
+	return fmt.Sprintf("kustomize-controller ran with `%s` (-flux-kustomize-args); its client-side limits are Flux's defaults, 50 requests/s with bursts of 300, unless those set them", strings.Join(args, " "))
+}

@@ -73,9 +73,9 @@ func PeerIdle(ctx context.Context, e *Env, sec *Section, n int, interval time.Du
 	fmt.Fprintf(&b, "Flux (%s) on the fleet's stack (region %s), after Ferry's idle window, with Ferry's worker stopped: %d Kustomizations in %s, "+
 		"each of the same %s as Ferry's apps (the same generated files, one directory each, in %s of up to %d apps), one GitRepository per repo, "+
 		"every interval %s (Ferry's poll interval; Flux adds up to %d %% jitter by default, Ferry up to 10 %%), `prune: true`, `wait: true`, `targetNamespace` of its own. "+
-		"They were Ready %s after their creation; then a settling interval, then watched for %s. Both controllers run with their defaults "+
-		"(source-controller 2 reconciles at a time, kustomize-controller 4, client-side limits 50 requests/s, burst 300). Logs: %s.\n\n",
-		f.Versions, region, n, fluxNamespace, resourceMix(cfg.AppResources), plural(len(repos), "repo"), appsPerRepo, interval, 5, onboarded.Round(time.Second), w.window.Round(time.Second), f.Logs())
+		"Each had been Ready once %s after their creation; then a settling interval, then watched for %s. Both controllers run with their defaults "+
+		"(source-controller 2 reconciles at a time, kustomize-controller 4); %s%s. Logs: %s.\n\n",
+		f.Versions, region, n, fluxNamespace, resourceMix(cfg.AppResources), plural(len(repos), "repo"), appsPerRepo, interval, 5, onboarded.Round(time.Second), w.window.Round(time.Second), f.Limits, capNote(cfg.FluxKustomizeArgs, perAll), f.Logs())
 	fmt.Fprintf(&b, "What an idle reconcile is on each side: kustomize-controller, every interval per Kustomization, downloads the artifact from source-controller, "+
 		"runs `kustomize build`, dry-runs a server-side apply of every object, applies none (nothing differs), and checks health (one poll, all Current); "+
 		"source-controller, every interval per GitRepository, asks the Git server for its refs and skips the clone when the commit is the same. "+
@@ -140,17 +140,17 @@ func (e *Env) fluxFleet(ctx context.Context, f *Flux, n int, interval time.Durat
 			return nil, 0, err
 		}
 	}
-	last := time.Now()
+	last, ready := time.Now(), map[string]bool{}
 	err := poll(ctx, time.Second, cfg.OnboardTimeout, func() (bool, error) {
-		ready, err := f.countReady(ctx, "")
+		err := f.markReady(ctx, "", ready)
 		if time.Since(last) > 15*time.Second {
-			e.logf("peer-idle: %d of %d Kustomizations Ready after %s", ready, n, time.Since(began).Round(time.Second))
+			e.logf("peer-idle: %d of %d Kustomizations Ready after %s", len(ready), n, time.Since(began).Round(time.Second))
 			last = time.Now()
 		}
 		if err := f.Exited(); err != nil {
 			return false, err
 		}
-		return ready >= n, err
+		return len(ready) >= n, err
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("Flux's fleet of %d not Ready: %w", n, err)
@@ -326,4 +326,15 @@ func (w *fluxWatch) perReconcile(keep func(apiKey) bool, background float64) []f
 		}
 	}
 	return out
+}
+
+// capNote says how many idle reconciles per second Flux's default client
+// limit allows at the requests per reconcile measured.
+func capNote(args []string, perReconcile []float64) string {
+	m := Summarize(perReconcile).Median
+	if len(args) > 0 || m <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(": at the %s requests per reconcile measured below (every kind), 50 requests/s allow about %s Kustomization reconciles/s, "+
+		"so compare the reconciles below with those the interval asks for", num(m), num(50/m))
 }

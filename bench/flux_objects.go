@@ -224,19 +224,20 @@ func condition(obj *unstructured.Unstructured, kind string) (status, message str
 	return "", ""
 }
 
-// countReady counts the Kustomizations of fluxNamespace that readyAt sha.
-func (f *Flux) countReady(ctx context.Context, sha string) (int, error) {
+// markReady adds to seen the Kustomizations of fluxNamespace that are
+// readyAt sha now. A busy kustomize-controller turns Ready to Unknown
+// while it reconciles again, so a fleet is Ready once each has been.
+func (f *Flux) markReady(ctx context.Context, sha string, seen map[string]bool) error {
 	list, err := f.dyn.Resource(kustomizationResource).Namespace(fluxNamespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return 0, err
+		return err
 	}
-	n := 0
 	for i := range list.Items {
 		if readyAt(&list.Items[i], sha) {
-			n++
+			seen[list.Items[i].GetName()] = true
 		}
 	}
-	return n, nil
+	return nil
 }
 
 // reconciles is controller-runtime's count of a controller's finished

@@ -107,8 +107,8 @@ func fluxPushText(f *Flux) string {
 		"downloads it, builds it with kustomize, applies server-side and polls health every 5 s (the first poll at once); "+
 		"Ferry's refresh signal goes through Temporal (ls-remote, render from Redis or Git, compare, apply, health from its watch cache). "+
 		"Flux's webhook path (notification-controller's Receiver) is not run, so Flux has no webhook row; the ratio pairs Ferry's refresh signal, "+
-		"the like-for-like API call, with the Flux push right after it. Logs: %s.\n\n",
-		f.Versions, f.Region, reconcileRequestAnnotation, statusPoll, f.Logs())
+		"the like-for-like API call, with the Flux push right after it. Limits: %s. Logs: %s.\n\n",
+		f.Versions, f.Region, reconcileRequestAnnotation, statusPoll, f.Limits, f.Logs())
 }
 
 // startFluxPeer starts Flux's side of the push scenario and describes it
@@ -144,6 +144,8 @@ func (p *fluxPush) report(sec *Section, table, peer *strings.Builder, ferryRefre
 		&Figure{ID: "push-1r-flux", Title: "Push to Ready, 1 region, Flux", Unit: "s", Samples: samples, Reproduce: repro,
 			What: fmt.Sprintf("Seconds from the `%s` annotation on the GitRepository after a push to the Kustomization Ready=True with the pushed commit applied (%s, wait: true).",
 				reconcileRequestAnnotation, p.flux.Versions)},
+		&Figure{ID: "push-1r-flux-applied", Title: "Push to applied, 1 region, Flux", Unit: "s", Samples: p.applied, Reproduce: repro,
+			What: "Seconds from the annotation to the first read of the Kustomization showing its health check running for the pushed commit: the apply was done by then. Ferry's status shows no such moment, so this figure has no ratio; it says how much of Flux's latency is its health check's poll interval."},
 		&Figure{ID: "push-1r-ratio-flux", Title: "Push ratio, 1 region, Ferry refresh / Flux", Unit: "×", Samples: ratios(ferry, flux), Reproduce: repro,
 			What: "Ferry's refresh-signal latency divided by the latency of the Flux push made right after it, pair by pair: below 1, Ferry is faster."},
 	)

@@ -163,7 +163,7 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 	}
 	text.WriteString("\nThe sync operation column is the operation's own StartedAt–FinishedAt (apply, then wait for health) from the status; the rest of the latency is the reconcile before it (ls-remote, render of the new commit, compare) and Temporal's round trips.\n")
 	img := "push-to-synced.png"
-	if err := PlotCDF(filepath.Join(cfg.Out, img), "Push to Synced: cumulative distribution", "seconds from notification to Synced in every region", series); err != nil {
+	if err := PlotCDF(filepath.Join(cfg.Out, img), "Push to Synced: cumulative distribution", "seconds from notification to Synced in every region (Flux: to its Kustomization Ready)", series); err != nil {
 		return err
 	}
 	sec.Images = append(sec.Images, img)

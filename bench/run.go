@@ -64,6 +64,10 @@ type Config struct {
 	IdleWindow time.Duration
 	// OnboardTimeout bounds the onboarding of one fleet.
 	OnboardTimeout time.Duration
+	// FluxKustomizeArgs are more flags for Flux's kustomize-controller (the
+	// peer of push, apply and peer-idle), such as its client-side limits;
+	// none runs it with its defaults, as Flux installs it.
+	FluxKustomizeArgs []string
 
 	// Log receives progress; nil discards it.
 	Log io.Writer
@@ -146,7 +150,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var errs []error
 
 	regional := []step{
-		{ScenarioPush, "Push to Synced", 10 * time.Minute, PushToSynced},
+		{ScenarioPush, "Push to Synced", 15 * time.Minute, PushToSynced},
 		{ScenarioFanout, "Fan-out: three regions against one", 8 * time.Minute, FanOut},
 		{ScenarioApply, "Apply: Ferry against kubectl apply --server-side", 8 * time.Minute, ApplyVsKubectl},
 		{ScenarioCompare, "Compare on a warm cache", 6 * time.Minute, CompareWarm},

@@ -46,6 +46,7 @@ func main() {
 	polls := fs.String("idle-poll", joinPolls(cfg.IdlePoll), "poll interval of the idle apps by fleet size, SIZE:INTERVAL,…: a fleet takes the largest size not above its own; a lone INTERVAL serves every fleet")
 	fs.DurationVar(&cfg.IdleWindow, "idle-window", cfg.IdleWindow, "how long an idle fleet is watched")
 	fs.DurationVar(&cfg.OnboardTimeout, "onboard-timeout", cfg.OnboardTimeout, "how long a fleet may take to onboard")
+	fluxArgs := fs.String("flux-kustomize-args", "", "more flags for Flux's kustomize-controller, space-separated (like '--kube-api-qps=1000 --kube-api-burst=2000'); default: Flux's defaults")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	_ = fs.Parse(os.Args[1:])
 	if fs.NArg() > 1 {
@@ -60,6 +61,7 @@ func main() {
 		cfg.Only = splitList(*only)
 	}
 	cfg.Regions = splitList(*regions)
+	cfg.FluxKustomizeArgs = strings.Fields(*fluxArgs)
 	var err error
 	if cfg.ScaleApps, err = parseInts(*apps); err != nil {
 		fail(fmt.Errorf("-apps: %w", err))
