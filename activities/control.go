@@ -51,6 +51,7 @@ func (c *Control) ResolveRevision(ctx context.Context, in workflows.ResolveInput
 // Render renders the source at a SHA into the manifest cache and returns its
 // digest: the manifests themselves never enter the workflow history.
 func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflows.RenderResult, error) {
+	defer heartbeatEvery(ctx, heartbeatInterval, "render")()
 	loaded, err := c.Loader.LoadApp(ctx, manifests.Request{
 		RepoURL: in.Source.RepoURL, SHA: in.SHA, Source: in.Source, App: in.App, Namespace: in.Namespace,
 	})

@@ -41,6 +41,7 @@ func (r *Region) Register(w worker.Registry) {
 
 // Compare diffs the target manifests against the live state of the region.
 func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workflows.CompareResult, error) {
+	defer heartbeatEvery(ctx, heartbeatInterval, "compare")()
 	r.watch(ctx, in.Target.App)
 	objs, err := r.load(ctx, in.Region, in.Target)
 	if err != nil {
@@ -91,7 +92,7 @@ func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.Sy
 	if err != nil {
 		return workflows.SyncResult{}, err
 	}
-	stop := heartbeatEvery(ctx, 2*time.Second, "apply")
+	stop := heartbeatEvery(ctx, heartbeatInterval, "apply")
 	changes, err := r.Cluster.Apply(ctx, kube.ApplyRequest{
 		App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known,
 		Prune: in.Prune, DryRun: in.DryRun, Options: cmp.Options, Ignore: cmp.Ignore,
@@ -159,7 +160,7 @@ func (r *Region) DeleteResources(ctx context.Context, in workflows.DeleteInput) 
 		return workflows.DeleteResult{}, wrongRegion(r.Name, in.Region)
 	}
 	r.watch(ctx, in.App)
-	stop := heartbeatEvery(ctx, 2*time.Second, "delete")
+	stop := heartbeatEvery(ctx, heartbeatInterval, "delete")
 	defer stop()
 	deleted, err := r.Cluster.DeleteAll(ctx, in.App)
 	if err != nil {
@@ -239,22 +240,31 @@ func wrongRegion(mine, asked string) error {
 		mine, asked, workflows.RegionQueue(mine)), workflows.ErrWrongRegion, nil)
 }
 
-// heartbeatEvery heartbeats until the returned stop is called.
+// heartbeatInterval is how often a long activity heartbeats: well inside
+// the heartbeat timeout the workflow gives it (10 s).
+const heartbeatInterval = 2 * time.Second
+
+// heartbeatEvery heartbeats every interval until the returned stop is
+// called; stop returns once no heartbeat is in flight, so none is sent
+// after the activity returns. The first beat comes after one interval, so
+// a short activity sends none: its heartbeat timeout still notices a dead
+// worker.
 func heartbeatEvery(ctx context.Context, every time.Duration, what string) (stop func()) {
-	done := make(chan struct{})
+	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
-			activity.RecordHeartbeat(ctx, what)
 			select {
 			case <-done:
 				return
 			case <-ctx.Done():
 				return
 			case <-t.C:
+				activity.RecordHeartbeat(ctx, what)
 			}
 		}
 	}()
-	return func() { close(done) }
+	return func() { close(done); <-exited }
 }

@@ -10,13 +10,13 @@ import (
 // Timeouts of activities. A region whose workers are gone is noticed by a
 // compare after compareScheduleToStart (and its sync is skipped then); a
 // sync waits regionScheduleToStart for a worker; a worker that dies
-// mid-sync is noticed after syncHeartbeat.
+// mid-render, mid-compare or mid-sync is noticed after activityHeartbeat.
 const (
 	compareScheduleToStart = 20 * time.Second
 	regionScheduleToStart  = time.Minute
 	compareTimeout         = 5 * time.Minute
 	syncTimeout            = 30 * time.Minute
-	syncHeartbeat          = 10 * time.Second
+	activityHeartbeat      = 10 * time.Second
 	// A sync waits this long for what it applied to become healthy; then
 	// the app looks again every settlePoll until nothing is Progressing, as
 	// Argo CD reports health after the sync operation ends. A rollout stage
@@ -55,6 +55,7 @@ func renderCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           TaskQueue,
 		StartToCloseTimeout: renderTimeout,
+		HeartbeatTimeout:    activityHeartbeat,
 		RetryPolicy:         activityRetry(5),
 	})
 }
@@ -64,6 +65,7 @@ func compareCtx(ctx workflow.Context, region string) workflow.Context {
 		TaskQueue:              RegionQueue(region),
 		ScheduleToStartTimeout: compareScheduleToStart,
 		StartToCloseTimeout:    compareTimeout,
+		HeartbeatTimeout:       activityHeartbeat,
 		RetryPolicy:            activityRetry(3),
 	})
 }
@@ -73,7 +75,7 @@ func syncCtx(ctx workflow.Context, region string) workflow.Context {
 		TaskQueue:              RegionQueue(region),
 		ScheduleToStartTimeout: regionScheduleToStart,
 		StartToCloseTimeout:    syncTimeout,
-		HeartbeatTimeout:       syncHeartbeat,
+		HeartbeatTimeout:       activityHeartbeat,
 		// Apply is idempotent; a sync that dies with its worker is resumed by another.
 		RetryPolicy: activityRetry(10),
 	})

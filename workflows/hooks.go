@@ -30,7 +30,7 @@ func hooksCtx(ctx workflow.Context, region string) workflow.Context {
 		TaskQueue:              RegionQueue(region),
 		ScheduleToStartTimeout: regionScheduleToStart,
 		StartToCloseTimeout:    hooksTimeout,
-		HeartbeatTimeout:       syncHeartbeat,
+		HeartbeatTimeout:       activityHeartbeat,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
 			MaximumAttempts: 10, NonRetryableErrorTypes: hooksNonRetryable,
