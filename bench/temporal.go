@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -134,4 +135,28 @@ func (e *Env) activitySpans(ctx context.Context, name, activityType string) ([]a
 		out = append(out, *byID[id])
 	}
 	return out, nil
+}
+
+// appStartTimes returns when the workflow of every running app started,
+// by app name, from the visibility store.
+func (e *Env) appStartTimes(ctx context.Context) (map[string]time.Time, error) {
+	out := map[string]time.Time{}
+	var token []byte
+	for {
+		resp, err := e.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace: e.Stack.Namespace, PageSize: 1000, NextPageToken: token,
+			Query: fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflows.ApplicationWorkflow),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list the apps: %w", err)
+		}
+		for _, ex := range resp.GetExecutions() {
+			if name, ok := strings.CutPrefix(ex.GetExecution().GetWorkflowId(), workflows.WorkflowID("")); ok {
+				out[name] = ex.GetStartTime().AsTime()
+			}
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			return out, nil
+		}
+	}
 }
