@@ -190,6 +190,9 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 			}
 			if !p.dryRun {
 				s.setResources(target.Commit(), byRegion, regionErrs)
+				if err == nil {
+					s.setSyncedRevision(d.Region, target.Commit())
+				}
 			}
 		})
 	}

@@ -75,3 +75,51 @@ func (s *appSuite) TestRolloutHaltsOnAnUnhealthyStage() {
 	s.env.ExecuteWorkflow(ApplicationWorkflow, rolloutApp())
 	s.NoError(s.env.GetWorkflowError())
 }
+
+// TestHaltedRolloutShowsWhatEachRegionRuns: a new commit halts at a
+// Degraded first stage; the second stage, compared with the new commit, is
+// OutOfSync and still runs the previous one, which its SyncedRevision says.
+func (s *appSuite) TestHaltedRolloutShowsWhatEachRegionRuns() {
+	first, second := "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
+	sha := first
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(context.Context, ResolveInput) (ResolveResult, error) { return ResolveResult{SHA: sha}, nil })
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in RenderInput) (RenderResult, error) {
+			return RenderResult{Digest: "d-" + in.SHA[:4], Count: 1}, nil
+		})
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+			out, err := cluster.sync(ctx, in)
+			if in.Target.SHA == second {
+				out.Resources[0].Health = app.HealthDegraded
+			}
+			return out, err
+		})
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Require().NotNil(v.Status.Rollout)
+		s.Equal(app.RolloutCompleted, v.Status.Rollout.Phase)
+		for _, r := range []string{"us-east-1", "eu-west-1"} {
+			s.Equal(first, v.Status.Regions[r].SyncedRevision, r)
+		}
+		sha = second
+		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{})
+	}, 2*time.Minute)
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Require().NotNil(v.Status.Rollout)
+		s.Equal(app.RolloutHalted, v.Status.Rollout.Phase)
+		us, eu := v.Status.Regions["us-east-1"], v.Status.Regions["eu-west-1"]
+		s.Equal(second, us.Revision)
+		s.Equal(second, us.SyncedRevision, "stage 1 runs the new commit, Degraded")
+		s.Equal(second, eu.Revision, "compared with the new commit")
+		s.Equal(app.SyncStatusOutOfSync, eu.Sync)
+		s.Equal(first, eu.SyncedRevision, "stage 2 still runs the previous commit")
+	}, 4*time.Minute)
+	s.deleteAt(5*time.Minute, false)
+	s.env.ExecuteWorkflow(ApplicationWorkflow, rolloutApp())
+	s.NoError(s.env.GetWorkflowError())
+}

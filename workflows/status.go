@@ -33,6 +33,7 @@ func (s *appState) setResources(sha string, byRegion map[string][]app.ResourceSt
 		resources = append(resources, byRegion[region]...)
 	}
 	s.status.Resources = resources
+	prev := s.status.Regions
 	s.status.Regions = app.SummarizeRegions(resources, s.regionNames())
 	var unreachable []string
 	for _, region := range workflow.DeterministicKeys(regionErrs) {
@@ -44,11 +45,15 @@ func (s *appState) setResources(sha string, byRegion map[string][]app.ResourceSt
 		unreachable = append(unreachable, region+": "+msg)
 	}
 	for _, region := range workflow.DeterministicKeys(s.status.Regions) {
+		sum := s.status.Regions[region]
+		sum.SyncedRevision = prev[region].SyncedRevision
 		if _, answered := byRegion[region]; answered {
-			sum := s.status.Regions[region]
 			sum.Revision = sha
-			s.status.Regions[region] = sum
+			if sum.Sync == app.SyncStatusSynced {
+				sum.SyncedRevision = sha
+			}
 		}
+		s.status.Regions[region] = sum
 	}
 	s.status.Sync = app.SyncStatus{Status: app.RollUpSync(resources), Revision: sha}
 	s.status.Health = app.HealthStatus{Status: app.RollUpHealth(resources)}
@@ -62,6 +67,14 @@ func (s *appState) setResources(sha string, byRegion map[string][]app.ResourceSt
 		s.setConditionAt(conditionRegionError, strings.Join(unreachable, "; "))
 	} else {
 		s.clearCondition(conditionRegionError)
+	}
+}
+
+// setSyncedRevision records that a sync applied sha in region.
+func (s *appState) setSyncedRevision(region, sha string) {
+	if sum, ok := s.status.Regions[region]; ok {
+		sum.SyncedRevision = sha
+		s.status.Regions[region] = sum
 	}
 }
 

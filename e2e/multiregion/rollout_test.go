@@ -137,6 +137,7 @@ func TestRolloutHaltsAtFailingFirstStage(t *testing.T) {
 		// The region's revision is the one it was compared with: it is
 		// OutOfSync with version 2.
 		require.Equal(t, app.SyncStatusOutOfSync, halted.Regions[r].Sync, "region %s: %s", r, e2etest.Describe(halted))
+		require.Equal(t, sha1, halted.Regions[r].SyncedRevision, "region %s runs version 1's commit", r)
 	}
 	require.Equal(t, "registry.invalid/web:v2", image(t, e, "us-east-1"), "stage 1 got version 2")
 

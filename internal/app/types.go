@@ -308,7 +308,13 @@ type RegionSummary struct {
 	Unreachable bool             `json:"unreachable,omitempty"`
 	Sync        SyncStatusCode   `json:"sync"`
 	Health      HealthStatusCode `json:"health"`
-	Revision    string           `json:"revision,omitempty"`
-	Message     string           `json:"message,omitempty"`
-	Resources   int              `json:"resources"`
+	// Revision is the commit the region was last compared with.
+	Revision string `json:"revision,omitempty"`
+	// SyncedRevision is the commit the region runs: the last one a sync
+	// applied there, or one it compared Synced with. During a halted
+	// rollout, a later stage's Revision is the new commit and its
+	// SyncedRevision the previous one.
+	SyncedRevision string `json:"syncedRevision,omitempty"`
+	Message        string `json:"message,omitempty"`
+	Resources      int    `json:"resources"`
 }
