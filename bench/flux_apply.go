@@ -107,10 +107,10 @@ func (a *fluxApply) text() string {
 		"source-controller, `kustomize build`, a server-side apply dry run per object then the apply of what differs (4 at a time, `--concurrent-ssa`), "+
 		"then health polled every 5 s (the first poll at once) until the Deployments are Current; "+
 		"its health check was seen starting (the apply done) after %s s at the median (%d of %d runs caught it). "+
-		"Limits: %s. The apply phase is about three requests per object (a GET, the dry run, the apply), so with the defaults it cannot take much less than "+
-		"(3 × %d − 300) / 50 = %s s: **with Flux's defaults this figure mostly measures that limit**, where Ferry's worker allows 1000 requests/s; "+
+		"Limits: %s. The apply phase makes at least two requests per object (the dry run, the apply) through that one client, so with the defaults it cannot take less than about "+
+		"(2 × %d − 300) / 50 = %s s: **with Flux's defaults much of this figure is that limit**, where Ferry's worker allows 1000 requests/s; "+
 		"`-flux-kustomize-args '--kube-api-qps=1000 --kube-api-burst=2000'` gives kustomize-controller the same limits. Its last run sent the API server %s requests for the apps' kinds, "+
 		"%s requests/s on average over its runs; by verb: %s. Logs: %s.\n",
-		a.flux.Versions, num(Summarize(a.applied).Median), len(a.applied), len(a.samples), a.flux.Limits, a.repo.N, num(max(float64(3*a.repo.N-300), 0)/50),
+		a.flux.Versions, num(Summarize(a.applied).Median), len(a.applied), len(a.samples), a.flux.Limits, a.repo.N, num(max(float64(2*a.repo.N-300), 0)/50),
 		num(a.requests.total(isAppKind)), num(Summarize(a.rate).Mean), a.requests.breakdown(1), a.flux.Logs())
 }

@@ -74,8 +74,8 @@ func PeerIdle(ctx context.Context, e *Env, sec *Section, n int, interval time.Du
 		"each of the same %s as Ferry's apps (the same generated files, one directory each, in %s of up to %d apps), one GitRepository per repo, "+
 		"every interval %s (Ferry's poll interval; Flux adds up to %d %% jitter by default, Ferry up to 10 %%), `prune: true`, `wait: true`, `targetNamespace` of its own. "+
 		"Each had been Ready once %s after their creation; then a settling interval, then watched for %s. Both controllers run with their defaults "+
-		"(source-controller 2 reconciles at a time, kustomize-controller 4); %s%s. Logs: %s.\n\n",
-		f.Versions, region, n, fluxNamespace, resourceMix(cfg.AppResources), plural(len(repos), "repo"), appsPerRepo, interval, 5, onboarded.Round(time.Second), w.window.Round(time.Second), f.Limits, capNote(cfg.FluxKustomizeArgs, perAll), f.Logs())
+		"(source-controller 2 reconciles at a time, kustomize-controller 4); %s. Logs: %s.\n\n",
+		f.Versions, region, n, fluxNamespace, resourceMix(cfg.AppResources), plural(len(repos), "repo"), appsPerRepo, interval, 5, onboarded.Round(time.Second), w.window.Round(time.Second), f.Limits, f.Logs())
 	fmt.Fprintf(&b, "What an idle reconcile is on each side: kustomize-controller, every interval per Kustomization, downloads the artifact from source-controller, "+
 		"runs `kustomize build`, dry-runs a server-side apply of every object, applies none (nothing differs), and checks health (one poll, all Current); "+
 		"source-controller, every interval per GitRepository, asks the Git server for its refs and skips the clone when the commit is the same. "+
@@ -91,6 +91,11 @@ func PeerIdle(ctx context.Context, e *Env, sec *Section, n int, interval time.Du
 	fmt.Fprintf(&b, "| Git ref checks in the window | %d over %d repos, %s per repo per interval; %d fetches |\n", sumInts(git.LsRemote), len(repos), num(Summarize(lsPerRepo).Median), fetches)
 	fmt.Fprintf(&b, "| API requests per reconcile, apps' kinds | %s |\n", withDetail(num(Summarize(perApp).Median), w.delta.breakdown(max(w.reconciles, 1))))
 	fmt.Fprintf(&b, "| API requests per reconcile, every kind | %s (the stack's own %s requests/s subtracted; Flux's status patches and Events count here) |\n", num(Summarize(perAll).Median), num(bgAll))
+	if expected := float64(n) * intervals; w.reconciles < 0.9*expected {
+		fmt.Fprintf(&b, "\n**Flux did not keep up:** %.0f Kustomization reconciles of the %.0f the interval asks for, with its controllers at %s cores of the machine's %d. "+
+			"So the CPU and memory ratios below set Ferry doing (nearly) every reconcile against Flux doing %s of them; per reconcile, compare the ms of CPU "+
+			"per reconcile here with those of Ferry's idle section.\n", w.reconciles, expected, num(Summarize(w.cpu).Median), ThisMachine().Cores, percent(w.reconciles/expected))
+	}
 	if len(ratios) == 0 {
 		fmt.Fprintf(&b, "\nNo ratio: Ferry's idle cost of %d apps was not measured in this run (run `-only idle,%s`).\n", n, ScenarioPeerIdle)
 	} else {
@@ -328,13 +333,5 @@ func (w *fluxWatch) perReconcile(keep func(apiKey) bool, background float64) []f
 	return out
 }
 
-// capNote says how many idle reconciles per second Flux's default client
-// limit allows at the requests per reconcile measured.
-func capNote(args []string, perReconcile []float64) string {
-	m := Summarize(perReconcile).Median
-	if len(args) > 0 || m <= 0 {
-		return ""
-	}
-	return fmt.Sprintf(": at the %s requests per reconcile measured below (every kind), 50 requests/s allow about %s Kustomization reconciles/s, "+
-		"so compare the reconciles below with those the interval asks for", num(m), num(50/m))
-}
+// percent prints a fraction as a percentage.
+func percent(f float64) string { return num(f*100) + " %" }
