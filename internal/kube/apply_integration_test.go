@@ -135,6 +135,18 @@ func TestPrune(t *testing.T) {
 	assert.Equal(t, map[string]app.SyncStatusCode{"Deployment/guestbook-ui": "Synced"}, syncs(e.compare(onlyDeployment, previous)))
 }
 
+// TestApplyWrongType: a number where a ConfigMap wants a string is the
+// manifest's fault, not a passing failure: IsInvalid, so not retried.
+func TestApplyWrongType(t *testing.T) {
+	e := newEnv(t)
+	bad := decode(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {version: 1}\n")
+	_, err := e.apply([]*unstructured.Unstructured{bad}, nil)
+	require.Error(t, err)
+	assert.True(t, kube.IsInvalid(err), "%v", err)
+	assert.Contains(t, err.Error(), "ConfigMap/"+e.ns+"/settings: apply: ")
+	assert.Contains(t, err.Error(), ".data.version: expected string")
+}
+
 func TestApplyInvalidObject(t *testing.T) {
 	e := newEnv(t)
 	bad := decode(t, `

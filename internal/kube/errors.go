@@ -117,7 +117,7 @@ func IsInvalid(err error) bool {
 	}
 	// A kind the cluster does not serve: its CRD is missing. The operation's
 	// retry policy may wait for it; another attempt at once will not help.
-	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || meta.IsNoMatchError(err) || isUnknownFieldError(err)
+	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || meta.IsNoMatchError(err) || isSchemaMismatch(err)
 }
 
 // IsImmutable tells whether err is the API server refusing a change to a

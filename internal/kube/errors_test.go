@@ -50,6 +50,8 @@ func TestIsInvalid(t *testing.T) {
 	assert.False(t, IsInvalid(&ObjectErrors{}))
 	unknownField := apierrors.NewInternalError(errors.New("failed to create typed patch object (shop/web; apps/v1, Kind=Deployment): .spec.typo: field not declared in schema"))
 	assert.True(t, IsInvalid(newObjectError(app.ResourceKey{Kind: "Secret", Name: "s"}, "apply", unknownField)), "also through a Secret's redaction")
+	wrongType := apierrors.NewInternalError(errors.New("failed to create typed patch object (shop/settings; /v1, Kind=ConfigMap): .data.version: expected string, got &value.valueUnstructured{Value:1}"))
+	assert.True(t, IsInvalid(newObjectError(app.ResourceKey{Kind: "ConfigMap", Name: "settings"}, "apply", wrongType)), "a value of the wrong type")
 	assert.False(t, IsInvalid(apierrors.NewInternalError(errors.New("etcd timeout"))))
 	assert.True(t, IsInvalid(&meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "nope.example.com", Kind: "Gizmo"}}))
 }

@@ -76,14 +76,16 @@ func keepKnownValue(v, known any) {
 	}
 }
 
-// isUnknownFieldError tells whether err is server-side apply refusing a
-// field the schema does not declare, which the API server reports as an
-// internal error although the manifest is at fault.
-func isUnknownFieldError(err error) bool {
+// isSchemaMismatch tells whether err is server-side apply refusing an
+// object that does not fit its kind's schema: a field the schema does not
+// declare, or a value of the wrong type (a number where a ConfigMap wants a
+// string). The API server reports both as an internal error; they are the
+// manifest's fault, and sending it again will not help.
+func isSchemaMismatch(err error) bool {
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) {
 		return false
 	}
 	st := status.Status()
-	return st.Code == http.StatusInternalServerError && strings.Contains(st.Message, "field not declared in schema")
+	return st.Code == http.StatusInternalServerError && strings.Contains(st.Message, "failed to create typed patch object")
 }
