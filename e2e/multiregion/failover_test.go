@@ -61,7 +61,7 @@ func TestRegionWorkerKilledMidSync(t *testing.T) {
 			}
 			uids[r] = string(d.UID)
 		}
-		running, err := runningSyncs(c, workflows.WorkflowID(name))
+		running, err := runningActivities(c, workflows.WorkflowID(name), workflows.ActivitySync)
 		if err != nil {
 			return false, err.Error()
 		}
@@ -104,7 +104,7 @@ func TestRegionWorkerKilledMidSync(t *testing.T) {
 
 	// The workflow's history says who finished: each Sync the killed
 	// worker ran completed on the other one, in a later attempt.
-	finished, err := syncAttempts(c, workflows.WorkflowID(name))
+	finished, err := completedAttempts(c, workflows.WorkflowID(name), workflows.ActivitySync)
 	require.NoError(t, err)
 	require.Len(t, finished, len(regions), "one Sync activity per region: %+v", finished)
 	for id := range onVictim {
@@ -118,9 +118,9 @@ func TestRegionWorkerKilledMidSync(t *testing.T) {
 	e.MustFerry(t, "app", "delete", name, "--cascade")
 }
 
-// runningSyncs returns the identity of the worker running each started
-// Sync activity of the workflow, by activity ID.
-func runningSyncs(c client.Client, workflowID string) (map[string]string, error) {
+// runningActivities returns the identity of the worker running each
+// started activity of the type, by activity ID.
+func runningActivities(c client.Client, workflowID, activityType string) (map[string]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	desc, err := c.DescribeWorkflowExecution(ctx, workflowID, "")
@@ -129,7 +129,7 @@ func runningSyncs(c client.Client, workflowID string) (map[string]string, error)
 	}
 	out := map[string]string{}
 	for _, a := range desc.PendingActivities {
-		if a.GetActivityType().GetName() == workflows.ActivitySync && a.State == enumspb.PENDING_ACTIVITY_STATE_STARTED {
+		if a.GetActivityType().GetName() == activityType && a.State == enumspb.PENDING_ACTIVITY_STATE_STARTED {
 			out[a.ActivityId] = a.LastWorkerIdentity
 		}
 	}
@@ -140,11 +140,14 @@ type attempt struct {
 	region   string
 	identity string
 	attempt  int32
+	// lastTimeout is how the attempt before timed out, if it did.
+	lastTimeout enumspb.TimeoutType
 }
 
-// syncAttempts reads the workflow's history: for each completed Sync
-// activity, its region, the worker that completed it and in which attempt.
-func syncAttempts(c client.Client, workflowID string) (map[string]attempt, error) {
+// completedAttempts reads the workflow's history: for each completed
+// activity of the type, its region, the worker that completed it, in which
+// attempt, and how the attempt before it timed out.
+func completedAttempts(c client.Client, workflowID, activityType string) (map[string]attempt, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	iter := c.GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
@@ -158,7 +161,7 @@ func syncAttempts(c client.Client, workflowID string) (map[string]attempt, error
 		}
 		switch {
 		case ev.GetActivityTaskScheduledEventAttributes() != nil:
-			if a := ev.GetActivityTaskScheduledEventAttributes(); a.GetActivityType().GetName() == workflows.ActivitySync {
+			if a := ev.GetActivityTaskScheduledEventAttributes(); a.GetActivityType().GetName() == activityType {
 				scheduled[ev.EventId] = a
 			}
 		case ev.GetActivityTaskStartedEventAttributes() != nil:
@@ -169,12 +172,13 @@ func syncAttempts(c client.Client, workflowID string) (map[string]attempt, error
 			if !ok {
 				continue
 			}
-			var in workflows.SyncInput
+			var in struct{ Region string } // of SyncInput and CompareInput
 			if err := converter.GetDefaultDataConverter().FromPayloads(s.Input, &in); err != nil {
 				return nil, err
 			}
 			st := started[done.StartedEventId]
-			out[s.ActivityId] = attempt{region: in.Region, identity: st.GetIdentity(), attempt: st.GetAttempt()}
+			out[s.ActivityId] = attempt{region: in.Region, identity: st.GetIdentity(), attempt: st.GetAttempt(),
+				lastTimeout: st.GetLastFailure().GetTimeoutFailureInfo().GetTimeoutType()}
 		}
 	}
 	return out, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -133,4 +134,36 @@ func (s *Stack) runningRegion(name string) (*region, error) {
 		return nil, fmt.Errorf("no region %q in this stack (it has %v)", name, s.Regions)
 	}
 	return r, nil
+}
+
+// FreezeAPIServer stops one region's kube-apiserver in its tracks
+// (SIGSTOP): its port still accepts connections, but nothing is answered
+// until ThawAPIServer: a control plane that hangs rather than refuses.
+func (s *Stack) FreezeAPIServer(region string) error {
+	return s.signalAPIServer(region, syscall.SIGSTOP, "freeze")
+}
+
+// ThawAPIServer lets a frozen kube-apiserver run again (SIGCONT).
+func (s *Stack) ThawAPIServer(region string) error {
+	return s.signalAPIServer(region, syscall.SIGCONT, "thaw")
+}
+
+func (s *Stack) signalAPIServer(region string, sig syscall.Signal, what string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.runningRegion(region)
+	if err != nil {
+		return fmt.Errorf("%s the kube-apiserver of region %s: %w", what, region, err)
+	}
+	r.mu.Lock()
+	p := r.apiserver
+	r.mu.Unlock()
+	if p == nil {
+		return fmt.Errorf("%s the kube-apiserver of region %s: it is stopped", what, region)
+	}
+	if err := syscall.Kill(p.pid(), sig); err != nil {
+		return fmt.Errorf("%s the kube-apiserver of region %s: %w", what, region, err)
+	}
+	s.logf("region %s: kube-apiserver %s", region, what)
+	return nil
 }
