@@ -94,7 +94,7 @@ func DefaultConfig() Config {
 		AppResources:     10,
 		IdlePoll:         map[int]time.Duration{100: 10 * time.Second, 1000: 30 * time.Second},
 		IdleWindow:       75 * time.Second,
-		OnboardTimeout:   6 * time.Minute,
+		OnboardTimeout:   10 * time.Minute,
 	}
 }
 
