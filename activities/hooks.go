@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"errors"
-	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -15,8 +14,6 @@ import (
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
-// hookHeartbeat is how often a hook activity heartbeats while it works.
-const hookHeartbeat = 2 * time.Second
 
 // RegisterHooks adds the hook activities to a worker of RegionQueue(r.Name).
 func (r *Region) RegisterHooks(w worker.Registry) {
@@ -31,7 +28,9 @@ func (r *Region) RegisterHooks(w worker.Registry) {
 // that fails ends it with the non-retryable ErrHookFailed, carrying the
 // results so far.
 func (r *Region) RunHooks(ctx context.Context, in workflows.RunHooksInput) (workflows.RunHooksResult, error) {
-	stop := hookHeartbeats(ctx, string(in.Phase)+" hooks")
+	// Heartbeats while the manifests load (a render on a cache miss), so
+	// that it does not look like a dead worker.
+	stop := heartbeatEvery(ctx, heartbeatInterval, string(in.Phase)+" hooks")
 	defer stop()
 	objs, err := r.load(ctx, in.Region, in.Target)
 	if err != nil {
@@ -86,27 +85,6 @@ func (r *Region) classifyHooks(err error, sofar workflows.RunHooksResult) error 
 		return err
 	}
 	return classify(err)
-}
-
-// hookHeartbeats heartbeats until stop is called, so that loading the
-// manifests (a render on a cache miss) does not look like a dead worker.
-func hookHeartbeats(ctx context.Context, what string) (stop func()) {
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(hookHeartbeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(ctx, what)
-			}
-		}
-	}()
-	return func() { close(done) }
 }
 
 // hookObjects are objs without the hooks: what the Sync phase applies.

@@ -27,7 +27,7 @@ func (r *Region) SyncWithHooks(ctx context.Context, in workflows.SyncInput) (wor
 	if in.DryRun {
 		return r.Sync(ctx, in)
 	}
-	stop := hookHeartbeats(ctx, "Sync hooks")
+	stop := heartbeatEvery(ctx, heartbeatInterval, "Sync hooks")
 	defer stop()
 	objs, err := r.load(ctx, in.Region, in.Target)
 	if err != nil {
