@@ -14,7 +14,6 @@ import (
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
-
 // RegisterHooks adds the hook activities to a worker of RegionQueue(r.Name).
 func (r *Region) RegisterHooks(w worker.Registry) {
 	w.RegisterActivityWithOptions(r.RunHooks, activity.RegisterOptions{Name: workflows.ActivityRunHooks})
