@@ -243,13 +243,9 @@ type fluxWatch struct {
 func (w *fluxWatch) run(ctx context.Context, window time.Duration) error {
 	e, f := w.e, w.f
 	procs := map[string]int{"source": f.source.pid(), "kustomize": f.kustomize.pid(), "apiserver": e.Stack.Pids()[w.region+"-apiserver"]}
-	prev := map[string]ProcSample{}
-	for name, pid := range procs {
-		s, err := SampleProc(pid)
-		if err != nil {
-			return err
-		}
-		prev[name] = s
+	prev, err := sampleProcs(procs)
+	if err != nil {
+		return err
 	}
 	rec0, err := f.kustomize.reconciles("kustomization")
 	if err != nil {
@@ -274,13 +270,9 @@ func (w *fluxWatch) run(ctx context.Context, window time.Duration) error {
 		if err := f.Exited(); err != nil {
 			return err
 		}
-		now := map[string]ProcSample{}
-		for name, pid := range procs {
-			s, err := SampleProc(pid)
-			if err != nil {
-				return err
-			}
-			now[name] = s
+		now, err := sampleProcs(procs)
+		if err != nil {
+			return err
 		}
 		src, kus := CPUCores(prev["source"], now["source"]), CPUCores(prev["kustomize"], now["kustomize"])
 		w.cpu = append(w.cpu, src+kus)

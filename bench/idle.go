@@ -51,13 +51,9 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 
 	cpu := map[string][]float64{}
 	var rss []float64
-	prev := map[string]ProcSample{}
-	for name, pid := range procs {
-		s, err := SampleProc(pid)
-		if err != nil {
-			return err
-		}
-		prev[name] = s
+	prev, err := sampleProcs(procs)
+	if err != nil {
+		return err
 	}
 	rec0, err := f.worker.Metric("ferry_app_reconcile_total")
 	if err != nil {

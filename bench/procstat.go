@@ -45,6 +45,19 @@ func SampleProc(pid int) (ProcSample, error) {
 	return s, err
 }
 
+// sampleProcs samples every process of procs (by name), as SampleProc does.
+func sampleProcs(procs map[string]int) (map[string]ProcSample, error) {
+	out := make(map[string]ProcSample, len(procs))
+	for name, pid := range procs {
+		s, err := SampleProc(pid)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = s
+	}
+	return out, nil
+}
+
 // CPUCores is the CPU a process used between two samples, in cores.
 func CPUCores(a, b ProcSample) float64 {
 	wall := b.At.Sub(a.At)
