@@ -20,8 +20,7 @@ import (
 // after its five-minute limit, and the new commit reaches every region.
 func TestRegionWorkerKilledMidCompare(t *testing.T) {
 	e := newEnv(t)
-	e.StartWorker(t, "--control")
-	workers := []*e2etest.Worker{e.StartWorker(t, regionRoles()...), e.StartWorker(t, regionRoles()...)}
+	workers := startFailoverWorkers(t, e)
 	const name = "comparefail"
 	repo := e.NewRepo(t, name)
 	repo.Write(map[string]string{"app/cm.yaml": configMap("settings", "v1")})

@@ -26,8 +26,7 @@ import (
 // operation, Succeeded; each Deployment created once.
 func TestRegionWorkerKilledMidSync(t *testing.T) {
 	e := newEnv(t)
-	e.StartWorker(t, "--control")
-	workers := []*e2etest.Worker{e.StartWorker(t, regionRoles()...), e.StartWorker(t, regionRoles()...)}
+	workers := startFailoverWorkers(t, e)
 	const name = "failover"
 	repo := e.NewRepo(t, name)
 	repo.Write(map[string]string{"app/slow.yaml": e2etest.SlowDeployment("slow", 20)})

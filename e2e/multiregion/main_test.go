@@ -46,6 +46,14 @@ func regionRoles() []string {
 	return args
 }
 
+// startFailoverWorkers starts a control worker and two workers that both
+// serve every region's queue, for a test to kill one of them.
+func startFailoverWorkers(t *testing.T, e *e2etest.Env) []*e2etest.Worker {
+	t.Helper()
+	e.StartWorker(t, "--control")
+	return []*e2etest.Worker{e.StartWorker(t, regionRoles()...), e.StartWorker(t, regionRoles()...)}
+}
+
 func configMap(name, version string) string {
 	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  version: %s\n", name, version)
 }

@@ -149,18 +149,7 @@ func TestApplyWrongType(t *testing.T) {
 
 func TestApplyInvalidObject(t *testing.T) {
 	e := newEnv(t)
-	bad := decode(t, `
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: bad}
-spec:
-  replicas: -1
-  selector: {matchLabels: {app: bad}}
-  template:
-    metadata: {labels: {app: bad}}
-    spec:
-      containers: [{name: c, image: busybox}]
-`)
+	bad := invalidDeployment(t)
 	objs := append(guestbook(t), bad)
 	cs, err := e.apply(objs, func(r *kube.ApplyRequest) { r.Prune = true })
 	require.Error(t, err)

@@ -177,6 +177,24 @@ func (e *env) eventually(what string, cond func() bool) {
 	}
 }
 
+// invalidDeployment is a Deployment "bad" the API server refuses:
+// spec.replicas -1.
+func invalidDeployment(t testing.TB) *unstructured.Unstructured {
+	t.Helper()
+	return decode(t, `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: bad}
+spec:
+  replicas: -1
+  selector: {matchLabels: {app: bad}}
+  template:
+    metadata: {labels: {app: bad}}
+    spec:
+      containers: [{name: c, image: busybox}]
+`)
+}
+
 func configMap(name string, labels, annotations map[string]string) *unstructured.Unstructured {
 	cm := &unstructured.Unstructured{}
 	cm.SetAPIVersion("v1")

@@ -134,18 +134,7 @@ func TestPruneOrder(t *testing.T) {
 func TestFailedWaveStopsTheSync(t *testing.T) {
 	e := newEnv(t)
 	later := configMap("later", nil, map[string]string{"argocd.argoproj.io/sync-wave": "1"})
-	bad := decode(t, `
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: bad}
-spec:
-  replicas: -1
-  selector: {matchLabels: {app: bad}}
-  template:
-    metadata: {labels: {app: bad}}
-    spec:
-      containers: [{name: c, image: busybox}]
-`)
+	bad := invalidDeployment(t)
 	cs, err := e.apply([]*unstructured.Unstructured{bad, later}, nil)
 	require.Error(t, err)
 	assert.True(t, kube.IsInvalid(err))
