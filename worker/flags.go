@@ -1,16 +1,22 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ferry-gitops/ferry/internal/render"
+	"github.com/ferry-gitops/ferry/workflows"
 )
 
-// config is the worker's configuration; every flag has a FERRY_* twin in the
-// environment (FERRY_TEMPORAL_ADDRESS for --temporal-address, …).
+// config is the worker's configuration. Every flag has a FERRY_* twin in
+// the environment (FERRY_TEMPORAL_ADDRESS for --temporal-address, …), read
+// by applyEnv for the flags the command line does not give.
 type config struct {
 	temporalAddress string
 	namespace       string
@@ -33,59 +39,98 @@ type config struct {
 	webhookAllowUnsigned bool
 }
 
-func parseFlags(args []string) (*config, error) {
-	c := &config{}
+// newFlagSet defines the worker's flags on c. A word in backquotes in a
+// usage string is the flag's placeholder in the usage text; the defaults
+// are the same on every machine, so that the README can show the usage.
+func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ferry-worker", flag.ContinueOnError)
-	str := func(p *string, name, def, usage string) {
-		fs.StringVar(p, name, envOr(name, def), usage+" (env "+envName(name)+")")
-	}
-	str(&c.temporalAddress, "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port")
-	str(&c.namespace, "namespace", "default", "Temporal namespace")
-	fs.BoolVar(&c.control, "control", envOr("control", "") == "true",
-		"serve the workflows and the Git and render activities on queue ferry (env FERRY_CONTROL=true)")
-	fs.Var(&c.regions, "region", "serve the activities of this region on queue ferry-region-NAME; repeatable (env FERRY_REGION, comma-separated, used when no --region is given)")
-	str(&c.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the regions (default $KUBECONFIG)")
-	str(&c.kubeContext, "context", "", "kubeconfig context of the region (default: the region's name)")
-	str(&c.knownRegions, "regions", "", "comma-separated regions apps may target; empty accepts any")
-	str(&c.inClusterRegion, "in-cluster-region", "", "region that Argo CD's https://kubernetes.default.svc maps to")
-	str(&c.redisAddr, "redis-addr", "", "Redis host:port of the manifest cache; empty: in-process cache")
-	str(&c.cacheDir, "cache-dir", defaultCacheDir(), "directory of the Git clone cache")
-	str(&c.webhookAddr, "webhook-addr", "", "address of the Git webhook endpoint POST /api/webhook; empty: off")
-	fs.BoolVar(&c.webhookAllowUnsigned, "webhook-allow-unsigned", envOr("webhook-allow-unsigned", "") == "true",
-		"accept webhook deliveries of providers that have no FERRY_WEBHOOK_<PROVIDER>_SECRET; anyone who reaches the endpoint can then trigger refreshes (env FERRY_WEBHOOK_ALLOW_UNSIGNED=true)")
-	str(&c.metricsAddr, "metrics-addr", "127.0.0.1:9090", "address of /metrics and /healthz; empty: off")
-	str(&c.tls.cert, "temporal-tls-cert", "", "PEM client certificate for TLS to Temporal")
-	str(&c.tls.key, "temporal-tls-key", "", "PEM key of --temporal-tls-cert")
-	str(&c.tls.ca, "temporal-tls-ca", "", "PEM CA bundle of the Temporal server; empty: the system roots (Temporal Cloud)")
-	str(&c.tls.serverName, "temporal-tls-server-name", "", "name to verify in the server's certificate; empty: the host of --temporal-address")
-	fs.BoolVar(&c.render.allowRemoteBases, "kustomize-allow-remote-bases", envOr("kustomize-allow-remote-bases", "") == "true",
-		"let Kustomize fetch remote bases (needs git on PATH) (env FERRY_KUSTOMIZE_ALLOW_REMOTE_BASES=true)")
-	str(&c.render.kubeVersion, "helm-kube-version", "", "Kubernetes version Helm charts see in .Capabilities (empty: the version Ferry is built with)")
-	str(&c.render.apiVersions, "helm-api-versions", "", "comma-separated API versions Helm charts see beyond the built-in ones, e.g. monitoring.coreos.com/v1")
-	fs.DurationVar(&c.render.timeout, "render-timeout", 0, "longest render of one source (0: 90s) (env FERRY_RENDER_TIMEOUT)")
+	fs.SetOutput(output)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), usage(fs)) }
+
+	fs.StringVar(&c.temporalAddress, "temporal-address", "127.0.0.1:7233", "`HOST:PORT` of the Temporal frontend")
+	fs.StringVar(&c.namespace, "namespace", "default", "the Temporal `NAMESPACE` to work in")
+	fs.BoolVar(&c.control, "control", false, "serve the workflows and the Git and render activities on queue ferry")
+	fs.Var(&c.regions, "region", "serve the activities of region `NAME` on queue ferry-region-NAME; repeatable, or comma-separated")
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig `FILE` with a context per region (default: $KUBECONFIG; none: the cluster the worker runs in, for one --region)")
+	fs.StringVar(&c.kubeContext, "context", "", "kubeconfig `CONTEXT` of the one region (default: the region's name)")
+	fs.StringVar(&c.knownRegions, "regions", "", "the `REGIONS` apps may target, comma-separated; empty accepts any")
+	fs.StringVar(&c.inClusterRegion, "in-cluster-region", "", "`REGION` that Argo CD's in-cluster destination (server https://kubernetes.default.svc, or name in-cluster) maps to; empty refuses it")
+	fs.StringVar(&c.redisAddr, "redis-addr", "", "`HOST:PORT` of Redis, the manifest cache the workers share; empty: an in-process cache")
+	fs.StringVar(&c.cacheDir, "cache-dir", "", "`DIR` of the Git clone cache (default: ferry/repos in the user's cache directory)")
+	fs.StringVar(&c.webhookAddr, "webhook-addr", "", "`ADDR` of the Git webhook endpoint POST /api/webhook; empty: off")
+	fs.BoolVar(&c.webhookAllowUnsigned, "webhook-allow-unsigned", false,
+		"accept webhook deliveries of providers that have no FERRY_WEBHOOK_<PROVIDER>_SECRET; anyone who reaches the endpoint can then trigger refreshes")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "`ADDR` of /metrics and /healthz, e.g. :9090; empty: off")
+	fs.StringVar(&c.tls.cert, "temporal-tls-cert", "", "PEM client certificate `FILE` for TLS to Temporal")
+	fs.StringVar(&c.tls.key, "temporal-tls-key", "", "PEM key `FILE` of --temporal-tls-cert")
+	fs.StringVar(&c.tls.ca, "temporal-tls-ca", "", "PEM CA bundle `FILE` of the Temporal server; empty: the system roots (Temporal Cloud)")
+	fs.StringVar(&c.tls.serverName, "temporal-tls-server-name", "", "`NAME` to verify in the server's certificate; empty: the host of --temporal-address")
+	fs.BoolVar(&c.render.allowRemoteBases, "kustomize-allow-remote-bases", false, "let Kustomize fetch remote bases (needs git on PATH)")
+	fs.StringVar(&c.render.kubeVersion, "helm-kube-version", "", "Kubernetes `VERSION` Helm charts see in .Capabilities (default: the version Ferry is built with)")
+	fs.StringVar(&c.render.apiVersions, "helm-api-versions", "", "API `VERSIONS` Helm charts see beyond the built-in ones, comma-separated, e.g. monitoring.coreos.com/v1")
+	fs.DurationVar(&c.render.timeout, "render-timeout", 0,
+		fmt.Sprintf("the longest `DURATION` of one render (0: %s)", render.DefaultLimits().Timeout))
 	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
-		"reconciles of an app workflow run before it continues as new (0: the default, 200); keep it equal on every control worker")
-	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long running activities get to finish on SIGTERM")
-	if err := fs.Parse(args); err != nil {
+		fmt.Sprintf("after `N` reconciles an app workflow continues as new (0: %d); keep it equal on every control worker", workflows.DefaultMaxReconciles))
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "the `DURATION` running activities get to finish on SIGTERM")
+	return fs
+}
+
+// parseFlags reads the command line, then the environment twins of the
+// flags it does not give, and checks the result.
+func parseFlags(args []string, output io.Writer) (*config, error) {
+	c, _, err := parse(args, os.LookupEnv, output)
+	if err != nil {
 		return nil, err
 	}
-	if len(c.regions) == 0 {
-		_ = c.regions.Set(os.Getenv("FERRY_REGION"))
+	return c, c.check()
+}
+
+// parse is parseFlags before the checks, with the environment read through
+// lookup.
+func parse(args []string, lookup func(string) (string, bool), output io.Writer) (*config, *flag.FlagSet, error) {
+	c := &config{}
+	fs := newFlagSet(c, output)
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	if err := applyEnv(fs, lookup); err != nil {
+		return nil, nil, err
+	}
+	if c.kubeconfig == "" {
+		c.kubeconfig, _ = lookup("KUBECONFIG")
+	}
+	if c.cacheDir == "" {
+		c.cacheDir = defaultCacheDir()
 	}
 	c.regions = slices.Compact(slices.Sorted(slices.Values(c.regions)))
+	return c, fs, nil
+}
+
+func (c *config) check() error {
+	var errs []error
 	if !c.control && len(c.regions) == 0 {
-		return nil, fmt.Errorf("nothing to serve: give --control, --region NAME, or both")
+		errs = append(errs, fmt.Errorf("nothing to serve: give --control, --region NAME, or both"))
 	}
 	if c.kubeContext != "" && len(c.regions) > 1 {
-		return nil, fmt.Errorf("--context names one context but %d regions were given: run one worker per region, or name each kubeconfig context after its region", len(c.regions))
+		errs = append(errs, fmt.Errorf("--context names one context but %d regions were given: run one worker per region, or name each kubeconfig context after its region", len(c.regions)))
 	}
 	if c.kubeconfig == "" && len(c.regions) > 1 {
-		return nil, fmt.Errorf("without a kubeconfig a worker serves the cluster it runs in: give one --region, or --kubeconfig with a context per region")
+		errs = append(errs, fmt.Errorf("without a kubeconfig a worker serves the cluster it runs in: give one --region, or --kubeconfig with a context per region"))
 	}
 	if c.kubeconfig == "" && c.kubeContext != "" {
-		return nil, fmt.Errorf("--context %s needs --kubeconfig (or KUBECONFIG)", c.kubeContext)
+		errs = append(errs, fmt.Errorf("--context %s needs --kubeconfig (or KUBECONFIG)", c.kubeContext))
 	}
-	return c, nil
+	if c.maxReconciles < 0 {
+		errs = append(errs, fmt.Errorf("--max-reconciles %d: give a positive number, or 0 for the default", c.maxReconciles))
+	}
+	if c.render.timeout < 0 {
+		errs = append(errs, fmt.Errorf("--render-timeout %s: give a positive duration, or 0 for the default", c.render.timeout))
+	}
+	if c.shutdownTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-timeout %s: give a positive duration, or 0 to stop at once", c.shutdownTimeout))
+	}
+	return errors.Join(errs...)
 }
 
 func (c *config) contextOf(region string) string {
@@ -113,17 +158,6 @@ func splitList(v string) []string {
 		}
 	}
 	return out
-}
-
-func envName(flagName string) string {
-	return "FERRY_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
-
-func envOr(flagName, def string) string {
-	if v, ok := os.LookupEnv(envName(flagName)); ok {
-		return v
-	}
-	return def
 }
 
 func defaultCacheDir() string {

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"flag"
+	"io"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,20 +19,24 @@ func TestParseFlags(t *testing.T) {
 		wantErr string
 	}{
 		{name: "env region when no flag", env: map[string]string{"FERRY_REGION": "us-east-1"}, regions: []string{"us-east-1"}},
+		{name: "env regions comma-separated", env: map[string]string{"FERRY_REGION": "b,a", "FERRY_KUBECONFIG": "k"}, regions: []string{"a", "b"}},
 		{name: "flag overrides env", env: map[string]string{"FERRY_REGION": "us-east-1"}, args: []string{"--region", "eu-west-1", "--kubeconfig", "k"}, regions: []string{"eu-west-1"}},
 		{name: "duplicates dropped", args: []string{"--region", "a", "--region", "a,b", "--kubeconfig", "k"}, regions: []string{"a", "b"}},
+		{name: "empty variable counts as unset", env: map[string]string{"FERRY_REGION": "", "FERRY_CONTROL": "true"}},
 		{name: "in-cluster serves one region", args: []string{"--region", "a", "--region", "b"}, wantErr: "without a kubeconfig"},
 		{name: "context needs kubeconfig", args: []string{"--region", "a", "--context", "x"}, wantErr: "needs --kubeconfig"},
 		{name: "nothing to serve", args: []string{}, wantErr: "nothing to serve"},
+		{name: "invalid twin", env: map[string]string{"FERRY_RENDER_TIMEOUT": "abc"}, args: []string{"--control"},
+			wantErr: `FERRY_RENDER_TIMEOUT="abc" (the twin of --render-timeout): write a duration such as 90s`},
+		{name: "negative max reconciles", args: []string{"--control", "--max-reconciles", "-1"}, wantErr: "--max-reconciles -1: give a positive number"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("KUBECONFIG", "")
-			t.Setenv("FERRY_REGION", "")
+			clearEnv(t)
 			for k, v := range tc.env {
 				t.Setenv(k, v)
 			}
-			cfg, err := parseFlags(tc.args)
+			cfg, err := parseFlags(tc.args, io.Discard)
 			if tc.wantErr != "" {
 				require.ErrorContains(t, err, tc.wantErr)
 				return
@@ -37,6 +45,107 @@ func TestParseFlags(t *testing.T) {
 			require.Equal(t, tc.regions, []string(cfg.regions))
 		})
 	}
+}
+
+// TestParseFlagsEnv: the twins reach the configuration, KUBECONFIG stands
+// in for FERRY_KUBECONFIG, and metrics are off unless asked for.
+func TestParseFlagsEnv(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("FERRY_CONTROL", "true")
+	t.Setenv("FERRY_SHUTDOWN_TIMEOUT", "42s")
+	t.Setenv("FERRY_MAX_RECONCILES", "9")
+	t.Setenv("FERRY_RENDER_TIMEOUT", "2m")
+	t.Setenv("KUBECONFIG", "/from/kubeconfig")
+	cfg, err := parseFlags(nil, io.Discard)
+	require.NoError(t, err)
+	assert.True(t, cfg.control)
+	assert.Equal(t, 42*time.Second, cfg.shutdownTimeout)
+	assert.Equal(t, 9, cfg.maxReconciles)
+	assert.Equal(t, 2*time.Minute, cfg.render.timeout)
+	assert.Equal(t, "/from/kubeconfig", cfg.kubeconfig)
+	assert.Empty(t, cfg.metricsAddr, "a worker started without --metrics-addr serves no metrics port")
+	assert.NotEmpty(t, cfg.cacheDir)
+
+	t.Setenv("FERRY_KUBECONFIG", "/from/ferry")
+	cfg, err = parseFlags(nil, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "/from/ferry", cfg.kubeconfig)
+}
+
+// TestEveryFlagHasItsTwin walks the flag set, so that a new flag cannot go
+// without its environment twin: for each flag, FERRY_<NAME> sets it when
+// the command line does not, the command line wins over it, and the usage
+// names it.
+func TestEveryFlagHasItsTwin(t *testing.T) {
+	fs := newFlagSet(&config{}, io.Discard)
+	text := usage(fs)
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		n++
+		fromEnv, fromFlag, ok := samples(f)
+		if !ok {
+			t.Errorf("--%s: the test has no sample value of type %T: add one to samples", f.Name, f.Value)
+			return
+		}
+		env := map[string]string{envName(f.Name): fromEnv}
+		lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+
+		_, got, err := parse(nil, lookup, io.Discard)
+		require.NoError(t, err, "--%s from %s=%s", f.Name, envName(f.Name), fromEnv)
+		assert.Equal(t, fromEnv, got.Lookup(f.Name).Value.String(), "%s=%s does not set --%s", envName(f.Name), fromEnv, f.Name)
+
+		_, got, err = parse([]string{"--" + f.Name + "=" + fromFlag}, lookup, io.Discard)
+		require.NoError(t, err)
+		assert.Equal(t, fromFlag, got.Lookup(f.Name).Value.String(), "--%s on the command line must win over %s", f.Name, envName(f.Name))
+
+		assert.Contains(t, text, "  --"+f.Name+" ", "the usage lists --%s", f.Name)
+		assert.Contains(t, text, "("+envName(f.Name)+")", "the usage names %s, the twin of --%s", envName(f.Name), f.Name)
+	})
+	assert.Greater(t, n, 20, "the flag set has the worker's flags")
+}
+
+// samples are two valid values of a flag, neither its default.
+func samples(f *flag.Flag) (fromEnv, fromFlag string, ok bool) {
+	if _, isList := f.Value.(*stringList); isList {
+		return "from-env", "from-flag", true
+	}
+	getter, _ := f.Value.(flag.Getter)
+	if getter == nil {
+		return "", "", false
+	}
+	switch getter.Get().(type) {
+	case bool:
+		return "true", "false", true
+	case string:
+		return "from-env", "from-flag", true
+	case int:
+		return "7", "8", true
+	case time.Duration:
+		return "7s", "8s", true
+	}
+	return "", "", false
+}
+
+// TestInvalidTwins: every invalid variable is reported at once, by name.
+func TestInvalidTwins(t *testing.T) {
+	env := map[string]string{"FERRY_RENDER_TIMEOUT": "abc", "FERRY_MAX_RECONCILES": "ten", "FERRY_CONTROL": "yes"}
+	_, _, err := parse(nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, io.Discard)
+	require.Error(t, err)
+	for _, want := range []string{
+		`FERRY_RENDER_TIMEOUT="abc" (the twin of --render-timeout): write a duration`,
+		`FERRY_MAX_RECONCILES="ten" (the twin of --max-reconciles): write a whole number`,
+		`FERRY_CONTROL="yes" (the twin of --control): write true or false`,
+	} {
+		assert.ErrorContains(t, err, want)
+	}
+}
+
+// clearEnv unsets, for the test, every twin and KUBECONFIG that the
+// developer's shell may have set.
+func clearEnv(t *testing.T) {
+	t.Helper()
+	t.Setenv("KUBECONFIG", "")
+	newFlagSet(&config{}, io.Discard).VisitAll(func(f *flag.Flag) { t.Setenv(envName(f.Name), "") })
 }
 
 func TestTLSFlags(t *testing.T) {

@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -28,7 +30,10 @@ import (
 )
 
 func main() {
-	cfg, err := parseFlags(os.Args[1:])
+	cfg, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ferry-worker:", err)
 		os.Exit(2)

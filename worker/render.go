@@ -11,8 +11,9 @@ import (
 	"github.com/ferry-gitops/ferry/internal/render"
 )
 
-// renderFlags configure rendering. They are part of the manifest cache
-// key, so every worker sharing a cache needs the same ones.
+// renderFlags configure rendering. The Helm capabilities are part of the
+// manifest cache key (render.Renderer.Version); workers sharing a cache
+// should have the same ones all the same.
 type renderFlags struct {
 	allowRemoteBases bool
 	kubeVersion      string
