@@ -35,7 +35,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
@@ -44,6 +43,10 @@ import (
 )
 
 const (
+	// serviceAccountDir is where the kubelet mounts a pod's ServiceAccount
+	// token and CA, and where client-go's in-cluster config reads them.
+	serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
+
 	region       = "us-east-1"
 	namespace    = "ferry-system"
 	fieldManager = "ferry-deploy-test"
@@ -218,7 +221,7 @@ func (r rendered) worker(name string) (*appsv1.Deployment, corev1.Container, map
 
 	// /healthz and /metrics on --metrics-addr, all interfaces, named "metrics".
 	addr, ok := flagValue(c.Args, "metrics-addr")
-	require.True(t, ok, "--metrics-addr: the default listens on loopback only, out of the probes' reach")
+	require.True(t, ok, "--metrics-addr: without it the worker serves no /healthz for the probes (metrics are off by default)")
 	assert.Equal(t, ":9090", addr)
 	assert.Contains(t, c.Ports, corev1.ContainerPort{Name: "metrics", ContainerPort: 9090, Protocol: corev1.ProtocolTCP})
 	for what, p := range map[string]*corev1.Probe{"startup": c.StartupProbe, "readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
@@ -336,33 +339,35 @@ func checkRegion(t *testing.T, r rendered) (*appsv1.Deployment, corev1.Container
 	assert.ElementsMatch(t, []string{"Namespace/ferry-system", "ServiceAccount/ferry-region",
 		"ClusterRole/ferry-region", "ClusterRoleBinding/ferry-region",
 		"ConfigMap/" + configMapName(t, r, "ferry-region-config"),
-		"ConfigMap/" + configMapName(t, r, "ferry-in-cluster-kubeconfig"),
 		"Deployment/ferry-region", "PodDisruptionBudget/ferry-region"}, r.kinds())
 
 	d, c, env := r.worker("ferry-region")
 	assert.NotContains(t, c.Args, "--control")
-	// The region is FERRY_REGION, --region's twin; the worker appends a
-	// --region flag to it, so the flag must not repeat it.
+	// The region is FERRY_REGION, --region's twin, set by the overlay alone:
+	// a --region flag would win over it, so an overlay's FERRY_REGION would
+	// then be ignored.
 	assert.Equal(t, region, env["FERRY_REGION"])
 	_, ok := flagValue(c.Args, "region")
-	assert.False(t, ok, "--region and FERRY_REGION together serve the region twice")
+	assert.False(t, ok, "a --region flag would override the overlay's FERRY_REGION")
 	assert.Equal(t, "ferry-region", d.Spec.Template.Spec.ServiceAccountName)
 	if a := d.Spec.Template.Spec.AutomountServiceAccountToken; a != nil {
 		assert.True(t, *a, "the region worker authenticates with its ServiceAccount token")
 	}
 
-	// Its cluster: the kubeconfig in FERRY_KUBECONFIG, from a mounted
-	// ConfigMap, has the context FERRY_CONTEXT and uses the pod's token.
-	path := env["FERRY_KUBECONFIG"]
-	vol := volumeAt(t, d, c, filepath.Dir(path))
-	require.NotNil(t, vol.ConfigMap)
-	cm := convert[corev1.ConfigMap](t, r.find("ConfigMap", vol.ConfigMap.Name))
-	kc, err := clientcmd.Load([]byte(cm.Data[filepath.Base(path)]))
-	require.NoError(t, err)
-	ctx := kc.Contexts[env["FERRY_CONTEXT"]]
-	require.NotNil(t, ctx, "context %q in the kubeconfig", env["FERRY_CONTEXT"])
-	assert.Equal(t, "https://kubernetes.default.svc", kc.Clusters[ctx.Cluster].Server)
-	assert.Equal(t, "/var/run/secrets/kubernetes.io/serviceaccount/token", kc.AuthInfos[ctx.AuthInfo].TokenFile)
+	// Its cluster is the one it runs in: with no kubeconfig, ferry-worker
+	// uses client-go's in-cluster config, the pod's ServiceAccount token and
+	// CA at their usual path.
+	for _, name := range []string{"FERRY_KUBECONFIG", "KUBECONFIG", "FERRY_CONTEXT"} {
+		assert.NotContains(t, env, name, "a kubeconfig would stand in for the in-cluster config")
+	}
+	for _, name := range []string{"kubeconfig", "context"} {
+		_, ok := flagValue(c.Args, name)
+		assert.False(t, ok, "--%s: the region worker uses the in-cluster config", name)
+	}
+	for _, m := range c.VolumeMounts {
+		assert.False(t, strings.HasPrefix(serviceAccountDir, m.MountPath) || strings.HasPrefix(m.MountPath, serviceAccountDir),
+			"volume %s at %s hides the ServiceAccount token", m.Name, m.MountPath)
+	}
 
 	// RBAC: every verb an applier uses, on everything, bound to the worker.
 	role := convert[rbacv1.ClusterRole](t, r.find("ClusterRole", "ferry-region"))
@@ -551,10 +556,10 @@ func TestServerSideDryRun(t *testing.T) {
 }
 
 // TestRegionWorkerIdentity installs the region overlay's ServiceAccount and
-// RBAC for real, then acts as that ServiceAccount through the overlay's own
-// kubeconfig (FERRY_KUBECONFIG, FERRY_CONTEXT) loaded by kube.LoadConfig, as
-// ferry-worker does, pointed at the local API server instead of
-// kubernetes.default.svc: discovery and every verb of a sync succeed,
+// RBAC for real, then acts as that ServiceAccount with the config that
+// client-go's in-cluster config (ferry-worker's without a kubeconfig) builds
+// from the pod's token and CA files, pointed at the local API server instead
+// of kubernetes.default.svc: discovery and every verb of a sync succeed,
 // including apps that ship RBAC of their own.
 func TestRegionWorkerIdentity(t *testing.T) {
 	admin := connect(t, adminConfig(t))
@@ -570,31 +575,22 @@ func TestRegionWorkerIdentity(t *testing.T) {
 		}
 	}
 
-	// The pod's kubeconfig, with this API server, its CA and a token of the
-	// ServiceAccount in place of the pod's files.
-	_, _, env := r.worker("ferry-region")
-	kcMap := r.find("ConfigMap", configMapName(t, r, "ferry-in-cluster-kubeconfig"))
-	data, _, _ := unstructured.NestedString(kcMap.Object, "data", filepath.Base(env["FERRY_KUBECONFIG"]))
-	kc, err := clientcmd.Load([]byte(data))
-	require.NoError(t, err)
+	// The pod's files: a token of the ServiceAccount and this API server's CA.
+	d := convert[appsv1.Deployment](t, r.find("Deployment", "ferry-region"))
 	clients := kubernetes.NewForConfigOrDie(admin.cfg)
-	tok, err := clients.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, "ferry-region",
+	tok, err := clients.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, d.Spec.Template.Spec.ServiceAccountName,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(600))}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "token"), []byte(tok.Status.Token), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "ca.crt"), admin.cfg.CAData, 0o600))
-	kctx := kc.Contexts[env["FERRY_CONTEXT"]]
-	require.NotNil(t, kctx)
-	kc.Clusters[kctx.Cluster].Server = admin.cfg.Host
-	kc.Clusters[kctx.Cluster].CertificateAuthority = filepath.Join(dir, "ca.crt")
-	kc.AuthInfos[kctx.AuthInfo].TokenFile = filepath.Join(dir, "token")
-	path := filepath.Join(dir, "kubeconfig")
-	require.NoError(t, clientcmd.WriteToFile(*kc, path))
-	cfg, err := kube.LoadConfig(path, env["FERRY_CONTEXT"])
-	require.NoError(t, err)
-	// client-go re-reads the file as the kubelet rotates the token.
-	assert.Equal(t, filepath.Join(dir, "token"), cfg.BearerTokenFile)
+	// What rest.InClusterConfig makes of them: client-go re-reads the token
+	// file as the kubelet rotates it.
+	cfg := &rest.Config{
+		Host:            admin.cfg.Host,
+		BearerTokenFile: filepath.Join(dir, "token"),
+		TLSClientConfig: rest.TLSClientConfig{CAFile: filepath.Join(dir, "ca.crt")},
+	}
 	sa := connect(t, cfg)
 	saClients := kubernetes.NewForConfigOrDie(cfg)
 
