@@ -118,7 +118,7 @@ func (e *Env) StartWorker(t *testing.T, args ...string) *Worker {
 func (e *Env) StartWorkerEnv(t *testing.T, extraEnv []string, args ...string) *Worker {
 	t.Helper()
 	all := []string{"--regions", strings.Join(e.regions(), ","), "--temporal-address", e.Stack.TemporalAddress,
-		"--kubeconfig", e.Stack.Kubeconfig, "--redis-addr", e.Stack.RedisAddr, "--cache-dir", t.TempDir(), "--metrics-addr", ""}
+		"--kubeconfig", e.Stack.Kubeconfig, "--redis-addr", e.Stack.RedisAddr, "--cache-dir", t.TempDir()}
 	all = append(all, args...)
 	log := filepath.Join(e.Stack.LogDir, fmt.Sprintf("worker-%s-%d.log", sanitize(t.Name()), time.Now().UnixNano()))
 	f, err := os.Create(log)
