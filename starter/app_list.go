@@ -1,82 +1,196 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-
+	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
+// listOutputs are the formats of `ferry app list -o`, as argocd app list has them.
+var listOutputs = []string{"json", "yaml", "name", "wide"}
+
+// listQueries is how many apps `ferry app list` queries at once when it
+// needs more than their search attributes.
+const listQueries = 16
+
 func newListCmd(tf *temporalFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "list",
+	var output, selector string
+	cmd := &cobra.Command{
+		Use:   "list [-o json|yaml|name|wide] [-l SELECTOR]",
 		Short: "List the apps with their sync and health",
-		Args:  cobra.NoArgs,
+		Long: `List the running apps, sorted by name.
+
+The default table and -o name come from the apps' search attributes; -o wide,
+json and yaml, and -l, ask each app for its spec and status (json: an array
+of the objects ferry app get -o json prints). -l selects apps by their
+metadata.labels, with Kubernetes' label selector syntax.`,
+		Example: `  ferry app list
+  ferry app list -o json | jq -r '.[] | select(.status.health.status != "Healthy") | .metadata.name'
+  ferry app list -l team=payments,env!=dev -o name`,
+		Args: cobra.NoArgs,
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, _ []string) error {
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tSYNC\tHEALTH\tREVISION\tREGIONS\tREPO")
-			err := workflows.ListApps(cmd.Context(), c, func(name string, s workflows.Summary) {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, orDefault(s.Sync, "Unknown"),
-					orDefault(s.Health, "Unknown"), short(s.Revision), strings.Join(s.Regions, ","), s.RepoURL)
-			})
-			if err != nil {
-				return err
+			if output != "" && !slices.Contains(listOutputs, output) {
+				return fmt.Errorf("unknown output format %q: use one of %s", output, strings.Join(listOutputs, ", "))
 			}
-			return tw.Flush()
+			sel, err := labels.Parse(selector)
+			if err != nil {
+				return fmt.Errorf("--selector %q: %w: write key=value, key!=value, key in (a,b) or key, separated by commas", selector, err)
+			}
+			return listApps(cmd.Context(), c, cmd.OutOrStdout(), output, sel)
 		}),
 	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "json, yaml, name or wide; default: a table")
+	cmd.Flags().StringVarP(&selector, "selector", "l", "", "only apps whose labels match, e.g. team=payments,env!=dev")
+	return cmd
 }
 
-func newWaitCmd(tf *temporalFlags) *cobra.Command {
-	var sync, health bool
-	var timeout time.Duration
-	cmd := &cobra.Command{
-		Use:   "wait NAME",
-		Short: "Wait until the app is Synced (--sync) and/or Healthy (--health)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if !sync && !health {
-				sync, health = true, true
+// listedApp is one running app: its search attributes, and its view when
+// the output or the selector needs it.
+type listedApp struct {
+	name    string
+	summary workflows.Summary
+	view    *workflows.View
+}
+
+func listApps(ctx context.Context, c client.Client, out io.Writer, output string, sel labels.Selector) error {
+	var apps []*listedApp
+	err := workflows.ListApps(ctx, c, func(name string, s workflows.Summary) {
+		apps = append(apps, &listedApp{name: name, summary: s})
+	})
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(apps, func(a, b *listedApp) int { return strings.Compare(a.name, b.name) })
+	var queryErr error
+	if !sel.Empty() || (output != "" && output != "name") {
+		apps, queryErr = queryViews(ctx, c, apps)
+		apps = slices.DeleteFunc(apps, func(a *listedApp) bool { return !sel.Matches(labels.Set(a.view.Metadata.Labels)) })
+	}
+	if err := printApps(out, apps, output); err != nil {
+		return err
+	}
+	return queryErr
+}
+
+// queryViews asks each app for its view, listQueries at a time. An app that
+// does not answer (it ended after the list) is left out and named in the
+// error; the others are returned.
+func queryViews(ctx context.Context, c client.Client, apps []*listedApp) ([]*listedApp, error) {
+	errs := make([]error, len(apps))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(listQueries, len(apps)) {
+		wg.Go(func() {
+			for i := range next {
+				apps[i].view, errs[i] = queryApp(ctx, c, apps[i].name)
 			}
-			c, err := tf.dial(cmd.Context())
+		})
+	}
+	for i := range apps {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	answered := apps[:0]
+	for _, a := range apps {
+		if a.view != nil {
+			answered = append(answered, a)
+		}
+	}
+	return answered, errors.Join(errs...)
+}
+
+func printApps(out io.Writer, apps []*listedApp, output string) error {
+	switch output {
+	case "json", "yaml":
+		views := make([]*workflows.View, len(apps))
+		for i, a := range apps {
+			views[i] = a.view
+		}
+		if output == "yaml" {
+			data, err := yaml.Marshal(views)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			deadline := time.Now().Add(timeout)
-			for {
-				v, err := queryApp(cmd.Context(), c, args[0])
-				if err != nil {
-					return err
-				}
-				s := v.Status
-				if (!sync || s.Sync.Status == app.SyncStatusSynced) && (!health || s.Health.Status == app.HealthHealthy) {
-					fmt.Fprintf(cmd.OutOrStdout(), "app %q: %s, %s at %s\n", args[0], s.Sync.Status, s.Health.Status, short(s.Sync.Revision))
-					return nil
-				}
-				if time.Now().After(deadline) {
-					return fmt.Errorf("app %q: still %s, %s after %s", args[0], s.Sync.Status, s.Health.Status, timeout)
-				}
-				select {
-				case <-cmd.Context().Done():
-					return cmd.Context().Err()
-				case <-time.After(500 * time.Millisecond):
-				}
-			}
-		},
+			_, err = out.Write(data)
+			return err
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(views)
+	case "name":
+		for _, a := range apps {
+			fmt.Fprintln(out, a.name)
+		}
+		return nil
 	}
-	cmd.Flags().BoolVar(&sync, "sync", false, "wait for Synced")
-	cmd.Flags().BoolVar(&health, "health", false, "wait for Healthy")
-	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "give up after this long")
-	return cmd
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	if output == "wide" {
+		fmt.Fprintln(tw, "NAME\tSYNC\tHEALTH\tREVISION\tREGIONS\tNAMESPACE\tSYNCPOLICY\tCONDITIONS\tREPO\tPATH\tTARGET")
+	} else {
+		fmt.Fprintln(tw, "NAME\tSYNC\tHEALTH\tREVISION\tREGIONS\tREPO")
+	}
+	for _, a := range apps {
+		s := a.summary
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t", a.name, orDefault(s.Sync, "Unknown"),
+			orDefault(s.Health, "Unknown"), short(s.Revision), strings.Join(s.Regions, ","))
+		if output == "wide" {
+			v := a.view
+			src := v.Spec.Source
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDefault(namespacesOf(v), "-"), syncPolicyOf(&v.Application),
+				conditionsOf(v.Status), src.RepoURL, orDefault(src.Path, "."), orDefault(src.TargetRevision, app.DefaultTargetRevision))
+			continue
+		}
+		fmt.Fprintf(tw, "%s\n", s.RepoURL)
+	}
+	return tw.Flush()
+}
+
+// namespacesOf lists the destinations' namespaces, each once.
+func namespacesOf(v *workflows.View) string {
+	var ns []string
+	for _, d := range v.Destinations(validateOptions().InClusterRegion) {
+		if d.Namespace != "" && !slices.Contains(ns, d.Namespace) {
+			ns = append(ns, d.Namespace)
+		}
+	}
+	return strings.Join(ns, ",")
+}
+
+// syncPolicyOf is the SYNCPOLICY column of argocd app list.
+func syncPolicyOf(a *app.Application) string {
+	switch {
+	case a.AutomatedSync() && a.AutoPrune():
+		return "Auto-Prune"
+	case a.AutomatedSync():
+		return "Auto"
+	}
+	return "Manual"
+}
+
+func conditionsOf(s app.Status) string {
+	if len(s.Conditions) == 0 {
+		return "<none>"
+	}
+	types := make([]string, len(s.Conditions))
+	for i, c := range s.Conditions {
+		types[i] = c.Type
+	}
+	return strings.Join(types, ",")
 }
 
 func readAll(r io.Reader) ([]byte, error) {
