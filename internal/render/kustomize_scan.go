@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/yaml"
 )
 
@@ -22,6 +23,9 @@ import (
 //     files and env files, and the path fields of transformer configs).
 //
 // Kustomize itself cannot be told not to fetch, so the check comes first.
+// It reads every kustomization and builtin plugin config as kustomize reads
+// it: with kustomize's own types and decoding, field names matched without
+// regard to case, inline configs included, and what does not parse refused.
 // Local paths are left to kustomize and repoFS, which keeps them inside
 // the repository.
 func (r *Renderer) scanKustomization(fsys *repoFS, dir string) error {
@@ -34,13 +38,6 @@ type kustScan struct {
 	allowRemote bool
 	seen        map[string]bool
 }
-
-// Fields of a kustomization whose entries are kustomizations or resource
-// files; kustomize tries each as a file, then as a directory or Git URL.
-var kustTargetFields = []string{"resources", "bases", "components", "generators", "transformers", "validators"}
-
-// Fields whose entries kustomize reads as files (or fetches, for http URLs).
-var kustFileFields = []string{"crds", "configurations", "patchesStrategicMerge"}
 
 func (s *kustScan) dir(dir string) error {
 	real, err := s.fs.confine(dir)
@@ -63,105 +60,151 @@ func (s *kustScan) dir(dir string) error {
 	if file == "" {
 		return nil
 	}
-	var k map[string]any
-	if err := yaml.Unmarshal(data, &k); err != nil {
-		return nil // kustomize names the file and the line
-	}
 	display := displayPath(s.fs.root, file)
-	if _, ok := k["helmCharts"]; ok {
-		return &UnsupportedError{Path: display, What: "Kustomize helmCharts", Reason: "inflating a chart runs the helm binary; point an Application of its own at the chart, or commit the inflated manifests"}
-	}
-	for _, field := range kustTargetFields {
-		for _, entry := range stringsOf(k[field]) {
-			if isRemoteTarget(entry) || isHTTP(entry) {
-				if err := s.remote(display, field, entry); err != nil {
-					return err
-				}
-				continue
-			}
-			p := filepath.Join(real, filepath.FromSlash(entry))
-			switch {
-			case s.fs.IsDir(p):
-				if err := s.dir(p); err != nil {
-					return err
-				}
-			case field != "resources" && field != "bases" && s.fs.Exists(p):
-				if err := s.pluginConfig(p); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	for _, field := range kustFileFields {
-		for _, entry := range stringsOf(k[field]) {
-			if err := s.file(display, field, entry); err != nil {
-				return err
-			}
-		}
-	}
-	for _, field := range []string{"patches", "patchesJson6902", "replacements"} {
-		for _, item := range listOf(k[field]) {
-			if err := s.file(display, field+".path", stringOf(item["path"])); err != nil {
-				return err
-			}
-		}
-	}
-	if openapi, ok := k["openapi"].(map[string]any); ok {
-		if err := s.file(display, "openapi.path", stringOf(openapi["path"])); err != nil {
-			return err
-		}
-	}
-	for _, field := range []string{"configMapGenerator", "secretGenerator"} {
-		if err := s.generators(display, field, listOf(k[field])); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// pluginConfig checks a builtin transformer or generator config for file
-// paths that are URLs.
-func (s *kustScan) pluginConfig(p string) error {
-	data, err := s.fs.ReadFile(p)
+	k, err := readKustomization(display, data)
 	if err != nil {
-		return nil
+		return err
 	}
-	display := displayPath(s.fs.root, p)
+	if len(k.HelmCharts) > 0 || len(k.HelmChartInflationGenerator) > 0 || k.HelmGlobals != nil {
+		return helmChartsError(display)
+	}
+	for _, f := range []namedEntries{
+		{"resources", k.Resources}, {"bases", k.Bases}, {"components", k.Components},
+		{"generators", k.Generators}, {"transformers", k.Transformers}, {"validators", k.Validators},
+	} {
+		for _, entry := range f.entries {
+			if err := s.target(real, display, f.field, entry); err != nil {
+				return err
+			}
+		}
+	}
+	files := []namedEntries{{"crds", k.Crds}, {"configurations", k.Configurations},
+		{"openapi.path", []string{k.OpenAPI["path"]}}}
+	for _, patch := range k.PatchesStrategicMerge {
+		files = append(files, namedEntries{"patchesStrategicMerge", []string{string(patch)}})
+	}
+	for _, patch := range k.Patches {
+		files = append(files, namedEntries{"patches.path", []string{patch.Path}})
+	}
+	for _, patch := range k.PatchesJson6902 {
+		files = append(files, namedEntries{"patchesJson6902.path", []string{patch.Path}})
+	}
+	for _, r := range k.Replacements {
+		files = append(files, namedEntries{"replacements.path", []string{r.Path}})
+	}
+	for _, g := range k.ConfigMapGenerator {
+		files = append(files, sourceFiles("configMapGenerator", g.KvPairSources))
+	}
+	for _, g := range k.SecretGenerator {
+		files = append(files, sourceFiles("secretGenerator", g.KvPairSources))
+	}
+	return s.files(display, files)
+}
+
+// namedEntries are the entries of one field of a kustomization or config.
+type namedEntries struct {
+	field   string
+	entries []string
+}
+
+// readKustomization parses a kustomization as kustomize does: field names
+// matched without regard to case (Resources: is resources:), unknown fields
+// refused. What kustomize cannot read fails here, before it runs.
+func readKustomization(display string, data []byte) (*types.Kustomization, error) {
+	if _, err := yaml.YAMLToJSON(data); err != nil {
+		return nil, yamlError(display, yamlDoc{index: 1, line: 1}, err)
+	}
+	var k types.Kustomization
+	if err := k.Unmarshal(data); err != nil {
+		return nil, &ParseError{File: display, Line: 1, Msg: err.Error(), Err: err}
+	}
+	return &k, nil
+}
+
+func helmChartsError(display string) error {
+	return &UnsupportedError{Path: display, What: "Kustomize helmCharts", Reason: "inflating a chart runs the helm binary; point an Application of its own at the chart, or commit the inflated manifests"}
+}
+
+// target checks an entry of resources, bases, components, generators,
+// transformers or validators. Kustomize takes an entry of the last three for an inline
+// config when it parses as one, and any entry for a file, a directory or a
+// URL otherwise; both readings are checked, so that neither hides a fetch.
+func (s *kustScan) target(real, display, field, entry string) error {
+	plugin := field != "resources" && field != "bases" && field != "components"
+	if plugin {
+		if err := s.pluginConfig(display, []byte(entry)); err != nil {
+			return err
+		}
+	}
+	if isRemoteTarget(entry) || isHTTP(entry) {
+		return s.remote(display, field, entry)
+	}
+	p := filepath.Join(real, filepath.FromSlash(entry))
+	switch {
+	case s.fs.IsDir(p):
+		return s.dir(p)
+	case plugin && s.fs.Exists(p):
+		data, err := s.fs.ReadFile(p)
+		if err != nil {
+			return nil // kustomize reports it
+		}
+		return s.pluginConfig(displayPath(s.fs.root, p), data)
+	}
+	return nil
+}
+
+// pluginConfig is what kustomize reads of a builtin generator, transformer
+// or validator config that can name a file: decoded as kustomize decodes
+// those configs, field names matched without regard to case.
+type pluginConfig struct {
+	Kind         string                   `json:"kind"`
+	Path         string                   `json:"path"`
+	Paths        []string                 `json:"paths"`
+	Replacements []types.ReplacementField `json:"replacements"`
+	types.KvPairSources
+}
+
+// pluginConfig checks the documents of a builtin transformer, generator or
+// validator config (a file, or inline in the kustomization) for file paths
+// that are URLs, and refuses the Helm chart generator.
+func (s *kustScan) pluginConfig(display string, data []byte) error {
 	for _, doc := range splitYAML(data) {
-		var cfg map[string]any
-		if yaml.Unmarshal(doc.data, &cfg) != nil || cfg == nil {
-			continue
+		var cfg pluginConfig
+		if yaml.Unmarshal(doc.data, &cfg) != nil {
+			continue // not a config: kustomize takes it for a path, or fails
 		}
-		entries := append([]string{stringOf(cfg["path"])}, stringsOf(cfg["paths"])...)
-		for _, entry := range entries {
-			if err := s.file(display, "path", entry); err != nil {
-				return err
-			}
+		if strings.EqualFold(cfg.Kind, "HelmChartInflationGenerator") {
+			return helmChartsError(display)
 		}
-		for _, item := range listOf(cfg["replacements"]) {
-			if err := s.file(display, "replacements.path", stringOf(item["path"])); err != nil {
-				return err
-			}
+		files := []namedEntries{{"path", append([]string{cfg.Path}, cfg.Paths...)}, sourceFiles("generator", cfg.KvPairSources)}
+		for _, r := range cfg.Replacements {
+			files = append(files, namedEntries{"replacements.path", []string{r.Path}})
 		}
-		if err := s.generators(display, "generator", []map[string]any{cfg}); err != nil {
+		if err := s.files(display, files); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *kustScan) generators(display, field string, gens []map[string]any) error {
-	for _, g := range gens {
-		var entries []string
-		entries = append(entries, stringsOf(g["files"])...)
-		entries = append(entries, stringsOf(g["envs"])...)
-		entries = append(entries, stringOf(g["env"]))
-		for _, entry := range entries {
-			// files entries may be "key=path".
-			if _, p, ok := strings.Cut(entry, "="); ok && isHTTP(p) {
-				entry = p
-			}
-			if err := s.file(display, field, entry); err != nil {
+// sourceFiles are a generator's files and env files; a files entry may be
+// "key=path".
+func sourceFiles(field string, src types.KvPairSources) namedEntries {
+	entries := append(append([]string{src.EnvSource}, src.EnvSources...), src.FileSources...)
+	for i, entry := range entries {
+		if _, p, ok := strings.Cut(entry, "="); ok && isHTTP(p) {
+			entries[i] = p
+		}
+	}
+	return namedEntries{field, entries}
+}
+
+// files checks entries that kustomize reads as files: an http(s) URL it
+// would fetch.
+func (s *kustScan) files(display string, fields []namedEntries) error {
+	for _, f := range fields {
+		for _, entry := range f.entries {
+			if err := s.file(display, f.field, entry); err != nil {
 				return err
 			}
 		}
@@ -209,31 +252,4 @@ func isRemoteTarget(s string) bool {
 		}
 	}
 	return scpUser.MatchString(l)
-}
-
-func stringOf(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-func stringsOf(v any) []string {
-	list, _ := v.([]any)
-	out := make([]string, 0, len(list))
-	for _, item := range list {
-		if s, ok := item.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func listOf(v any) []map[string]any {
-	list, _ := v.([]any)
-	out := make([]map[string]any, 0, len(list))
-	for _, item := range list {
-		if m, ok := item.(map[string]any); ok {
-			out = append(out, m)
-		}
-	}
-	return out
 }

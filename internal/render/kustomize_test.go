@@ -2,9 +2,13 @@ package render
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -290,4 +294,65 @@ func snapshot(t *testing.T, dir string) string {
 		return nil
 	})
 	return sb.String()
+}
+
+// TestKustomizeRemoteReferencesAsKustomizeReadsThem: every way kustomize
+// has of naming a URL, in any case of the field names, fails the render
+// with the field and the URL, and nothing reaches the URL's server.
+func TestKustomizeRemoteReferencesAsKustomizeReadsThem(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		requests.Add(1)
+		_, _ = w.Write([]byte("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: stolen\n"))
+	}))
+	defer srv.Close()
+	url := srv.URL + "/crb.yaml"
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n"
+	inline := func(field, config string) string {
+		return "resources:\n- cm.yaml\n" + field + ":\n- |\n  " + strings.ReplaceAll(config, "\n", "\n  ") + "\n"
+	}
+	tests := []struct{ name, kustomization, field, url string }{
+		{"Resources", "Resources:\n- " + url + "\n", "resources", url},
+		{"RESOURCES", "RESOURCES:\n- " + url + "\n", "resources", url},
+		{"long s", "reſources:\n- " + url + "\n", "resources", url},
+		{"Bases", "Bases:\n- " + url + "\n", "bases", url},
+		{"Components", "Components:\n- " + url + "\n", "components", url},
+		{"git URL", "Resources:\n- git::" + srv.URL + "/repo.git//base?ref=main\n", "resources", "git::" + srv.URL + "/repo.git//base?ref=main"},
+		{"Patches Path", "resources:\n- cm.yaml\nPatches:\n- Path: " + url + "\n", "patches.path", url},
+		{"PatchesStrategicMerge", "resources:\n- cm.yaml\nPatchesStrategicMerge:\n- " + url + "\n", "patchesStrategicMerge", url},
+		{"PatchesJson6902", "resources:\n- cm.yaml\nPatchesJson6902:\n- PATH: " + url + "\n  target: {kind: ConfigMap, name: cm}\n", "patchesJson6902.path", url},
+		{"Crds", "resources:\n- cm.yaml\nCrds:\n- " + url + "\n", "crds", url},
+		{"Configurations", "resources:\n- cm.yaml\nConfigurations:\n- " + url + "\n", "configurations", url},
+		{"OpenAPI", "resources:\n- cm.yaml\nOpenAPI:\n  path: " + url + "\n", "openapi.path", url},
+		{"Replacements", "resources:\n- cm.yaml\nReplacements:\n- Path: " + url + "\n", "replacements.path", url},
+		{"configMapGenerator Files", "resources:\n- cm.yaml\nconfigMapGenerator:\n- name: x\n  Files:\n  - k=" + url + "\n", "configMapGenerator", url},
+		{"secretGenerator Envs", "resources:\n- cm.yaml\nSecretGenerator:\n- name: x\n  ENVS:\n  - " + url + "\n", "secretGenerator", url},
+		{"inline transformer", inline("transformers", "apiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: p\nPath: "+url+"\ntarget:\n  kind: ConfigMap"), "path", url},
+		{"inline generator", inline("generators", "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata:\n  name: g\nFiles:\n- k="+url), "generator", url},
+		{"inline validator", inline("Validators", "apiVersion: builtin\nkind: PatchStrategicMergeTransformer\nmetadata:\n  name: v\nPaths:\n- "+url), "path", url},
+	}
+	root := t.TempDir()
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := fmt.Sprintf("case-%d", i)
+			writeFile(t, filepath.Join(root, dir, "kustomization.yaml"), tc.kustomization)
+			writeFile(t, filepath.Join(root, dir, "cm.yaml"), cm)
+			_, err := Render(context.Background(), root, app.Source{Path: dir}, Options{})
+			assertErr(t, err, fmt.Sprintf("render %s/kustomization.yaml: remote references (%s: %q) are not allowed on this worker", dir, tc.field, tc.url))
+		})
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("the URL's server got %d requests; want none", n)
+	}
+
+	// Inline Helm chart generators are refused as helmCharts are.
+	writeFile(t, filepath.Join(root, "inline-helm", "kustomization.yaml"),
+		inline("generators", "apiVersion: builtin\nkind: HelmChartInflationGenerator\nmetadata:\n  name: h\nname: redis\nrepo: "+srv.URL))
+	_, err := Render(context.Background(), root, app.Source{Path: "inline-helm"}, Options{})
+	assertErr(t, err, "render inline-helm/kustomization.yaml: Kustomize helmCharts are not supported yet")
+
+	// What kustomize cannot read fails before anything runs.
+	writeFile(t, filepath.Join(root, "unknown-field", "kustomization.yaml"), "resources:\n- cm.yaml\nresourcez:\n- "+url+"\n")
+	_, err = Render(context.Background(), root, app.Source{Path: "unknown-field"}, Options{})
+	assertErr(t, err, `render unknown-field/kustomization.yaml: line 1: invalid Kustomization: json: unknown field "resourcez"`)
 }
