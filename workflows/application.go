@@ -4,6 +4,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -40,6 +41,7 @@ func New(cfg Config) *Workflows {
 
 // Input is the workflow input: the Application as JSON. Carried holds the
 // state a run hands to the next one on continue-as-new; users leave it out.
+// The workflow reads it with parseInput, as strictly as `ferry app apply`.
 type Input struct {
 	app.Application
 	Carried *Carried `json:"ferryCarried,omitempty"`
@@ -133,8 +135,13 @@ type untouchedPush struct {
 	Before, After string
 }
 
-// Application is the workflow function of every app.
-func (w *Workflows) Application(ctx workflow.Context, in Input) error {
+// Application is the workflow function of every app. Its input is an Input
+// as raw JSON: parseInput refuses what the JSON converter would drop.
+func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error {
+	in, err := parseInput(raw)
+	if err != nil {
+		return invalidInput(err)
+	}
 	s := &appState{cfg: w.cfg, app: in.Application}
 	s.status.Sync.Status = app.SyncStatusUnknown
 	s.status.Health.Status = app.HealthUnknown

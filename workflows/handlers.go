@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -98,9 +99,16 @@ func (s *appState) handleSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 	return p.result, p.err
 }
 
-func (s *appState) validateSpec(ctx workflow.Context, next app.Application) error {
+// validateSpec refuses a spec update before it is accepted: the Application
+// is parsed as strictly as `ferry app apply` parses a file (every unknown or
+// unsupported field named), then validated.
+func (s *appState) validateSpec(ctx workflow.Context, raw json.RawMessage) error {
 	if s.deletion != nil {
 		return errDeleting
+	}
+	next, err := parseSpec(raw)
+	if err != nil {
+		return err
 	}
 	if next.Metadata.Name != s.app.Metadata.Name {
 		return fmt.Errorf("app %q: the spec update names app %q: an app cannot be renamed; apply it as a new app",
@@ -109,7 +117,12 @@ func (s *appState) validateSpec(ctx workflow.Context, next app.Application) erro
 	return app.Validate(&next, s.validateOptions())
 }
 
-func (s *appState) handleSpec(ctx workflow.Context, next app.Application) (View, error) {
+func (s *appState) handleSpec(ctx workflow.Context, raw json.RawMessage) (View, error) {
+	// The validator parsed it already; a replay runs no validator.
+	next, err := parseSpec(raw)
+	if err != nil {
+		return View{}, err
+	}
 	s.app = next
 	s.requestRefresh(false)
 	return s.view(), nil
