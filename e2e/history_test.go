@@ -2,9 +2,12 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -12,6 +15,7 @@ import (
 	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/ferry-gitops/ferry/workflows"
 )
@@ -55,6 +59,129 @@ func recordHistories(t *testing.T, name string) {
 	dir := filepath.Join("..", "workflows", "testdata", "histories")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	for runID, data := range histories(t, temporalClient(t), name) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name+"-"+runID[:8]+".json"), data, 0o644))
+		// Run IDs begin with their start time: runs started within a minute
+		// share the first 8 characters, and the last ones tell them apart.
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name+"-"+runID[:8]+"-"+runID[len(runID)-4:]+".json"), data, 0o644))
 	}
+}
+
+// events is the history of the app's current run.
+func events(t *testing.T, c client.Client, name string) []*historypb.HistoryEvent {
+	t.Helper()
+	var out []*historypb.HistoryEvent
+	it := c.GetWorkflowHistory(context.Background(), workflows.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		out = append(out, ev)
+	}
+	return out
+}
+
+// summaryOf is the summary the Web UI shows for an event ("" for none).
+func summaryOf(t *testing.T, ev *historypb.HistoryEvent) string {
+	t.Helper()
+	p := ev.GetUserMetadata().GetSummary()
+	if p == nil {
+		return ""
+	}
+	var s string
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayload(p, &s))
+	return s
+}
+
+// TestHistoryNamesEveryStep reads an app's history as the Web UI shows it:
+// every Compare and Sync activity is summarised with its region, the
+// resolve and render name the repo, the poll timer says what it waits for,
+// and the workflow carries a static summary naming app, repo, path and
+// regions.
+func TestHistoryNamesEveryStep(t *testing.T) {
+	startWorker(t)
+	c := temporalClient(t)
+	repo := newRepo(t, "summaries")
+	repo.write(map[string]string{"app/cm.yaml": configMap("settings", "v1")})
+	sha := repo.commitAndPush("v1")
+	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("summaries", repo.URL, "app", "summaries", true, "3m")))
+	waitApp(t, "summaries", sha, 2*time.Minute)
+
+	var history []*historypb.HistoryEvent
+	eventually(t, time.Minute, "the poll timer started", func() (bool, string) {
+		history = events(t, c, "summaries")
+		for _, ev := range history {
+			if ev.GetEventType() == enumspb.EVENT_TYPE_TIMER_STARTED && strings.HasPrefix(summaryOf(t, ev), "next poll") {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d events, no timer named next poll", len(history))
+	})
+
+	dc := converter.GetDefaultDataConverter()
+	compared, synced := map[string]int{}, map[string]int{}
+	var rendered, resolved []string
+	for _, ev := range history {
+		summary := summaryOf(t, ev)
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+			attrs := ev.GetActivityTaskScheduledEventAttributes()
+			switch attrs.GetActivityType().GetName() {
+			case workflows.ActivityCompare:
+				var in workflows.CompareInput
+				require.NoError(t, dc.FromPayloads(attrs.GetInput(), &in))
+				require.Equal(t, "Compare "+in.Region, summary, "event %d", ev.GetEventId())
+				compared[in.Region]++
+			case workflows.ActivitySync:
+				var in workflows.SyncInput
+				require.NoError(t, dc.FromPayloads(attrs.GetInput(), &in))
+				require.Equal(t, "Sync "+in.Region, summary, "event %d", ev.GetEventId())
+				synced[in.Region]++
+			case workflows.ActivityRender:
+				rendered = append(rendered, summary)
+			}
+			require.NotEmpty(t, summary, "activity %s of event %d has a summary", attrs.GetActivityType().GetName(), ev.GetEventId())
+		case enumspb.EVENT_TYPE_MARKER_RECORDED:
+			if s := summary; s != "" {
+				resolved = append(resolved, s)
+			}
+		case enumspb.EVENT_TYPE_TIMER_STARTED:
+			require.True(t, strings.HasPrefix(summary, "next poll"), "timer of event %d is named: %q", ev.GetEventId(), summary)
+		}
+	}
+	for _, r := range regions {
+		require.Positive(t, compared[r], "a Compare in %s", r)
+		require.Positive(t, synced[r], "a Sync in %s", r)
+	}
+	require.Contains(t, rendered, "Render "+repo.URL+" app@"+short(sha))
+	require.Contains(t, resolved, "Resolve "+repo.URL+" main", "the resolve, a local activity, is named too")
+
+	desc, err := c.DescribeWorkflow(context.Background(), workflows.WorkflowID("summaries"), "")
+	require.NoError(t, err)
+	summary, err := desc.GetStaticSummary()
+	require.NoError(t, err)
+	require.Equal(t, "summaries: "+repo.URL+" app → "+strings.Join(regions, ", "), summary)
+	details, err := desc.GetStaticDetails()
+	require.NoError(t, err)
+	require.Contains(t, details, "**regions** "+strings.Join(regions, ", "))
+	// The temporal CLI shows it as well.
+	require.Contains(t, temporalCLI(t, "workflow", "describe", "--workflow-id", workflows.WorkflowID("summaries")), summary)
+
+	// The README's saved queries find the app, or do not, as its state says.
+	id := workflows.WorkflowID("summaries")
+	for q, want := range map[string]bool{
+		"FerrySyncStatus = 'Synced' AND FerryApp = 'summaries'":          true,
+		"FerrySyncStatus = 'OutOfSync' AND FerryApp = 'summaries'":       false,
+		"FerryHealthStatus = 'Degraded' AND FerryApp = 'summaries'":      false,
+		"ExecutionStatus = 'Running' AND FerryHealthStatus != 'Healthy'": false,
+		"FerryRepoURL = '" + repo.URL + "'":                              true,
+		"FerryRegions = '" + regions[1] + "' AND FerryApp = 'summaries'": true,
+		"FerryRevision = '" + sha + "'":                                  true,
+		"WorkflowType = 'Application' AND ExecutionStatus = 'Running'":   true,
+	} {
+		eventually(t, 30*time.Second, q, func() (bool, string) {
+			out := temporalCLI(t, "workflow", "list", "--query", q, "--output", "json")
+			return strings.Contains(out, `"`+id+`"`) == want, out
+		})
+	}
+
+	mustFerry(t, "app", "delete", "summaries", "--cascade")
+	recordHistories(t, "summaries")
 }

@@ -44,15 +44,20 @@ func activityRetry(maxAttempts int32) *temporal.RetryPolicy {
 	}
 }
 
-func resolveCtx(ctx workflow.Context) workflow.Context {
+// The option builders take the activity's summary (summaries.go): the
+// Web UI shows it in place of the bare activity type.
+
+func resolveCtx(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: resolveTimeout,
 		RetryPolicy:         activityRetry(5),
+		Summary:             summary,
 	})
 }
 
-func renderCtx(ctx workflow.Context) workflow.Context {
+func renderCtx(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		Summary:             summary,
 		TaskQueue:           TaskQueue,
 		StartToCloseTimeout: renderTimeout,
 		HeartbeatTimeout:    activityHeartbeat,
@@ -62,6 +67,7 @@ func renderCtx(ctx workflow.Context) workflow.Context {
 
 func compareCtx(ctx workflow.Context, region string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		Summary:                compareSummary(region),
 		TaskQueue:              RegionQueue(region),
 		ScheduleToStartTimeout: compareScheduleToStart,
 		StartToCloseTimeout:    compareTimeout,
@@ -70,8 +76,9 @@ func compareCtx(ctx workflow.Context, region string) workflow.Context {
 	})
 }
 
-func syncCtx(ctx workflow.Context, region string) workflow.Context {
+func syncCtx(ctx workflow.Context, region, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		Summary:                summary,
 		TaskQueue:              RegionQueue(region),
 		ScheduleToStartTimeout: regionScheduleToStart,
 		StartToCloseTimeout:    syncTimeout,

@@ -192,7 +192,9 @@ func (s *appState) run(ctx workflow.Context) error {
 			}
 		}
 		if s.idle() && s.refresh == nil {
-			if _, err := workflow.AwaitWithTimeout(ctx, s.pollDelay(workflow.Now(ctx)), func() bool {
+			delay, summary := s.pollDelay(workflow.Now(ctx))
+			poll := workflow.AwaitOptions{Timeout: delay, TimerOptions: workflow.TimerOptions{Summary: summary}}
+			if _, err := workflow.AwaitWithOptions(ctx, poll, func() bool {
 				return !s.idle() || s.refresh != nil
 			}); err != nil {
 				return err
@@ -208,12 +210,14 @@ func (s *appState) shouldContinueAsNew(ctx workflow.Context, reconciles int) boo
 	return reconciles >= s.maxReconciles || workflow.GetInfo(ctx).GetContinueAsNewSuggested()
 }
 
-func (s *appState) pollDelay(now time.Time) time.Duration {
-	interval := s.app.PollInterval()
+// pollDelay is how long the app waits for its next poll, and the summary
+// of that timer.
+func (s *appState) pollDelay(now time.Time) (time.Duration, string) {
+	interval, summary := s.app.PollInterval(), timerNextPoll
 	if s.childrenSettling() || s.resourcesSettling(now) {
-		interval = min(interval, settlePoll)
+		interval, summary = min(interval, settlePoll), timerSettlePoll
 	}
-	return interval + app.Jitter(s.app.Metadata.Name, interval)
+	return interval + app.Jitter(s.app.Metadata.Name, interval), summary
 }
 
 func (s *appState) carried() *Carried {

@@ -34,8 +34,9 @@ func (s *appState) childrenInput(p syncParams) ChildrenInput {
 	return in
 }
 
-func childrenCtx(ctx workflow.Context) workflow.Context {
+func childrenCtx(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		Summary:             summary,
 		TaskQueue:           TaskQueue,
 		StartToCloseTimeout: compareTimeout,
 		RetryPolicy:         activityRetry(5),
@@ -48,7 +49,7 @@ func (s *appState) compareChildren(ctx workflow.Context) workflow.Future {
 	if !s.hasChildren() {
 		return nil
 	}
-	return workflow.ExecuteActivity(childrenCtx(ctx), ActivityCompareChildren, s.childrenInput(syncParams{}))
+	return workflow.ExecuteActivity(childrenCtx(ctx, childrenSummary("Compare", syncParams{})), ActivityCompareChildren, s.childrenInput(syncParams{}))
 }
 
 // syncChildren starts creating, updating and pruning the child apps, or
@@ -57,5 +58,5 @@ func (s *appState) syncChildren(ctx workflow.Context, p syncParams) workflow.Fut
 	if !s.hasChildren() {
 		return nil
 	}
-	return workflow.ExecuteActivity(childrenCtx(ctx), ActivitySyncChildren, s.childrenInput(p))
+	return workflow.ExecuteActivity(childrenCtx(ctx, childrenSummary("Sync", p)), ActivitySyncChildren, s.childrenInput(p))
 }

@@ -16,7 +16,9 @@ import (
 // one update-with-start, as `ferry app apply` and an app of apps do. The
 // update's validator refuses a bad spec before anything changes.
 func Apply(ctx context.Context, c client.Client, a *app.Application) (View, error) {
+	summary, details := startSummary(a)
 	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		StaticSummary: summary, StaticDetails: details,
 		ID:                       WorkflowID(a.Metadata.Name),
 		TaskQueue:                TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,

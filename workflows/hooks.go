@@ -25,8 +25,9 @@ const hooksTimeout = 24 * time.Hour
 
 var hooksNonRetryable = append([]string{ErrHookFailed, ErrSyncFailed}, permanent...)
 
-func hooksCtx(ctx workflow.Context, region string) workflow.Context {
+func hooksCtx(ctx workflow.Context, region, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		Summary:                summary,
 		TaskQueue:              RegionQueue(region),
 		ScheduleToStartTimeout: regionScheduleToStart,
 		StartToCloseTimeout:    hooksTimeout,
@@ -130,7 +131,7 @@ func (s *appState) syncFail(ctx workflow.Context, target Target, dests []app.Tar
 
 // syncActivity is the activity that syncs a region, and the operation ID
 // it gets: an app with Sync-phase hooks runs them within the sync.
-func (s *appState) syncActivity(opID string) (name, id string, options func(workflow.Context, string) workflow.Context) {
+func (s *appState) syncActivity(opID string) (name, id string, options func(workflow.Context, string, string) workflow.Context) {
 	if s.hookOp != nil && s.hookCount(HookSync) > 0 {
 		return ActivitySyncWithHooks, s.hookOp.runID(), hooksCtx
 	}
@@ -179,7 +180,7 @@ func (s *appState) postDelete(ctx workflow.Context, dests []app.Target) error {
 func runHookPhase(ctx workflow.Context, target Target, dests []app.Target, runID, phase string, opts []string) ([]HookResult, []string) {
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
-		futures[i] = workflow.ExecuteActivity(hooksCtx(ctx, d.Region), ActivityRunHooks, RunHooksInput{
+		futures[i] = workflow.ExecuteActivity(hooksCtx(ctx, d.Region, hooksSummary(phase, d.Region)), ActivityRunHooks, RunHooksInput{
 			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: runID, Phase: phase, SyncOptions: opts,
 		})
 	}
@@ -213,7 +214,7 @@ func deleteHooks(ctx workflow.Context, appName, runID, phase string, ran []HookR
 	regions := workflow.DeterministicKeys(byRegion)
 	futures := make([]workflow.Future, len(regions))
 	for i, region := range regions {
-		futures[i] = workflow.ExecuteActivity(hooksCtx(ctx, region), ActivityDeleteHooks, DeleteHooksInput{
+		futures[i] = workflow.ExecuteActivity(hooksCtx(ctx, region, deleteHooksSummary(phase, region)), ActivityDeleteHooks, DeleteHooksInput{
 			App: appName, Region: region, OperationID: runID, Phase: phase, Hooks: byRegion[region],
 		})
 	}

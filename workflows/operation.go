@@ -18,6 +18,8 @@ type syncParams struct {
 	dryRun bool
 	// staged: a rollout stage, which must be healthy before the next.
 	staged bool
+	// stage names the rollout stage ("stage 1/3") in activity summaries.
+	stage string
 }
 
 func (p syncParams) healthTimeout() time.Duration {
@@ -95,7 +97,8 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 		op.Phase = app.OperationRunning
 		op.Message = fmt.Sprintf("retrying (attempt %d) after: %s", attempt+1, err)
 		s.publish(ctx)
-		if err := workflow.Sleep(ctx, retry.Delay(attempt)); err != nil {
+		backoff := workflow.NewTimerWithOptions(ctx, retry.Delay(attempt), workflow.TimerOptions{Summary: retrySummary(op.RetryCount)})
+		if err := backoff.Get(ctx, nil); err != nil {
 			op.Phase, op.Message = app.OperationError, err.Error()
 			break
 		}
@@ -143,7 +146,8 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 	activityName, syncOpID, options := s.syncActivity(opID)
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
-		futures[i] = workflow.ExecuteActivity(options(ctx, d.Region), activityName, SyncInput{
+		summary := syncSummary(d.Region, p, activityName == ActivitySyncWithHooks)
+		futures[i] = workflow.ExecuteActivity(options(ctx, d.Region, summary), activityName, SyncInput{
 			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: syncOpID, Known: s.knownKeys(d.Region),
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: opts, HealthTimeout: p.healthTimeout(),
 			IgnoreDifferences: s.app.Spec.IgnoreDifferences,
@@ -227,7 +231,7 @@ func (s *appState) runDelete(ctx workflow.Context) bool {
 	dests := s.destinations()
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
-		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region), ActivityDeleteResources,
+		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region, deleteResourcesSummary(d.Region)), ActivityDeleteResources,
 			DeleteInput{App: s.app.Metadata.Name, Region: d.Region})
 	}
 	var failed []string

@@ -81,6 +81,7 @@ func (s *appState) postSyncWhenSettled(ctx workflow.Context, target Target) {
 	run.WorkflowID = PostSyncWorkflowID(s.app.Metadata.Name, base)
 	run.Message = "running PostSync hooks in workflow " + run.WorkflowID
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		StaticSummary:     postSyncSummary(s.app.Metadata.Name, op.ID, s.regionNames()),
 		WorkflowID:        run.WorkflowID,
 		TaskQueue:         TaskQueue,
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,

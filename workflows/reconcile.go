@@ -46,7 +46,7 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 		revision = app.DefaultTargetRevision
 	}
 	var resolved ResolveResult
-	err := workflow.ExecuteLocalActivity(resolveCtx(ctx), ActivityResolveRevision,
+	err := workflow.ExecuteLocalActivity(resolveCtx(ctx, resolveSummary(src.RepoURL, revision)), ActivityResolveRevision,
 		ResolveInput{RepoURL: src.RepoURL, TargetRevision: revision, Fresh: fresh, MaxAge: s.app.PollInterval()}).Get(ctx, &resolved)
 	if err != nil {
 		return Target{}, fmt.Errorf("resolve revision %q of %s: %w", revision, src.RepoURL, err)
@@ -60,7 +60,7 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 		return s.targetOf(r), nil
 	}
 	var out RenderResult
-	err = workflow.ExecuteActivity(renderCtx(ctx), ActivityRender,
+	err = workflow.ExecuteActivity(renderCtx(ctx, renderSummary(src, resolved.SHA)), ActivityRender,
 		RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA, Namespace: s.renderNamespace()}).Get(ctx, &out)
 	if err != nil {
 		return Target{}, fmt.Errorf("render %s at %s: %w", src.RepoURL, short(resolved.SHA), err)

@@ -26,6 +26,7 @@ func (s *appState) syncStages(ctx workflow.Context, target Target, opID string, 
 	var all []app.ResourceResult
 	for i, stage := range stages {
 		ro.Stage, ro.Phase = i+1, app.RolloutProgressing
+		p.stage = fmt.Sprintf("stage %d/%d", i+1, len(stages))
 		ro.Message = "syncing " + strings.Join(stage.Regions, ", ")
 		s.status.OperationState.Message = fmt.Sprintf("rollout stage %d/%d: %s", i+1, len(stages), ro.Message)
 		s.publish(ctx)
@@ -37,7 +38,8 @@ func (s *appState) syncStages(ctx workflow.Context, target Target, opID string, 
 		if err == nil && !p.dryRun && stage.SoakTime() > 0 && i < len(stages)-1 {
 			ro.Phase, ro.Message = app.RolloutSoaking, fmt.Sprintf("soaking %s for %s", strings.Join(stage.Regions, ", "), stage.SoakTime())
 			s.publish(ctx)
-			if err = workflow.Sleep(ctx, stage.SoakTime()); err == nil {
+			soak := workflow.NewTimerWithOptions(ctx, stage.SoakTime(), workflow.TimerOptions{Summary: soakSummary(stage.Regions)})
+			if err = soak.Get(ctx, nil); err == nil {
 				s.compareRegions(ctx, target, s.destinationsIn(stage.Regions))
 				err = s.stageSettled(stage.Regions)
 			}
