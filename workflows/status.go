@@ -25,7 +25,10 @@ const (
 func (s *appState) setResources(sha string, byRegion map[string][]app.ResourceStatus, regionErrs map[string]error) {
 	var resources []app.ResourceStatus
 	for _, r := range s.status.Resources {
-		if _, answered := byRegion[r.Region]; !answered && regionErrs[r.Region] == nil && s.hasRegion(r.Region) {
+		// The child apps' rows stay too until their compare answers: the
+		// regions answer first, and an app of apps is not Synced for a moment.
+		kept := s.hasRegion(r.Region) || (r.Region == childrenRegion && s.hasChildren())
+		if _, answered := byRegion[r.Region]; !answered && regionErrs[r.Region] == nil && kept {
 			resources = append(resources, r)
 		}
 	}
