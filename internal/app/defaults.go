@@ -25,8 +25,6 @@ const (
 	InClusterServer = "https://kubernetes.default.svc"
 	// InClusterName is Argo CD's name for that cluster.
 	InClusterName = "in-cluster"
-	// ResourcesFinalizer is Argo CD's finalizer asking for cascading deletion.
-	ResourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
 )
 
 // Revision is the revision to resolve: targetRevision, or HEAD when empty.
@@ -146,18 +144,6 @@ func (a *Application) SyncOptions() SyncOptions {
 		}
 	}
 	return o
-}
-
-// CascadeDelete reports whether deleting the app deletes its resources, as
-// Argo CD's resources finalizer asks (with or without a /foreground or
-// /background suffix).
-func (a *Application) CascadeDelete() bool {
-	for _, f := range a.Metadata.Finalizers {
-		if f == ResourcesFinalizer || strings.HasPrefix(f, ResourcesFinalizer+"/") {
-			return true
-		}
-	}
-	return false
 }
 
 // SpecDigest identifies the spec as written: the first 16 hex digits of the

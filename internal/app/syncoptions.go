@@ -8,7 +8,7 @@ import (
 )
 
 // SyncOptionsAnnotation is the per-resource annotation carrying sync options,
-// comma separated: "Prune=false,ServerSideApply=true".
+// comma separated: "Prune=false,Replace=true".
 const SyncOptionsAnnotation = "argocd.argoproj.io/sync-options"
 
 // Propagation policies for PrunePropagationPolicy.
@@ -23,8 +23,11 @@ const (
 // asks for; options written with their no-op value (Validate=true,
 // Prune=true) leave the field false.
 type SyncOptions struct {
-	CreateNamespace    bool // CreateNamespace=true: create destination.namespace if missing
-	ServerSideApply    bool // ServerSideApply=true: server-side apply instead of client-side
+	CreateNamespace bool // CreateNamespace=true: create destination.namespace if missing
+	// ClientSideApply: ServerSideApply=false, a client-side apply, which
+	// Ferry does not have (Unsupported refuses it unless Replace=true, which
+	// does not apply at all). ServerSideApply=true is what Ferry always does.
+	ClientSideApply    bool
 	Replace            bool // Replace=true: replace (create/update) instead of apply
 	Force              bool // Force=true: delete and recreate when a replace or apply fails
 	ValidateFalse      bool // Validate=false: skip schema validation (kubectl --validate=false)
@@ -58,7 +61,7 @@ var boolSyncOptions = []struct {
 	invert bool
 }{
 	{"CreateNamespace", func(o *SyncOptions) *bool { return &o.CreateNamespace }, false},
-	{"ServerSideApply", func(o *SyncOptions) *bool { return &o.ServerSideApply }, false},
+	{"ServerSideApply", func(o *SyncOptions) *bool { return &o.ClientSideApply }, true},
 	{"Replace", func(o *SyncOptions) *bool { return &o.Replace }, false},
 	{"Force", func(o *SyncOptions) *bool { return &o.Force }, false},
 	{"Validate", func(o *SyncOptions) *bool { return &o.ValidateFalse }, true},
@@ -94,7 +97,7 @@ func ParseSyncOptionsAnnotation(value string) (SyncOptions, error) {
 
 // With returns o with items applied on top, each overriding what o says:
 // an app's options with a resource's items give that resource's options
-// (ServerSideApply=false on a resource turns off the app's server-side apply).
+// (Prune=false on a resource keeps it out of the app's prunes).
 func (o SyncOptions) With(items []string) (SyncOptions, error) {
 	var errs []error
 	for _, item := range items {
@@ -107,13 +110,7 @@ func (o SyncOptions) With(items []string) (SyncOptions, error) {
 
 // WithAnnotation is With for the comma-separated annotation value.
 func (o SyncOptions) WithAnnotation(value string) (SyncOptions, error) {
-	var items []string
-	for _, item := range strings.Split(value, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			items = append(items, item)
-		}
-	}
-	return o.With(items)
+	return o.With(splitOptions(value))
 }
 
 func (o *SyncOptions) apply(item string) error {
@@ -164,4 +161,21 @@ func closestSyncOption(key string) string {
 		return "PrunePropagationPolicy"
 	}
 	return ""
+}
+
+// Unsupported returns the error for options that parse but that Ferry
+// cannot honour, or nil. It is one check for the app's syncOptions
+// (validation) and a resource's annotation on top of them (the sync).
+//
+// ServerSideApply=false asks for Argo CD's client-side apply (kubectl apply
+// with the last-applied-configuration annotation and a three-way merge on
+// the client). Ferry has one write path, server-side apply, and taking the
+// option while applying server-side anyway would ignore it, so it is
+// refused. With Replace=true it is moot, as in Argo CD: a replace applies
+// nothing.
+func (o SyncOptions) Unsupported() error {
+	if o.ClientSideApply && !o.Replace {
+		return errors.New(`sync option "ServerSideApply=false" asks for a client-side apply, which Ferry does not do (it always applies server-side): remove it, or write ServerSideApply=true`)
+	}
+	return nil
 }

@@ -13,7 +13,8 @@ func TestParseSyncOptions(t *testing.T) {
 	}{
 		{items: nil, want: SyncOptions{}},
 		{items: []string{"CreateNamespace=true", "ServerSideApply=true", "PruneLast=true"},
-			want: SyncOptions{CreateNamespace: true, ServerSideApply: true, PruneLast: true}},
+			want: SyncOptions{CreateNamespace: true, PruneLast: true}}, // ServerSideApply=true is what Ferry does
+		{items: []string{"ServerSideApply=false"}, want: SyncOptions{ClientSideApply: true}},
 		{items: []string{"Validate=false", "Prune=false", "Delete=false"},
 			want: SyncOptions{ValidateFalse: true, PruneFalse: true, DeleteFalse: true}},
 		{items: []string{"Validate=true", "Prune=true"}, want: SyncOptions{}}, // no-op values
@@ -44,19 +45,19 @@ func TestParseSyncOptions(t *testing.T) {
 }
 
 func TestSyncOptionsAnnotationOverridesApp(t *testing.T) {
-	app, err := ParseSyncOptions([]string{"ServerSideApply=true", "CreateNamespace=true"})
+	app, err := ParseSyncOptions([]string{"ServerSideApply=false", "Replace=true", "CreateNamespace=true"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := app.WithAnnotation(" ServerSideApply=false, Prune=false,,")
+	res, err := app.WithAnnotation(" ServerSideApply=true, Prune=false,,")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := SyncOptions{CreateNamespace: true, PruneFalse: true}
+	want := SyncOptions{CreateNamespace: true, Replace: true, PruneFalse: true}
 	if res != want {
 		t.Errorf("resource options = %+v, want %+v", res, want)
 	}
-	if !app.ServerSideApply {
+	if !app.ClientSideApply {
 		t.Error("WithAnnotation changed the app's options")
 	}
 	if got, _ := ParseSyncOptionsAnnotation("Replace=true,Force=true"); !got.Replace || !got.Force {
@@ -72,8 +73,32 @@ func TestApplicationSyncOptions(t *testing.T) {
 	if a == nil {
 		t.Fatal("fanout fixture did not parse")
 	}
-	want := SyncOptions{ServerSideApply: true, PrunePropagationPolicy: "background", PruneLast: true}
+	want := SyncOptions{PrunePropagationPolicy: "background", PruneLast: true}
 	if got := a.SyncOptions(); got != want {
 		t.Errorf("SyncOptions = %+v, want %+v", got, want)
+	}
+}
+
+// TestSyncOptionsUnsupported: ServerSideApply=false is refused by name,
+// unless Replace=true makes it moot (a replace applies nothing).
+func TestSyncOptionsUnsupported(t *testing.T) {
+	tests := []struct {
+		items   []string
+		wantErr string
+	}{
+		{items: []string{"ServerSideApply=true"}},
+		{items: []string{"ServerSideApply=false"}, wantErr: `sync option "ServerSideApply=false" asks for a client-side apply, which Ferry does not do (it always applies server-side): remove it, or write ServerSideApply=true`},
+		{items: []string{"ServerSideApply=false", "ServerSideApply=true"}}, // the last one decides
+		{items: []string{"ServerSideApply=false", "Replace=true"}},
+	}
+	for _, tt := range tests {
+		o, err := ParseSyncOptions(tt.items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = o.Unsupported()
+		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr) {
+			t.Errorf("Unsupported(%q) = %v, want %q", tt.items, err, tt.wantErr)
+		}
 	}
 }

@@ -142,6 +142,12 @@ func (v *validator) object(a *Application) {
 			v.add(fmt.Sprintf("metadata.annotations[%q]", k), "not a valid annotation key: %s", strings.Join(errs, "; "))
 		}
 	}
+	if value, ok := md.Annotations[CompareOptionsAnnotation]; ok {
+		for _, msg := range checkAppCompareOptions(value) {
+			v.add(fmt.Sprintf("metadata.annotations[%q]", CompareOptionsAnnotation), "%s", msg)
+		}
+	}
+	v.finalizers(md.Finalizers)
 	switch a.Spec.Project {
 	case "", "default":
 	default:
@@ -248,11 +254,18 @@ func (v *validator) syncPolicy(sp *SyncPolicy) {
 	if sp == nil {
 		return
 	}
+	var all SyncOptions
+	parsed := true
 	for i, item := range sp.SyncOptions {
 		var o SyncOptions
 		if err := o.apply(item); err != nil {
 			v.add(fmt.Sprintf("spec.syncPolicy.syncOptions[%d]", i), "%s", err.Error())
+			parsed = false
 		}
+		_ = all.apply(item)
+	}
+	if err := all.Unsupported(); err != nil && parsed {
+		v.add(fmt.Sprintf("spec.syncPolicy.syncOptions[%d]", lastSyncOption(sp.SyncOptions, "ServerSideApply")), "%s", err.Error())
 	}
 	if sp.Retry == nil || sp.Retry.Backoff == nil {
 		return
@@ -270,6 +283,18 @@ func (v *validator) syncPolicy(sp *SyncPolicy) {
 		v.add("spec.syncPolicy.retry.backoff.factor", "%d is too small: the delay is multiplied by factor after each retry, so use 1 (constant) or more (default %d)",
 			*b.Factor, DefaultBackoffFactor)
 	}
+}
+
+// lastSyncOption is the index of the last item setting key: the one that
+// decides.
+func lastSyncOption(items []string, key string) int {
+	last := 0
+	for i, item := range items {
+		if k, _, _ := strings.Cut(strings.TrimSpace(item), "="); k == key {
+			last = i
+		}
+	}
+	return last
 }
 
 func (v *validator) ignoreDifferences(ids []IgnoreDifference) {

@@ -135,7 +135,9 @@ func (cs *ChangeSet) add(ch Change) { cs.Entries = append(cs.Entries, ch) }
 // *ObjectErrors wrapping one *ObjectError per failure, or a *HealthError
 // when a wave did not become healthy. IsInvalid(err) tells when retrying
 // cannot help. An object whose tracking id names another Ferry application
-// is refused; one without any tracking id is adopted.
+// is taken over, or refused before the first write with
+// FailOnSharedResource=true (shared.go); one without any tracking id is
+// adopted.
 func (c *Cluster) Apply(ctx context.Context, req ApplyRequest) (*ChangeSet, error) {
 	if err := validAppName(req.App); err != nil {
 		return nil, err
@@ -144,6 +146,7 @@ func (c *Cluster) Apply(ctx context.Context, req ApplyRequest) (*ChangeSet, erro
 	tasks := c.prepare(req.App, req.Namespace, req.Options, req.Ignore, req.Objects)
 	s.tasks = tasks
 	planned, p := plan(tasks)
+	s.refuseShared(ctx, planned)
 	for _, t := range tasks {
 		s.fail(t)
 	}

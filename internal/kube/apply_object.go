@@ -37,10 +37,14 @@ func (c *Cluster) applyOne(ctx context.Context, t *task, req ApplyRequest, pendi
 		t.err = newObjectError(t.key, "get", err)
 		return
 	}
+	shared := ""
 	if existing != nil {
 		if owner := trackedBy(existing); owner != "" && owner != t.app {
-			t.err = newObjectError(t.key, op, invalidf("already tracked by Ferry application %q: remove it from that application first", owner))
-			return
+			if t.opts.FailOnSharedResource {
+				t.err = sharedError(t, owner)
+				return
+			}
+			shared = owner
 		}
 		if t.opts.ApplyOutOfSyncOnly {
 			if st, err := c.compareLive(ctx, t, existing, req.Ignore); err == nil && st.Sync == app.SyncStatusSynced {
@@ -90,7 +94,10 @@ func (c *Cluster) applyOne(ctx context.Context, t *task, req ApplyRequest, pendi
 		if len(changed) > 0 {
 			t.change.Message = "changed " + diff.Summarize(changed)
 		}
-		if existing.GetAnnotations()[AnnotationTrackingID] == "" {
+		switch {
+		case shared != "":
+			t.change.Message = joinMessage(takenOver(shared), t.change.Message)
+		case existing.GetAnnotations()[AnnotationTrackingID] == "":
 			t.change.Message = joinMessage("adopted", t.change.Message)
 		}
 	}

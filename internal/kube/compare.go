@@ -125,7 +125,7 @@ func (c *Cluster) extraneous(ctx context.Context, req CompareRequest, want map[a
 		switch {
 		case opts.PruneFalse:
 			st.Message = "no longer desired; kept by Prune=false"
-		case syncplan.IgnoreExtraneous(obj):
+		case ignoreExtraneous(obj):
 			st.Sync, st.Message = app.SyncStatusSynced, "no longer desired; ignored (IgnoreExtraneous): a sync with prune deletes it"
 		}
 		out = append(out, st)
@@ -202,4 +202,11 @@ func (c *Cluster) compareLive(ctx context.Context, t *task, live *unstructured.U
 	}
 	c.results.put(ck, cv, cachedResult{sync: st.Sync, message: st.Message})
 	return st, nil
+}
+
+// ignoreExtraneous tells whether the live obj's compare options say
+// IgnoreExtraneous. Its other options were checked when it was desired.
+func ignoreExtraneous(obj *unstructured.Unstructured) bool {
+	opts, _ := app.ParseCompareOptions(obj.GetAnnotations()[app.CompareOptionsAnnotation])
+	return opts.IgnoreExtraneous
 }

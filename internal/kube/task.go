@@ -56,10 +56,7 @@ func (c *Cluster) prepare(appName, defaultNS string, appOpts app.SyncOptions, ig
 		t := &task{app: appName, obj: src.DeepCopy(), opts: appOpts, ignore: ignore, defaultNS: defaultNS}
 		tasks[i] = t
 		t.hook = syncplan.IsHook(t.obj)
-		var optsErr error
-		if v, ok := t.obj.GetAnnotations()[app.SyncOptionsAnnotation]; ok && !t.hook {
-			t.opts, optsErr = appOpts.WithAnnotation(v)
-		}
+		optsErr := t.readOptions(appOpts)
 		m, err := c.place(t.obj, defaultNS, pending)
 		if meta.IsNoMatchError(err) && t.opts.SkipDryRunOnMissingResource && optsErr == nil {
 			// Its kind may be served by the time its wave comes (a CRD that
@@ -72,7 +69,7 @@ func (c *Cluster) prepare(appName, defaultNS string, appOpts app.SyncOptions, ig
 		}
 		switch {
 		case optsErr != nil:
-			t.err = newObjectError(t.key, "read sync options", invalidf("annotation %s: %v", app.SyncOptionsAnnotation, optsErr))
+			t.err = newObjectError(t.key, "read options", optsErr)
 			continue
 		case err != nil:
 			t.err = newObjectError(t.key, "map", err)
@@ -95,6 +92,37 @@ func (c *Cluster) prepare(appName, defaultNS string, appOpts app.SyncOptions, ig
 		}
 	}
 	return tasks
+}
+
+// readOptions sets t.opts from the app's options and t's sync-options
+// annotation, and checks t's compare-options annotation: an option that is
+// unknown, or that Ferry cannot honour, is this object's error (invalid:
+// the sync stops before its first write, and a compare shows it).
+func (t *task) readOptions(appOpts app.SyncOptions) error {
+	if t.hook {
+		return nil
+	}
+	annotations := t.obj.GetAnnotations()
+	v, annotated := annotations[app.SyncOptionsAnnotation]
+	if annotated {
+		var err error
+		if t.opts, err = appOpts.WithAnnotation(v); err != nil {
+			return invalidf("annotation %s: %v", app.SyncOptionsAnnotation, err)
+		}
+	}
+	if err := t.opts.Unsupported(); err != nil {
+		where := "spec.syncPolicy.syncOptions"
+		if annotated {
+			where = "annotation " + app.SyncOptionsAnnotation
+		}
+		return invalidf("%s: %v", where, err)
+	}
+	if v, ok := annotations[app.CompareOptionsAnnotation]; ok {
+		if _, err := app.ParseCompareOptions(v); err != nil {
+			return invalidf("annotation %s: %v", app.CompareOptionsAnnotation, err)
+		}
+	}
+	return nil
 }
 
 // plan orders the tasks that can be sent; tasks with a bad wave get their

@@ -16,9 +16,6 @@ const (
 	AnnotationHelmHook = "helm.sh/hook"
 	// AnnotationSyncWave is the object's wave: an integer, 0 when absent.
 	AnnotationSyncWave = "argocd.argoproj.io/sync-wave"
-	// AnnotationCompareOptions carries compare options, comma-separated:
-	// IgnoreExtraneous is the one Ferry reads.
-	AnnotationCompareOptions = "argocd.argoproj.io/compare-options"
 )
 
 // Phase is a phase of a sync operation.
@@ -71,17 +68,6 @@ func Hook(obj *unstructured.Unstructured) (phases []Phase, isHook bool) {
 func IsHook(obj *unstructured.Unstructured) bool {
 	_, hook := Hook(obj)
 	return hook
-}
-
-// IgnoreExtraneous tells whether obj's compare options say that, when the
-// app no longer wants it, it does not make the app OutOfSync.
-func IgnoreExtraneous(obj *unstructured.Unstructured) bool {
-	for _, o := range splitList(obj.GetAnnotations()[AnnotationCompareOptions]) {
-		if o == "IgnoreExtraneous" {
-			return true
-		}
-	}
-	return false
 }
 
 func splitList(v string) []string {

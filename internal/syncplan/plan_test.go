@@ -222,12 +222,4 @@ func TestKindOrder(t *testing.T) {
 	}
 }
 
-func TestIgnoreExtraneous(t *testing.T) {
-	o := &unstructured.Unstructured{Object: map[string]any{}}
-	o.SetAnnotations(map[string]string{AnnotationCompareOptions: "Foo, IgnoreExtraneous"})
-	if !IgnoreExtraneous(o) {
-		t.Error("IgnoreExtraneous not seen")
-	}
-}
-
 func ptr(s string) *string { return &s }
