@@ -114,14 +114,15 @@ func (c *Children) running(ctx context.Context, name string) (*workflows.View, e
 }
 
 func (c *Children) deleteChild(ctx context.Context, name string) error {
-	v, err := c.running(ctx, name)
+	_, err := c.running(ctx, name)
 	if isNotFound(err) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	err = workflows.Delete(ctx, c.Client, name, v.CascadeDelete())
+	// Its resources finalizer decides, in its workflow.
+	err = workflows.Delete(ctx, c.Client, name, nil)
 	if isNotFound(err) {
 		return nil
 	}

@@ -162,7 +162,7 @@ func (r *Region) DeleteResources(ctx context.Context, in workflows.DeleteInput) 
 	r.watch(ctx, in.App)
 	stop := heartbeatEvery(ctx, heartbeatInterval, "delete")
 	defer stop()
-	deleted, err := r.Cluster.DeleteAll(ctx, in.App)
+	deleted, err := r.Cluster.DeleteAll(ctx, in.App, in.Propagation)
 	if err != nil {
 		return workflows.DeleteResult{}, classify(err)
 	}

@@ -93,17 +93,26 @@ func newDeleteCmd(tf *temporalFlags) *cobra.Command {
 	var cascade bool
 	cmd := &cobra.Command{
 		Use:   "delete NAME",
-		Short: "Delete an app; with --cascade, its resources in every region first",
-		Args:  cobra.ExactArgs(1),
+		Short: "Delete an app; with --cascade, or its resources finalizer, its resources in every region first",
+		Long: `Delete an app. Its resources in every region are deleted first with
+--cascade, or when the app carries Argo CD's resources finalizer
+(` + app.ResourcesFinalizer + `, foreground, or ` + app.BackgroundFinalizer + `);
+--cascade=false keeps them even then, as argocd app delete --cascade=false does.`,
+		Args: cobra.ExactArgs(1),
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			if err := workflows.Delete(cmd.Context(), c, args[0], cascade); err != nil {
+			// Unset: the app's finalizer decides, in its workflow.
+			var req *bool
+			if cmd.Flags().Changed("cascade") {
+				req = &cascade
+			}
+			if err := workflows.Delete(cmd.Context(), c, args[0], req); err != nil {
 				return appError(args[0], "delete", err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "application %q deleted\n", args[0])
 			return nil
 		}),
 	}
-	cmd.Flags().BoolVar(&cascade, "cascade", false, "delete the app's resources in every region too")
+	cmd.Flags().BoolVar(&cascade, "cascade", false, "delete the app's resources in every region too (default: only when the app carries the resources finalizer)")
 	return cmd
 }
 

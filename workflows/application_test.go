@@ -109,7 +109,7 @@ func (s *appSuite) deleteAt(d time.Duration, cascade bool) {
 			OnReject:   func(err error) { s.Fail("delete rejected", err) },
 			OnAccept:   func() {},
 			OnComplete: func(any, error) {},
-		}, DeleteRequest{Cascade: cascade})
+		}, DeleteRequest{Cascade: &cascade})
 	}, d)
 }
 

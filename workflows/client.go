@@ -37,8 +37,10 @@ func Apply(ctx context.Context, c client.Client, a *app.Application) (View, erro
 	return v, err
 }
 
-// Delete deletes an app through its delete update.
-func Delete(ctx context.Context, c client.Client, name string, cascade bool) error {
+// Delete deletes an app through its delete update: with its resources when
+// cascade says so, or, when cascade is nil, when the app carries Argo CD's
+// resources finalizer (DeleteRequest.Cascade).
+func Delete(ctx context.Context, c client.Client, name string, cascade *bool) error {
 	handle, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: WorkflowID(name), UpdateName: UpdateDelete,
 		Args: []any{DeleteRequest{Cascade: cascade}}, WaitForStage: client.WorkflowUpdateStageCompleted,

@@ -132,6 +132,9 @@ type SyncResult struct {
 type DeleteInput struct {
 	App    string `json:"app"`
 	Region string `json:"region"`
+	// Propagation is the deletion propagation policy its resources finalizer
+	// names (foreground or background); empty means background.
+	Propagation string `json:"propagation,omitempty"`
 }
 
 type DeleteResult struct {

@@ -139,7 +139,7 @@ func (s *hooksSuite) deleteAt(d time.Duration, cascade bool) {
 	s.env.RegisterDelayedCallback(func() {
 		s.env.UpdateWorkflow(UpdateDelete, "delete", &testsuite.TestUpdateCallback{
 			OnReject: func(err error) { s.Fail("delete rejected", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
-		}, DeleteRequest{Cascade: cascade})
+		}, DeleteRequest{Cascade: &cascade})
 	}, d)
 }
 

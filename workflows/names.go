@@ -65,8 +65,20 @@ type SyncRequest struct {
 
 // DeleteRequest is the payload of the delete update.
 type DeleteRequest struct {
-	// Cascade deletes the app's resources in every region first.
-	Cascade bool `json:"cascade"`
+	// Cascade deletes the app's resources in every region first. When it is
+	// left out, the app's Argo CD resources finalizer decides (cascade with
+	// it, not without), as deleting an Argo CD Application object does; an
+	// explicit false keeps the resources, as argocd app delete
+	// --cascade=false does.
+	Cascade *bool `json:"cascade,omitempty"`
+}
+
+// cascades tells whether deleting a cascades.
+func (r DeleteRequest) cascades(a *app.Application) bool {
+	if r.Cascade != nil {
+		return *r.Cascade
+	}
+	return a.CascadeDelete()
 }
 
 // View is what the status query answers: the Application with its status,

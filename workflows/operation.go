@@ -225,14 +225,14 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 func (s *appState) runDelete(ctx workflow.Context) bool {
 	p := s.deletion
 	defer func() { p.done = true }()
-	if !p.req.Cascade {
+	if !p.req.cascades(&s.app) {
 		return true
 	}
 	dests := s.destinations()
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
 		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region, deleteResourcesSummary(d.Region)), ActivityDeleteResources,
-			DeleteInput{App: s.app.Metadata.Name, Region: d.Region})
+			DeleteInput{App: s.app.Metadata.Name, Region: d.Region, Propagation: s.app.DeletePropagation()})
 	}
 	var failed []string
 	for i, d := range dests {

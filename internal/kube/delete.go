@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -26,18 +27,20 @@ func (c *Cluster) Delete(ctx context.Context, appName string, keys []app.Resourc
 		return nil, err
 	}
 	objs, errs := c.getTracked(ctx, appName, keys)
-	changes, derrs := c.deleteObjects(ctx, keepDeleteFalse(objs), "delete")
+	changes, derrs := c.deleteObjects(ctx, keepDeleteFalse(objs), "delete", app.PropagationBackground)
 	return deletedKeys(changes), objectErrors(append(errs, derrs...))
 }
 
 // DeleteAll deletes every object of appName among the kinds gvks (their
 // versions are ignored) or, with none given, among every kind the cluster
 // serves that can be listed and deleted: what an Application's cascading
-// deletion needs. It returns the keys it deleted once the deletes are
-// issued. Kinds whose API group cannot be discovered are skipped and
-// reported in the error, so the caller retries. Objects marked Delete=false
-// stay.
-func (c *Cluster) DeleteAll(ctx context.Context, appName string, gvks ...schema.GroupVersionKind) ([]app.ResourceKey, error) {
+// deletion needs. Each is deleted with the propagation policy named
+// (app.PropagationForeground, as Argo CD's resources finalizer asks: an
+// object goes once what it owns has gone; empty means background). It
+// returns the keys it deleted once the deletes are issued. Kinds whose API
+// group cannot be discovered are skipped and reported in the error, so the
+// caller retries. Objects marked Delete=false stay.
+func (c *Cluster) DeleteAll(ctx context.Context, appName, propagation string, gvks ...schema.GroupVersionKind) ([]app.ResourceKey, error) {
 	if err := validAppName(appName); err != nil {
 		return nil, err
 	}
@@ -51,7 +54,7 @@ func (c *Cluster) DeleteAll(ctx context.Context, appName string, gvks ...schema.
 		}
 	}
 	objs, errs := c.listTracked(ctx, appName, kinds)
-	changes, derrs := c.deleteObjects(ctx, keepDeleteFalse(objs), "delete")
+	changes, derrs := c.deleteObjects(ctx, keepDeleteFalse(objs), "delete", cmp.Or(propagation, app.PropagationBackground))
 	err := objectErrors(append(errs, derrs...))
 	return deletedKeys(changes), errors.Join(discoveryErr, err)
 }
@@ -160,15 +163,15 @@ func keepDeleteFalse(objs []*unstructured.Unstructured) []*unstructured.Unstruct
 
 // deleteObjects deletes objs in prune order (syncplan.BuildPrune: highest
 // wave first, reverse kind order, hooks first of all), a step at a time,
-// with background propagation. It does not wait for them to go.
-func (c *Cluster) deleteObjects(ctx context.Context, objs []*unstructured.Unstructured, op string) ([]Change, []*ObjectError) {
+// with the propagation policy given. It does not wait for them to go.
+func (c *Cluster) deleteObjects(ctx context.Context, objs []*unstructured.Unstructured, op, propagation string) ([]Change, []*ObjectError) {
 	p := syncplan.BuildPrune(objs)
 	steps := [][]int{p.Hooks}
 	for _, w := range p.Waves {
 		steps = append(steps, w.Steps...)
 	}
-	background := func(*unstructured.Unstructured) app.SyncOptions {
-		return app.SyncOptions{PrunePropagationPolicy: app.PropagationBackground}
+	policy := func(*unstructured.Unstructured) app.SyncOptions {
+		return app.SyncOptions{PrunePropagationPolicy: propagation}
 	}
 	var (
 		changes []Change
@@ -179,7 +182,7 @@ func (c *Cluster) deleteObjects(ctx context.Context, objs []*unstructured.Unstru
 		for i, idx := range step {
 			group[i] = objs[idx]
 		}
-		ch, e := c.deleteGroup(ctx, group, false, op, background)
+		ch, e := c.deleteGroup(ctx, group, false, op, policy)
 		changes, errs = append(changes, ch...), append(errs, e...)
 	}
 	return changes, errs

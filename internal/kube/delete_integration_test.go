@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
@@ -26,7 +27,7 @@ func TestDeleteAll(t *testing.T) {
 	_, err = e.dyn.Resource(configMaps).Namespace(e.ns).Create(e.ctx, untracked, metav1.CreateOptions{})
 	require.NoError(t, err)
 
-	deleted, err := e.cluster.DeleteAll(e.ctx, e.ns)
+	deleted, err := e.cluster.DeleteAll(e.ctx, e.ns, "")
 	require.NoError(t, err)
 	assert.ElementsMatch(t, applied, deleted)
 	e.eventually("every object of the app to be gone", func() bool {
@@ -36,7 +37,7 @@ func TestDeleteAll(t *testing.T) {
 	})
 	assert.True(t, e.exists(configMaps, "untracked"))
 
-	deleted, err = e.cluster.DeleteAll(e.ctx, e.ns)
+	deleted, err = e.cluster.DeleteAll(e.ctx, e.ns, "")
 	require.NoError(t, err)
 	assert.Empty(t, deleted, "nothing left to delete")
 }
@@ -105,7 +106,7 @@ spec: {size: 3}
 	states := e.compare(objs, nil)
 	assert.Equal(t, map[string]app.SyncStatusCode{"CustomResourceDefinition/widgets." + group: "Synced", "Widget/w": "Synced"}, syncs(states))
 
-	deleted, err := e.cluster.DeleteAll(e.ctx, e.ns,
+	deleted, err := e.cluster.DeleteAll(e.ctx, e.ns, "",
 		schema.GroupVersionKind{Group: group, Version: "v1", Kind: "Widget"},
 		schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
 	require.NoError(t, err)
@@ -118,4 +119,57 @@ func kindsOf(keys []app.ResourceKey) []string {
 		out = append(out, k.Kind)
 	}
 	return out
+}
+
+// TestDeleteAllForeground: with foreground propagation (Argo CD's resources
+// finalizer) an object goes only once what it owns has gone, and Remaining
+// counts it until then; with background it goes at once.
+func TestDeleteAllForeground(t *testing.T) {
+	e := newEnv(t)
+	const hold = "ferry.dev/test-hold"
+	// owned makes a ConfigMap owned by parent, held by a finalizer until
+	// release.
+	owned := func(name string, parent *unstructured.Unstructured) {
+		child := configMap(name, nil, nil)
+		yes := true
+		child.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: parent.GetName(), UID: parent.GetUID(), BlockOwnerDeletion: &yes}})
+		child.SetFinalizers([]string{hold})
+		_, err := e.dyn.Resource(configMaps).Namespace(e.ns).Create(e.ctx, child, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+	release := func(name string) {
+		_, err := e.dyn.Resource(configMaps).Namespace(e.ns).Patch(e.ctx, name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		require.NoError(t, err)
+	}
+	background := e.ns + "-bg"
+	_, err := e.apply([]*unstructured.Unstructured{configMap("fg", nil, nil)}, nil)
+	require.NoError(t, err)
+	_, err = e.apply([]*unstructured.Unstructured{configMap("bg", nil, nil)}, func(r *kube.ApplyRequest) { r.App = background })
+	require.NoError(t, err)
+	owned("fg-child", e.get(configMaps, "fg"))
+	owned("bg-child", e.get(configMaps, "bg"))
+	defer release("bg-child")
+
+	deleted, err := e.cluster.DeleteAll(e.ctx, background, "")
+	require.NoError(t, err)
+	assert.Len(t, deleted, 1)
+	assert.False(t, e.exists(configMaps, "bg"), "background: gone at once, before what it owns")
+
+	deleted, err = e.cluster.DeleteAll(e.ctx, e.ns, app.PropagationForeground)
+	require.NoError(t, err)
+	assert.Len(t, deleted, 1)
+	live := e.get(configMaps, "fg")
+	assert.NotNil(t, live.GetDeletionTimestamp())
+	assert.Contains(t, live.GetFinalizers(), metav1.FinalizerDeleteDependents, "foreground: it waits for what it owns")
+	left, err := e.cluster.Remaining(e.ctx, e.ns, deleted)
+	require.NoError(t, err)
+	assert.Len(t, left, 1, "Remaining counts it while what it owns is there")
+
+	release("fg-child")
+	e.eventually("the foreground delete to finish", func() bool {
+		left, err := e.cluster.Remaining(e.ctx, e.ns, deleted)
+		require.NoError(t, err)
+		return len(left) == 0
+	})
+	assert.False(t, e.exists(configMaps, "fg-child"))
 }

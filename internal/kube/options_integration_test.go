@@ -148,7 +148,7 @@ func TestDeleteFalse(t *testing.T) {
 	e := newEnv(t)
 	_, err := e.apply([]*unstructured.Unstructured{configMap("gone", nil, nil), withOptions(configMap("kept", nil, nil), "Delete=false")}, nil)
 	require.NoError(t, err)
-	deleted, err := e.cluster.DeleteAll(e.ctx, e.ns)
+	deleted, err := e.cluster.DeleteAll(e.ctx, e.ns, "")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ConfigMap"}, kindsOf(deleted))
 	assert.Equal(t, "gone", deleted[0].Name)
