@@ -49,11 +49,12 @@ func (c *Control) ResolveRevision(ctx context.Context, in workflows.ResolveInput
 }
 
 // Render renders the source at a SHA into the manifest cache and returns its
-// digest: the manifests themselves never enter the workflow history.
+// digest: the manifests themselves never enter the workflow history. A hard
+// one renders even when the cache holds the SHA, and replaces the entry.
 func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflows.RenderResult, error) {
 	defer heartbeatEvery(ctx, heartbeatInterval, "render")()
 	loaded, err := c.Loader.LoadApp(ctx, manifests.Request{
-		RepoURL: in.Source.RepoURL, SHA: in.SHA, Source: in.Source, App: in.App, Namespace: in.Namespace,
+		RepoURL: in.Source.RepoURL, SHA: in.SHA, Source: in.Source, App: in.App, Namespace: in.Namespace, Hard: in.Hard,
 	})
 	if err != nil {
 		return workflows.RenderResult{}, classify(err)

@@ -183,14 +183,19 @@ func (r *Region) DeleteResources(ctx context.Context, in workflows.DeleteInput) 
 }
 
 // load fetches the target's manifests from the cache, or renders them again
-// from Git, and checks they are the ones the workflow rendered.
+// from Git, and checks they are the ones the workflow rendered. A cached set
+// of another digest is stale (a hard refresh rendered anew on the control
+// worker, and this worker's cache is its own): it is rendered again.
 func (r *Region) load(ctx context.Context, region string, t workflows.Target) ([]*unstructured.Unstructured, error) {
 	if region != r.Name {
 		return nil, wrongRegion(r.Name, region)
 	}
-	loaded, err := r.Loader.LoadApp(ctx, manifests.Request{
-		RepoURL: t.Source.RepoURL, SHA: t.SHA, Source: t.Source, App: t.App, Namespace: t.Namespace,
-	})
+	req := manifests.Request{RepoURL: t.Source.RepoURL, SHA: t.SHA, Source: t.Source, App: t.App, Namespace: t.Namespace}
+	loaded, err := r.Loader.LoadApp(ctx, req)
+	if err == nil && loaded.CacheHit && loaded.Digest != t.Digest {
+		req.Hard = true
+		loaded, err = r.Loader.LoadApp(ctx, req)
+	}
 	if err != nil {
 		return nil, classify(err)
 	}

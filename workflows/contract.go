@@ -76,6 +76,9 @@ type RenderInput struct {
 	SHA    string     `json:"sha"`
 	// Namespace: as Target.Namespace.
 	Namespace string `json:"namespace,omitempty"`
+	// Hard renders again even when the manifest cache holds the commit, and
+	// replaces the cached set (a hard refresh).
+	Hard bool `json:"hard,omitempty"`
 }
 
 type RenderResult struct {

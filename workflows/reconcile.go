@@ -61,7 +61,7 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 	}
 	var out RenderResult
 	err = workflow.ExecuteActivity(renderCtx(ctx, renderSummary(src, resolved.SHA)), ActivityRender,
-		RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA, Namespace: s.renderNamespace()}).Get(ctx, &out)
+		RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA, Namespace: s.renderNamespace(), Hard: hard}).Get(ctx, &out)
 	if err != nil {
 		return Target{}, fmt.Errorf("render %s at %s: %w", src.RepoURL, short(resolved.SHA), err)
 	}

@@ -76,6 +76,11 @@ type Request struct {
 	// Namespace is the Application's destination namespace: Helm's
 	// .Release.Namespace unless spec.source.helm.namespace is set.
 	Namespace string
+	// Hard renders again even when the cache holds the set, and puts the
+	// fresh set in its place, as Argo CD's hard refresh invalidates its
+	// manifest cache: a render can depend on more than the commit (an
+	// unpinned remote Kustomize base, a chart repository).
+	Hard bool
 }
 
 // Loaded is one rendered manifest set.
@@ -104,7 +109,7 @@ func (l *Loader) Load(ctx context.Context, repoURL, sha string, src app.Source) 
 // LoadApp returns the manifests of req.Source at commit req.SHA of
 // req.RepoURL. Errors come from Checkout or Render unchanged, so callers
 // can classify them (gitsource.IsNotFound, render.IsUserError); a cache
-// failure is never an error.
+// failure is never an error. With req.Hard, the cache is only written.
 //
 // Directory and Kustomize sets are kept under Key, shared by every
 // Application on the same path with the same options, and rendered once
@@ -130,7 +135,7 @@ func (l *Loader) loadApp(ctx context.Context, req Request) (*Loaded, error) {
 	helmKey := HelmKey(req.RepoURL, sha, req.Source, version, render.Options{AppName: req.App, Namespace: req.Namespace})
 	if req.Source.Helm == nil {
 		key := Key(req.RepoURL, sha, req.Source, version)
-		v, err := l.flight(ctx, key, func(ctx context.Context) (any, error) { return l.loadShared(ctx, req, key) })
+		v, err := l.flight(ctx, flightKey(req, key), func(ctx context.Context) (any, error) { return l.loadShared(ctx, req, key) })
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +144,7 @@ func (l *Loader) loadApp(ctx context.Context, req Request) (*Loaded, error) {
 		}
 		// A chart: its sets are per release.
 	}
-	v, err := l.flight(ctx, helmKey, func(ctx context.Context) (any, error) { return l.loadOne(ctx, req, helmKey) })
+	v, err := l.flight(ctx, flightKey(req, helmKey), func(ctx context.Context) (any, error) { return l.loadOne(ctx, req, helmKey) })
 	if err != nil {
 		return nil, err
 	}
@@ -156,6 +161,15 @@ type Observer interface {
 	// (render.SourceType*, "" when the render failed before knowing it),
 	// how long it took, and its error.
 	Rendered(sourceType string, d time.Duration, err error)
+}
+
+// flightKey is the singleflight key of a load: a hard load renders, so it
+// never joins a load that may answer from the cache.
+func flightKey(req Request, key string) string {
+	if req.Hard {
+		return "hard\x00" + key
+	}
+	return key
 }
 
 // perApp is what loadShared gives for a chart: load it per release.
@@ -200,7 +214,7 @@ func (l *Loader) version() string {
 // loadShared loads a source that is not explicitly Helm under key: from
 // the cache, or by rendering it, unless it turns out to be a chart.
 func (l *Loader) loadShared(ctx context.Context, req Request, key string) (any, error) {
-	if got, h, ok := l.get(ctx, key); ok {
+	if got, h, ok := l.get(ctx, key, req.Hard); ok {
 		if h.PerApp {
 			return perApp{}, nil
 		}
@@ -228,7 +242,7 @@ func (l *Loader) loadShared(ctx context.Context, req Request, key string) (any, 
 
 // loadOne loads one release of a chart under key.
 func (l *Loader) loadOne(ctx context.Context, req Request, key string) (any, error) {
-	if got, _, ok := l.get(ctx, key); ok {
+	if got, _, ok := l.get(ctx, key, req.Hard); ok {
 		return got, nil
 	}
 	dir, release, err := l.Repos.Checkout(ctx, req.RepoURL, req.SHA)
@@ -267,9 +281,10 @@ func (l *Loader) render(ctx context.Context, req Request, dir, key string) (*Loa
 	return &Loaded{Digest: digest, Objects: sorted, Count: len(sorted), SourceType: res.SourceType}, nil
 }
 
-// get reads and decodes a cache entry; an unreadable one is a miss.
-func (l *Loader) get(ctx context.Context, key string) (*Loaded, header, bool) {
-	if l.Cache == nil {
+// get reads and decodes a cache entry; an unreadable one is a miss, and so
+// is every entry for a hard load.
+func (l *Loader) get(ctx context.Context, key string, hard bool) (*Loaded, header, bool) {
+	if l.Cache == nil || hard {
 		return nil, header{}, false
 	}
 	payload, ok := l.Cache.Get(ctx, key)
