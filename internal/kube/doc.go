@@ -20,8 +20,9 @@
 //
 // Sync options, from the app and each object's argocd.argoproj.io/sync-options
 // annotation: CreateNamespace creates the destination namespace (untracked).
-// ServerSideApply is accepted and changes nothing: Ferry always applies
-// server-side (there is no client-side apply to fall back to).
+// ServerSideApply=true is what Ferry always does; ServerSideApply=false (a
+// client-side apply, which Ferry does not have) is the object's error unless
+// Replace=true makes it moot (app.SyncOptions.Unsupported).
 // Replace=true writes with create or PUT instead of apply. Force=true
 // deletes and re-creates an object whose change the API server refuses as
 // immutable. Validate=false lets unknown fields through (they are dropped,
@@ -33,8 +34,15 @@
 // RespectIgnoreDifferences makes a sync keep what ignoreDifferences ignores
 // as it is live. SkipDryRunOnMissingResource lets an object whose kind is not
 // served yet (its CRD comes from elsewhere) wait for its wave instead of
-// stopping the sync before it starts. FailOnSharedResource is always on: an
-// object tracked by another Ferry app is never taken over.
+// stopping the sync before it starts. An object tracked by another Ferry app
+// is taken over, as Argo CD does; FailOnSharedResource=true fails the sync
+// before its first write instead (shared.go).
+//
+// Compare options (argocd.argoproj.io/compare-options) of an object:
+// IgnoreExtraneous keeps it Synced once it is no longer desired; any other
+// is the object's error (app.ParseCompareOptions). Options that fail to
+// read stop a sync before its first write and show in a compare as the
+// object's Unknown state.
 //
 // The live cache (EnableLiveCache) keeps informers on the kinds in use,
 // restricted to objects labelled ferry.dev/app: Compare then sends no
