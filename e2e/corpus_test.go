@@ -20,7 +20,7 @@ import (
 func TestCorpusApps(t *testing.T) {
 	startWorker(t)
 	repo := newRepo(t, "examples")
-	for _, dir := range []string{"kustomize-guestbook", "helm-guestbook", "sock-shop"} {
+	for _, dir := range []string{"kustomize-guestbook", "helm-guestbook", "sock-shop", "jsonnet-guestbook", "jsonnet-guestbook-tla"} {
 		repo.copyDir(filepath.Join(corpus, dir), dir)
 	}
 	sha := repo.commitAndPush("Argo CD's example apps")
@@ -81,7 +81,35 @@ func TestCorpusApps(t *testing.T) {
 		}
 	})
 
-	for _, name := range []string{"kustomize-guestbook", "helm-guestbook", "sock-shop"} {
+	t.Run("jsonnet-guestbook", func(t *testing.T) {
+		mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("jsonnet-guestbook", repo.URL, "jsonnet-guestbook", "jgb", true, "3m")))
+		synced("jsonnet-guestbook")
+		for _, r := range regions {
+			svc, err := kubeClient(t, r).CoreV1().Services("jgb").Get(context.Background(), "jsonnet-guestbook-ui", metav1.GetOptions{})
+			require.NoError(t, err, "params.libsonnet imported in %s", r)
+			require.Equal(t, corev1.ServiceTypeLoadBalancer, svc.Spec.Type, r)
+		}
+	})
+
+	t.Run("jsonnet-guestbook-tla with tlas", func(t *testing.T) {
+		spec := strings.Replace(appYAML("jsonnet-tla", repo.URL, "jsonnet-guestbook-tla", "jtla", true, "3m"),
+			"    path: jsonnet-guestbook-tla\n", `    path: jsonnet-guestbook-tla
+    directory:
+      jsonnet:
+        tlas:
+          - {name: name, value: $ARGOCD_APP_NAME-ui}
+          - {name: replicas, value: "1 + 1", code: true}
+`, 1)
+		mustFerry(t, "app", "apply", "-f", writeFile(t, spec))
+		synced("jsonnet-tla")
+		for _, r := range regions {
+			d, err := kubeClient(t, r).AppsV1().Deployments("jtla").Get(context.Background(), "jsonnet-tla-ui", metav1.GetOptions{})
+			require.NoError(t, err, "the name TLA, with the app's name, in %s", r)
+			require.Equal(t, int32(2), *d.Spec.Replicas, "the replicas TLA as code in %s", r)
+		}
+	})
+
+	for _, name := range []string{"kustomize-guestbook", "helm-guestbook", "sock-shop", "jsonnet-guestbook", "jsonnet-tla"} {
 		mustFerry(t, "app", "delete", name, "--cascade")
 	}
 }

@@ -16,15 +16,14 @@ import (
 // them with a specific message beats both "unknown field" (they are not
 // unknown) and silently ignoring them (the user relies on what they do).
 var unsupportedFields = map[string]string{
-	"operation":                                "starts a sync in Argo CD; with Ferry, remove it and run `ferry app sync NAME`",
-	"spec.sources":                             "multiple sources are not supported yet; use spec.source",
-	"spec.source.chart":                        "Helm charts from a Helm repository are not supported yet; put the chart in Git and point spec.source.path at it",
-	"spec.source.plugin":                       "config management plugins are not supported yet; commit the rendered manifests, or use a directory, Kustomize or Helm source",
-	"spec.source.ref":                          "source references only work with spec.sources, which is not supported yet; remove it",
-	"spec.source.name":                         "source names only work with spec.sources, which is not supported yet; remove it",
-	"spec.revisionHistoryLimit":                "not supported yet: Ferry keeps the last 10 deployments; remove the field",
-	"spec.info":                                "not supported; remove it, or keep such notes in metadata.annotations",
-	"spec.source.directory.jsonnet":            "Jsonnet is not supported yet; commit the rendered manifests, or use Kustomize or Helm",
+	"operation":                 "starts a sync in Argo CD; with Ferry, remove it and run `ferry app sync NAME`",
+	"spec.sources":              "multiple sources are not supported yet; use spec.source",
+	"spec.source.chart":         "Helm charts from a Helm repository are not supported yet; put the chart in Git and point spec.source.path at it",
+	"spec.source.plugin":        "config management plugins are not supported yet; commit the rendered manifests, or use a directory, Kustomize or Helm source",
+	"spec.source.ref":           "source references only work with spec.sources, which is not supported yet; remove it",
+	"spec.source.name":          "source names only work with spec.sources, which is not supported yet; remove it",
+	"spec.revisionHistoryLimit": "not supported yet: Ferry keeps the last 10 deployments; remove the field",
+	"spec.info":                 "not supported; remove it, or keep such notes in metadata.annotations",
 	"spec.syncPolicy.managedNamespaceMetadata": "not supported yet; commit a Namespace manifest carrying the labels and annotations",
 	"spec.syncPolicy.retry.refresh":            "not supported yet: a retry reuses the revision of the failed sync; remove the field",
 }

@@ -52,9 +52,27 @@ type Source struct {
 }
 
 type DirectorySource struct {
-	Recurse bool   `json:"recurse,omitempty"`
-	Include string `json:"include,omitempty"`
-	Exclude string `json:"exclude,omitempty"`
+	Recurse bool           `json:"recurse,omitempty"`
+	Include string         `json:"include,omitempty"`
+	Exclude string         `json:"exclude,omitempty"`
+	Jsonnet *JsonnetSource `json:"jsonnet,omitempty"`
+}
+
+// JsonnetSource is how the .jsonnet files of a directory source are
+// evaluated, as in Argo CD: external variables and top-level arguments
+// (values may name the build environment, $ARGOCD_APP_NAME and the
+// like), and library directories relative to the repository root.
+type JsonnetSource struct {
+	ExtVars []JsonnetVar `json:"extVars,omitempty"`
+	TLAs    []JsonnetVar `json:"tlas,omitempty"`
+	Libs    []string     `json:"libs,omitempty"`
+}
+
+// JsonnetVar is a string, or Jsonnet code when Code is set.
+type JsonnetVar struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Code  bool   `json:"code,omitempty"`
 }
 
 type KustomizeSource struct {

@@ -126,6 +126,32 @@ func (v *validator) directory(d *DirectorySource) {
 			v.add("spec.source.directory."+f.name, "%q is not a valid glob: %v; write it like *.yaml or {deploy.yaml,service.yaml}", f.value, err)
 		}
 	}
+	if j := d.Jsonnet; j != nil {
+		v.jsonnetVars("extVars", j.ExtVars)
+		v.jsonnetVars("tlas", j.TLAs)
+		for i, lib := range j.Libs {
+			field := fmt.Sprintf("spec.source.directory.jsonnet.libs[%d]", i)
+			if strings.TrimSpace(lib) == "" {
+				v.add(field, "empty: write a directory relative to the repository root, e.g. vendor, or remove the entry")
+			} else if msg := checkRepoPath(lib); msg != "" {
+				v.add(field, "%q %s", lib, msg)
+			}
+		}
+	}
+}
+
+func (v *validator) jsonnetVars(kind string, vars []JsonnetVar) {
+	seen := map[string]bool{}
+	for i, jv := range vars {
+		field := fmt.Sprintf("spec.source.directory.jsonnet.%s[%d].name", kind, i)
+		switch {
+		case jv.Name == "":
+			v.add(field, "required: the name the Jsonnet code reads the value by")
+		case seen[jv.Name]:
+			v.add(field, "%q is given twice: keep one", jv.Name)
+		}
+		seen[jv.Name] = true
+	}
 }
 
 func (v *validator) kustomize(k *KustomizeSource) {

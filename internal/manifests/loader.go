@@ -113,8 +113,9 @@ func (l *Loader) Load(ctx context.Context, repoURL, sha string, src app.Source) 
 //
 // Directory and Kustomize sets are kept under Key, shared by every
 // Application on the same path with the same options, and rendered once
-// however many load them at once. A Helm set depends on the release name
-// and namespace too and is kept under HelmKey; when the source type is
+// however many load them at once. A Helm set, and one whose Jsonnet
+// variables name the build environment, depends on the app's name and
+// namespace too and is kept under HelmKey (render.PerApp); when the source type is
 // detected rather than explicit, the Key entry is a marker sending later
 // loads to HelmKey without a checkout.
 func (l *Loader) LoadApp(ctx context.Context, req Request) (*Loaded, error) {
@@ -133,7 +134,7 @@ func (l *Loader) loadApp(ctx context.Context, req Request) (*Loaded, error) {
 	req.SHA = sha
 	version := l.version()
 	helmKey := HelmKey(req.RepoURL, sha, req.Source, version, render.Options{AppName: req.App, Namespace: req.Namespace})
-	if req.Source.Helm == nil {
+	if !render.PerApp(req.Source) {
 		key := Key(req.RepoURL, sha, req.Source, version)
 		v, err := l.flight(ctx, flightKey(req, key), func(ctx context.Context) (any, error) { return l.loadShared(ctx, req, key) })
 		if err != nil {
@@ -260,7 +261,7 @@ func (l *Loader) render(ctx context.Context, req Request, dir, key string) (*Loa
 		renderFn = l.renderer().Render
 	}
 	start := time.Now()
-	res, err := renderFn(ctx, dir, req.Source, render.Options{AppName: req.App, Namespace: req.Namespace})
+	res, err := renderFn(ctx, dir, req.Source, render.Options{AppName: req.App, Namespace: req.Namespace, Revision: req.SHA})
 	if l.Observer != nil {
 		typ := ""
 		if res != nil {

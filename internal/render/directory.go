@@ -18,7 +18,8 @@ import (
 // checked out at root, as Argo CD's directory source does:
 //
 //   - files ending in .yaml, .yml and .json are read; other files are
-//     skipped; a .jsonnet file is refused (not supported yet);
+//     skipped; a .jsonnet file is evaluated (see jsonnetEval), a
+//     .libsonnet file is only imported;
 //   - subdirectories are read only with opts.Recurse; symlinked directories
 //     are not followed; a symlink pointing outside root is an error;
 //   - opts.Exclude, then opts.Include, are matched against the file's path
@@ -30,7 +31,7 @@ import (
 // Objects come sorted by file path, then in document order. Errors name the
 // file (relative to root) and the line.
 func (r *Renderer) Directory(root, path string, opts *app.DirectorySource) ([]*unstructured.Unstructured, error) {
-	return r.directory(context.Background(), root, path, opts)
+	return r.directory(context.Background(), root, app.Source{Path: path, Directory: opts}, Options{})
 }
 
 type manifestFile struct {
@@ -38,14 +39,16 @@ type manifestFile struct {
 	real    string // path to read
 	size    int64
 	json    bool
+	jsonnet bool
 }
 
-func (r *Renderer) directory(ctx context.Context, root, p string, opts *app.DirectorySource) ([]*unstructured.Unstructured, error) {
+func (r *Renderer) directory(ctx context.Context, root string, src app.Source, ropts Options) ([]*unstructured.Unstructured, error) {
 	limits := r.Limits.withDefaults()
+	opts := src.Directory
 	if opts == nil {
 		opts = &app.DirectorySource{}
 	}
-	appPath, dir, err := resolveAppPath(root, p)
+	appPath, dir, err := resolveAppPath(root, src.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -109,16 +112,14 @@ func (r *Renderer) directory(ctx context.Context, root, p string, opts *app.Dire
 		if exclude != nil && exclude.match(rel) || include != nil && !include.match(rel) {
 			return nil
 		}
-		if strings.HasSuffix(rel, ".jsonnet") {
-			return &UnsupportedError{Path: display, What: "Jsonnet files", Reason: "exclude them with directory.exclude if they are not manifests"}
-		}
 		if info.Size() > limits.MaxFileBytes {
 			return &LimitError{Path: display, What: "file size", Limit: limits.MaxFileBytes}
 		}
 		if total += info.Size(); total > limits.MaxTotalBytes {
 			return &LimitError{Path: appPath, What: "total size", Limit: limits.MaxTotalBytes}
 		}
-		files = append(files, manifestFile{display: display, real: real, size: info.Size(), json: strings.HasSuffix(rel, ".json")})
+		files = append(files, manifestFile{display: display, real: real, size: info.Size(),
+			json: strings.HasSuffix(rel, ".json"), jsonnet: strings.HasSuffix(rel, ".jsonnet")})
 		return nil
 	})
 	if walkErr != nil {
@@ -126,9 +127,16 @@ func (r *Renderer) directory(ctx context.Context, root, p string, opts *app.Dire
 	}
 
 	sort.Slice(files, func(i, j int) bool { return files[i].display < files[j].display })
+	jn := &jsonnetEval{root: realRoot, appPath: appPath, opts: opts.Jsonnet, env: BuildEnv(src, ropts), maxBytes: limits.MaxFileBytes}
 	var out []*unstructured.Unstructured
 	for _, f := range files {
-		objs, err := readManifest(f, limits.MaxFileBytes)
+		var objs []*unstructured.Unstructured
+		var err error
+		if f.jsonnet {
+			objs, err = jn.file(ctx, f, limits)
+		} else {
+			objs, err = readManifest(f, limits.MaxFileBytes)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -77,7 +77,7 @@ func TestDirectory(t *testing.T) {
 		{name: "document without kind", path: "no-kind", wantErr: "render no-kind/values.yaml: line 6 (document 2): not a Kubernetes object: no apiVersion or kind"},
 		{name: "json syntax error", path: "bad-json", wantErr: "render bad-json/svc.json: line 4: invalid character '}'"},
 		{name: "not an object", path: "not-object", wantErr: "render not-object/list.yaml: line 1 (document 1): expected a Kubernetes object, found a list"},
-		{name: "jsonnet", path: "jsonnet", wantErr: "render jsonnet/main.jsonnet: Jsonnet files are not supported yet"},
+		{name: "jsonnet output that is not an object", path: "jsonnet", wantErr: "render jsonnet/main.jsonnet (jsonnet output, item 0): not a Kubernetes object: no kind"},
 		{name: "bad include", path: "mixed", opts: &app.DirectorySource{Include: "{a,b"}, wantErr: "render mixed: directory.include: glob \"{a,b\""},
 		{name: "absolute path", path: "/etc", wantErr: "render /etc: the path must be relative"},
 		{name: "dot dot", path: "../render/testdata", wantErr: `must not contain ".."`},

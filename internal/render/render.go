@@ -26,9 +26,9 @@ type Result struct {
 }
 
 // Options are what a render needs besides the checkout and the source: the
-// parts of the Application that Helm templates can see. Kustomize and
-// directory sources ignore them, which lets every Application on a path
-// share one rendered set.
+// parts of the Application that Helm templates, and Jsonnet variables
+// naming the build environment, can see. Other sources ignore them, which
+// lets every Application on a path share one rendered set (see PerApp).
 type Options struct {
 	// AppName is the Helm release name when spec.source.helm.releaseName is
 	// empty, as in Argo CD.
@@ -37,6 +37,9 @@ type Options struct {
 	// unless spec.source.helm.namespace sets it. Empty means "default", as
 	// for helm template.
 	Namespace string
+	// Revision is the commit SHA rendered: $ARGOCD_APP_REVISION in the
+	// build environment (see BuildEnv).
+	Revision string
 }
 
 // Limits bound what one render reads and how long it runs, so that a
@@ -131,7 +134,7 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	case SourceTypeHelm:
 		objs, err = r.helm(ctx, t, src.Helm, opts)
 	default:
-		objs, err = r.directory(ctx, root, src.Path, src.Directory)
+		objs, err = r.directory(ctx, root, src, opts)
 	}
 	if err != nil {
 		return nil, err

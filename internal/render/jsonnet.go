@@ -1,0 +1,210 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/go-jsonnet"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// jsonnetEval evaluates the .jsonnet files of a directory source as Argo CD
+// does: each file on its own, its value one object or an array of objects;
+// external variables and top-level arguments from
+// spec.source.directory.jsonnet, their values expanded with the build
+// environment ($ARGOCD_APP_NAME, ...); imports relative to the importing
+// file, then to the app directory, then to each of the libraries. Unlike
+// Argo CD, no import may leave the repository, symlinks followed.
+type jsonnetEval struct {
+	root     string // the repository root, symlinks resolved
+	appPath  string // relative to root, slash-separated
+	opts     *app.JsonnetSource
+	env      map[string]string
+	maxBytes int64
+}
+
+func (e *jsonnetEval) file(ctx context.Context, f manifestFile, limits Limits) ([]*unstructured.Unstructured, error) {
+	vm := jsonnet.MakeVM()
+	if e.opts != nil {
+		for _, v := range e.opts.ExtVars {
+			if v.Code {
+				vm.ExtCode(v.Name, e.expand(v.Value))
+			} else {
+				vm.ExtVar(v.Name, e.expand(v.Value))
+			}
+		}
+		for _, v := range e.opts.TLAs {
+			if v.Code {
+				vm.TLACode(v.Name, e.expand(v.Value))
+			} else {
+				vm.TLAVar(v.Name, e.expand(v.Value))
+			}
+		}
+	}
+	imp, err := e.importer()
+	if err != nil {
+		return nil, err
+	}
+	vm.Importer(imp)
+	out, err := runBounded(ctx, limits.Timeout, f.display, func(context.Context) (string, error) {
+		return vm.EvaluateFile(f.display)
+	})
+	if err != nil {
+		var limit *LimitError
+		var source *SourceError
+		if errors.As(err, &limit) || errors.As(err, &source) || errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		// A syntax error quotes the source after a blank line: leave it out.
+		msg, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n\n")
+		return nil, &SourceError{Path: f.display, Msg: "jsonnet: " + msg}
+	}
+	var items []json.RawMessage
+	if json.Unmarshal([]byte(out), &items) != nil {
+		items = []json.RawMessage{json.RawMessage(out)}
+	}
+	var objs []*unstructured.Unstructured
+	for i, item := range items {
+		got, err := toObjects(item)
+		if err != nil {
+			return nil, &ManifestError{File: fmt.Sprintf("%s (jsonnet output, item %d)", f.display, i), Err: err}
+		}
+		objs = append(objs, got...)
+	}
+	return objs, nil
+}
+
+// expand substitutes the build environment into a value as Argo CD does:
+// $NAME and ${NAME}, empty when unknown, $$ for a literal $.
+func (e *jsonnetEval) expand(s string) string {
+	return os.Expand(s, func(name string) string {
+		if name == "$" {
+			return "$"
+		}
+		return e.env[name]
+	})
+}
+
+func (e *jsonnetEval) importer() (*repoImporter, error) {
+	imp := &repoImporter{root: e.root, jpaths: []string{e.appPath}, maxBytes: e.maxBytes, cache: map[string]jsonnet.Contents{}}
+	if e.opts == nil {
+		return imp, nil
+	}
+	for _, lib := range e.opts.Libs {
+		lib = path.Clean(strings.TrimPrefix(filepath.ToSlash(lib), "/"))
+		if lib == ".." || strings.HasPrefix(lib, "../") {
+			return nil, &SourceError{Path: e.appPath, Msg: fmt.Sprintf("directory.jsonnet.libs: %q is outside the repository", lib)}
+		}
+		imp.jpaths = append(imp.jpaths, lib)
+	}
+	return imp, nil
+}
+
+// repoImporter resolves Jsonnet imports inside one repository. Paths it
+// hands to go-jsonnet, and so the paths in Jsonnet's error messages, are
+// relative to the repository root.
+type repoImporter struct {
+	root     string
+	jpaths   []string // relative to root
+	maxBytes int64
+	cache    map[string]jsonnet.Contents // by path relative to root
+}
+
+var _ jsonnet.Importer = (*repoImporter)(nil)
+
+func (i *repoImporter) Import(importedFrom, importedPath string) (jsonnet.Contents, string, error) {
+	if path.IsAbs(importedPath) || filepath.IsAbs(importedPath) {
+		return jsonnet.Contents{}, "", fmt.Errorf("import %q: imports must be relative paths inside the repository", importedPath)
+	}
+	dirs := []string{"."} // the file being evaluated, named from the root
+	if importedFrom != "" {
+		dirs = append([]string{path.Dir(importedFrom)}, i.jpaths...)
+	}
+	for _, dir := range dirs {
+		rel := path.Join(dir, filepath.ToSlash(importedPath))
+		if c, ok := i.cache[rel]; ok {
+			return c, rel, nil
+		}
+		c, found, err := i.read(rel, importedPath)
+		if err != nil {
+			return jsonnet.Contents{}, "", err
+		}
+		if found {
+			i.cache[rel] = c
+			return c, rel, nil
+		}
+	}
+	return jsonnet.Contents{}, "", fmt.Errorf("import %q: not found next to the importing file, in the app directory or in directory.jsonnet.libs", importedPath)
+}
+
+func (i *repoImporter) read(rel, importedPath string) (jsonnet.Contents, bool, error) {
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		return jsonnet.Contents{}, false, fmt.Errorf("import %q: leads outside the repository", importedPath)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(i.root, filepath.FromSlash(rel)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return jsonnet.Contents{}, false, nil
+	}
+	if err != nil {
+		return jsonnet.Contents{}, false, fmt.Errorf("import %q: %v", importedPath, err)
+	}
+	if !within(i.root, real) {
+		return jsonnet.Contents{}, false, fmt.Errorf("import %q: %s is a symlink leading outside the repository", importedPath, rel)
+	}
+	info, err := os.Stat(real)
+	if err != nil || !info.Mode().IsRegular() {
+		return jsonnet.Contents{}, false, nil
+	}
+	if info.Size() > i.maxBytes {
+		return jsonnet.Contents{}, false, &LimitError{Path: rel, What: "file size", Limit: i.maxBytes}
+	}
+	data, err := os.ReadFile(real)
+	if err != nil {
+		return jsonnet.Contents{}, false, fmt.Errorf("import %q: %v", importedPath, err)
+	}
+	return jsonnet.MakeContentsRaw(data), true, nil
+}
+
+// BuildEnv is Argo CD's build environment of a render: what Jsonnet
+// variables (and plugins) may name.
+func BuildEnv(src app.Source, opts Options) map[string]string {
+	short := func(n int) string { return opts.Revision[:min(n, len(opts.Revision))] }
+	return map[string]string{
+		"ARGOCD_APP_NAME":                   opts.AppName,
+		"ARGOCD_APP_NAMESPACE":              opts.Namespace,
+		"ARGOCD_APP_PROJECT_NAME":           "default",
+		"ARGOCD_APP_REVISION":               opts.Revision,
+		"ARGOCD_APP_REVISION_SHORT":         short(7),
+		"ARGOCD_APP_REVISION_SHORT_8":       short(8),
+		"ARGOCD_APP_SOURCE_REPO_URL":        src.RepoURL,
+		"ARGOCD_APP_SOURCE_PATH":            src.Path,
+		"ARGOCD_APP_SOURCE_TARGET_REVISION": src.TargetRevision,
+	}
+}
+
+// PerApp reports whether src renders differently for each Application
+// (and so cannot share one rendered set): a Helm source, whose release name
+// and namespace are the app's, or Jsonnet variables that name the build
+// environment.
+func PerApp(src app.Source) bool {
+	if src.Helm != nil {
+		return true
+	}
+	if d := src.Directory; d != nil && d.Jsonnet != nil {
+		for _, v := range append(append([]app.JsonnetVar(nil), d.Jsonnet.ExtVars...), d.Jsonnet.TLAs...) {
+			if strings.Contains(v.Value, "$") {
+				return true
+			}
+		}
+	}
+	return false
+}
