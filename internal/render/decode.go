@@ -84,9 +84,9 @@ func yamlError(name string, doc yamlDoc, err error) error {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		return &ParseError{File: name, Line: doc.line + n - 1, Msg: m[2], Err: err}
+		return &ParseError{File: name, Line: doc.line + n - 1, Msg: redactContents(m[2]), Err: err}
 	}
-	msg = strings.TrimPrefix(msg, "error converting YAML to JSON: ")
+	msg = redactContents(strings.TrimPrefix(msg, "error converting YAML to JSON: "))
 	return &ParseError{File: name, Line: doc.line, Doc: doc.index, Msg: msg, Err: err}
 }
 

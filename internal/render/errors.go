@@ -112,7 +112,7 @@ func toolError(tool, appPath string, err error, roots ...string) error {
 		msg = strings.ReplaceAll(msg, root+"/", "")
 		msg = strings.ReplaceAll(msg, root, ".")
 	}
-	return &ToolError{Tool: tool, Path: appPath, Msg: msg, Err: err}
+	return &ToolError{Tool: tool, Path: appPath, Msg: redactContents(msg), Err: err}
 }
 
 // SourceError is an Application source that cannot be rendered as written:

@@ -95,7 +95,8 @@ func (r *Renderer) kustomizeError(t *target, fsys *repoFS, err error) error {
 	var limit *LimitError
 	var unsupported *UnsupportedError
 	var source *SourceError
-	if errors.As(err, &limit) || errors.As(err, &unsupported) || errors.As(err, &source) {
+	var parse *ParseError
+	if errors.As(err, &limit) || errors.As(err, &unsupported) || errors.As(err, &source) || errors.As(err, &parse) {
 		return err
 	}
 	return toolError("kustomize", t.appPath, err, t.root)
