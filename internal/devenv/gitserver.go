@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -26,6 +27,7 @@ type gitServer struct {
 	log    *os.File // DIR/logs/git.log: requests and git http-backend's stderr
 	server *http.Server
 	done   chan error
+	headMu sync.Mutex // one settleHead at a time
 }
 
 func startGitServer(stateDir string) (*gitServer, error) {
@@ -75,9 +77,10 @@ func startGitServer(stateDir string) (*gitServer, error) {
 		done: make(chan error, 1),
 	}
 	g.server = &http.Server{
-		Handler:           logRequests(logFile, g.createOnPush(handler)),
+		Handler:           logRequests(logFile, g.createOnPush(g.headFollowsPush(handler))),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
+	g.settleHeads()
 	go func() { g.done <- g.server.Serve(ln) }()
 	return g, nil
 }
@@ -113,7 +116,8 @@ func (g *gitServer) createRepo(ctx context.Context, name string) (string, error)
 var receivePackRefs = regexp.MustCompile(`^/(.+)\.git/info/refs$`)
 
 // createOnPush creates a missing repository when a push begins, so that
-// `git push FERRY_GIT_URL/new.git main` just works.
+// `git push FERRY_GIT_URL/new.git main` just works. Its HEAD names main
+// until the first push names another branch (headFollowsPush).
 func (g *gitServer) createOnPush(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
 		if m := receivePackRefs.FindStringSubmatch(req.URL.Path); m != nil && req.URL.Query().Get("service") == "git-receive-pack" {
