@@ -2,10 +2,13 @@ package workflows
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
@@ -14,8 +17,13 @@ import (
 
 // Apply creates the app's workflow, or sends a running one the new spec:
 // one update-with-start, as `ferry app apply` and an app of apps do. The
-// update's validator refuses a bad spec before anything changes.
+// update's validator refuses a bad spec before anything changes. The update
+// is answered by a worker of the task queue ferry: when none polls it, Apply
+// returns a *NoWorkerError instead of waiting for one without end.
 func Apply(ctx context.Context, c client.Client, a *app.Application) (View, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go cancelWithoutWorkers(ctx, c, TaskQueue, cancel)
 	summary, details := startSummary(a)
 	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		StaticSummary: summary, StaticDetails: details,
@@ -34,7 +42,61 @@ func Apply(ctx context.Context, c client.Client, a *app.Application) (View, erro
 	if err == nil {
 		err = handle.Get(ctx, &v)
 	}
+	if noWorker := (*NoWorkerError)(nil); err != nil && errors.As(context.Cause(ctx), &noWorker) {
+		return v, noWorker
+	}
 	return v, err
+}
+
+// NoWorkerError says that no worker polls the task queue a request waits
+// on, as `temporal task-queue describe` would show.
+type NoWorkerError struct{ TaskQueue string }
+
+func (e *NoWorkerError) Error() string {
+	return fmt.Sprintf("no worker is polling task queue %s: start ferry-worker --control on this Temporal server and namespace, then apply again", e.TaskQueue)
+}
+
+const (
+	// workerCheckAfter is how long a request waits before it looks for the
+	// workers of its task queue: with one polling, it is answered sooner.
+	workerCheckAfter = 3 * time.Second
+	// workerCheckEvery is how often it looks again while it waits.
+	workerCheckEvery = 5 * time.Second
+	// pollerFresh is how recent a worker's last poll must be for it to
+	// count: a poll lasts up to a minute, and the server lists a poller
+	// for 5 minutes after its last one, also when its process is gone.
+	pollerFresh = 90 * time.Second
+)
+
+// cancelWithoutWorkers cancels ctx with a *NoWorkerError as soon as no
+// worker has polled taskQueue for pollerFresh, looking after
+// workerCheckAfter and then every workerCheckEvery until ctx ends. A failed
+// look is no verdict: the request itself reports a server that is down.
+func cancelWithoutWorkers(ctx context.Context, c client.Client, taskQueue string, cancel context.CancelCauseFunc) {
+	timer := time.NewTimer(workerCheckAfter)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		resp, err := c.DescribeTaskQueue(ctx, taskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+		if err == nil && !anyPolledSince(resp.GetPollers(), time.Now().Add(-pollerFresh)) {
+			cancel(&NoWorkerError{TaskQueue: taskQueue})
+			return
+		}
+		timer.Reset(workerCheckEvery)
+	}
+}
+
+func anyPolledSince(pollers []*taskqueuepb.PollerInfo, since time.Time) bool {
+	for _, p := range pollers {
+		if p.GetLastAccessTime().AsTime().After(since) {
+			return true
+		}
+	}
+	return false
 }
 
 // Delete deletes an app through its delete update: with its resources when
