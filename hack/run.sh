@@ -1,30 +1,128 @@
 #!/usr/bin/env bash
 # `make run`: the local stack (ferry dev up), one worker serving the control
-# queue and every region, and a demo app synced to all regions. Ctrl-C stops all.
+# queue and every region, and a demo app synced to all regions. Ctrl-C stops
+# all. If a part dies, it says which, prints the end of its log and exits 1.
+#
+# FERRY_RUN_DIR      state (default ~/.local/state/ferry/run); reused by the next run
+# FERRY_REGIONS      regions (default us-east-1,eu-west-1,ap-south-1)
+# FERRY_METRICS_PORT the worker's /metrics port (default 9090; the next free one if taken)
+# FERRY_WEBHOOK_PORT the worker's webhook port (default 9091; the next free one if taken)
+# FERRY_BIN          directory of ferry and ferry-worker (default bin/ of the checkout)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base=${FERRY_RUN_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/ferry/run}
-state=$base/stack   # ferry dev up's state dir: it owns (and wipes) it
+state=$base/stack   # ferry dev up's state dir: it owns (and wipes) it, except its git/ repos
 regions=${FERRY_REGIONS:-us-east-1,eu-west-1,ap-south-1}
+bin=${FERRY_BIN:-$root/bin}   # ferry and ferry-worker (make build)
 mkdir -p "$base"
 rm -f "$state/env"
 export FERRY_TOOLS_BIN=${FERRY_TOOLS_BIN:-$("$root/hack/tools.sh")}
 
-pids=()
-cleanup() {
-  trap - INT TERM EXIT
-  echo; echo "stopping…"
-  for ((i=${#pids[@]}-1; i>=0; i--)); do kill -TERM "${pids[$i]}" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-}
-trap cleanup INT TERM EXIT
+# The parts that run until the end, in start order: name, pid, log.
+names=() pids=() logs=()
+work="" apply_pid=""
 
-"$root/bin/ferry" dev up --regions "$regions" --state-dir "$state" >"$base/dev-up.log" 2>&1 &
-pids+=($!)
+# stop_part I: SIGTERM, then SIGKILL once it has had GRACE seconds.
+stop_part() {
+  local pid=${pids[$1]} grace=$2
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for ((t = 0; t < grace * 10; t++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "ferry: ${names[$1]} (pid $pid) still runs after ${grace}s: killing it" >&2
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+# cleanup runs on every exit: the worker first, then the stack (which stops
+# every process it started).
+cleanup() {
+  local status=$?
+  set +e
+  trap '' INT TERM   # a second Ctrl-C must not cut the stop short
+  [ -n "$apply_pid" ] && kill -TERM "$apply_pid" 2>/dev/null
+  [ -n "$work" ] && rm -rf "$work"
+  if ((${#pids[@]})); then echo; echo "stopping…"; fi
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    if [ "${names[$i]}" = ferry-worker ]; then stop_part "$i" 30; else stop_part "$i" 60; fi
+  done
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 0' INT TERM   # a stop asked for is a clean end
+
+# check_parts exits when a part has ended: 0 when it was stopped (the parts
+# exit 0 only when a signal asked them to, as Ctrl-C does), else 1 with the
+# end of its log.
+check_parts() {
+  local i status
+  for i in "${!pids[@]}"; do
+    kill -0 "${pids[$i]}" 2>/dev/null && continue
+    status=0
+    wait "${pids[$i]}" || status=$?
+    if [ "$status" = 0 ]; then
+      echo "${names[$i]} was stopped"
+      exit 0
+    fi
+    {
+      echo "ferry: ${names[$i]} exited (status $status); the end of its log ${logs[$i]}:"
+      tail -n 30 "${logs[$i]}" | sed 's/^/  /'
+    } >&2
+    exit 1
+  done
+}
+
+# watch PID: waits for PID (a step in the background) while checking the
+# parts, and returns its status.
+watch() {
+  while kill -0 "$1" 2>/dev/null; do
+    check_parts
+    sleep 0.2
+  done
+  check_parts
+  wait "$1"
+}
+
+start_part() { # start_part NAME LOG COMMAND...
+  local name=$1 log=$2
+  shift 2
+  "$@" >"$log" 2>&1 &
+  names+=("$name") pids+=($!) logs+=("$log")
+}
+
+port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# free_port WANT [NOT]: WANT if no one listens on it, else the next free
+# port above it (never NOT).
+free_port() {
+  local p=$1
+  while port_taken "$p" || [ "$p" = "${2:-}" ]; do
+    p=$((p + 1))
+    if ((p > $1 + 200)); then
+      echo "ferry: no free port in $1-$p: set FERRY_METRICS_PORT and FERRY_WEBHOOK_PORT" >&2
+      return 1
+    fi
+  done
+  echo "$p"
+}
+
+# healthz PORT: GET /healthz answers 200.
+healthz() {
+  (
+    exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+    printf 'GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+    read -r -t 2 line <&3 && [[ $line == *" 200 "* ]]
+  ) 2>/dev/null
+}
+
 echo "starting the local stack (log: $base/dev-up.log)…"
+start_part "ferry dev up" "$base/dev-up.log" "$bin/ferry" dev up --regions "$regions" --state-dir "$state"
 until [ -f "$state/env" ]; do
-  kill -0 "${pids[0]}" 2>/dev/null || { cat "$base/dev-up.log"; exit 1; }
-  sleep 0.5
+  check_parts
+  sleep 0.2
 done
 # shellcheck disable=SC1091
 . "$state/env"
@@ -32,33 +130,52 @@ done
 # A webhook secret for the demo, shared by the GitHub, GitLab and Gitea forms.
 secret=${FERRY_WEBHOOK_GITHUB_SECRET:-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')}
 export FERRY_WEBHOOK_GITHUB_SECRET=$secret FERRY_WEBHOOK_GITLAB_SECRET=$secret FERRY_WEBHOOK_GITEA_SECRET=$secret
-metrics_addr=127.0.0.1:${FERRY_METRICS_PORT:-9090}
-webhook_addr=127.0.0.1:${FERRY_WEBHOOK_PORT:-9091}
+want_metrics=${FERRY_METRICS_PORT:-9090} want_webhook=${FERRY_WEBHOOK_PORT:-9091}
+metrics_port=$(free_port "$want_metrics" "$want_webhook")
+webhook_port=$(free_port "$want_webhook" "$metrics_port")
+[ "$metrics_port" = "$want_metrics" ] || echo "metrics port $want_metrics is taken: using $metrics_port"
+[ "$webhook_port" = "$want_webhook" ] || echo "webhook port $want_webhook is taken: using $webhook_port"
+metrics_addr=127.0.0.1:$metrics_port webhook_addr=127.0.0.1:$webhook_port
+
 region_flags=()
 for r in ${regions//,/ }; do region_flags+=(--region "$r"); done
-"$root/bin/ferry-worker" --control "${region_flags[@]}" --regions "$regions" \
+echo "starting ferry-worker (log: $base/worker.log)…"
+start_part ferry-worker "$base/worker.log" "$bin/ferry-worker" --control "${region_flags[@]}" --regions "$regions" \
   --temporal-address "$TEMPORAL_ADDRESS" --redis-addr "$REDIS_ADDR" --kubeconfig "$KUBECONFIG" \
-  --cache-dir "$base/repos" --metrics-addr "$metrics_addr" --webhook-addr "$webhook_addr" \
-  >"$base/worker.log" 2>&1 &
-pids+=($!)
+  --cache-dir "$base/repos" --metrics-addr "$metrics_addr" --webhook-addr "$webhook_addr"
+# /healthz answers once the worker polls its task queues.
+for ((t = 0; ; t++)); do
+  check_parts
+  healthz "$metrics_port" && break
+  if ((t > 600)); then
+    echo "ferry: ferry-worker did not answer http://$metrics_addr/healthz within 2 minutes; the end of its log:" >&2
+    tail -n 30 "$base/worker.log" | sed 's/^/  /' >&2
+    exit 1
+  fi
+  sleep 0.2
+done
 
-# The demo repo: a few Deployments, Services and ConfigMaps, pushed to the local Git server.
-repo=$state/git/demo.git
-if [ ! -d "$repo" ]; then
-  git init -q --bare "$repo"
-  git -C "$repo" config http.receivepack true
-fi
+# The demo repo: a few Deployments, Services and ConfigMaps, pushed to the
+# local Git server, which creates the repo on the first push and keeps it
+# for the next run (HEAD names main, as on a hosted Git server).
 work=$(mktemp -d)
-git clone -q "$FERRY_GIT_URL/demo.git" "$work/demo" 2>/dev/null || git init -q "$work/demo"
-rm -rf "$work/demo/manifests" && cp -r "$root/hack/demo/manifests" "$work/demo/manifests"
-git -C "$work/demo" add -A
-git -C "$work/demo" -c user.name=ferry -c user.email=demo@ferry.invalid commit -q -m "demo app" 2>/dev/null || true
-git -C "$work/demo" push -q "$FERRY_GIT_URL/demo.git" HEAD:refs/heads/main
+demo=$work/demo
+git clone -q "$FERRY_GIT_URL/demo.git" "$demo" 2>/dev/null || git -c init.defaultBranch=main init -q "$demo"
+rm -rf "$demo/manifests" && cp -r "$root/hack/demo/manifests" "$demo/manifests"
+git -C "$demo" add -A
+if ! git -C "$demo" diff --cached --quiet 2>/dev/null || ! git -C "$demo" rev-parse -q --verify HEAD >/dev/null; then
+  git -C "$demo" -c user.name=ferry -c user.email=demo@ferry.invalid commit -q -m "demo app"
+fi
+git -C "$demo" push -q "$FERRY_GIT_URL/demo.git" HEAD:refs/heads/main
 rm -rf "$work"
+work=""
 
 sed -e "s#REPO_URL#$FERRY_GIT_URL/demo.git#" -e "s#REGIONS_YAML#$(for r in ${regions//,/ }; do printf '    - {name: %s, namespace: demo}\\n' "$r"; done)#" \
-  "$root/hack/demo/app.yaml" > "$base/demo-app.yaml"
-"$root/bin/ferry" app apply -f "$base/demo-app.yaml"
+  "$root/hack/demo/app.yaml" >"$base/demo-app.yaml"
+"$bin/ferry" app apply -f "$base/demo-app.yaml" &
+apply_pid=$!
+watch "$apply_pid"
+apply_pid=""
 
 cat <<MSG
 
@@ -68,14 +185,18 @@ Ferry is running.
   metrics           http://$metrics_addr/metrics
   webhook           http://$webhook_addr/api/webhook  (secret $secret)
   Git server        $FERRY_GIT_URL/demo.git
-  logs              $state/logs/ and $base/worker.log
+  logs              $state/logs/, $base/dev-up.log and $base/worker.log
 
 Try, in another shell:
   . $state/env
-  $root/bin/ferry app get demo
-  $root/bin/ferry app wait demo --timeout 2m
+  $bin/ferry app get demo
+  $bin/ferry app wait demo --timeout 2m
   kubectl --context ${regions%%,*} -n demo get deploy,svc,cm
 
 Ctrl-C stops everything.
 MSG
-wait "${pids[0]}"
+while :; do
+  check_parts
+  sleep 1 &
+  wait $! || true
+done
