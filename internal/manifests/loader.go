@@ -27,6 +27,19 @@ type RenderFunc func(ctx context.Context, root string, src app.Source, opts rend
 
 var _ Checkouter = (*gitsource.Repos)(nil)
 
+// SourceRenderer renders checked-out sources: *render.Renderer in the
+// worker's own process, *sandbox.Renderer in a sandbox. Renderers with
+// the same Version give the same objects for the same source, so it is
+// part of every key.
+type SourceRenderer interface {
+	Render(ctx context.Context, root string, src app.Source, opts render.Options) (*render.Result, error)
+	// SourceType tells how Render would render src, without rendering.
+	SourceType(root string, src app.Source) (string, error)
+	Version() string
+}
+
+var _ SourceRenderer = (*render.Renderer)(nil)
+
 // DefaultLoadTimeout bounds one checkout and render, which runs detached
 // from the caller so that callers waiting on the same key are not failed by
 // one of them giving up.
@@ -42,9 +55,10 @@ type Loader struct {
 	// Cache holds encoded sets; nil means no cache.
 	Cache Cache
 	// Renderer renders checked-out sources with the worker's settings
-	// (limits, Helm capabilities, remote Kustomize bases); nil means the
-	// zero render.Renderer. Its Version is part of every key.
-	Renderer *render.Renderer
+	// (limits, Helm capabilities, remote Kustomize bases), in the worker's
+	// process or in a sandbox; nil means the zero render.Renderer. Its
+	// Version is part of every key.
+	Renderer SourceRenderer
 	// Render replaces Renderer.Render, for tests; set RendererVersion with
 	// it.
 	Render RenderFunc
@@ -300,7 +314,7 @@ func (l *Loader) get(ctx context.Context, key string, hard bool) (*Loaded, heade
 	return &Loaded{Digest: h.Digest, Objects: objs, Count: len(objs), SourceType: h.SourceType, CacheHit: true}, h, true
 }
 
-func (l *Loader) renderer() *render.Renderer {
+func (l *Loader) renderer() SourceRenderer {
 	if l.Renderer != nil {
 		return l.Renderer
 	}
