@@ -28,8 +28,11 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // LimitError says that an app path is larger than a Limits field allows.
 type LimitError struct {
 	Path  string // the file or app path, relative to the repository root
-	What  string // "files", "file size", "total size", "render time"
+	What  string // "files", "file size", "total size", "render time", "memory", "output size"
 	Limit int64  // a count, bytes, or nanoseconds for "render time"
+	// Flag is the worker setting that raises the limit, when the message
+	// should name one (e.g. "--render-memory").
+	Flag string
 }
 
 func (e *LimitError) Error() string {
@@ -38,11 +41,22 @@ func (e *LimitError) Error() string {
 		return fmt.Sprintf("render %s: more than %d files under the app path; point the Application at a smaller directory or narrow directory.include", e.Path, e.Limit)
 	case "render time":
 		return fmt.Sprintf("render %s: gave up after %s: the render took longer than the worker allows; simplify the chart or kustomization, or split the Application", e.Path, time.Duration(e.Limit))
+	case "memory":
+		return fmt.Sprintf("render %s: the render needed more than %s of memory, the limit of one render; simplify the chart or kustomization, or %s", e.Path, bytesString(e.Limit), e.raise())
+	case "output size":
+		return fmt.Sprintf("render %s: the rendered manifests are larger than %s; split the Application", e.Path, bytesString(e.Limit))
 	case "file size":
 		return fmt.Sprintf("render %s: file larger than the %s limit for one manifest file", e.Path, bytesString(e.Limit))
 	default:
 		return fmt.Sprintf("render %s: manifest files add up to more than %s; split the Application or narrow directory.include", e.Path, bytesString(e.Limit))
 	}
+}
+
+func (e *LimitError) raise() string {
+	if e.Flag != "" {
+		return "raise it with " + e.Flag
+	}
+	return "raise the worker's limit"
 }
 
 // UnsupportedError says that a source needs something Ferry does not

@@ -1,0 +1,26 @@
+// Package sandbox runs commands, and Ferry's renderer, isolated from the
+// worker that starts them: no network, a read-only view of only the
+// directories they are given, a small tmpfs as the only writable place, a
+// non-root user, an environment of only what they are given, and bounded
+// memory, CPU time, file size and output.
+//
+// A Runner runs one argv in a fresh sandbox. Two kinds exist:
+//
+//   - gVisor (ModeGVisor): runsc runs an OCI bundle made for the one run,
+//     with a read-only root built from bind mounts, --network=none and the
+//     memory limit as the container's cgroup limit.
+//   - process (ModeProcess): bwrap with its own user, PID, network, IPC and
+//     UTS namespaces, and rlimits for memory (RLIMIT_DATA), CPU time and
+//     file size set by prlimit before bwrap starts.
+//
+// ModeNone is no sandbox at all: the worker renders in its own process,
+// for development only.
+//
+// Renderer renders sources on top of a Runner, by running the worker's own
+// binary in its render mode (see Serve) with the checkout mounted read-only
+// at /src:
+//
+//	runner, _ := sandbox.New(sandbox.ModeGVisor, stateDir)
+//	r := &sandbox.Renderer{Runner: runner, Binary: self, Settings: settings}
+//	res, err := r.Render(ctx, checkout, src, opts)
+package sandbox

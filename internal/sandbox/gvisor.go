@@ -1,0 +1,192 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// gvisor runs commands with runsc: a container per run from an OCI bundle
+// made for it, with a read-only root of the given mounts, a tmpfs /tmp,
+// no network, nobody's user, no capabilities and the memory limit as its
+// cgroup's. --platform=ptrace works without KVM.
+type gvisor struct {
+	runsc   string
+	root    string // runsc's state (--root)
+	bundles string
+}
+
+func newGVisor(stateDir string) (*gvisor, error) {
+	runsc, err := exec.LookPath("runsc")
+	if err != nil {
+		return nil, errors.New("render sandbox gvisor needs runsc on PATH (Debian package runsc)")
+	}
+	if stateDir == "" {
+		return nil, errors.New("render sandbox gvisor needs a state directory")
+	}
+	g := &gvisor{runsc: runsc, root: filepath.Join(stateDir, "runsc"), bundles: filepath.Join(stateDir, "bundles")}
+	for _, dir := range []string{g.root, g.bundles} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("render sandbox gvisor: %w", err)
+		}
+	}
+	return g, nil
+}
+
+func (g *gvisor) Mode() Mode { return ModeGVisor }
+
+func (g *gvisor) Run(ctx context.Context, spec Spec) (*Result, error) {
+	if err := checkSpec(spec); err != nil {
+		return nil, err
+	}
+	l := spec.Limits.withDefaults()
+	id := runID()
+	bundle := filepath.Join(g.bundles, id)
+	if err := os.MkdirAll(filepath.Join(bundle, "rootfs"), 0o755); err != nil {
+		return nil, fmt.Errorf("sandbox: bundle: %w", err)
+	}
+	defer g.cleanup(id, bundle)
+	config, err := json.Marshal(ociConfig(spec, l))
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: bundle: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(bundle, "config.json"), config, 0o600); err != nil {
+		return nil, fmt.Errorf("sandbox: bundle: %w", err)
+	}
+
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, g.runsc, "--root", g.root, "--platform=ptrace", "--network=none",
+		"run", "--bundle", bundle, id)
+	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.Stdin = bytes.NewReader(spec.Stdin)
+	stdout := &boundedBuffer{max: l.Stdout, over: cancel}
+	stderr := &boundedBuffer{max: l.Stderr}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// The sandbox's processes may hold the pipes after runsc is killed;
+	// cleanup's delete --force ends them.
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("sandbox: %w", ctx.Err())
+	}
+	code, ok := exitCode(err)
+	if !ok && !stdout.overflow {
+		return nil, fmt.Errorf("sandbox: run runsc: %w", err)
+	}
+	res := &Result{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(), ExitCode: code, StdoutOverflow: stdout.overflow}
+	// The cgroup's OOM killer ends the sandbox with SIGKILL, or, when it
+	// picks another of runsc's processes, ends the run without a word on
+	// stdout or stderr. Nothing else does that when ctx has not ended and
+	// stdout did not overflow: the command's own failures say something.
+	silent := len(res.Stdout) == 0 && len(res.Stderr) == 0
+	res.OutOfMemory = !stdout.overflow && (code == 128+9 || code != 0 && silent)
+	return res, nil
+}
+
+// cleanup removes the container, also when it still runs (a timeout), and
+// its bundle.
+func (g *gvisor) cleanup(id, bundle string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, g.runsc, "--root", g.root, "delete", "--force", id)
+	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+	_ = cmd.Run() // a container that exited is gone already
+	_ = os.RemoveAll(bundle)
+}
+
+// The parts of an OCI runtime config that a run sets.
+type (
+	ociSpec struct {
+		Version  string     `json:"ociVersion"`
+		Process  ociProcess `json:"process"`
+		Root     ociRoot    `json:"root"`
+		Hostname string     `json:"hostname"`
+		Mounts   []ociMount `json:"mounts"`
+		Linux    ociLinux   `json:"linux"`
+	}
+	ociProcess struct {
+		User            ociUser     `json:"user"`
+		Args            []string    `json:"args"`
+		Env             []string    `json:"env"`
+		Cwd             string      `json:"cwd"`
+		Capabilities    struct{}    `json:"capabilities"`
+		Rlimits         []ociRlimit `json:"rlimits"`
+		NoNewPrivileges bool        `json:"noNewPrivileges"`
+	}
+	ociUser struct {
+		UID int `json:"uid"`
+		GID int `json:"gid"`
+	}
+	ociRlimit struct {
+		Type string `json:"type"`
+		Hard uint64 `json:"hard"`
+		Soft uint64 `json:"soft"`
+	}
+	ociRoot struct {
+		Path     string `json:"path"`
+		Readonly bool   `json:"readonly"`
+	}
+	ociMount struct {
+		Destination string   `json:"destination"`
+		Type        string   `json:"type"`
+		Source      string   `json:"source"`
+		Options     []string `json:"options,omitempty"`
+	}
+	ociLinux struct {
+		Namespaces []ociNamespace `json:"namespaces"`
+		Resources  ociResources   `json:"resources"`
+	}
+	ociNamespace struct {
+		Type string `json:"type"`
+	}
+	ociResources struct {
+		Memory struct {
+			Limit int64 `json:"limit"`
+		} `json:"memory"`
+		Pids struct {
+			Limit int64 `json:"limit"`
+		} `json:"pids"`
+	}
+)
+
+func ociConfig(spec Spec, l Limits) ociSpec {
+	cpu := uint64((l.CPUTime + time.Second - 1) / time.Second)
+	s := ociSpec{
+		Version: "1.0.0",
+		Process: ociProcess{
+			User: ociUser{UID: sandboxUID, GID: sandboxUID},
+			Args: spec.Args, Env: spec.Env, Cwd: dirOf(spec),
+			Rlimits: []ociRlimit{
+				{Type: "RLIMIT_NOFILE", Hard: 1024, Soft: 1024},
+				{Type: "RLIMIT_CPU", Hard: cpu, Soft: cpu},
+				{Type: "RLIMIT_FSIZE", Hard: uint64(l.Tmpfs), Soft: uint64(l.Tmpfs)},
+				{Type: "RLIMIT_CORE", Hard: 0, Soft: 0},
+			},
+			NoNewPrivileges: true,
+		},
+		Root:     ociRoot{Path: "rootfs", Readonly: true},
+		Hostname: "sandbox",
+		Mounts: []ociMount{
+			{Destination: "/proc", Type: "proc", Source: "proc"},
+			{Destination: "/dev", Type: "tmpfs", Source: "tmpfs", Options: []string{"nosuid", "strictatime", "mode=755", "size=64k"}},
+			{Destination: "/tmp", Type: "tmpfs", Source: "tmpfs", Options: []string{"nosuid", "nodev", "mode=1777", "size=" + strconv.FormatInt(l.Tmpfs, 10)}},
+		},
+	}
+	for _, m := range spec.Mounts {
+		s.Mounts = append(s.Mounts, ociMount{Destination: m.Target, Type: "bind", Source: m.Source, Options: []string{"rbind", "ro", "nosuid", "nodev"}})
+	}
+	for _, ns := range []string{"pid", "network", "ipc", "uts", "mount"} {
+		s.Linux.Namespaces = append(s.Linux.Namespaces, ociNamespace{Type: ns})
+	}
+	s.Linux.Resources.Memory.Limit = l.Memory
+	s.Linux.Resources.Pids.Limit = 512
+	return s
+}

@@ -1,0 +1,121 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sandboxUID is the user (and group) commands run as inside a sandbox:
+// nobody.
+const sandboxUID = 65534
+
+// process runs commands with bwrap: their own user, PID, network, IPC,
+// UTS and cgroup namespaces, a read-only root of the given mounts, and
+// rlimits that prlimit sets before bwrap starts (they are inherited across
+// exec and namespaces).
+type process struct {
+	bwrap, prlimit string
+}
+
+func newProcess() (*process, error) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return nil, errors.New("render sandbox process needs bwrap on PATH (Debian package bubblewrap)")
+	}
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		return nil, errors.New("render sandbox process needs prlimit on PATH (Debian package util-linux)")
+	}
+	return &process{bwrap: bwrap, prlimit: prlimit}, nil
+}
+
+func (p *process) Mode() Mode { return ModeProcess }
+
+func (p *process) Run(ctx context.Context, spec Spec) (*Result, error) {
+	if err := checkSpec(spec); err != nil {
+		return nil, err
+	}
+	l := spec.Limits.withDefaults()
+	cpu := int64((l.CPUTime + time.Second - 1) / time.Second)
+	args := []string{
+		// RLIMIT_DATA rather than RLIMIT_AS: Go reserves address space it
+		// never uses, and RLIMIT_DATA counts only what a process writes.
+		"--data=" + strconv.FormatInt(l.Memory, 10),
+		"--cpu=" + strconv.FormatInt(cpu, 10),
+		"--fsize=" + strconv.FormatInt(l.Tmpfs, 10),
+		"--core=0",
+		"--", p.bwrap,
+		"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+		"--uid", strconv.Itoa(sandboxUID), "--gid", strconv.Itoa(sandboxUID),
+		"--clearenv",
+	}
+	for _, kv := range spec.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		args = append(args, "--setenv", k, v)
+	}
+	args = append(args, "--size", strconv.FormatInt(l.Tmpfs, 10), "--tmpfs", "/tmp", "--proc", "/proc")
+	for _, dev := range []string{"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"} {
+		args = append(args, "--dev-bind", dev, dev)
+	}
+	for _, m := range spec.Mounts {
+		args = append(args, "--ro-bind", m.Source, m.Target)
+	}
+	// bwrap's root is a tmpfs holding the mount points: read-only, so that
+	// /tmp stays the only (bounded) place to write.
+	args = append(args, "--remount-ro", "/", "--chdir", dirOf(spec), "--")
+	args = append(args, spec.Args...)
+
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, p.prlimit, args...)
+	// prlimit and bwrap themselves hold only the sandbox's environment
+	// too: bwrap's own process is PID 1 inside, and its environ readable.
+	cmd.Env = spec.Env
+	cmd.Stdin = bytes.NewReader(spec.Stdin)
+	stdout := &boundedBuffer{max: l.Stdout, over: cancel}
+	stderr := &boundedBuffer{max: l.Stderr}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("sandbox: %w", ctx.Err())
+	}
+	code, ok := exitCode(err)
+	if !ok && !stdout.overflow {
+		return nil, fmt.Errorf("sandbox: run bwrap: %w", err)
+	}
+	res := &Result{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(), ExitCode: code, StdoutOverflow: stdout.overflow}
+	if msg, failed := bwrapFailure(res); failed {
+		return nil, fmt.Errorf("sandbox: bwrap could not make the sandbox (%s); the kernel or the container the worker runs in may forbid user namespaces: allow them, or choose another --render-sandbox", msg)
+	}
+	if code != 0 {
+		// A Go program under RLIMIT_DATA dies with "runtime: out of
+		// memory", a C one reports ENOMEM.
+		low := strings.ToLower(string(res.Stderr))
+		res.OutOfMemory = strings.Contains(low, "out of memory") || strings.Contains(low, "cannot allocate memory")
+	}
+	return res, nil
+}
+
+// bwrapFailure tells bwrap's own setup errors ("bwrap: …", exit status 1)
+// from the command's.
+func bwrapFailure(res *Result) (string, bool) {
+	s := strings.TrimSpace(string(res.Stderr))
+	if res.ExitCode != 1 || !strings.HasPrefix(s, "bwrap: ") {
+		return "", false
+	}
+	return s, true
+}
+
+func dirOf(spec Spec) string {
+	if spec.Dir == "" {
+		return "/tmp"
+	}
+	return spec.Dir
+}

@@ -1,0 +1,200 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/render"
+)
+
+// Paths inside a render's sandbox.
+const (
+	// CheckoutDir is where the checkout of the one app is mounted.
+	CheckoutDir = "/src"
+	// binaryPath is where the renderer's executable is mounted.
+	binaryPath = "/ferry/ferry-worker"
+)
+
+// RenderArg is the argument that puts the worker's binary in its render
+// mode (Serve): ferry-worker render.
+const RenderArg = "render"
+
+// timeoutGrace is how long past its render timeout a sandbox may run
+// before it is killed: the renderer gives up itself at the timeout, the
+// grace covers the sandbox's start.
+const timeoutGrace = 10 * time.Second
+
+// Renderer renders sources in a sandbox: each render runs Binary in its
+// render mode (Serve) in a fresh sandbox of Runner, with only the checkout
+// mounted (read-only, at CheckoutDir). It renders exactly as Settings
+// would in-process, and has the same Version, so that cached sets mean the
+// same output whichever renderer made them.
+type Renderer struct {
+	// Runner makes the sandboxes. Required.
+	Runner Runner
+	// Binary is the host path of an executable that serves Serve when run
+	// as "Binary render": the worker's own. Required.
+	Binary string
+	// Settings are the worker's rendering settings (limits, Helm
+	// capabilities, remote bases); nil means the zero render.Renderer.
+	Settings *render.Renderer
+	// Limits bound each sandbox; Limits.Memory is the memory of one render.
+	Limits Limits
+	// MemoryFlag names the setting that raises Limits.Memory in errors,
+	// e.g. "--render-memory".
+	MemoryFlag string
+}
+
+// Version is Settings' Version: the sandbox does not change the output.
+func (r *Renderer) Version() string { return r.settings().Version() }
+
+// SourceType is Settings' SourceType: it only looks at which files exist.
+func (r *Renderer) SourceType(root string, src app.Source) (string, error) {
+	return r.settings().SourceType(root, src)
+}
+
+// Render renders src from the checkout at root in a sandbox. Errors are
+// render's typed errors as the renderer gave them; a sandbox that ran out
+// of memory or time is a *render.LimitError; a sandbox that could not run
+// is an error that is not a user's.
+func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts render.Options) (*render.Result, error) {
+	appPath := displayAppPath(src.Path)
+	real, err := filepath.Abs(root)
+	if err == nil {
+		real, err = filepath.EvalSymlinks(real)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", appPath, err)
+	}
+	settings := r.settings()
+	limits := r.Limits.withDefaults()
+	body, err := json.Marshal(request{
+		Root: CheckoutDir, Source: src, Options: opts,
+		Limits: settings.Limits, Capabilities: settings.Capabilities, AllowRemoteBases: settings.AllowRemoteBases,
+		Memory: limits.Memory,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("render %s: encode the request: %w", appPath, err)
+	}
+	timeout := renderTimeout(settings.Limits)
+	rctx, cancel := context.WithTimeout(ctx, timeout+timeoutGrace)
+	defer cancel()
+	res, err := r.run(rctx, real, body, limits)
+	switch {
+	case err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded):
+		return nil, &render.LimitError{Path: appPath, What: "render time", Limit: int64(timeout)}
+	case err != nil:
+		return nil, fmt.Errorf("render %s in the %s sandbox: %w", appPath, r.Runner.Mode(), err)
+	case res.OutOfMemory:
+		return nil, &render.LimitError{Path: appPath, What: "memory", Limit: limits.Memory, Flag: r.MemoryFlag}
+	case res.StdoutOverflow:
+		return nil, &render.LimitError{Path: appPath, What: "output size", Limit: limits.Stdout}
+	case res.ExitCode != 0:
+		return nil, fmt.Errorf("render %s: the renderer in the %s sandbox exited with status %d: %s", appPath, r.Runner.Mode(), res.ExitCode, lastLines(res.Stderr))
+	}
+	return decodeResponse(appPath, res.Stdout)
+}
+
+// Probe runs an empty request through a sandbox: an error says the
+// sandbox does not work on this machine, and why.
+func (r *Renderer) Probe(ctx context.Context) error {
+	dir, err := os.MkdirTemp("", "ferry-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	body, _ := json.Marshal(request{Root: CheckoutDir, Probe: true})
+	res, err := r.run(ctx, dir, body, r.Limits.withDefaults())
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("the renderer exited with status %d: %s", res.ExitCode, lastLines(res.Stderr))
+	}
+	var resp response
+	if err := json.Unmarshal(res.Stdout, &resp); err != nil {
+		return fmt.Errorf("the renderer's answer does not parse: %w", err)
+	}
+	return nil
+}
+
+func (r *Renderer) run(ctx context.Context, checkout string, body []byte, limits Limits) (*Result, error) {
+	if r.Runner == nil || r.Binary == "" {
+		return nil, errors.New("sandbox.Renderer needs a Runner and a Binary")
+	}
+	mounts := append(SystemMounts(), Mount{Source: r.Binary, Target: binaryPath}, Mount{Source: checkout, Target: CheckoutDir})
+	return r.Runner.Run(ctx, Spec{
+		Args:   []string{binaryPath, RenderArg},
+		Env:    []string{"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp"},
+		Dir:    "/tmp",
+		Mounts: mounts,
+		Stdin:  body,
+		Limits: limits,
+	})
+}
+
+func (r *Renderer) settings() *render.Renderer {
+	if r.Settings != nil {
+		return r.Settings
+	}
+	return &render.Renderer{}
+}
+
+func decodeResponse(appPath string, out []byte) (*render.Result, error) {
+	var resp response
+	if err := json.Unmarshal(out, &resp); err != nil {
+		return nil, fmt.Errorf("render %s: the renderer's answer does not parse: %w", appPath, err)
+	}
+	if resp.Error != nil {
+		return nil, resp.Error.decode()
+	}
+	objs := make([]*unstructured.Unstructured, 0, len(resp.Objects))
+	for i, raw := range resp.Objects {
+		// utiljson keeps whole numbers int64, as the in-process decoding does.
+		var m map[string]any
+		if err := utiljson.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("render %s: object %d of the renderer's answer: %w", appPath, i, err)
+		}
+		objs = append(objs, &unstructured.Unstructured{Object: m})
+	}
+	return &render.Result{Objects: objs, SourceType: resp.SourceType}, nil
+}
+
+func renderTimeout(l render.Limits) time.Duration {
+	if l.Timeout > 0 {
+		return l.Timeout
+	}
+	return render.DefaultLimits().Timeout
+}
+
+func displayAppPath(p string) string {
+	p = path.Clean("/" + filepath.ToSlash(p))
+	if p == "/" {
+		return "."
+	}
+	return strings.TrimPrefix(p, "/")
+}
+
+// lastLines is the end of a renderer's error output, for an error message.
+func lastLines(stderr []byte) string {
+	s := strings.TrimSpace(string(stderr))
+	const keep = 2000
+	if len(s) > keep {
+		s = "…" + s[len(s)-keep:]
+	}
+	if s == "" {
+		return "no error output"
+	}
+	return s
+}

@@ -1,0 +1,231 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Mode is how renders are isolated from the worker.
+type Mode string
+
+const (
+	// ModeGVisor runs every render in a gVisor sandbox (runsc).
+	ModeGVisor Mode = "gvisor"
+	// ModeProcess runs every render in a bwrap child with its own
+	// namespaces and rlimits.
+	ModeProcess Mode = "process"
+	// ModeNone renders in the worker's own process: for development only.
+	ModeNone Mode = "none"
+)
+
+// Modes are the modes in the order DefaultMode prefers them.
+var Modes = []Mode{ModeGVisor, ModeProcess, ModeNone}
+
+// ParseMode reads a --render-sandbox value.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range Modes {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("%q is not a render sandbox: write gvisor, process or none", s)
+}
+
+// DefaultMode is gvisor where runsc is on PATH, else process where bwrap
+// is, else an error saying what to install or choose.
+func DefaultMode() (Mode, error) {
+	if _, err := exec.LookPath("runsc"); err == nil {
+		return ModeGVisor, nil
+	}
+	if _, err := exec.LookPath("bwrap"); err == nil {
+		return ModeProcess, nil
+	}
+	return "", errors.New("no render sandbox available: install runsc (gVisor, Debian package runsc) or bwrap (Debian package bubblewrap), " +
+		"or give --render-sandbox none to render in the worker's own process (development only: a commit can then exhaust or read the worker)")
+}
+
+// Mount is a host path visible read-only inside the sandbox.
+type Mount struct {
+	Source string // on the host; must exist
+	Target string // inside the sandbox, absolute
+}
+
+// Spec is one command to run in a sandbox.
+type Spec struct {
+	// Args is the argv; Args[0] is a path inside the sandbox.
+	Args []string
+	// Env is the whole environment ("K=V"); nothing of the worker's is
+	// added.
+	Env []string
+	// Dir is the working directory inside the sandbox; "" means /tmp.
+	Dir string
+	// Mounts are the read-only binds; /tmp is a tmpfs of Limits.Tmpfs.
+	Mounts []Mount
+	// Stdin is given to the command.
+	Stdin []byte
+	// Limits bound the run.
+	Limits Limits
+}
+
+// Limits bound one run. A zero field takes its default.
+type Limits struct {
+	// Memory is the most memory the sandbox may use. Default 1 GiB.
+	Memory int64
+	// CPUTime is the most CPU time, summed over threads. Default 3 min.
+	CPUTime time.Duration
+	// Tmpfs is the size of /tmp, the only writable place; it also bounds
+	// any one file written. Default 64 MiB.
+	Tmpfs int64
+	// Stdout is the most output kept; a command writing more is stopped.
+	// Default 64 MiB.
+	Stdout int64
+	// Stderr is the most error output kept (the rest is dropped). Default
+	// 64 KiB.
+	Stderr int64
+}
+
+// DefaultLimits are the limits of a zero Limits.
+func DefaultLimits() Limits {
+	return Limits{Memory: 1 << 30, CPUTime: 3 * time.Minute, Tmpfs: 64 << 20, Stdout: 64 << 20, Stderr: 64 << 10}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.Memory <= 0 {
+		l.Memory = d.Memory
+	}
+	if l.CPUTime <= 0 {
+		l.CPUTime = d.CPUTime
+	}
+	if l.Tmpfs <= 0 {
+		l.Tmpfs = d.Tmpfs
+	}
+	if l.Stdout <= 0 {
+		l.Stdout = d.Stdout
+	}
+	if l.Stderr <= 0 {
+		l.Stderr = d.Stderr
+	}
+	return l
+}
+
+// Result is how a run ended.
+type Result struct {
+	Stdout []byte
+	Stderr []byte // at most Limits.Stderr bytes
+	// ExitCode is the command's exit status; 128+n when a signal n ended
+	// it.
+	ExitCode int
+	// OutOfMemory is true when the run hit Limits.Memory.
+	OutOfMemory bool
+	// StdoutOverflow is true when the command wrote more than
+	// Limits.Stdout and was stopped.
+	StdoutOverflow bool
+}
+
+// Runner runs commands in sandboxes, a fresh one per run. Run returns an
+// error when the sandbox could not be made or ctx ended (ctx's error,
+// wrapped); a command that ran and failed is a Result with its exit code.
+type Runner interface {
+	Mode() Mode
+	Run(ctx context.Context, spec Spec) (*Result, error)
+}
+
+// New returns the Runner of mode; gVisor keeps its state and bundles under
+// stateDir. ModeNone has no Runner.
+func New(mode Mode, stateDir string) (Runner, error) {
+	switch mode {
+	case ModeGVisor:
+		return newGVisor(stateDir)
+	case ModeProcess:
+		return newProcess()
+	case ModeNone:
+		return nil, errors.New("render sandbox none runs no sandbox")
+	}
+	return nil, fmt.Errorf("unknown render sandbox %q", mode)
+}
+
+// SystemMounts are the host directories a dynamically linked program
+// needs (its loader and libraries), those that exist.
+func SystemMounts() []Mount {
+	var out []Mount
+	for _, dir := range []string{"/lib", "/lib64", "/usr/lib", "/usr/lib64"} {
+		if _, err := os.Stat(dir); err == nil {
+			out = append(out, Mount{Source: dir, Target: dir})
+		}
+	}
+	return out
+}
+
+// runID names one run uniquely: containers, bundles.
+func runID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "ferry-" + hex.EncodeToString(b)
+}
+
+func checkSpec(spec Spec) error {
+	if len(spec.Args) == 0 || !filepath.IsAbs(spec.Args[0]) {
+		return fmt.Errorf("sandbox: argv[0] must be an absolute path inside the sandbox, got %q", spec.Args)
+	}
+	for _, m := range spec.Mounts {
+		if !filepath.IsAbs(m.Target) || !filepath.IsAbs(m.Source) {
+			return fmt.Errorf("sandbox: mount %s on %s: both paths must be absolute", m.Source, m.Target)
+		}
+		if m.Target == "/tmp" || strings.HasPrefix(m.Target, "/proc") {
+			return fmt.Errorf("sandbox: mount on %s: the sandbox owns that path", m.Target)
+		}
+	}
+	return nil
+}
+
+// boundedBuffer keeps the first max bytes written; past them it keeps
+// nothing more and calls over once.
+type boundedBuffer struct {
+	buf      bytes.Buffer
+	max      int64
+	overflow bool
+	over     func()
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	room := b.max - int64(b.buf.Len())
+	if int64(len(p)) > room {
+		b.buf.Write(p[:max(room, 0)])
+		if !b.overflow {
+			b.overflow = true
+			if b.over != nil {
+				b.over()
+			}
+		}
+		return len(p), nil
+	}
+	return b.buf.Write(p)
+}
+
+// exitCode reads the exit status of a finished command as a shell does:
+// 128+n for a command a signal n ended. ok is false when err is not an
+// exit status (the command did not run).
+func exitCode(err error) (code int, ok bool) {
+	if err == nil {
+		return 0, true
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return 0, false
+	}
+	if ws, isWait := exit.Sys().(syscall.WaitStatus); isWait && ws.Signaled() {
+		return 128 + int(ws.Signal()), true
+	}
+	return exit.ExitCode(), true
+}

@@ -1,0 +1,163 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestMain makes the test binary a renderer too: the Renderer tests run
+// it in its render mode inside the sandboxes, as the worker runs itself.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == RenderArg {
+		if err := Serve(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// forEachSandbox runs fn with a Runner of each sandboxed mode, skipping a
+// mode whose tool is not installed (.ci/run installs both).
+func forEachSandbox(t *testing.T, fn func(t *testing.T, r Runner)) {
+	for _, mode := range []Mode{ModeGVisor, ModeProcess} {
+		t.Run(string(mode), func(t *testing.T) {
+			tool := map[Mode]string{ModeGVisor: "runsc", ModeProcess: "bwrap"}[mode]
+			if _, err := exec.LookPath(tool); err != nil {
+				t.Skipf("%s is not installed (Debian package %s; .ci/run installs it): the %s sandbox is not tested", tool,
+					map[Mode]string{ModeGVisor: "runsc", ModeProcess: "bubblewrap"}[mode], mode)
+			}
+			r, err := New(mode, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn(t, r)
+		})
+	}
+}
+
+// shellMounts give a sandbox the host's shell and tools, read-only.
+func shellMounts(extra ...Mount) []Mount {
+	ms := []Mount{{Source: "/usr", Target: "/usr"}, {Source: "/bin", Target: "/bin"}}
+	for _, m := range SystemMounts() {
+		if !strings.HasPrefix(m.Target, "/usr/") {
+			ms = append(ms, m)
+		}
+	}
+	return append(ms, extra...)
+}
+
+func shell(t *testing.T, r Runner, script string, mounts ...Mount) *Result {
+	t.Helper()
+	res, err := r.Run(context.Background(), Spec{
+		Args: []string{"/bin/bash", "-c", script}, Env: []string{"PATH=/usr/bin:/bin", "HOME=/tmp"},
+		Mounts: shellMounts(mounts...),
+	})
+	if err != nil {
+		t.Fatalf("run %q: %v", script, err)
+	}
+	return res
+}
+
+// TestSandboxSeesNothingOfTheWorker runs commands in each sandbox that try
+// to read what the worker can: its environment, a service-account token,
+// another app's checkout, the host's /proc; and to reach a loopback
+// listener.
+func TestSandboxSeesNothingOfTheWorker(t *testing.T) {
+	const token = "ferry-test-token-2f0c1d"
+	t.Setenv("FERRY_GIT_TOKEN", token)
+	secrets := t.TempDir()
+	tokenFile := filepath.Join(secrets, "token")
+	checkout := filepath.Join(t.TempDir(), "app-a")
+	other := filepath.Join(t.TempDir(), "app-b")
+	for file, content := range map[string]string{
+		tokenFile:                           token,
+		filepath.Join(checkout, "app.yaml"): "kind: ConfigMap\n",
+		filepath.Join(other, "secret.yaml"): token,
+	} {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	forEachSandbox(t, func(t *testing.T, r Runner) {
+		src := Mount{Source: checkout, Target: "/src"}
+		res := shell(t, r, "cat /src/app.yaml", src)
+		if res.ExitCode != 0 || string(res.Stdout) != "kind: ConfigMap\n" {
+			t.Fatalf("the sandbox cannot read its own checkout: status %d, %q, %s", res.ExitCode, res.Stdout, res.Stderr)
+		}
+		for _, script := range []string{
+			"env", "cat /proc/1/environ", "cat /proc/*/environ",
+			"cat " + tokenFile, "cat " + filepath.Join(other, "secret.yaml"), "ls -R " + filepath.Dir(other),
+		} {
+			res := shell(t, r, script, src)
+			if out := string(res.Stdout) + string(res.Stderr); strings.Contains(out, token) {
+				t.Errorf("%q in the %s sandbox read the worker's secret: %s", script, r.Mode(), out)
+			}
+			if strings.HasPrefix(script, "cat /") && script != "cat /proc/1/environ" && script != "cat /proc/*/environ" && res.ExitCode == 0 {
+				t.Errorf("%q in the %s sandbox succeeded: %q", script, r.Mode(), res.Stdout)
+			}
+		}
+
+		var accepted atomic.Int64
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				accepted.Add(1)
+				c.Close()
+			}
+		}()
+		port := ln.Addr().(*net.TCPAddr).Port
+		connect := fmt.Sprintf("echo hello > /dev/tcp/127.0.0.1/%d", port)
+		res = shell(t, r, connect, src)
+		if res.ExitCode == 0 {
+			t.Errorf("%q in the %s sandbox succeeded", connect, r.Mode())
+		}
+		// The same command outside the sandbox does connect: the
+		// listener counts connections.
+		if out, err := exec.Command("bash", "-c", connect).CombinedOutput(); err != nil {
+			t.Fatalf("%q on the host: %v: %s", connect, err, out)
+		}
+		ln.Close()
+		<-done
+		if n := accepted.Load(); n != 1 {
+			t.Errorf("the listener saw %d connections, want only the host's one", n)
+		}
+	})
+}
+
+// TestSandboxStopsAtTheOutputLimit stops a command that writes more than
+// Limits.Stdout.
+func TestSandboxStopsAtTheOutputLimit(t *testing.T) {
+	forEachSandbox(t, func(t *testing.T, r Runner) {
+		res, err := r.Run(context.Background(), Spec{
+			Args: []string{"/bin/bash", "-c", "yes ferry"}, Env: []string{"PATH=/usr/bin:/bin"},
+			Mounts: shellMounts(), Limits: Limits{Stdout: 64 << 10},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.StdoutOverflow || len(res.Stdout) != 64<<10 {
+			t.Fatalf("overflow %v, %d bytes kept; want an overflow at 64 KiB", res.StdoutOverflow, len(res.Stdout))
+		}
+	})
+}

@@ -1,0 +1,65 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/ferry-gitops/ferry/internal/render"
+)
+
+// maxRequest bounds the request a renderer process reads: a source spec
+// with its Helm values.
+const maxRequest = 16 << 20
+
+// Serve is the renderer process, the worker's binary in its render mode:
+// it reads one request from in, renders it with package render, and
+// writes the objects or the typed error to out. It returns an error only
+// when the request cannot be read or the answer written; a render error
+// is an answer.
+func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	body, err := io.ReadAll(io.LimitReader(in, maxRequest+1))
+	if err != nil {
+		return fmt.Errorf("read the render request: %w", err)
+	}
+	if len(body) > maxRequest {
+		return fmt.Errorf("read the render request: larger than %d bytes", maxRequest)
+	}
+	var req request
+	if err := json.Unmarshal(body, &req); err != nil {
+		return fmt.Errorf("read the render request: %w", err)
+	}
+	if req.Memory > 0 {
+		// Collect harder near the sandbox's limit, so that a render that
+		// fits is not killed for garbage it no longer holds.
+		debug.SetMemoryLimit(req.Memory / 10 * 8)
+	}
+	var resp response
+	if !req.Probe {
+		resp = renderResponse(ctx, req)
+	}
+	enc := json.NewEncoder(out)
+	if err := enc.Encode(resp); err != nil {
+		return fmt.Errorf("write the render answer: %w", err)
+	}
+	return nil
+}
+
+func renderResponse(ctx context.Context, req request) response {
+	r := &render.Renderer{Limits: req.Limits, Capabilities: req.Capabilities, AllowRemoteBases: req.AllowRemoteBases}
+	res, err := r.Render(ctx, req.Root, req.Source, req.Options)
+	if err != nil {
+		return response{Error: encodeError(err)}
+	}
+	resp := response{SourceType: res.SourceType, Objects: make([]json.RawMessage, 0, len(res.Objects))}
+	for _, obj := range res.Objects {
+		raw, err := json.Marshal(obj.Object)
+		if err != nil {
+			return response{Error: encodeError(fmt.Errorf("render %s: encode %s %s: %w", req.Source.Path, obj.GetKind(), obj.GetName(), err))}
+		}
+		resp.Objects = append(resp.Objects, raw)
+	}
+	return resp
+}

@@ -1,0 +1,126 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/render"
+)
+
+// request is what a Renderer sends its renderer process on stdin.
+type request struct {
+	// Root is the checkout inside the sandbox.
+	Root    string         `json:"root"`
+	Source  app.Source     `json:"source"`
+	Options render.Options `json:"options"`
+	// Limits, Capabilities and AllowRemoteBases are the worker's
+	// render.Renderer.
+	Limits           render.Limits       `json:"limits"`
+	Capabilities     render.Capabilities `json:"capabilities"`
+	AllowRemoteBases bool                `json:"allowRemoteBases,omitempty"`
+	// Memory is the sandbox's memory limit: the renderer's Go runtime
+	// collects garbage harder as it nears it.
+	Memory int64 `json:"memory,omitempty"`
+	// Probe asks for an empty answer: the sandbox works.
+	Probe bool `json:"probe,omitempty"`
+}
+
+// response is what the renderer process writes on stdout: the result or
+// the error of the render.
+type response struct {
+	SourceType string            `json:"sourceType,omitempty"`
+	Objects    []json.RawMessage `json:"objects,omitempty"`
+	Error      *wireError        `json:"error,omitempty"`
+}
+
+// Kinds of wireError: one per typed error of package render, so that the
+// worker can still tell a user's error (render.IsUserError) from its own.
+const (
+	kindParse       = "parse"
+	kindLimit       = "limit"
+	kindUnsupported = "unsupported"
+	kindSource      = "source"
+	kindManifest    = "manifest"
+	kindTool        = "tool"
+	kindOther       = "other"
+)
+
+// wireError is a render error as it crosses the sandbox: the fields of
+// the render error of its Kind, its cause reduced to a message.
+type wireError struct {
+	Kind   string `json:"kind"`
+	Msg    string `json:"msg,omitempty"`
+	File   string `json:"file,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Doc    int    `json:"doc,omitempty"`
+	What   string `json:"what,omitempty"`
+	Limit  int64  `json:"limit,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Verb   string `json:"verb,omitempty"`
+	Tool   string `json:"tool,omitempty"`
+	Cause  string `json:"cause,omitempty"`
+}
+
+// encodeError gives err's wire form; errors that are not render's own
+// keep only their message, and stay retryable.
+func encodeError(err error) *wireError {
+	var (
+		parse       *render.ParseError
+		limit       *render.LimitError
+		unsupported *render.UnsupportedError
+		source      *render.SourceError
+		manifest    *render.ManifestError
+		tool        *render.ToolError
+	)
+	switch {
+	case errors.As(err, &parse):
+		return &wireError{Kind: kindParse, File: parse.File, Line: parse.Line, Doc: parse.Doc, Msg: parse.Msg, Cause: causeOf(parse.Err)}
+	case errors.As(err, &limit):
+		return &wireError{Kind: kindLimit, Path: limit.Path, What: limit.What, Limit: limit.Limit}
+	case errors.As(err, &unsupported):
+		return &wireError{Kind: kindUnsupported, Path: unsupported.Path, What: unsupported.What, Reason: unsupported.Reason, Verb: unsupported.Verb}
+	case errors.As(err, &source):
+		return &wireError{Kind: kindSource, Path: source.Path, Msg: source.Msg, Cause: causeOf(source.Err)}
+	case errors.As(err, &manifest):
+		return &wireError{Kind: kindManifest, File: manifest.File, Line: manifest.Line, Doc: manifest.Doc, Cause: causeOf(manifest.Err)}
+	case errors.As(err, &tool):
+		return &wireError{Kind: kindTool, Tool: tool.Tool, Path: tool.Path, Msg: tool.Msg, Cause: causeOf(tool.Err)}
+	}
+	return &wireError{Kind: kindOther, Msg: err.Error()}
+}
+
+// decode gives the render error e stands for, with the same message as
+// the one the renderer process had.
+func (e *wireError) decode() error {
+	cause := func() error {
+		if e.Cause == "" {
+			return nil
+		}
+		return errors.New(e.Cause)
+	}
+	switch e.Kind {
+	case kindParse:
+		return &render.ParseError{File: e.File, Line: e.Line, Doc: e.Doc, Msg: e.Msg, Err: cause()}
+	case kindLimit:
+		return &render.LimitError{Path: e.Path, What: e.What, Limit: e.Limit}
+	case kindUnsupported:
+		return &render.UnsupportedError{Path: e.Path, What: e.What, Reason: e.Reason, Verb: e.Verb}
+	case kindSource:
+		return &render.SourceError{Path: e.Path, Msg: e.Msg, Err: cause()}
+	case kindManifest:
+		return &render.ManifestError{File: e.File, Line: e.Line, Doc: e.Doc, Err: cause()}
+	case kindTool:
+		return &render.ToolError{Tool: e.Tool, Path: e.Path, Msg: e.Msg, Err: cause()}
+	}
+	return fmt.Errorf("%s", e.Msg)
+}
+
+func causeOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
