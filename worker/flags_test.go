@@ -106,8 +106,13 @@ func TestEveryFlagHasItsTwin(t *testing.T) {
 
 // samples are two valid values of a flag, neither its default.
 func samples(f *flag.Flag) (fromEnv, fromFlag string, ok bool) {
-	if _, isList := f.Value.(*stringList); isList {
+	switch f.Value.(type) {
+	case *stringList:
 		return "from-env", "from-flag", true
+	case *sandboxFlag:
+		return "process", "none", true
+	case *bytesFlag:
+		return "512Mi", "2Gi", true
 	}
 	getter, _ := f.Value.(flag.Getter)
 	if getter == nil {

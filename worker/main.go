@@ -25,11 +25,15 @@ import (
 	"github.com/ferry-gitops/ferry/activities"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
+	"github.com/ferry-gitops/ferry/internal/sandbox"
 	"github.com/ferry-gitops/ferry/internal/webhook"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.RenderArg {
+		os.Exit(renderMode())
+	}
 	cfg, err := parseFlags(os.Args[1:], os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return

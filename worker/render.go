@@ -19,6 +19,8 @@ type renderFlags struct {
 	kubeVersion      string
 	apiVersions      string
 	timeout          time.Duration
+	sandbox          sandboxFlag
+	memory           bytesFlag
 }
 
 // newLoader builds the Git clone cache, the manifest cache and the loader
@@ -46,10 +48,14 @@ func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gits
 	if cfg.render.timeout > 0 {
 		limits.Timeout = cfg.render.timeout
 	}
-	renderer := &render.Renderer{
+	settings := &render.Renderer{
 		Limits:           limits,
 		AllowRemoteBases: cfg.render.allowRemoteBases,
 		Capabilities:     render.Capabilities{KubeVersion: cfg.render.kubeVersion, APIVersions: splitList(cfg.render.apiVersions)},
+	}
+	renderer, err := newSandboxRenderer(cfg, settings, reg)
+	if err != nil {
+		return nil, nil, err
 	}
 	return &manifests.Loader{Repos: repos, Cache: cache, Renderer: renderer, Observer: m}, repos, nil
 }

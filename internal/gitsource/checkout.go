@@ -96,6 +96,12 @@ func (r *Repos) materialise(ctx context.Context, repoURL string, sha plumbing.Ha
 		if err != nil {
 			return err
 		}
+		// As readable as the clones beside it: a render sandbox reads the
+		// tree as an unprivileged user.
+		if err := os.Chmod(tmp, 0o755); err != nil {
+			_ = os.RemoveAll(tmp)
+			return err
+		}
 		if err := c.export(ctx, sha, tmp); err != nil {
 			_ = os.RemoveAll(tmp)
 			return err
