@@ -67,15 +67,19 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 	if err != nil {
 		return nil, fmt.Errorf("%w; or choose another with --render-sandbox", err)
 	}
+	memory := int64(cfg.render.memory)
+	if memory <= 0 {
+		memory = defaultRenderMemory
+	}
 	r := &sandbox.Renderer{Runner: runner, Binary: self, Settings: settings,
-		Limits: sandbox.Limits{Memory: int64(cfg.render.memory)}, MemoryFlag: memoryFlagName}
+		Limits: sandbox.Limits{Memory: memory}, MemoryFlag: memoryFlagName}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now()
 	if err := r.Probe(ctx); err != nil {
 		return nil, fmt.Errorf("render sandbox %s does not work on this machine: %w; choose another with --render-sandbox (gvisor, process, or none for development)", mode, err)
 	}
-	slog.Info("render sandbox: "+string(mode), "memory", resource.NewQuantity(int64(cfg.render.memory), resource.BinarySI).String(),
+	slog.Info("render sandbox: "+string(mode), "memory", resource.NewQuantity(memory, resource.BinarySI).String(),
 		"state", stateDir, "probe", time.Since(start).Round(time.Millisecond))
 	return r, nil
 }

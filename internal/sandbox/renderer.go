@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -78,7 +79,14 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 		return nil, fmt.Errorf("render %s: %w", appPath, err)
 	}
 	settings := r.settings()
-	limits := r.Limits.withDefaults()
+	timeout := renderTimeout(settings.Limits)
+	limits := r.Limits
+	if limits.CPUTime <= 0 {
+		// Go renders on every core: twice the wall time, as a second line
+		// behind the timeout.
+		limits.CPUTime = 2 * (timeout + timeoutGrace)
+	}
+	limits = limits.withDefaults()
 	body, err := json.Marshal(request{
 		Root: CheckoutDir, Source: src, Options: opts,
 		Limits: settings.Limits, Capabilities: settings.Capabilities, AllowRemoteBases: settings.AllowRemoteBases,
@@ -87,7 +95,6 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	if err != nil {
 		return nil, fmt.Errorf("render %s: encode the request: %w", appPath, err)
 	}
-	timeout := renderTimeout(settings.Limits)
 	rctx, cancel := context.WithTimeout(ctx, timeout+timeoutGrace)
 	defer cancel()
 	res, err := r.run(rctx, real, body, limits)
@@ -98,6 +105,8 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 		return nil, fmt.Errorf("render %s in the %s sandbox: %w", appPath, r.Runner.Mode(), err)
 	case res.OutOfMemory:
 		return nil, &render.LimitError{Path: appPath, What: "memory", Limit: limits.Memory, Flag: r.MemoryFlag}
+	case res.ExitCode == 128+int(syscall.SIGXCPU):
+		return nil, &render.LimitError{Path: appPath, What: "render time", Limit: int64(timeout)}
 	case res.StdoutOverflow:
 		return nil, &render.LimitError{Path: appPath, What: "output size", Limit: limits.Stdout}
 	case res.ExitCode != 0:

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestMain makes the test binary a renderer too: the Renderer tests run
@@ -158,6 +160,34 @@ func TestSandboxStopsAtTheOutputLimit(t *testing.T) {
 		}
 		if !res.StdoutOverflow || len(res.Stdout) != 64<<10 {
 			t.Fatalf("overflow %v, %d bytes kept; want an overflow at 64 KiB", res.StdoutOverflow, len(res.Stdout))
+		}
+	})
+}
+
+// TestSandboxTimeoutCleansUp ends a command that outlives its context:
+// Run returns the context's error, and nothing of the sandbox is left (no
+// runsc container, no bundle).
+func TestSandboxTimeoutCleansUp(t *testing.T) {
+	forEachSandbox(t, func(t *testing.T, r Runner) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_, err := r.Run(ctx, Spec{Args: []string{"/bin/bash", "-c", "sleep 60"}, Env: []string{"PATH=/usr/bin:/bin"}, Mounts: shellMounts()})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want the context's deadline", err)
+		}
+		g, ok := r.(*gvisor)
+		if !ok {
+			return
+		}
+		out, err := exec.Command(g.runsc, "--root", g.root, "list", "-quiet").CombinedOutput()
+		if err != nil {
+			t.Fatalf("runsc list: %v: %s", err, out)
+		}
+		if s := strings.TrimSpace(string(out)); s != "" {
+			t.Errorf("containers left after a timeout: %s", s)
+		}
+		if left, _ := os.ReadDir(g.bundles); len(left) != 0 {
+			t.Errorf("%d bundles left after a timeout", len(left))
 		}
 	})
 }

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ferry-gitops/ferry/internal/render"
+	"github.com/ferry-gitops/ferry/internal/sandbox"
+)
+
+// TestMain serves the render mode as the worker does, for the sandboxes
+// the tests start with the test binary.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.RenderArg {
+		os.Exit(renderMode())
+	}
+	os.Exit(m.Run())
+}
+
+// TestRenderSandboxChoice: with neither runsc nor bwrap the worker refuses
+// to start unless --render-sandbox none is given; none renders in the
+// worker's process; the mode in force is a metric.
+func TestRenderSandboxChoice(t *testing.T) {
+	settings := &render.Renderer{}
+	cfg := &config{cacheDir: t.TempDir() + "/repos"}
+
+	t.Run("no sandbox installed", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		_, err := newSandboxRenderer(cfg, settings, prometheus.NewRegistry())
+		require.Error(t, err)
+		for _, want := range []string{"install runsc", "bubblewrap", "--render-sandbox none", "development only"} {
+			assert.ErrorContains(t, err, want)
+		}
+	})
+	t.Run("none", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		c := *cfg
+		c.render.sandbox.mode = sandbox.ModeNone
+		reg := prometheus.NewRegistry()
+		r, err := newSandboxRenderer(&c, settings, reg)
+		require.NoError(t, err)
+		assert.Same(t, settings, r, "none renders in-process")
+		assertSandboxMetric(t, reg, "none")
+	})
+	t.Run("remote bases need the network", func(t *testing.T) {
+		c := *cfg
+		c.render.sandbox.mode = sandbox.ModeProcess
+		_, err := newSandboxRenderer(&c, &render.Renderer{AllowRemoteBases: true}, prometheus.NewRegistry())
+		assert.ErrorContains(t, err, "--kustomize-allow-remote-bases")
+	})
+	t.Run("default", func(t *testing.T) {
+		want, err := sandbox.DefaultMode()
+		if err != nil {
+			t.Skipf("neither runsc nor bwrap is installed (.ci/run installs both): %v", err)
+		}
+		if _, err := exec.LookPath("prlimit"); err != nil && want == sandbox.ModeProcess {
+			t.Skip("prlimit is not installed")
+		}
+		reg := prometheus.NewRegistry()
+		r, err := newSandboxRenderer(cfg, settings, reg)
+		require.NoError(t, err)
+		require.IsType(t, &sandbox.Renderer{}, r)
+		assert.Equal(t, settings.Version(), r.Version(), "the sandbox does not change the manifest cache key")
+		assertSandboxMetric(t, reg, string(want))
+	})
+}
+
+func assertSandboxMetric(t *testing.T, reg *prometheus.Registry, mode string) {
+	t.Helper()
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	require.Len(t, families, 1)
+	assert.Equal(t, "ferry_render_sandbox_info", families[0].GetName())
+	require.Len(t, families[0].GetMetric(), 1)
+	m := families[0].GetMetric()[0]
+	assert.Equal(t, mode, m.GetLabel()[0].GetValue())
+	assert.Equal(t, 1.0, m.GetGauge().GetValue())
+}
