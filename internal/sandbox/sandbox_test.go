@@ -191,3 +191,23 @@ func TestSandboxTimeoutCleansUp(t *testing.T) {
 		}
 	})
 }
+
+// TestSandboxWritesOnlyTmp: the root and the mounts are read-only, /tmp is
+// writable up to Limits.Tmpfs.
+func TestSandboxWritesOnlyTmp(t *testing.T) {
+	checkout := t.TempDir()
+	forEachSandbox(t, func(t *testing.T, r Runner) {
+		src := Mount{Source: checkout, Target: "/src"}
+		for _, script := range []string{"touch /x", "mkdir /dev/x", "touch /src/x", "touch /usr/x", "head -c 100000000 /dev/zero > /tmp/big"} {
+			if res := shell(t, r, script, src); res.ExitCode == 0 {
+				t.Errorf("%q in the %s sandbox succeeded", script, r.Mode())
+			}
+		}
+		if res := shell(t, r, "head -c 1000000 /dev/zero > /tmp/small && wc -c < /tmp/small", src); res.ExitCode != 0 || strings.TrimSpace(string(res.Stdout)) != "1000000" {
+			t.Errorf("writing 1 MB to /tmp in the %s sandbox: status %d, %q %s", r.Mode(), res.ExitCode, res.Stdout, res.Stderr)
+		}
+		if entries, _ := os.ReadDir(checkout); len(entries) != 0 {
+			t.Errorf("the sandbox wrote %d files into the checkout", len(entries))
+		}
+	})
+}
