@@ -109,7 +109,7 @@ func knownEnv(flags []string) map[string]bool {
 		known[envName(name)] = true
 	}
 	for _, name := range []string{gitsource.EnvToken, gitsource.EnvUsername, gitsource.EnvPassword,
-		gitsource.EnvSSHKeyFile, gitsource.EnvKnownHosts, gitsource.EnvHosts} {
+		gitsource.EnvSSHKeyFile, gitsource.EnvKnownHosts, gitsource.EnvHosts, gitsource.EnvInsecure} {
 		known[name] = true
 	}
 	for _, p := range webhook.Providers {

@@ -35,10 +35,15 @@ const (
 	// empty, go-git's defaults apply ($SSH_KNOWN_HOSTS, ~/.ssh/known_hosts,
 	// /etc/ssh/ssh_known_hosts). Host keys are always checked.
 	EnvKnownHosts = "FERRY_GIT_KNOWN_HOSTS"
-	// EnvHosts is an optional comma-separated list of hosts the credentials
-	// are sent to. Empty means every host, which hands the worker's token to
-	// any repository an Application names: set it in shared installations.
+	// EnvHosts is the comma-separated list of hosts the credentials above
+	// are sent to ("github.com", or "host:port" for one port only). It is
+	// required with any of them: a credential is never sent to a host that
+	// an Application names unless that host was given for it.
 	EnvHosts = "FERRY_GIT_HOSTS"
+	// EnvInsecure ("true") lets the basic-auth credential go over plain
+	// http://. Without it, a fetch from an http:// URL of a listed host
+	// fails rather than send the password in clear.
+	EnvInsecure = "FERRY_GIT_INSECURE"
 )
 
 // EnvAuth is the worker's one set of Git credentials, taken from the
@@ -47,7 +52,8 @@ const (
 type EnvAuth struct {
 	username, password string
 	ssh                *gitssh.PublicKeys
-	hosts              map[string]bool
+	hosts              hostSet
+	insecure           bool
 }
 
 var _ AuthProvider = (*EnvAuth)(nil)
@@ -56,10 +62,27 @@ var _ AuthProvider = (*EnvAuth)(nil)
 func NewEnvAuth() (*EnvAuth, error) { return EnvAuthFrom(os.Getenv) }
 
 // EnvAuthFrom reads the FERRY_GIT_* variables through getenv. It fails when
-// the SSH key or known_hosts file cannot be read, so that a misconfigured
-// worker stops at start rather than at its first fetch.
+// a credential is set without FERRY_GIT_HOSTS, or the SSH key or known_hosts
+// file cannot be read, so that a misconfigured worker stops at start rather
+// than at its first fetch.
 func EnvAuthFrom(getenv func(string) string) (*EnvAuth, error) {
-	a := &EnvAuth{username: getenv(EnvUsername), password: getenv(EnvPassword)}
+	var set []string
+	for _, name := range []string{EnvToken, EnvUsername, EnvPassword, EnvSSHKeyFile} {
+		if getenv(name) != "" {
+			set = append(set, name)
+		}
+	}
+	hosts := parseHosts(getenv(EnvHosts))
+	if len(set) > 0 && len(hosts) == 0 {
+		return nil, fmt.Errorf("git credentials: %s set but %s is empty: set %s to the comma-separated hosts "+
+			"the credential is for (e.g. github.com), so that it is never sent to another host",
+			strings.Join(set, ", "), EnvHosts, EnvHosts)
+	}
+	insecure, err := parseBool(getenv(EnvInsecure))
+	if err != nil {
+		return nil, fmt.Errorf("git credentials: %s=%q: %w; use true or false", EnvInsecure, getenv(EnvInsecure), err)
+	}
+	a := &EnvAuth{username: getenv(EnvUsername), password: getenv(EnvPassword), hosts: hosts, insecure: insecure}
 	if token := getenv(EnvToken); token != "" {
 		a.password = token
 		if a.username == "" {
@@ -80,29 +103,25 @@ func EnvAuthFrom(getenv func(string) string) (*EnvAuth, error) {
 		}
 		a.ssh = keys
 	}
-	for _, h := range strings.Split(getenv(EnvHosts), ",") {
-		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
-			if a.hosts == nil {
-				a.hosts = map[string]bool{}
-			}
-			a.hosts[h] = true
-		}
-	}
 	return a, nil
 }
 
 // Auth returns basic auth for http(s) URLs and the SSH key for SSH URLs, or
 // nil when the URL carries its own credentials, its host is not in
-// FERRY_GIT_HOSTS, or nothing is configured for its scheme.
+// FERRY_GIT_HOSTS, or nothing is configured for its scheme. It fails for an
+// http:// URL of a listed host unless FERRY_GIT_INSECURE is true.
 func (a *EnvAuth) Auth(repoURL string) (transport.AuthMethod, error) {
 	scheme, host, user, hasUserInfo := splitURL(repoURL)
-	if a.hosts != nil && !a.hosts[host] {
+	if !a.hosts.match(repoURL) {
 		return nil, nil
 	}
 	switch scheme {
 	case "http", "https":
 		if hasUserInfo || a.password == "" {
 			return nil, nil
+		}
+		if scheme == "http" && !a.insecure {
+			return nil, &PlainHTTPError{Host: host, Fix: "set " + EnvInsecure + "=true"}
 		}
 		return &githttp.BasicAuth{Username: a.username, Password: a.password}, nil
 	case "ssh":

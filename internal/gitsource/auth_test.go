@@ -28,13 +28,17 @@ func TestEnvAuth(t *testing.T) {
 		wantPass string
 	}{
 		{"nothing configured", nil, "https://h/r.git", "", ""},
-		{"token", map[string]string{EnvToken: "tok"}, "https://h/r.git", "git", "tok"},
-		{"token with user", map[string]string{EnvToken: "tok", EnvUsername: "x-token-auth"}, "https://h/r.git", "x-token-auth", "tok"},
-		{"user and password", map[string]string{EnvUsername: "u", EnvPassword: "p"}, "http://h/r.git", "u", "p"},
-		{"URL credentials win", map[string]string{EnvToken: "tok"}, "https://me:mine@h/r.git", "", ""},
+		{"token", map[string]string{EnvToken: "tok", EnvHosts: "h"}, "https://h/r.git", "git", "tok"},
+		{"token with user", map[string]string{EnvToken: "tok", EnvUsername: "x-token-auth", EnvHosts: "h"}, "https://h/r.git", "x-token-auth", "tok"},
+		{"user and password over insecure http", map[string]string{EnvUsername: "u", EnvPassword: "p", EnvHosts: "h", EnvInsecure: "true"}, "http://h/r.git", "u", "p"},
+		{"URL credentials win", map[string]string{EnvToken: "tok", EnvHosts: "h"}, "https://me:mine@h/r.git", "", ""},
 		{"host allowed", map[string]string{EnvToken: "tok", EnvHosts: "H, other"}, "https://h/r.git", "git", "tok"},
+		{"host allowed on any port", map[string]string{EnvToken: "tok", EnvHosts: "h"}, "https://h:8443/r.git", "git", "tok"},
+		{"host and port allowed", map[string]string{EnvToken: "tok", EnvHosts: "h:8443"}, "https://h:8443/r.git", "git", "tok"},
+		{"other port not allowed", map[string]string{EnvToken: "tok", EnvHosts: "h:8443"}, "https://h:9443/r.git", "", ""},
 		{"host not allowed", map[string]string{EnvToken: "tok", EnvHosts: "other"}, "https://h/r.git", "", ""},
-		{"no basic auth over ssh", map[string]string{EnvToken: "tok"}, "git@h:r.git", "", ""},
+		{"suffix is not the host", map[string]string{EnvToken: "tok", EnvHosts: "h"}, "https://evil-h/r.git", "", ""},
+		{"no basic auth over ssh", map[string]string{EnvToken: "tok", EnvHosts: "h"}, "git@h:r.git", "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,7 +65,7 @@ func TestEnvAuth(t *testing.T) {
 }
 
 func TestEnvAuthBadKeyFile(t *testing.T) {
-	_, err := EnvAuthFrom(env(map[string]string{EnvSSHKeyFile: "/nonexistent/key"}))
+	_, err := EnvAuthFrom(env(map[string]string{EnvSSHKeyFile: "/nonexistent/key", EnvHosts: "h"}))
 	if err == nil || !strings.Contains(err.Error(), EnvSSHKeyFile) {
 		t.Fatalf("EnvAuthFrom with a missing key file: %v", err)
 	}
@@ -74,7 +78,8 @@ func TestCredentialsAgainstServer(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("provider", func(t *testing.T) {
-		auth, err := EnvAuthFrom(env(map[string]string{EnvUsername: "robot", EnvToken: "hunter2-token"}))
+		auth, err := EnvAuthFrom(env(map[string]string{EnvUsername: "robot", EnvToken: "hunter2-token",
+			EnvHosts: "127.0.0.1", EnvInsecure: "true"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +155,7 @@ func TestEnvAuthSSH(t *testing.T) {
 	if err := os.WriteFile(knownHosts, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	a, err := EnvAuthFrom(env(map[string]string{EnvSSHKeyFile: keyFile, EnvKnownHosts: knownHosts, EnvToken: "tok"}))
+	a, err := EnvAuthFrom(env(map[string]string{EnvSSHKeyFile: keyFile, EnvKnownHosts: knownHosts, EnvToken: "tok", EnvHosts: "github.com"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,8 +100,8 @@ func isTransportError(err error) bool {
 func withHint(err error) error {
 	switch {
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
-		return fmt.Errorf("%w; give the worker credentials for this repository (%s, or %s and %s; %s for SSH)",
-			err, EnvToken, EnvUsername, EnvPassword, EnvSSHKeyFile)
+		return fmt.Errorf("%w; give the worker credentials for this repository (%s, or %s and %s; %s for SSH; with its host in %s)",
+			err, EnvToken, EnvUsername, EnvPassword, EnvSSHKeyFile, EnvHosts)
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		return fmt.Errorf("%w; check spec.source.repoURL", err)
 	}

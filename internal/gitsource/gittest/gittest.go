@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -31,6 +32,8 @@ type Server struct {
 
 	srv      *httptest.Server
 	listings atomic.Int64
+	authMu   sync.Mutex
+	auths    []string
 }
 
 // NewServer starts a server, stopped when the test ends.
@@ -45,6 +48,11 @@ func NewServer(t testing.TB) *Server {
 		Stderr: io.Discard,
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if a := req.Header.Get("Authorization"); a != "" {
+			s.authMu.Lock()
+			s.auths = append(s.auths, a)
+			s.authMu.Unlock()
+		}
 		if s.User != "" {
 			u, p, ok := req.BasicAuth()
 			if !ok || u != s.User || p != s.Pass {
@@ -64,6 +72,14 @@ func NewServer(t testing.TB) *Server {
 
 // URL is the HTTP URL of repository name (served from Root/name.git).
 func (s *Server) URL(name string) string { return s.srv.URL + "/" + name + ".git" }
+
+// Authorizations is every Authorization header the server received, in
+// order: what a client sent it, whether right or wrong.
+func (s *Server) Authorizations() []string {
+	s.authMu.Lock()
+	defer s.authMu.Unlock()
+	return append([]string(nil), s.auths...)
+}
 
 // Listings is how many ref listings the server sent: one per ls-remote or
 // fetch, counted at the server.
