@@ -33,49 +33,68 @@ var ErrNotOneApplication = errors.New("expected exactly one Application")
 // regions, sync options): call Validate for that, and read defaults through
 // the accessor methods (Source.Revision, Application.PollInterval, ...).
 func Parse(data []byte) (*Application, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var raw []byte
-	var err error
-	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
-		raw, err = oneJSONDocument(data)
-		if err != nil && !errors.Is(err, ErrNotOneApplication) {
-			// Perhaps YAML in flow style ({apiVersion: ...}); if not, the
-			// JSON error is the one that helps.
-			if fromYAML, yerr := oneYAMLDocument(data); yerr == nil {
-				raw, err = fromYAML, nil
-			}
-		}
-	} else {
-		raw, err = oneYAMLDocument(data)
-	}
+	raw, obj, err := readOneObject(data, applicationDoc)
 	if err != nil {
 		return nil, err
-	}
-
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber() // so that the schema check tells 1 from 1.5
-	var generic any
-	if err := dec.Decode(&generic); err != nil {
-		return nil, fmt.Errorf("parse Application: %w", err)
-	}
-	obj, ok := generic.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("parse Application: %w: found %s at the top level; write an object with apiVersion, kind, metadata and spec",
-			ErrNotOneApplication, describeJSON(generic))
 	}
 	if err := checkKind(obj); err != nil {
 		return nil, err
 	}
-	if errs := checkFields(obj, reflect.TypeFor[Application](), ""); len(errs) > 0 {
+	if errs := appSchema.check(obj, reflect.TypeFor[Application](), ""); len(errs) > 0 {
 		return nil, &ValidationError{App: nameOf(obj), Errors: errs}
 	}
 	var a Application
 	if err := json.Unmarshal(raw, &a); err != nil {
-		// checkFields has matched every value to its field's type, so this is
-		// a bug in the schema walk rather than in the user's file.
+		// The schema walk has matched every value to its field's type, so
+		// this is a bug in the walk rather than in the user's file.
 		return nil, fmt.Errorf("parse Application %q: %w", nameOf(obj), err)
 	}
 	return &a, nil
+}
+
+// docKind is what a file is read as: its kind for messages, and the error
+// wrapped when it holds no or several objects.
+type docKind struct {
+	noun      string
+	errNotOne error
+}
+
+var applicationDoc = docKind{noun: Kind, errNotOne: ErrNotOneApplication}
+
+// readOneObject reads exactly one JSON or YAML object and returns it as
+// JSON and decoded, with numbers kept as json.Number so that the schema walk
+// tells 1 from 1.5.
+func readOneObject(data []byte, dk docKind) ([]byte, map[string]any, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var raw []byte
+	var err error
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+		raw, err = oneJSONDocument(data, dk)
+		if err != nil && !errors.Is(err, dk.errNotOne) {
+			// Perhaps YAML in flow style ({apiVersion: ...}); if not, the
+			// JSON error is the one that helps.
+			if fromYAML, yerr := oneYAMLDocument(data, dk); yerr == nil {
+				raw, err = fromYAML, nil
+			}
+		}
+	} else {
+		raw, err = oneYAMLDocument(data, dk)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var generic any
+	if err := dec.Decode(&generic); err != nil {
+		return nil, nil, fmt.Errorf("parse %s: %w", dk.noun, err)
+	}
+	obj, ok := generic.(map[string]any)
+	if !ok {
+		return nil, nil, fmt.Errorf("parse %s: %w: found %s at the top level; write an object with apiVersion, kind, metadata and spec",
+			dk.noun, dk.errNotOne, describeJSON(generic))
+	}
+	return raw, obj, nil
 }
 
 // checkKind refuses Lists and other kinds before the field walk, which would
@@ -95,6 +114,10 @@ func checkKind(obj map[string]any) error {
 		return &ValidationError{App: nameOf(obj), Errors: []FieldError{{Field: "kind",
 			Message: "ApplicationSet is not supported: generate the Applications it would produce and apply each one"}}}
 	}
+	if kind == ProjectKind {
+		return &ValidationError{Kind: ProjectKind, App: nameOf(obj), Errors: []FieldError{{Field: "kind",
+			Message: "an AppProject is not an Application: apply it with `ferry project apply -f FILE`"}}}
+	}
 	if kind != "" && kind != Kind {
 		return &ValidationError{App: nameOf(obj), Errors: []FieldError{{Field: "kind",
 			Message: fmt.Sprintf("found %s (%s), not an Application: Ferry reads %s %s resources only", kind, apiVersion, APIVersion, Kind)}}}
@@ -112,41 +135,41 @@ func nameOf(obj map[string]any) string {
 }
 
 // oneJSONDocument returns data if it is exactly one JSON value.
-func oneJSONDocument(data []byte) ([]byte, error) {
+func oneJSONDocument(data []byte, dk docKind) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var first json.RawMessage
 	if err := dec.Decode(&first); err != nil {
-		return nil, jsonSyntaxError(data, dec, err)
+		return nil, jsonSyntaxError(data, dec, err, dk)
 	}
 	var next json.RawMessage
 	switch err := dec.Decode(&next); {
 	case err == io.EOF:
 	case err != nil:
-		return nil, jsonSyntaxError(data, dec, err)
+		return nil, jsonSyntaxError(data, dec, err, dk)
 	default:
-		return nil, fmt.Errorf("parse Application: %w: found several JSON values; Ferry reads one Application per file: write each to a file of its own",
-			ErrNotOneApplication)
+		return nil, fmt.Errorf("parse %s: %w: found several JSON values; Ferry reads one %s per file: write each to a file of its own",
+			dk.noun, dk.errNotOne, dk.noun)
 	}
 	if bytes.HasPrefix(bytes.TrimSpace(first), []byte("[")) {
 		var items []any
 		_ = json.Unmarshal(first, &items)
-		return nil, fmt.Errorf("parse Application: %w: found a JSON array of %d objects; Ferry reads one Application per file: write each item to a file of its own",
-			ErrNotOneApplication, len(items))
+		return nil, fmt.Errorf("parse %s: %w: found a JSON array of %d objects; Ferry reads one %s per file: write each item to a file of its own",
+			dk.noun, dk.errNotOne, len(items), dk.noun)
 	}
 	return first, nil
 }
 
-func jsonSyntaxError(data []byte, dec *json.Decoder, err error) error {
+func jsonSyntaxError(data []byte, dec *json.Decoder, err error, dk docKind) error {
 	offset := dec.InputOffset()
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
 		offset = syn.Offset
 	}
 	if errors.Is(err, io.EOF) {
-		return fmt.Errorf("parse Application: %w: the input is empty", ErrNotOneApplication)
+		return fmt.Errorf("parse %s: %w: the input is empty", dk.noun, dk.errNotOne)
 	}
 	line := 1 + bytes.Count(data[:min(int(offset), len(data))], []byte("\n"))
-	return fmt.Errorf("parse Application: JSON syntax error on line %d: %v: fix the file", line, err)
+	return fmt.Errorf("parse %s: JSON syntax error on line %d: %v: fix the file", dk.noun, line, err)
 }
 
 // yamlDocument is one document of a YAML stream and the line it starts on.
@@ -185,7 +208,7 @@ var yamlLineRE = regexp.MustCompile(`line (\d+): ?(.*)`)
 
 // oneYAMLDocument converts a YAML stream holding exactly one non-empty
 // document to JSON.
-func oneYAMLDocument(data []byte) ([]byte, error) {
+func oneYAMLDocument(data []byte, dk docKind) ([]byte, error) {
 	var found []int
 	var out []byte
 	for _, doc := range splitYAML(data) {
@@ -194,9 +217,9 @@ func oneYAMLDocument(data []byte) ([]byte, error) {
 			msg := err.Error()
 			if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 				n, _ := strconv.Atoi(m[1])
-				return nil, fmt.Errorf("parse Application: YAML syntax error on line %d: %s: fix the file", doc.line+n-1, m[2])
+				return nil, fmt.Errorf("parse %s: YAML syntax error on line %d: %s: fix the file", dk.noun, doc.line+n-1, m[2])
 			}
-			return nil, fmt.Errorf("parse Application: YAML syntax error in the document starting on line %d: %s: fix the file", doc.line, msg)
+			return nil, fmt.Errorf("parse %s: YAML syntax error in the document starting on line %d: %s: fix the file", dk.noun, doc.line, msg)
 		}
 		if string(bytes.TrimSpace(j)) == "null" {
 			continue // empty, or comments only
@@ -206,7 +229,7 @@ func oneYAMLDocument(data []byte) ([]byte, error) {
 	}
 	switch len(found) {
 	case 0:
-		return nil, fmt.Errorf("parse Application: %w: the input holds no YAML document", ErrNotOneApplication)
+		return nil, fmt.Errorf("parse %s: %w: the input holds no YAML document", dk.noun, dk.errNotOne)
 	case 1:
 		return out, nil
 	}
@@ -214,8 +237,8 @@ func oneYAMLDocument(data []byte) ([]byte, error) {
 	for i, l := range found {
 		lines[i] = strconv.Itoa(l)
 	}
-	return nil, fmt.Errorf("parse Application: %w: found %d YAML documents (starting on lines %s); Ferry reads one Application per file: write each to a file of its own",
-		ErrNotOneApplication, len(found), strings.Join(lines, ", "))
+	return nil, fmt.Errorf("parse %s: %w: found %d YAML documents (starting on lines %s); Ferry reads one %s per file: write each to a file of its own",
+		dk.noun, dk.errNotOne, len(found), strings.Join(lines, ", "), dk.noun)
 }
 
 func describeJSON(v any) string {

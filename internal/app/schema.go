@@ -72,12 +72,23 @@ func supportedFieldsOf(parent string) string {
 
 var indexRE = regexp.MustCompile(`\[[^\]]*\]`)
 
-// checkFields matches a decoded JSON value against the Go type it will be
+// schema is what the field walk knows of one kind beyond its Go type.
+type schema struct {
+	// noun names the kind in "unknown field" messages.
+	noun string
+	// unsupported returns the message for a field Argo CD has and Ferry
+	// does not implement, given its path without list indexes.
+	unsupported func(schemaPath string) (string, bool)
+}
+
+var appSchema = schema{noun: Kind, unsupported: unsupportedMessage}
+
+// check matches a decoded JSON value against the Go type it will be
 // decoded into, and reports every unknown or unsupported field and every
 // value of the wrong type. encoding/json would stop at the first problem,
 // would not name the path of an unknown field, and matches keys without
 // regard to case; Kubernetes does not.
-func checkFields(v any, t reflect.Type, path string) []FieldError {
+func (s schema) check(v any, t reflect.Type, path string) []FieldError {
 	if v == nil {
 		return nil // null is the zero value, as in Kubernetes
 	}
@@ -98,16 +109,16 @@ func checkFields(v any, t reflect.Type, path string) []FieldError {
 			if serverWrittenFields[schemaPath] {
 				continue
 			}
-			if msg, ok := unsupportedMessage(schemaPath); ok {
+			if msg, ok := s.unsupported(schemaPath); ok {
 				errs = append(errs, FieldError{Field: p, Message: msg})
 				continue
 			}
 			f, ok := fields[key]
 			if !ok {
-				errs = append(errs, FieldError{Field: p, Message: unknownFieldMessage(key, fields)})
+				errs = append(errs, FieldError{Field: p, Message: unknownFieldMessage(key, fields, s.noun)})
 				continue
 			}
-			errs = append(errs, checkFields(obj[key], f.Type, p)...)
+			errs = append(errs, s.check(obj[key], f.Type, p)...)
 		}
 		return errs
 	case reflect.Slice:
@@ -117,7 +128,7 @@ func checkFields(v any, t reflect.Type, path string) []FieldError {
 		}
 		var errs []FieldError
 		for i, item := range list {
-			errs = append(errs, checkFields(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i))...)
+			errs = append(errs, s.check(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i))...)
 		}
 		return errs
 	case reflect.Map:
@@ -130,7 +141,7 @@ func checkFields(v any, t reflect.Type, path string) []FieldError {
 		}
 		var errs []FieldError
 		for _, key := range slices.Sorted(maps.Keys(obj)) {
-			errs = append(errs, checkFields(obj[key], t.Elem(), fmt.Sprintf("%s[%q]", path, key))...)
+			errs = append(errs, s.check(obj[key], t.Elem(), fmt.Sprintf("%s[%q]", path, key))...)
 		}
 		return errs
 	case reflect.String:
@@ -159,7 +170,7 @@ func typeError(path, want string, got any) FieldError {
 	return FieldError{Field: path, Message: fmt.Sprintf("expected %s, got %s", want, describeJSON(got))}
 }
 
-func unknownFieldMessage(key string, fields map[string]reflect.StructField) string {
+func unknownFieldMessage(key string, fields map[string]reflect.StructField, noun string) string {
 	best, bestDist := "", 3
 	for name := range fields {
 		d := editDistance(strings.ToLower(key), strings.ToLower(name))
@@ -170,7 +181,7 @@ func unknownFieldMessage(key string, fields map[string]reflect.StructField) stri
 	if best != "" {
 		return fmt.Sprintf("unknown field: did you mean %q? Fix the spelling (field names are case-sensitive) or remove it", best)
 	}
-	return "unknown field: Ferry reads Argo CD's Application and does not know this one; remove it or fix its spelling"
+	return fmt.Sprintf("unknown field: Ferry reads Argo CD's %s and does not know this one; remove it or fix its spelling", noun)
 }
 
 // jsonFields maps the JSON names of t's fields to the fields, flattening

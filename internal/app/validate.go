@@ -42,6 +42,9 @@ func (e FieldError) Error() string { return e.Field + ": " + e.Message }
 // user fixes the file once rather than once per problem. Parse returns it for
 // unknown, unsupported and mistyped fields, Validate for wrong values.
 type ValidationError struct {
+	// Kind is the kind of the object: empty for an Application,
+	// ProjectKind for an AppProject.
+	Kind string `json:"kind,omitempty"`
 	// App is metadata.name, empty when the file has none.
 	App    string       `json:"app"`
 	Errors []FieldError `json:"errors"`
@@ -52,9 +55,13 @@ func (e *ValidationError) Error() string {
 	for i, fe := range e.Errors {
 		parts[i] = fe.Error()
 	}
-	subject := "application (unnamed)"
+	noun := "application"
+	if e.Kind == ProjectKind {
+		noun = "appproject"
+	}
+	subject := noun + " (unnamed)"
 	if e.App != "" {
-		subject = fmt.Sprintf("application %q", e.App)
+		subject = fmt.Sprintf("%s %q", noun, e.App)
 	}
 	return subject + ": " + strings.Join(parts, "; ")
 }

@@ -1,0 +1,234 @@
+package app
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/gobwas/glob"
+)
+
+// The matching below follows Argo CD's AppProject (v2.5 and later, where
+// "!" negation exists), so that a project file means in Ferry what it means
+// there:
+//
+//   - sourceRepos and destinations are gobwas globs; a pattern "!p" matches
+//     what p does not. "*" alone matches everything.
+//   - A repository is allowed when some pattern matches it and no deny
+//     pattern fails to match it. As in Argo CD's code (its docs say
+//     otherwise), a deny pattern that lets a URL through counts as a
+//     match, so a list of deny patterns alone allows everything else. URLs are compared normalised (lower case,
+//     scp-like SSH as ssh, no ".git"), and '*' does not cross '/'.
+//   - A destination is allowed when some entry matches its region (by name,
+//     or by server) and namespace, and no deny entry excludes it.
+//   - Kinds are path.Match globs over group and kind. A cluster-scoped kind
+//     must be in clusterResourceWhitelist (empty: none) and not in
+//     clusterResourceBlacklist; a namespaced kind must be in
+//     namespaceResourceWhitelist (left out: all; empty list: none) and not
+//     in namespaceResourceBlacklist. A blacklist beats a whitelist.
+//
+// Ferry addresses clusters by region, so a destination's server is known
+// only for the in-cluster region (Argo CD's https://kubernetes.default.svc).
+// For any other region a server pattern "*" matches, a deny pattern of a URL
+// ("!https://x") does not exclude it, and any other URL does not match.
+
+func isDenyPattern(p string) bool { return strings.HasPrefix(p, "!") }
+
+// globMatch matches val against an Argo CD pattern.
+func globMatch(pattern, val string, separators ...rune) bool {
+	if isDenyPattern(pattern) {
+		return !globMatchPlain(pattern[1:], val, separators...)
+	}
+	return globMatchPlain(pattern, val, separators...)
+}
+
+func globMatchPlain(pattern, val string, separators ...rune) bool {
+	if pattern == "*" {
+		return true
+	}
+	g, err := glob.Compile(pattern, separators...)
+	if err != nil {
+		return false // ValidateProject refuses such patterns
+	}
+	return g.Match(val)
+}
+
+// PermitsRepo reports whether an app of the project may render from repoURL.
+func (p *AppProject) PermitsRepo(repoURL string) bool {
+	src := normalizeRepoURL(repoURL)
+	matched := false
+	for _, pattern := range p.Spec.SourceRepos {
+		var norm string
+		if isDenyPattern(pattern) {
+			norm = "!" + normalizeRepoURL(pattern[1:])
+		} else {
+			norm = normalizeRepoURL(pattern)
+		}
+		switch ok := globMatch(norm, src, '/'); {
+		case ok:
+			matched = true
+		case isDenyPattern(norm):
+			return false
+		}
+	}
+	return matched
+}
+
+var sshURLRE = regexp.MustCompile(`^(ssh://)?([^/:]*?)@[^@]+$`)
+
+// normalizeRepoURL is Argo CD's NormalizeGitURL: lower case, scp-like
+// git@host:path read as ssh, no ".git", no "ssh://".
+func normalizeRepoURL(repo string) string {
+	repo = strings.ToLower(strings.TrimSpace(repo))
+	if sshURLRE.MatchString(repo) && !strings.HasPrefix(repo, "ssh://") {
+		repo = "ssh://" + strings.Replace(repo, ":", "/", 1)
+	}
+	repo = strings.TrimSuffix(repo, ".git")
+	u, err := url.Parse(repo)
+	if err != nil {
+		return repo
+	}
+	return strings.TrimPrefix(u.String(), "ssh://")
+}
+
+// regionIdentity is how a region is seen by destination patterns.
+type regionIdentity struct {
+	names  []string
+	server string // empty: unknown to Ferry
+}
+
+func identityOf(region, inClusterRegion string) regionIdentity {
+	id := regionIdentity{names: []string{region}}
+	if inClusterRegion != "" && region == inClusterRegion {
+		id.names = append(id.names, InClusterName)
+		id.server = InClusterServer
+	}
+	return id
+}
+
+func (id regionIdentity) nameMatches(pattern string) bool {
+	if pattern == "" {
+		return false
+	}
+	if isDenyPattern(pattern) {
+		for _, n := range id.names {
+			if !globMatch(pattern, n) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, n := range id.names {
+		if globMatch(pattern, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func (id regionIdentity) serverMatches(pattern string) bool {
+	if pattern == "" {
+		return false
+	}
+	if id.server != "" {
+		return globMatch(strings.TrimSuffix(pattern, "/"), id.server)
+	}
+	if isDenyPattern(pattern) {
+		return pattern != "!*"
+	}
+	return pattern == "*"
+}
+
+// PermitsDestination reports whether an app of the project may deploy to
+// namespace of region. inClusterRegion is the region Argo CD's in-cluster
+// destination maps to (ValidateOptions.InClusterRegion).
+func (p *AppProject) PermitsDestination(region, namespace, inClusterRegion string) bool {
+	id := identityOf(region, inClusterRegion)
+	matched, denied := false, false
+	for _, d := range p.Spec.Destinations {
+		nameOK := id.nameMatches(d.Name)
+		serverOK := id.serverMatches(d.Server)
+		nsOK := globMatch(d.Namespace, namespace)
+		switch {
+		case (nameOK || serverOK) && nsOK:
+			matched = true
+		case (!nameOK && isDenyPattern(d.Name)) || (!serverOK && isDenyPattern(d.Server)) || (!nsOK && isDenyPattern(d.Namespace)):
+			denied = true
+		}
+	}
+	return matched && !denied
+}
+
+// PermitsKind reports whether an app of the project may create objects of
+// group and kind; namespaced tells the kind's scope.
+func (p *AppProject) PermitsKind(group, kind string, namespaced bool) bool {
+	if namespaced {
+		white := p.Spec.NamespaceResourceWhitelist
+		allowed := white == nil || inGroupKinds(group, kind, white)
+		return allowed && !inGroupKinds(group, kind, p.Spec.NamespaceResourceBlacklist)
+	}
+	return inGroupKinds(group, kind, p.Spec.ClusterResourceWhitelist) &&
+		!inGroupKinds(group, kind, p.Spec.ClusterResourceBlacklist)
+}
+
+func inGroupKinds(group, kind string, list []GroupKind) bool {
+	for _, gk := range list {
+		if ok, err := path.Match(gk.Kind, kind); !ok || err != nil {
+			continue
+		}
+		if ok, err := path.Match(gk.Group, group); ok && err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// KindRule says which rule of the project refuses a kind, for messages:
+// "clusterResourceBlacklist", "clusterResourceWhitelist" (not in it), ...;
+// empty when the kind is permitted.
+func (p *AppProject) KindRule(group, kind string, namespaced bool) string {
+	switch {
+	case p.PermitsKind(group, kind, namespaced):
+		return ""
+	case namespaced && inGroupKinds(group, kind, p.Spec.NamespaceResourceBlacklist):
+		return "namespaceResourceBlacklist"
+	case namespaced:
+		return "namespaceResourceWhitelist"
+	case inGroupKinds(group, kind, p.Spec.ClusterResourceBlacklist):
+		return "clusterResourceBlacklist"
+	}
+	return "clusterResourceWhitelist"
+}
+
+// ProjectError is an app that its project does not allow something.
+type ProjectError struct {
+	App, Project string
+	// Problems each name what is not allowed, e.g. "destination
+	// eu-west-1/kube-system".
+	Problems []string
+}
+
+func (e *ProjectError) Error() string {
+	return fmt.Sprintf("app %q: project %q does not allow %s: change the app, or have the project's owner allow it (ferry project get %s)",
+		e.App, e.Project, strings.Join(e.Problems, "; nor "), e.Project)
+}
+
+// CheckApplication checks an app's repository and destinations against the
+// project; it returns nil or a *ProjectError listing every problem.
+func (p *AppProject) CheckApplication(a *Application, inClusterRegion string) error {
+	var problems []string
+	if !p.PermitsRepo(a.Spec.Source.RepoURL) {
+		problems = append(problems, fmt.Sprintf("source repository %s (sourceRepos)", a.Spec.Source.RepoURL))
+	}
+	for _, t := range a.Destinations(inClusterRegion) {
+		if !p.PermitsDestination(t.Region, t.Namespace, inClusterRegion) {
+			problems = append(problems, fmt.Sprintf("destination %s/%s (destinations)", t.Region, t.Namespace))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return &ProjectError{App: a.Metadata.Name, Project: p.Metadata.Name, Problems: problems}
+}

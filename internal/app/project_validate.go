@@ -1,0 +1,112 @@
+package app
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/gobwas/glob"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// ValidateProject checks the values of an AppProject that ParseProject has
+// read and returns nil or a *ValidationError (Kind ProjectKind) listing
+// every problem.
+func ValidateProject(p *AppProject) error {
+	if p == nil {
+		return &ValidationError{Kind: ProjectKind, Errors: []FieldError{{Field: "(root)", Message: "no AppProject given"}}}
+	}
+	v := &validator{}
+	v.projectObject(p)
+	for i, r := range p.Spec.SourceRepos {
+		field := fmt.Sprintf("spec.sourceRepos[%d]", i)
+		switch {
+		case strings.TrimSpace(strings.TrimPrefix(r, "!")) == "":
+			v.add(field, "empty: write a repository URL or a glob of them, e.g. https://git.example.com/team-a/*, or '*' for any")
+		default:
+			v.glob(field, normalizeRepoURL(strings.TrimPrefix(r, "!")), '/')
+		}
+	}
+	for i, d := range p.Spec.Destinations {
+		field := fmt.Sprintf("spec.destinations[%d]", i)
+		if d.Name == "" && d.Server == "" {
+			v.add(field+".name", "required: the region (a glob, e.g. us-*, or '*') this destination allows; or set server")
+		}
+		for _, f := range []struct{ name, value string }{{"name", d.Name}, {"server", d.Server}, {"namespace", d.Namespace}} {
+			if f.value != "" {
+				v.glob(field+"."+f.name, strings.TrimPrefix(f.value, "!"))
+			}
+		}
+	}
+	v.groupKinds("spec.clusterResourceWhitelist", p.Spec.ClusterResourceWhitelist)
+	v.groupKinds("spec.clusterResourceBlacklist", p.Spec.ClusterResourceBlacklist)
+	v.groupKinds("spec.namespaceResourceWhitelist", p.Spec.NamespaceResourceWhitelist)
+	v.groupKinds("spec.namespaceResourceBlacklist", p.Spec.NamespaceResourceBlacklist)
+	if len(v.errs) == 0 {
+		return nil
+	}
+	return &ValidationError{Kind: ProjectKind, App: p.Metadata.Name, Errors: v.errs}
+}
+
+func (v *validator) projectObject(p *AppProject) {
+	switch p.APIVersion {
+	case APIVersion:
+	case "":
+		v.add("apiVersion", "required: write apiVersion: %s", APIVersion)
+	default:
+		v.add("apiVersion", "%q is not supported: write apiVersion: %s", p.APIVersion, APIVersion)
+	}
+	if p.Kind != ProjectKind {
+		v.add("kind", "required: write kind: %s", ProjectKind)
+	}
+	md := p.Metadata
+	switch errs := validation.IsDNS1123Subdomain(md.Name); {
+	case md.Name == "":
+		v.add("metadata.name", "required: the project's name, e.g. team-a")
+	case len(errs) > 0:
+		v.add("metadata.name", "%q is not a valid name: %s", md.Name, strings.Join(errs, "; "))
+	case len(md.Name) > MaxNameLength:
+		v.add("metadata.name", "%q is %d characters long: shorten it to at most %d", md.Name, len(md.Name), MaxNameLength)
+	case md.Name == DefaultProject:
+		v.add("metadata.name", "%q is Ferry's built-in project, which allows everything and cannot be changed: give your project another name and set spec.project of its apps to it",
+			DefaultProject)
+	}
+	if md.Namespace != "" {
+		if errs := validation.IsDNS1123Label(md.Namespace); len(errs) > 0 {
+			v.add("metadata.namespace", "%q is not a valid namespace: %s", md.Namespace, strings.Join(errs, "; "))
+		}
+	}
+	v.labels("metadata.labels", md.Labels)
+	for _, k := range sortedKeys(md.Annotations) {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			v.add(fmt.Sprintf("metadata.annotations[%q]", k), "not a valid annotation key: %s", strings.Join(errs, "; "))
+		}
+	}
+	for i, f := range md.Finalizers {
+		// Argo CD's finalizer keeps a project while apps use it; Ferry
+		// always does, so the finalizer asks for nothing more.
+		if f != ResourcesFinalizer {
+			v.add(fmt.Sprintf("metadata.finalizers[%d]", i), "%q is not a finalizer Ferry knows for a project: remove it (Ferry never deletes a project that apps use)", f)
+		}
+	}
+}
+
+func (v *validator) glob(field, pattern string, separators ...rune) {
+	if _, err := glob.Compile(pattern, separators...); err != nil {
+		v.add(field, "%q is not a valid glob (%v): fix the pattern", pattern, err)
+	}
+}
+
+func (v *validator) groupKinds(field string, list []GroupKind) {
+	for i, gk := range list {
+		p := fmt.Sprintf("%s[%d]", field, i)
+		if gk.Kind == "" {
+			v.add(p+".kind", "required: a kind or a glob of kinds, e.g. Deployment or '*'")
+		} else if _, err := path.Match(gk.Kind, ""); err != nil {
+			v.add(p+".kind", "%q is not a valid glob (%v): fix the pattern", gk.Kind, err)
+		}
+		if _, err := path.Match(gk.Group, ""); err != nil {
+			v.add(p+".group", "%q is not a valid glob (%v): fix the pattern", gk.Group, err)
+		}
+	}
+}
