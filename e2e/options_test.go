@@ -54,8 +54,10 @@ func everywhere(greeting string) string {
 // When the base moves, a refresh finds the app's commit unchanged and keeps
 // the cached render; `ferry app refresh --hard` renders again, as Argo CD's
 // hard refresh does, and the automated app syncs what the base now says.
+// A render sandbox has no network, so remote bases need --render-sandbox
+// none (README, "Rendering in a sandbox").
 func TestHardRefreshRendersAgain(t *testing.T) {
-	startWorker(t, "--kustomize-allow-remote-bases")
+	startWorker(t, "--kustomize-allow-remote-bases", "--render-sandbox", "none")
 	base := newRepo(t, "hard-base")
 	base.write(map[string]string{"base/kustomization.yaml": "resources:\n- cm.yaml\n", "base/cm.yaml": greetingConfigMap("v1")})
 	base.commitAndPush("base v1")

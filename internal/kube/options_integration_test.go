@@ -163,7 +163,7 @@ func TestBadSyncOptionsAnnotation(t *testing.T) {
 	_, err := e.apply([]*unstructured.Unstructured{configMap("ok", nil, nil), withOptions(configMap("bad", nil, nil), "Prune=maybe")}, nil)
 	require.Error(t, err)
 	assert.True(t, kube.IsInvalid(err))
-	assert.Contains(t, err.Error(), "ConfigMap/"+e.ns+"/bad: read sync options: ")
+	assert.Contains(t, err.Error(), "ConfigMap/"+e.ns+`/bad: read options: annotation argocd.argoproj.io/sync-options: sync option "Prune=maybe"`)
 	assert.False(t, e.exists(configMaps, "ok"))
 }
 
