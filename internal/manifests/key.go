@@ -12,8 +12,10 @@ import (
 	"github.com/ferry-gitops/ferry/internal/render"
 )
 
-// keyFormat is bumped when the key's encoding changes.
-const keyFormat = 1
+// keyFormat is bumped when the key's encoding or the entries under it
+// change, so that older entries are never read: 2 since entries are sealed
+// (Sealer).
+const keyFormat = 2
 
 // keyInput is everything a render depends on. Its JSON encoding is
 // canonical: struct fields keep their order and maps are sorted by key.

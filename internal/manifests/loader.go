@@ -54,6 +54,10 @@ type Loader struct {
 	Repos Checkouter
 	// Cache holds encoded sets; nil means no cache.
 	Cache Cache
+	// Sealer authenticates every entry put in Cache and checks every entry
+	// read from it (an entry that fails is a miss); nil stores entries as
+	// they are, for a cache no one else can write.
+	Sealer *Sealer
 	// Renderer renders checked-out sources with the worker's settings
 	// (limits, Helm capabilities, remote Kustomize bases), in the worker's
 	// process or in a sandbox; nil means the zero render.Renderer. Its
@@ -246,9 +250,7 @@ func (l *Loader) loadShared(ctx context.Context, req Request, key string) (any, 
 			return nil, err
 		}
 		if typ == render.SourceTypeHelm {
-			if l.Cache != nil {
-				l.Cache.Put(ctx, key, perAppMarker())
-			}
+			l.put(ctx, key, perAppMarker(), false)
 			return perApp{}, nil
 		}
 	}
@@ -290,9 +292,7 @@ func (l *Loader) render(ctx context.Context, req Request, dir, key string) (*Loa
 	if err != nil {
 		return nil, fmt.Errorf("load manifests of %s at %s: %w", gitsource.RedactURL(req.RepoURL), req.SHA, err)
 	}
-	if l.Cache != nil {
-		l.Cache.Put(ctx, key, payload)
-	}
+	l.put(ctx, key, payload, holdsSecret(sorted))
 	return &Loaded{Digest: digest, Objects: sorted, Count: len(sorted), SourceType: res.SourceType}, nil
 }
 
@@ -306,12 +306,31 @@ func (l *Loader) get(ctx context.Context, key string, hard bool) (*Loaded, heade
 	if !ok {
 		return nil, header{}, false
 	}
+	if l.Sealer != nil {
+		var err error
+		if payload, err = l.Sealer.Open(key, payload); err != nil {
+			l.logger().WarnContext(ctx, "manifest cache: entry failed verification, rendering from git", "key", key, "err", err)
+			return nil, header{}, false
+		}
+	}
 	objs, h, err := decode(payload)
 	if err != nil {
 		l.logger().WarnContext(ctx, "manifest cache: unreadable entry, rendering again", "key", key, "err", err)
 		return nil, header{}, false
 	}
 	return &Loaded{Digest: h.Digest, Objects: objs, Count: len(objs), SourceType: h.SourceType, CacheHit: true}, h, true
+}
+
+// put stores an encoded set, sealed when the Loader has a Sealer (and
+// encrypted when it holds a Secret).
+func (l *Loader) put(ctx context.Context, key string, payload []byte, secret bool) {
+	if l.Cache == nil {
+		return
+	}
+	if l.Sealer != nil {
+		payload = l.Sealer.Seal(key, payload, secret)
+	}
+	l.Cache.Put(ctx, key, payload)
 }
 
 func (l *Loader) renderer() SourceRenderer {
