@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -65,6 +66,8 @@ func (g *gvisor) Run(ctx context.Context, spec Spec) (*Result, error) {
 	defer cancel()
 	cmd := exec.CommandContext(rctx, g.runsc, "--root", g.root, "--platform=ptrace", "--network=none",
 		"run", "--bundle", bundle, id)
+	// A worker that dies takes its sandboxes with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
 	cmd.Stdin = bytes.NewReader(spec.Stdin)
 	stdout := &boundedBuffer{max: l.Stdout, over: cancel}

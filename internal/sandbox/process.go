@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -76,6 +77,8 @@ func (p *process) Run(ctx context.Context, spec Spec) (*Result, error) {
 	cmd := exec.CommandContext(rctx, p.prlimit, args...)
 	// prlimit and bwrap themselves hold only the sandbox's environment
 	// too: bwrap's own process is PID 1 inside, and its environ readable.
+	// A worker that dies takes its sandboxes with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Env = spec.Env
 	cmd.Stdin = bytes.NewReader(spec.Stdin)
 	stdout := &boundedBuffer{max: l.Stdout, over: cancel}

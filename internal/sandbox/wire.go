@@ -61,12 +61,21 @@ type wireError struct {
 	Reason string `json:"reason,omitempty"`
 	Verb   string `json:"verb,omitempty"`
 	Tool   string `json:"tool,omitempty"`
+	Flag   string `json:"flag,omitempty"`
 	Cause  string `json:"cause,omitempty"`
+	// Text is the whole message, for an error that wraps the typed one.
+	Text string `json:"text"`
 }
 
 // encodeError gives err's wire form; errors that are not render's own
 // keep only their message, and stay retryable.
 func encodeError(err error) *wireError {
+	e := typedError(err)
+	e.Text = err.Error()
+	return e
+}
+
+func typedError(err error) *wireError {
 	var (
 		parse       *render.ParseError
 		limit       *render.LimitError
@@ -79,7 +88,7 @@ func encodeError(err error) *wireError {
 	case errors.As(err, &parse):
 		return &wireError{Kind: kindParse, File: parse.File, Line: parse.Line, Doc: parse.Doc, Msg: parse.Msg, Cause: causeOf(parse.Err)}
 	case errors.As(err, &limit):
-		return &wireError{Kind: kindLimit, Path: limit.Path, What: limit.What, Limit: limit.Limit}
+		return &wireError{Kind: kindLimit, Path: limit.Path, What: limit.What, Limit: limit.Limit, Flag: limit.Flag}
 	case errors.As(err, &unsupported):
 		return &wireError{Kind: kindUnsupported, Path: unsupported.Path, What: unsupported.What, Reason: unsupported.Reason, Verb: unsupported.Verb}
 	case errors.As(err, &source):
@@ -95,6 +104,23 @@ func encodeError(err error) *wireError {
 // decode gives the render error e stands for, with the same message as
 // the one the renderer process had.
 func (e *wireError) decode() error {
+	err := e.typed()
+	if e.Text != "" && e.Text != err.Error() {
+		return &wrapped{text: e.Text, err: err}
+	}
+	return err
+}
+
+// wrapped is a typed render error inside a message that adds to it.
+type wrapped struct {
+	text string
+	err  error
+}
+
+func (w *wrapped) Error() string { return w.text }
+func (w *wrapped) Unwrap() error { return w.err }
+
+func (e *wireError) typed() error {
 	cause := func() error {
 		if e.Cause == "" {
 			return nil
@@ -105,7 +131,7 @@ func (e *wireError) decode() error {
 	case kindParse:
 		return &render.ParseError{File: e.File, Line: e.Line, Doc: e.Doc, Msg: e.Msg, Err: cause()}
 	case kindLimit:
-		return &render.LimitError{Path: e.Path, What: e.What, Limit: e.Limit}
+		return &render.LimitError{Path: e.Path, What: e.What, Limit: e.Limit, Flag: e.Flag}
 	case kindUnsupported:
 		return &render.UnsupportedError{Path: e.Path, What: e.What, Reason: e.Reason, Verb: e.Verb}
 	case kindSource:
