@@ -146,4 +146,8 @@ fi
 for c in redis-server git; do
   command -v "$c" >/dev/null || { log "$c is missing: install it (apt-get install -y redis-server git)"; exit 1; }
 done
+# Workers render in a sandbox (README, "Rendering in a sandbox"): gVisor, or bwrap.
+if ! command -v runsc >/dev/null && ! command -v bwrap >/dev/null; then
+  log "no render sandbox: install gVisor's runsc, or bubblewrap (apt-get install -y runsc bubblewrap)"; exit 1
+fi
 echo "$bin"
