@@ -73,6 +73,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	c.render.memory = defaultRenderMemory
 	fs.Var(&c.render.sandbox, "render-sandbox", "how renders are isolated: `MODE` gvisor (runsc), process (bwrap) or none (in the worker's process, for development only) (default: gvisor where runsc is on PATH, else process where bwrap is)")
 	fs.Var(&c.render.memory, "render-memory", "the memory `SIZE` of one sandboxed render, e.g. 512Mi or 2Gi")
+	fs.StringVar(&c.render.pluginDir, "plugin-dir", "", "`DIR` of config-management plugins (Argo CD's ConfigManagementPlugin files, *.yaml); its bin/ is on their PATH in the sandbox; empty: none")
 	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
 		fmt.Sprintf("after `N` reconciles an app workflow continues as new (0: %d); keep it equal on every control worker", workflows.DefaultMaxReconciles))
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "the `DURATION` running activities get to finish on SIGTERM")

@@ -21,6 +21,7 @@ type renderFlags struct {
 	timeout          time.Duration
 	sandbox          sandboxFlag
 	memory           bytesFlag
+	pluginDir        string
 }
 
 // newLoader builds the Git clone cache, the manifest cache and the loader
@@ -52,6 +53,9 @@ func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gits
 		Limits:           limits,
 		AllowRemoteBases: cfg.render.allowRemoteBases,
 		Capabilities:     render.Capabilities{KubeVersion: cfg.render.kubeVersion, APIVersions: splitList(cfg.render.apiVersions)},
+	}
+	if settings.Plugins, err = loadPlugins(cfg); err != nil {
+		return nil, nil, err
 	}
 	renderer, err := newSandboxRenderer(cfg, settings, reg)
 	if err != nil {

@@ -49,6 +49,10 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 	}, []string{"mode"})
 	reg.MustRegister(info)
 	info.WithLabelValues(string(mode)).Set(1)
+	if mode == sandbox.ModeNone && len(settings.Plugins) > 0 {
+		return nil, fmt.Errorf("--plugin-dir %s: config-management plugins run only in a render sandbox, and --render-sandbox is none; "+
+			"choose gvisor or process, or drop --plugin-dir", cfg.render.pluginDir)
+	}
 	if mode == sandbox.ModeNone {
 		slog.Warn("render sandbox: none, for development only: renders run in the worker's own process, " +
 			"where a commit can exhaust the worker's memory or read its environment and files")
@@ -72,7 +76,7 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 		memory = defaultRenderMemory
 	}
 	r := &sandbox.Renderer{Runner: runner, Binary: self, Settings: settings,
-		Limits: sandbox.Limits{Memory: memory}, MemoryFlag: memoryFlagName}
+		Limits: sandbox.Limits{Memory: memory}, MemoryFlag: memoryFlagName, PluginDir: cfg.render.pluginDir}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now()

@@ -83,11 +83,8 @@ func TestArgoCDExampleApps(t *testing.T) {
 		seen++
 		a, err := Parse(doc.text)
 		name := nameInDocument(doc.text)
-		if plugins[name] {
-			// Config management plugins are not supported yet: refused,
-			// naming the field.
-			assertFieldErrors(t, err, []string{"spec.source.plugin"})
-			continue
+		if err == nil && plugins[name] != (a.Spec.Source.Plugin != nil) {
+			t.Errorf("%s: spec.source.plugin = %+v, want it set only for the plugin apps", name, a.Spec.Source.Plugin)
 		}
 		if err != nil {
 			t.Errorf("%s: Parse: %v", name, err)

@@ -21,9 +21,10 @@ var invalidFixtures = map[string]struct {
 	notOne   bool     // wraps ErrNotOneApplication
 }{
 	// Refused by Parse.
-	"invalid-sources":                    {fields: []string{"spec.sources"}, contains: []string{"use spec.source"}},
-	"invalid-chart":                      {fields: []string{"spec.source.chart"}, contains: []string{"put the chart in Git"}},
-	"invalid-plugin":                     {fields: []string{"spec.source.plugin"}},
+	"invalid-sources": {fields: []string{"spec.sources"}, contains: []string{"use spec.source"}},
+	"invalid-chart":   {fields: []string{"spec.source.chart"}, contains: []string{"put the chart in Git"}},
+	"invalid-plugin": {fields: []string{"spec.source.plugin.env[0].name", "spec.source.plugin.env[1].name",
+		"spec.source.plugin.parameters[0]", "spec.source.plugin.parameters[1]"}},
 	"invalid-revision-history-limit":     {fields: []string{"spec.revisionHistoryLimit"}},
 	"invalid-info":                       {fields: []string{"spec.info"}},
 	"invalid-managed-namespace-metadata": {fields: []string{"spec.syncPolicy.managedNamespaceMetadata"}},

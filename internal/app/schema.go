@@ -19,7 +19,6 @@ var unsupportedFields = map[string]string{
 	"operation":                 "starts a sync in Argo CD; with Ferry, remove it and run `ferry app sync NAME`",
 	"spec.sources":              "multiple sources are not supported yet; use spec.source",
 	"spec.source.chart":         "Helm charts from a Helm repository are not supported yet; put the chart in Git and point spec.source.path at it",
-	"spec.source.plugin":        "config management plugins are not supported yet; commit the rendered manifests, or use a directory, Kustomize or Helm source",
 	"spec.source.ref":           "source references only work with spec.sources, which is not supported yet; remove it",
 	"spec.source.name":          "source names only work with spec.sources, which is not supported yet; remove it",
 	"spec.revisionHistoryLimit": "not supported yet: Ferry keeps the last 10 deployments; remove the field",

@@ -49,6 +49,10 @@ type Source struct {
 	Directory      *DirectorySource `json:"directory,omitempty"`
 	Kustomize      *KustomizeSource `json:"kustomize,omitempty"`
 	Helm           *HelmSource      `json:"helm,omitempty"`
+	// Plugin renders the path with a config-management plugin of the
+	// worker's --plugin-dir: the one it names, or the one whose discover
+	// matches when it names none.
+	Plugin *PluginSource `json:"plugin,omitempty"`
 }
 
 type DirectorySource struct {

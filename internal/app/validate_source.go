@@ -44,6 +44,10 @@ func (v *validator) source(s *Source) {
 		tools = append(tools, "helm")
 		v.helm(s.Path, s.Helm)
 	}
+	if s.Plugin != nil {
+		tools = append(tools, "plugin")
+		v.plugin(s.Plugin)
+	}
 	if len(tools) > 1 {
 		v.add("spec.source", "sets %s: a source is rendered by one tool, so keep only one of them", strings.Join(tools, " and "))
 	}

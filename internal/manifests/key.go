@@ -27,7 +27,10 @@ type keyInput struct {
 	Directory *app.DirectorySource `json:"directory"`
 	Kustomize *app.KustomizeSource `json:"kustomize"`
 	Helm      *app.HelmSource      `json:"helm"`
-	Renderer  string               `json:"renderer"`
+	// Plugin is left out when nil, so that keys of other sources stay
+	// what they were.
+	Plugin   *app.PluginSource `json:"plugin,omitempty"`
+	Renderer string            `json:"renderer"`
 	// Release is set only in keys of Helm renders (HelmKey).
 	Release *helmRelease `json:"release,omitempty"`
 }
@@ -78,6 +81,7 @@ func key(repoURL, sha string, src app.Source, rendererVersion string, rel *helmR
 		Directory: src.Directory,
 		Kustomize: src.Kustomize,
 		Helm:      src.Helm,
+		Plugin:    src.Plugin,
 		Renderer:  rendererVersion,
 		Release:   rel,
 	})

@@ -154,7 +154,7 @@ func (l *Loader) loadApp(ctx context.Context, req Request) (*Loaded, error) {
 	helmKey := HelmKey(req.RepoURL, sha, req.Source, version, render.Options{AppName: req.App, Namespace: req.Namespace})
 	if !render.PerApp(req.Source) {
 		key := Key(req.RepoURL, sha, req.Source, version)
-		v, err := l.flight(ctx, flightKey(req, key), func(ctx context.Context) (any, error) { return l.loadShared(ctx, req, key) })
+		v, err := l.flight(ctx, flightKey(req, key), func(ctx context.Context) (any, error) { return l.loadShared(ctx, req, key, helmKey) })
 		if err != nil {
 			return nil, err
 		}
@@ -232,7 +232,11 @@ func (l *Loader) version() string {
 
 // loadShared loads a source that is not explicitly Helm under key: from
 // the cache, or by rendering it, unless it turns out to be a chart.
-func (l *Loader) loadShared(ctx context.Context, req Request, key string) (any, error) {
+//
+// A source that SourceType could not tell is per app (a plugin that only
+// its find.command discovers, in the sandbox) renders for req's app: its
+// set goes under perAppKey and key gets the per-app marker.
+func (l *Loader) loadShared(ctx context.Context, req Request, key, perAppKey string) (any, error) {
 	if got, h, ok := l.get(ctx, key, req.Hard); ok {
 		if h.PerApp {
 			return perApp{}, nil
@@ -249,12 +253,12 @@ func (l *Loader) loadShared(ctx context.Context, req Request, key string) (any, 
 		if err != nil {
 			return nil, err
 		}
-		if typ == render.SourceTypeHelm {
+		if render.PerAppType(typ) {
 			l.put(ctx, key, perAppMarker(), false)
 			return perApp{}, nil
 		}
 	}
-	return l.render(ctx, req, dir, key)
+	return l.render(ctx, req, dir, key, perAppKey)
 }
 
 // loadOne loads one release of a chart under key.
@@ -267,11 +271,13 @@ func (l *Loader) loadOne(ctx context.Context, req Request, key string) (any, err
 		return nil, err
 	}
 	defer release()
-	return l.render(ctx, req, dir, key)
+	return l.render(ctx, req, dir, key, "")
 }
 
-// render renders the checkout and fills the cache under key.
-func (l *Loader) render(ctx context.Context, req Request, dir, key string) (*Loaded, error) {
+// render renders the checkout and fills the cache under key, or, when
+// perAppKey is set and the source turned out to render per app, under
+// perAppKey with the per-app marker under key.
+func (l *Loader) render(ctx context.Context, req Request, dir, key, perAppKey string) (*Loaded, error) {
 	renderFn := l.Render
 	if renderFn == nil {
 		renderFn = l.renderer().Render
@@ -291,6 +297,10 @@ func (l *Loader) render(ctx context.Context, req Request, dir, key string) (*Loa
 	payload, digest, sorted, err := encode(res.Objects, res.SourceType)
 	if err != nil {
 		return nil, fmt.Errorf("load manifests of %s at %s: %w", gitsource.RedactURL(req.RepoURL), req.SHA, err)
+	}
+	if perAppKey != "" && render.PerAppType(res.SourceType) {
+		l.put(ctx, key, perAppMarker(), false)
+		key = perAppKey
 	}
 	l.put(ctx, key, payload, holdsSecret(sorted))
 	return &Loaded{Digest: digest, Objects: sorted, Count: len(sorted), SourceType: res.SourceType}, nil

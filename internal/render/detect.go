@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,19 +14,20 @@ var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Ku
 
 // target is an app path resolved for rendering.
 type target struct {
-	root     string // the repository root, symlinks resolved
-	appPath  string // clean, relative, slash-separated; "." for the root
-	dir      string // the app directory, symlinks resolved, inside root
-	typ      string // SourceType*
-	reason   string // why typ: "found kustomization.yaml", "spec.source sets it"
-	kustFile string // for Kustomize: the kustomization file's name in dir
+	root     string  // the repository root, symlinks resolved
+	appPath  string  // clean, relative, slash-separated; "." for the root
+	dir      string  // the app directory, symlinks resolved, inside root
+	typ      string  // SourceType*
+	reason   string  // why typ: "found kustomization.yaml", "spec.source sets it"
+	kustFile string  // for Kustomize: the kustomization file's name in dir
+	plugin   *Plugin // for Plugin: the plugin that renders it
 }
 
 // SourceType tells how Render would render src from the checkout at root,
 // without rendering it: Argo CD's detection, or the type an explicit
 // spec.source section names.
 func (r *Renderer) SourceType(root string, src app.Source) (string, error) {
-	t, err := r.detect(root, src)
+	t, err := r.detect(context.Background(), root, src, Options{})
 	if err != nil {
 		return "", err
 	}
@@ -41,7 +43,12 @@ func (r *Renderer) SourceType(root string, src app.Source) (string, error) {
 // directory section on a Kustomize or Helm source must exclude the file that
 // makes it one (otherwise the kustomization or Chart.yaml would be sent to
 // the cluster as a manifest, or fail to parse as one).
-func (r *Renderer) detect(root string, src app.Source) (*target, error) {
+//
+// Config-management plugins come first, as in Argo CD: a plugin section
+// chooses a plugin (see pickPlugin), and a source with no section at all
+// is a plugin's when a plugin's discover matches it, before any
+// kustomization or Chart.yaml is looked for.
+func (r *Renderer) detect(ctx context.Context, root string, src app.Source, opts Options) (*target, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -66,8 +73,18 @@ func (r *Renderer) detect(root string, src app.Source) (*target, error) {
 	if src.Helm != nil {
 		explicit = append(explicit, SourceTypeHelm)
 	}
+	if src.Plugin != nil {
+		explicit = append(explicit, SourceTypePlugin)
+	}
 	if len(explicit) > 1 {
-		return nil, &SourceError{Path: appPath, Msg: "spec.source sets more than one of directory, kustomize and helm; keep the one that matches the path"}
+		return nil, &SourceError{Path: appPath, Msg: "spec.source sets more than one of directory, kustomize and helm (or plugin); keep the one that matches the path"}
+	}
+	if len(explicit) == 0 || src.Plugin != nil {
+		p, reason, err := r.pickPlugin(ctx, t, src, opts)
+		if err != nil || p != nil {
+			t.typ, t.reason, t.plugin = SourceTypePlugin, reason, p
+			return t, err
+		}
 	}
 
 	for _, name := range kustomizationFiles {

@@ -193,10 +193,11 @@ func BuildEnv(src app.Source, opts Options) map[string]string {
 
 // PerApp reports whether src renders differently for each Application
 // (and so cannot share one rendered set): a Helm source, whose release name
-// and namespace are the app's, or Jsonnet variables that name the build
+// and namespace are the app's, a plugin source, whose environment names
+// the app, or Jsonnet variables that name the build
 // environment.
 func PerApp(src app.Source) bool {
-	if src.Helm != nil {
+	if src.Helm != nil || src.Plugin != nil {
 		return true
 	}
 	if d := src.Directory; d != nil && d.Jsonnet != nil {
@@ -207,4 +208,10 @@ func PerApp(src app.Source) bool {
 		}
 	}
 	return false
+}
+
+// PerAppType reports whether sources rendered as typ (a SourceType*) render
+// per Application: charts, and plugins found by discovery.
+func PerAppType(typ string) bool {
+	return typ == SourceTypeHelm || typ == SourceTypePlugin
 }

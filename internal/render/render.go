@@ -97,6 +97,14 @@ type Renderer struct {
 	// render then reads nothing but the checkout. Remote bases make a
 	// render depend on more than the commit, so pin their refs.
 	AllowRemoteBases bool
+	// Plugins are the config-management plugins of the worker's
+	// --plugin-dir, sorted by FullName (LoadPlugins). Their names and
+	// digests are part of Version.
+	Plugins []*Plugin
+	// RunPlugins lets Render run plugins' commands: set only where the
+	// renderer itself runs in a sandbox (sandbox.Serve). Without it a
+	// plugin source is refused, and discovery by find.command is skipped.
+	RunPlugins bool
 }
 
 var defaultRenderer Renderer
@@ -123,7 +131,7 @@ func Directory(root, path string, opts *app.DirectorySource) ([]*unstructured.Un
 // never written to, and the same tree, source, options and Renderer give
 // the same objects.
 func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts Options) (*Result, error) {
-	t, err := r.detect(root, src)
+	t, err := r.detect(ctx, root, src, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +141,8 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 		objs, err = r.kustomize(ctx, t, src.Kustomize)
 	case SourceTypeHelm:
 		objs, err = r.helm(ctx, t, src.Helm, opts)
+	case SourceTypePlugin:
+		objs, err = r.plugin(ctx, t, src, opts)
 	default:
 		objs, err = r.directory(ctx, root, src, opts)
 	}

@@ -75,18 +75,30 @@ func libraryName(modPath string) string {
 // output: Capabilities that differ from the defaults. Workers that share a
 // manifest cache must agree on it, and do when they run the same binary with
 // the same settings.
+//
+// Plugins change output too, and what a source without a section is
+// (discovery): each plugin's full name and the digest of its definition
+// are in it, so a changed plugin renders again.
 func (r *Renderer) Version() string {
+	v := Version
 	caps := r.Capabilities.normalized()
-	if caps.isDefault() {
-		return Version
+	if !caps.isDefault() {
+		h := sha256.New()
+		h.Write([]byte(caps.KubeVersion))
+		for _, v := range caps.APIVersions {
+			h.Write([]byte{0})
+			h.Write([]byte(v))
+		}
+		v += " capabilities/" + hex.EncodeToString(h.Sum(nil))[:16]
 	}
-	h := sha256.New()
-	h.Write([]byte(caps.KubeVersion))
-	for _, v := range caps.APIVersions {
-		h.Write([]byte{0})
-		h.Write([]byte(v))
+	if len(r.Plugins) > 0 {
+		h := sha256.New()
+		for _, p := range r.Plugins {
+			h.Write([]byte(p.FullName() + "\x00" + p.Digest() + "\x00"))
+		}
+		v += " plugins/" + hex.EncodeToString(h.Sum(nil))[:16]
 	}
-	return Version + " capabilities/" + hex.EncodeToString(h.Sum(nil))[:16]
+	return v
 }
 
 func sortedUnique(in []string) []string {

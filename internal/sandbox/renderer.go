@@ -23,6 +23,9 @@ import (
 const (
 	// CheckoutDir is where the checkout of the one app is mounted.
 	CheckoutDir = "/src"
+	// PluginDir is where the worker's --plugin-dir is mounted when it has
+	// plugins; its bin/ is first on the plugins' PATH.
+	PluginDir = "/ferry/plugins"
 	// binaryPath is where the renderer's executable is mounted.
 	binaryPath = "/ferry/ferry-worker"
 )
@@ -55,6 +58,9 @@ type Renderer struct {
 	// MemoryFlag names the setting that raises Limits.Memory in errors,
 	// e.g. "--render-memory".
 	MemoryFlag string
+	// PluginDir is the host directory of Settings.Plugins, mounted
+	// read-only at PluginDir; "" mounts none.
+	PluginDir string
 }
 
 // Version is Settings' Version: the sandbox does not change the output.
@@ -90,7 +96,7 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	body, err := json.Marshal(request{
 		Root: CheckoutDir, Source: src, Options: opts,
 		Limits: settings.Limits, Capabilities: settings.Capabilities, AllowRemoteBases: settings.AllowRemoteBases,
-		Memory: limits.Memory,
+		Plugins: settings.Plugins, Memory: limits.Memory,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("render %s: encode the request: %w", appPath, err)
@@ -142,10 +148,14 @@ func (r *Renderer) run(ctx context.Context, checkout string, body []byte, limits
 	if r.Runner == nil || r.Binary == "" {
 		return nil, errors.New("sandbox.Renderer needs a Runner and a Binary")
 	}
-	mounts := append(SystemMounts(), Mount{Source: r.Binary, Target: binaryPath}, Mount{Source: checkout, Target: CheckoutDir})
+	mounts, path := SystemMounts(), "/usr/bin:/bin"
+	if len(r.settings().Plugins) > 0 {
+		mounts, path = r.pluginMounts()
+	}
+	mounts = append(mounts, Mount{Source: r.Binary, Target: binaryPath}, Mount{Source: checkout, Target: CheckoutDir})
 	return r.Runner.Run(ctx, Spec{
 		Args:   []string{binaryPath, RenderArg},
-		Env:    []string{"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp"},
+		Env:    []string{"PATH=" + path, "HOME=/tmp", "TMPDIR=/tmp"},
 		Dir:    "/tmp",
 		Mounts: mounts,
 		Stdin:  body,

@@ -48,7 +48,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 }
 
 func renderResponse(ctx context.Context, req request) response {
-	r := &render.Renderer{Limits: req.Limits, Capabilities: req.Capabilities, AllowRemoteBases: req.AllowRemoteBases}
+	r := &render.Renderer{Limits: req.Limits, Capabilities: req.Capabilities, AllowRemoteBases: req.AllowRemoteBases,
+		Plugins: req.Plugins, RunPlugins: true}
 	res, err := r.Render(ctx, req.Root, req.Source, req.Options)
 	if err != nil {
 		return response{Error: encodeError(err)}

@@ -20,6 +20,9 @@ type request struct {
 	Limits           render.Limits       `json:"limits"`
 	Capabilities     render.Capabilities `json:"capabilities"`
 	AllowRemoteBases bool                `json:"allowRemoteBases,omitempty"`
+	// Plugins are the worker's config-management plugins; the renderer
+	// process runs them (render.Renderer.RunPlugins).
+	Plugins []*render.Plugin `json:"plugins,omitempty"`
 	// Memory is the sandbox's memory limit: the renderer's Go runtime
 	// collects garbage harder as it nears it.
 	Memory int64 `json:"memory,omitempty"`

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/ferry-gitops/ferry/internal/render"
+)
+
+// loadPlugins reads --plugin-dir's ConfigManagementPlugin files; a bad
+// file stops the worker with every problem, each naming the file and the
+// field.
+func loadPlugins(cfg *config) ([]*render.Plugin, error) {
+	if cfg.render.pluginDir == "" {
+		return nil, nil
+	}
+	plugins, err := render.LoadPlugins(cfg.render.pluginDir)
+	if err != nil {
+		return nil, fmt.Errorf("--plugin-dir %s: %w", cfg.render.pluginDir, err)
+	}
+	names := make([]string, len(plugins))
+	for i, p := range plugins {
+		names[i] = p.FullName()
+	}
+	slog.Info("config-management plugins", "dir", cfg.render.pluginDir, "plugins", strings.Join(names, ","))
+	return plugins, nil
+}
