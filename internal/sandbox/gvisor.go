@@ -89,8 +89,9 @@ func (g *gvisor) Run(ctx context.Context, spec Spec) (*Result, error) {
 	// picks another of runsc's processes, ends the run without a word on
 	// stdout or stderr. Nothing else does that when ctx has not ended and
 	// stdout did not overflow: the command's own failures say something.
+	// A command that gets ENOMEM near the limit says so, as under bwrap.
 	silent := len(res.Stdout) == 0 && len(res.Stderr) == 0
-	res.OutOfMemory = !stdout.overflow && (code == 128+9 || code != 0 && silent)
+	res.OutOfMemory = !stdout.overflow && (code == 128+9 || code != 0 && (silent || saysOutOfMemory(res.Stderr)))
 	return res, nil
 }
 

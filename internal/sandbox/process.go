@@ -98,12 +98,16 @@ func (p *process) Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, fmt.Errorf("sandbox: bwrap could not make the sandbox (%s); the kernel or the container the worker runs in may forbid user namespaces: allow them, or choose another --render-sandbox", msg)
 	}
 	if code != 0 {
-		// A Go program under RLIMIT_DATA dies with "runtime: out of
-		// memory", a C one reports ENOMEM.
-		low := strings.ToLower(string(res.Stderr))
-		res.OutOfMemory = strings.Contains(low, "out of memory") || strings.Contains(low, "cannot allocate memory")
+		res.OutOfMemory = saysOutOfMemory(res.Stderr)
 	}
 	return res, nil
+}
+
+// saysOutOfMemory tells a command that failed to get memory: a Go
+// program dies with "runtime: out of memory", a C one reports ENOMEM.
+func saysOutOfMemory(stderr []byte) bool {
+	low := strings.ToLower(string(stderr))
+	return strings.Contains(low, "out of memory") || strings.Contains(low, "cannot allocate memory")
 }
 
 // bwrapFailure tells bwrap's own setup errors ("bwrap: …", exit status 1)
