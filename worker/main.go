@@ -85,9 +85,11 @@ func run(ctx context.Context, cfg *config) error {
 		})
 		w.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: workflows.ApplicationWorkflow})
 		w.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: workflows.PostSyncWorkflow})
+		w.RegisterWorkflowWithOptions(wf.AppProject, workflow.RegisterOptions{Name: workflows.ProjectWorkflow})
 		validate := app.ValidateOptions{Regions: cfg.regionList(), InClusterRegion: cfg.inClusterRegion}
 		(&activities.Control{Repos: repos, Loader: loader, Validate: validate}).Register(w)
 		(&activities.Children{Client: c}).Register(w)
+		(&activities.Projects{Client: c}).Register(w)
 		workers = append(workers, w)
 	}
 	for _, region := range cfg.regions {

@@ -1,0 +1,28 @@
+package activities
+
+import (
+	"context"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// Projects answers what a project workflow cannot find out itself: which
+// apps use the project. It reads the apps through the Temporal client.
+type Projects struct {
+	Client client.Client
+}
+
+// Register adds the project activities to a worker of the control queue.
+func (p *Projects) Register(w worker.Registry) {
+	w.RegisterActivityWithOptions(p.ProjectApps, activity.RegisterOptions{Name: workflows.ActivityProjectApps})
+}
+
+// ProjectApps lists the running apps whose spec.project names the project.
+func (p *Projects) ProjectApps(ctx context.Context, in workflows.ProjectAppsInput) (workflows.ProjectAppsResult, error) {
+	apps, err := workflows.AppsOfProject(ctx, p.Client, in.Project)
+	return workflows.ProjectAppsResult{Apps: apps}, err
+}

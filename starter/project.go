@@ -1,0 +1,262 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+func newProjectCmd() *cobra.Command {
+	tf := &temporalFlags{}
+	cmd := &cobra.Command{Use: "project", Short: "Create, inspect and delete AppProjects: what the apps of a team may deploy, and where"}
+	tf.register(cmd)
+	cmd.AddCommand(newProjectApplyCmd(tf), newProjectGetCmd(tf), newProjectListCmd(tf), newProjectDeleteCmd(tf))
+	return cmd
+}
+
+func newProjectApplyCmd(tf *temporalFlags) *cobra.Command {
+	var files []string
+	cmd := &cobra.Command{
+		Use:   "apply -f FILE|DIR|- [-f ...]",
+		Short: "Create AppProjects, or update their specs",
+		Long: `Create AppProjects (Argo CD's argoproj.io/v1alpha1 AppProject), or update
+their specs: one AppProject per file. -f takes a file, - for stdin, or a
+directory (its *.yaml, *.yml and *.json files). Every file is read and
+validated first; if any is wrong, nothing is applied.`,
+		Example: `  ferry project apply -f team-a.yaml
+  ferry project apply -f projects/`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			projects, err := collectProjects(files, os.Stdin)
+			if err != nil {
+				return err
+			}
+			c, err := tf.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			for _, p := range projects {
+				if _, err := workflows.ApplyProject(cmd.Context(), c, p); err != nil {
+					return projectError(p.Metadata.Name, "apply", err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "project %q applied\n", p.Metadata.Name)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "AppProject YAML or JSON file, directory of them, or - for stdin; repeatable")
+	_ = cmd.MarkFlagRequired("file")
+	return cmd
+}
+
+// collectProjects reads, parses and validates every AppProject -f names
+// before anything is applied, and lists every bad file at once.
+func collectProjects(values []string, stdin io.Reader) ([]*app.AppProject, error) {
+	sources, errs := expandApplySources(values, false)
+	var out []*app.AppProject
+	seen := map[string]string{}
+	for _, src := range sources {
+		p, err := readProject(src, stdin)
+		if err == nil {
+			if prev, dup := seen[p.Metadata.Name]; dup {
+				err = fmt.Errorf("project %q is also in %s: each project comes from one file: delete or rename one of them", p.Metadata.Name, prev)
+			}
+		}
+		if err != nil {
+			errs = append(errs, inputError{source: src, err: err})
+			continue
+		}
+		seen[p.Metadata.Name] = src
+		out = append(out, p)
+	}
+	if len(errs) == 0 {
+		return out, nil
+	}
+	if len(errs) == 1 && len(sources) <= 1 {
+		var unread readError
+		if errors.As(errs[0].err, &unread) {
+			return nil, unread.err
+		}
+		return nil, fmt.Errorf("%s: %w", errs[0].source, errs[0].err)
+	}
+	return nil, &invalidInputsError{files: len(sources), errors: errs}
+}
+
+func readProject(src string, stdin io.Reader) (*app.AppProject, error) {
+	var data []byte
+	var err error
+	if src == "-" {
+		data, err = readAll(stdin)
+	} else if data, err = os.ReadFile(src); err != nil {
+		err = fmt.Errorf("read project: %w", err)
+	}
+	if err != nil {
+		return nil, readError{err}
+	}
+	p, err := app.ParseProject(data)
+	if err != nil {
+		return nil, err
+	}
+	return p, app.ValidateProject(p)
+}
+
+func newProjectGetCmd(tf *temporalFlags) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "get NAME",
+		Short: "Show a project's rules",
+		Args:  cobra.ExactArgs(1),
+		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
+			v, err := workflows.GetProject(cmd.Context(), c, args[0])
+			if err != nil {
+				return projectError(args[0], "query", err)
+			}
+			return printProject(cmd.OutOrStdout(), v, output)
+		}),
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml; default: a summary")
+	return cmd
+}
+
+func printProject(out io.Writer, v *workflows.ProjectView, output string) error {
+	switch output {
+	case "json":
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	case "yaml":
+		data, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(data)
+		return err
+	case "":
+	default:
+		return fmt.Errorf("unknown output format %q: use json or yaml", output)
+	}
+	s := v.Spec
+	fmt.Fprintf(out, "Name:         %s\nDescription:  %s\nDigest:       %s\n", v.Metadata.Name, s.Description, v.Digest)
+	fmt.Fprintf(out, "Source repos: %s\n", orNone(strings.Join(s.SourceRepos, ", ")))
+	var dests []string
+	for _, d := range s.Destinations {
+		where := d.Name
+		if where == "" {
+			where = d.Server
+		}
+		dests = append(dests, where+"/"+d.Namespace)
+	}
+	fmt.Fprintf(out, "Destinations: %s\n", orNone(strings.Join(dests, ", ")))
+	fmt.Fprintf(out, "Cluster resources allowed:    %s\n", orNone(groupKinds(s.ClusterResourceWhitelist)))
+	if len(s.ClusterResourceBlacklist) > 0 {
+		fmt.Fprintf(out, "Cluster resources denied:     %s\n", groupKinds(s.ClusterResourceBlacklist))
+	}
+	allowed := groupKinds(s.NamespaceResourceWhitelist)
+	if s.NamespaceResourceWhitelist == nil {
+		allowed = "all"
+	}
+	fmt.Fprintf(out, "Namespaced resources allowed: %s\n", orNone(allowed))
+	if len(s.NamespaceResourceBlacklist) > 0 {
+		fmt.Fprintf(out, "Namespaced resources denied:  %s\n", groupKinds(s.NamespaceResourceBlacklist))
+	}
+	return nil
+}
+
+func groupKinds(list []app.GroupKind) string {
+	parts := make([]string, len(list))
+	for i, gk := range list {
+		parts[i] = gk.Group + "/" + gk.Kind
+		if gk.Group == "" {
+			parts[i] = gk.Kind
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func newProjectListCmd(tf *temporalFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the projects, the built-in default first",
+		Args:  cobra.NoArgs,
+		RunE: tf.run(func(cmd *cobra.Command, c client.Client, _ []string) error {
+			names, err := workflows.ListProjects(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tDESCRIPTION")
+			for _, name := range names {
+				v, err := workflows.GetProject(cmd.Context(), c, name)
+				var nf *workflows.ProjectNotFoundError
+				switch {
+				case errors.As(err, &nf):
+					continue // deleted meanwhile
+				case err != nil:
+					return projectError(name, "query", err)
+				}
+				fmt.Fprintf(tw, "%s\t%s\n", name, strings.TrimSpace(strings.SplitN(v.Spec.Description, "\n", 2)[0]))
+			}
+			return tw.Flush()
+		}),
+	}
+}
+
+func newProjectDeleteCmd(tf *temporalFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete a project; refused while apps use it",
+		Args:  cobra.ExactArgs(1),
+		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
+			if err := workflows.DeleteProject(cmd.Context(), c, args[0]); err != nil {
+				return projectError(args[0], "delete", err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "project %q deleted\n", args[0])
+			return nil
+		}),
+	}
+}
+
+// projectError turns a Temporal error into one a user can act on.
+func projectError(name, doing string, err error) error {
+	var nf *workflows.ProjectNotFoundError
+	if errors.As(err, &nf) {
+		return err
+	}
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return (&workflows.ProjectNotFoundError{Name: name})
+	}
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return fmt.Errorf("project %q: %s refused: %s", name, doing, strings.TrimSpace(appErr.Message()))
+	}
+	var noWorker *workflows.NoWorkerError
+	if errors.As(err, &noWorker) {
+		return err
+	}
+	if msg := err.Error(); strings.HasPrefix(msg, "project ") {
+		return err
+	}
+	return fmt.Errorf("project %q: %s: %w", name, doing, err)
+}

@@ -1,0 +1,109 @@
+package workflows
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+func testProject(repos ...string) *app.AppProject {
+	return &app.AppProject{
+		APIVersion: app.APIVersion, Kind: app.ProjectKind,
+		Metadata: app.ObjectMeta{Name: "team-a"},
+		Spec: app.ProjectSpec{
+			SourceRepos:  repos,
+			Destinations: []app.ProjectDestination{{Name: "us-east-1", Namespace: "team-a"}},
+		},
+	}
+}
+
+func newProjectEnv(t *testing.T, apps func() []string) *testsuite.TestWorkflowEnvironment {
+	var ts testsuite.WorkflowTestSuite
+	env := ts.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(New(Config{}).AppProject, workflow.RegisterOptions{Name: ProjectWorkflow})
+	env.RegisterActivityWithOptions(func(_ context.Context, in ProjectAppsInput) (ProjectAppsResult, error) {
+		require.Equal(t, "team-a", in.Project)
+		return ProjectAppsResult{Apps: apps()}, nil
+	}, activity.RegisterOptions{Name: ActivityProjectApps})
+	return env
+}
+
+func queryProject(t *testing.T, env *testsuite.TestWorkflowEnvironment) ProjectView {
+	t.Helper()
+	res, err := env.QueryWorkflow(QueryProject)
+	require.NoError(t, err)
+	var v ProjectView
+	require.NoError(t, res.Get(&v))
+	return v
+}
+
+// A project holds its spec, takes a new one through the spec update (a bad
+// one is refused by the validator and changes nothing), refuses to be
+// deleted while an app uses it and ends once none does.
+func TestProjectWorkflow(t *testing.T) {
+	inUse := []string{"web"}
+	env := newProjectEnv(t, func() []string { return inUse })
+	first := testProject("https://git.example.com/a.git")
+	second := testProject("https://git.example.com/b.git")
+	step := func(d time.Duration, fn func()) { env.RegisterDelayedCallback(fn, d) }
+
+	step(time.Second, func() {
+		v := queryProject(t, env)
+		require.Equal(t, []string{"https://git.example.com/a.git"}, v.Spec.SourceRepos)
+		require.Equal(t, first.Digest(), v.Digest)
+		raw := json.RawMessage(`{"apiVersion":"argoproj.io/v1alpha1","kind":"AppProject","metadata":{"name":"team-a"},"spec":{"roles":[{"name":"x"}]}}`)
+		env.UpdateWorkflow(UpdateProjectSpec, "bad", &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { require.ErrorContains(t, err, "spec.roles") },
+			OnAccept:   func() { t.Error("a spec with roles was accepted") },
+			OnComplete: func(any, error) {},
+		}, raw)
+		renamed := testProject()
+		renamed.Metadata.Name = "team-b"
+		env.UpdateWorkflow(UpdateProjectSpec, "renamed", &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { require.ErrorContains(t, err, "cannot be renamed") },
+			OnAccept:   func() { t.Error("a renaming spec was accepted") },
+			OnComplete: func(any, error) {},
+		}, renamed)
+		env.UpdateWorkflow(UpdateProjectSpec, "good", &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { t.Errorf("good spec refused: %v", err) },
+			OnAccept:   func() {},
+			OnComplete: func(res any, err error) { require.NoError(t, err) },
+		}, second)
+	})
+	step(2*time.Second, func() {
+		require.Equal(t, second.Digest(), queryProject(t, env).Digest)
+		env.UpdateWorkflow(UpdateProjectDelete, "delete-in-use", &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { t.Errorf("delete rejected: %v", err) },
+			OnAccept:   func() {},
+			OnComplete: func(_ any, err error) { require.ErrorContains(t, err, `project "team-a" is used by 1 app(s): web`) },
+		})
+	})
+	step(3*time.Second, func() {
+		require.False(t, env.IsWorkflowCompleted(), "a project in use was deleted")
+		inUse = nil
+		env.UpdateWorkflow(UpdateProjectDelete, "delete", &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { t.Errorf("delete rejected: %v", err) },
+			OnAccept:   func() {},
+			OnComplete: func(_ any, err error) { require.NoError(t, err) },
+		})
+	})
+	env.ExecuteWorkflow(ProjectWorkflow, first)
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+}
+
+func TestProjectWorkflowRefusesInvalidInput(t *testing.T) {
+	env := newProjectEnv(t, func() []string { return nil })
+	p := testProject("")
+	env.ExecuteWorkflow(ProjectWorkflow, p)
+	require.True(t, env.IsWorkflowCompleted())
+	require.ErrorContains(t, env.GetWorkflowError(), "spec.sourceRepos[0]: empty")
+}
