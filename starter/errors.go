@@ -7,10 +7,19 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 // appError turns a Temporal error into one a user can act on.
 func appError(name, doing string, err error) error {
+	var denied *app.ProjectError
+	if errors.As(err, &denied) {
+		return err
+	}
+	if msg := err.Error(); strings.HasPrefix(msg, fmt.Sprintf("app %q: project ", name)) {
+		return err
+	}
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
 		return fmt.Errorf("app %q not found: create it with ferry app apply -f FILE", name)

@@ -16,11 +16,15 @@ import (
 )
 
 // Apply creates the app's workflow, or sends a running one the new spec:
-// one update-with-start, as `ferry app apply` and an app of apps do. The
+// one update-with-start, as `ferry app apply` and an app of apps do. An app
+// its AppProject does not allow is refused first (CheckAppProject); the
 // update's validator refuses a bad spec before anything changes. The update
 // is answered by a worker of the task queue ferry: when none polls it, Apply
 // returns a *NoWorkerError instead of waiting for one without end.
 func Apply(ctx context.Context, c client.Client, a *app.Application) (View, error) {
+	if err := CheckAppProject(ctx, c, a, ""); err != nil {
+		return View{}, err
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go cancelWithoutWorkers(ctx, c, TaskQueue, cancel)

@@ -158,3 +158,22 @@ func AppsOfProject(ctx context.Context, c client.Client, project string) ([]stri
 	slices.Sort(out)
 	return out, nil
 }
+
+// CheckAppProject refuses an app whose project does not exist or does not
+// allow its repository or destinations; the default project allows all.
+// The region workers check the objects themselves again before a sync.
+func CheckAppProject(ctx context.Context, c client.Client, a *app.Application, inClusterRegion string) error {
+	name := a.ProjectOf()
+	if name == app.DefaultProject {
+		return nil
+	}
+	v, err := GetProject(ctx, c, name)
+	var nf *ProjectNotFoundError
+	if errors.As(err, &nf) {
+		return fmt.Errorf("app %q: %w", a.Metadata.Name, err)
+	}
+	if err != nil {
+		return fmt.Errorf("app %q: read project %q: %w", a.Metadata.Name, name, err)
+	}
+	return v.CheckApplication(a, inClusterRegion)
+}

@@ -1,10 +1,12 @@
 package app
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gobwas/glob"
@@ -145,7 +147,10 @@ func (id regionIdentity) serverMatches(pattern string) bool {
 // namespace of region. inClusterRegion is the region Argo CD's in-cluster
 // destination maps to (ValidateOptions.InClusterRegion).
 func (p *AppProject) PermitsDestination(region, namespace, inClusterRegion string) bool {
-	id := identityOf(region, inClusterRegion)
+	return p.permits(identityOf(region, inClusterRegion), namespace)
+}
+
+func (p *AppProject) permits(id regionIdentity, namespace string) bool {
 	matched, denied := false, false
 	for _, d := range p.Spec.Destinations {
 		nameOK := id.nameMatches(d.Name)
@@ -159,6 +164,21 @@ func (p *AppProject) PermitsDestination(region, namespace, inClusterRegion strin
 		}
 	}
 	return matched && !denied
+}
+
+// identityOfDestination is how an app's destination is seen: also by the
+// in-cluster address it was written with, when the installation names no
+// in-cluster region (the CLI checks before the worker resolves it).
+func identityOfDestination(d Destination, inClusterRegion string) regionIdentity {
+	region := d.region(inClusterRegion)
+	id := identityOf(region, inClusterRegion)
+	if id.server == "" && (isInClusterServer(d.Server) || d.Name == InClusterName) {
+		id.server = InClusterServer
+		if !slices.Contains(id.names, InClusterName) {
+			id.names = append(id.names, InClusterName)
+		}
+	}
+	return id
 }
 
 // PermitsKind reports whether an app of the project may create objects of
@@ -222,9 +242,14 @@ func (p *AppProject) CheckApplication(a *Application, inClusterRegion string) er
 	if !p.PermitsRepo(a.Spec.Source.RepoURL) {
 		problems = append(problems, fmt.Sprintf("source repository %s (sourceRepos)", a.Spec.Source.RepoURL))
 	}
-	for _, t := range a.Destinations(inClusterRegion) {
-		if !p.PermitsDestination(t.Region, t.Namespace, inClusterRegion) {
-			problems = append(problems, fmt.Sprintf("destination %s/%s (destinations)", t.Region, t.Namespace))
+	dests := a.Spec.Destinations
+	if a.Spec.Destination != nil {
+		dests = []Destination{*a.Spec.Destination}
+	}
+	for _, d := range dests {
+		id := identityOfDestination(d, inClusterRegion)
+		if !p.permits(id, d.Namespace) {
+			problems = append(problems, fmt.Sprintf("destination %s/%s (destinations)", cmp.Or(id.names[0], d.Server), d.Namespace))
 		}
 	}
 	if len(problems) == 0 {

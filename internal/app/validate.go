@@ -155,10 +155,11 @@ func (v *validator) object(a *Application) {
 		}
 	}
 	v.finalizers(md.Finalizers)
-	switch a.Spec.Project {
-	case "", "default":
-	default:
-		v.add("spec.project", "projects are not supported yet (Ferry has no AppProject): write project: default or remove the field")
+	if p := a.Spec.Project; p != "" {
+		if errs := validation.IsDNS1123Subdomain(p); len(errs) > 0 || len(p) > MaxNameLength {
+			v.add("spec.project", "%q is not a project name (a DNS name of at most %d characters): write the name of an AppProject (see ferry project list), or default",
+				p, MaxNameLength)
+		}
 	}
 }
 
