@@ -35,6 +35,9 @@ func (r *Region) RunHooks(ctx context.Context, in workflows.RunHooksInput) (work
 	if err != nil {
 		return workflows.RunHooksResult{}, err
 	}
+	if err := r.permitted(ctx, in.Target, in.Namespace, objs); err != nil {
+		return workflows.RunHooksResult{}, err
+	}
 	opts, err := app.ParseSyncOptions(in.SyncOptions)
 	if err != nil {
 		return workflows.RunHooksResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)

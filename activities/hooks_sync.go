@@ -33,6 +33,9 @@ func (r *Region) SyncWithHooks(ctx context.Context, in workflows.SyncInput) (wor
 	if err != nil {
 		return workflows.SyncResult{}, err
 	}
+	if err := r.permitted(ctx, in.Target, in.Namespace, objs); err != nil {
+		return workflows.SyncResult{}, err
+	}
 	all, err := hooks.Of(objs)
 	if err != nil {
 		return workflows.SyncResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)

@@ -28,6 +28,11 @@ type Region struct {
 	// DisableLiveCache keeps the Cluster's informer cache off: every
 	// compare asks the API server, and drift waits for the next poll.
 	DisableLiveCache bool
+	// Projects reads an app's AppProject, whose rules every sync and hook
+	// run is checked against before anything is sent; nil checks nothing.
+	Projects ProjectSource
+	// InClusterRegion is the region Argo CD's in-cluster address maps to.
+	InClusterRegion string
 
 	drift driftSignals
 }
@@ -86,6 +91,9 @@ func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.Sy
 	r.watch(ctx, in.Target.App)
 	objs, err := r.load(ctx, in.Region, in.Target)
 	if err != nil {
+		return workflows.SyncResult{}, err
+	}
+	if err := r.permitted(ctx, in.Target, in.Namespace, objs); err != nil {
 		return workflows.SyncResult{}, err
 	}
 	cmp, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, in.SyncOptions, in.IgnoreDifferences)

@@ -24,12 +24,18 @@ import (
 // `temporal workflow show --output json` writes them.
 func histories(t *testing.T, c client.Client, name string) map[string][]byte {
 	t.Helper()
+	return workflowHistories(t, c, workflows.WorkflowID(name))
+}
+
+// workflowHistories returns every run of the workflow with the ID.
+func workflowHistories(t *testing.T, c client.Client, workflowID string) map[string][]byte {
+	t.Helper()
 	ctx := context.Background()
 	out := map[string][]byte{}
 	var token []byte
 	for {
 		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query: "WorkflowId = '" + workflows.WorkflowID(name) + "'", NextPageToken: token,
+			Query: "WorkflowId = '" + workflowID + "'", NextPageToken: token,
 		})
 		require.NoError(t, err)
 		for _, e := range resp.Executions {
@@ -53,12 +59,18 @@ func histories(t *testing.T, c client.Client, name string) map[string][]byte {
 // recordHistories keeps the app's histories for the replay tests of
 // workflows/ when FERRY_RECORD_HISTORIES is set (make record-histories).
 func recordHistories(t *testing.T, name string) {
+	recordWorkflowHistories(t, workflows.WorkflowID(name), name)
+}
+
+// recordWorkflowHistories keeps the histories of any workflow, in files
+// named after prefix.
+func recordWorkflowHistories(t *testing.T, workflowID, name string) {
 	if os.Getenv("FERRY_RECORD_HISTORIES") == "" {
 		return
 	}
 	dir := filepath.Join("..", "workflows", "testdata", "histories")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	for runID, data := range histories(t, temporalClient(t), name) {
+	for runID, data := range workflowHistories(t, temporalClient(t), workflowID) {
 		// Run IDs begin with their start time: runs started within a minute
 		// share the first 8 characters, and the last ones tell them apart.
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name+"-"+runID[:8]+"-"+runID[len(runID)-4:]+".json"), data, 0o644))

@@ -102,7 +102,8 @@ func run(ctx context.Context, cfg *config) error {
 			return fmt.Errorf("region %s: %w", region, err)
 		}
 		w := worker.New(c, workflows.RegionQueue(region), opts)
-		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader}
+		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader,
+			Projects: &activities.TemporalProjects{Client: c}, InClusterRegion: cfg.inClusterRegion}
 		regionActivities.Register(w)
 		regionActivities.RegisterHooks(w)
 		workers = append(workers, w)

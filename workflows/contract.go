@@ -28,6 +28,9 @@ const (
 	ErrSyncFailed = "SyncFailed"
 	// ErrUnreachable: the region's API server could not be reached.
 	ErrUnreachable = "Unreachable"
+	// ErrProjectDenied: the app's AppProject does not allow some object of
+	// the sync (or its repository) in the region; nothing was applied.
+	ErrProjectDenied = "ProjectDenied"
 )
 
 type ResolveInput struct {

@@ -25,6 +25,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 			wf := New(Config{})
 			r.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: ApplicationWorkflow})
 			r.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: PostSyncWorkflow})
+			r.RegisterWorkflowWithOptions(wf.AppProject, workflow.RegisterOptions{Name: ProjectWorkflow})
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}

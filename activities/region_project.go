@@ -1,0 +1,78 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// ProjectSource tells a region worker the AppProject an app belongs to.
+// The worker asks it itself rather than trusting the activity's input: a
+// Temporal client can schedule a Sync on a region queue directly.
+type ProjectSource interface {
+	AppProject(ctx context.Context, appName string) (*app.AppProject, error)
+}
+
+// TemporalProjects reads an app's spec.project from the app's workflow and
+// the project from its own: the durable state the control plane keeps.
+type TemporalProjects struct {
+	Client client.Client
+}
+
+var _ ProjectSource = (*TemporalProjects)(nil)
+
+func (t *TemporalProjects) AppProject(ctx context.Context, appName string) (*app.AppProject, error) {
+	v, err := workflows.Query(ctx, t.Client, appName)
+	if isNotFound(err) {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"app %q does not run: a region worker applies only what a running app asks for", appName), workflows.ErrProjectDenied, nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("app %q: ask its workflow for its project: %w", appName, err)
+	}
+	pv, err := workflows.GetProject(ctx, t.Client, v.ProjectOf())
+	var nf *workflows.ProjectNotFoundError
+	if errors.As(err, &nf) {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("app %q: %v", appName, err), workflows.ErrProjectDenied, nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("app %q: read project %q: %w", appName, v.ProjectOf(), err)
+	}
+	return &pv.AppProject, nil
+}
+
+// permitted checks the objects a sync or hook run is about to send against
+// the app's project, before the first of them is sent: a violation fails
+// the activity for good, naming each object, the rule and the project.
+func (r *Region) permitted(ctx context.Context, t workflows.Target, namespace string, objs []*unstructured.Unstructured) error {
+	if r.Projects == nil {
+		return nil
+	}
+	p, err := r.Projects.AppProject(ctx, t.App)
+	if err != nil {
+		return err
+	}
+	if p.Metadata.Name == app.DefaultProject {
+		return nil // allows everything
+	}
+	if !p.PermitsRepo(t.Source.RepoURL) {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"app %q: project %q does not allow source repository %s (sourceRepos): nothing of this sync was applied in region %s",
+			t.App, p.Metadata.Name, t.Source.RepoURL, r.Name), workflows.ErrProjectDenied, nil)
+	}
+	placed, err := r.Cluster.Placements(namespace, objs)
+	if err != nil {
+		return classify(err)
+	}
+	if err := p.CheckObjects(t.App, r.Name, r.InClusterRegion, placed); err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrProjectDenied, nil)
+	}
+	return nil
+}

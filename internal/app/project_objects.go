@@ -1,0 +1,80 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+)
+
+// PlacedObject is one object of a sync as the API server would see it: its
+// namespace placed, and its kind's scope as the region serves it.
+type PlacedObject struct {
+	Key ResourceKey
+	// Namespaced is the kind's scope; meaningless when !Known.
+	Namespaced bool
+	// Known is false for a kind the region's API server does not serve
+	// and no CRD of the same sync defines: its scope cannot be checked.
+	Known bool
+}
+
+// ObjectViolation is one object a project does not allow.
+type ObjectViolation struct {
+	Key ResourceKey
+	// Rule is the project field that refuses it: clusterResourceWhitelist,
+	// namespaceResourceBlacklist, destinations, ...
+	Rule   string
+	Reason string
+}
+
+// ObjectsError is a sync refused in a region because its project does not
+// allow some of its objects; nothing of the sync was applied there.
+type ObjectsError struct {
+	App, Project, Region string
+	Violations           []ObjectViolation
+}
+
+func (e *ObjectsError) Error() string {
+	parts := make([]string, len(e.Violations))
+	for i, v := range e.Violations {
+		parts[i] = fmt.Sprintf("%s: %s (%s)", objectName(v.Key), v.Reason, v.Rule)
+	}
+	return fmt.Sprintf("app %q: project %q does not allow %s in region %s: nothing of this sync was applied there: remove them from the app's manifests, or have the project's owner allow them (ferry project get %s)",
+		e.App, e.Project, strings.Join(parts, "; "), e.Region, e.Project)
+}
+
+func objectName(k ResourceKey) string {
+	kind := k.Kind
+	if k.Group != "" {
+		kind += "." + k.Group
+	}
+	if k.Namespace != "" {
+		return kind + " " + k.Namespace + "/" + k.Name
+	}
+	return kind + " " + k.Name
+}
+
+// CheckObjects checks the objects of one sync in region against the
+// project, as Argo CD's IsResourcePermitted does: the kind by its scope's
+// lists, and a namespaced object's namespace by the destinations. It returns
+// nil or an *ObjectsError listing every object refused.
+func (p *AppProject) CheckObjects(appName, region, inClusterRegion string, objs []PlacedObject) error {
+	var out []ObjectViolation
+	id := identityOf(region, inClusterRegion)
+	for _, o := range objs {
+		k := o.Key
+		switch {
+		case !o.Known:
+			out = append(out, ObjectViolation{Key: k, Rule: "clusterResourceWhitelist/namespaceResourceWhitelist",
+				Reason: "its kind is not served by the region's API server, so its scope cannot be checked"})
+		case o.Namespaced && !p.PermitsKind(k.Group, k.Kind, true):
+			out = append(out, ObjectViolation{Key: k, Rule: p.KindRule(k.Group, k.Kind, true), Reason: "namespaced kind " + k.Kind + " is not allowed"})
+		case !o.Namespaced && !p.PermitsKind(k.Group, k.Kind, false):
+			out = append(out, ObjectViolation{Key: k, Rule: p.KindRule(k.Group, k.Kind, false), Reason: "cluster-scoped kind " + k.Kind + " is not allowed"})
+		case o.Namespaced && !p.permits(id, k.Namespace):
+			out = append(out, ObjectViolation{Key: k, Rule: "destinations", Reason: fmt.Sprintf("namespace %s of region %s is not a destination", k.Namespace, region)})
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &ObjectsError{App: appName, Project: p.Metadata.Name, Region: region, Violations: out}
+}
