@@ -17,6 +17,7 @@ import (
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/internal/redisconn"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
@@ -183,8 +184,16 @@ func renderForDiff(ctx context.Context, f *diffFlags, a *app.Application) ([]*un
 		return nil, "", fmt.Errorf("resolve %q of %s: %w", revision, gitsource.RedactURL(src.RepoURL), err)
 	}
 	loader := &manifests.Loader{Repos: repos}
-	if f.redisAddr != "" {
-		loader.Cache = manifests.NewRedis(f.redisAddr, 24*time.Hour)
+	// The workers' entries open only with their FERRY_CACHE_KEY; without it
+	// the cache is of no use, and Git is read.
+	if key := os.Getenv(manifests.EnvCacheKey); f.redisAddr != "" && key != "" {
+		sealer, err := manifests.NewSealer([]byte(key))
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", manifests.EnvCacheKey, err)
+		}
+		loader.Sealer = sealer
+		loader.Cache = manifests.NewRedisConn(redisconn.Options{Addr: f.redisAddr,
+			Username: os.Getenv("FERRY_REDIS_USERNAME"), Password: os.Getenv("FERRY_REDIS_PASSWORD")}, 24*time.Hour)
 	}
 	ns := ""
 	if dests := a.Destinations(validateOptions().InClusterRegion); len(dests) > 0 {

@@ -27,6 +27,7 @@ type config struct {
 	knownRegions    string
 	inClusterRegion string
 	redisAddr       string
+	redis           redisFlags
 	cacheDir        string
 	webhookAddr     string
 	metricsAddr     string
@@ -56,6 +57,12 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.knownRegions, "regions", "", "the `REGIONS` apps may target, comma-separated; empty accepts any")
 	fs.StringVar(&c.inClusterRegion, "in-cluster-region", "", "`REGION` that Argo CD's in-cluster destination (server https://kubernetes.default.svc, or name in-cluster) maps to; empty refuses it")
 	fs.StringVar(&c.redisAddr, "redis-addr", "", "`HOST:PORT` of Redis, the manifest cache the workers share; empty: an in-process cache")
+	fs.StringVar(&c.redis.username, "redis-username", "", "Redis ACL `USER` (empty: the default user)")
+	fs.StringVar(&c.redis.password, "redis-password", "", "Redis `PASSWORD`; prefer its environment twin, which ps does not show")
+	fs.BoolVar(&c.redis.tls, "redis-tls", false, "connect to Redis over TLS")
+	fs.StringVar(&c.redis.ca, "redis-tls-ca", "", "PEM CA bundle `FILE` of the Redis server; empty: the system roots")
+	fs.StringVar(&c.redis.cert, "redis-tls-cert", "", "PEM client certificate `FILE` for TLS to Redis")
+	fs.StringVar(&c.redis.key, "redis-tls-key", "", "PEM key `FILE` of --redis-tls-cert")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "`DIR` of the Git clone cache (default: ferry/repos in the user's cache directory)")
 	fs.StringVar(&c.webhookAddr, "webhook-addr", "", "`ADDR` of the Git webhook endpoint POST /api/webhook; empty: off")
 	fs.BoolVar(&c.webhookAllowUnsigned, "webhook-allow-unsigned", false,
@@ -130,6 +137,9 @@ func (c *config) check() error {
 	}
 	if c.render.timeout < 0 {
 		errs = append(errs, fmt.Errorf("--render-timeout %s: give a positive duration, or 0 for the default", c.render.timeout))
+	}
+	if _, err := c.redis.conn(c.redisAddr); err != nil {
+		errs = append(errs, err)
 	}
 	if c.shutdownTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout %s: give a positive duration, or 0 to stop at once", c.shutdownTimeout))

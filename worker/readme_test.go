@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/webhook"
 )
 
@@ -109,7 +110,7 @@ func knownEnv(flags []string) map[string]bool {
 		known[envName(name)] = true
 	}
 	for _, name := range []string{gitsource.EnvToken, gitsource.EnvUsername, gitsource.EnvPassword,
-		gitsource.EnvSSHKeyFile, gitsource.EnvKnownHosts, gitsource.EnvHosts, gitsource.EnvInsecure} {
+		gitsource.EnvSSHKeyFile, gitsource.EnvKnownHosts, gitsource.EnvHosts, gitsource.EnvInsecure, manifests.EnvCacheKey} {
 		known[name] = true
 	}
 	for _, p := range webhook.Providers {

@@ -41,7 +41,11 @@ func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gits
 	}
 	var cache manifests.Cache
 	if cfg.redisAddr != "" {
-		cache = manifests.NewRedis(cfg.redisAddr, 24*time.Hour)
+		conn, err := cfg.redis.conn(cfg.redisAddr)
+		if err != nil {
+			return nil, nil, err
+		}
+		cache = manifests.NewRedisConn(conn, 24*time.Hour)
 	} else {
 		cache = manifests.NewMemory(256<<20, time.Hour)
 	}
@@ -61,7 +65,11 @@ func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gits
 	if err != nil {
 		return nil, nil, err
 	}
-	return &manifests.Loader{Repos: repos, Cache: cache, Renderer: renderer, Observer: m}, repos, nil
+	sealer, err := newSealer(cfg, m.verifyFailures.Inc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &manifests.Loader{Repos: repos, Cache: cache, Sealer: sealer, Renderer: renderer, Observer: m}, repos, nil
 }
 
 // renderMetrics are the Git, cache and render metrics of a worker.
@@ -70,6 +78,8 @@ type renderMetrics struct {
 	gitDuration *prometheus.HistogramVec
 	cache       *prometheus.CounterVec
 	renders     *prometheus.HistogramVec
+	// verifyFailures counts cache entries that failed to open.
+	verifyFailures prometheus.Counter
 }
 
 var _ manifests.Observer = (*renderMetrics)(nil)
@@ -88,8 +98,12 @@ func newRenderMetrics(reg prometheus.Registerer) *renderMetrics {
 		renders: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "ferry_render_duration_seconds", Help: "Duration of renders by tool (Directory, Kustomize, Helm) and result.",
 		}, []string{"tool", "result"}),
+		verifyFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "ferry_manifest_cache_verify_failures_total",
+			Help: "Manifest cache entries that failed authentication (forged, corrupt, or sealed with another FERRY_CACHE_KEY) and were rendered again.",
+		}),
 	}
-	reg.MustRegister(m.gitRequests, m.gitDuration, m.cache, m.renders)
+	reg.MustRegister(m.gitRequests, m.gitDuration, m.cache, m.renders, m.verifyFailures)
 	return m
 }
 

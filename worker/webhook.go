@@ -48,8 +48,14 @@ func startWebhook(ctx context.Context, g *errgroup.Group, cfg *config, c client.
 	var dedupe webhook.Deduper = webhook.NewMemoryDeduper()
 	cleanup := func() {}
 	if cfg.redisAddr != "" {
-		rd := webhook.NewRedisDeduper(cfg.redisAddr)
-		dedupe, cleanup = rd, func() { _ = rd.Close() }
+		// parseFlags checked the settings; a TLS file gone since leaves
+		// deduplication to this process.
+		if conn, err := cfg.redis.conn(cfg.redisAddr); err != nil {
+			slog.Error("webhook dedupe: cannot connect to Redis, deduplicating in this process", "err", err)
+		} else {
+			rd := webhook.NewRedisDeduperConn(conn)
+			dedupe, cleanup = rd, func() { _ = rd.Close() }
+		}
 	}
 	receiver := webhook.NewReceiver(opts, temporalApps{c}, dedupe, webhook.NewMetrics(reg))
 	g.Go(func() error { receiver.Run(ctx); return nil })

@@ -85,6 +85,7 @@ func (e *Env) Environ() []string {
 		"TEMPORAL_ADDRESS="+e.Stack.TemporalAddress,
 		"FERRY_REGIONS="+strings.Join(e.regions(), ","),
 		"KUBECONFIG="+e.Stack.Kubeconfig,
+		"FERRY_CACHE_KEY="+e.Stack.CacheKey,
 	)
 }
 

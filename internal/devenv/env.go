@@ -19,6 +19,7 @@ func (s *Stack) Env() map[string]string {
 		"KUBECONFIG":             s.Kubeconfig,
 		"REDIS_ADDR":             s.RedisAddr,
 		"FERRY_REDIS_ADDR":       s.RedisAddr,
+		"FERRY_CACHE_KEY":        s.CacheKey,
 		"FERRY_GIT_URL":          s.GitURL,
 		"FERRY_TOOLS_BIN":        s.ToolsBin,
 		"FERRY_STATE_DIR":        s.StateDir,

@@ -2,6 +2,7 @@ package devenv
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +45,7 @@ type Stack struct {
 	Regions         []string
 	Kubeconfig      string // DIR/kubeconfig: one context per region, named after it
 	RedisAddr       string
+	CacheKey        string // FERRY_CACHE_KEY of the workers sharing RedisAddr: random per stack
 	GitURL          string // GitURL+"/<name>.git" serves DIR/git/<name>.git
 	LogDir          string // DIR/logs: one <name>.log per process
 	StartDuration   time.Duration
@@ -137,6 +139,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	s.TemporalUIURL = s.temporal.uiURL()
 	redisPort := ports[temporalPortCount]
 	s.RedisAddr = hostPort(redisPort)
+	s.CacheKey = rand.Text()
 
 	if s.git, err = startGitServer(s.StateDir); err != nil {
 		return s, err

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ferry-gitops/ferry/internal/redisconn"
 )
 
 // redisPrefix namespaces Ferry's keys in a Redis shared with others.
@@ -34,9 +36,13 @@ type Redis struct {
 // connect until first used. Timeouts are short: a slow Redis must cost less
 // than a render.
 func NewRedis(addr string, ttl time.Duration) *Redis {
+	return NewRedisConn(redisconn.Options{Addr: addr}, ttl)
+}
+
+// NewRedisConn is NewRedis with a login and TLS.
+func NewRedisConn(conn redisconn.Options, ttl time.Duration) *Redis {
 	return &Redis{
-		client: redis.NewClient(&redis.Options{
-			Addr:               addr,
+		client: redis.NewClient(conn.Apply(&redis.Options{
 			DialTimeout:        time.Second,
 			DialerRetries:      1,
 			DialerRetryTimeout: 50 * time.Millisecond,
@@ -45,7 +51,7 @@ func NewRedis(addr string, ttl time.Duration) *Redis {
 			PoolTimeout:        2 * time.Second,
 			MaxRetries:         -1,
 			DisableIdentity:    true,
-		}),
+		})),
 		ttl:     ttl,
 		log:     slog.Default(),
 		backoff: redisBackoff,

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ferry-gitops/ferry/internal/redisconn"
 )
 
 // Deduper remembers deliveries for a while, so that a provider's retries
@@ -89,11 +91,16 @@ var _ Deduper = (*RedisDeduper)(nil)
 // NewRedisDeduper returns a Deduper on the Redis server at addr
 // ("host:port"); it does not connect until first used.
 func NewRedisDeduper(addr string) *RedisDeduper {
+	return NewRedisDeduperConn(redisconn.Options{Addr: addr})
+}
+
+// NewRedisDeduperConn is NewRedisDeduper with a login and TLS.
+func NewRedisDeduperConn(conn redisconn.Options) *RedisDeduper {
 	return &RedisDeduper{
-		client: redis.NewClient(&redis.Options{
-			Addr: addr, DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
+		client: redis.NewClient(conn.Apply(&redis.Options{
+			DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
 			PoolTimeout: time.Second, MaxRetries: 1, DisableIdentity: true,
-		}),
+		})),
 		fallback: NewMemoryDeduper(),
 		log:      slog.Default(),
 	}
