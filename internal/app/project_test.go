@@ -253,3 +253,43 @@ func TestCheckApplication(t *testing.T) {
 		t.Error("default project refuses a kind")
 	}
 }
+
+func TestCheckObjects(t *testing.T) {
+	p := mustProject(t, `  sourceRepos: ['*']
+  destinations: [{name: us-east-1, namespace: team-a}]
+  namespaceResourceBlacklist: [{group: "", kind: ResourceQuota}]
+`)
+	cm := PlacedObject{Key: ResourceKey{Kind: "ConfigMap", Namespace: "team-a", Name: "settings"}, Namespaced: true, Known: true}
+	if err := p.CheckObjects("web", "us-east-1", "", []PlacedObject{cm}); err != nil {
+		t.Fatalf("allowed object refused: %v", err)
+	}
+	objs := []PlacedObject{
+		cm,
+		{Key: ResourceKey{Kind: "ConfigMap", Namespace: "kube-system", Name: "x"}, Namespaced: true, Known: true},
+		{Key: ResourceKey{Kind: "ResourceQuota", Namespace: "team-a", Name: "q"}, Namespaced: true, Known: true},
+		{Key: ResourceKey{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "admin"}, Known: true},
+		{Key: ResourceKey{Group: "example.com", Kind: "Widget", Namespace: "team-a", Name: "w"}},
+	}
+	err := p.CheckObjects("web", "us-east-1", "", objs)
+	var oe *ObjectsError
+	if !errors.As(err, &oe) {
+		t.Fatalf("err = %v, want an ObjectsError", err)
+	}
+	var rules []string
+	for _, v := range oe.Violations {
+		rules = append(rules, v.Rule)
+	}
+	want := []string{"destinations", "namespaceResourceBlacklist", "clusterResourceWhitelist", "clusterResourceWhitelist/namespaceResourceWhitelist"}
+	if strings.Join(rules, ",") != strings.Join(want, ",") {
+		t.Errorf("rules = %v, want %v", rules, want)
+	}
+	for _, s := range []string{`app "web": project "team-a" does not allow ConfigMap kube-system/x: namespace kube-system of region us-east-1 is not a destination (destinations)`,
+		"ClusterRole.rbac.authorization.k8s.io admin: cluster-scoped kind ClusterRole is not allowed", "in region us-east-1: nothing of this sync was applied there"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error lacks %q:\n%v", s, err)
+		}
+	}
+	if err := p.CheckObjects("web", "eu-west-1", "", []PlacedObject{cm}); err == nil {
+		t.Error("an object in a region the project does not allow was accepted")
+	}
+}
