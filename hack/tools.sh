@@ -18,6 +18,11 @@ FLUX_KUSTOMIZE_VERSION=v1.9.6
 # Module versions they require that the module proxy does not serve, each
 # replaced by the nearest release it does serve (same minor version).
 FLUX_SUBSTITUTES="github.com/fluxcd/pkg/artifact@v0.18.0"
+# The helm and kustomize CLIs config-management plugins run (README,
+# "Config-management plugins"): the releases of the libraries go.mod requires
+# (kustomize v5.8.2 is the CLI of sigs.k8s.io/kustomize/api v0.21.2).
+HELM_VERSION=v3.22.0
+KUSTOMIZE_VERSION=v5.8.2
 
 cache=${FERRY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ferry}/tools
 bin=$cache/bin
@@ -90,6 +95,14 @@ GO
   done
 }
 
+helm_build() {
+  GOBIN=$PWD/.. go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+}
+
+kustomize_build() {
+  GOBIN=$PWD/.. go install "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION"
+}
+
 # flux_build CONTROLLER VERSION: builds github.com/fluxcd/CONTROLLER's main package
 # from a scratch module that requires it. go install refuses a module with replace
 # directives, and a dependency's replaces do not apply, so the scratch module
@@ -121,6 +134,8 @@ build_once "$cache/temporal-$TEMPORAL_VERSION" temporal_build
 build_once "$cache/kwok-$KWOK_VERSION" kwok_build
 build_once "$cache/etcd-$ETCD_VERSION" etcd_build
 build_once "$cache/kube-$KUBE_VERSION" kube_build
+build_once "$cache/helm-$HELM_VERSION" helm_build
+build_once "$cache/kustomize-$KUSTOMIZE_VERSION" kustomize_build
 
 link() { ln -sfn "$1" "$bin/$(basename "$1")"; }
 link "$cache/temporal-$TEMPORAL_VERSION/temporal"
@@ -128,6 +143,8 @@ link "$cache/kwok-$KWOK_VERSION/kwok"
 ln -sfn "$cache/kwok-$KWOK_VERSION/stage" "$bin/kwok-stage"
 link "$cache/etcd-$ETCD_VERSION/etcd"
 for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do link "$cache/kube-$KUBE_VERSION/$c"; done
+link "$cache/helm-$HELM_VERSION/helm"
+link "$cache/kustomize-$KUSTOMIZE_VERSION/kustomize"
 if [ "${1:-}" = flux ]; then
   # The Flux build takes minutes: let the tests' hack/tools.sh go on meanwhile.
   exec 9>&-

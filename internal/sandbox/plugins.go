@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // pluginSystemDirs are the host directories a plugin's commands see, read
@@ -26,11 +27,39 @@ func (r *Renderer) pluginMounts() ([]Mount, string) {
 		}
 	}
 	path := "/usr/local/bin:/usr/bin:/bin"
-	if r.PluginDir != "" {
-		if real, err := filepath.EvalSymlinks(r.PluginDir); err == nil {
-			mounts = append(mounts, Mount{Source: real, Target: PluginDir})
-			path = PluginDir + "/bin:" + path
+	if r.PluginDir == "" {
+		return mounts, path
+	}
+	real, err := filepath.EvalSymlinks(r.PluginDir)
+	if err != nil {
+		return mounts, path
+	}
+	mounts = append(mounts, Mount{Source: real, Target: PluginDir})
+	path = PluginDir + "/bin:" + path
+	// A symlink in bin/ to a program elsewhere (a tools cache) would dangle
+	// in the sandbox: the program it leads to is mounted in toolsDir, next
+	// on PATH.
+	entries, _ := os.ReadDir(filepath.Join(real, "bin"))
+	linked := false
+	for _, e := range entries {
+		if e.Type()&os.ModeSymlink == 0 {
+			continue
 		}
+		target, err := filepath.EvalSymlinks(filepath.Join(real, "bin", e.Name()))
+		if err != nil {
+			continue
+		}
+		if info, err := os.Stat(target); err == nil && info.Mode().IsRegular() {
+			mounts = append(mounts, Mount{Source: target, Target: toolsDir + "/" + e.Name()})
+			linked = true
+		}
+	}
+	if linked {
+		path = PluginDir + "/bin:" + toolsDir + ":" + strings.TrimPrefix(path, PluginDir+"/bin:")
 	}
 	return mounts, path
 }
+
+// toolsDir holds the programs that symlinks in the plugin directory's
+// bin/ lead to.
+const toolsDir = "/ferry/tools"
