@@ -35,7 +35,7 @@ func (r *Region) RunHooks(ctx context.Context, in workflows.RunHooksInput) (work
 	if err != nil {
 		return workflows.RunHooksResult{}, err
 	}
-	if err := r.permitted(ctx, in.Target, in.Namespace, objs); err != nil {
+	if err := r.permitted(ctx, in.Target, in.Namespace, in.SyncOptions, objs); err != nil {
 		return workflows.RunHooksResult{}, err
 	}
 	opts, err := app.ParseSyncOptions(in.SyncOptions)

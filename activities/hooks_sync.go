@@ -33,7 +33,7 @@ func (r *Region) SyncWithHooks(ctx context.Context, in workflows.SyncInput) (wor
 	if err != nil {
 		return workflows.SyncResult{}, err
 	}
-	if err := r.permitted(ctx, in.Target, in.Namespace, objs); err != nil {
+	if err := r.permitted(ctx, in.Target, in.Namespace, in.SyncOptions, objs); err != nil {
 		return workflows.SyncResult{}, err
 	}
 	all, err := hooks.Of(objs)

@@ -93,7 +93,7 @@ func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.Sy
 	if err != nil {
 		return workflows.SyncResult{}, err
 	}
-	if err := r.permitted(ctx, in.Target, in.Namespace, objs); err != nil {
+	if err := r.permitted(ctx, in.Target, in.Namespace, in.SyncOptions, objs); err != nil {
 		return workflows.SyncResult{}, err
 	}
 	cmp, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, in.SyncOptions, in.IgnoreDifferences)

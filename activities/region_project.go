@@ -51,7 +51,11 @@ func (t *TemporalProjects) AppProject(ctx context.Context, appName string) (*app
 // permitted checks the objects a sync or hook run is about to send against
 // the app's project, before the first of them is sent: a violation fails
 // the activity for good, naming each object, the rule and the project.
-func (r *Region) permitted(ctx context.Context, t workflows.Target, namespace string, objs []*unstructured.Unstructured) error {
+//
+// With CreateNamespace=true the namespace the sync would create counts as
+// one of its objects (a cluster-scoped Namespace), as in Argo CD, unless the
+// region has it already.
+func (r *Region) permitted(ctx context.Context, t workflows.Target, namespace string, syncOptions []string, objs []*unstructured.Unstructured) error {
 	if r.Projects == nil {
 		return nil
 	}
@@ -70,6 +74,15 @@ func (r *Region) permitted(ctx context.Context, t workflows.Target, namespace st
 	placed, err := r.Cluster.Placements(namespace, objs)
 	if err != nil {
 		return classify(err)
+	}
+	if opts, _ := app.ParseSyncOptions(syncOptions); opts.CreateNamespace && namespace != "" && !p.PermitsKind("", "Namespace", false) {
+		exists, err := r.Cluster.NamespaceExists(ctx, namespace)
+		if err != nil {
+			return classify(err)
+		}
+		if !exists {
+			placed = append(placed, app.PlacedObject{Key: app.ResourceKey{Version: "v1", Kind: "Namespace", Name: namespace}, Known: true})
+		}
 	}
 	if err := p.CheckObjects(t.App, r.Name, r.InClusterRegion, placed); err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrProjectDenied, nil)

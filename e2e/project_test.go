@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -85,12 +86,23 @@ func TestProjectEnforcedInTheRegion(t *testing.T) {
 	require.Error(t, err, out)
 	require.Contains(t, out, `project "team-z" not found`)
 
+	// The project allows no cluster-scoped kind, so no Namespace either: a
+	// sync may not create one (CreateNamespace=true), as in Argo CD.
 	mustFerry(t, "app", "apply", "-f", writeFile(t, projectAppYAML("team-a-web", repo.URL, "us-east-1", "team-a")))
 	c := temporalClient(t)
+	cs := kubeClient(t, "us-east-1")
 	eventually(t, time.Minute, "first compare", func() (bool, string) {
 		v, err := queryView(t, c, "team-a-web")
 		return err == nil && v.Status.Sync.Status == app.SyncStatusOutOfSync, fmt.Sprint(err)
 	})
+	out, err = ferry(t, "app", "sync", "team-a-web", "--wait")
+	require.Error(t, err, "the sync may not create namespace team-a: %s", out)
+	require.Contains(t, lastOp(t, "team-a-web").Message, "Namespace team-a: cluster-scoped kind Namespace is not allowed (clusterResourceWhitelist)")
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}
+	_, err = cs.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{})
+	require.NoError(t, err, "the platform team creates the namespace")
+	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), "team-a", metav1.DeleteOptions{}) })
+
 	out, err = ferry(t, "app", "sync", "team-a-web", "--wait")
 	require.Error(t, err, "the sync fails: %s", out)
 	op := lastOp(t, "team-a-web")
@@ -99,7 +111,6 @@ func TestProjectEnforcedInTheRegion(t *testing.T) {
 		"cluster-scoped kind ClusterRoleBinding is not allowed (clusterResourceWhitelist)", "in region us-east-1", "nothing of this sync was applied"} {
 		require.Contains(t, op.Message, want)
 	}
-	cs := kubeClient(t, "us-east-1")
 	_, err = cs.RbacV1().ClusterRoleBindings().Get(context.Background(), "team-a-takes-over", metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "the ClusterRoleBinding is not in us-east-1: %v", err)
 	_, err = cs.CoreV1().ConfigMaps("team-a").Get(context.Background(), "settings", metav1.GetOptions{})

@@ -118,7 +118,13 @@ var projectUnsupported = map[string]string{
 	"spec.orphanedResources":               "orphaned-resource monitoring is not supported yet: remove the field",
 	"spec.sourceNamespaces":                "Ferry identifies apps by name and reads no Application namespaces: remove the field",
 	"spec.permitOnlyProjectScopedClusters": "project-scoped clusters are not supported: Ferry addresses clusters by region; remove the field",
+	"spec.clusterResourceWhitelist.name":   resourceNameUnsupported,
+	"spec.clusterResourceBlacklist.name":   resourceNameUnsupported,
+	"spec.namespaceResourceWhitelist.name": resourceNameUnsupported,
+	"spec.namespaceResourceBlacklist.name": resourceNameUnsupported,
 }
+
+const resourceNameUnsupported = "matching resources by name is not supported yet: remove the name (the entry then covers every object of its kind: in a whitelist, that allows more) or the entry"
 
 // projectSchema is the field walk of an AppProject.
 var projectSchema = schema{noun: ProjectKind, unsupported: func(p string) (string, bool) {

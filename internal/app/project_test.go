@@ -293,3 +293,10 @@ func TestCheckObjects(t *testing.T) {
 		t.Error("an object in a region the project does not allow was accepted")
 	}
 }
+
+func TestParseProjectRefusesResourceNames(t *testing.T) {
+	_, err := ParseProject([]byte("apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: p}\nspec:\n  clusterResourceWhitelist: [{group: '', kind: Namespace, name: 'team-*'}]\n"))
+	if err == nil || !strings.Contains(err.Error(), "spec.clusterResourceWhitelist[0].name: matching resources by name is not supported yet") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,8 +1,13 @@
 package kube
 
 import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 )
@@ -37,4 +42,17 @@ func (c *Cluster) Placements(defaultNS string, objs []*unstructured.Unstructured
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// NamespaceExists tells whether the region has the namespace: a sync with
+// CreateNamespace=true creates it only when it does not.
+func (c *Cluster) NamespaceExists(ctx context.Context, name string) (bool, error) {
+	_, err := c.dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err):
+		return false, nil
+	}
+	return false, err
 }
