@@ -29,8 +29,11 @@ type keyInput struct {
 	Helm      *app.HelmSource      `json:"helm"`
 	// Plugin is left out when nil, so that keys of other sources stay
 	// what they were.
-	Plugin   *app.PluginSource `json:"plugin,omitempty"`
-	Renderer string            `json:"renderer"`
+	Plugin *app.PluginSource `json:"plugin,omitempty"`
+	// TargetRevision is set only for plugin sources, whose environment
+	// names it (ARGOCD_APP_SOURCE_TARGET_REVISION).
+	TargetRevision string `json:"targetRevision,omitempty"`
+	Renderer       string `json:"renderer"`
 	// Release is set only in keys of Helm renders (HelmKey).
 	Release *helmRelease `json:"release,omitempty"`
 }
@@ -73,7 +76,7 @@ func HelmKey(repoURL, sha string, src app.Source, rendererVersion string, opts r
 }
 
 func key(repoURL, sha string, src app.Source, rendererVersion string, rel *helmRelease) string {
-	b, err := json.Marshal(keyInput{
+	in := keyInput{
 		Format:    keyFormat,
 		Repo:      gitsource.NormalizeURL(repoURL),
 		SHA:       strings.ToLower(strings.TrimSpace(sha)),
@@ -84,7 +87,11 @@ func key(repoURL, sha string, src app.Source, rendererVersion string, rel *helmR
 		Plugin:    src.Plugin,
 		Renderer:  rendererVersion,
 		Release:   rel,
-	})
+	}
+	if src.Plugin != nil {
+		in.TargetRevision = src.TargetRevision
+	}
+	b, err := json.Marshal(in)
 	if err != nil {
 		// Only Helm's ValuesObject can fail (a value JSON cannot hold);
 		// such a source can never render, so any distinct key will do.

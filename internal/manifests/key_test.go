@@ -73,3 +73,28 @@ func TestHelmKey(t *testing.T) {
 		t.Error("an explicit release name and namespace do not make apps share the key")
 	}
 }
+
+func TestPluginKey(t *testing.T) {
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	mint, sage := "mint", "sage"
+	src := func(target string, flavor *string) app.Source {
+		return app.Source{Path: "app", TargetRevision: target, Plugin: &app.PluginSource{Name: "p",
+			Parameters: []app.PluginParameter{{Name: "flavor", String: flavor}}}}
+	}
+	opts := render.Options{AppName: "a", Namespace: "ns"}
+	base := HelmKey("https://git.example.com/r.git", sha, src("main", &mint), "v", opts)
+	for name, other := range map[string]string{
+		"a parameter":        HelmKey("https://git.example.com/r.git", sha, src("main", &sage), "v", opts),
+		"the targetRevision": HelmKey("https://git.example.com/r.git", sha, src("HEAD", &mint), "v", opts),
+		"no plugin section":  HelmKey("https://git.example.com/r.git", sha, app.Source{Path: "app", TargetRevision: "main"}, "v", opts),
+		"the app":            HelmKey("https://git.example.com/r.git", sha, src("main", &mint), "v", render.Options{AppName: "b", Namespace: "ns"}),
+	} {
+		if other == base {
+			t.Errorf("a plugin source's key does not change with %s", name)
+		}
+	}
+	if Key("https://git.example.com/r.git", sha, app.Source{Path: "app", TargetRevision: "main"}, "v") !=
+		Key("https://git.example.com/r.git", sha, app.Source{Path: "app", TargetRevision: "HEAD"}, "v") {
+		t.Error("the targetRevision changes the key of a source that is not a plugin's")
+	}
+}
