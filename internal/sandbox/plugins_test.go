@@ -55,10 +55,24 @@ spec:
     command: [sh, -c, 'echo "connecting with password=hunter2 failed" >&2; exit 3']
 `
 
+// foundPlugin is discovered by a command: a special.txt in the app
+// directory.
+const foundPlugin = `apiVersion: argoproj.io/v1alpha1
+kind: ConfigManagementPlugin
+metadata:
+  name: found
+spec:
+  generate:
+    command: [sh, -c, 'printf "kind: ConfigMap\napiVersion: v1\nmetadata: {name: found}\n"']
+  discover:
+    find:
+      command: [sh, -c, 'test -f special.txt && echo yes']
+`
+
 func pluginRenderer(t *testing.T, r Runner) *Renderer {
 	t.Helper()
 	dir := t.TempDir()
-	for name, body := range map[string]string{"cm.yaml": testPlugin, "fails.yaml": failingPlugin} {
+	for name, body := range map[string]string{"cm.yaml": testPlugin, "fails.yaml": failingPlugin, "found.yaml": foundPlugin} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +92,13 @@ func pluginRepo(t *testing.T) string {
 	if err := os.MkdirAll(filepath.Join(root, "app"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, body := range map[string]string{"app/settings.cm": "x\n", "app/cm.yaml": "not: [a manifest\n"} {
+	for _, dir := range []string{"special", "plain"} {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{"app/settings.cm": "x\n", "app/cm.yaml": "not: [a manifest\n",
+		"special/special.txt": "", "plain/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\n"} {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -131,6 +151,24 @@ func TestPluginRendersInTheSandbox(t *testing.T) {
 		res, err = sr.Render(context.Background(), root, app.Source{Path: "app"}, opts)
 		if err != nil || res.SourceType != render.SourceTypePlugin {
 			t.Fatalf("discovered render: %v, %+v", err, res)
+		}
+
+		// find.command discovery, with no section and with plugin: {}; a
+		// path no plugin discovers stays a directory, and plugin: {} there
+		// is an error.
+		for _, src := range []app.Source{{Path: "special"}, {Path: "special", Plugin: &app.PluginSource{}}} {
+			res, err = sr.Render(context.Background(), root, src, opts)
+			if err != nil || res.SourceType != render.SourceTypePlugin || res.Objects[0].GetName() != "found" {
+				t.Errorf("find.command discovery of %+v: %v, %+v", src, err, res)
+			}
+		}
+		res, err = sr.Render(context.Background(), root, app.Source{Path: "plain"}, opts)
+		if err != nil || res.SourceType != render.SourceTypeDirectory {
+			t.Errorf("a path no plugin discovers: %v, %+v; want a directory", err, res)
+		}
+		_, err = sr.Render(context.Background(), root, app.Source{Path: "plain", Plugin: &app.PluginSource{}}, opts)
+		if err == nil || !strings.Contains(err.Error(), "no plugin's discover matches") {
+			t.Errorf("plugin: {} on a path no plugin discovers: %v", err)
 		}
 
 		// A failing plugin: its status and stderr, the password masked.
