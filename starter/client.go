@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/clienttls"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
@@ -16,6 +19,9 @@ import (
 type temporalFlags struct {
 	address   string
 	namespace string
+	tls       clienttls.Files
+	// tlsOn is TEMPORAL_TLS: TLS with the system roots and no other file.
+	tlsOn bool
 }
 
 func (f *temporalFlags) register(cmd *cobra.Command) {
@@ -23,10 +29,37 @@ func (f *temporalFlags) register(cmd *cobra.Command) {
 		"Temporal frontend host:port (env FERRY_TEMPORAL_ADDRESS or TEMPORAL_ADDRESS)")
 	cmd.PersistentFlags().StringVar(&f.namespace, "namespace", firstEnv("default", "FERRY_NAMESPACE", "TEMPORAL_NAMESPACE"),
 		"Temporal namespace (env FERRY_NAMESPACE or TEMPORAL_NAMESPACE)")
+	// The worker's flags, and the variables the temporal CLI reads (its
+	// older TEMPORAL_TLS_CERT form first, which it lets win, then its
+	// newer names).
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&f.tls.Cert, "temporal-tls-cert", firstEnv("", "FERRY_TEMPORAL_TLS_CERT", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_CLIENT_CERT_PATH"),
+		"PEM client certificate file for TLS to Temporal (env FERRY_TEMPORAL_TLS_CERT, TEMPORAL_TLS_CERT or TEMPORAL_TLS_CLIENT_CERT_PATH)")
+	pf.StringVar(&f.tls.Key, "temporal-tls-key", firstEnv("", "FERRY_TEMPORAL_TLS_KEY", "TEMPORAL_TLS_KEY", "TEMPORAL_TLS_CLIENT_KEY_PATH"),
+		"PEM key file of --temporal-tls-cert (env FERRY_TEMPORAL_TLS_KEY, TEMPORAL_TLS_KEY or TEMPORAL_TLS_CLIENT_KEY_PATH)")
+	pf.StringVar(&f.tls.CA, "temporal-tls-ca", firstEnv("", "FERRY_TEMPORAL_TLS_CA", "TEMPORAL_TLS_CA", "TEMPORAL_TLS_SERVER_CA_CERT_PATH"),
+		"PEM CA bundle file of the Temporal server; empty: the system roots (env FERRY_TEMPORAL_TLS_CA, TEMPORAL_TLS_CA or TEMPORAL_TLS_SERVER_CA_CERT_PATH)")
+	pf.StringVar(&f.tls.ServerName, "temporal-tls-server-name", firstEnv("", "FERRY_TEMPORAL_TLS_SERVER_NAME", "TEMPORAL_TLS_SERVER_NAME"),
+		"name to verify in the server's certificate; empty: the host of --temporal-address (env FERRY_TEMPORAL_TLS_SERVER_NAME or TEMPORAL_TLS_SERVER_NAME)")
+	f.tlsOn, _ = strconv.ParseBool(os.Getenv("TEMPORAL_TLS"))
+}
+
+// tlsConfig is the TLS of the connection to Temporal: on when a TLS flag or
+// variable is set, as the worker's --temporal-tls-* and the temporal CLI.
+func (f *temporalFlags) tlsConfig() (*tls.Config, error) {
+	if !f.tls.Set() && !f.tlsOn {
+		return nil, nil
+	}
+	return f.tls.Config(f.address, "Temporal", "--temporal-tls")
 }
 
 func (f *temporalFlags) dial(ctx context.Context) (client.Client, error) {
-	c, err := client.DialContext(ctx, client.Options{HostPort: f.address, Namespace: f.namespace, Logger: quietLogger{}})
+	tlsConfig, err := f.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.DialContext(ctx, client.Options{HostPort: f.address, Namespace: f.namespace, Logger: quietLogger{},
+		ConnectionOptions: client.ConnectionOptions{TLS: tlsConfig}})
 	if err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w (is the stack up? set TEMPORAL_ADDRESS)", f.address, err)
 	}

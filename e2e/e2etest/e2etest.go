@@ -169,6 +169,15 @@ func (w *Worker) Kill9() {
 	_ = w.cmd.Wait()
 }
 
+// FerryCmd is the ferry CLI with args and the stack's environment, to run
+// as the caller likes.
+func (e *Env) FerryCmd(t testing.TB, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(e.Bin(t, "ferry"), args...)
+	cmd.Env = e.Environ()
+	return cmd
+}
+
 // Ferry runs the ferry CLI and returns its combined output.
 func (e *Env) Ferry(t testing.TB, args ...string) (string, error) {
 	t.Helper()
