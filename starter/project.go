@@ -249,7 +249,11 @@ func projectError(name, doing string, err error) error {
 	}
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
-		return fmt.Errorf("project %q: %s refused: %s", name, doing, strings.TrimSpace(appErr.Message()))
+		msg := strings.TrimSpace(appErr.Message())
+		if strings.HasPrefix(msg, fmt.Sprintf("project %q", name)) || strings.HasPrefix(msg, fmt.Sprintf("appproject %q", name)) {
+			return errors.New(msg) // it names the project already
+		}
+		return fmt.Errorf("project %q: %s refused: %s", name, doing, msg)
 	}
 	var noWorker *workflows.NoWorkerError
 	if errors.As(err, &noWorker) {

@@ -146,7 +146,7 @@ func ParseProject(data []byte) (*AppProject, error) {
 	kind, _ := obj["kind"].(string)
 	if kind != "" && kind != ProjectKind {
 		apiVersion, _ := obj["apiVersion"].(string)
-		return nil, &ValidationError{Kind: ProjectKind, App: nameOf(obj), Errors: []FieldError{{Field: "kind",
+		return nil, &ValidationError{Kind: kind, App: nameOf(obj), Errors: []FieldError{{Field: "kind",
 			Message: fmt.Sprintf("found %s (%s), not an AppProject: apply Applications with `ferry app apply -f FILE`", kind, apiVersion)}}}
 	}
 	dropEmptyUnsupported(obj)

@@ -57,7 +57,7 @@ spec:
 	if err == nil || !strings.HasPrefix(err.Error(), `appproject "team-a": kind:`) || !strings.Contains(err.Error(), "ferry project apply") {
 		t.Errorf("Parse(AppProject) = %v, want an appproject error pointing at ferry project apply", err)
 	}
-	if _, err := ParseProject([]byte(minimalYAML)); err == nil || !strings.Contains(err.Error(), "not an AppProject") {
+	if _, err := ParseProject([]byte(minimalYAML)); err == nil || !strings.HasPrefix(err.Error(), `application "web": kind: found Application`) || !strings.Contains(err.Error(), "not an AppProject") {
 		t.Errorf("ParseProject(Application) = %v", err)
 	}
 	if _, err := ParseProject([]byte("")); !errors.Is(err, ErrNotOneProject) {

@@ -42,8 +42,8 @@ func (e FieldError) Error() string { return e.Field + ": " + e.Message }
 // user fixes the file once rather than once per problem. Parse returns it for
 // unknown, unsupported and mistyped fields, Validate for wrong values.
 type ValidationError struct {
-	// Kind is the kind of the object: empty for an Application,
-	// ProjectKind for an AppProject.
+	// Kind is the kind of the object, named in lower case at the head of
+	// the message (appproject "team-a": ...); empty for an Application.
 	Kind string `json:"kind,omitempty"`
 	// App is metadata.name, empty when the file has none.
 	App    string       `json:"app"`
@@ -56,8 +56,8 @@ func (e *ValidationError) Error() string {
 		parts[i] = fe.Error()
 	}
 	noun := "application"
-	if e.Kind == ProjectKind {
-		noun = "appproject"
+	if e.Kind != "" {
+		noun = strings.ToLower(e.Kind)
 	}
 	subject := noun + " (unnamed)"
 	if e.App != "" {
