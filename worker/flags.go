@@ -28,6 +28,7 @@ type config struct {
 	inClusterRegion string
 	redisAddr       string
 	redis           redisFlags
+	repoCredsDir    string
 	cacheDir        string
 	webhookAddr     string
 	metricsAddr     string
@@ -63,6 +64,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.redis.ca, "redis-tls-ca", "", "PEM CA bundle `FILE` of the Redis server; empty: the system roots")
 	fs.StringVar(&c.redis.cert, "redis-tls-cert", "", "PEM client certificate `FILE` for TLS to Redis")
 	fs.StringVar(&c.redis.key, "redis-tls-key", "", "PEM key `FILE` of --redis-tls-cert")
+	fs.StringVar(&c.repoCredsDir, "repo-creds-dir", "", "`DIR` of YAML files holding Argo CD repository Secrets (secret-type repository or repo-creds); empty: only the FERRY_GIT_* credential")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "`DIR` of the Git clone cache (default: ferry/repos in the user's cache directory)")
 	fs.StringVar(&c.webhookAddr, "webhook-addr", "", "`ADDR` of the Git webhook endpoint POST /api/webhook; empty: off")
 	fs.BoolVar(&c.webhookAllowUnsigned, "webhook-allow-unsigned", false,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,12 +25,30 @@ type renderFlags struct {
 	pluginDir        string
 }
 
+// gitAuth is the worker's Git credentials: the repository Secrets of
+// --repo-creds-dir, then the FERRY_GIT_* credential.
+func gitAuth(cfg *config) (gitsource.AuthProvider, error) {
+	env, err := gitsource.NewEnvAuth()
+	if err != nil {
+		return nil, fmt.Errorf("git credentials: %w", err)
+	}
+	if cfg.repoCredsDir == "" {
+		return env, nil
+	}
+	rc, err := gitsource.LoadRepoCreds(cfg.repoCredsDir, os.Getenv(gitsource.EnvKnownHosts))
+	if err != nil {
+		return nil, fmt.Errorf("--repo-creds-dir %s: %w", cfg.repoCredsDir, err)
+	}
+	rc.Fallback = env
+	return rc, nil
+}
+
 // newLoader builds the Git clone cache, the manifest cache and the loader
 // that ties them together, with their metrics on reg.
 func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gitsource.Repos, error) {
-	auth, err := gitsource.NewEnvAuth()
+	auth, err := gitAuth(cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("git credentials: %w", err)
+		return nil, nil, err
 	}
 	m := newRenderMetrics(reg)
 	opts := gitsource.DefaultOptions(cfg.cacheDir)

@@ -1,0 +1,216 @@
+package gitsource
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
+	corev1 "k8s.io/api/core/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// The label and values of Argo CD's declarative repository Secrets.
+const (
+	SecretTypeLabel     = "argocd.argoproj.io/secret-type"
+	SecretTypeRepo      = "repository"
+	SecretTypeRepoCreds = "repo-creds"
+)
+
+// repoCredFields are the Secret keys read; the others Argo CD knows are
+// refused, so that a credential is never half applied.
+var repoCredFields = map[string]bool{
+	"url": true, "type": true, "name": true, "project": true, "username": true, "password": true,
+	"bearerToken": true, "sshPrivateKey": true, "insecure": true,
+}
+
+// RepoCreds gives the credentials of Argo CD repository Secrets: a
+// "repository" Secret's to its URL only, a "repo-creds" Secret's to the
+// URLs under its prefix (the longest prefix wins, as in Argo CD), and
+// Fallback's (the environment credential) to the rest.
+type RepoCreds struct {
+	repos     []repoCred // by normalised URL
+	templates []repoCred // longest prefix first
+	// Fallback answers for URLs no Secret matches; nil means none.
+	Fallback AuthProvider
+}
+
+var _ AuthProvider = (*RepoCreds)(nil)
+
+type repoCred struct {
+	source             string // file and Secret name, for errors
+	url                string
+	username, password string
+	bearer             string
+	ssh                *gitssh.PublicKeys
+	insecure           bool
+}
+
+// LoadRepoCreds reads every *.yaml and *.yml file of dir (documents that
+// are not Secrets with the secret-type label are skipped) and reports every
+// bad Secret at once. SSH host keys are checked against knownHosts (empty:
+// go-git's defaults).
+func LoadRepoCreds(dir, knownHosts string) (*RepoCreds, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.y*ml"))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("repository credentials: %w", err)
+	}
+	rc := &RepoCreds{}
+	var errs []error
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("repository credentials: %w", err))
+			continue
+		}
+		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for {
+			var s corev1.Secret
+			if err := dec.Decode(&s); err != nil {
+				if !errors.Is(err, io.EOF) {
+					errs = append(errs, fmt.Errorf("repository credentials: %s: %w", f, err))
+				}
+				break
+			}
+			typ := s.Labels[SecretTypeLabel]
+			if s.Kind != "Secret" || (typ != SecretTypeRepo && typ != SecretTypeRepoCreds) {
+				continue
+			}
+			c, err := parseRepoCred(fmt.Sprintf("%s: Secret %q", f, s.Name), &s, knownHosts)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if typ == SecretTypeRepo {
+				rc.repos = append(rc.repos, c)
+			} else {
+				rc.templates = append(rc.templates, c)
+			}
+		}
+	}
+	sort.SliceStable(rc.templates, func(i, j int) bool { return len(rc.templates[i].url) > len(rc.templates[j].url) })
+	return rc, errors.Join(errs...)
+}
+
+func parseRepoCred(source string, s *corev1.Secret, knownHosts string) (repoCred, error) {
+	fields := map[string]string{}
+	for k, v := range s.Data {
+		fields[k] = string(v)
+	}
+	for k, v := range s.StringData {
+		fields[k] = v
+	}
+	var problems []string
+	for k := range fields {
+		if !repoCredFields[k] {
+			problems = append(problems, fmt.Sprintf("field %q is not supported; remove it", k))
+		}
+	}
+	if t := fields["type"]; t != "" && t != "git" {
+		problems = append(problems, fmt.Sprintf("type %q: only git repositories are read here", t))
+	}
+	c := repoCred{source: source, url: strings.TrimSpace(fields["url"]), username: fields["username"],
+		password: fields["password"], bearer: fields["bearerToken"]}
+	if c.url == "" {
+		problems = append(problems, "field url is required")
+	}
+	insecure, err := parseBool(fields["insecure"])
+	if err != nil {
+		problems = append(problems, fmt.Sprintf("insecure %q: write true or false", fields["insecure"]))
+	}
+	c.insecure = insecure
+	if c.bearer != "" && c.password != "" {
+		problems = append(problems, "give password or bearerToken, not both")
+	}
+	if key := fields["sshPrivateKey"]; key != "" {
+		keys, err := gitssh.NewPublicKeys(gitssh.DefaultUsername, []byte(key), "")
+		if err != nil {
+			problems = append(problems, "sshPrivateKey: not an unencrypted PEM private key")
+		} else {
+			if knownHosts != "" {
+				if keys.HostKeyCallback, err = gitssh.NewKnownHostsCallback(knownHosts); err != nil {
+					problems = append(problems, fmt.Sprintf("known hosts %s: %v", knownHosts, err))
+				}
+			}
+			c.ssh = keys
+		}
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return c, fmt.Errorf("repository credentials: %s: %s", source, strings.Join(problems, "; "))
+	}
+	return c, nil
+}
+
+// Auth returns the credential of the Secret for repoURL, else of the
+// longest repo-creds prefix under which it falls, else Fallback's.
+func (rc *RepoCreds) Auth(repoURL string) (transport.AuthMethod, error) {
+	norm := NormalizeURL(repoURL)
+	for _, c := range rc.repos {
+		if NormalizeURL(c.url) == norm {
+			return c.auth(repoURL)
+		}
+	}
+	for _, c := range rc.templates {
+		if underPrefix(repoURL, c.url) {
+			return c.auth(repoURL)
+		}
+	}
+	if rc.Fallback == nil {
+		return nil, nil
+	}
+	return rc.Fallback.Auth(repoURL)
+}
+
+// underPrefix reports whether repoURL is prefix or lies under it at a path
+// boundary: "https://git.example.com/team-a" covers ".../team-a/app.git"
+// but not ".../team-a-evil/app.git".
+func underPrefix(repoURL, prefix string) bool {
+	if !strings.HasPrefix(repoURL, prefix) {
+		return false
+	}
+	rest := repoURL[len(prefix):]
+	return rest == "" || strings.HasSuffix(prefix, "/") || strings.HasSuffix(prefix, ":") ||
+		rest[0] == '/' || rest == ".git"
+}
+
+func (c repoCred) auth(repoURL string) (transport.AuthMethod, error) {
+	scheme, host, user, hasUserInfo := splitURL(repoURL)
+	switch scheme {
+	case "http", "https":
+		if hasUserInfo || (c.password == "" && c.bearer == "") {
+			return nil, nil
+		}
+		if scheme == "http" && !c.insecure {
+			return nil, &PlainHTTPError{Host: host, Fix: "write insecure: \"true\" in " + c.source}
+		}
+		if c.bearer != "" {
+			return &githttp.TokenAuth{Token: c.bearer}, nil
+		}
+		username := c.username
+		if username == "" {
+			username = "git"
+		}
+		return &githttp.BasicAuth{Username: username, Password: c.password}, nil
+	case "ssh":
+		if c.ssh == nil {
+			return nil, nil
+		}
+		keys := *c.ssh
+		if user != "" {
+			keys.User = user
+		}
+		return &keys, nil
+	}
+	return nil, nil
+}
