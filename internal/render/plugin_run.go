@@ -48,7 +48,14 @@ func (r *Renderer) plugin(ctx context.Context, t *target, src app.Source, opts O
 	defer os.RemoveAll(work)
 	repo := filepath.Join(work, "repo")
 	if err := copyRepo(t.root, repo, p.Spec.PreserveFileMode, newBudget(limits, t.appPath)); err != nil {
-		return nil, err
+		var limit *LimitError
+		if errors.As(err, &limit) {
+			return nil, err
+		}
+		// Deterministic for the commit (the copy does not fit the
+		// sandbox's /tmp, a file cannot be read): not worth a retry.
+		return nil, &SourceError{Path: t.appPath, Msg: fmt.Sprintf("plugin %s: copy the repository for it: %v; "+
+			"the copy must fit in the render sandbox's /tmp (64 MiB): keep large files out of the repository", p.FullName(), err), Err: err}
 	}
 	dir := filepath.Join(repo, filepath.FromSlash(t.appPath))
 	env, err := r.pluginEnv(src, opts)
@@ -165,7 +172,9 @@ func copyRepo(root, dst string, preserveMode bool, b *budget) error {
 			}
 			return os.Symlink(link, target)
 		case info.Mode().IsRegular():
-			if err := b.take(filepath.ToSlash(rel), info.Size()); err != nil {
+			// Counted, not sized: any file may be in the repository, and
+			// the sandbox's /tmp bounds what the copy can hold.
+			if err := b.take(filepath.ToSlash(rel), 0); err != nil {
 				return err
 			}
 			return copyFile(p, target, mode)
@@ -182,11 +191,11 @@ func copyFile(src, dst string, mode fs.FileMode) error {
 	defer in.Close()
 	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
 	if err != nil {
-		return fmt.Errorf("copy the repository for the plugin: %w (the sandbox's /tmp bounds the copy)", err)
+		return err
 	}
 	if _, err := io.Copy(out, in); err != nil {
 		out.Close()
-		return fmt.Errorf("copy the repository for the plugin: %w (the sandbox's /tmp bounds the copy)", err)
+		return err
 	}
 	return out.Close()
 }
