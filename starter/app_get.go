@@ -1,14 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/workflows"
@@ -29,21 +27,8 @@ func newGetCmd(tf *temporalFlags) *cobra.Command {
 }
 
 func printView(out io.Writer, v *workflows.View, output string) error {
-	switch output {
-	case "json":
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	case "yaml":
-		data, err := yaml.Marshal(v)
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(data)
+	if done, err := printStructured(out, v, output); done {
 		return err
-	case "":
-	default:
-		return fmt.Errorf("unknown output format %q: use json or yaml", output)
 	}
 	s := v.Status
 	src := v.Spec.Source

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/yaml"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/workflows"
@@ -121,17 +119,8 @@ func printApps(out io.Writer, apps []*listedApp, output string) error {
 		for i, a := range apps {
 			views[i] = a.view
 		}
-		if output == "yaml" {
-			data, err := yaml.Marshal(views)
-			if err != nil {
-				return err
-			}
-			_, err = out.Write(data)
-			return err
-		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(views)
+		_, err := printStructured(out, views, output)
+		return err
 	case "name":
 		for _, a := range apps {
 			fmt.Fprintln(out, a.name)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
-	"sigs.k8s.io/yaml"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/workflows"
@@ -133,21 +131,8 @@ func newProjectGetCmd(tf *temporalFlags) *cobra.Command {
 }
 
 func printProject(out io.Writer, v *workflows.ProjectView, output string) error {
-	switch output {
-	case "json":
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	case "yaml":
-		data, err := yaml.Marshal(v)
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(data)
+	if done, err := printStructured(out, v, output); done {
 		return err
-	case "":
-	default:
-		return fmt.Errorf("unknown output format %q: use json or yaml", output)
 	}
 	s := v.Spec
 	fmt.Fprintf(out, "Name:         %s\nDescription:  %s\nDigest:       %s\n", v.Metadata.Name, s.Description, v.Digest)
