@@ -111,7 +111,9 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 	regionErrs := make(map[string]error)
 	// Regions are folded in as they answer, so a region that is down (its
 	// activity waits for a worker until regionScheduleToStart) does not hide
-	// the others' state from the status query meanwhile.
+	// the others' state from the status query meanwhile. An app of apps
+	// folds everything in once its children answer too: until then its
+	// status would name the new revision beside the old child rows.
 	sel := workflow.NewSelector(ctx)
 	for i, d := range dests {
 		sel.AddFuture(futures[i], func(f workflow.Future) {
@@ -121,7 +123,9 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 			} else {
 				byRegion[d.Region] = out.Resources
 			}
-			s.setResources(target.Commit(), byRegion, regionErrs)
+			if children == nil {
+				s.setResources(target.Commit(), byRegion, regionErrs)
+			}
 		})
 	}
 	for range dests {

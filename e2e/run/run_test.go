@@ -108,7 +108,7 @@ func TestRunStopsWhenTheWorkerDies(t *testing.T) {
 	require.Equal(t, 1, exit.ExitCode())
 	out := s.output()
 	require.Contains(t, out, "ferry: ferry-worker exited (status 1); the end of its log "+filepath.Join(s.dir, "worker.log"))
-	require.Contains(t, out, "read CA bundle: open "+missing, "the worker's own error is quoted")
+	require.Contains(t, out, "read CA bundle (--temporal-tls-ca): open "+missing, "the worker's own error is quoted")
 	require.Empty(t, s.marked(), "nothing of the stack is left")
 }
 
