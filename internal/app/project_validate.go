@@ -71,17 +71,7 @@ func (v *validator) projectObject(p *AppProject) {
 		v.add("metadata.name", "%q is Ferry's built-in project, which allows everything and cannot be changed: give your project another name and set spec.project of its apps to it",
 			DefaultProject)
 	}
-	if md.Namespace != "" {
-		if errs := validation.IsDNS1123Label(md.Namespace); len(errs) > 0 {
-			v.add("metadata.namespace", "%q is not a valid namespace: %s", md.Namespace, strings.Join(errs, "; "))
-		}
-	}
-	v.labels("metadata.labels", md.Labels)
-	for _, k := range sortedKeys(md.Annotations) {
-		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
-			v.add(fmt.Sprintf("metadata.annotations[%q]", k), "not a valid annotation key: %s", strings.Join(errs, "; "))
-		}
-	}
+	v.metaFields(md)
 	for i, f := range md.Finalizers {
 		// Argo CD's finalizer keeps a project while apps use it; Ferry
 		// always does, so the finalizer asks for nothing more.

@@ -138,17 +138,7 @@ func (v *validator) object(a *Application) {
 		v.add("metadata.name", "%q is %d characters long: shorten it to at most %d, so that the names Ferry derives from it fit",
 			md.Name, len(md.Name), MaxNameLength)
 	}
-	if md.Namespace != "" {
-		if errs := validation.IsDNS1123Label(md.Namespace); len(errs) > 0 {
-			v.add("metadata.namespace", "%q is not a valid namespace: %s", md.Namespace, strings.Join(errs, "; "))
-		}
-	}
-	v.labels("metadata.labels", md.Labels)
-	for _, k := range sortedKeys(md.Annotations) {
-		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
-			v.add(fmt.Sprintf("metadata.annotations[%q]", k), "not a valid annotation key: %s", strings.Join(errs, "; "))
-		}
-	}
+	v.metaFields(md)
 	if value, ok := md.Annotations[CompareOptionsAnnotation]; ok {
 		for _, msg := range checkAppCompareOptions(value) {
 			v.add(fmt.Sprintf("metadata.annotations[%q]", CompareOptionsAnnotation), "%s", msg)
@@ -353,4 +343,20 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// metaFields checks what Kubernetes checks of any object's metadata: the
+// namespace, the label and the annotation keys.
+func (v *validator) metaFields(md ObjectMeta) {
+	if md.Namespace != "" {
+		if errs := validation.IsDNS1123Label(md.Namespace); len(errs) > 0 {
+			v.add("metadata.namespace", "%q is not a valid namespace: %s", md.Namespace, strings.Join(errs, "; "))
+		}
+	}
+	v.labels("metadata.labels", md.Labels)
+	for _, k := range sortedKeys(md.Annotations) {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			v.add(fmt.Sprintf("metadata.annotations[%q]", k), "not a valid annotation key: %s", strings.Join(errs, "; "))
+		}
+	}
 }
