@@ -54,6 +54,9 @@ type ProjectSpec struct {
 	// difference must survive a round trip through JSON.
 	NamespaceResourceWhitelist []GroupKind `json:"namespaceResourceWhitelist"`
 	NamespaceResourceBlacklist []GroupKind `json:"namespaceResourceBlacklist,omitempty"`
+	// SyncWindows are the times the project's apps may or may not sync
+	// (syncwindow.go).
+	SyncWindows []SyncWindow `json:"syncWindows,omitempty"`
 }
 
 // ProjectDestination is one allowed destination: a region by name or by
@@ -112,7 +115,8 @@ func (p *AppProject) Digest() string {
 // user relies on what it does.
 var projectUnsupported = map[string]string{
 	"spec.roles":                           "project roles grant access to Argo CD's API, which Ferry does not have: remove them, and grant access to Temporal and to the ferry CLI instead",
-	"spec.syncWindows":                     "sync windows are not supported yet: remove them; until then every sync may run at any time",
+	"spec.syncWindows.andOperator":         "matching a window's applications, namespaces and clusters all together is not supported yet: remove andOperator; the window then applies to an app when any of them matches",
+	"spec.syncWindows.syncOverrun":         "not supported yet: remove it; a sync that started before a deny window opened always runs to its end",
 	"spec.destinationServiceAccounts":      "impersonation is not supported yet: remove the field; the region worker applies with its own credentials",
 	"spec.signatureKeys":                   "commit signature verification is not supported yet: remove the field",
 	"spec.orphanedResources":               "orphaned-resource monitoring is not supported yet: remove the field",

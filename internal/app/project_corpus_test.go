@@ -40,7 +40,7 @@ func TestProjectCorpus(t *testing.T) {
 		"small-hack__argocd-apps__14.yaml":                {"spec.orphanedResources"},
 		"small-hack__argocd-apps__15.yaml":                {"spec.orphanedResources"},
 		"small-hack__argocd-apps__16.yaml":                {"spec.orphanedResources", "spec.roles"},
-		"theepicsaxguy__homelab__5.yaml":                  {"spec.orphanedResources", "spec.roles", "spec.syncWindows"},
+		"theepicsaxguy__homelab__5.yaml":                  {"spec.orphanedResources", "spec.roles"},
 		"Azure-Samples__aks-platform-engineering__6.yaml": {"spec.orphanedResources"},
 	}
 	root := realworldRoot(t)

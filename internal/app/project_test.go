@@ -26,7 +26,7 @@ metadata:
   name: team-a
 spec:
   sourceRepo: [x]
-  syncWindows: [{kind: deny, schedule: "* * * * *", duration: 1h}]
+  syncWindows: [{kind: deny, schedule: "* * * * *", duration: 1h, applications: ["*"], andOperator: true}]
   destinations:
   - namespace: 1
   clusterResourceWhitelist: [{group: "*", kind: "*", extra: x}]
@@ -41,7 +41,7 @@ spec:
 	for _, want := range []string{
 		`appproject "team-a": `,
 		`spec.sourceRepo: unknown field: did you mean "sourceRepos"?`,
-		"spec.syncWindows: sync windows are not supported yet",
+		"andOperator: matching a window's applications, namespaces and clusters all together is not supported yet",
 		"spec.destinations[0].namespace: expected a string",
 		"spec.clusterResourceWhitelist[0].extra: unknown field",
 	} {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/gobwas/glob"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -42,6 +43,7 @@ func ValidateProject(p *AppProject) error {
 	v.groupKinds("spec.clusterResourceBlacklist", p.Spec.ClusterResourceBlacklist)
 	v.groupKinds("spec.namespaceResourceWhitelist", p.Spec.NamespaceResourceWhitelist)
 	v.groupKinds("spec.namespaceResourceBlacklist", p.Spec.NamespaceResourceBlacklist)
+	v.syncWindows(p.Spec.SyncWindows)
 	if len(v.errs) == 0 {
 		return nil
 	}
@@ -97,6 +99,48 @@ func (v *validator) groupKinds(field string, list []GroupKind) {
 		}
 		if _, err := path.Match(gk.Group, ""); err != nil {
 			v.add(p+".group", "%q is not a valid glob (%v): fix the pattern", gk.Group, err)
+		}
+	}
+}
+
+func (v *validator) syncWindows(windows []SyncWindow) {
+	for i, w := range windows {
+		field := fmt.Sprintf("spec.syncWindows[%d]", i)
+		switch w.Kind {
+		case WindowAllow, WindowDeny:
+		case "":
+			v.add(field+".kind", "required: allow (syncs run only while the window is active) or deny (no sync runs while it is)")
+		default:
+			v.add(field+".kind", "%q is not a kind of window: write allow or deny", w.Kind)
+		}
+		if w.Schedule == "" {
+			v.add(field+".schedule", "required: when the window opens, as 5-field cron (minute hour day-of-month month day-of-week), e.g. '0 22 * * *'")
+		} else if _, err := windowParser.Parse(w.Schedule); err != nil {
+			v.add(field+".schedule", "%q is not a 5-field cron schedule (%v): write minute hour day-of-month month day-of-week, e.g. '0 22 * * *'", w.Schedule, err)
+		}
+		if w.Duration == "" {
+			v.add(field+".duration", "required: how long the window stays open, e.g. 1h or 30m")
+		} else if d, err := time.ParseDuration(w.Duration); err != nil || d <= 0 {
+			v.add(field+".duration", "%q is not a positive duration: write e.g. 1h, 30m or 1h30m", w.Duration)
+		}
+		if _, err := windowLocation(w.TimeZone); err != nil {
+			v.add(field+".timeZone", "%q is not a time zone: write an IANA name such as Europe/Berlin or America/New_York, or leave it out for UTC", w.TimeZone)
+		}
+		if len(w.Applications)+len(w.Namespaces)+len(w.Clusters) == 0 {
+			v.add(field, msgNoMatcher)
+		}
+		for _, m := range []struct {
+			name     string
+			patterns []string
+		}{{"applications", w.Applications}, {"namespaces", w.Namespaces}, {"clusters", w.Clusters}} {
+			for j, pattern := range m.patterns {
+				f := fmt.Sprintf("%s.%s[%d]", field, m.name, j)
+				if pattern == "" {
+					v.add(f, "empty: write a name or a glob, e.g. '*'")
+					continue
+				}
+				v.glob(f, pattern)
+			}
 		}
 	}
 }
