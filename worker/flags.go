@@ -79,6 +79,10 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.render.apiVersions, "helm-api-versions", "", "API `VERSIONS` Helm charts see beyond the built-in ones, comma-separated, e.g. monitoring.coreos.com/v1")
 	fs.DurationVar(&c.render.timeout, "render-timeout", 0,
 		fmt.Sprintf("the longest `DURATION` of one render (0: %s)", render.DefaultLimits().Timeout))
+	fs.IntVar(&c.render.maxObjects, "render-max-objects", render.DefaultLimits().MaxObjects,
+		"the most objects one source may render (`N`): each costs room in the workflow's payloads, which Temporal caps at 2 MB")
+	c.render.maxSize = bytesFlag(render.DefaultLimits().MaxRenderedBytes)
+	fs.Var(&c.render.maxSize, "render-max-size", "the most one source may render, as JSON (`SIZE`, e.g. 64Mi): what the manifest cache holds")
 	c.render.memory = defaultRenderMemory
 	fs.Var(&c.render.sandbox, "render-sandbox", "how renders are isolated: `MODE` gvisor (runsc), process (bwrap) or none (in the worker's process, for development only) (default: gvisor where runsc is on PATH, else process where bwrap is)")
 	fs.Var(&c.render.memory, "render-memory", "the memory `SIZE` of one sandboxed render, e.g. 512Mi or 2Gi")
@@ -136,6 +140,9 @@ func (c *config) check() error {
 	}
 	if c.maxReconciles < 0 {
 		errs = append(errs, fmt.Errorf("--max-reconciles %d: give a positive number, or 0 for the default", c.maxReconciles))
+	}
+	if c.render.maxObjects <= 0 {
+		errs = append(errs, fmt.Errorf("--render-max-objects %d: give a positive number", c.render.maxObjects))
 	}
 	if c.render.timeout < 0 {
 		errs = append(errs, fmt.Errorf("--render-timeout %s: give a positive duration, or 0 for the default", c.render.timeout))

@@ -22,6 +22,8 @@ type renderFlags struct {
 	timeout          time.Duration
 	sandbox          sandboxFlag
 	memory           bytesFlag
+	maxObjects       int
+	maxSize          bytesFlag
 	pluginDir        string
 }
 
@@ -72,6 +74,9 @@ func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gits
 	if cfg.render.timeout > 0 {
 		limits.Timeout = cfg.render.timeout
 	}
+	limits.MaxObjects = cfg.render.maxObjects
+	limits.MaxRenderedBytes = int64(cfg.render.maxSize)
+	limits.Flags = render.LimitFlags{Timeout: "--render-timeout", Objects: "--render-max-objects", RenderedBytes: "--render-max-size"}
 	settings := &render.Renderer{
 		Limits:           limits,
 		AllowRemoteBases: cfg.render.allowRemoteBases,

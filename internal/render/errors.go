@@ -27,9 +27,12 @@ func (e *ParseError) Unwrap() error { return e.Err }
 
 // LimitError says that an app path is larger than a Limits field allows.
 type LimitError struct {
-	Path  string // the file or app path, relative to the repository root
-	What  string // "files", "file size", "total size", "render time", "memory", "output size"
-	Limit int64  // a count, bytes, or nanoseconds for "render time"
+	Path string // the file or app path, relative to the repository root
+	// What is the limit: "files", "file size", "total size", "render
+	// time", "memory", "output size", "objects", "rendered size",
+	// "archive size", "checkout size", "checkout file size".
+	What  string
+	Limit int64 // a count, bytes, or nanoseconds for "render time"
 	// Flag is the worker setting that raises the limit, when the message
 	// should name one (e.g. "--render-memory").
 	Flag string
@@ -40,7 +43,17 @@ func (e *LimitError) Error() string {
 	case "files":
 		return fmt.Sprintf("render %s: more than %d files under the app path; point the Application at a smaller directory or narrow directory.include", e.Path, e.Limit)
 	case "render time":
-		return fmt.Sprintf("render %s: gave up after %s: the render took longer than the worker allows; simplify the chart or kustomization, or split the Application", e.Path, time.Duration(e.Limit))
+		msg := fmt.Sprintf("render %s: gave up after %s: the render took longer than the worker allows; simplify the chart or kustomization, or split the Application", e.Path, time.Duration(e.Limit))
+		if e.Flag != "" {
+			msg += ", or raise the limit with " + e.Flag
+		}
+		return msg
+	case "objects":
+		return fmt.Sprintf("render %s: more than %d objects, the most one source may render; split the Application, or %s", e.Path, e.Limit, e.raise())
+	case "rendered size":
+		return fmt.Sprintf("render %s: the rendered objects take more than %s as JSON, the most one source may render; split the Application, or %s", e.Path, bytesString(e.Limit), e.raise())
+	case "archive size":
+		return fmt.Sprintf("render %s: the chart's archived subcharts (charts/*.tgz) inflate to more than %s; vendor smaller charts, or %s", e.Path, bytesString(e.Limit), e.raise())
 	case "memory":
 		return fmt.Sprintf("render %s: the render needed more than %s of memory, the limit of one render; simplify the chart or kustomization, or %s", e.Path, bytesString(e.Limit), e.raise())
 	case "output size":

@@ -59,7 +59,7 @@ func (r *Renderer) helm(ctx context.Context, t *target, h *app.HelmSource, opts 
 		return nil, err
 	}
 
-	return runBounded(ctx, limits.Timeout, t.appPath, func(context.Context) ([]*unstructured.Unstructured, error) {
+	return runBounded(ctx, limits, t.appPath, func(context.Context) ([]*unstructured.Unstructured, error) {
 		fail := func(err error) error { return toolError("helm", t.appPath, err, t.root) }
 		if err := chartutil.ProcessDependenciesWithMerge(chrt, vals); err != nil {
 			return nil, fail(err)

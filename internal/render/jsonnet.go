@@ -55,7 +55,7 @@ func (e *jsonnetEval) file(ctx context.Context, f manifestFile, limits Limits) (
 		return nil, err
 	}
 	vm.Importer(imp)
-	out, err := runBounded(ctx, limits.Timeout, f.display, func(context.Context) (string, error) {
+	out, err := runBounded(ctx, limits, f.display, func(context.Context) (string, error) {
 		return vm.EvaluateFile(f.display)
 	})
 	if err != nil {

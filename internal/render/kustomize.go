@@ -54,7 +54,7 @@ func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.Kustomize
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return runBounded(ctx, limits.Timeout, t.appPath, func(context.Context) ([]*unstructured.Unstructured, error) {
+	return runBounded(ctx, limits, t.appPath, func(context.Context) ([]*unstructured.Unstructured, error) {
 		defer func() { <-kustomizeSlot }()
 		k := krusty.MakeKustomizer(&krusty.Options{
 			Reorder:          krusty.ReorderOptionNone,

@@ -68,7 +68,7 @@ func (r *Renderer) plugin(ctx context.Context, t *target, src app.Source, opts O
 			return out, nil
 		}
 		if ctx.Err() != nil {
-			return nil, &LimitError{Path: t.appPath, What: "render time", Limit: int64(limits.Timeout)}
+			return nil, &LimitError{Path: t.appPath, What: "render time", Limit: int64(limits.Timeout), Flag: limits.Flags.Timeout}
 		}
 		return nil, &ToolError{Tool: "plugin " + p.FullName(), Path: t.appPath, Msg: step + ": " + err.Error(), Err: err}
 	}

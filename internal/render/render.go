@@ -54,14 +54,43 @@ type Limits struct {
 	MaxFileBytes int64
 	// MaxTotalBytes is the most bytes read in all. Default 100 MiB.
 	MaxTotalBytes int64
-	// Timeout bounds one Kustomize or Helm render (a directory is bounded
-	// by its size). Default 90 s, Argo CD's default for its tools.
+	// Timeout bounds one Kustomize or Helm render, chart loading
+	// included (a directory is bounded by its size). Default 90 s, Argo
+	// CD's default for its tools.
 	Timeout time.Duration
+	// MaxObjects is how many objects one source may render. Every object
+	// costs a few hundred bytes in the status and compare results the
+	// workflow carries, and Temporal refuses a payload over 2 MB (about
+	// 6,000 objects in one region); the default, 2,000, stays at a third
+	// of that.
+	MaxObjects int
+	// MaxRenderedBytes bounds the rendered objects of one source, counted
+	// as their JSON encoding: what the manifest cache holds. Default
+	// 32 MiB.
+	MaxRenderedBytes int64
+	// MaxArchiveBytes bounds what a chart's archived subcharts
+	// (charts/*.tgz) inflate to, all archives of one render together,
+	// checked before Helm's loader inflates them; each file in them
+	// counts against MaxFiles too. Default 32 MiB.
+	MaxArchiveBytes int64
+	// Flags name the worker settings that raise these limits, for the
+	// errors that report them; empty names none.
+	Flags LimitFlags
+}
+
+// LimitFlags name the settings that raise Limits, e.g.
+// "--render-max-objects", so that an error can say what to change.
+type LimitFlags struct {
+	Timeout       string `json:",omitempty"`
+	Objects       string `json:",omitempty"`
+	RenderedBytes string `json:",omitempty"`
+	ArchiveBytes  string `json:",omitempty"`
 }
 
 // DefaultLimits returns the limits used by the package-level functions.
 func DefaultLimits() Limits {
-	return Limits{MaxFiles: 10_000, MaxFileBytes: 10 << 20, MaxTotalBytes: 100 << 20, Timeout: 90 * time.Second}
+	return Limits{MaxFiles: 10_000, MaxFileBytes: 10 << 20, MaxTotalBytes: 100 << 20, Timeout: 90 * time.Second,
+		MaxObjects: 2_000, MaxRenderedBytes: 32 << 20, MaxArchiveBytes: 32 << 20}
 }
 
 func (l Limits) withDefaults() Limits {
@@ -77,6 +106,15 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Timeout <= 0 {
 		l.Timeout = d.Timeout
+	}
+	if l.MaxObjects <= 0 {
+		l.MaxObjects = d.MaxObjects
+	}
+	if l.MaxRenderedBytes <= 0 {
+		l.MaxRenderedBytes = d.MaxRenderedBytes
+	}
+	if l.MaxArchiveBytes <= 0 {
+		l.MaxArchiveBytes = d.MaxArchiveBytes
 	}
 	return l
 }
@@ -129,7 +167,8 @@ func Directory(root, path string, opts *app.DirectorySource) ([]*unstructured.Un
 //
 // Nothing outside root is read (see the package documentation), root is
 // never written to, and the same tree, source, options and Renderer give
-// the same objects.
+// the same objects. Whatever the source type, a render that gives more
+// objects or bytes than Limits allow is a *LimitError.
 func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts Options) (*Result, error) {
 	t, err := r.detect(ctx, root, src, opts)
 	if err != nil {
@@ -147,6 +186,9 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 		objs, err = r.directory(ctx, root, src, opts)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := checkOutput(r.Limits.withDefaults(), t.appPath, objs); err != nil {
 		return nil, err
 	}
 	return &Result{Objects: objs, SourceType: t.typ}, nil

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // budget counts the files and bytes one render reads against its Limits.
@@ -113,12 +112,13 @@ var abandoned atomic.Int64
 func AbandonedRenders() int64 { return abandoned.Load() }
 
 // runBounded runs fn in its own goroutine and waits for it, for ctx, or for
-// timeout, whichever ends first. fn gets a context that ends with either,
+// l.Timeout, whichever ends first. fn gets a context that ends with either,
 // for the parts that can stop early. Giving up on the timeout is a
 // *LimitError (the source is too slow to render, retrying will not help);
 // giving up because ctx ended returns ctx's error.
-func runBounded[T any](ctx context.Context, timeout time.Duration, appPath string, fn func(context.Context) (T, error)) (T, error) {
+func runBounded[T any](ctx context.Context, l Limits, appPath string, fn func(context.Context) (T, error)) (T, error) {
 	var zero T
+	timeout := l.Timeout
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	type result struct {
@@ -154,6 +154,6 @@ func runBounded[T any](ctx context.Context, timeout time.Duration, appPath strin
 		if ctx.Err() != nil {
 			return zero, ctx.Err()
 		}
-		return zero, &LimitError{Path: appPath, What: "render time", Limit: int64(timeout)}
+		return zero, &LimitError{Path: appPath, What: "render time", Limit: int64(timeout), Flag: l.Flags.Timeout}
 	}
 }

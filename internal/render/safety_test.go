@@ -17,12 +17,12 @@ func TestRunBounded(t *testing.T) {
 	slow := func(context.Context) (int, error) { <-release; return 1, nil }
 
 	start := time.Now()
-	_, err := runBounded(context.Background(), 50*time.Millisecond, "app", slow)
+	_, err := runBounded(context.Background(), Limits{Timeout: 50 * time.Millisecond, Flags: LimitFlags{Timeout: "--render-timeout"}}, "app", slow)
 	var limit *LimitError
 	if !errors.As(err, &limit) || limit.What != "render time" || !IsUserError(err) {
 		t.Fatalf("timeout: %v", err)
 	}
-	if !strings.Contains(err.Error(), "render app: gave up after 50ms") {
+	if !strings.Contains(err.Error(), "render app: gave up after 50ms") || !strings.Contains(err.Error(), "raise the limit with --render-timeout") {
 		t.Errorf("message: %v", err)
 	}
 	if time.Since(start) > time.Second {
@@ -34,11 +34,11 @@ func TestRunBounded(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
-	if _, err := runBounded(ctx, time.Minute, "app", slow); !errors.Is(err, context.Canceled) || IsUserError(err) {
+	if _, err := runBounded(ctx, Limits{Timeout: time.Minute}, "app", slow); !errors.Is(err, context.Canceled) || IsUserError(err) {
 		t.Fatalf("cancelled caller: %v", err)
 	}
 
-	if v, err := runBounded(context.Background(), time.Second, "app", func(context.Context) (int, error) { return 7, nil }); v != 7 || err != nil {
+	if v, err := runBounded(context.Background(), Limits{Timeout: time.Second}, "app", func(context.Context) (int, error) { return 7, nil }); v != 7 || err != nil {
 		t.Fatalf("quick fn: %v, %v", v, err)
 	}
 }
