@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -47,6 +48,12 @@ func (c *Children) CompareChildren(ctx context.Context, in workflows.ChildrenInp
 		case err != nil:
 			return out, fmt.Errorf("app %q: query child app %q: %w", in.Parent, child.Metadata.Name, err)
 		default:
+			if err := workflows.CheckOwner(child.Metadata.Name, v.Owner, in.By(child.Metadata.Name)); err != nil {
+				// Not ours: Degraded until the parent's Git lets go of it.
+				st.Health, st.Message = app.HealthDegraded, workflows.ErrorMessage(err)
+				out.Refused = append(out.Refused, child.Metadata.Name)
+				break
+			}
 			st.Health, st.Message = v.Status.Health.Status, ""
 			if v.SpecDigest() == child.SpecDigest() {
 				st.Status = app.SyncStatusSynced
@@ -65,17 +72,25 @@ func (c *Children) CompareChildren(ctx context.Context, in workflows.ChildrenInp
 
 // SyncChildren creates or updates each child app (update-with-start of its
 // spec) and, with prune, deletes the previous children gone from Git,
-// cascading when they carry Argo CD's resources finalizer.
+// cascading when they carry Argo CD's resources finalizer. A child that
+// names an app of another owner is refused by that app, which stays as it
+// is, and is no child of this parent: its result names the owner.
 func (c *Children) SyncChildren(ctx context.Context, in workflows.ChildrenInput) (workflows.SyncChildrenResult, error) {
 	var out workflows.SyncChildrenResult
 	var errs []error
+	refused := 0
 	for _, child := range in.Children {
 		key := childKey(child.Metadata.Name, child.Metadata.Namespace)
 		result := app.ResourceResult{ResourceKey: key, Action: "configured"}
 		if !in.DryRun {
-			if _, err := workflows.Apply(ctx, c.Client, &child); err != nil {
-				result.Action, result.Message = "failed", err.Error()
-				errs = append(errs, fmt.Errorf("app %q: child app %q: %w", in.Parent, child.Metadata.Name, err))
+			if _, err := workflows.Apply(ctx, c.Client, &child, in.By(child.Metadata.Name)); err != nil {
+				result.Action, result.Message = "failed", workflows.ErrorMessage(err)
+				errs = append(errs, fmt.Errorf("app %q: child app %q: %s", in.Parent, child.Metadata.Name, result.Message))
+				if workflows.IsOwnerRefusal(err) {
+					refused++
+					out.Results = append(out.Results, result)
+					continue
+				}
 			}
 		}
 		out.Results = append(out.Results, result)
@@ -88,16 +103,25 @@ func (c *Children) SyncChildren(ctx context.Context, in workflows.ChildrenInput)
 		}
 		result := app.ResourceResult{ResourceKey: childKey(name, ""), Action: "pruned"}
 		if !in.DryRun {
-			err := c.deleteChild(ctx, name)
+			err := c.deleteChild(ctx, in.Parent, name)
 			if err != nil {
-				result.Action, result.Message = "failed", err.Error()
-				errs = append(errs, fmt.Errorf("app %q: delete child app %q: %w", in.Parent, name, err))
-				out.Applied = append(out.Applied, name)
+				result.Action, result.Message = "failed", workflows.ErrorMessage(err)
+				errs = append(errs, fmt.Errorf("app %q: delete child app %q: %s", in.Parent, name, result.Message))
+				if workflows.IsOwnerRefusal(err) {
+					refused++ // adopted by another owner: no longer ours
+				} else {
+					out.Applied = append(out.Applied, name)
+				}
 			}
 		}
 		out.Results = append(out.Results, result)
 	}
-	return out, classify(errors.Join(errs...))
+	err := errors.Join(errs...)
+	if err != nil && refused == len(errs) {
+		// Only refusals: no other attempt changes an owner's mind.
+		return out, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrAppOwned, nil)
+	}
+	return out, classify(err)
 }
 
 // running queries the app's workflow if it runs; a deleted app's closed
@@ -113,7 +137,7 @@ func (c *Children) running(ctx context.Context, name string) (*workflows.View, e
 	return workflows.Query(ctx, c.Client, name)
 }
 
-func (c *Children) deleteChild(ctx context.Context, name string) error {
+func (c *Children) deleteChild(ctx context.Context, parent, name string) error {
 	_, err := c.running(ctx, name)
 	if isNotFound(err) {
 		return nil
@@ -122,7 +146,7 @@ func (c *Children) deleteChild(ctx context.Context, name string) error {
 		return err
 	}
 	// Its resources finalizer decides, in its workflow.
-	err = workflows.Delete(ctx, c.Client, name, nil)
+	err = workflows.Delete(ctx, c.Client, name, workflows.DeleteRequest{Parent: parent})
 	if isNotFound(err) {
 		return nil
 	}

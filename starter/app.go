@@ -26,6 +26,7 @@ func newApplyCmd(tf *temporalFlags) *cobra.Command {
 	var files []string
 	var recursive bool
 	var parallel int
+	var forceAdopt bool
 	cmd := &cobra.Command{
 		Use:   "apply -f FILE|DIR|- [-f ...]",
 		Short: "Create Applications, or update their specs",
@@ -37,7 +38,11 @@ Repeat -f to apply several. Every file is read and validated first: if any is
 wrong, or two name the same app, nothing is applied and each bad file is
 listed. Then the apps are applied over one connection, --parallel at a time,
 with one line per app in the order given. If some fail, the others stay
-applied; apply is idempotent, so running the same command again is the fix.`,
+applied; apply is idempotent, so running the same command again is the fix.
+
+An app that an app of apps created belongs to it: apply refuses it, naming
+the owner, unless --force-adopt, which makes the app yours (its parent then
+leaves it alone).`,
 		Example: `  ferry app apply -f guestbook.yaml
   ferry app apply -f apps/ --parallel 16
   cat app.json | ferry app apply -f -`,
@@ -56,7 +61,7 @@ applied; apply is idempotent, so running the same command again is the fix.`,
 			}
 			defer c.Close()
 			apply := func(ctx context.Context, a *app.Application) error {
-				_, err := workflows.Apply(ctx, c, a)
+				_, err := workflows.Apply(ctx, c, a, workflows.SpecRequest{ForceAdopt: forceAdopt})
 				return err
 			}
 			return applyAll(cmd.Context(), inputs, parallel, apply, cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -65,6 +70,7 @@ applied; apply is idempotent, so running the same command again is the fix.`,
 	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "Application YAML or JSON file, directory of them, or - for stdin; repeatable")
 	cmd.Flags().BoolVarP(&recursive, "recursive", "R", false, "read the directories given with -f recursively")
 	cmd.Flags().IntVar(&parallel, "parallel", defaultApplyParallel, "how many apps to apply at a time")
+	cmd.Flags().BoolVar(&forceAdopt, "force-adopt", false, "take over apps that an app of apps owns: they become yours")
 	_ = cmd.MarkFlagRequired("file")
 	return cmd
 }
@@ -101,9 +107,9 @@ func newDeleteCmd(tf *temporalFlags) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
 			// Unset: the app's finalizer decides, in its workflow.
-			var req *bool
+			var req workflows.DeleteRequest
 			if cmd.Flags().Changed("cascade") {
-				req = &cascade
+				req.Cascade = &cascade
 			}
 			if err := workflows.Delete(cmd.Context(), c, args[0], req); err != nil {
 				return appError(args[0], "delete", err)

@@ -34,6 +34,9 @@ func printView(out io.Writer, v *workflows.View, output string) error {
 	src := v.Spec.Source
 	fmt.Fprintf(out, "Name:          %s\nRepo:          %s\nPath:          %s\nTarget:        %s\n",
 		v.Metadata.Name, src.RepoURL, src.Path, orDefault(src.TargetRevision, "HEAD"))
+	if v.Owner != nil {
+		fmt.Fprintf(out, "Owner:         %s\n", v.Owner)
+	}
 	fmt.Fprintf(out, "Sync Status:   %s (%s)\nHealth Status: %s\n", s.Sync.Status, short(s.Sync.Revision), s.Health.Status)
 	if s.ReconciledAt != nil {
 		fmt.Fprintf(out, "Reconciled:    %s\n", s.ReconciledAt.Format(time.RFC3339))

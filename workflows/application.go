@@ -45,6 +45,8 @@ func New(cfg Config) *Workflows {
 type Input struct {
 	app.Application
 	Carried *Carried `json:"ferryCarried,omitempty"`
+	// Owner is whom a new app belongs to (Apply); left out: a user.
+	Owner *Owner `json:"ferryOwner,omitempty"`
 }
 
 // Carried is the state that survives continue-as-new.
@@ -56,6 +58,8 @@ type Carried struct {
 	Refresh        *refreshReq `json:"refresh,omitempty"`
 	SearchUpserted searchAttrs `json:"searchUpserted"`
 	ChildApps      []string    `json:"childApps,omitempty"`
+	// Owner: nil when the app began before owners were recorded.
+	Owner *Owner `json:"owner,omitempty"`
 }
 
 // rendered remembers the last render, so an unchanged (SHA, spec) skips it.
@@ -120,6 +124,11 @@ type appState struct {
 	untouched *untouchedPush
 	// childApps are the apps this app of apps created and has not pruned.
 	childApps []string
+	// owner is whom the app belongs to; nil: not recorded (CheckOwner).
+	owner *Owner
+	// refusedChildren: the last compare found these children to name apps
+	// of another owner.
+	refusedChildren []string
 	// lastOpUnreachable: the last operation failed, or skipped regions, only
 	// because they were unreachable.
 	lastOpUnreachable bool
@@ -150,6 +159,7 @@ func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error
 		s.operationSeq, s.refresh, s.upserted = c.OperationSeq, c.Refresh, c.SearchUpserted
 		s.childApps = c.ChildApps
 	}
+	s.owner = startOwner(ctx, in)
 	if err := app.Validate(&s.app, s.validateOptions()); err != nil {
 		return invalidInput(err)
 	}
@@ -224,7 +234,7 @@ func (s *appState) carried() *Carried {
 	return &Carried{
 		Status: s.status, Rendered: s.rendered, AutoSync: s.autoSync,
 		OperationSeq: s.operationSeq, Refresh: s.refresh, SearchUpserted: s.upserted,
-		ChildApps: s.childApps,
+		ChildApps: s.childApps, Owner: s.owner,
 	}
 }
 
@@ -233,5 +243,5 @@ func (s *appState) validateOptions() app.ValidateOptions {
 }
 
 func (s *appState) view() View {
-	return View{Application: s.app, Status: s.status}
+	return View{Application: s.app, Status: s.status, Owner: s.owner}
 }

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"slices"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -12,10 +14,12 @@ const childrenRegion = ""
 
 // childrenSettling reports whether a child app is still on its way: an app
 // of apps then looks again every settlePoll, so that its health follows
-// its children's.
+// its children's. A child refused for its owner waits for a change, not
+// for time.
 func (s *appState) childrenSettling() bool {
 	for _, r := range s.status.Resources {
-		if r.Region == childrenRegion && (r.Status != app.SyncStatusSynced || r.Health != app.HealthHealthy) {
+		if r.Region == childrenRegion && !slices.Contains(s.refusedChildren, r.Name) &&
+			(r.Status != app.SyncStatusSynced || r.Health != app.HealthHealthy) {
 			return true
 		}
 	}
@@ -32,6 +36,12 @@ func (s *appState) childrenInput(p syncParams) ChildrenInput {
 		in.Children = s.rendered.Children
 	}
 	return in
+}
+
+// By is how the parent applies its child name: as its owner, which created
+// it before when it is among the previous children.
+func (in ChildrenInput) By(name string) SpecRequest {
+	return SpecRequest{Parent: in.Parent, Created: slices.Contains(in.Previous, name)}
 }
 
 func childrenCtx(ctx workflow.Context, summary string) workflow.Context {

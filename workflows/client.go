@@ -20,8 +20,10 @@ import (
 // its AppProject does not allow is refused first (CheckAppProject); the
 // update's validator refuses a bad spec before anything changes. The update
 // is answered by a worker of the task queue ferry: when none polls it, Apply
-// returns a *NoWorkerError instead of waiting for one without end.
-func Apply(ctx context.Context, c client.Client, a *app.Application) (View, error) {
+// returns a *NoWorkerError instead of waiting for one without end. by says
+// who applies: an app owned by someone else is refused, unchanged, with an
+// error IsOwnerRefusal knows; a new app belongs to by.
+func Apply(ctx context.Context, c client.Client, a *app.Application, by SpecRequest) (View, error) {
 	if err := CheckAppProject(ctx, c, a, ""); err != nil {
 		return View{}, err
 	}
@@ -35,11 +37,11 @@ func Apply(ctx context.Context, c client.Client, a *app.Application) (View, erro
 		TaskQueue:                TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-	}, ApplicationWorkflow, a)
+	}, ApplicationWorkflow, Input{Application: *a, Owner: &Owner{Parent: by.Parent}})
 	handle, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,
 		UpdateOptions: client.UpdateWorkflowOptions{
-			UpdateName: UpdateSpec, Args: []any{a}, WaitForStage: client.WorkflowUpdateStageCompleted,
+			UpdateName: UpdateSpec, Args: []any{a, by}, WaitForStage: client.WorkflowUpdateStageCompleted,
 		},
 	})
 	var v View
@@ -104,12 +106,12 @@ func anyPolledSince(pollers []*taskqueuepb.PollerInfo, since time.Time) bool {
 }
 
 // Delete deletes an app through its delete update: with its resources when
-// cascade says so, or, when cascade is nil, when the app carries Argo CD's
-// resources finalizer (DeleteRequest.Cascade).
-func Delete(ctx context.Context, c client.Client, name string, cascade *bool) error {
+// req.Cascade says so, or, when it is nil, when the app carries Argo CD's
+// resources finalizer. An app of apps (req.Parent) may delete only its own.
+func Delete(ctx context.Context, c client.Client, name string, req DeleteRequest) error {
 	handle, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: WorkflowID(name), UpdateName: UpdateDelete,
-		Args: []any{DeleteRequest{Cascade: cascade}}, WaitForStage: client.WorkflowUpdateStageCompleted,
+		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
 		err = handle.Get(ctx, nil)

@@ -166,6 +166,8 @@ type ChildrenInput struct {
 
 type CompareChildrenResult struct {
 	Resources []app.ResourceStatus `json:"resources,omitempty"`
+	// Refused are the children that name an app of another owner.
+	Refused []string `json:"refused,omitempty"`
 }
 
 type SyncChildrenResult struct {

@@ -101,10 +101,14 @@ func (s *appState) handleSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 
 // validateSpec refuses a spec update before it is accepted: the Application
 // is parsed as strictly as `ferry app apply` parses a file (every unknown or
-// unsupported field named), then validated.
-func (s *appState) validateSpec(ctx workflow.Context, raw json.RawMessage) error {
+// unsupported field named), then validated; one from another owner than
+// the app's is refused (CheckOwner).
+func (s *appState) validateSpec(ctx workflow.Context, raw json.RawMessage, by SpecRequest) error {
 	if s.deletion != nil {
 		return errDeleting
+	}
+	if err := CheckOwner(s.app.Metadata.Name, s.owner, by); err != nil {
+		return err
 	}
 	next, err := parseSpec(raw)
 	if err != nil {
@@ -117,13 +121,17 @@ func (s *appState) validateSpec(ctx workflow.Context, raw json.RawMessage) error
 	return app.Validate(&next, s.validateOptions())
 }
 
-func (s *appState) handleSpec(ctx workflow.Context, raw json.RawMessage) (View, error) {
+func (s *appState) handleSpec(ctx workflow.Context, raw json.RawMessage, by SpecRequest) (View, error) {
 	// The validator parsed it already; a replay runs no validator.
 	next, err := parseSpec(raw)
 	if err != nil {
 		return View{}, err
 	}
 	s.app = next
+	// The validator let it through: the sender owns the app now (the same
+	// owner, an adopting user, or the first to claim an unrecorded app).
+	owner := by.owner()
+	s.owner = &owner
 	s.requestRefresh(false)
 	return s.view(), nil
 }
@@ -132,7 +140,7 @@ func (s *appState) validateDelete(ctx workflow.Context, req DeleteRequest) error
 	if s.deletion != nil {
 		return errDeleting
 	}
-	return nil
+	return checkDeleteOwner(s.app.Metadata.Name, s.owner, req)
 }
 
 func (s *appState) handleDelete(ctx workflow.Context, req DeleteRequest) error {

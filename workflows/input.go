@@ -12,6 +12,9 @@ import (
 // next; everything else of the input is the Application.
 const carriedKey = "ferryCarried"
 
+// ownerKey is the JSON field of Input naming a new app's owner.
+const ownerKey = "ferryOwner"
+
 // parseInput reads the workflow input as `ferry app apply` reads a file:
 // strictly, so that an Application started with the temporal CLI is refused
 // with every unknown or unsupported field named, never run without them.
@@ -34,6 +37,15 @@ func parseInput(raw json.RawMessage) (Input, error) {
 			in.Carried = &Carried{}
 			if err := json.Unmarshal(c, in.Carried); err != nil {
 				return Input{}, fmt.Errorf("parse the state carried over from the previous run (%s): %w", carriedKey, err)
+			}
+		}
+	}
+	if o, ok := fields[ownerKey]; ok {
+		delete(fields, ownerKey)
+		if !bytes.Equal(bytes.TrimSpace(o), []byte("null")) {
+			in.Owner = &Owner{}
+			if err := json.Unmarshal(o, in.Owner); err != nil {
+				return Input{}, fmt.Errorf("parse the app's owner (%s): %w", ownerKey, err)
 			}
 		}
 	}

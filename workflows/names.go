@@ -71,6 +71,8 @@ type DeleteRequest struct {
 	// explicit false keeps the resources, as argocd app delete
 	// --cascade=false does.
 	Cascade *bool `json:"cascade,omitempty"`
+	// Parent is the app of apps pruning the app; empty: a user.
+	Parent string `json:"parent,omitempty"`
 }
 
 // cascades tells whether deleting a cascades.
@@ -86,4 +88,6 @@ func (r DeleteRequest) cascades(a *app.Application) bool {
 type View struct {
 	app.Application
 	Status app.Status `json:"status"`
+	// Owner is whom the app belongs to; nil when it was never recorded.
+	Owner *Owner `json:"ferryOwner,omitempty"`
 }

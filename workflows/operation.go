@@ -176,6 +176,7 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 				regionErrs[childrenRegion] = err
 			} else {
 				byRegion[childrenRegion] = cmp.Resources
+				s.refusedChildren = cmp.Refused
 			}
 		}
 	}

@@ -137,6 +137,7 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 			regionErrs[childrenRegion] = err
 		} else {
 			byRegion[childrenRegion] = out.Resources
+			s.refusedChildren = out.Refused
 		}
 	}
 	s.setResources(target.Commit(), byRegion, regionErrs)

@@ -1,0 +1,94 @@
+package workflows
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+)
+
+func TestCheckOwner(t *testing.T) {
+	user, platform := &Owner{}, &Owner{Parent: "platform"}
+	for _, tc := range []struct {
+		name  string
+		owner *Owner
+		by    SpecRequest
+		want  []string // substrings of the refusal; nil: allowed
+	}{
+		{"user on own app", user, SpecRequest{}, nil},
+		{"parent on own child", platform, SpecRequest{Parent: "platform"}, nil},
+		{"user on a child", platform, SpecRequest{}, []string{`app "payments" is owned by app of apps "platform"`, "--force-adopt"}},
+		{"user adopts a child", platform, SpecRequest{ForceAdopt: true}, nil},
+		{"other parent", platform, SpecRequest{Parent: "team-b", Created: true},
+			[]string{`owned by app of apps "platform"`, `app of apps "team-b" cannot change or delete it`}},
+		{"parent on a user's app", user, SpecRequest{Parent: "team-b"},
+			[]string{"owned by a user (ferry app apply)", `"team-b" cannot change`, "ferry app delete payments --cascade=false"}},
+		{"parent on a user's app it listed before", user, SpecRequest{Parent: "team-b", Created: true}, []string{"owned by a user"}},
+		{"unrecorded, user", nil, SpecRequest{}, nil},
+		{"unrecorded, its creator", nil, SpecRequest{Parent: "platform", Created: true}, nil},
+		{"unrecorded, another parent", nil, SpecRequest{Parent: "team-b"}, []string{"no recorded owner", `"team-b" did not create it`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckOwner("payments", tc.owner, tc.by)
+			if tc.want == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.True(t, IsOwnerRefusal(err), "%v", err)
+			for _, w := range tc.want {
+				require.Contains(t, ErrorMessage(err), w)
+			}
+		})
+	}
+}
+
+// TestOwnerRecordedAndEnforced: a child started by its app of apps keeps
+// its owner; another parent's spec or delete and a user's plain apply are
+// refused and change nothing; --force-adopt makes it the user's, after
+// which the parent is refused; the owner survives continue-as-new.
+func (s *appSuite) TestOwnerRecordedAndEnforced() {
+	s.newEnv(Config{Regions: []string{"us-east-1", "eu-west-1"}, MaxReconciles: 3})
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	cluster := &fakeCluster{synced: map[string]string{"us-east-1": "aaaaaaaaaaaaaaaa", "eu-west-1": "aaaaaaaaaaaaaaaa"}}
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	update := func(name string, accept bool, want string, args ...any) {
+		s.env.UpdateWorkflow(name, name+want, &testsuite.TestUpdateCallback{
+			OnReject: func(err error) {
+				s.True(!accept && IsOwnerRefusal(err), "%s refused: %v", name, err)
+				s.ErrorContains(err, want)
+			},
+			OnAccept:   func() { s.True(accept, "%s %s accepted", name, want) },
+			OnComplete: func(any, error) {},
+		}, args...)
+	}
+	in := testApp(false)
+	in.Owner = &Owner{Parent: "platform"}
+	changed := testApp(false).Application
+	changed.Spec.Source.Path = "elsewhere"
+	s.env.RegisterDelayedCallback(func() {
+		s.Equal(&Owner{Parent: "platform"}, s.query().Owner)
+		update(UpdateSpec, false, `app of apps "team-b" cannot change`, changed, SpecRequest{Parent: "team-b"})
+		update(UpdateSpec, false, "--force-adopt", changed) // a client that sends no SpecRequest is a user
+		update(UpdateDelete, false, `app of apps "team-b" cannot delete it`, DeleteRequest{Parent: "team-b"})
+		s.Equal("guestbook", s.query().Spec.Source.Path, "nothing changed")
+		update(UpdateSpec, true, "adopt", changed, SpecRequest{ForceAdopt: true})
+	}, time.Second)
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Equal(&Owner{}, v.Owner)
+		s.Equal("elsewhere", v.Spec.Source.Path)
+		update(UpdateSpec, false, "owned by a user", testApp(false).Application, SpecRequest{Parent: "platform", Created: true})
+	}, 2*time.Second)
+	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	var can *workflow.ContinueAsNewError
+	s.Require().True(errors.As(s.env.GetWorkflowError(), &can), "got %v", s.env.GetWorkflowError())
+	var next Input
+	s.Require().NoError(converterFor().FromPayloads(can.Input, &next))
+	s.Require().NotNil(next.Carried)
+	s.Equal(&Owner{}, next.Carried.Owner, "the owner is carried to the next run")
+}
