@@ -45,7 +45,7 @@ func (e *LimitError) Error() string {
 	case "render time":
 		msg := fmt.Sprintf("render %s: gave up after %s: the render took longer than the worker allows; simplify the chart or kustomization, or split the Application", e.Path, time.Duration(e.Limit))
 		if e.Flag != "" {
-			msg += ", or raise the limit with " + e.Flag
+			msg += ", or raise it with " + e.Flag
 		}
 		return msg
 	case "objects":

@@ -49,17 +49,18 @@ func (r *Renderer) helm(ctx context.Context, t *target, h *app.HelmSource, opts 
 	if err != nil {
 		return nil, err
 	}
-	b := newBudget(limits, t.appPath)
-	vals, err := helmValues(t, h, b)
-	if err != nil {
-		return nil, err
-	}
-	chrt, err := loadChart(t.root, t.dir, b, 0)
-	if err != nil {
-		return nil, err
-	}
-
-	return runBounded(ctx, limits, t.appPath, func(context.Context) ([]*unstructured.Unstructured, error) {
+	// The timeout covers reading the values and loading the chart: a tree
+	// of symlinks can make the walk as slow as any template.
+	return runBounded(ctx, limits, t.appPath, func(ctx context.Context) ([]*unstructured.Unstructured, error) {
+		b := newBudget(limits, t.appPath)
+		vals, err := helmValues(t, h, b)
+		if err != nil {
+			return nil, err
+		}
+		chrt, err := loadChart(ctx, t.root, t.dir, b, 0)
+		if err != nil {
+			return nil, err
+		}
 		fail := func(err error) error { return toolError("helm", t.appPath, err, t.root) }
 		if err := chartutil.ProcessDependenciesWithMerge(chrt, vals); err != nil {
 			return nil, fail(err)

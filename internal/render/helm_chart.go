@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -27,12 +28,12 @@ import (
 // archives (what helm dependency build leaves), or be file:// dependencies
 // inside the repository, which are loaded from there; nothing is
 // downloaded.
-func loadChart(root, dir string, b *budget, depth int) (*chart.Chart, error) {
+func loadChart(ctx context.Context, root, dir string, b *budget, depth int) (*chart.Chart, error) {
 	display := displayPath(root, dir)
 	if depth > 10 {
 		return nil, &SourceError{Path: display, Msg: "file:// chart dependencies nest more than 10 deep"}
 	}
-	files, err := chartFiles(root, dir, b)
+	files, err := chartFiles(ctx, root, dir, b)
 	if err != nil {
 		return nil, err
 	}
@@ -40,14 +41,16 @@ func loadChart(root, dir string, b *budget, depth int) (*chart.Chart, error) {
 	if err != nil {
 		return nil, toolError("helm", display, fmt.Errorf("load chart: %w", err), root)
 	}
-	if err := resolveDependencies(root, dir, c, b, depth); err != nil {
+	if err := resolveDependencies(ctx, root, dir, c, b, depth); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
 // chartFiles lists a chart directory's files as Helm's loader takes them.
-func chartFiles(root, dir string, b *budget) ([]*loader.BufferedFile, error) {
+// The walk stops when ctx ends: symlinks to directories can make a tree
+// with few files take very long to walk.
+func chartFiles(ctx context.Context, root, dir string, b *budget) ([]*loader.BufferedFile, error) {
 	rules := ignore.Empty()
 	if ifile := filepath.Join(dir, ignore.HelmIgnore); isFile(ifile) {
 		real, display, err := resolveInRepo(root, dir, ignore.HelmIgnore, ".helmignore")
@@ -68,6 +71,9 @@ func chartFiles(root, dir string, b *budget) ([]*loader.BufferedFile, error) {
 	visiting := map[string]bool{}
 	var walk func(realDir, rel string) error
 	walk = func(realDir, rel string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if visiting[realDir] {
 			return &SourceError{Path: displayPath(root, realDir), Msg: "symlinks form a loop"}
 		}
@@ -119,7 +125,7 @@ func chartFiles(root, dir string, b *budget) ([]*loader.BufferedFile, error) {
 
 // resolveDependencies checks that every dependency Chart.yaml declares is
 // there, loading file:// ones from the repository, recursively.
-func resolveDependencies(root, dir string, c *chart.Chart, b *budget, depth int) error {
+func resolveDependencies(ctx context.Context, root, dir string, c *chart.Chart, b *budget, depth int) error {
 	display := displayPath(root, dir)
 	for _, dep := range c.Metadata.Dependencies {
 		if hasSubchart(c, dep.Name) {
@@ -131,7 +137,7 @@ func resolveDependencies(root, dir string, c *chart.Chart, b *budget, depth int)
 			if err != nil {
 				return err
 			}
-			sub, err := loadChart(root, real, b, depth+1)
+			sub, err := loadChart(ctx, root, real, b, depth+1)
 			if err != nil {
 				return err
 			}
@@ -158,7 +164,7 @@ func resolveDependencies(root, dir string, c *chart.Chart, b *budget, depth int)
 			dep.Name, dep.Version, from, lock)}
 	}
 	for _, sub := range c.Dependencies() {
-		if err := resolveDependencies(root, "", sub, b, depth+1); err != nil {
+		if err := resolveDependencies(ctx, root, "", sub, b, depth+1); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,8 @@ package render
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,7 +24,7 @@ func TestRunBounded(t *testing.T) {
 	if !errors.As(err, &limit) || limit.What != "render time" || !IsUserError(err) {
 		t.Fatalf("timeout: %v", err)
 	}
-	if !strings.Contains(err.Error(), "render app: gave up after 50ms") || !strings.Contains(err.Error(), "raise the limit with --render-timeout") {
+	if !strings.Contains(err.Error(), "render app: gave up after 50ms") || !strings.Contains(err.Error(), "raise it with --render-timeout") {
 		t.Errorf("message: %v", err)
 	}
 	if time.Since(start) > time.Second {
@@ -116,5 +118,41 @@ func TestResolveInRepo(t *testing.T) {
 		if err != nil || real != filepath.Join(root, filepath.FromSlash(tc.want)) {
 			t.Errorf("resolveInRepo(%q) = %q, %v; want %s", tc.rel, real, err, tc.want)
 		}
+	}
+}
+
+// TestRenderTimeCoversChartLoading: a chart whose directories link to the
+// next level twice over (2^20 paths to walk, with no loop and no file to
+// count) fails on the render time limit, because the limit covers loading
+// the chart, not only its templates; without that the walk would finish
+// long after the limit and the render succeed.
+func TestRenderTimeCoversChartLoading(t *testing.T) {
+	root := t.TempDir()
+	chart := filepath.Join(root, "chart")
+	writeFile(t, filepath.Join(chart, "Chart.yaml"), "apiVersion: v2\nname: links\nversion: 0.1.0\n")
+	writeFile(t, filepath.Join(chart, "templates", "cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n")
+	const depth = 20
+	for i := 0; i < depth; i++ {
+		dir := filepath.Join(chart, "l", fmt.Sprint(i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if i+1 < depth {
+			next := filepath.Join("..", fmt.Sprint(i+1))
+			symlink(t, next, filepath.Join(dir, "a"))
+			symlink(t, next, filepath.Join(dir, "b"))
+		}
+	}
+	before := AbandonedRenders()
+	r := &Renderer{Limits: Limits{Timeout: 200 * time.Millisecond, Flags: LimitFlags{Timeout: "--render-timeout"}}}
+	_, err := r.Render(context.Background(), root, app.Source{Path: "chart"}, Options{AppName: "app"})
+	assertLimit(t, err, "render time", "render chart: gave up after 200ms", "--render-timeout")
+	// The walk stops with the render it belongs to.
+	deadline := time.Now().Add(time.Minute)
+	for AbandonedRenders() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := AbandonedRenders(); n > before {
+		t.Errorf("AbandonedRenders = %d after a minute, want %d: the chart walk went on after the render gave up", n, before)
 	}
 }
