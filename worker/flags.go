@@ -83,6 +83,8 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 		"the most objects one source may render (`N`): each costs room in the workflow's payloads, which Temporal caps at 2 MB")
 	c.render.maxSize = bytesFlag(render.DefaultLimits().MaxRenderedBytes)
 	fs.Var(&c.render.maxSize, "render-max-size", "the most one source may render, as JSON (`SIZE`, e.g. 64Mi): what the manifest cache holds")
+	c.render.maxArchiveSize = bytesFlag(render.DefaultLimits().MaxArchiveBytes)
+	fs.Var(&c.render.maxArchiveSize, "render-max-archive-size", "the most a chart's archived subcharts (charts/*.tgz) may inflate to, all together (`SIZE`)")
 	c.render.memory = defaultRenderMemory
 	fs.Var(&c.render.sandbox, "render-sandbox", "how renders are isolated: `MODE` gvisor (runsc), process (bwrap) or none (in the worker's process, for development only) (default: gvisor where runsc is on PATH, else process where bwrap is)")
 	fs.Var(&c.render.memory, "render-memory", "the memory `SIZE` of one sandboxed render, e.g. 512Mi or 2Gi")

@@ -24,6 +24,7 @@ type renderFlags struct {
 	memory           bytesFlag
 	maxObjects       int
 	maxSize          bytesFlag
+	maxArchiveSize   bytesFlag
 	pluginDir        string
 }
 
@@ -76,7 +77,9 @@ func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gits
 	}
 	limits.MaxObjects = cfg.render.maxObjects
 	limits.MaxRenderedBytes = int64(cfg.render.maxSize)
-	limits.Flags = render.LimitFlags{Timeout: "--render-timeout", Objects: "--render-max-objects", RenderedBytes: "--render-max-size"}
+	limits.MaxArchiveBytes = int64(cfg.render.maxArchiveSize)
+	limits.Flags = render.LimitFlags{Timeout: "--render-timeout", Objects: "--render-max-objects", RenderedBytes: "--render-max-size",
+		ArchiveBytes: "--render-max-archive-size"}
 	settings := &render.Renderer{
 		Limits:           limits,
 		AllowRemoteBases: cfg.render.allowRemoteBases,

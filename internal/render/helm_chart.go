@@ -37,6 +37,9 @@ func loadChart(ctx context.Context, root, dir string, b *budget, depth int) (*ch
 	if err != nil {
 		return nil, err
 	}
+	if err := checkArchives(display, files, b); err != nil {
+		return nil, err
+	}
 	c, err := loader.LoadFiles(files)
 	if err != nil {
 		return nil, toolError("helm", display, fmt.Errorf("load chart: %w", err), root)

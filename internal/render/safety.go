@@ -20,6 +20,10 @@ type budget struct {
 	mu    sync.Mutex
 	files int
 	bytes int64
+	// archiveBytes is what archived subcharts inflated to; archiveErr the
+	// limit that stopped them (see checkArchives).
+	archiveBytes int64
+	archiveErr   *LimitError
 }
 
 func newBudget(l Limits, appPath string) *budget {
