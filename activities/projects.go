@@ -10,8 +10,9 @@ import (
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
-// Projects answers what a project workflow cannot find out itself: which
-// apps use the project. It reads the apps through the Temporal client.
+// Projects answers what a workflow cannot find out itself: which apps use a
+// project, and what a project's sync windows say. It reads the apps and
+// projects through the Temporal client.
 type Projects struct {
 	Client client.Client
 }
@@ -19,6 +20,7 @@ type Projects struct {
 // Register adds the project activities to a worker of the control queue.
 func (p *Projects) Register(w worker.Registry) {
 	w.RegisterActivityWithOptions(p.ProjectApps, activity.RegisterOptions{Name: workflows.ActivityProjectApps})
+	w.RegisterActivityWithOptions(p.SyncWindows, activity.RegisterOptions{Name: workflows.ActivitySyncWindows})
 }
 
 // ProjectApps lists the running apps whose spec.project names the project.

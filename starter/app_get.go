@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -46,6 +47,10 @@ func printView(out io.Writer, v *workflows.View, output string) error {
 		if ps := op.PostSync; ps != nil {
 			fmt.Fprintf(out, "PostSync:      %s %s: %s\n", ps.WorkflowID, ps.Phase, ps.Message)
 		}
+	}
+	if sw := s.SyncWindow; sw != nil {
+		fmt.Fprintf(out, "Sync Window:   automated sync of %s held: %s\n", short(sw.Revision),
+			strings.TrimPrefix(sw.Message, fmt.Sprintf("app %q: ", v.Metadata.Name)))
 	}
 	if ro := s.Rollout; ro != nil {
 		fmt.Fprintf(out, "Rollout:       stage %d/%d %s: %s\n", ro.Stage, ro.Stages, ro.Phase, ro.Message)

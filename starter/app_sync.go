@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -39,6 +40,9 @@ func runSync(cmd *cobra.Command, tf *temporalFlags, name string, req workflows.S
 		return err
 	}
 	defer c.Close()
+	if err := checkSyncWindows(ctx, c, name); err != nil {
+		return err
+	}
 	stage := client.WorkflowUpdateStageAccepted
 	if wait {
 		stage = client.WorkflowUpdateStageCompleted
@@ -102,4 +106,25 @@ func short(sha string) string {
 		return sha[:8]
 	}
 	return sha
+}
+
+// checkSyncWindows refuses up front a manual sync that the app's sync
+// windows block, since without --wait the CLI returns before the workflow,
+// which checks again at its own time, would refuse it.
+func checkSyncWindows(ctx context.Context, c client.Client, name string) error {
+	v, err := queryApp(ctx, c, name)
+	if err != nil {
+		return err
+	}
+	if v.ProjectOf() == app.DefaultProject {
+		return nil
+	}
+	p, err := workflows.GetProject(ctx, c, v.ProjectOf())
+	if err != nil {
+		return appError(name, "read the sync windows of project "+v.ProjectOf(), err)
+	}
+	if d := p.SyncAllowed(v.WindowSubject(validateOptions().InClusterRegion), time.Now(), true); !d.Allowed {
+		return errors.New(d.Message)
+	}
+	return nil
 }

@@ -26,7 +26,11 @@ func appError(name, doing string, err error) error {
 	}
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
-		return fmt.Errorf("app %q: %s refused: %s", name, doing, strings.TrimSpace(appErr.Message()))
+		msg := strings.TrimSpace(appErr.Message())
+		if strings.HasPrefix(msg, fmt.Sprintf("app %q: ", name)) {
+			return errors.New(msg) // it names the app already
+		}
+		return fmt.Errorf("app %q: %s refused: %s", name, doing, msg)
 	}
 	return fmt.Errorf("app %q: %s: %w", name, doing, err)
 }

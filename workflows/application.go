@@ -227,7 +227,7 @@ func (s *appState) pollDelay(now time.Time) (time.Duration, string) {
 	if s.childrenSettling() || s.resourcesSettling(now) {
 		interval, summary = min(interval, settlePoll), timerSettlePoll
 	}
-	return interval + app.Jitter(s.app.Metadata.Name, interval), summary
+	return s.windowDelay(now, interval+app.Jitter(s.app.Metadata.Name, interval), summary)
 }
 
 func (s *appState) carried() *Carried {

@@ -32,6 +32,9 @@ func (p syncParams) healthTimeout() time.Duration {
 // manualSync runs a sync update: resolve and render the requested revision
 // (or the rollback's), then the operation.
 func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.OperationState, error) {
+	if err := s.refuseManualSync(ctx); err != nil {
+		return nil, err
+	}
 	revision := req.Revision
 	if req.RollbackID != nil {
 		entry, ok := s.status.HistoryByID(*req.RollbackID)

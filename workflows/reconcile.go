@@ -30,7 +30,9 @@ func (s *appState) reconcile(ctx workflow.Context) {
 	}
 	s.compare(ctx, target)
 	s.postSyncWhenSettled(ctx, target)
-	if s.shouldAutoSync(target) {
+	if !s.shouldAutoSync(target) {
+		s.status.SyncWindow = nil
+	} else if !s.windowsHoldAutoSync(ctx, target) {
 		s.autoSync = &autoSync{Key: s.autoSyncKey(target)}
 		op := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()})
 		s.autoSync.Phase, s.autoSync.Unreachable = op.Phase, s.lastOpUnreachable

@@ -21,6 +21,7 @@ const (
 	timerSettlePoll   = "next poll: resources settling"
 	timerRetryBackoff = "retry backoff"
 	timerSoak         = "soak"
+	timerSyncWindow   = "sync window opens"
 )
 
 func resolveSummary(repoURL, revision string) string {

@@ -219,3 +219,14 @@ func blockMessage(appName string, d WindowDecision, manual bool) string {
 	}
 	return b.String()
 }
+
+// SyncWindowStatus is an automated sync that the project's sync windows
+// hold back: the app's status.syncWindow.
+type SyncWindowStatus struct {
+	// Revision is the commit that waits to be synced.
+	Revision string      `json:"revision,omitempty"`
+	Blocking []WindowRef `json:"blocking,omitempty"`
+	// OpensAt is when the sync may run; nil when unknown.
+	OpensAt *time.Time `json:"opensAt,omitempty"`
+	Message string     `json:"message"`
+}

@@ -232,6 +232,9 @@ type Status struct {
 	History        []HistoryEntry           `json:"history,omitempty"`
 	ReconciledAt   *time.Time               `json:"reconciledAt,omitempty"`
 	Regions        map[string]RegionSummary `json:"regions,omitempty"`
+	// SyncWindow is set while the project's sync windows hold back an
+	// automated sync.
+	SyncWindow *SyncWindowStatus `json:"syncWindow,omitempty"`
 }
 
 type SyncStatus struct {
