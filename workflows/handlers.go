@@ -73,6 +73,9 @@ func (s *appState) validateSync(ctx workflow.Context, req SyncRequest) error {
 	if s.deletion != nil {
 		return errDeleting
 	}
+	if err := s.validateSyncSource(req); err != nil {
+		return err
+	}
 	if req.RollbackID == nil {
 		return nil
 	}

@@ -61,6 +61,9 @@ type SyncRequest struct {
 	DryRun bool `json:"dryRun,omitempty"`
 	// RollbackID syncs the revision of this history entry (IDs start at 0).
 	RollbackID *int64 `json:"rollbackID,omitempty"`
+	// unknown are the fields of the request's JSON that none of the above
+	// takes (UnmarshalJSON); the validator refuses them.
+	unknown []string
 }
 
 // DeleteRequest is the payload of the delete update.

@@ -175,8 +175,10 @@ func TestCheckoutUnknownCommit(t *testing.T) {
 		t.Fatalf("Checkout of a missing commit: %v", err)
 	}
 	// The clone was intact, so it was kept rather than cloned again.
-	if n := repos.FetchCalls(fx.url); n != 2 {
-		t.Errorf("FetchCalls = %d, want 2 (branches and tags, then the commit itself)", n)
+	// No ref points at it: it is not asked for by its SHA alone
+	// (TestCheckoutOnlyThroughTheReposRefs).
+	if n := repos.FetchCalls(fx.url); n != 1 {
+		t.Errorf("FetchCalls = %d, want 1 (branches and tags)", n)
 	}
 	if _, _, err := repos.Checkout(context.Background(), fx.url, "main"); err == nil {
 		t.Fatal("Checkout of a branch name: no error")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -222,13 +223,41 @@ func (r *Repos) ensureCommit(ctx context.Context, c *clone, repoURL string, sha 
 	if c.hasCommit(sha) {
 		return nil
 	}
-	// Not reachable from a branch or tag (a pull request ref, say): ask for
-	// the commit itself, which servers that allow it will send.
-	spec := config.RefSpec(fmt.Sprintf("+%s:refs/ferry/%s", sha, sha))
-	if err := r.fetch(ctx, c, repoURL, []config.RefSpec{spec}); err == nil && c.hasCommit(sha) {
-		return nil
+	// Not reachable from a branch or tag: fetch it through a ref of this
+	// repository that points at it (a pull request ref, say), never by its
+	// SHA alone. A server that shares objects between repositories (a
+	// GitHub fork network) would send another repository's commit for it.
+	ref, err := r.refPointingAt(ctx, repoURL, sha)
+	if err != nil {
+		return err
+	}
+	if ref != "" {
+		spec := config.RefSpec(fmt.Sprintf("+%s:refs/ferry/%s", ref, sha))
+		if err := r.fetch(ctx, c, repoURL, []config.RefSpec{spec}); err == nil && c.hasCommit(sha) {
+			return nil
+		}
 	}
 	return &CommitNotFoundError{RepoURL: RedactURL(repoURL), SHA: sha.String()}
+}
+
+// refPointingAt is a ref of the repository (by its shared listing) whose
+// commit is sha, or "" when none is.
+func (r *Repos) refPointingAt(ctx context.Context, repoURL string, sha plumbing.Hash) (string, error) {
+	refs, err := r.listRefs(ctx, repoURL, false, r.opts.RefsTTL)
+	if err != nil {
+		return "", fmt.Errorf("list the refs of %s: %w", RedactURL(repoURL), err)
+	}
+	var names []string
+	for name := range refs {
+		if got, ok := refs.hash(name, 0); ok && got == sha.String() && strings.HasPrefix(name, "refs/") {
+			names = append(names, strings.TrimSuffix(name, "^{}"))
+		}
+	}
+	if len(names) == 0 {
+		return "", nil
+	}
+	sort.Strings(names)
+	return names[0], nil
 }
 
 // withClone runs fn on the repository's clone under its lock. When fn fails

@@ -61,7 +61,8 @@ type CommitNotFoundError struct {
 }
 
 func (e *CommitNotFoundError) Error() string {
-	return fmt.Sprintf("checkout %s commit %s: not found after fetching every branch and tag; was it force-pushed away?", e.RepoURL, e.SHA)
+	return fmt.Sprintf("checkout %s commit %s: not found after fetching every branch and tag, nor the tip of any ref of the repository; "+
+		"was it force-pushed away, or is it a commit of another repository?", e.RepoURL, e.SHA)
 }
 
 // IsNotFound reports whether err means that a revision or commit does not

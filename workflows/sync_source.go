@@ -1,0 +1,103 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// UnmarshalJSON reads a sync request as Temporal's converter would, and
+// remembers the fields it does not know, so that the validator can refuse
+// them by name (a request naming another repository, say) instead of the
+// converter dropping them without a word. It never fails on them: an update
+// accepted once must decode the same when its history is replayed.
+func (r *SyncRequest) UnmarshalJSON(data []byte) error {
+	type plain SyncRequest
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*r = SyncRequest(p)
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) == nil {
+		known := syncRequestFields()
+		for k := range fields {
+			if !known[k] {
+				r.unknown = append(r.unknown, k)
+			}
+		}
+		sort.Strings(r.unknown)
+	}
+	return nil
+}
+
+// syncRequestFields are the JSON names of SyncRequest's fields.
+func syncRequestFields() map[string]bool {
+	known := map[string]bool{}
+	t := reflect.TypeOf(SyncRequest{})
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			known[name] = true
+		}
+	}
+	return known
+}
+
+// sourceFields are the fields of Argo CD's sync operation that would name
+// another source: a sync of a Ferry app takes its own repository's revisions.
+var sourceFields = map[string]bool{"repoURL": true, "source": true, "sources": true}
+
+// validateSyncSource refuses a sync of anything but a revision of the app's
+// own repository (spec.source.repoURL): a request naming a source or
+// repository, a revision that cannot be a branch, tag or SHA (a URL, say),
+// and a rollback to a deployment of another repository. Every problem is
+// named at once.
+func (s *appState) validateSyncSource(req SyncRequest) error {
+	name, repo := s.app.Metadata.Name, s.app.Spec.Source.RepoURL
+	var errs []error
+	for _, f := range req.unknown {
+		if sourceFields[f] {
+			errs = append(errs, fmt.Errorf("app %q: sync request field %q: a sync takes only a revision of the app's repository %s; "+
+				"to deploy another repository, change spec.source with ferry app apply", name, f, repo))
+			continue
+		}
+		known := make([]string, 0, 4)
+		for k := range syncRequestFields() {
+			known = append(known, k)
+		}
+		sort.Strings(known)
+		errs = append(errs, fmt.Errorf("app %q: sync request field %q is unknown: the fields are %s", name, f, strings.Join(known, ", ")))
+	}
+	if rev := req.Revision; rev != "" && !isRevisionName(rev) {
+		errs = append(errs, fmt.Errorf("app %q: revision %q is not a branch, tag or commit SHA: a sync takes only a revision of the app's repository %s; "+
+			"to deploy another repository, change spec.source with ferry app apply", name, rev, repo))
+	}
+	if req.RollbackID != nil {
+		if e, ok := s.status.HistoryByID(*req.RollbackID); ok && e.Source.RepoURL != "" && e.Source.RepoURL != repo {
+			errs = append(errs, fmt.Errorf("app %q: history entry %d was deployed from %s, not from the app's repository %s: "+
+				"a rollback takes only a revision of the app's repository", name, *req.RollbackID, e.Source.RepoURL, repo))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// isRevisionName reports whether rev can name a branch, a tag, a full ref
+// or a commit SHA, by git check-ref-format's rules: no URL, no scp-like
+// address, no path that climbs out, no revision expression.
+func isRevisionName(rev string) bool {
+	if rev != strings.TrimSpace(rev) || strings.HasPrefix(rev, "-") || strings.HasPrefix(rev, "/") ||
+		strings.HasSuffix(rev, "/") || strings.HasSuffix(rev, ".") || strings.HasSuffix(rev, ".lock") ||
+		strings.Contains(rev, "..") || strings.Contains(rev, "//") || strings.Contains(rev, "@{") || rev == "@" {
+		return false
+	}
+	for _, r := range rev {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || strings.ContainsRune(`:?*[\^~`, r) {
+			return false
+		}
+	}
+	return true
+}

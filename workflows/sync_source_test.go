@@ -1,0 +1,66 @@
+package workflows
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+)
+
+func TestIsRevisionName(t *testing.T) {
+	for _, rev := range []string{"main", "HEAD", "v1.2.0", "release/2024-01", "refs/heads/main", "refs/pull/12/head",
+		"0123456789abcdef0123456789abcdef01234567", "abc1234"} {
+		require.True(t, isRevisionName(rev), rev)
+	}
+	for _, rev := range []string{"https://evil.example.com/x.git", "git@evil.example.com:x.git", "ssh://evil/x.git#main",
+		"../other", "main~1", "main^", "-main", "main ", "a b", "main.lock", "refs//heads", "@", "main@{1}", "feature/"} {
+		require.False(t, isRevisionName(rev), rev)
+	}
+}
+
+func TestSyncRequestRemembersUnknownFields(t *testing.T) {
+	var req SyncRequest
+	require.NoError(t, json.Unmarshal([]byte(`{"revision":"main","prune":true,"source":{"repoURL":"x"},"repoURL":"x"}`), &req))
+	require.Equal(t, "main", req.Revision)
+	require.True(t, req.Prune)
+	require.Equal(t, []string{"repoURL", "source"}, req.unknown)
+	out, err := json.Marshal(req)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"revision":"main","prune":true}`, string(out), "what is not known is not sent on")
+}
+
+// TestSyncTakesOnlyTheAppsOwnRepository: a sync update that names another
+// repository, or a revision that is no branch, tag or SHA, is rejected
+// with every problem named, and nothing is synced.
+func (s *appSuite) TestSyncTakesOnlyTheAppsOwnRepository() {
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	rejected := func(arg any, want ...string) {
+		s.env.UpdateWorkflow(UpdateSync, want[0], &testsuite.TestUpdateCallback{
+			OnReject: func(err error) {
+				for _, w := range want {
+					s.ErrorContains(err, w)
+				}
+			},
+			OnAccept:   func() { s.Fail("sync accepted", "%+v", arg) },
+			OnComplete: func(any, error) {},
+		}, arg)
+	}
+	s.env.RegisterDelayedCallback(func() {
+		rejected(map[string]any{"revision": "main", "repoURL": "https://evil.example.com/x.git"},
+			`sync request field "repoURL": a sync takes only a revision of the app's repository https://git.example.com/apps.git`)
+		rejected(map[string]any{"source": map[string]any{"repoURL": "https://evil.example.com/x.git"}, "revison": "main"},
+			`sync request field "source"`, `sync request field "revison" is unknown: the fields are dryRun, prune, revision, rollbackID`)
+		rejected(SyncRequest{Revision: "https://evil.example.com/x.git"},
+			`revision "https://evil.example.com/x.git" is not a branch, tag or commit SHA`, "change spec.source with ferry app apply")
+	}, time.Second)
+	s.deleteAt(2*time.Second, false)
+	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.NoError(s.env.GetWorkflowError())
+	s.Empty(cluster.synced, "nothing synced")
+}
