@@ -24,7 +24,7 @@ func classify(err error) error {
 		return err
 	case render.IsUserError(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
-	case gitsource.IsNotFound(err), gitsource.IsCredentialRefused(err):
+	case gitsource.IsNotFound(err), gitsource.IsCredentialRefused(err), gitsource.IsLimit(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
 	case kube.IsInvalid(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrSyncFailed, nil)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/render"
 	"github.com/ferry-gitops/ferry/workflows"
 )
@@ -36,6 +37,10 @@ type config struct {
 	maxReconciles   int
 	tls             tlsFlags
 	render          renderFlags
+	// checkoutMaxFile and checkoutMaxSize bound what the Git clone cache
+	// checks out (gitsource.Options.MaxFileBytes, MaxCheckoutBytes).
+	checkoutMaxFile bytesFlag
+	checkoutMaxSize bytesFlag
 
 	// webhookAllowUnsigned accepts deliveries of providers without a secret.
 	webhookAllowUnsigned bool
@@ -66,6 +71,10 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.redis.key, "redis-tls-key", "", "PEM key `FILE` of --redis-tls-cert")
 	fs.StringVar(&c.repoCredsDir, "repo-creds-dir", "", "`DIR` of YAML files holding Argo CD repository Secrets (secret-type repository or repo-creds); empty: only the FERRY_GIT_* credential")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "`DIR` of the Git clone cache (default: ferry/repos in the user's cache directory)")
+	c.checkoutMaxFile = bytesFlag(gitsource.DefaultMaxFileBytes)
+	fs.Var(&c.checkoutMaxFile, "checkout-max-file-size", "the largest file (`SIZE`) the worker fetches or checks out of a repository, any branch or tag; refused from its header, before it is read")
+	c.checkoutMaxSize = bytesFlag(gitsource.DefaultMaxCheckoutBytes)
+	fs.Var(&c.checkoutMaxSize, "checkout-max-size", "the most the files of one checked-out commit may add up to (`SIZE`)")
 	fs.StringVar(&c.webhookAddr, "webhook-addr", "", "`ADDR` of the Git webhook endpoint POST /api/webhook; empty: off")
 	fs.BoolVar(&c.webhookAllowUnsigned, "webhook-allow-unsigned", false,
 		"accept webhook deliveries of providers that have no FERRY_WEBHOOK_<PROVIDER>_SECRET; anyone who reaches the endpoint can then trigger refreshes")

@@ -57,6 +57,8 @@ func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gits
 	opts := gitsource.DefaultOptions(cfg.cacheDir)
 	opts.Auth = auth
 	opts.Observe = m.gitRequest
+	opts.MaxFileBytes, opts.FileFlag = int64(cfg.checkoutMaxFile), "--checkout-max-file-size"
+	opts.MaxCheckoutBytes, opts.CheckoutFlag = int64(cfg.checkoutMaxSize), "--checkout-max-size"
 	repos, err := gitsource.New(opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("git clone cache in %s: %w", cfg.cacheDir, err)

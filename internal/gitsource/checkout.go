@@ -102,7 +102,7 @@ func (r *Repos) materialise(ctx context.Context, repoURL string, sha plumbing.Ha
 			_ = os.RemoveAll(tmp)
 			return err
 		}
-		if err := c.export(ctx, sha, tmp); err != nil {
+		if err := c.export(ctx, sha, tmp, &r.opts); err != nil {
 			_ = os.RemoveAll(tmp)
 			return err
 		}

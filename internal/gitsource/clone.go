@@ -11,10 +11,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // fetchRefSpecs bring every branch and tag: a SHA that Resolve returned is
@@ -121,9 +124,12 @@ func (r *Repos) adoptClones() error {
 // open as a repository is removed and created again. Each operation opens
 // afresh, so that nothing cached in memory hides a clone changed on disk.
 // Callers hold c.mu.
-func (c *clone) open(displayURL string) (*git.Repository, error) {
+//
+// Its storage refuses objects larger than the limit as a pack arrives, and
+// reads large objects as streams (see limitedStorage).
+func (c *clone) open(displayURL string, opts *Options) (*git.Repository, error) {
 	c.repo = nil
-	repo, err := git.PlainOpen(c.dir)
+	repo, err := c.openStorage(opts)
 	if err != nil {
 		if err := os.RemoveAll(c.dir); err != nil {
 			return nil, err
@@ -136,10 +142,22 @@ func (c *clone) open(displayURL string) (*git.Repository, error) {
 		if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{displayURL}}); err != nil {
 			return nil, err
 		}
+		if repo, err = c.openStorage(opts); err != nil {
+			return nil, err
+		}
 	}
 	c.repo = repo
 	_ = os.Chtimes(c.dir, time.Now(), time.Now()) // last use survives a restart
 	return repo, nil
+}
+
+func (c *clone) openStorage(opts *Options) (*git.Repository, error) {
+	if _, err := os.Stat(c.dir); err != nil {
+		return nil, err
+	}
+	fs := osfs.New(c.dir)
+	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{LargeObjectThreshold: streamAbove})
+	return git.Open(&limitedStorage{Storage: st, maxObject: opts.MaxFileBytes, flag: opts.FileFlag, dir: c.dir}, nil)
 }
 
 // wipe removes the clone from disk; the next open starts from nothing.
@@ -211,7 +229,7 @@ func (r *Repos) fetch(ctx context.Context, c *clone, repoURL string, specs []con
 // ensureCommit makes sure the commit is in the clone, fetching only when it
 // is not. Callers hold c.mu.
 func (r *Repos) ensureCommit(ctx context.Context, c *clone, repoURL string, sha plumbing.Hash) error {
-	if _, err := c.open(RedactURL(repoURL)); err != nil {
+	if _, err := c.open(RedactURL(repoURL), &r.opts); err != nil {
 		return fmt.Errorf("open clone: %w", err)
 	}
 	if c.hasCommit(sha) {
@@ -270,7 +288,7 @@ func (r *Repos) withClone(ctx context.Context, repoURL string, fn func(c *clone)
 	defer c.mu.Unlock()
 
 	err := fn(c)
-	if err == nil || isTransportError(err) || ctx.Err() != nil {
+	if err == nil || isTransportError(err) || IsLimit(err) || ctx.Err() != nil {
 		return err
 	}
 	if IsNotFound(err) && c.intact() {
@@ -288,7 +306,7 @@ func (r *Repos) withClone(ctx context.Context, repoURL string, fn func(c *clone)
 func (r *Repos) resolveShortSHA(ctx context.Context, repoURL, short string) (string, error) {
 	var sha string
 	err := r.withClone(ctx, repoURL, func(c *clone) error {
-		if _, err := c.open(RedactURL(repoURL)); err != nil {
+		if _, err := c.open(RedactURL(repoURL), &r.opts); err != nil {
 			return fmt.Errorf("open clone: %w", err)
 		}
 		if err := r.fetch(ctx, c, repoURL, fetchRefSpecs); err != nil {

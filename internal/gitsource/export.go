@@ -18,7 +18,9 @@ import (
 // Submodules are left out (their directories are created empty). Names are
 // checked, and every file and directory is created exclusively, so that a
 // crafted tree cannot write outside dest, through a symlink or otherwise.
-func (c *clone) export(ctx context.Context, sha plumbing.Hash, dest string) error {
+// Each file's size is checked against the limits of opts from its object's
+// header before it is read, and files are streamed, never held whole.
+func (c *clone) export(ctx context.Context, sha plumbing.Hash, dest string, opts *Options) error {
 	commit, err := c.repo.CommitObject(sha)
 	if err != nil {
 		return fmt.Errorf("read commit: %w", err)
@@ -29,6 +31,7 @@ func (c *clone) export(ctx context.Context, sha plumbing.Hash, dest string) erro
 	}
 	walker := object.NewTreeWalker(root, true, nil)
 	defer walker.Close()
+	var total int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -42,6 +45,18 @@ func (c *clone) export(ctx context.Context, sha plumbing.Hash, dest string) erro
 		}
 		if err := checkTreePath(name); err != nil {
 			return err
+		}
+		if entry.Mode.IsFile() {
+			size, err := c.objectSize(entry.Hash)
+			if err != nil {
+				return fmt.Errorf("read %s: %w", name, err)
+			}
+			if size > opts.MaxFileBytes {
+				return &LimitError{Path: name, What: "file size", Size: size, Limit: opts.MaxFileBytes, Flag: opts.FileFlag}
+			}
+			if total += size; total > opts.MaxCheckoutBytes {
+				return &LimitError{What: "checkout size", Limit: opts.MaxCheckoutBytes, Flag: opts.CheckoutFlag}
+			}
 		}
 		target := filepath.Join(dest, filepath.FromSlash(name))
 		if err := c.writeEntry(target, entry); err != nil {

@@ -41,6 +41,17 @@ type Options struct {
 	// LsRemoteTimeout bounds one shared ls-remote, which runs detached from
 	// any one caller's context. Zero means DefaultLsRemoteTimeout.
 	LsRemoteTimeout time.Duration
+	// MaxFileBytes is the largest file (Git object) a fetch brings or a
+	// checkout writes, known from the objects' headers before any is
+	// inflated; zero means DefaultMaxFileBytes. Past it, Checkout fails
+	// with a *LimitError.
+	MaxFileBytes int64
+	// MaxCheckoutBytes bounds the files of one checked-out commit; zero
+	// means DefaultMaxCheckoutBytes.
+	MaxCheckoutBytes int64
+	// FileFlag and CheckoutFlag name the settings that raise MaxFileBytes
+	// and MaxCheckoutBytes, for the errors that report them.
+	FileFlag, CheckoutFlag string
 	// Logger receives clone recoveries and evictions; nil means slog.Default().
 	Logger *slog.Logger
 	// Observe, when set, is told of every network request: requestType
@@ -111,6 +122,12 @@ func New(opts Options) (*Repos, error) {
 	}
 	if opts.LsRemoteTimeout <= 0 {
 		opts.LsRemoteTimeout = DefaultLsRemoteTimeout
+	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if opts.MaxCheckoutBytes <= 0 {
+		opts.MaxCheckoutBytes = DefaultMaxCheckoutBytes
 	}
 	r := &Repos{
 		opts:     opts,
