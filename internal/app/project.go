@@ -57,6 +57,23 @@ type ProjectSpec struct {
 	// SyncWindows are the times the project's apps may or may not sync
 	// (syncwindow.go).
 	SyncWindows []SyncWindow `json:"syncWindows,omitempty"`
+	// DestinationServiceAccounts name the ServiceAccount a region worker
+	// impersonates to write an app's objects to a destination: the first
+	// entry that matches the destination wins (project_impersonate.go).
+	DestinationServiceAccounts []DestinationServiceAccount `json:"destinationServiceAccounts,omitempty"`
+}
+
+// DestinationServiceAccount is Argo CD's (2.13 and later): the
+// ServiceAccount that syncs to matching destinations impersonate. Server
+// and Namespace are globs; Name, a glob of regions, is Ferry's, as in
+// destinations.
+type DestinationServiceAccount struct {
+	Server    string `json:"server,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	// DefaultServiceAccount is "name" (in the destination namespace) or
+	// "namespace:name".
+	DefaultServiceAccount string `json:"defaultServiceAccount"`
 }
 
 // ProjectDestination is one allowed destination: a region by name or by
@@ -117,8 +134,7 @@ var projectUnsupported = map[string]string{
 	"spec.roles":                           "project roles grant access to Argo CD's API, which Ferry does not have: remove them, and grant access to Temporal and to the ferry CLI instead",
 	"spec.syncWindows.andOperator":         "matching a window's applications, namespaces and clusters all together is not supported yet: remove andOperator; the window then applies to an app when any of them matches",
 	"spec.syncWindows.syncOverrun":         "not supported yet: remove it; a sync that started before a deny window opened always runs to its end",
-	"spec.destinationServiceAccounts":      "impersonation is not supported yet: remove the field; the region worker applies with its own credentials",
-	"spec.signatureKeys":                   "commit signature verification is not supported yet: remove the field",
+		"spec.signatureKeys":                   "commit signature verification is not supported yet: remove the field",
 	"spec.orphanedResources":               "orphaned-resource monitoring is not supported yet: remove the field",
 	"spec.sourceNamespaces":                "Ferry identifies apps by name and reads no Application namespaces: remove the field",
 	"spec.permitOnlyProjectScopedClusters": "project-scoped clusters are not supported: Ferry addresses clusters by region; remove the field",

@@ -39,6 +39,7 @@ func ValidateProject(p *AppProject) error {
 			}
 		}
 	}
+	v.validateServiceAccounts(p.Spec.DestinationServiceAccounts)
 	v.groupKinds("spec.clusterResourceWhitelist", p.Spec.ClusterResourceWhitelist)
 	v.groupKinds("spec.clusterResourceBlacklist", p.Spec.ClusterResourceBlacklist)
 	v.groupKinds("spec.namespaceResourceWhitelist", p.Spec.NamespaceResourceWhitelist)
