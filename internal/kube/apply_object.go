@@ -122,7 +122,10 @@ func (c *Cluster) rememberWritten(t *task, written *unstructured.Unstructured) {
 // RespectIgnoreDifferences keeps what the app's ignoreDifferences ignore as
 // it is live (diff.Rules.Respect).
 func (c *Cluster) write(ctx context.Context, t *task, existing *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
-	ri := c.resource(t.mapping, t.key.Namespace)
+	ri, err := c.writeResource(ctx, t.mapping, t.key.Namespace)
+	if err != nil {
+		return nil, err
+	}
 	validation := metav1.FieldValidationStrict
 	if t.opts.ValidateFalse {
 		validation = metav1.FieldValidationIgnore
@@ -145,7 +148,6 @@ func (c *Cluster) write(ctx context.Context, t *task, existing *unstructured.Uns
 		return ri.Update(ctx, obj, metav1.UpdateOptions{FieldManager: c.opts.FieldManager, FieldValidation: validation, DryRun: dry})
 	}
 	if t.opts.ValidateFalse {
-		var err error
 		if obj, err = c.withoutUnknownFields(ctx, t, obj, existing); err != nil {
 			return nil, err
 		}
@@ -207,11 +209,14 @@ func (c *Cluster) ensureNamespace(ctx context.Context, name string, dryRun bool)
 	if err != nil {
 		return nil, newObjectError(key, "create namespace", err)
 	}
-	ri := c.resource(m, "")
-	if _, err := ri.Get(ctx, name, metav1.GetOptions{}); err == nil {
+	if _, err := c.resource(m, "").Get(ctx, name, metav1.GetOptions{}); err == nil {
 		return nil, nil
 	} else if !apierrors.IsNotFound(err) {
 		return nil, newObjectError(key, "get", err)
+	}
+	ri, err := c.writeResource(ctx, m, "")
+	if err != nil {
+		return nil, newObjectError(key, "create namespace", err)
 	}
 	opts := metav1.ApplyOptions{FieldManager: c.opts.FieldManager, Force: true}
 	msg := "destination namespace (CreateNamespace); not pruned with the app"

@@ -96,8 +96,13 @@ type Cluster struct {
 	writes *writeLog
 	// results holds the last compare of each object (compare_cache.go).
 	results *resultCache
-	// live is the informer cache, once EnableLiveCache has run.
-	liveP atomic.Pointer[liveCache]
+	// live is the informer cache, once EnableLiveCache has run; a pointer,
+	// so that the views of As share it.
+	liveP *atomic.Pointer[liveCache]
+	// identities holds the impersonating clients of the views (identity.go).
+	identities *identities
+	// as is who this view writes as; nil: the kubeconfig's identity.
+	as *writeAs
 }
 
 // NewCluster builds a Cluster with DefaultOptions.
@@ -133,16 +138,19 @@ func NewClusterWithOptions(cfg *rest.Config, opts Options) (*Cluster, error) {
 		opts.HealthPoll = 500 * time.Millisecond
 	}
 	return &Cluster{
-		opts:      opts,
-		dynamic:   dyn,
-		discovery: cached,
-		mapper:    restmapper.NewDeferredDiscoveryRESTMapper(cached),
-		writes:    newWriteLog(),
-		results:   newResultCache(),
+		opts:       opts,
+		dynamic:    dyn,
+		discovery:  cached,
+		mapper:     restmapper.NewDeferredDiscoveryRESTMapper(cached),
+		writes:     newWriteLog(),
+		results:    newResultCache(),
+		liveP:      &atomic.Pointer[liveCache]{},
+		identities: newIdentities(cfg),
 	}, nil
 }
 
-// Dynamic returns the cluster's dynamic client.
+// Dynamic returns the cluster's dynamic client, of its own identity (see
+// Writer).
 func (c *Cluster) Dynamic() dynamic.Interface { return c.dynamic }
 
 // RESTMapper returns the cluster's discovery-backed REST mapper.

@@ -252,7 +252,11 @@ func (c *Cluster) deleteObject(ctx context.Context, obj *unstructured.Unstructur
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	err = c.resource(m, obj.GetNamespace()).Delete(ctx, obj.GetName(), opts)
+	ri, err := c.writeResource(ctx, m, obj.GetNamespace())
+	if err != nil {
+		return false, err
+	}
+	err = ri.Delete(ctx, obj.GetName(), opts)
 	if apierrors.IsNotFound(err) {
 		return true, nil
 	}

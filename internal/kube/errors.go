@@ -120,6 +120,29 @@ func IsInvalid(err error) bool {
 	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || meta.IsNoMatchError(err) || isSchemaMismatch(err)
 }
 
+// IsRefused is IsInvalid, or the API server's 403 Forbidden: a write that
+// the identity it went as may not make (its RBAC, an impersonated
+// ServiceAccount's), which no retry changes until someone changes the
+// RBAC. For several objects' failures it is true when every one is either.
+func IsRefused(err error) bool {
+	if err == nil {
+		return false
+	}
+	var many *ObjectErrors
+	if errors.As(err, &many) {
+		if len(many.Errs) == 0 {
+			return false
+		}
+		for _, e := range many.Errs {
+			if !IsRefused(e.Err) {
+				return false
+			}
+		}
+		return true
+	}
+	return IsInvalid(err) || apierrors.IsForbidden(err)
+}
+
 // IsImmutable tells whether err is the API server refusing a change to a
 // field that cannot change once set (a Deployment's selector, a Job's
 // template, an immutable ConfigMap's data): only deleting and re-creating

@@ -23,11 +23,13 @@ import (
 // withoutUnknownFields returns obj (t's object) without the fields the API
 // server does not know.
 func (c *Cluster) withoutUnknownFields(ctx context.Context, t *task, obj, existing *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	ri := c.resource(t.mapping, t.key.Namespace)
+	ri, err := c.writeResource(ctx, t.mapping, t.key.Namespace)
+	if err != nil {
+		return nil, err
+	}
 	probe := obj.DeepCopy()
 	dry := []string{metav1.DryRunAll}
 	var known *unstructured.Unstructured
-	var err error
 	if existing == nil {
 		known, err = ri.Create(ctx, probe, metav1.CreateOptions{DryRun: dry, FieldValidation: metav1.FieldValidationIgnore, FieldManager: c.opts.FieldManager})
 	} else {
