@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -166,4 +167,11 @@ func (s *Stack) signalAPIServer(region string, sig syscall.Signal, what string) 
 	}
 	s.logf("region %s: kube-apiserver %s", region, what)
 	return nil
+}
+
+// AuditLog is the path of a region's kube-apiserver audit log: one JSON
+// event (audit.k8s.io/v1, level Metadata) per write by anyone but the
+// control plane itself, with its user and the user it impersonated.
+func (s *Stack) AuditLog(region string) string {
+	return filepath.Join(s.LogDir, region+"-audit.log")
 }

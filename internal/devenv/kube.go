@@ -68,6 +68,32 @@ func newRegion(name, stateDir, toolsBin string, env []string, ports []int, logf 
 	}
 }
 
+// auditPolicy logs who made each write (the user, and the user it
+// impersonated), with no bodies: tests read it to see who a worker wrote
+// as. The control plane's own components and its chatter (leases, events)
+// are left out.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: None
+  users: [system:kube-controller-manager, system:kube-scheduler, system:apiserver]
+- level: None
+  userGroups: [system:nodes]
+- level: None
+  resources:
+  - {group: coordination.k8s.io, resources: [leases]}
+  - {group: "", resources: [events]}
+  - {group: events.k8s.io}
+- level: Metadata
+  verbs: [create, update, patch, delete, deletecollection]
+- level: None
+`
+
+// auditLog is the file of the region's kube-apiserver audit log: one JSON
+// event per write, as auditPolicy says.
+func (r *region) auditLog() string { return filepath.Join(r.logDir, r.procName("audit")+".log") }
+
 func (r *region) bin(name string) string { return filepath.Join(r.toolsBin, name) }
 
 func (r *region) procName(component string) string { return r.name + "-" + component }
@@ -190,6 +216,10 @@ func (r *region) startEtcd(ctx context.Context) error {
 
 func (r *region) startAPIServer(ctx context.Context) error {
 	const issuer = "https://kubernetes.default.svc.cluster.local"
+	policy := filepath.Join(r.dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o644); err != nil {
+		return fmt.Errorf("region %s: audit policy: %w", r.name, err)
+	}
 	p, err := startProc(r.procName("apiserver"), r.logDir, r.dir, r.env, r.bin("kube-apiserver"),
 		"--etcd-servers=http://"+hostPort(r.etcdPort),
 		"--bind-address=127.0.0.1",
@@ -214,6 +244,10 @@ func (r *region) startAPIServer(ctx context.Context) error {
 		"--enable-priority-and-fairness=false",
 		"--profiling=false",
 		"--event-ttl=1h",
+		"--audit-policy-file="+policy,
+		"--audit-log-path="+r.auditLog(),
+		"--audit-log-maxsize=100",
+		"--audit-log-maxbackup=1",
 	)
 	if err != nil {
 		return fmt.Errorf("region %s: %w", r.name, err)
