@@ -17,16 +17,21 @@ import (
 // non-retryable, so the workflow reports them at once; everything else
 // (network, API server, Git server) is retried with backoff.
 func classify(err error) error {
+	var ae *temporal.ApplicationError
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.Canceled):
 		return err
+	case errors.As(err, &ae) && ae.NonRetryable():
+		// Ours, from deep inside (who a write may go as): keep its type,
+		// with the message that names the object.
+		return temporal.NewNonRetryableApplicationError(err.Error(), ae.Type(), nil)
 	case render.IsUserError(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
 	case gitsource.IsNotFound(err), gitsource.IsCredentialRefused(err), gitsource.IsLimit(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
-	case kube.IsInvalid(err):
+	case kube.IsRefused(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrSyncFailed, nil)
 	case unreachable(err):
 		return temporal.NewApplicationError("Unreachable: "+err.Error(), workflows.ErrUnreachable)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/hooks"
+	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
@@ -35,14 +36,19 @@ func (r *Region) RunHooks(ctx context.Context, in workflows.RunHooksInput) (work
 	if err != nil {
 		return workflows.RunHooksResult{}, err
 	}
-	if err := r.permitted(ctx, in.Target, in.Namespace, in.SyncOptions, objs); err != nil {
+	cluster, err := r.permitted(ctx, in.Target, in.Namespace, in.SyncOptions, objs)
+	if err != nil {
 		return workflows.RunHooksResult{}, err
 	}
 	opts, err := app.ParseSyncOptions(in.SyncOptions)
 	if err != nil {
 		return workflows.RunHooksResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
 	}
-	results, err := r.hookRunner(ctx).Run(ctx, hooks.Request{
+	runner, err := r.hookRunner(ctx, cluster)
+	if err != nil {
+		return workflows.RunHooksResult{}, classify(err)
+	}
+	results, err := runner.Run(ctx, hooks.Request{
 		App: in.Target.App, Namespace: in.Namespace, OperationID: in.OperationID, Phase: hooks.Phase(in.Phase),
 		Objects: objs, CreateNamespace: opts.CreateNamespace,
 	})
@@ -57,15 +63,25 @@ func (r *Region) DeleteHooks(ctx context.Context, in workflows.DeleteHooksInput)
 	if in.Region != r.Name {
 		return wrongRegion(r.Name, in.Region)
 	}
-	return classify(r.hookRunner(ctx).Delete(ctx, in.App, in.OperationID, hooks.Phase(in.Phase), in.Hooks))
+	runner, err := r.hookRunner(ctx, r.writerOf(in.App))
+	if err != nil {
+		return classify(err)
+	}
+	return classify(runner.Delete(ctx, in.App, in.OperationID, hooks.Phase(in.Phase), in.Hooks))
 }
 
 // hookRunner runs hooks in the region's cluster, heartbeating as it waits.
-func (r *Region) hookRunner(ctx context.Context) *hooks.Runner {
-	return &hooks.Runner{
-		Dynamic: r.Cluster.Dynamic(), Mapper: r.Cluster.RESTMapper(), Poll: r.poll(),
-		Progress: func(msg string) { activity.RecordHeartbeat(ctx, msg) },
+// Every request of a hook run goes as cluster writes: hooks are a sync's
+// writes, and the ServiceAccount that makes a hook also reads it back.
+func (r *Region) hookRunner(ctx context.Context, cluster *kube.Cluster) (*hooks.Runner, error) {
+	dyn, err := cluster.Writer(ctx)
+	if err != nil {
+		return nil, err
 	}
+	return &hooks.Runner{
+		Dynamic: dyn, Mapper: cluster.RESTMapper(), Poll: r.poll(),
+		Progress: func(msg string) { activity.RecordHeartbeat(ctx, msg) },
+	}, nil
 }
 
 func (r *Region) hookResults(results []hooks.Result) []workflows.HookResult {

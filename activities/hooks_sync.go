@@ -33,7 +33,8 @@ func (r *Region) SyncWithHooks(ctx context.Context, in workflows.SyncInput) (wor
 	if err != nil {
 		return workflows.SyncResult{}, err
 	}
-	if err := r.permitted(ctx, in.Target, in.Namespace, in.SyncOptions, objs); err != nil {
+	cluster, err := r.permitted(ctx, in.Target, in.Namespace, in.SyncOptions, objs)
+	if err != nil {
 		return workflows.SyncResult{}, err
 	}
 	all, err := hooks.Of(objs)
@@ -52,7 +53,10 @@ func (r *Region) SyncWithHooks(ctx context.Context, in workflows.SyncInput) (wor
 		return workflows.SyncResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
 	}
 	ordinary := hookObjects(objs)
-	runner := r.hookRunner(ctx)
+	runner, err := r.hookRunner(ctx, cluster)
+	if err != nil {
+		return workflows.SyncResult{}, classify(err)
+	}
 	actions := map[app.ResourceKey]app.ResourceResult{}
 	var ran workflows.RunHooksResult
 	for _, w := range waves {
@@ -61,7 +65,7 @@ func (r *Region) SyncWithHooks(ctx context.Context, in workflows.SyncInput) (wor
 			if err != nil {
 				return workflows.SyncResult{}, err
 			}
-			changes, err := r.Cluster.Apply(ctx, kube.ApplyRequest{
+			changes, err := cluster.Apply(ctx, kube.ApplyRequest{
 				App: in.Target.App, Namespace: in.Namespace, Objects: upTo, Options: cmp.Options, Ignore: cmp.Ignore,
 				WaveTimeout: max(in.HealthTimeout, waveTimeout),
 				Progress:    func(p kube.Progress) { activity.RecordHeartbeat(ctx, "before Sync hooks: "+p.String()) },
@@ -80,7 +84,7 @@ func (r *Region) SyncWithHooks(ctx context.Context, in workflows.SyncInput) (wor
 			if err != nil {
 				return sofar, classify(err)
 			}
-			if err := r.waitSubsetHealthy(ctx, in, cmp); err != nil {
+			if err := r.waitSubsetHealthy(ctx, cluster, in, cmp); err != nil {
 				return workflows.SyncResult{}, classify(err)
 			}
 		}
@@ -123,7 +127,7 @@ func wavesUpTo(objs []*unstructured.Unstructured, w int) []*unstructured.Unstruc
 // waitSubsetHealthy compares objs until none is Progressing or Missing, or
 // the sync's health timeout passes (then the hooks run anyway, as the
 // Sync activity goes on after its own wait).
-func (r *Region) waitSubsetHealthy(ctx context.Context, in workflows.SyncInput, req kube.CompareRequest) error {
+func (r *Region) waitSubsetHealthy(ctx context.Context, cluster *kube.Cluster, in workflows.SyncInput, req kube.CompareRequest) error {
 	want := map[[3]string]bool{}
 	for _, o := range req.Objects {
 		gvk := o.GroupVersionKind()
@@ -131,7 +135,7 @@ func (r *Region) waitSubsetHealthy(ctx context.Context, in workflows.SyncInput, 
 	}
 	deadline := time.Now().Add(in.HealthTimeout)
 	for {
-		states, err := r.Cluster.Compare(ctx, req)
+		states, err := cluster.Compare(ctx, req)
 		if err != nil {
 			return err
 		}

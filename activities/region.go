@@ -33,6 +33,11 @@ type Region struct {
 	Projects ProjectSource
 	// InClusterRegion is the region Argo CD's in-cluster address maps to.
 	InClusterRegion string
+	// RequireImpersonation fails every sync, prune, delete and hook run
+	// whose project names no ServiceAccount for the destination
+	// (destinationServiceAccounts), the default project's included, rather
+	// than writing as the worker itself (region_identity.go).
+	RequireImpersonation bool
 
 	drift driftSignals
 }
@@ -56,7 +61,8 @@ func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workfl
 	if err != nil {
 		return workflows.CompareResult{}, err
 	}
-	states, err := r.Cluster.Compare(ctx, req)
+	// The dry runs of the compare go as the sync's writes would.
+	states, err := r.writerOf(in.Target.App).Compare(ctx, req)
 	var objErrs *kube.ObjectErrors
 	if err != nil && (!errors.As(err, &objErrs) || len(states) == 0 || unreachable(err)) {
 		return workflows.CompareResult{}, classify(err)
@@ -93,7 +99,8 @@ func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.Sy
 	if err != nil {
 		return workflows.SyncResult{}, err
 	}
-	if err := r.permitted(ctx, in.Target, in.Namespace, in.SyncOptions, objs); err != nil {
+	cluster, err := r.permitted(ctx, in.Target, in.Namespace, in.SyncOptions, objs)
+	if err != nil {
 		return workflows.SyncResult{}, err
 	}
 	cmp, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, in.SyncOptions, in.IgnoreDifferences)
@@ -101,7 +108,7 @@ func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.Sy
 		return workflows.SyncResult{}, err
 	}
 	stop := heartbeatEvery(ctx, heartbeatInterval, "apply")
-	changes, err := r.Cluster.Apply(ctx, kube.ApplyRequest{
+	changes, err := cluster.Apply(ctx, kube.ApplyRequest{
 		App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known,
 		Prune: in.Prune, DryRun: in.DryRun, Options: cmp.Options, Ignore: cmp.Ignore,
 		WaveTimeout: max(in.HealthTimeout, waveTimeout),
@@ -123,7 +130,7 @@ func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.Sy
 	if in.DryRun {
 		return out, nil
 	}
-	states, err := r.waitHealthy(ctx, in, cmp)
+	states, err := r.waitHealthy(ctx, cluster, in, cmp)
 	out.Resources = r.statuses(states)
 	return out, classify(err)
 }
@@ -135,11 +142,11 @@ const waveTimeout = 5 * time.Minute
 
 // waitHealthy compares until no resource is Progressing or Missing, or the
 // health timeout passes; the last states are the region's status either way.
-func (r *Region) waitHealthy(ctx context.Context, in workflows.SyncInput, req kube.CompareRequest) ([]kube.ResourceState, error) {
+func (r *Region) waitHealthy(ctx context.Context, cluster *kube.Cluster, in workflows.SyncInput, req kube.CompareRequest) ([]kube.ResourceState, error) {
 	poll := r.poll()
 	deadline := time.Now().Add(in.HealthTimeout)
 	for {
-		states, err := r.Cluster.Compare(ctx, req)
+		states, err := cluster.Compare(ctx, req)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +177,7 @@ func (r *Region) DeleteResources(ctx context.Context, in workflows.DeleteInput) 
 	r.watch(ctx, in.App)
 	stop := heartbeatEvery(ctx, heartbeatInterval, "delete")
 	defer stop()
-	deleted, err := r.Cluster.DeleteAll(ctx, in.App, in.Propagation)
+	deleted, err := r.writerOf(in.App).DeleteAll(ctx, in.App, in.Propagation)
 	if err != nil {
 		return workflows.DeleteResult{}, classify(err)
 	}

@@ -10,14 +10,16 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
-// ProjectSource tells a region worker the AppProject an app belongs to.
-// The worker asks it itself rather than trusting the activity's input: a
-// Temporal client can schedule a Sync on a region queue directly.
+// ProjectSource tells a region worker an app, as its workflow runs it, and
+// the AppProject it belongs to. The worker asks it itself rather than
+// trusting the activity's input: a Temporal client can schedule a Sync on
+// a region queue directly.
 type ProjectSource interface {
-	AppProject(ctx context.Context, appName string) (*app.AppProject, error)
+	AppProject(ctx context.Context, appName string) (*app.Application, *app.AppProject, error)
 }
 
 // TemporalProjects reads an app's spec.project from the app's workflow and
@@ -28,41 +30,50 @@ type TemporalProjects struct {
 
 var _ ProjectSource = (*TemporalProjects)(nil)
 
-func (t *TemporalProjects) AppProject(ctx context.Context, appName string) (*app.AppProject, error) {
+func (t *TemporalProjects) AppProject(ctx context.Context, appName string) (*app.Application, *app.AppProject, error) {
 	v, err := workflows.Query(ctx, t.Client, appName)
 	if isNotFound(err) {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+		return nil, nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 			"app %q does not run: a region worker applies only what a running app asks for", appName), workflows.ErrProjectDenied, nil)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("app %q: ask its workflow for its project: %w", appName, err)
+		return nil, nil, fmt.Errorf("app %q: ask its workflow for its project: %w", appName, err)
 	}
 	pv, err := workflows.GetProject(ctx, t.Client, v.ProjectOf())
 	var nf *workflows.ProjectNotFoundError
 	if errors.As(err, &nf) {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("app %q: %v", appName, err), workflows.ErrProjectDenied, nil)
+		return nil, nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("app %q: %v", appName, err), workflows.ErrProjectDenied, nil)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("app %q: read project %q: %w", appName, v.ProjectOf(), err)
+		return nil, nil, fmt.Errorf("app %q: read project %q: %w", appName, v.ProjectOf(), err)
 	}
-	return &pv.AppProject, nil
+	return &v.Application, &pv.AppProject, nil
 }
 
 // permitted checks the objects a sync or hook run is about to send against
 // the app's project, before the first of them is sent: a violation fails
-// the activity for good, naming each object, the rule and the project.
+// the activity for good, naming each object, the rule and the project. It
+// returns the Cluster to send them through: one that writes as the
+// project's ServiceAccount for the destination (region_identity.go).
 //
 // With CreateNamespace=true the namespace the sync would create counts as
 // one of its objects (a cluster-scoped Namespace), as in Argo CD, unless the
 // region has it already.
-func (r *Region) permitted(ctx context.Context, t workflows.Target, namespace string, syncOptions []string, objs []*unstructured.Unstructured) error {
+func (r *Region) permitted(ctx context.Context, t workflows.Target, namespace string, syncOptions []string, objs []*unstructured.Unstructured) (*kube.Cluster, error) {
 	if r.Projects == nil {
-		return nil
+		return r.Cluster, nil
 	}
-	p, err := r.Projects.AppProject(ctx, t.App)
+	a, p, err := r.Projects.AppProject(ctx, t.App)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	if err := r.check(ctx, p, t, namespace, syncOptions, objs); err != nil {
+		return nil, err
+	}
+	return r.writer(a, p)
+}
+
+func (r *Region) check(ctx context.Context, p *app.AppProject, t workflows.Target, namespace string, syncOptions []string, objs []*unstructured.Unstructured) error {
 	if p.Metadata.Name == app.DefaultProject {
 		return nil // allows everything
 	}

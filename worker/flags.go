@@ -27,16 +27,19 @@ type config struct {
 	kubeContext     string
 	knownRegions    string
 	inClusterRegion string
-	redisAddr       string
-	redis           redisFlags
-	repoCredsDir    string
-	cacheDir        string
-	webhookAddr     string
-	metricsAddr     string
-	shutdownTimeout time.Duration
-	maxReconciles   int
-	tls             tlsFlags
-	render          renderFlags
+	// requireImpersonation: every write of a region goes as a project's
+	// ServiceAccount (activities.Region.RequireImpersonation).
+	requireImpersonation bool
+	redisAddr            string
+	redis                redisFlags
+	repoCredsDir         string
+	cacheDir             string
+	webhookAddr          string
+	metricsAddr          string
+	shutdownTimeout      time.Duration
+	maxReconciles        int
+	tls                  tlsFlags
+	render               renderFlags
 	// checkoutMaxFile and checkoutMaxSize bound what the Git clone cache
 	// checks out (gitsource.Options.MaxFileBytes, MaxCheckoutBytes).
 	checkoutMaxFile bytesFlag
@@ -62,6 +65,8 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.kubeContext, "context", "", "kubeconfig `CONTEXT` of the one region (default: the region's name)")
 	fs.StringVar(&c.knownRegions, "regions", "", "the `REGIONS` apps may target, comma-separated; empty accepts any")
 	fs.StringVar(&c.inClusterRegion, "in-cluster-region", "", "`REGION` that Argo CD's in-cluster destination (server https://kubernetes.default.svc, or name in-cluster) maps to; empty refuses it")
+	fs.BoolVar(&c.requireImpersonation, "require-impersonation", false,
+		"fail every sync, prune, delete and hook run in the --region clusters whose project names no ServiceAccount for its destination (destinationServiceAccounts), the default project's included, rather than write as the worker itself")
 	fs.StringVar(&c.redisAddr, "redis-addr", "", "`HOST:PORT` of Redis, the manifest cache the workers share; empty: an in-process cache")
 	fs.StringVar(&c.redis.username, "redis-username", "", "Redis ACL `USER` (empty: the default user)")
 	fs.StringVar(&c.redis.password, "redis-password", "", "Redis `PASSWORD`; prefer its environment twin, which ps does not show")

@@ -103,7 +103,8 @@ func run(ctx context.Context, cfg *config) error {
 		}
 		w := worker.New(c, workflows.RegionQueue(region), opts)
 		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader,
-			Projects: &activities.TemporalProjects{Client: c}, InClusterRegion: cfg.inClusterRegion}
+			Projects: &activities.TemporalProjects{Client: c}, InClusterRegion: cfg.inClusterRegion,
+			RequireImpersonation: cfg.requireImpersonation}
 		regionActivities.Register(w)
 		regionActivities.RegisterHooks(w)
 		workers = append(workers, w)
