@@ -9,6 +9,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
+	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/render"
 	"github.com/ferry-gitops/ferry/workflows"
 )
@@ -27,7 +28,7 @@ func classify(err error) error {
 		// Ours, from deep inside (who a write may go as): keep its type,
 		// with the message that names the object.
 		return temporal.NewNonRetryableApplicationError(err.Error(), ae.Type(), nil)
-	case render.IsUserError(err):
+	case render.IsUserError(err), manifests.IsFailed(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
 	case gitsource.IsNotFound(err), gitsource.IsCredentialRefused(err), gitsource.IsLimit(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)

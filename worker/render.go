@@ -98,7 +98,9 @@ func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gits
 	if err != nil {
 		return nil, nil, err
 	}
-	return &manifests.Loader{Repos: repos, Cache: cache, Sealer: sealer, Renderer: renderer, Observer: m}, repos, nil
+	// A failure remembered under other limits is not this worker's.
+	failureTag := fmt.Sprintf("render %+v memory %d checkout %d/%d", limits, int64(cfg.render.memory), opts.MaxFileBytes, opts.MaxCheckoutBytes)
+	return &manifests.Loader{Repos: repos, Cache: cache, Sealer: sealer, Renderer: renderer, Observer: m, FailureTag: failureTag}, repos, nil
 }
 
 // renderMetrics are the Git, cache and render metrics of a worker.

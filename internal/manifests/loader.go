@@ -68,6 +68,10 @@ type Loader struct {
 	Render RenderFunc
 	// RendererVersion replaces Renderer.Version() in keys.
 	RendererVersion string
+	// FailureTag names the worker's limits (render and checkout) in the
+	// keys of remembered failures (see FailedError), so that a worker with
+	// raised limits renders a source that failed on them again.
+	FailureTag string
 	// Timeout bounds one checkout and render; zero means DefaultLoadTimeout.
 	Timeout time.Duration
 	// Logger receives cache entries that failed to decode; nil means
@@ -126,7 +130,9 @@ func (l *Loader) Load(ctx context.Context, repoURL, sha string, src app.Source) 
 
 // LoadApp returns the manifests of req.Source at commit req.SHA of
 // req.RepoURL. Errors come from Checkout or Render unchanged, so callers
-// can classify them (gitsource.IsNotFound, render.IsUserError); a cache
+// can classify them (gitsource.IsNotFound, render.IsUserError), or are a
+// *FailedError: the same source at the same commit failed so before, for a
+// reason in the commit, and is not rendered again (see IsFailed). A cache
 // failure is never an error. With req.Hard, the cache is only written.
 //
 // Directory and Kustomize sets are kept under Key, shared by every
@@ -243,14 +249,19 @@ func (l *Loader) loadShared(ctx context.Context, req Request, key, perAppKey str
 		}
 		return got, nil
 	}
+	if err := l.failed(ctx, key, req.Hard); err != nil {
+		return nil, err
+	}
 	dir, release, err := l.Repos.Checkout(ctx, req.RepoURL, req.SHA)
 	if err != nil {
+		l.remember(ctx, key, err)
 		return nil, err
 	}
 	defer release()
 	if req.Source.Directory == nil && req.Source.Kustomize == nil {
 		typ, err := l.renderer().SourceType(dir, req.Source)
 		if err != nil {
+			l.remember(ctx, key, err)
 			return nil, err
 		}
 		if render.PerAppType(typ) {
@@ -258,7 +269,12 @@ func (l *Loader) loadShared(ctx context.Context, req Request, key, perAppKey str
 			return perApp{}, nil
 		}
 	}
-	return l.render(ctx, req, dir, key, perAppKey)
+	loaded, err := l.render(ctx, req, dir, key, perAppKey)
+	if err != nil {
+		l.remember(ctx, key, err)
+		return nil, err
+	}
+	return loaded, nil
 }
 
 // loadOne loads one release of a chart under key.
@@ -266,12 +282,21 @@ func (l *Loader) loadOne(ctx context.Context, req Request, key string) (any, err
 	if got, _, ok := l.get(ctx, key, req.Hard); ok {
 		return got, nil
 	}
+	if err := l.failed(ctx, key, req.Hard); err != nil {
+		return nil, err
+	}
 	dir, release, err := l.Repos.Checkout(ctx, req.RepoURL, req.SHA)
 	if err != nil {
+		l.remember(ctx, key, err)
 		return nil, err
 	}
 	defer release()
-	return l.render(ctx, req, dir, key, "")
+	loaded, err := l.render(ctx, req, dir, key, "")
+	if err != nil {
+		l.remember(ctx, key, err)
+		return nil, err
+	}
+	return loaded, nil
 }
 
 // render renders the checkout and fills the cache under key, or, when
