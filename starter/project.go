@@ -159,6 +159,9 @@ func printProject(out io.Writer, v *workflows.ProjectView, output string) error 
 	if len(s.NamespaceResourceBlacklist) > 0 {
 		fmt.Fprintf(out, "Namespaced resources denied:  %s\n", groupKinds(s.NamespaceResourceBlacklist))
 	}
+	if n := len(s.SyncWindows); n > 0 {
+		fmt.Fprintf(out, "Sync windows: %d (ferry project windows %s)\n", n, v.Metadata.Name)
+	}
 	return nil
 }
 
