@@ -134,7 +134,7 @@ var projectUnsupported = map[string]string{
 	"spec.roles":                           "project roles grant access to Argo CD's API, which Ferry does not have: remove them, and grant access to Temporal and to the ferry CLI instead",
 	"spec.syncWindows.andOperator":         "matching a window's applications, namespaces and clusters all together is not supported yet: remove andOperator; the window then applies to an app when any of them matches",
 	"spec.syncWindows.syncOverrun":         "not supported yet: remove it; a sync that started before a deny window opened always runs to its end",
-		"spec.signatureKeys":                   "commit signature verification is not supported yet: remove the field",
+	"spec.signatureKeys":                   "commit signature verification is not supported yet: remove the field",
 	"spec.orphanedResources":               "orphaned-resource monitoring is not supported yet: remove the field",
 	"spec.sourceNamespaces":                "Ferry identifies apps by name and reads no Application namespaces: remove the field",
 	"spec.permitOnlyProjectScopedClusters": "project-scoped clusters are not supported: Ferry addresses clusters by region; remove the field",
