@@ -112,11 +112,11 @@ func TestAppOfAppsChildCannotTakeOverAnotherOwnersApp(t *testing.T) {
 	sha := repo.commitAndPush("two teams")
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("payments", repo.URL, "payments", "payments", true, "3m")))
 	waitApp(t, "payments", sha, 2*time.Minute)
-	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("team-a", repo.URL, "team-a", "team-a", true, "3m")))
+	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("team-a", repo.URL, "team-a", "owners-a", true, "3m")))
 	waitApp(t, "shared", sha, 2*time.Minute)
 	waitApp(t, "team-a", sha, time.Minute)
 
-	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("team-b", repo.URL, "team-b", "team-b", true, "3m")))
+	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("team-b", repo.URL, "team-b", "owners-b", true, "3m")))
 	c := temporalClient(t)
 	refused := map[string]string{
 		"payments": `app "payments" is owned by a user (ferry app apply): app of apps "team-b" cannot change or delete it`,
