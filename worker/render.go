@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,28 +28,10 @@ type renderFlags struct {
 	pluginDir        string
 }
 
-// gitAuth is the worker's Git credentials: the repository Secrets of
-// --repo-creds-dir, then the FERRY_GIT_* credential.
-func gitAuth(cfg *config) (gitsource.AuthProvider, error) {
-	env, err := gitsource.NewEnvAuth()
-	if err != nil {
-		return nil, fmt.Errorf("git credentials: %w", err)
-	}
-	if cfg.repoCredsDir == "" {
-		return env, nil
-	}
-	rc, err := gitsource.LoadRepoCreds(cfg.repoCredsDir, os.Getenv(gitsource.EnvKnownHosts))
-	if err != nil {
-		return nil, fmt.Errorf("--repo-creds-dir %s: %w", cfg.repoCredsDir, err)
-	}
-	rc.Fallback = env
-	return rc, nil
-}
-
 // newLoader builds the Git clone cache, the manifest cache and the loader
 // that ties them together, with their metrics on reg.
 func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gitsource.Repos, error) {
-	auth, err := gitAuth(cfg)
+	auth, err := gitAuth(context.Background(), cfg)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -206,6 +206,10 @@ func (r *Repos) fetch(ctx context.Context, c *clone, repoURL string, specs []con
 	if err != nil {
 		return err
 	}
+	tlsOpts, err := r.tlsOptions(repoURL)
+	if err != nil {
+		return err
+	}
 	r.statsFor(repoURL).fetch.Add(1)
 	start := time.Now()
 	err = c.repo.FetchContext(ctx, &git.FetchOptions{
@@ -214,6 +218,7 @@ func (r *Repos) fetch(ctx context.Context, c *clone, repoURL string, specs []con
 		Auth:      auth,
 		Tags:      git.NoTags,
 		Force:     true,
+		CABundle:  tlsOpts.CABundle, ClientCert: tlsOpts.ClientCert, ClientKey: tlsOpts.ClientKey,
 	})
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		r.observe("fetch", start, nil)

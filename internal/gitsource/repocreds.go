@@ -2,6 +2,7 @@ package gitsource
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,21 +29,26 @@ const (
 // refused, so that a credential is never half applied.
 var repoCredFields = map[string]bool{
 	"url": true, "type": true, "name": true, "project": true, "username": true, "password": true,
-	"bearerToken": true, "sshPrivateKey": true, "insecure": true,
+	"bearerToken": true, "sshPrivateKey": true, "insecure": true, "tlsClientCertData": true, "tlsClientCertKey": true,
 }
 
 // RepoCreds gives the credentials of Argo CD repository Secrets: a
 // "repository" Secret's to its URL only, a "repo-creds" Secret's to the
 // URLs under its prefix (the longest prefix wins, as in Argo CD), and
-// Fallback's (the environment credential) to the rest.
+// Fallback's (the environment credential) to the rest. It gives the CA
+// certificates of argocd-tls-certs-cm to the hosts they are named for.
 type RepoCreds struct {
 	repos     []repoCred // by normalised URL
 	templates []repoCred // longest prefix first
+	cas       map[string][]byte
 	// Fallback answers for URLs no Secret matches; nil means none.
 	Fallback AuthProvider
 }
 
-var _ AuthProvider = (*RepoCreds)(nil)
+var (
+	_ AuthProvider = (*RepoCreds)(nil)
+	_ TLSProvider  = (*RepoCreds)(nil)
+)
 
 type repoCred struct {
 	source             string // file and Secret name, for errors
@@ -51,13 +57,35 @@ type repoCred struct {
 	bearer             string
 	ssh                *gitssh.PublicKeys
 	insecure           bool
+	tlsCert, tlsKey    string // PEM
+}
+
+// RepoCredObjects are Argo CD's repository objects read from one place:
+// the Secrets labelled with SecretTypeLabel and the argocd-tls-certs-cm
+// ConfigMap (others are ignored).
+type RepoCredObjects struct {
+	// Source names the place in errors: a file, a namespace.
+	Source     string
+	Secrets    []corev1.Secret
+	ConfigMaps []corev1.ConfigMap
 }
 
 // LoadRepoCreds reads every *.yaml and *.yml file of dir (documents that
-// are not Secrets with the secret-type label are skipped) and reports every
-// bad Secret at once. SSH host keys are checked against knownHosts (empty:
-// go-git's defaults).
+// are not Secrets with the secret-type label, nor argocd-tls-certs-cm, are
+// skipped) and reports every bad object at once. SSH host keys are checked
+// against knownHosts (empty: go-git's defaults).
 func LoadRepoCreds(dir, knownHosts string) (*RepoCreds, error) {
+	objs, err := ReadRepoCredsDir(dir)
+	if objs == nil {
+		return nil, err
+	}
+	rc, rerr := NewRepoCreds(objs, knownHosts)
+	return rc, errors.Join(err, rerr)
+}
+
+// ReadRepoCredsDir decodes the Secrets and ConfigMaps of every *.yaml and
+// *.yml file of dir, one RepoCredObjects per file.
+func ReadRepoCredsDir(dir string) ([]RepoCredObjects, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.y*ml"))
 	if err != nil {
 		return nil, err
@@ -65,7 +93,7 @@ func LoadRepoCreds(dir, knownHosts string) (*RepoCreds, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("repository credentials: %w", err)
 	}
-	rc := &RepoCreds{}
+	objs := []RepoCredObjects{}
 	var errs []error
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -73,20 +101,57 @@ func LoadRepoCreds(dir, knownHosts string) (*RepoCreds, error) {
 			errs = append(errs, fmt.Errorf("repository credentials: %w", err))
 			continue
 		}
+		o := RepoCredObjects{Source: f}
 		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 		for {
-			var s corev1.Secret
-			if err := dec.Decode(&s); err != nil {
+			var raw struct {
+				Kind string `json:"kind"`
+			}
+			var doc json.RawMessage
+			if err := dec.Decode(&doc); err != nil {
 				if !errors.Is(err, io.EOF) {
 					errs = append(errs, fmt.Errorf("repository credentials: %s: %w", f, err))
 				}
 				break
 			}
-			typ := s.Labels[SecretTypeLabel]
-			if s.Kind != "Secret" || (typ != SecretTypeRepo && typ != SecretTypeRepoCreds) {
+			if json.Unmarshal(doc, &raw) != nil {
 				continue
 			}
-			c, err := parseRepoCred(fmt.Sprintf("%s: Secret %q", f, s.Name), &s, knownHosts)
+			switch raw.Kind {
+			case "Secret":
+				var s corev1.Secret
+				if err := json.Unmarshal(doc, &s); err != nil {
+					errs = append(errs, fmt.Errorf("repository credentials: %s: %w", f, err))
+					continue
+				}
+				o.Secrets = append(o.Secrets, s)
+			case "ConfigMap":
+				var cm corev1.ConfigMap
+				if err := json.Unmarshal(doc, &cm); err != nil {
+					errs = append(errs, fmt.Errorf("repository credentials: %s: %w", f, err))
+					continue
+				}
+				o.ConfigMaps = append(o.ConfigMaps, cm)
+			}
+		}
+		objs = append(objs, o)
+	}
+	return objs, errors.Join(errs...)
+}
+
+// NewRepoCreds builds the credentials of objs, reporting every bad Secret
+// and certificate at once.
+func NewRepoCreds(objs []RepoCredObjects, knownHosts string) (*RepoCreds, error) {
+	rc := &RepoCreds{cas: map[string][]byte{}}
+	var errs []error
+	for _, o := range objs {
+		for i := range o.Secrets {
+			s := &o.Secrets[i]
+			typ := s.Labels[SecretTypeLabel]
+			if typ != SecretTypeRepo && typ != SecretTypeRepoCreds {
+				continue
+			}
+			c, err := parseRepoCred(fmt.Sprintf("%s: Secret %q", o.Source, s.Name), s, knownHosts)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -95,6 +160,19 @@ func LoadRepoCreds(dir, knownHosts string) (*RepoCreds, error) {
 				rc.repos = append(rc.repos, c)
 			} else {
 				rc.templates = append(rc.templates, c)
+			}
+		}
+		for _, cm := range o.ConfigMaps {
+			if cm.Name != TLSCertsConfigMap {
+				continue
+			}
+			cas, err := parseTLSCerts(fmt.Sprintf("%s: ConfigMap %q", o.Source, cm.Name), cm.Data)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			for h, pem := range cas {
+				rc.cas[h] = append(rc.cas[h], pem...)
 			}
 		}
 	}
@@ -121,6 +199,9 @@ func parseRepoCred(source string, s *corev1.Secret, knownHosts string) (repoCred
 	}
 	c := repoCred{source: source, url: strings.TrimSpace(fields["url"]), username: fields["username"],
 		password: fields["password"], bearer: fields["bearerToken"]}
+	var certProblems []string
+	c.tlsCert, c.tlsKey, certProblems = parseTLSClientCert(fields)
+	problems = append(problems, certProblems...)
 	if c.url == "" {
 		problems = append(problems, "field url is required")
 	}
@@ -155,21 +236,30 @@ func parseRepoCred(source string, s *corev1.Secret, knownHosts string) (repoCred
 // Auth returns the credential of the Secret for repoURL, else of the
 // longest repo-creds prefix under which it falls, else Fallback's.
 func (rc *RepoCreds) Auth(repoURL string) (transport.AuthMethod, error) {
-	norm := NormalizeURL(repoURL)
-	for _, c := range rc.repos {
-		if NormalizeURL(c.url) == norm {
-			return c.auth(repoURL)
-		}
-	}
-	for _, c := range rc.templates {
-		if underPrefix(repoURL, c.url) {
-			return c.auth(repoURL)
-		}
+	if c := rc.lookup(repoURL); c != nil {
+		return c.auth(repoURL)
 	}
 	if rc.Fallback == nil {
 		return nil, nil
 	}
 	return rc.Fallback.Auth(repoURL)
+}
+
+// lookup is the Secret for repoURL, else the longest repo-creds prefix
+// under which it falls, else nil.
+func (rc *RepoCreds) lookup(repoURL string) *repoCred {
+	norm := NormalizeURL(repoURL)
+	for i, c := range rc.repos {
+		if NormalizeURL(c.url) == norm {
+			return &rc.repos[i]
+		}
+	}
+	for i, c := range rc.templates {
+		if underPrefix(repoURL, c.url) {
+			return &rc.templates[i]
+		}
+	}
+	return nil
 }
 
 // underPrefix reports whether repoURL is prefix or lies under it at a path

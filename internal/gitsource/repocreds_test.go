@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func credSecret(name, typ string, fields map[string]string) string {
 	var b strings.Builder
 	b.WriteString("apiVersion: v1\nkind: Secret\nmetadata:\n  name: " + name + "\n  labels:\n    argocd.argoproj.io/secret-type: " + typ + "\nstringData:\n")
 	for k, v := range fields {
-		b.WriteString("  " + k + ": " + `"` + v + `"` + "\n")
+		b.WriteString("  " + k + ": " + strconv.Quote(v) + "\n")
 	}
 	return b.String()
 }
@@ -127,7 +128,7 @@ func TestRepoCredsBadSecrets(t *testing.T) {
 		"---\n" + credSecret("tls", SecretTypeRepoCreds, map[string]string{"url": "https://h", "tlsClientCertData": "x"})})
 	_, err := LoadRepoCreds(dir, "")
 	if err == nil || !strings.Contains(err.Error(), `Secret "no-url": field url is required`) ||
-		!strings.Contains(err.Error(), `Secret "tls": field "tlsClientCertData" is not supported`) {
+		!strings.Contains(err.Error(), `Secret "tls": give tlsClientCertData and tlsClientCertKey together`) {
 		t.Fatalf("LoadRepoCreds = %v, want both Secrets named with their problem", err)
 	}
 }

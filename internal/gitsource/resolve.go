@@ -209,10 +209,15 @@ func (r *Repos) lsRemote(ctx context.Context, repoURL string) (refList, error) {
 	if err != nil {
 		return nil, err
 	}
+	tlsOpts, err := r.tlsOptions(repoURL)
+	if err != nil {
+		return nil, err
+	}
 	r.statsFor(repoURL).lsRemote.Add(1)
 	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{repoURL}})
 	start := time.Now()
-	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
+	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled,
+		CABundle: tlsOpts.CABundle, ClientCert: tlsOpts.ClientCert, ClientKey: tlsOpts.ClientKey})
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		r.observe("ls-remote", start, nil)
 	} else {

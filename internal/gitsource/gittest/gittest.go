@@ -10,6 +10,8 @@
 package gittest
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"io"
 	"net/http"
 	"net/http/cgi"
@@ -30,29 +32,59 @@ type Server struct {
 	// every request must carry.
 	User, Pass string
 
-	srv      *httptest.Server
-	listings atomic.Int64
-	authMu   sync.Mutex
-	auths    []string
+	srv         *httptest.Server
+	listings    atomic.Int64
+	authMu      sync.Mutex
+	auths       []string
+	clientCerts []string
 }
 
 // NewServer starts a server, stopped when the test ends.
 func NewServer(t testing.TB) *Server {
 	t.Helper()
-	execPath := strings.TrimSpace(Run(t, "", "--exec-path"))
 	s := &Server{Root: t.TempDir()}
+	s.srv = httptest.NewServer(s.handler(t))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// NewTLSServer starts a server that speaks HTTPS with cert. With clientCAs
+// it asks each client for a certificate chaining to them, and with
+// requireClientCert refuses one without; ClientCerts lists the ones it got.
+func NewTLSServer(t testing.TB, cert tls.Certificate, clientCAs *x509.CertPool, requireClientCert bool) *Server {
+	t.Helper()
+	s := &Server{Root: t.TempDir()}
+	s.srv = httptest.NewUnstartedServer(s.handler(t))
+	s.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if clientCAs != nil {
+		s.srv.TLS.ClientCAs = clientCAs
+		s.srv.TLS.ClientAuth = tls.VerifyClientCertIfGiven
+		if requireClientCert {
+			s.srv.TLS.ClientAuth = tls.RequireAndVerifyClientCert
+		}
+	}
+	s.srv.StartTLS()
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *Server) handler(t testing.TB) http.Handler {
+	execPath := strings.TrimSpace(Run(t, "", "--exec-path"))
 	backend := &cgi.Handler{
 		Path:   filepath.Join(execPath, "git-http-backend"),
 		Root:   "/",
 		Env:    []string{"GIT_PROJECT_ROOT=" + s.Root, "GIT_HTTP_EXPORT_ALL=1"},
 		Stderr: io.Discard,
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		s.authMu.Lock()
 		if a := req.Header.Get("Authorization"); a != "" {
-			s.authMu.Lock()
 			s.auths = append(s.auths, a)
-			s.authMu.Unlock()
 		}
+		if req.TLS != nil && len(req.TLS.PeerCertificates) > 0 {
+			s.clientCerts = append(s.clientCerts, req.TLS.PeerCertificates[0].Subject.CommonName)
+		}
+		s.authMu.Unlock()
 		if s.User != "" {
 			u, p, ok := req.BasicAuth()
 			if !ok || u != s.User || p != s.Pass {
@@ -65,9 +97,15 @@ func NewServer(t testing.TB) *Server {
 			s.listings.Add(1)
 		}
 		backend.ServeHTTP(w, req)
-	}))
-	t.Cleanup(s.srv.Close)
-	return s
+	})
+}
+
+// ClientCerts are the common names of the client certificates of the
+// requests the server received, in order.
+func (s *Server) ClientCerts() []string {
+	s.authMu.Lock()
+	defer s.authMu.Unlock()
+	return append([]string(nil), s.clientCerts...)
 }
 
 // URL is the HTTP URL of repository name (served from Root/name.git).
