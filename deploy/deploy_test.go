@@ -67,38 +67,58 @@ func TestMain(m *testing.M) {
 }
 
 // variant is one kustomization to render: an example overlay, alone or with
-// the temporal-tls component.
+// components (temporal-tls, single-tenant).
 type variant struct {
-	name    string
-	overlay string // under deploy/
-	tls     bool
-	role    string // "control" or "region"
+	name         string
+	overlay      string // under deploy/
+	tls          bool
+	singleTenant bool   // region only
+	role         string // "control" or "region"
 }
 
-var variants = []variant{
-	{name: "control", overlay: "overlays/example/control", role: "control"},
-	{name: "region", overlay: "overlays/example/region-us-east-1", role: "region"},
-	{name: "control+tls", overlay: "overlays/example/control", tls: true, role: "control"},
-	{name: "region+tls", overlay: "overlays/example/region-us-east-1", tls: true, role: "region"},
+var (
+	regionOverlay = "overlays/example/region-us-east-1"
+	variants      = []variant{
+		{name: "control", overlay: "overlays/example/control", role: "control"},
+		{name: "region", overlay: regionOverlay, role: "region"},
+		{name: "control+tls", overlay: "overlays/example/control", tls: true, role: "control"},
+		{name: "region+tls", overlay: regionOverlay, tls: true, role: "region"},
+		{name: "region+single-tenant", overlay: regionOverlay, singleTenant: true, role: "region"},
+		{name: "region+single-tenant+tls", overlay: regionOverlay, singleTenant: true, tls: true, role: "region"},
+	}
+)
+
+func (v variant) components() []string {
+	var out []string
+	if v.tls {
+		out = append(out, "components/temporal-tls")
+	}
+	if v.singleTenant {
+		out = append(out, "components/single-tenant")
+	}
+	return out
 }
 
-// render builds the variant with krusty, as `kubectl apply -k` would. A TLS
-// variant is a kustomization in a temp dir over the overlay, with the
-// component.
+// render builds the variant with krusty, as `kubectl apply -k` would. A
+// variant with components is a kustomization in a temp dir over the
+// overlay, with the components.
 func render(t *testing.T, v variant) []*unstructured.Unstructured {
 	t.Helper()
 	dir, err := filepath.Abs(v.overlay)
 	require.NoError(t, err)
-	if v.tls {
-		component, err := filepath.Abs("components/temporal-tls")
-		require.NoError(t, err)
+	if components := v.components(); len(components) > 0 {
 		// Kustomize takes relative paths only.
 		tmp := t.TempDir()
 		relDir, err := filepath.Rel(tmp, dir)
 		require.NoError(t, err)
-		relComponent, err := filepath.Rel(tmp, component)
-		require.NoError(t, err)
-		k := fmt.Sprintf("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - %s\ncomponents:\n  - %s\n", relDir, relComponent)
+		k := fmt.Sprintf("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - %s\ncomponents:\n", relDir)
+		for _, c := range components {
+			abs, err := filepath.Abs(c)
+			require.NoError(t, err)
+			rel, err := filepath.Rel(tmp, abs)
+			require.NoError(t, err)
+			k += "  - " + rel + "\n"
+		}
 		require.NoError(t, os.WriteFile(filepath.Join(tmp, "kustomization.yaml"), []byte(k), 0o644))
 		dir = tmp
 	}
@@ -294,7 +314,7 @@ func TestRenderedWorkers(t *testing.T) {
 			case "control":
 				d, c, env = checkControl(t, r)
 			case "region":
-				d, c, env = checkRegion(t, r)
+				d, c, env = checkRegion(t, r, v.singleTenant)
 			}
 			checkTLS(t, v.tls, d, c, env)
 		})
@@ -335,7 +355,7 @@ func checkControl(t *testing.T, r rendered) (*appsv1.Deployment, corev1.Containe
 	return d, c, env
 }
 
-func checkRegion(t *testing.T, r rendered) (*appsv1.Deployment, corev1.Container, map[string]string) {
+func checkRegion(t *testing.T, r rendered, singleTenant bool) (*appsv1.Deployment, corev1.Container, map[string]string) {
 	assert.ElementsMatch(t, []string{"Namespace/ferry-system", "ServiceAccount/ferry-region",
 		"ClusterRole/ferry-region", "ClusterRoleBinding/ferry-region",
 		"ConfigMap/" + configMapName(t, r, "ferry-region-config"),
@@ -369,10 +389,30 @@ func checkRegion(t *testing.T, r rendered) (*appsv1.Deployment, corev1.Container
 			"volume %s at %s hides the ServiceAccount token", m.Name, m.MountPath)
 	}
 
-	// RBAC: every verb an applier uses, on everything, bound to the worker.
+	// RBAC: multi-tenant, reads and watches everything and writes as the
+	// projects' ServiceAccounts, which it must impersonate; single-tenant,
+	// every verb an applier uses, on everything. Bound to the worker.
 	role := convert[rbacv1.ClusterRole](t, r.find("ClusterRole", "ferry-region"))
-	assert.Contains(t, role.Rules, rbacv1.PolicyRule{APIGroups: []string{"*"}, Resources: []string{"*"},
-		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}})
+	impersonate := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"serviceaccounts"}, Verbs: []string{"impersonate"}}
+	assert.Contains(t, role.Rules, impersonate)
+	if singleTenant {
+		assert.Contains(t, role.Rules, rbacv1.PolicyRule{APIGroups: []string{"*"}, Resources: []string{"*"},
+			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}})
+		assert.Equal(t, "false", env["FERRY_REQUIRE_IMPERSONATION"])
+	} else {
+		assert.Equal(t, "true", env["FERRY_REQUIRE_IMPERSONATION"], "a project without ServiceAccounts fails clearly")
+		for _, rule := range role.Rules {
+			if len(rule.NonResourceURLs) > 0 {
+				assert.Equal(t, []string{"get"}, rule.Verbs, "discovery")
+				continue
+			}
+			if rule.Resources[0] == "serviceaccounts" && rule.APIGroups[0] == "" {
+				assert.Equal(t, impersonate, rule)
+				continue
+			}
+			assert.Subset(t, []string{"get", "list", "watch"}, rule.Verbs, "the multi-tenant worker only reads, as itself: %+v", rule)
+		}
+	}
 	binding := convert[rbacv1.ClusterRoleBinding](t, r.find("ClusterRoleBinding", "ferry-region"))
 	assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "ferry-region"}, binding.RoleRef)
 	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: "ferry-region", Namespace: namespace}}, binding.Subjects)
@@ -555,17 +595,15 @@ func TestServerSideDryRun(t *testing.T) {
 	}
 }
 
-// TestRegionWorkerIdentity installs the region overlay's ServiceAccount and
-// RBAC for real, then acts as that ServiceAccount with the config that
+// asRegionWorker installs the variant's ServiceAccount and RBAC for real,
+// then returns clients acting as that ServiceAccount with the config that
 // client-go's in-cluster config (ferry-worker's without a kubeconfig) builds
 // from the pod's token and CA files, pointed at the local API server instead
-// of kubernetes.default.svc: discovery and every verb of a sync succeed,
-// including apps that ship RBAC of their own.
-func TestRegionWorkerIdentity(t *testing.T) {
-	admin := connect(t, adminConfig(t))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	r := rendered{t: t, objs: render(t, variant{overlay: "overlays/example/region-us-east-1"})}
+// of kubernetes.default.svc.
+func asRegionWorker(t *testing.T, ctx context.Context, v variant) (admin, sa *cluster, saClients kubernetes.Interface) {
+	t.Helper()
+	admin = connect(t, adminConfig(t))
+	r := rendered{t: t, objs: render(t, v)}
 	for _, kind := range []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding"} {
 		for _, o := range r.objs {
 			if o.GetKind() == kind {
@@ -591,8 +629,8 @@ func TestRegionWorkerIdentity(t *testing.T) {
 		BearerTokenFile: filepath.Join(dir, "token"),
 		TLSClientConfig: rest.TLSClientConfig{CAFile: filepath.Join(dir, "ca.crt")},
 	}
-	sa := connect(t, cfg)
-	saClients := kubernetes.NewForConfigOrDie(cfg)
+	sa = connect(t, cfg)
+	saClients = kubernetes.NewForConfigOrDie(cfg)
 
 	// It is the ServiceAccount, not the admin.
 	who, err := saClients.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
@@ -609,6 +647,81 @@ func TestRegionWorkerIdentity(t *testing.T) {
 	assert.NotEmpty(t, resources)
 	_, err = dc.OpenAPIV3().Paths()
 	require.NoError(t, err)
+
+	// It may not impersonate users, only ServiceAccounts.
+	for res, want := range map[string]bool{"users": false, "groups": false, "serviceaccounts": true} {
+		review, err := saClients.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Verb: "impersonate", Resource: res}},
+		}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, want, review.Status.Allowed, "the region worker may impersonate %s: %v", res, review.Status.Allowed)
+	}
+	return admin, sa, saClients
+}
+
+// TestRegionWorkerIdentity: the multi-tenant region worker (deploy/region)
+// reads and watches everything, writes nothing as itself, and writes as a
+// tenant's ServiceAccount what that one's Role allows.
+func TestRegionWorkerIdentity(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin, sa, _ := asRegionWorker(t, ctx, variant{overlay: regionOverlay})
+	clients := kubernetes.NewForConfigOrDie(admin.cfg)
+
+	// A tenant: namespace deploy-tenant, ServiceAccount deployer with a Role
+	// over ConfigMaps there, as a platform team sets one up.
+	const tenant = "deploy-tenant"
+	_, err := clients.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenant}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = clients.CoreV1().Namespaces().Delete(context.Background(), tenant, metav1.DeleteOptions{}) })
+	_, err = clients.CoreV1().ServiceAccounts(tenant).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "deployer"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = clients.RbacV1().Roles(tenant).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "deployer"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}}},
+		metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = clients.RbacV1().RoleBindings(tenant).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "deployer"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "deployer"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "deployer", Namespace: tenant}}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	cm := &unstructured.Unstructured{}
+	require.NoError(t, cm.UnmarshalJSON([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings","namespace":"`+tenant+`","labels":{"ferry.dev/app":"tenant"}},"data":{"a":"1"}}`)))
+	_, err = sa.apply(ctx, cm, false)
+	require.True(t, apierrors.IsForbidden(err), "the region worker writes nothing as itself: %v", err)
+
+	// As the tenant's ServiceAccount, what ferry-worker does for an app whose
+	// project names it.
+	impCfg := rest.CopyConfig(sa.cfg)
+	impCfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + tenant + ":deployer"}
+	asTenant := connect(t, impCfg)
+	_, err = asTenant.apply(ctx, cm, false)
+	require.NoError(t, err, "as the tenant's ServiceAccount: apply the ConfigMap")
+	deployment := &unstructured.Unstructured{}
+	require.NoError(t, deployment.UnmarshalJSON([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"`+tenant+`"},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}`)))
+	_, err = asTenant.apply(ctx, deployment, false)
+	require.True(t, apierrors.IsForbidden(err), "the tenant's Role has no Deployments: %v", err)
+	require.Contains(t, err.Error(), `User "system:serviceaccount:`+tenant+`:deployer"`)
+
+	// Reading and watching stay the worker's own.
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	list, err := sa.dyn.Resource(configMaps).List(ctx, metav1.ListOptions{LabelSelector: "ferry.dev/app=tenant"})
+	require.NoError(t, err, "list across namespaces")
+	assert.Len(t, list.Items, 1)
+	w, err := sa.dyn.Resource(configMaps).Watch(ctx, metav1.ListOptions{LabelSelector: "ferry.dev/app=tenant"})
+	require.NoError(t, err, "watch across namespaces (the informer cache)")
+	w.Stop()
+	require.NoError(t, asTenant.dyn.Resource(configMaps).Namespace(tenant).Delete(ctx, "settings", metav1.DeleteOptions{}))
+}
+
+// TestSingleTenantRegionWorkerIdentity: with components/single-tenant the
+// region worker itself may do every verb of a sync, including apps that
+// ship RBAC of their own.
+func TestSingleTenantRegionWorkerIdentity(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, sa, _ := asRegionWorker(t, ctx, variant{overlay: regionOverlay, singleTenant: true})
 
 	// A sync: server-side apply of a namespace and objects in it, RBAC that
 	// grants verbs the worker itself lacks, then get, list, watch, delete.
@@ -629,7 +742,7 @@ func TestRegionWorkerIdentity(t *testing.T) {
 		applied = append(applied, obj)
 	}
 	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-	_, err = sa.dyn.Resource(deployments).Namespace(app).Get(ctx, "web", metav1.GetOptions{})
+	_, err := sa.dyn.Resource(deployments).Namespace(app).Get(ctx, "web", metav1.GetOptions{})
 	require.NoError(t, err)
 	list, err := sa.dyn.Resource(deployments).List(ctx, metav1.ListOptions{LabelSelector: "ferry.dev/app=" + app})
 	require.NoError(t, err, "list across namespaces")
@@ -647,12 +760,4 @@ func TestRegionWorkerIdentity(t *testing.T) {
 		}
 		require.NoError(t, ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}), "as the region worker: delete %s %s", gvk.Kind, obj.GetName())
 	}
-
-	// And no more than that: it may not impersonate, for one.
-	review, err := saClients.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
-		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Verb: "impersonate", Resource: "users"}},
-	}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	assert.False(t, review.Status.Allowed, "the region worker may impersonate")
 }
