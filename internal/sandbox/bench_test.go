@@ -10,8 +10,9 @@ import (
 )
 
 // BenchmarkRender renders Argo CD's example apps (a directory, a
-// kustomization, a chart) in-process and in a cold sandbox of each mode:
-// what a sandbox's start costs a render.
+// kustomization, a chart) in-process, in a cold sandbox of each mode, and
+// in a warm one of a pool (the pool full before each render): what a
+// sandbox's start costs a render, and what a pool saves of it.
 //
 //	go test -run '^$' -bench BenchmarkRender -benchtime 10x ./internal/sandbox/
 func BenchmarkRender(b *testing.B) {
@@ -28,6 +29,27 @@ func BenchmarkRender(b *testing.B) {
 			}
 		})
 		for _, mode := range []Mode{ModeProcess, ModeGVisor} {
+			b.Run(path+"/"+string(mode)+"-pool", func(b *testing.B) {
+				tool := map[Mode]string{ModeGVisor: "runsc", ModeProcess: "bwrap"}[mode]
+				if _, err := exec.LookPath(tool); err != nil {
+					b.Skipf("%s is not installed", tool)
+				}
+				runner, err := New(mode, b.TempDir())
+				if err != nil {
+					b.Fatal(err)
+				}
+				r := testRenderer(b, runner, Limits{})
+				r.Pool, r.PoolDir = 1, b.TempDir()
+				defer r.Close()
+				for b.Loop() {
+					b.StopTimer()
+					waitFull(b, r)
+					b.StartTimer()
+					if _, err := r.Render(context.Background(), root, src, opts); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 			b.Run(path+"/"+string(mode), func(b *testing.B) {
 				tool := map[Mode]string{ModeGVisor: "runsc", ModeProcess: "bwrap"}[mode]
 				if _, err := exec.LookPath(tool); err != nil {

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -44,6 +42,12 @@ func newGVisor(stateDir string) (*gvisor, error) {
 func (g *gvisor) Mode() Mode { return ModeGVisor }
 
 func (g *gvisor) Run(ctx context.Context, spec Spec) (*Result, error) {
+	return runStarted(ctx, g, spec)
+}
+
+// Start makes the run's bundle and starts runsc run on it; the container's
+// command then waits for its stdin.
+func (g *gvisor) Start(spec Spec) (Sandbox, error) {
 	if err := checkSpec(spec); err != nil {
 		return nil, err
 	}
@@ -53,45 +57,28 @@ func (g *gvisor) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err := os.MkdirAll(filepath.Join(bundle, "rootfs"), 0o755); err != nil {
 		return nil, fmt.Errorf("sandbox: bundle: %w", err)
 	}
-	defer g.cleanup(id, bundle)
 	config, err := json.Marshal(ociConfig(spec, l))
+	if err == nil {
+		err = os.WriteFile(filepath.Join(bundle, "config.json"), config, 0o600)
+	}
 	if err != nil {
+		_ = os.RemoveAll(bundle)
 		return nil, fmt.Errorf("sandbox: bundle: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(bundle, "config.json"), config, 0o600); err != nil {
-		return nil, fmt.Errorf("sandbox: bundle: %w", err)
-	}
+	return launch(g.runsc, []string{"--root", g.root, "--platform=ptrace", "--network=none", "run", "--bundle", bundle, id},
+		[]string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, l, gvisorResult, func() { g.cleanup(id, bundle) })
+}
 
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	cmd := exec.CommandContext(rctx, g.runsc, "--root", g.root, "--platform=ptrace", "--network=none",
-		"run", "--bundle", bundle, id)
-	// A worker that dies takes its sandboxes with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
-	cmd.Stdin = bytes.NewReader(spec.Stdin)
-	stdout := &boundedBuffer{max: l.Stdout, over: cancel}
-	stderr := &boundedBuffer{max: l.Stderr}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// The sandbox's processes may hold the pipes after runsc is killed;
-	// cleanup's delete --force ends them.
-	cmd.WaitDelay = 5 * time.Second
-	err = cmd.Run()
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("sandbox: %w", ctx.Err())
-	}
-	code, ok := exitCode(err)
-	if !ok && !stdout.overflow {
-		return nil, fmt.Errorf("sandbox: run runsc: %w", err)
-	}
-	res := &Result{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(), ExitCode: code, StdoutOverflow: stdout.overflow}
-	// The cgroup's OOM killer ends the sandbox with SIGKILL, or, when it
-	// picks another of runsc's processes, ends the run without a word on
-	// stdout or stderr. Nothing else does that when ctx has not ended and
-	// stdout did not overflow: the command's own failures say something.
-	// A command that gets ENOMEM near the limit says so, as under bwrap.
+// gvisorResult reads how a container ended. The cgroup's OOM killer ends
+// the sandbox with SIGKILL, or, when it picks another of runsc's
+// processes, ends the run without a word on stdout or stderr. Nothing else
+// does that when the run's context has not ended and stdout did not
+// overflow: the command's own failures say something. A command that gets
+// ENOMEM near the limit says so, as under bwrap.
+func gvisorResult(res *Result, _ error) (*Result, error) {
+	code := res.ExitCode
 	silent := len(res.Stdout) == 0 && len(res.Stderr) == 0
-	res.OutOfMemory = !stdout.overflow && (code == 128+9 || code != 0 && (silent || saysOutOfMemory(res.Stderr)))
+	res.OutOfMemory = !res.StdoutOverflow && (code == 128+9 || code != 0 && (silent || saysOutOfMemory(res.Stderr)))
 	return res, nil
 }
 

@@ -1,14 +1,12 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -39,6 +37,11 @@ func newProcess() (*process, error) {
 func (p *process) Mode() Mode { return ModeProcess }
 
 func (p *process) Run(ctx context.Context, spec Spec) (*Result, error) {
+	return runStarted(ctx, p, spec)
+}
+
+// Start starts prlimit and bwrap; the command then waits for its stdin.
+func (p *process) Start(spec Spec) (Sandbox, error) {
 	if err := checkSpec(spec); err != nil {
 		return nil, err
 	}
@@ -72,32 +75,18 @@ func (p *process) Run(ctx context.Context, spec Spec) (*Result, error) {
 	args = append(args, "--remount-ro", "/", "--chdir", dirOf(spec), "--")
 	args = append(args, spec.Args...)
 
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	cmd := exec.CommandContext(rctx, p.prlimit, args...)
 	// prlimit and bwrap themselves hold only the sandbox's environment
 	// too: bwrap's own process is PID 1 inside, and its environ readable.
-	// A worker that dies takes its sandboxes with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Env = spec.Env
-	cmd.Stdin = bytes.NewReader(spec.Stdin)
-	stdout := &boundedBuffer{max: l.Stdout, over: cancel}
-	stderr := &boundedBuffer{max: l.Stderr}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("sandbox: %w", ctx.Err())
-	}
-	code, ok := exitCode(err)
-	if !ok && !stdout.overflow {
-		return nil, fmt.Errorf("sandbox: run bwrap: %w", err)
-	}
-	res := &Result{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(), ExitCode: code, StdoutOverflow: stdout.overflow}
+	return launch(p.prlimit, args, spec.Env, l, processResult, func() {})
+}
+
+// processResult reads how a bwrap run ended: bwrap's own failures are
+// errors, a command that could not get memory is out of memory.
+func processResult(res *Result, _ error) (*Result, error) {
 	if msg, failed := bwrapFailure(res); failed {
 		return nil, fmt.Errorf("sandbox: bwrap could not make the sandbox (%s); the kernel or the container the worker runs in may forbid user namespaces: allow them, or choose another --render-sandbox", msg)
 	}
-	if code != 0 {
+	if res.ExitCode != 0 {
 		res.OutOfMemory = saysOutOfMemory(res.Stderr)
 	}
 	return res, nil

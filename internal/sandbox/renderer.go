@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -61,6 +62,19 @@ type Renderer struct {
 	// PluginDir is the host directory of Settings.Plugins, mounted
 	// read-only at PluginDir; "" mounts none.
 	PluginDir string
+	// Pool is how many sandboxes are kept started, the renderer in them
+	// waiting for its request, so that a render does not pay a sandbox's
+	// start; 0 starts each sandbox at its render. Each sandbox still
+	// serves one render only. See pool.go.
+	Pool int
+	// PoolDir is the host directory that holds a directory per pooled
+	// sandbox, mounted read-only at CheckoutDir, into which the checkout
+	// is hard-linked at the render: best on the file system of the
+	// checkouts (else they are copied). "" is os.TempDir().
+	PoolDir string
+
+	mu   sync.Mutex
+	pool *pool[*slot]
 }
 
 // Version is Settings' Version: the sandbox does not change the output.
@@ -86,13 +100,7 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	}
 	settings := r.settings()
 	timeout := renderTimeout(settings.Limits)
-	limits := r.Limits
-	if limits.CPUTime <= 0 {
-		// Go renders on every core: twice the wall time, as a second line
-		// behind the timeout.
-		limits.CPUTime = 2 * (timeout + timeoutGrace)
-	}
-	limits = limits.withDefaults()
+	limits := r.limits()
 	body, err := json.Marshal(request{
 		Root: CheckoutDir, Source: src, Options: opts,
 		Limits: settings.Limits, Capabilities: settings.Capabilities, AllowRemoteBases: settings.AllowRemoteBases,
@@ -103,7 +111,7 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout+timeoutGrace)
 	defer cancel()
-	res, err := r.run(rctx, real, body, limits)
+	res, err := r.runIn(rctx, real, body, limits)
 	switch {
 	case err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded):
 		return nil, &render.LimitError{Path: appPath, What: "render time", Limit: int64(timeout)}
@@ -144,23 +152,49 @@ func (r *Renderer) Probe(ctx context.Context) error {
 	return nil
 }
 
+// limits are the Limits of each of r's sandboxes.
+func (r *Renderer) limits() Limits {
+	l := r.Limits
+	if l.CPUTime <= 0 {
+		// Go renders on every core: twice the wall time, as a second line
+		// behind the timeout.
+		l.CPUTime = 2 * (renderTimeout(r.settings().Limits) + timeoutGrace)
+	}
+	return l.withDefaults()
+}
+
+// runIn renders in a pooled sandbox when r has a pool, else in one
+// started for the render.
+func (r *Renderer) runIn(ctx context.Context, checkout string, body []byte, limits Limits) (*Result, error) {
+	if p := r.warmPool(); p != nil {
+		return r.runPooled(ctx, p, checkout, body)
+	}
+	return r.run(ctx, checkout, body, limits)
+}
+
 func (r *Renderer) run(ctx context.Context, checkout string, body []byte, limits Limits) (*Result, error) {
 	if r.Runner == nil || r.Binary == "" {
 		return nil, errors.New("sandbox.Renderer needs a Runner and a Binary")
 	}
+	spec := r.spec(checkout, limits)
+	spec.Stdin = body
+	return r.Runner.Run(ctx, spec)
+}
+
+// spec is the sandbox of a render with checkout at CheckoutDir.
+func (r *Renderer) spec(checkout string, limits Limits) Spec {
 	mounts, path := SystemMounts(), "/usr/bin:/bin"
 	if len(r.settings().Plugins) > 0 {
 		mounts, path = r.pluginMounts()
 	}
 	mounts = append(mounts, Mount{Source: r.Binary, Target: binaryPath}, Mount{Source: checkout, Target: CheckoutDir})
-	return r.Runner.Run(ctx, Spec{
+	return Spec{
 		Args:   []string{binaryPath, RenderArg},
 		Env:    []string{"PATH=" + path, "HOME=/tmp", "TMPDIR=/tmp"},
 		Dir:    "/tmp",
 		Mounts: mounts,
-		Stdin:  body,
 		Limits: limits,
-	})
+	}
 }
 
 func (r *Renderer) settings() *render.Renderer {

@@ -1,0 +1,98 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+)
+
+// A pooled render's sandbox is started before its checkout is known: it
+// mounts an empty directory of its own (a slot) read-only at CheckoutDir,
+// and the renderer in it waits on stdin. At the render the checkout is
+// hard-linked into the slot, then the request written: the sandbox sees
+// the files (gVisor revalidates its bind mounts, --file-access-mounts'
+// default shared; bwrap's bind is the host directory itself). The slot is
+// the sandbox's alone and goes with it after the one render.
+
+// slot is a pooled sandbox and its checkout directory.
+type slot struct {
+	Sandbox
+	dir string
+}
+
+func (s *slot) Destroy() {
+	s.Sandbox.Destroy()
+	_ = os.RemoveAll(s.dir)
+}
+
+// Warm starts r's pool of Pool sandboxes, when r has one and its Runner
+// can start sandboxes ahead (both sandboxed modes can); a render warms it
+// too. Close ends it.
+func (r *Renderer) Warm() { r.warmPool() }
+
+// Close destroys r's pooled sandboxes and stops their refill; renders
+// after Close start a sandbox each.
+func (r *Renderer) Close() error {
+	r.mu.Lock()
+	p := r.pool
+	r.mu.Unlock()
+	if p != nil {
+		p.close()
+	}
+	return nil
+}
+
+// warmPool is r's pool, started on first use; nil when r keeps none.
+func (r *Renderer) warmPool() *pool[*slot] {
+	starter, ok := r.Runner.(Starter)
+	if r.Pool <= 0 || !ok || r.Binary == "" {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pool == nil {
+		limits := r.limits()
+		r.pool = newPool(r.Pool, func() (*slot, error) { return r.startSlot(starter, limits) })
+	}
+	return r.pool
+}
+
+func (r *Renderer) startSlot(starter Starter, limits Limits) (*slot, error) {
+	dir, err := os.MkdirTemp(r.PoolDir, "slot-")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: a pooled sandbox's checkout directory: %w", err)
+	}
+	sb, err := starter.Start(r.spec(dir, limits))
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	return &slot{Sandbox: sb, dir: dir}, nil
+}
+
+// runPooled renders in a sandbox of p: the checkout placed into its
+// slot, the request written to the renderer that waits in it.
+func (r *Renderer) runPooled(ctx context.Context, p *pool[*slot], checkout string, body []byte) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	s, _, err := p.get()
+	if err != nil {
+		return nil, err
+	}
+	defer p.discard(s)
+	if err := linkTree(checkout, s.dir); err != nil {
+		return nil, fmt.Errorf("sandbox: place the checkout in a pooled sandbox: %w", err)
+	}
+	return s.Finish(ctx, body)
+}
+
+// Idle is how many sandboxes of r's pool are started and waiting.
+func (r *Renderer) Idle() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pool == nil {
+		return 0
+	}
+	return r.pool.idle()
+}

@@ -1,0 +1,138 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Sandbox is one started sandbox: its command runs and waits for its
+// stdin. It serves exactly one run (Finish) and is then destroyed; nothing
+// of it is reused.
+type Sandbox interface {
+	// Finish gives the command stdin, closes it, and waits for the command
+	// to end, as Runner.Run does; ctx bounds only this wait, and a command
+	// still running when it ends is killed. The caller destroys the
+	// sandbox afterwards (in the background if it likes: what remains is
+	// only the sandbox's state); a sandbox serves one Finish.
+	Finish(ctx context.Context, stdin []byte) (*Result, error)
+	// Alive tells whether the command still waits (it did not die while
+	// idle).
+	Alive() bool
+	// Destroy ends the command if it still runs and removes everything of
+	// the sandbox; it is safe to call more than once.
+	Destroy()
+}
+
+// Starter is a Runner that can start a sandbox ahead of its run, so that
+// a run does not pay the start (Pool). Both sandboxed modes are Starters;
+// Run is Start and Finish.
+type Starter interface {
+	Runner
+	// Start starts spec's command in a fresh sandbox; spec.Stdin is
+	// ignored (Finish gives it).
+	Start(spec Spec) (Sandbox, error)
+}
+
+// started is a Sandbox of either mode: a host command (runsc run, or
+// prlimit and bwrap) whose stdin is a pipe.
+type started struct {
+	cmd            *exec.Cmd
+	stdin          io.WriteCloser
+	stdout, stderr *boundedBuffer
+	kill           context.CancelFunc
+	done           chan struct{}
+	waitErr        error // cmd.Wait's, once done is closed
+	// result reads how the command ended, as the mode understands it.
+	result func(res *Result, waitErr error) (*Result, error)
+	// cleanup removes the sandbox's state after the command ended.
+	cleanup func()
+	once    sync.Once
+}
+
+// launch starts name args with stdin a pipe and stdout and stderr bounded
+// by l; a worker that dies takes the command with it (Pdeathsig).
+func launch(name string, args, env []string, l Limits, result func(*Result, error) (*Result, error), cleanup func()) (*started, error) {
+	ctx, kill := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		kill()
+		cleanup()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	s := &started{cmd: cmd, stdin: stdin, kill: kill, done: make(chan struct{}), result: result, cleanup: cleanup,
+		stdout: &boundedBuffer{max: l.Stdout, over: kill}, stderr: &boundedBuffer{max: l.Stderr}}
+	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
+	// The sandbox's processes may hold the pipes after the command is
+	// killed; cleanup ends them.
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		kill()
+		cleanup()
+		return nil, fmt.Errorf("sandbox: start %s: %w", name, err)
+	}
+	go func() {
+		s.waitErr = cmd.Wait()
+		close(s.done)
+	}()
+	return s, nil
+}
+
+func (s *started) Finish(ctx context.Context, stdin []byte) (*Result, error) {
+	stop := context.AfterFunc(ctx, s.kill)
+	defer stop()
+	go func() {
+		// A command that died does not read: the write fails, and its exit
+		// says why.
+		_, _ = s.stdin.Write(stdin)
+		_ = s.stdin.Close()
+	}()
+	<-s.done
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("sandbox: %w", ctx.Err())
+	}
+	res := &Result{Stdout: s.stdout.buf.Bytes(), Stderr: s.stderr.buf.Bytes(), StdoutOverflow: s.stdout.overflow}
+	code, ok := exitCode(s.waitErr)
+	if !ok && !s.stdout.overflow {
+		return nil, fmt.Errorf("sandbox: run %s: %w", s.cmd.Path, s.waitErr)
+	}
+	res.ExitCode = code
+	return s.result(res, s.waitErr)
+}
+
+func (s *started) Alive() bool {
+	select {
+	case <-s.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (s *started) Destroy() {
+	s.once.Do(func() {
+		s.kill()
+		<-s.done
+		s.cleanup()
+	})
+}
+
+// runStarted is Runner.Run on a Starter: a sandbox started for the one run.
+func runStarted(ctx context.Context, st Starter, spec Spec) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	sb, err := st.Start(spec)
+	if err != nil {
+		return nil, err
+	}
+	defer sb.Destroy()
+	return sb.Finish(ctx, spec.Stdin)
+}
