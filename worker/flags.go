@@ -105,6 +105,8 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	c.render.memory = defaultRenderMemory
 	fs.Var(&c.render.sandbox, "render-sandbox", "how renders are isolated: `MODE` gvisor (runsc), process (bwrap) or none (in the worker's process, for development only) (default: gvisor where runsc is on PATH, else process where bwrap is)")
 	fs.Var(&c.render.memory, "render-memory", "the memory `SIZE` of one sandboxed render, e.g. 512Mi or 2Gi")
+	fs.IntVar(&c.render.pool, "render-sandbox-pool", defaultSandboxPool,
+		"`N` sandboxes kept started ahead of renders, each for one render, refilled in the background; 0: each render starts its own")
 	fs.StringVar(&c.render.pluginDir, "plugin-dir", "", "`DIR` of config-management plugins (Argo CD's ConfigManagementPlugin files, *.yaml); its bin/ is on their PATH in the sandbox; empty: none")
 	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
 		fmt.Sprintf("after `N` reconciles an app workflow continues as new (0: %d); keep it equal on every control worker", workflows.DefaultMaxReconciles))
@@ -162,6 +164,9 @@ func (c *config) check() error {
 	}
 	if c.render.maxObjects <= 0 {
 		errs = append(errs, fmt.Errorf("--render-max-objects %d: give a positive number", c.render.maxObjects))
+	}
+	if c.render.pool < 0 {
+		errs = append(errs, fmt.Errorf("--render-sandbox-pool %d: give a number of sandboxes, or 0 for none", c.render.pool))
 	}
 	if c.render.timeout < 0 {
 		errs = append(errs, fmt.Errorf("--render-timeout %s: give a positive duration, or 0 for the default", c.render.timeout))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -75,6 +76,10 @@ func run(ctx context.Context, cfg *config) error {
 	loader, repos, err := newLoader(cfg, registry)
 	if err != nil {
 		return err
+	}
+	if c, ok := loader.Renderer.(io.Closer); ok {
+		// After the workers stopped (deferred later): the pooled sandboxes.
+		defer c.Close()
 	}
 	var workers []worker.Worker
 	opts := worker.Options{WorkerStopTimeout: cfg.shutdownTimeout}

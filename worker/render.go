@@ -25,6 +25,7 @@ type renderFlags struct {
 	maxObjects       int
 	maxSize          bytesFlag
 	maxArchiveSize   bytesFlag
+	pool             int
 	pluginDir        string
 }
 

@@ -66,9 +66,15 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 	if err != nil {
 		return nil, fmt.Errorf("render sandbox %s: find the worker's own binary: %w", mode, err)
 	}
-	stateDir := filepath.Join(filepath.Dir(cfg.cacheDir), "sandbox")
-	runner, err := sandbox.New(mode, stateDir)
+	// Workers sharing the directory beside their clone caches each get one
+	// of their own in it; what dead ones left is swept first.
+	state, err := sandbox.ClaimState(filepath.Join(filepath.Dir(cfg.cacheDir), "sandbox"))
 	if err != nil {
+		return nil, fmt.Errorf("render sandbox %s: %w", mode, err)
+	}
+	runner, err := sandbox.New(mode, state.Dir)
+	if err != nil {
+		_ = state.Close()
 		return nil, fmt.Errorf("%w; or choose another with --render-sandbox", err)
 	}
 	memory := int64(cfg.render.memory)
@@ -76,17 +82,24 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 		memory = defaultRenderMemory
 	}
 	r := &sandbox.Renderer{Runner: runner, Binary: self, Settings: settings,
-		Limits: sandbox.Limits{Memory: memory}, MemoryFlag: memoryFlagName, PluginDir: cfg.render.pluginDir}
+		Limits: sandbox.Limits{Memory: memory}, MemoryFlag: memoryFlagName, PluginDir: cfg.render.pluginDir,
+		Pool: cfg.render.pool, PoolDir: state.Dir, State: state}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now()
 	if err := r.Probe(ctx); err != nil {
+		_ = r.Close()
 		return nil, fmt.Errorf("render sandbox %s does not work on this machine: %w; choose another with --render-sandbox (gvisor, process, or none for development)", mode, err)
 	}
+	r.Warm()
 	slog.Info("render sandbox: "+string(mode), "memory", resource.NewQuantity(memory, resource.BinarySI).String(),
-		"state", stateDir, "probe", time.Since(start).Round(time.Millisecond))
+		"pool", cfg.render.pool, "state", state.Dir, "probe", time.Since(start).Round(time.Millisecond),
+		"swept_containers", state.SweptContainers, "swept_dirs", state.SweptDirs)
 	return r, nil
 }
+
+// defaultSandboxPool is --render-sandbox-pool's default.
+const defaultSandboxPool = 2
 
 // sandboxFlag is --render-sandbox: a sandbox.Mode; empty means the
 // default.

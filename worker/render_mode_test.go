@@ -65,6 +65,7 @@ func TestRenderSandboxChoice(t *testing.T) {
 		r, err := newSandboxRenderer(cfg, settings, reg)
 		require.NoError(t, err)
 		require.IsType(t, &sandbox.Renderer{}, r)
+		t.Cleanup(func() { _ = r.(*sandbox.Renderer).Close() })
 		assert.Equal(t, settings.Version(), r.Version(), "the sandbox does not change the manifest cache key")
 		assertSandboxMetric(t, reg, string(want))
 	})

@@ -72,6 +72,9 @@ type Renderer struct {
 	// is hard-linked at the render: best on the file system of the
 	// checkouts (else they are copied). "" is os.TempDir().
 	PoolDir string
+	// State, when set, is the worker's state directory, released by Close
+	// after the pool.
+	State *State
 
 	mu   sync.Mutex
 	pool *pool[*slot]

@@ -30,14 +30,17 @@ func (s *slot) Destroy() {
 // too. Close ends it.
 func (r *Renderer) Warm() { r.warmPool() }
 
-// Close destroys r's pooled sandboxes and stops their refill; renders
-// after Close start a sandbox each.
+// Close destroys r's pooled sandboxes and stops their refill, then
+// releases r.State; renders after Close start a sandbox each.
 func (r *Renderer) Close() error {
 	r.mu.Lock()
 	p := r.pool
 	r.mu.Unlock()
 	if p != nil {
 		p.close()
+	}
+	if r.State != nil {
+		return r.State.Close()
 	}
 	return nil
 }
