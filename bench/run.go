@@ -19,6 +19,7 @@ const (
 	ScenarioApply      = "apply"
 	ScenarioCompare    = "compare"
 	ScenarioRender     = "render"
+	ScenarioSandbox    = "sandbox"
 	ScenarioOnboarding = "onboarding"
 	ScenarioIdle       = "idle"
 	// ScenarioPeerIdle is Flux's idle cost on the fleet's stack, after Ferry's.
@@ -26,7 +27,7 @@ const (
 )
 
 // Scenarios lists every scenario in the order Run runs them.
-var Scenarios = []string{ScenarioPush, ScenarioFanout, ScenarioApply, ScenarioCompare, ScenarioRender, ScenarioOnboarding, ScenarioIdle, ScenarioPeerIdle}
+var Scenarios = []string{ScenarioPush, ScenarioFanout, ScenarioApply, ScenarioCompare, ScenarioRender, ScenarioSandbox, ScenarioOnboarding, ScenarioIdle, ScenarioPeerIdle}
 
 // Config is what one ferry-bench run measures, and how much of it.
 type Config struct {
@@ -50,8 +51,9 @@ type Config struct {
 	// ApplyRuns pairs (Ferry, kubectl) of ApplyResources resources.
 	ApplyRuns, ApplyResources int
 	// CompareRuns of a compare of CompareResources resources; the render
-	// scenario renders the same repo RenderRuns times cold and warm.
-	CompareRuns, CompareResources, RenderRuns int
+	// scenario renders the same repo RenderRuns times cold and warm, the
+	// sandbox scenario SandboxRuns times in-process and in each sandbox.
+	CompareRuns, CompareResources, RenderRuns, SandboxRuns int
 	// ScaleApps are the fleet sizes of onboarding and idle, each on a stack
 	// of its own; every app has AppResources resources.
 	ScaleApps    []int
@@ -90,6 +92,7 @@ func DefaultConfig() Config {
 		CompareRuns:      5,
 		CompareResources: 1000,
 		RenderRuns:       5,
+		SandboxRuns:      20,
 		ScaleApps:        []int{100, 1000},
 		AppResources:     10,
 		IdlePoll:         map[int]time.Duration{100: 10 * time.Second, 1000: 30 * time.Second},
@@ -155,6 +158,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{ScenarioApply, "Apply: Ferry against kubectl apply --server-side", 8 * time.Minute, ApplyVsKubectl},
 		{ScenarioCompare, "Compare on a warm cache", 6 * time.Minute, CompareWarm},
 		{ScenarioRender, "Render cold and warm", 4 * time.Minute, RenderColdWarm},
+		{ScenarioSandbox, "Render in a sandbox: warm pool and cold start against in-process", 8 * time.Minute, SandboxRender},
 	}
 	if slices.ContainsFunc(regional, func(s step) bool { return cfg.selected(s.name) }) {
 		errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions, regional))

@@ -41,6 +41,7 @@ func main() {
 	fs.IntVar(&cfg.CompareRuns, "compare-runs", cfg.CompareRuns, "compare runs")
 	fs.IntVar(&cfg.CompareResources, "compare-resources", cfg.CompareResources, "resources compared (and rendered)")
 	fs.IntVar(&cfg.RenderRuns, "render-runs", cfg.RenderRuns, "render runs, cold and warm each")
+	fs.IntVar(&cfg.SandboxRuns, "sandbox-runs", cfg.SandboxRuns, "sandbox render runs, in-process, warm pool and cold start each")
 	apps := fs.String("apps", joinInts(cfg.ScaleApps), "comma-separated fleet sizes of onboarding and idle")
 	fs.IntVar(&cfg.AppResources, "app-resources", cfg.AppResources, "resources of each app of a fleet")
 	polls := fs.String("idle-poll", joinPolls(cfg.IdlePoll), "poll interval of the idle apps by fleet size, SIZE:INTERVAL,…: a fleet takes the largest size not above its own; a lone INTERVAL serves every fleet")

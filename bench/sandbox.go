@@ -1,0 +1,167 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/internal/render"
+	"github.com/ferry-gitops/ferry/internal/sandbox"
+)
+
+// Goals of issue 14 for the render sandbox.
+const (
+	// sandboxWarmGoal: a render in a warm sandbox of the pool takes at most
+	// this many times the in-process render of the same source.
+	sandboxWarmGoal = 1.5
+	// sandboxColdGoal: a render in a sandbox started for it, in seconds.
+	sandboxColdGoal = 0.3
+)
+
+// SandboxRender renders the checkout of a commit of CompareResources
+// resources in the benchmark's process (render.Renderer, as --render-sandbox
+// none does), in a warm sandbox of a pool (the pool full before each
+// render, as a worker's is between renders), and in a sandbox started for
+// the render (a pool of none), with the worker's binary as the renderer,
+// in each sandbox installed: gVisor (runsc), process (bwrap). The three
+// take turns, run by run.
+func SandboxRender(ctx context.Context, e *Env, sec *Section) error {
+	cfg := e.Cfg
+	repo, err := e.sizedRepo(ctx, cfg.CompareResources)
+	if err != nil {
+		return err
+	}
+	repos, err := e.newRepos("sandbox")
+	if err != nil {
+		return err
+	}
+	root, release, err := repos.Checkout(ctx, repo.URL, repo.Commit.SHA)
+	if err != nil {
+		return err
+	}
+	defer release()
+	src, opts := benchSource(repo.URL), render.Options{AppName: "bench", Namespace: "bench", Revision: repo.Commit.SHA}
+	settings := &render.Renderer{Limits: render.DefaultLimits()}
+	renderWith := func(r manifests.SourceRenderer) (float64, error) {
+		d, err := timeIt(ctx, func(ctx context.Context) error {
+			res, err := r.Render(ctx, root, src, opts)
+			if err == nil && len(res.Objects) != cfg.CompareResources {
+				err = fmt.Errorf("rendered %d objects, want %d", len(res.Objects), cfg.CompareResources)
+			}
+			return err
+		})
+		return d.Seconds(), err
+	}
+
+	repro := cfg.reproduce(ScenarioSandbox, fmt.Sprintf("-sandbox-runs %d -compare-resources %d", cfg.SandboxRuns, cfg.CompareResources))
+	what := fmt.Sprintf("Seconds of one render of the checkout of a commit of %d resources (one file each, a plain directory source)", cfg.CompareResources)
+	var inProcess []float64
+	type mode struct {
+		mode       sandbox.Mode
+		warm, cold *sandbox.Renderer
+		pool, once []float64
+	}
+	var modes []*mode
+	for _, m := range []sandbox.Mode{sandbox.ModeGVisor, sandbox.ModeProcess} {
+		tool := map[sandbox.Mode]string{sandbox.ModeGVisor: "runsc", sandbox.ModeProcess: "bwrap"}[m]
+		if _, err := exec.LookPath(tool); err != nil {
+			sec.Text += fmt.Sprintf("The %s sandbox is not measured: %s is not installed.\n\n", m, tool)
+			continue
+		}
+		dir, err := e.tempDir("sandbox-" + string(m))
+		if err != nil {
+			return err
+		}
+		runner, err := sandbox.New(m, dir)
+		if err != nil {
+			return err
+		}
+		renderer := func(pool int) *sandbox.Renderer {
+			// The pool is on the file system of the checkouts, as a
+			// worker's state directory is beside its clone cache.
+			return &sandbox.Renderer{Runner: runner, Binary: filepath.Join(cfg.BinDir, "ferry-worker"), Settings: settings,
+				Limits: sandbox.Limits{Memory: 1 << 30}, Pool: pool, PoolDir: dir}
+		}
+		warm := renderer(1)
+		defer warm.Close()
+		modes = append(modes, &mode{mode: m, warm: warm, cold: renderer(0)})
+	}
+	for i := range cfg.SandboxRuns {
+		d, err := renderWith(settings)
+		if err != nil {
+			return fmt.Errorf("in-process render: %w", err)
+		}
+		inProcess = append(inProcess, d)
+		line := fmt.Sprintf("sandbox run %d: in-process %.3fs", i, d)
+		for _, m := range modes {
+			if err := waitPoolFull(ctx, m.warm); err != nil {
+				return err
+			}
+			d, err := renderWith(m.warm)
+			if err != nil {
+				return fmt.Errorf("render in a warm %s sandbox: %w", m.mode, err)
+			}
+			m.pool = append(m.pool, d)
+			if d, err = renderWith(m.cold); err != nil {
+				return fmt.Errorf("render in a cold %s sandbox: %w", m.mode, err)
+			}
+			m.once = append(m.once, d)
+			line += fmt.Sprintf(", %s warm %.3fs cold %.3fs", m.mode, m.pool[i], m.once[i])
+		}
+		e.logf("%s", line)
+	}
+
+	sec.Figures = append(sec.Figures, &Figure{ID: "sandbox-in-process", Title: fmt.Sprintf("Render %d resources, in-process", cfg.CompareResources),
+		Unit: "s", Samples: inProcess, Reproduce: repro, What: what + ", in the benchmark's process (render.Renderer, as --render-sandbox none renders)."})
+	var goals strings.Builder
+	goals.WriteString("| sandbox | warm / in-process (median) | goal | cold median | cold p95 | goal |\n| --- | --- | --- | --- | --- | --- |\n")
+	in := Summarize(inProcess)
+	for _, m := range modes {
+		ratios := make([]float64, len(m.pool))
+		for i := range m.pool {
+			ratios[i] = m.pool[i] / inProcess[i]
+		}
+		warmWhat := fmt.Sprintf("%s, in a warm %s sandbox of the worker's pool (--render-sandbox-pool; the pool full before the render, its sandbox started and its renderer waiting): "+
+			"hard-link the checkout into the sandbox's directory, write the request, read the answer.", what, m.mode)
+		coldWhat := fmt.Sprintf("%s, in a %s sandbox started for the render (--render-sandbox-pool 0): make the sandbox, start the renderer, render, read the answer.", what, m.mode)
+		sec.Figures = append(sec.Figures,
+			&Figure{ID: "sandbox-" + string(m.mode) + "-warm", Title: fmt.Sprintf("Render %d resources, %s, warm pool", cfg.CompareResources, m.mode),
+				Unit: "s", Samples: m.pool, Reproduce: repro, What: warmWhat},
+			&Figure{ID: "sandbox-" + string(m.mode) + "-warm-ratio", Title: fmt.Sprintf("Warm %s / in-process", m.mode),
+				Unit: "×", Samples: ratios, Reproduce: repro, What: fmt.Sprintf("The warm %s render over the in-process render of the same run; the goal is at most %s×.", m.mode, num(sandboxWarmGoal))},
+			&Figure{ID: "sandbox-" + string(m.mode) + "-cold", Title: fmt.Sprintf("Render %d resources, %s, cold start", cfg.CompareResources, m.mode),
+				Unit: "s", Samples: m.once, Reproduce: repro, What: coldWhat},
+		)
+		r, c := Summarize(ratios), Summarize(m.once)
+		fmt.Fprintf(&goals, "| %s | %s× | ≤ %s× %s | %s s | %s s | < %s s %s |\n", m.mode, num(r.Median), num(sandboxWarmGoal), met(r.Median <= sandboxWarmGoal),
+			num(c.Median), num(c.P95), num(sandboxColdGoal), met(c.Median < sandboxColdGoal))
+	}
+	sec.Text += fmt.Sprintf("Manifests: %s, one YAML file each in `app/`, checked out once from the stack's Git server; in-process median %s s. "+
+		"Goals of issue 14: a warm render at most %s× the in-process one, a cold start under %s s.\n\n%s",
+		resourceMix(cfg.CompareResources), num(in.Median), num(sandboxWarmGoal), num(sandboxColdGoal), goals.String())
+	return nil
+}
+
+func met(ok bool) string {
+	if ok {
+		return "(met)"
+	}
+	return "(**not met**)"
+}
+
+// waitPoolFull starts r's pool and waits until its sandboxes are started.
+func waitPoolFull(ctx context.Context, r *sandbox.Renderer) error {
+	r.Warm()
+	for r.Idle() < r.Pool {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the %s pool did not fill: %w", r.Runner.Mode(), ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return nil
+}
