@@ -53,7 +53,8 @@ spec:
 // server's audit log says so, and once the Role loses the verb patch, the
 // sync fails with the API server's Forbidden naming the ServiceAccount. An
 // app of the same project in a namespace no entry covers fails its sync,
-// having written nothing.
+// having written nothing; a forged Sync for another namespace still writes
+// as the app's own ServiceAccount.
 func TestImpersonation(t *testing.T) {
 	startWorker(t)
 	ctx := context.Background()
@@ -112,6 +113,18 @@ func TestImpersonation(t *testing.T) {
 	recordHistories(t, "team-imp-web")
 	mustFerry(t, "app", "delete", "team-imp-elsewhere", "--cascade=false")
 	deployerMay(t, cs, allVerbs)
+
+	// A Temporal client sends team-imp-web's sync again, for namespace
+	// team-imp-other, which the project allows: the region worker takes the
+	// ServiceAccount from the app's own destination (team-imp), not from
+	// the input, and deployer may write nothing in team-imp-other.
+	forged := syncInputOf(t, "team-imp-web", sha)
+	forged.OperationID, forged.Namespace = "forged", "team-imp-other"
+	err = scheduleSync(t, forged)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), `User "`+deployer+`" cannot patch resource "configmaps" in API group "" in the namespace "team-imp-other"`)
+	_, err = cs.CoreV1().ConfigMaps("team-imp-other").Get(ctx, "settings", metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "the forged sync wrote nothing in team-imp-other: %v", err)
 	mustFerry(t, "app", "delete", "team-imp-web", "--cascade")
 	_, err = cs.CoreV1().ConfigMaps("team-imp").Get(ctx, "settings", metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "the cascading delete removed settings: %v", err)
