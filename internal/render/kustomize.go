@@ -5,18 +5,27 @@ import (
 	"errors"
 	"path/filepath"
 
+	"golang.org/x/sync/semaphore"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/openapi"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
-// kustomizeSlot serialises kustomize builds: kustomize keeps its OpenAPI
-// schema in package state that every build sets, so two builds at once
-// could read each other's. A channel rather than a mutex, so that waiting
-// for it honours the caller's context.
-var kustomizeSlot = make(chan struct{}, 1)
+// kustomizeSchema guards kustomize's OpenAPI schema, package state of
+// kyaml that every build sets: a build whose kustomizations have no
+// openapi field leaves the default schema as it is (kyaml parses it once,
+// under its own lock), so any number of those run at once, each holding
+// one unit; a build with an openapi field sets a schema of its own, and
+// holds every unit, so that it runs alone, and resets the schema after
+// itself. A semaphore rather than a lock, so that waiting honours the
+// caller's context; it is fair, so a build that sets a schema is not
+// starved by the others.
+var kustomizeSchema = semaphore.NewWeighted(kustomizeSchemaUnits)
+
+const kustomizeSchemaUnits = 1 << 20
 
 // kustomize runs kustomize build on the app directory, as Argo CD does
 // (kustomize's defaults: files restricted to their kustomization's
@@ -29,7 +38,8 @@ func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.Kustomize
 	limits := r.Limits.withDefaults()
 	b := newBudget(limits, t.appPath)
 	fsys := newRepoFS(t.root, r.AllowRemoteBases, b)
-	if err := r.scanKustomization(fsys, t.dir); err != nil {
+	setsSchema, err := r.scanKustomization(fsys, t.dir)
+	if err != nil {
 		return nil, r.kustomizeError(t, fsys, err)
 	}
 	if kustomizeOptionsSet(opts) {
@@ -49,13 +59,18 @@ func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.Kustomize
 		fsys.override(real, edited)
 	}
 
-	select {
-	case kustomizeSlot <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	units := int64(1)
+	if setsSchema {
+		units = kustomizeSchemaUnits
+	}
+	if err := kustomizeSchema.Acquire(ctx, units); err != nil {
+		return nil, err
 	}
 	return runBounded(ctx, limits, t.appPath, func(context.Context) ([]*unstructured.Unstructured, error) {
-		defer func() { <-kustomizeSlot }()
+		defer kustomizeSchema.Release(units)
+		if setsSchema {
+			defer openapi.ResetOpenAPI()
+		}
 		k := krusty.MakeKustomizer(&krusty.Options{
 			Reorder:          krusty.ReorderOptionNone,
 			LoadRestrictions: types.LoadRestrictionsRootOnly,

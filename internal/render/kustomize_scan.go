@@ -28,15 +28,21 @@ import (
 // regard to case, inline configs included, and what does not parse refused.
 // Local paths are left to kustomize and repoFS, which keeps them inside
 // the repository.
-func (r *Renderer) scanKustomization(fsys *repoFS, dir string) error {
+//
+// It also tells whether the build may set kustomize's OpenAPI schema: a
+// kustomization with an openapi field, or a remote base it cannot read.
+func (r *Renderer) scanKustomization(fsys *repoFS, dir string) (setsSchema bool, err error) {
 	s := &kustScan{fs: fsys, allowRemote: r.AllowRemoteBases, seen: map[string]bool{}}
-	return s.dir(dir)
+	err = s.dir(dir)
+	return s.setsSchema, err
 }
 
 type kustScan struct {
 	fs          *repoFS
 	allowRemote bool
 	seen        map[string]bool
+	// setsSchema is set by an openapi field or an allowed remote base.
+	setsSchema bool
 }
 
 func (s *kustScan) dir(dir string) error {
@@ -67,6 +73,9 @@ func (s *kustScan) dir(dir string) error {
 	}
 	if len(k.HelmCharts) > 0 || len(k.HelmChartInflationGenerator) > 0 || k.HelmGlobals != nil {
 		return helmChartsError(display)
+	}
+	if len(k.OpenAPI) > 0 {
+		s.setsSchema = true
 	}
 	for _, f := range []namedEntries{
 		{"resources", k.Resources}, {"bases", k.Bases}, {"components", k.Components},
@@ -221,6 +230,7 @@ func (s *kustScan) file(display, field, entry string) error {
 
 func (s *kustScan) remote(display, field, entry string) error {
 	if s.allowRemote {
+		s.setsSchema = true // unread: it may have an openapi field
 		return nil
 	}
 	return &UnsupportedError{
