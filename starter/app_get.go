@@ -38,6 +38,9 @@ func printView(out io.Writer, v *workflows.View, output string) error {
 	if v.Owner != nil {
 		fmt.Fprintf(out, "Owner:         %s\n", v.Owner)
 	}
+	for _, info := range v.Spec.Info {
+		fmt.Fprintf(out, "Info:          %s: %s\n", info.Name, info.Value)
+	}
 	fmt.Fprintf(out, "Sync Status:   %s (%s)\nHealth Status: %s\n", s.Sync.Status, short(s.Sync.Revision), s.Health.Status)
 	if s.ReconciledAt != nil {
 		fmt.Fprintf(out, "Reconciled:    %s\n", s.ReconciledAt.Format(time.RFC3339))

@@ -25,8 +25,6 @@ var invalidFixtures = map[string]struct {
 	"invalid-chart":   {fields: []string{"spec.source.chart"}, contains: []string{"put the chart in Git"}},
 	"invalid-plugin": {fields: []string{"spec.source.plugin.env[0].name", "spec.source.plugin.env[1].name",
 		"spec.source.plugin.parameters[0]", "spec.source.plugin.parameters[1]"}},
-	"invalid-revision-history-limit":     {fields: []string{"spec.revisionHistoryLimit"}},
-	"invalid-info":                       {fields: []string{"spec.info"}},
 	"invalid-managed-namespace-metadata": {fields: []string{"spec.syncPolicy.managedNamespaceMetadata"}},
 	"invalid-unknown-field":              {fields: []string{"spec.sourc"}, contains: []string{`did you mean "source"`}},
 	"invalid-field-case":                 {fields: []string{"spec.source.repourl"}, contains: []string{`did you mean "repoURL"`}},

@@ -16,15 +16,12 @@ import (
 // them with a specific message beats both "unknown field" (they are not
 // unknown) and silently ignoring them (the user relies on what they do).
 var unsupportedFields = map[string]string{
-	"operation":                 "starts a sync in Argo CD; with Ferry, remove it and run `ferry app sync NAME`",
-	"spec.sources":              "multiple sources are not supported yet; use spec.source",
-	"spec.source.chart":         "Helm charts from a Helm repository are not supported yet; put the chart in Git and point spec.source.path at it",
-	"spec.source.ref":           "source references only work with spec.sources, which is not supported yet; remove it",
-	"spec.source.name":          "source names only work with spec.sources, which is not supported yet; remove it",
-	"spec.revisionHistoryLimit": "not supported yet: Ferry keeps the last 10 deployments; remove the field",
-	"spec.info":                 "not supported; remove it, or keep such notes in metadata.annotations",
+	"operation":         "starts a sync in Argo CD; with Ferry, remove it and run `ferry app sync NAME`",
+	"spec.sources":      "multiple sources are not supported yet; use spec.source",
+	"spec.source.chart": "Helm charts from a Helm repository are not supported yet; put the chart in Git and point spec.source.path at it",
+	"spec.source.ref":   "source references only work with spec.sources, which is not supported yet; remove it",
+	"spec.source.name":  "source names only work with spec.sources, which is not supported yet; remove it",
 	"spec.syncPolicy.managedNamespaceMetadata": "not supported yet; commit a Namespace manifest carrying the labels and annotations",
-	"spec.syncPolicy.retry.refresh":            "not supported yet: a retry reuses the revision of the failed sync; remove the field",
 }
 
 // unsupportedTool lists fields of the Kustomize and Helm sources that Ferry
@@ -33,7 +30,7 @@ var unsupportedTool = map[string][]string{
 	"spec.source.kustomize": {"version", "replicas", "patches", "components", "forceCommonLabels",
 		"forceCommonAnnotations", "commonAnnotationsEnvsubst", "labelWithoutSelector", "labelIncludeTemplates",
 		"kubeVersion", "apiVersions", "ignoreMissingComponents"},
-	"spec.source.helm": {"fileParameters", "passCredentials", "version"},
+	"spec.source.helm": {"fileParameters", "passCredentials"},
 }
 
 // serverWrittenFields are written by an API server or a controller, not by

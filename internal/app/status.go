@@ -1,20 +1,30 @@
 package app
 
-// HistoryLimit is how many deployments Status.History keeps, Argo CD's
-// default revisionHistoryLimit.
+// HistoryLimit is how many deployments Status.History keeps when
+// spec.revisionHistoryLimit is unset, Argo CD's default.
 const HistoryLimit = 10
+
+// HistoryLimit is how many deployments the app's history keeps:
+// spec.revisionHistoryLimit, or HistoryLimit when unset (or, unvalidated,
+// negative).
+func (a *Application) HistoryLimit() int {
+	if n := a.Spec.RevisionHistoryLimit; n != nil && *n >= 0 {
+		return int(min(*n, 1<<20))
+	}
+	return HistoryLimit
+}
 
 // AddHistory records a deployment: it gives the entry the next ID (0 for the
 // first, then one more than the last, as Argo CD numbers them, so IDs keep
 // increasing after old entries are dropped), appends it, keeps the last
-// HistoryLimit entries, and returns the ID.
-func (s *Status) AddHistory(e HistoryEntry) int64 {
+// limit entries (Application.HistoryLimit), and returns the ID.
+func (s *Status) AddHistory(e HistoryEntry, limit int) int64 {
 	e.ID = 0
 	if n := len(s.History); n > 0 {
 		e.ID = s.History[n-1].ID + 1
 	}
 	s.History = append(s.History, e)
-	if over := len(s.History) - HistoryLimit; over > 0 {
+	if over := len(s.History) - max(limit, 0); over > 0 {
 		s.History = append([]HistoryEntry(nil), s.History[over:]...)
 	}
 	return e.ID

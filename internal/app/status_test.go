@@ -5,11 +5,37 @@ import (
 	"time"
 )
 
+// TestHistoryLimit: spec.revisionHistoryLimit is the history's length, as
+// in Argo CD; 0 keeps none, unset keeps 10.
+func TestHistoryLimit(t *testing.T) {
+	three, zero := int64(3), int64(0)
+	for _, tc := range []struct {
+		limit *int64
+		want  int
+	}{{nil, 10}, {&three, 3}, {&zero, 0}} {
+		a := &Application{Spec: Spec{RevisionHistoryLimit: tc.limit}}
+		if got := a.HistoryLimit(); got != tc.want {
+			t.Errorf("HistoryLimit() with %v = %d, want %d", tc.limit, got, tc.want)
+		}
+		var s Status
+		var last int64
+		for i := range 12 {
+			last = s.AddHistory(HistoryEntry{Revision: string(rune('a' + i))}, a.HistoryLimit())
+		}
+		if len(s.History) != tc.want {
+			t.Errorf("limit %d: history holds %d entries", tc.want, len(s.History))
+		}
+		if tc.want > 0 && (s.History[len(s.History)-1].ID != last || s.History[0].ID != int64(12-tc.want)) {
+			t.Errorf("limit %d: history %+v does not hold the last entries", tc.want, s.History)
+		}
+	}
+}
+
 func TestAddHistory(t *testing.T) {
 	var s Status
 	at := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 13 {
-		id := s.AddHistory(HistoryEntry{ID: 99, Revision: string(rune('a' + i)), DeployedAt: at})
+		id := s.AddHistory(HistoryEntry{ID: 99, Revision: string(rune('a' + i)), DeployedAt: at}, HistoryLimit)
 		if id != int64(i) {
 			t.Fatalf("entry %d got ID %d", i, id)
 		}

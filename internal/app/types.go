@@ -40,6 +40,18 @@ type Spec struct {
 	IgnoreDifferences []IgnoreDifference `json:"ignoreDifferences,omitempty"`
 	// PollInterval is Ferry's: how often the app polls Git ("3m" when empty).
 	PollInterval string `json:"pollInterval,omitempty"`
+	// RevisionHistoryLimit is how many deployments status.history keeps;
+	// read it through Application.HistoryLimit (10 when unset, as Argo CD).
+	RevisionHistoryLimit *int64 `json:"revisionHistoryLimit,omitempty"`
+	// Info is free-form notes shown by `ferry app get`, as Argo CD's UI
+	// shows them.
+	Info []Info `json:"info,omitempty"`
+}
+
+// Info is one entry of spec.info: a name and a value (often a URL).
+type Info struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 type Source struct {
@@ -109,6 +121,9 @@ type HelmSource struct {
 	// SkipTests is accepted for Argo CD's files: Ferry never renders
 	// Helm test hooks.
 	SkipTests bool `json:"skipTests,omitempty"`
+	// Version is the Helm major version: empty or v3, the only one Ferry
+	// (and Argo CD since 2.5) renders with.
+	Version string `json:"version,omitempty"`
 }
 
 type HelmParameter struct {
@@ -164,6 +179,10 @@ type RetryPolicy struct {
 	// Limit is how many times a failed sync is retried; negative: unlimited.
 	Limit   int64    `json:"limit,omitempty"`
 	Backoff *Backoff `json:"backoff,omitempty"`
+	// Refresh is accepted as Argo CD's "retry with the latest revision":
+	// Ferry retries the failed sync's revision, and an automated app moves
+	// to a newer commit at its next poll once the operation ends.
+	Refresh bool `json:"refresh,omitempty"`
 }
 
 // Backoff is the delay between retries. Durations are Go durations ("5s",

@@ -97,6 +97,15 @@ func Validate(a *Application, opts ValidateOptions) error {
 				s, MinPollInterval, DefaultPollInterval)
 		}
 	}
+	if n := a.Spec.RevisionHistoryLimit; n != nil && *n < 0 {
+		v.add("spec.revisionHistoryLimit", "%d is negative: write how many deployments to keep in the history (0 keeps none), or remove the field for %d",
+			*n, HistoryLimit)
+	}
+	for i, info := range a.Spec.Info {
+		if strings.TrimSpace(info.Name) == "" {
+			v.add(fmt.Sprintf("spec.info[%d].name", i), "required: the label shown beside the value, e.g. Documentation")
+		}
+	}
 	if len(v.errs) == 0 {
 		return nil
 	}

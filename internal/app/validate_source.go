@@ -223,6 +223,13 @@ func (v *validator) helm(srcPath string, h *HelmSource) {
 			v.add("spec.source.helm.values", "not a YAML object (%v): write the values as YAML, or move them to valuesObject", err)
 		}
 	}
+	switch h.Version {
+	case "", "v3":
+	case "v2":
+		v.add("spec.source.helm.version", "Helm 2 is not supported (Argo CD dropped it too): Ferry renders with Helm 3; write v3 or remove the field")
+	default:
+		v.add("spec.source.helm.version", "%q is not a Helm version: write v3 or remove the field", h.Version)
+	}
 	for i, param := range h.Parameters {
 		if param.Name == "" {
 			v.add(fmt.Sprintf("spec.source.helm.parameters[%d].name", i), "required: the value's path, e.g. image.tag")
