@@ -10,18 +10,10 @@ import (
 // TestArgoFieldsKept: fields real Argo CD files carry are read and kept as
 // written, for the parts of Ferry that honour or show them.
 func TestArgoFieldsKept(t *testing.T) {
-	read := func(name string) *Application {
-		t.Helper()
-		a, err := loadFixture(t, name)
-		if err != nil {
-			t.Fatalf("%s refused: %v", name, err)
-		}
-		return a
-	}
-	if a := read("revision-history-limit"); a.Spec.RevisionHistoryLimit == nil || *a.Spec.RevisionHistoryLimit != 5 || a.HistoryLimit() != 5 {
+	if a := read(t, "revision-history-limit"); a.Spec.RevisionHistoryLimit == nil || *a.Spec.RevisionHistoryLimit != 5 || a.HistoryLimit() != 5 {
 		t.Errorf("revisionHistoryLimit = %v, HistoryLimit() = %d, want 5", a.Spec.RevisionHistoryLimit, a.HistoryLimit())
 	}
-	if a := read("info"); len(a.Spec.Info) != 1 || a.Spec.Info[0] != (Info{Name: "docs", Value: "https://example.com"}) {
+	if a := read(t, "info"); len(a.Spec.Info) != 1 || a.Spec.Info[0] != (Info{Name: "docs", Value: "https://example.com"}) {
 		t.Errorf("info = %+v", a.Spec.Info)
 	}
 
@@ -70,6 +62,15 @@ func TestArgoFieldsRefused(t *testing.T) {
 	}
 }
 
+func read(t *testing.T, name string) *Application {
+	t.Helper()
+	a, err := loadFixture(t, name)
+	if err != nil {
+		t.Fatalf("%s refused: %v", name, err)
+	}
+	return a
+}
+
 func readFixture(t *testing.T, name string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name+".yaml"))
@@ -89,4 +90,44 @@ func mustRead(t *testing.T, text string) *Application {
 		t.Fatalf("refused: %v\n%s", err, text)
 	}
 	return a
+}
+
+// TestOneSource: a one-entry spec.sources is read as spec.source, as Argo CD
+// renders it; errors name the field where it was written.
+func TestOneSource(t *testing.T) {
+	a := read(t, "one-source")
+	if s := a.Spec.Source; s.RepoURL != "https://git.example.com/org/apps.git" || s.Path != "guestbook" || s.TargetRevision != "main" {
+		t.Errorf("spec.source = %+v", s)
+	}
+	// An empty list is no list, as in Argo CD.
+	base := readFixture(t, "minimal")
+	mustRead(t, strings.Replace(base, "  source:", "  sources: []\n  source:", 1))
+
+	text := strings.Replace(readFixture(t, "one-source"), "    path: guestbook\n", "    path: /guestbook\n    chart: nginx\n    helm: {version: v2}\n", 1)
+	a, err := Parse([]byte(text))
+	assertFieldErrors(t, err, []string{"spec.sources[0].chart"})
+	text = strings.Replace(text, "    chart: nginx\n", "", 1)
+	a, err = Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Validate(a, testOptions)
+	assertFieldErrors(t, err, []string{"spec.sources[0].path", "spec.sources[0].helm.version"})
+	if strings.Contains(err.Error(), "spec.source.") {
+		t.Errorf("error names spec.source, not the spec.sources[0] the file has: %v", err)
+	}
+}
+
+// TestSeveralSources: several sources stay refused, naming multi-source as
+// unsupported, and the entries' own problems are named with it.
+func TestSeveralSources(t *testing.T) {
+	text := strings.Replace(readFixture(t, "invalid-sources"), "    ref: values\n", "    ref: values\n    chart: nginx\n    pathh: x\n", 1)
+	_, err := Parse([]byte(text))
+	assertFieldErrors(t, err, []string{"spec.sources", "spec.sources[1].chart", "spec.sources[1].pathh"})
+	if strings.Contains(err.Error(), "ref") {
+		t.Errorf("ref, which belongs to multi-source, is named: %v", err)
+	}
+	base := readFixture(t, "minimal")
+	_, err = Parse([]byte(strings.Replace(base, "  source:", "  sources: [{repoURL: https://git.example.com/org/apps.git}]\n  source:", 1)))
+	assertFieldErrors(t, err, []string{"spec.sources"})
 }

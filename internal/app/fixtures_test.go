@@ -21,7 +21,7 @@ var invalidFixtures = map[string]struct {
 	notOne   bool     // wraps ErrNotOneApplication
 }{
 	// Refused by Parse.
-	"invalid-sources": {fields: []string{"spec.sources"}, contains: []string{"use spec.source"}},
+	"invalid-sources": {fields: []string{"spec.sources"}, contains: []string{"2 sources: multi-source Applications are not supported yet (issue 17)"}},
 	"invalid-chart":   {fields: []string{"spec.source.chart"}, contains: []string{"put the chart in Git"}},
 	"invalid-plugin": {fields: []string{"spec.source.plugin.env[0].name", "spec.source.plugin.env[1].name",
 		"spec.source.plugin.parameters[0]", "spec.source.plugin.parameters[1]"}},

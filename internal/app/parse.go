@@ -40,10 +40,18 @@ func Parse(data []byte) (*Application, error) {
 	if err := checkKind(obj); err != nil {
 		return nil, err
 	}
-	if errs := appSchema.check(obj, reflect.TypeFor[Application](), ""); len(errs) > 0 {
+	moved, errs := readSources(obj)
+	schemaErrs := appSchema.check(obj, reflect.TypeFor[Application](), "")
+	if moved {
+		renameSourceFields(schemaErrs)
+		if raw, err = json.Marshal(obj); err != nil {
+			return nil, fmt.Errorf("parse Application %q: %w", nameOf(obj), err)
+		}
+	}
+	if errs = append(errs, schemaErrs...); len(errs) > 0 {
 		return nil, &ValidationError{App: nameOf(obj), Errors: errs}
 	}
-	var a Application
+	a := Application{sourceFromSources: moved}
 	if err := json.Unmarshal(raw, &a); err != nil {
 		// The schema walk has matched every value to its field's type, so
 		// this is a bug in the walk rather than in the user's file.

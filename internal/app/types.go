@@ -13,6 +13,10 @@ type Application struct {
 	Kind       string     `json:"kind"`
 	Metadata   ObjectMeta `json:"metadata"`
 	Spec       Spec       `json:"spec"`
+
+	// sourceFromSources: Parse read spec.source from a one-entry
+	// spec.sources, and Validate names its fields there.
+	sourceFromSources bool
 }
 
 // ObjectMeta is the part of Kubernetes' object metadata an Application file

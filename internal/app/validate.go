@@ -109,6 +109,9 @@ func Validate(a *Application, opts ValidateOptions) error {
 	if len(v.errs) == 0 {
 		return nil
 	}
+	if a.sourceFromSources {
+		renameSourceFields(v.errs)
+	}
 	return &ValidationError{App: a.Metadata.Name, Errors: v.errs}
 }
 
