@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,4 +58,32 @@ func TestRepoCredsFromNamespaceOverMutualTLS(t *testing.T) {
 	}
 	require.Contains(t, srv.ClientCerts(), "ferry-robot", "the server saw the Secret's client certificate")
 	mustFerry(t, "app", "delete", "private", "--cascade")
+}
+
+// TestGitCredentialOnlyToItsHost: the worker holds a repo-creds template
+// for server A's prefix (and the environment token, bound to another
+// host); an app of A syncs with the credential, an app whose repository is
+// on server B (another port of the same machine, standing for another
+// host) syncs too, and B records no Authorization header.
+func TestGitCredentialOnlyToItsHost(t *testing.T) {
+	a, b := gittest.NewServer(t), gittest.NewServer(t)
+	a.User, a.Pass = "robot", "hunter2-token"
+	wa, wb := a.NewRepo(t, "private"), b.NewRepo(t, "public")
+	shaA := wa.Commit("a", map[string]string{"app/cm.yaml": configMap("cred-a", "v1")})
+	wa.Push()
+	shaB := wb.Commit("b", map[string]string{"app/cm.yaml": configMap("cred-b", "v1")})
+	wb.Push()
+	prefixA := strings.TrimSuffix(a.URL("private"), "/private.git")
+	creds := writeDir(t, map[string]string{"creds.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: team-a\n  labels:\n" +
+		"    argocd.argoproj.io/secret-type: repo-creds\nstringData:\n  url: " + prefixA + "\n  username: robot\n" +
+		"  password: hunter2-token\n  insecure: \"true\"\n"})
+	startWorkerEnv(t, []string{"FERRY_GIT_TOKEN=env-token", "FERRY_GIT_HOSTS=git.example.com"}, "--repo-creds-dir", creds)
+	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("cred-a", a.URL("private"), "app", "cred-a", true, "3m")))
+	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("cred-b", b.URL("public"), "app", "cred-b", true, "3m")))
+	waitApp(t, "cred-a", shaA, 2*time.Minute)
+	waitApp(t, "cred-b", shaB, 2*time.Minute)
+	require.NotEmpty(t, a.Authorizations(), "A got the credential: the test proves something")
+	require.Empty(t, b.Authorizations(), "B got no Authorization header")
+	mustFerry(t, "app", "delete", "cred-a", "--cascade")
+	mustFerry(t, "app", "delete", "cred-b", "--cascade")
 }
