@@ -64,3 +64,38 @@ func (s *appSuite) TestSyncTakesOnlyTheAppsOwnRepository() {
 	s.NoError(s.env.GetWorkflowError())
 	s.Empty(cluster.synced, "nothing synced")
 }
+
+// TestRollbackOnlyToTheAppsOwnRepository: after spec.source.repoURL
+// changes, a rollback to a deployment of the old repository is rejected.
+func (s *appSuite) TestRollbackOnlyToTheAppsOwnRepository() {
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
+	moved := testApp(false).Application
+	moved.Spec.Source.RepoURL = "https://git.example.com/moved.git"
+	s.env.RegisterDelayedCallback(func() {
+		s.env.UpdateWorkflow(UpdateSync, "sync", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { s.Fail("sync rejected", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+		}, SyncRequest{})
+	}, time.Second)
+	s.env.RegisterDelayedCallback(func() {
+		s.Require().Len(s.query().Status.History, 1)
+		s.env.UpdateWorkflow(UpdateSpec, "spec", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { s.Fail("spec rejected", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+		}, moved)
+	}, 2*time.Second)
+	s.env.RegisterDelayedCallback(func() {
+		s.env.UpdateWorkflow(UpdateSync, "rollback", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) {
+				s.ErrorContains(err, "history entry 0 was deployed from https://git.example.com/apps.git, not from the app's repository https://git.example.com/moved.git")
+			},
+			OnAccept:   func() { s.Fail("rollback to another repository accepted") },
+			OnComplete: func(any, error) {},
+		}, SyncRequest{RollbackID: ptr(int64(0))})
+	}, 3*time.Second)
+	s.deleteAt(4*time.Second, false)
+	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.NoError(s.env.GetWorkflowError())
+}
