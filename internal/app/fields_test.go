@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,4 +131,23 @@ func TestSeveralSources(t *testing.T) {
 	base := readFixture(t, "minimal")
 	_, err = Parse([]byte(strings.Replace(base, "  source:", "  sources: [{repoURL: https://git.example.com/org/apps.git}]\n  source:", 1)))
 	assertFieldErrors(t, err, []string{"spec.sources"})
+}
+
+// TestIgnoreDifferencesGroupKindOnly: Argo CD accepts an entry naming only
+// the resources, which then ignores nothing (internal/diff's tests show
+// that); so does Ferry.
+func TestIgnoreDifferencesGroupKindOnly(t *testing.T) {
+	a := mustRead(t, readFixture(t, "minimal")+"  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n")
+	if got := a.Spec.IgnoreDifferences; len(got) != 1 || got[0].Kind != "Deployment" || got[0].Group != "apps" {
+		t.Errorf("ignoreDifferences = %+v", got)
+	}
+	_, err := loadFixture(t, "invalid-ignore-differences")
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		for _, fe := range ve.Errors {
+			if strings.HasPrefix(fe.Field, "spec.ignoreDifferences[1]") {
+				t.Errorf("entry 1 (kind: Secret alone) refused: %v", fe)
+			}
+		}
+	}
 }

@@ -59,7 +59,7 @@ var invalidFixtures = map[string]struct {
 	"invalid-backoff": {fields: []string{"spec.syncPolicy.retry.backoff.duration", "spec.syncPolicy.retry.backoff.factor",
 		"spec.syncPolicy.retry.backoff.maxDuration"}},
 	"invalid-ignore-differences": {fields: []string{"spec.ignoreDifferences[0].kind", "spec.ignoreDifferences[0].jsonPointers[0]",
-		"spec.ignoreDifferences[1].jsonPointers", "spec.ignoreDifferences[2].jqPathExpressions[0]"}},
+		"spec.ignoreDifferences[2].jqPathExpressions[0]"}},
 	"invalid-poll-interval": {fields: []string{"spec.pollInterval"}, contains: []string{"at most once a second"}},
 	"invalid-project":       {fields: []string{"spec.project"}},
 	"invalid-many":          {fields: []string{"spec.source.repoURL", "spec.destination.name"}},

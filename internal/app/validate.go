@@ -307,6 +307,9 @@ func lastSyncOption(items []string, key string) int {
 	return last
 }
 
+// ignoreDifferences checks each entry's fields. An entry with none of
+// jsonPointers, jqPathExpressions and managedFieldsManagers is accepted and
+// ignores nothing, as in Argo CD (real files carry such placeholders).
 func (v *validator) ignoreDifferences(ids []IgnoreDifference) {
 	for i, id := range ids {
 		p := fmt.Sprintf("spec.ignoreDifferences[%d]", i)
@@ -327,9 +330,6 @@ func (v *validator) ignoreDifferences(ids []IgnoreDifference) {
 			if strings.TrimSpace(m) == "" {
 				v.add(fmt.Sprintf("%s.managedFieldsManagers[%d]", p, j), "empty: name a field manager as metadata.managedFields shows it, e.g. kube-controller-manager")
 			}
-		}
-		if len(id.JSONPointers)+len(id.JQPathExpressions)+len(id.ManagedFieldsManagers) == 0 {
-			v.add(p+".jsonPointers", "required: the fields whose differences to ignore, e.g. /spec/replicas; without any, the entry ignores nothing")
 		}
 	}
 }
