@@ -37,7 +37,7 @@ func withFields(t *testing.T, a app.Application, top, spec map[string]any) json.
 // them) fails the workflow for good, naming every one, before any activity.
 func (s *appSuite) TestStartRefusesUnknownFields() {
 	in := withFields(s.T(), testApp(true).Application, map[string]any{"bogusTop": 1},
-		map[string]any{"sourcePath": "x", "sources": []any{}})
+		map[string]any{"sourcePath": "x", "sources": []any{map[string]any{"repoURL": "https://a.example/r.git"}, map[string]any{"repoURL": "https://b.example/r.git"}}})
 	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
 	s.True(s.env.IsWorkflowCompleted())
 	err := s.env.GetWorkflowError()
