@@ -129,11 +129,7 @@ func readApplication(src string, stdin io.Reader, opts app.ValidateOptions) (*ap
 	if err != nil {
 		return nil, readError{err}
 	}
-	a, err := app.Parse(data)
-	if err != nil {
-		return nil, err
-	}
-	return a, app.Validate(a, opts)
+	return app.Read(data, opts)
 }
 
 // expandApplySources turns the values of -f into files, in the order given,

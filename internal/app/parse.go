@@ -9,6 +9,7 @@ import (
 	"io"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,34 +31,91 @@ var ErrNotOneApplication = errors.New("expected exactly one Application")
 // error wrapping ErrNotOneApplication.
 //
 // Parse does not apply defaults and does not check values (repoURL forms,
-// regions, sync options): call Validate for that, and read defaults through
-// the accessor methods (Source.Revision, Application.PollInterval, ...).
+// regions, sync options): call Validate for that, or Read for both at once,
+// and read defaults through the accessor methods (Source.Revision,
+// Application.PollInterval, ...).
 func Parse(data []byte) (*Application, error) {
-	raw, obj, err := readOneObject(data, applicationDoc)
+	a, errs, _, err := parse(data)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkKind(obj); err != nil {
+	if len(errs) > 0 {
+		return nil, &ValidationError{App: a.Metadata.Name, Errors: errs}
+	}
+	return a, nil
+}
+
+// Read is Parse and Validate in one, as `ferry app apply` reads a file:
+// every problem of the file at once, the unknown, unsupported and mistyped
+// fields together with the wrong values of the fields that are left. It
+// returns the Application when the file holds one, even with problems
+// (their fields left out), and nil or a *ValidationError listing them.
+func Read(data []byte, opts ValidateOptions) (*Application, error) {
+	a, errs, leftOut, err := parse(data)
+	if err != nil {
 		return nil, err
 	}
+	var ve *ValidationError
+	if err := Validate(a, opts); errors.As(err, &ve) {
+		for _, fe := range ve.Errors {
+			// A field left out for its parse error is not also missing.
+			if !slices.ContainsFunc(leftOut, func(p string) bool { return under(fe.Field, p) }) {
+				errs = append(errs, fe)
+			}
+		}
+	} else if err != nil {
+		return a, err
+	}
+	if len(errs) > 0 {
+		return a, &ValidationError{App: a.Metadata.Name, Errors: errs}
+	}
+	return a, nil
+}
+
+// under tells whether field is path or inside it.
+func under(field, path string) bool {
+	rest, ok := strings.CutPrefix(field, path)
+	return ok && (rest == "" || rest[0] == '.' || rest[0] == '[')
+}
+
+// parse reads one Application and lists its field problems, with the
+// Application decoded from what is left once they are removed, and the
+// fields left out.
+func parse(data []byte) (*Application, []FieldError, []string, error) {
+	_, obj, err := readOneObject(data, applicationDoc)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := checkKind(obj); err != nil {
+		return nil, nil, nil, err
+	}
 	moved, errs := readSources(obj)
+	var leftOut []string
+	if spec, _ := obj["spec"].(map[string]any); len(errs) > 0 && spec["source"] == nil {
+		// Several sources: none is spec.source, and Validate's "required"
+		// about it would only repeat the refusal.
+		leftOut = append(leftOut, "spec.source")
+	}
 	schemaErrs := appSchema.check(obj, reflect.TypeFor[Application](), "")
 	if moved {
 		renameSourceFields(schemaErrs)
-		if raw, err = json.Marshal(obj); err != nil {
-			return nil, fmt.Errorf("parse Application %q: %w", nameOf(obj), err)
-		}
 	}
-	if errs = append(errs, schemaErrs...); len(errs) > 0 {
-		return nil, &ValidationError{App: nameOf(obj), Errors: errs}
+	errs = append(errs, schemaErrs...)
+	for _, fe := range errs {
+		leftOut = append(leftOut, fe.Field)
 	}
-	a := Application{sourceFromSources: moved}
-	if err := json.Unmarshal(raw, &a); err != nil {
-		// The schema walk has matched every value to its field's type, so
-		// this is a bug in the walk rather than in the user's file.
-		return nil, fmt.Errorf("parse Application %q: %w", nameOf(obj), err)
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("parse Application %q: %w", nameOf(obj), err)
 	}
-	return &a, nil
+	a := &Application{sourceFromSources: moved}
+	if err := json.Unmarshal(raw, a); err != nil {
+		// The schema walk has removed every value that does not match its
+		// field's type, so this is a bug in the walk rather than in the
+		// user's file.
+		return nil, nil, nil, fmt.Errorf("parse Application %q: %w", nameOf(obj), err)
+	}
+	return a, errs, leftOut, nil
 }
 
 // docKind is what a file is read as: its kind for messages, and the error
@@ -119,7 +177,7 @@ func checkKind(obj map[string]any) error {
 			ErrNotOneApplication, cmp.Or(kind, "list"), n)
 	}
 	if kind == "ApplicationSet" {
-		return &ValidationError{App: nameOf(obj), Errors: []FieldError{{Field: "kind",
+		return &ValidationError{Kind: "ApplicationSet", App: nameOf(obj), Errors: []FieldError{{Field: "kind",
 			Message: "ApplicationSet is not supported: generate the Applications it would produce and apply each one"}}}
 	}
 	if kind == ProjectKind {

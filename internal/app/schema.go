@@ -81,7 +81,8 @@ var appSchema = schema{noun: Kind, unsupported: unsupportedMessage}
 
 // check matches a decoded JSON value against the Go type it will be
 // decoded into, and reports every unknown or unsupported field and every
-// value of the wrong type. encoding/json would stop at the first problem,
+// value of the wrong type. It removes each of them from v (a list item
+// becomes null), so that what is left decodes and can be validated too. encoding/json would stop at the first problem,
 // would not name the path of an unknown field, and matches keys without
 // regard to case; Kubernetes does not.
 func (s schema) check(v any, t reflect.Type, path string) []FieldError {
@@ -107,14 +108,20 @@ func (s schema) check(v any, t reflect.Type, path string) []FieldError {
 			}
 			if msg, ok := s.unsupported(schemaPath); ok {
 				errs = append(errs, FieldError{Field: p, Message: msg})
+				delete(obj, key)
 				continue
 			}
 			f, ok := fields[key]
 			if !ok {
 				errs = append(errs, FieldError{Field: p, Message: unknownFieldMessage(key, fields, s.noun)})
+				delete(obj, key)
 				continue
 			}
-			errs = append(errs, s.check(obj[key], f.Type, p)...)
+			sub := s.check(obj[key], f.Type, p)
+			if namesField(sub, p) {
+				delete(obj, key)
+			}
+			errs = append(errs, sub...)
 		}
 		return errs
 	case reflect.Slice:
@@ -124,7 +131,12 @@ func (s schema) check(v any, t reflect.Type, path string) []FieldError {
 		}
 		var errs []FieldError
 		for i, item := range list {
-			errs = append(errs, s.check(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i))...)
+			p := fmt.Sprintf("%s[%d]", path, i)
+			sub := s.check(item, t.Elem(), p)
+			if namesField(sub, p) {
+				list[i] = nil
+			}
+			errs = append(errs, sub...)
 		}
 		return errs
 	case reflect.Map:
@@ -137,7 +149,12 @@ func (s schema) check(v any, t reflect.Type, path string) []FieldError {
 		}
 		var errs []FieldError
 		for _, key := range slices.Sorted(maps.Keys(obj)) {
-			errs = append(errs, s.check(obj[key], t.Elem(), fmt.Sprintf("%s[%q]", path, key))...)
+			p := fmt.Sprintf("%s[%q]", path, key)
+			sub := s.check(obj[key], t.Elem(), p)
+			if namesField(sub, p) {
+				delete(obj, key)
+			}
+			errs = append(errs, sub...)
 		}
 		return errs
 	case reflect.String:
@@ -160,6 +177,17 @@ func (s schema) check(v any, t reflect.Type, path string) []FieldError {
 		}
 	}
 	return nil
+}
+
+// namesField tells whether one of errs is about the field at path itself
+// (its type), not about a field inside it.
+func namesField(errs []FieldError, path string) bool {
+	for _, fe := range errs {
+		if fe.Field == path {
+			return true
+		}
+	}
+	return false
 }
 
 func typeError(path, want string, got any) FieldError {
