@@ -27,7 +27,7 @@ func TestBadInputIsRefused(t *testing.T) {
 	}{
 		{"no repoURL", strings.Replace(good, "    repoURL: http://127.0.0.1:1/none.git\n", "", 1), "spec.source.repoURL"},
 		{"unknown region", strings.Replace(good, "name: eu-west-1", "name: mars", 1), `unknown region "mars"`},
-		{"unsupported field", strings.Replace(good, "  source:\n", "  sources: []\n  source:\n", 1), "spec.sources"},
+		{"unsupported field", strings.Replace(good, "  source:\n", "  sources: [{repoURL: https://a.example/r.git}, {repoURL: https://b.example/r.git}]\n  source:\n", 1), "spec.sources"},
 		{"malformed YAML", strings.Replace(good, "  source:\n", "  source:\n   - oops: [\n", 1), "line"},
 	}
 	for _, tc := range cases {
