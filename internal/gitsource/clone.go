@@ -240,7 +240,11 @@ func (r *Repos) ensureCommit(ctx context.Context, c *clone, repoURL string, sha 
 	if c.hasCommit(sha) {
 		return nil
 	}
-	if err := r.fetch(ctx, c, repoURL, fetchRefSpecs); err != nil {
+	if err := r.fetch(ctx, c, repoURL, fetchRefSpecs); IsLimit(err) {
+		// Another branch or tag may hold the file too large to fetch:
+		// the refs at the commit may still come alone.
+		return r.fetchRefsAt(ctx, c, repoURL, sha, err)
+	} else if err != nil {
 		return err
 	}
 	if c.hasCommit(sha) {
@@ -281,6 +285,39 @@ func (r *Repos) refPointingAt(ctx context.Context, repoURL string, sha plumbing.
 	}
 	sort.Strings(names)
 	return names[0], nil
+}
+
+// fetchRefsAt fetches only the branches and tags whose tip is sha, after
+// a fetch of every ref failed with refused (a *LimitError), so that an
+// oversized file on one branch does not stop the apps of the others. It
+// returns refused when no ref points at sha or they bring the same refusal.
+func (r *Repos) fetchRefsAt(ctx context.Context, c *clone, repoURL string, sha plumbing.Hash, refused error) error {
+	refs, err := r.listRefs(ctx, repoURL, false, r.opts.RefsTTL)
+	if err != nil {
+		return refused
+	}
+	var specs []config.RefSpec
+	for name, ref := range refs {
+		if ref.Type() != plumbing.HashReference || ref.Hash() != sha {
+			continue
+		}
+		if branch, ok := strings.CutPrefix(name, "refs/heads/"); ok {
+			specs = append(specs, config.RefSpec("+"+name+":refs/remotes/origin/"+branch))
+		} else if strings.HasPrefix(name, "refs/tags/") {
+			specs = append(specs, config.RefSpec("+"+name+":"+name))
+		}
+	}
+	if len(specs) == 0 {
+		return refused
+	}
+	sort.Slice(specs, func(i, j int) bool { return specs[i] < specs[j] })
+	if err := r.fetch(ctx, c, repoURL, specs); err != nil {
+		return err
+	}
+	if c.hasCommit(sha) {
+		return nil
+	}
+	return refused
 }
 
 // withClone runs fn on the repository's clone under its lock. When fn fails

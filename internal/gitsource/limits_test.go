@@ -113,3 +113,29 @@ func TestDeltaResultSize(t *testing.T) {
 		t.Error("an empty delta has no size")
 	}
 }
+
+// TestCheckoutBesideAnOversizedBranch: a file too large on one branch
+// does not stop checkouts of another branch's commits; the commit holding
+// it still fails.
+func TestCheckoutBesideAnOversizedBranch(t *testing.T) {
+	s := newGitServer(t)
+	w := s.NewRepo(t, "branches")
+	small := w.Commit("small", map[string]string{"app/cm.yaml": "kind: ConfigMap\n"})
+	w.Git("checkout", "--quiet", "-b", "big")
+	big := w.Commit("big", map[string]string{"big.bin": strings.Repeat("x", 2<<20)})
+	w.Git("checkout", "--quiet", "main")
+	w.Push()
+	repos := newRepos(t, Options{MaxFileBytes: 1 << 20})
+
+	dir, release, err := repos.Checkout(context.Background(), s.URL("branches"), small)
+	if err != nil {
+		t.Fatalf("checkout of main beside an oversized branch: %v", err)
+	}
+	if got := readTree(t, dir, "app/cm.yaml"); got != "kind: ConfigMap\n" {
+		t.Errorf("app/cm.yaml = %q", got)
+	}
+	release()
+	if _, _, err := repos.Checkout(context.Background(), s.URL("branches"), big); !IsLimit(err) {
+		t.Errorf("checkout of the oversized commit: %v, want a LimitError", err)
+	}
+}
