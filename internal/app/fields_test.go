@@ -151,3 +151,25 @@ func TestIgnoreDifferencesGroupKindOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestLongNames: an app name may be as long as Argo CD allows (a DNS
+// subdomain, 253 characters); the Helm release name, the app's unless
+// helm.releaseName is set, is what must fit Helm's 53.
+func TestLongNames(t *testing.T) {
+	name := strings.Repeat("long-name.", 10) + "app" // 103 characters
+	base := strings.Replace(readFixture(t, "minimal"), "name: minimal", "name: "+name, 1)
+	if a := mustRead(t, base); a.Metadata.Name != name {
+		t.Errorf("name = %q", a.Metadata.Name)
+	}
+	withHelm := strings.Replace(base, "  destination:", "    helm: {valueFiles: [values.yaml]}\n  destination:", 1)
+	a, err := Parse([]byte(withHelm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Validate(a, testOptions)
+	assertFieldErrors(t, err, []string{"spec.source.helm.releaseName"})
+	if err == nil || !strings.Contains(err.Error(), "Helm allows 53") {
+		t.Errorf("err = %v, want it to say Helm allows 53", err)
+	}
+	mustRead(t, strings.Replace(withHelm, "helm: {", "helm: {releaseName: short, ", 1))
+}

@@ -50,7 +50,7 @@ var invalidFixtures = map[string]struct {
 	"invalid-remote-server":         {fields: []string{"spec.destination.server"}, contains: []string{"name: <region>"}},
 	"invalid-destination-namespace": {fields: []string{"spec.destination.namespace"}},
 	"invalid-name":                  {fields: []string{"metadata.name"}},
-	"invalid-name-too-long":         {fields: []string{"metadata.name"}, contains: []string{"at most 53"}},
+	"invalid-name-too-long":         {fields: []string{"metadata.name"}, contains: []string{"no more than 253 characters"}},
 	"invalid-api-version":           {fields: []string{"apiVersion"}},
 	"invalid-two-tools":             {fields: []string{"spec.source"}, contains: []string{"directory and helm"}},
 	"invalid-glob":                  {fields: []string{"spec.source.directory.include", "spec.source.directory.exclude"}},

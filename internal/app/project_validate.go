@@ -68,8 +68,8 @@ func (v *validator) projectObject(p *AppProject) {
 		v.add("metadata.name", "required: the project's name, e.g. team-a")
 	case len(errs) > 0:
 		v.add("metadata.name", "%q is not a valid name: %s", md.Name, strings.Join(errs, "; "))
-	case len(md.Name) > MaxNameLength:
-		v.add("metadata.name", "%q is %d characters long: shorten it to at most %d", md.Name, len(md.Name), MaxNameLength)
+	case len(md.Name) > MaxProjectNameLength:
+		v.add("metadata.name", "%q is %d characters long: shorten it to at most %d", md.Name, len(md.Name), MaxProjectNameLength)
 	case md.Name == DefaultProject:
 		v.add("metadata.name", "%q is Ferry's built-in project, which allows everything and cannot be changed: give your project another name and set spec.project of its apps to it",
 			DefaultProject)

@@ -11,10 +11,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// MaxNameLength bounds metadata.name so that the IDs and object names Ferry
-// derives from it (workflow "app/<name>/postsync/<id>", hook Jobs, Helm
-// release names) stay within Kubernetes' and Helm's limits.
-const MaxNameLength = 53
+// MaxNameLength bounds an Application's metadata.name as Argo CD does: a
+// DNS subdomain of at most 253 characters. The objects' label carries a
+// shortened form (kube.AppLabel) where it does not fit.
+const MaxNameLength = 253
+
+// MaxProjectNameLength bounds an AppProject's name and spec.project.
+const MaxProjectNameLength = 53
+
+// MaxReleaseNameLength is Helm's limit on a release name: the Helm source's
+// releaseName, or the app's name when it sets none.
+const MaxReleaseNameLength = 53
 
 // ValidateOptions describe the Ferry installation an Application is checked
 // against.
@@ -82,7 +89,7 @@ func Validate(a *Application, opts ValidateOptions) error {
 	}
 	v := &validator{opts: opts}
 	v.object(a)
-	v.source(&a.Spec.Source)
+	v.source(&a.Spec.Source, a.Metadata.Name)
 	v.destinations(&a.Spec)
 	v.syncPolicy(a.Spec.SyncPolicy)
 	v.rollout(a)
@@ -146,9 +153,6 @@ func (v *validator) object(a *Application) {
 		v.add("metadata.name", "required: the Application's name, e.g. guestbook")
 	case len(errs) > 0:
 		v.add("metadata.name", "%q is not a valid name: %s", md.Name, strings.Join(errs, "; "))
-	case len(md.Name) > MaxNameLength:
-		v.add("metadata.name", "%q is %d characters long: shorten it to at most %d, so that the names Ferry derives from it fit",
-			md.Name, len(md.Name), MaxNameLength)
 	}
 	v.metaFields(md)
 	if value, ok := md.Annotations[CompareOptionsAnnotation]; ok {
@@ -158,9 +162,9 @@ func (v *validator) object(a *Application) {
 	}
 	v.finalizers(md.Finalizers)
 	if p := a.Spec.Project; p != "" {
-		if errs := validation.IsDNS1123Subdomain(p); len(errs) > 0 || len(p) > MaxNameLength {
+		if errs := validation.IsDNS1123Subdomain(p); len(errs) > 0 || len(p) > MaxProjectNameLength {
 			v.add("spec.project", "%q is not a project name (a DNS name of at most %d characters): write the name of an AppProject (see ferry project list), or default",
-				p, MaxNameLength)
+				p, MaxProjectNameLength)
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 const repoURLForms = "https://host/org/repo.git, ssh://git@host/org/repo.git, git@host:org/repo.git or file:///path/to/repo.git"
 
-func (v *validator) source(s *Source) {
+func (v *validator) source(s *Source, appName string) {
 	if msg := checkRepoURL(s.RepoURL); msg != "" {
 		v.add("spec.source.repoURL", "%s", msg)
 	}
@@ -42,7 +42,7 @@ func (v *validator) source(s *Source) {
 	}
 	if s.Helm != nil {
 		tools = append(tools, "helm")
-		v.helm(s.Path, s.Helm)
+		v.helm(s.Path, s.Helm, appName)
 	}
 	if s.Plugin != nil {
 		tools = append(tools, "plugin")
@@ -177,15 +177,18 @@ func (v *validator) kustomize(k *KustomizeSource) {
 	}
 }
 
-func (v *validator) helm(srcPath string, h *HelmSource) {
+func (v *validator) helm(srcPath string, h *HelmSource, appName string) {
 	if h.ReleaseName != "" {
 		errs := validation.IsDNS1123Subdomain(h.ReleaseName)
-		if len(h.ReleaseName) > MaxNameLength {
-			errs = append(errs, fmt.Sprintf("must be no more than %d characters", MaxNameLength))
+		if len(h.ReleaseName) > MaxReleaseNameLength {
+			errs = append(errs, fmt.Sprintf("must be no more than %d characters", MaxReleaseNameLength))
 		}
 		if len(errs) > 0 {
 			v.add("spec.source.helm.releaseName", "%q is not a valid Helm release name: %s", h.ReleaseName, strings.Join(errs, "; "))
 		}
+	} else if len(appName) > MaxReleaseNameLength {
+		v.add("spec.source.helm.releaseName", "required: the release name is the app's name, %d characters long, and Helm allows %d: set a shorter releaseName",
+			len(appName), MaxReleaseNameLength)
 	}
 	for i, vf := range h.ValueFiles {
 		p := fmt.Sprintf("spec.source.helm.valueFiles[%d]", i)

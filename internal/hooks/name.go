@@ -68,7 +68,7 @@ func instance(h Hook, appName, namespace, operationID string, phase Phase) *unst
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[kube.LabelApp] = appName
+	labels[kube.LabelApp] = kube.AppLabel(appName)
 	obj.SetLabels(labels)
 	ann := obj.GetAnnotations()
 	if ann == nil {

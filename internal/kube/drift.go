@@ -32,7 +32,7 @@ func (l *liveCache) updated(li *liveInformer, oldObj, curObj any) {
 	if !ok1 || !ok2 {
 		return
 	}
-	appName := cur.GetLabels()[LabelApp]
+	appName := trackedBy(cur)
 	cur = withKind(cur, li)
 	if !IsTracked(appName, cur) || syncplan.IsHook(cur) || prev.GetResourceVersion() == cur.GetResourceVersion() {
 		return // hooks come and go with the hook runner
@@ -69,7 +69,7 @@ func (l *liveCache) deleted(li *liveInformer, obj any) {
 		return
 	}
 	u = withKind(u, li)
-	appName := u.GetLabels()[LabelApp]
+	appName := trackedBy(u)
 	if !IsTracked(appName, u) || syncplan.IsHook(u) || l.c.writes.deletedByUs(KeyOf(u)) {
 		return
 	}

@@ -175,7 +175,7 @@ func (l *liveCache) list(m *meta.RESTMapping, appName string) ([]*unstructured.U
 	if li == nil {
 		return nil, false
 	}
-	items, err := li.inf.GetIndexer().ByIndex(indexByApp, appName)
+	items, err := li.inf.GetIndexer().ByIndex(indexByApp, AppLabel(appName))
 	if err != nil {
 		return nil, false
 	}

@@ -190,7 +190,7 @@ func kindsOf(objs []*unstructured.Unstructured, keys []app.ResourceKey) []schema
 // cluster no longer serves (its CRD is gone) has no objects. Lists come
 // from the live cache when it has the kind.
 func (c *Cluster) listTracked(ctx context.Context, appName string, kinds []schema.GroupKind) ([]*unstructured.Unstructured, []*ObjectError) {
-	selector := labels.SelectorFromSet(labels.Set{LabelApp: appName}).String()
+	selector := labels.SelectorFromSet(labels.Set{LabelApp: AppLabel(appName)}).String()
 	var (
 		mu   sync.Mutex
 		out  []*unstructured.Unstructured

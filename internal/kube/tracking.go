@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -56,13 +58,26 @@ func trackedBy(obj *unstructured.Unstructured) string {
 	return owner
 }
 
+// AppLabel is the LabelApp value of appName's objects: the name itself
+// when it fits a label value (63 characters), else its first 50 characters
+// and a hash of the whole, as app names may be DNS subdomains of up to 253
+// characters. The label only narrows lists; the tracking id, which holds
+// the whole name, decides ownership.
+func AppLabel(appName string) string {
+	if len(appName) <= validation.LabelValueMaxLength {
+		return appName
+	}
+	sum := sha256.Sum256([]byte(appName))
+	return strings.TrimRight(appName[:50], ".-") + "-" + hex.EncodeToString(sum[:6])
+}
+
 // track marks obj, already placed in its namespace, as appName's.
 func track(appName string, obj *unstructured.Unstructured) {
 	labels := obj.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[LabelApp] = appName
+	labels[LabelApp] = AppLabel(appName)
 	obj.SetLabels(labels)
 	annotations := obj.GetAnnotations()
 	if annotations == nil {
@@ -72,14 +87,14 @@ func track(appName string, obj *unstructured.Unstructured) {
 	obj.SetAnnotations(annotations)
 }
 
-// validAppName refuses names that cannot be a label value or that would
-// make a tracking id ambiguous.
+// validAppName refuses names that are not DNS subdomains (as Argo CD's
+// application names are), which also keeps a tracking id unambiguous.
 func validAppName(appName string) error {
 	if appName == "" {
 		return invalidf("application name is empty")
 	}
-	if errs := validation.IsValidLabelValue(appName); len(errs) > 0 {
-		return invalidf("application name %q cannot be the %s label: %s", appName, LabelApp, strings.Join(errs, "; "))
+	if errs := validation.IsDNS1123Subdomain(appName); len(errs) > 0 {
+		return invalidf("application name %q is not a DNS subdomain: %s", appName, strings.Join(errs, "; "))
 	}
 	return nil
 }

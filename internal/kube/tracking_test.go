@@ -1,11 +1,13 @@
 package kube
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 )
@@ -66,4 +68,21 @@ func object(apiVersion, kind, namespace, name string) *unstructured.Unstructured
 	o.SetNamespace(namespace)
 	o.SetName(name)
 	return o
+}
+
+// TestAppLabel: a name too long for a label value gets a shortened, still
+// distinct one; a short name is its own label.
+func TestAppLabel(t *testing.T) {
+	assert.Equal(t, "guestbook", AppLabel("guestbook"))
+	long := strings.Repeat("a", 60) + ".example.team-apps"
+	other := strings.Repeat("a", 60) + ".example.team-other"
+	require.NoError(t, validAppName(long))
+	for _, n := range []string{long, other} {
+		assert.Empty(t, validation.IsValidLabelValue(AppLabel(n)), n)
+	}
+	assert.NotEqual(t, AppLabel(long), AppLabel(other))
+	obj := object("v1", "ConfigMap", "shop", "settings")
+	track(long, obj)
+	assert.True(t, IsTracked(long, obj))
+	assert.Equal(t, long, trackedBy(obj))
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -37,6 +38,10 @@ func (r *Renderer) helm(ctx context.Context, t *target, h *app.HelmSource, opts 
 	}
 	if release == "" {
 		return nil, &SourceError{Path: t.appPath, Msg: "no Helm release name: set spec.source.helm.releaseName (the worker did not pass the Application's name)"}
+	}
+	if len(release) > app.MaxReleaseNameLength {
+		return nil, &SourceError{Path: t.appPath, Msg: fmt.Sprintf("Helm release name %q is %d characters long and Helm allows %d: set a shorter spec.source.helm.releaseName",
+			release, len(release), app.MaxReleaseNameLength)}
 	}
 	namespace := h.Namespace
 	if namespace == "" {

@@ -113,6 +113,8 @@ func TestHelmOptions(t *testing.T) {
 		{name: "values do not parse", helm: app.HelmSource{Values: "a: 1\nb: [\n"},
 			wantErr: "render spec.source.helm.values: line 2:"},
 		{name: "no release name", opts: Options{Namespace: "x"}, wantErr: "render helm-chart: no Helm release name"},
+		{name: "an app name too long for a release name", opts: Options{AppName: strings.Repeat("a", 54)},
+			wantErr: "render helm-chart: Helm release name \"" + strings.Repeat("a", 54) + "\" is 54 characters long and Helm allows 53"},
 		{name: "bad kube version", helm: app.HelmSource{KubeVersion: "latest"}, wantErr: `spec.source.helm.kubeVersion "latest" is not a Kubernetes version`},
 	}
 	for _, tc := range tests {
