@@ -99,17 +99,8 @@ func IsInvalid(err error) bool {
 	if err == nil {
 		return false
 	}
-	var many *ObjectErrors
-	if errors.As(err, &many) {
-		if len(many.Errs) == 0 {
-			return false
-		}
-		for _, e := range many.Errs {
-			if !IsInvalid(e.Err) {
-				return false
-			}
-		}
-		return true
+	if all, many := everyObject(err, IsInvalid); many {
+		return all
 	}
 	var ours *invalidError
 	if errors.As(err, &ours) {
@@ -128,17 +119,8 @@ func IsRefused(err error) bool {
 	if err == nil {
 		return false
 	}
-	var many *ObjectErrors
-	if errors.As(err, &many) {
-		if len(many.Errs) == 0 {
-			return false
-		}
-		for _, e := range many.Errs {
-			if !IsRefused(e.Err) {
-				return false
-			}
-		}
-		return true
+	if all, many := everyObject(err, IsRefused); many {
+		return all
 	}
 	return IsInvalid(err) || apierrors.IsForbidden(err)
 }
@@ -195,4 +177,20 @@ func redact(err error) error {
 		}
 	}
 	return &redactedError{msg: msg + " (details withheld for a Secret)", cause: err}
+}
+
+// everyObject tells, for an error gathering several objects' failures
+// (many), whether is holds for every one of them (all); none gathered is
+// not all.
+func everyObject(err error, is func(error) bool) (all, many bool) {
+	var objs *ObjectErrors
+	if !errors.As(err, &objs) {
+		return false, false
+	}
+	for _, e := range objs.Errs {
+		if !is(e.Err) {
+			return false, true
+		}
+	}
+	return len(objs.Errs) > 0, true
 }
