@@ -201,7 +201,7 @@ func renderForDiff(ctx context.Context, f *diffFlags, a *app.Application) ([]*un
 	}
 	loaded, err := loader.LoadApp(ctx, manifests.Request{RepoURL: src.RepoURL, SHA: sha, Source: src, App: a.Metadata.Name, Namespace: ns})
 	if err != nil {
-		return nil, "", fmt.Errorf("render %s at %s: %w", gitsource.RedactURL(src.RepoURL), short(sha), err)
+		return nil, "", diffRenderError(src, sha, err)
 	}
 	objs := loaded.Objects[:0]
 	for _, o := range loaded.Objects {
@@ -210,6 +210,17 @@ func renderForDiff(ctx context.Context, f *diffFlags, a *app.Application) ([]*un
 		}
 	}
 	return objs, sha, nil
+}
+
+// diffRenderError names the source of a render the CLI could not do; for
+// a plugin source it says why: plugins run only in a worker's sandbox.
+func diffRenderError(src app.Source, sha string, err error) error {
+	err = fmt.Errorf("render %s at %s: %w", gitsource.RedactURL(src.RepoURL), short(sha), err)
+	if src.Plugin != nil {
+		err = fmt.Errorf("%w (the ferry CLI runs no config-management plugins, only workers do, in their sandbox: "+
+			"give --redis-addr with the workers' FERRY_CACHE_KEY to diff against the manifests they rendered)", err)
+	}
+	return err
 }
 
 func kindOf(k app.ResourceKey) string {
