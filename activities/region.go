@@ -110,7 +110,7 @@ func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.Sy
 	stop := heartbeatEvery(ctx, heartbeatInterval, "apply")
 	changes, err := cluster.Apply(ctx, kube.ApplyRequest{
 		App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known,
-		Prune: in.Prune, DryRun: in.DryRun, Options: cmp.Options, Ignore: cmp.Ignore,
+		Prune: in.Prune, PruneCheck: r.pruneCheck(ctx, in.Target), DryRun: in.DryRun, Options: cmp.Options, Ignore: cmp.Ignore,
 		WaveTimeout: max(in.HealthTimeout, waveTimeout),
 		Progress:    func(p kube.Progress) { activity.RecordHeartbeat(ctx, p.String()) },
 	})

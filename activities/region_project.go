@@ -100,3 +100,30 @@ func (r *Region) check(ctx context.Context, p *app.AppProject, t workflows.Targe
 	}
 	return nil
 }
+
+// pruneCheck refuses a prune of objects the app's project does not allow
+// (a project narrowed since they were applied), as Argo CD refuses to
+// sync a resource its project does not permit: nothing is pruned then.
+// The project is read when there is something to prune, not before.
+func (r *Region) pruneCheck(ctx context.Context, t workflows.Target) func([]*unstructured.Unstructured) error {
+	if r.Projects == nil {
+		return nil
+	}
+	return func(stale []*unstructured.Unstructured) error {
+		_, p, err := r.Projects.AppProject(ctx, t.App)
+		if err != nil {
+			return err
+		}
+		if p.Metadata.Name == app.DefaultProject {
+			return nil
+		}
+		placed, err := r.Cluster.Placements("", stale)
+		if err != nil {
+			return classify(err)
+		}
+		if err := p.CheckObjects(t.App, r.Name, r.InClusterRegion, placed); err != nil {
+			return temporal.NewNonRetryableApplicationError("prune refused: "+err.Error(), workflows.ErrProjectDenied, nil)
+		}
+		return nil
+	}
+}

@@ -45,6 +45,11 @@ type ApplyRequest struct {
 	// when any object failed, so a half-applied sync never also removes
 	// things.
 	Prune bool
+	// PruneCheck, when set, is asked about the objects a prune would
+	// delete before any of them is: an error stops the prune with none
+	// deleted, and is the sync's error (the region worker refuses to prune
+	// what the app's project does not allow).
+	PruneCheck func(stale []*unstructured.Unstructured) error
 	// DryRun sends every request as a server-side dry run: the API server
 	// validates, defaults and admits, and nothing is stored. Nothing is
 	// waited for.

@@ -1,6 +1,7 @@
 package kube_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -133,6 +134,46 @@ func TestPrune(t *testing.T) {
 	assert.True(t, e.exists(configMaps, "label-only"), "a label alone is not ownership")
 	assert.True(t, e.exists(configMaps, "copied-id"), "a copied tracking id is not ownership")
 	assert.Equal(t, map[string]app.SyncStatusCode{"Deployment/guestbook-ui": "Synced"}, syncs(e.compare(onlyDeployment, previous)))
+}
+
+// TestPruneCheckRefuses: a PruneCheck that refuses stops the prune with
+// nothing deleted, and its error is the sync's; it is asked about exactly
+// the objects the prune would delete.
+func TestPruneCheckRefuses(t *testing.T) {
+	e := newEnv(t)
+	objs := guestbook(t)
+	cs, err := e.apply(objs, nil)
+	require.NoError(t, err)
+	previous := keys(cs)
+	var onlyDeployment []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == "Deployment" {
+			onlyDeployment = append(onlyDeployment, o)
+		}
+	}
+
+	refused := errors.New("project team-a does not allow Service")
+	var asked []string
+	_, err = e.apply(onlyDeployment, func(r *kube.ApplyRequest) {
+		r.PreviousKeys, r.Prune = previous, true
+		r.PruneCheck = func(stale []*unstructured.Unstructured) error {
+			for _, o := range stale {
+				asked = append(asked, o.GetKind()+"/"+o.GetName())
+			}
+			return refused
+		}
+	})
+	require.ErrorIs(t, err, refused)
+	assert.Equal(t, []string{"Service/guestbook-ui"}, asked)
+	assert.True(t, e.exists(services, "guestbook-ui"), "a refused prune deletes nothing")
+
+	// Allowed, the same prune goes ahead.
+	_, err = e.apply(onlyDeployment, func(r *kube.ApplyRequest) {
+		r.PreviousKeys, r.Prune = previous, true
+		r.PruneCheck = func([]*unstructured.Unstructured) error { return nil }
+	})
+	require.NoError(t, err)
+	e.eventually("the Service to be gone", func() bool { return !e.exists(services, "guestbook-ui") })
 }
 
 // TestApplyWrongType: a number where a ConfigMap wants a string is the

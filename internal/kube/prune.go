@@ -73,6 +73,11 @@ func (s *syncRun) prune(ctx context.Context) error {
 			now = append(now, obj)
 		}
 	}
+	if doomed := append(append([]*unstructured.Unstructured{}, now...), last...); s.req.PruneCheck != nil && len(doomed) > 0 {
+		if err := s.req.PruneCheck(doomed); err != nil {
+			return err
+		}
+	}
 	if err := s.pruneWaves(ctx, now, len(last) > 0); err != nil {
 		return err
 	}
