@@ -23,13 +23,6 @@ FLUX_SUBSTITUTES="github.com/fluxcd/pkg/artifact@v0.18.0"
 # (kustomize v5.8.2 is the CLI of sigs.k8s.io/kustomize/api v0.21.2).
 HELM_VERSION=v3.22.0
 KUSTOMIZE_VERSION=v5.8.2
-# gVisor's runsc for the gvisor render sandbox (README, "Rendering in a
-# sandbox"): a current one offers the systrap platform, much faster than
-# ptrace, the only one of Debian's runsc (0.0~20221219). gVisor tags no module
-# releases: this is a pseudo-version of its go branch. Workers started without
-# the tools bin dir first on PATH run the runsc on PATH (.ci/run installs
-# Debian's).
-RUNSC_VERSION=v0.0.0-20260905035102-160fafc42237
 
 cache=${FERRY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ferry}/tools
 bin=$cache/bin
@@ -110,10 +103,6 @@ kustomize_build() {
   GOBIN=$PWD/.. go install "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION"
 }
 
-runsc_build() {
-  GOBIN=$PWD/.. CGO_ENABLED=0 go install "gvisor.dev/gvisor/runsc@$RUNSC_VERSION"
-}
-
 # flux_build CONTROLLER VERSION: builds github.com/fluxcd/CONTROLLER's main package
 # from a scratch module that requires it. go install refuses a module with replace
 # directives, and a dependency's replaces do not apply, so the scratch module
@@ -147,7 +136,6 @@ build_once "$cache/etcd-$ETCD_VERSION" etcd_build
 build_once "$cache/kube-$KUBE_VERSION" kube_build
 build_once "$cache/helm-$HELM_VERSION" helm_build
 build_once "$cache/kustomize-$KUSTOMIZE_VERSION" kustomize_build
-build_once "$cache/runsc-$RUNSC_VERSION" runsc_build
 
 link() { ln -sfn "$1" "$bin/$(basename "$1")"; }
 link "$cache/temporal-$TEMPORAL_VERSION/temporal"
@@ -157,7 +145,6 @@ link "$cache/etcd-$ETCD_VERSION/etcd"
 for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do link "$cache/kube-$KUBE_VERSION/$c"; done
 link "$cache/helm-$HELM_VERSION/helm"
 link "$cache/kustomize-$KUSTOMIZE_VERSION/kustomize"
-link "$cache/runsc-$RUNSC_VERSION/runsc"
 if [ "${1:-}" = flux ]; then
   # The Flux build takes minutes: let the tests' hack/tools.sh go on meanwhile.
   exec 9>&-
