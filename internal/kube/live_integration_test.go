@@ -3,6 +3,7 @@ package kube_test
 import (
 	"context"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -70,7 +71,17 @@ func TestLiveCache(t *testing.T) {
 	require.NoError(t, err)
 	// An informer opens its watch just after its list has synced: that
 	// request is the cache's own, not one a compare sends.
-	cluster, requests := e.clusterCounting(kube.DefaultOptions(), func(r *http.Request) bool { return r.URL.Query().Get("watch") != "true" })
+	var mu sync.Mutex
+	var sent []string // what was counted, for the failure message
+	cluster, requests := e.clusterCounting(kube.DefaultOptions(), func(r *http.Request) bool {
+		if r.URL.Query().Get("watch") == "true" {
+			return false
+		}
+		mu.Lock()
+		sent = append(sent, r.Method+" "+r.URL.RequestURI())
+		mu.Unlock()
+		return true
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	cluster.EnableLiveCache(ctx, nil)
@@ -81,10 +92,15 @@ func TestLiveCache(t *testing.T) {
 	_, err = cluster.Compare(e.ctx, req) // results of live objects from the cache
 	require.NoError(t, err)
 
+	mu.Lock()
 	requests.Store(0)
+	sent = nil
+	mu.Unlock()
 	states, err := cluster.Compare(e.ctx, req)
 	require.NoError(t, err)
-	assert.Equal(t, int64(0), requests.Load(), "a warm compare sends nothing")
+	mu.Lock()
+	assert.Equal(t, int64(0), requests.Load(), "a warm compare sends nothing; it sent %q", sent)
+	mu.Unlock()
 	assert.Equal(t, map[string]app.SyncStatusCode{"Deployment/guestbook-ui": "Synced", "Service/guestbook-ui": "Synced"}, syncs(states))
 	assert.Equal(t, 2, cluster.LiveCacheKinds())
 
