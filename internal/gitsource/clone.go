@@ -297,17 +297,23 @@ func (r *Repos) fetchRefsAt(ctx context.Context, c *clone, repoURL string, sha p
 		return refused
 	}
 	var specs []config.RefSpec
+	others := 0 // branches and tags elsewhere, which the refused fetch brought too
 	for name, ref := range refs {
-		if ref.Type() != plumbing.HashReference || ref.Hash() != sha {
-			continue
-		}
-		if branch, ok := strings.CutPrefix(name, "refs/heads/"); ok {
+		branch, isBranch := strings.CutPrefix(name, "refs/heads/")
+		isTag := strings.HasPrefix(name, "refs/tags/")
+		switch {
+		case !isBranch && !isTag:
+		case ref.Type() != plumbing.HashReference || ref.Hash() != sha:
+			others++
+		case isBranch:
 			specs = append(specs, config.RefSpec("+"+name+":refs/remotes/origin/"+branch))
-		} else if strings.HasPrefix(name, "refs/tags/") {
+		default:
 			specs = append(specs, config.RefSpec("+"+name+":"+name))
 		}
 	}
-	if len(specs) == 0 {
+	if len(specs) == 0 || others == 0 {
+		// No ref at the commit, or only refs at it: the refused fetch was
+		// this one already.
 		return refused
 	}
 	sort.Slice(specs, func(i, j int) bool { return specs[i] < specs[j] })
