@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/diff"
+	"github.com/ferry-gitops/ferry/internal/kube"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// `ferry app manifests` prints what Git says (rendered here, as `ferry app
+// diff` renders) or what runs (read through the kubeconfig, one context per
+// region). Like diff, it runs on the user's machine: manifests never pass
+// through a workflow's history.
+
+type manifestsFlags struct {
+	diffFlags
+	source string
+}
+
+func newManifestsCmd(tf *temporalFlags) *cobra.Command {
+	f := &manifestsFlags{}
+	cmd := &cobra.Command{
+		Use:   "manifests NAME",
+		Short: "Print the app's manifests: as rendered from Git, or as they run in each region",
+		Long: `Print the app's manifests as YAML documents, as argocd app manifests does.
+
+--source git (the default) renders them here from Git at the target revision
+(or --revision), as ferry app diff does; --source live reads the app's
+resources from each region through the kubeconfig context named after it.
+Secret values are masked either way.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runManifests(cmd.Context(), tf, f, args[0], cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&f.source, "source", "git", "git: the rendered manifests; live: the objects in the regions")
+	cmd.Flags().StringVar(&f.revision, "revision", "", "with --source git: branch, tag or SHA (default: the app's targetRevision)")
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "with --source live: kubeconfig with one context per region (default $KUBECONFIG)")
+	cmd.Flags().StringVar(&f.cacheDir, "cache-dir", defaultDiffCacheDir(), "directory of the CLI's Git clone cache")
+	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "with --source live: only these regions (default: every destination)")
+	return cmd
+}
+
+func runManifests(ctx context.Context, tf *temporalFlags, f *manifestsFlags, name string, out io.Writer) error {
+	if f.source != "git" && f.source != "live" {
+		return fmt.Errorf("--source %q: want git or live", f.source)
+	}
+	c, err := tf.dial(ctx)
+	if err != nil {
+		return err
+	}
+	v, err := queryApp(ctx, c, name)
+	c.Close()
+	if err != nil {
+		return err
+	}
+	if f.source == "git" {
+		objs, _, err := renderForDiff(ctx, &f.diffFlags, &v.Application)
+		if err != nil {
+			return err
+		}
+		return printManifests(out, "", objs)
+	}
+	var failed []error
+	for _, d := range v.Destinations(validateOptions().InClusterRegion) {
+		if len(f.regions) > 0 && !contains(f.regions, d.Region) {
+			continue
+		}
+		objs, err := liveObjects(ctx, f.kubeconfig, d.Region, v)
+		if perr := printManifests(out, d.Region, objs); perr != nil {
+			return perr
+		}
+		if err != nil {
+			failed = append(failed, fmt.Errorf("region %s: %w", d.Region, err))
+		}
+	}
+	return errors.Join(failed...)
+}
+
+// liveObjects reads the app's resources in region as the status lists
+// them. An object that is gone is skipped.
+func liveObjects(ctx context.Context, kubeconfig, region string, v *workflows.View) ([]*unstructured.Unstructured, error) {
+	cluster, err := regionCluster(kubeconfig, region)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var objs []*unstructured.Unstructured
+	var failed []error
+	for _, r := range v.Status.Resources {
+		if r.Region != region {
+			continue
+		}
+		obj, err := getLive(ctx, cluster, r.ResourceKey)
+		switch {
+		case err != nil:
+			failed = append(failed, fmt.Errorf("%s %s: %w", kindOf(r.ResourceKey), objectName(r.ResourceKey), err))
+		case obj != nil:
+			objs = append(objs, obj)
+		}
+	}
+	return objs, errors.Join(failed...)
+}
+
+// regionCluster connects to region through the kubeconfig context named
+// after it.
+func regionCluster(kubeconfig, region string) (*kube.Cluster, error) {
+	cfg, err := kube.LoadConfig(kubeconfig, region)
+	if err != nil {
+		return nil, fmt.Errorf("%w (the ferry CLI reads each region through the kubeconfig context named after it)", err)
+	}
+	return kube.NewCluster(cfg)
+}
+
+// getLive reads one object; nil when it does not exist.
+func getLive(ctx context.Context, cluster *kube.Cluster, k app.ResourceKey) (*unstructured.Unstructured, error) {
+	m, err := cluster.RESTMapper().RESTMapping(schema.GroupKind{Group: k.Group, Kind: k.Kind}, k.Version)
+	if err != nil {
+		return nil, err
+	}
+	var obj *unstructured.Unstructured
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		obj, err = cluster.Dynamic().Resource(m.Resource).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+	} else {
+		obj, err = cluster.Dynamic().Resource(m.Resource).Get(ctx, k.Name, metav1.GetOptions{})
+	}
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return obj, err
+}
+
+// printManifests writes objs as YAML documents, Secret values masked and
+// managed fields left out; region, when set, heads each one as a comment.
+func printManifests(out io.Writer, region string, objs []*unstructured.Unstructured) error {
+	for _, o := range objs {
+		o = o.DeepCopy()
+		o.SetManagedFields(nil)
+		gvk := o.GroupVersionKind()
+		if diff.IsSecret(gvk.Group, gvk.Kind) {
+			diff.MaskSecret(o.Object)
+		}
+		data, err := yaml.Marshal(o.Object)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(out, "---")
+		if region != "" {
+			fmt.Fprintf(out, "# region: %s\n", region)
+		}
+		if _, err := out.Write(data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
