@@ -23,6 +23,9 @@ FLUX_SUBSTITUTES="github.com/fluxcd/pkg/artifact@v0.18.0"
 # (kustomize v5.8.2 is the CLI of sigs.k8s.io/kustomize/api v0.21.2).
 HELM_VERSION=v3.22.0
 KUSTOMIZE_VERSION=v5.8.2
+# The OCI registry of the stack (ferry dev up, FERRY_OCI_REGISTRY): the CNCF
+# distribution registry, newest release.
+REGISTRY_VERSION=v3.1.2
 
 cache=${FERRY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ferry}/tools
 bin=$cache/bin
@@ -99,6 +102,10 @@ helm_build() {
   GOBIN=$PWD/.. go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 }
 
+registry_build() {
+  GOBIN=$PWD/.. go install "github.com/distribution/distribution/v3/cmd/registry@$REGISTRY_VERSION"
+}
+
 kustomize_build() {
   GOBIN=$PWD/.. go install "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION"
 }
@@ -136,6 +143,7 @@ build_once "$cache/etcd-$ETCD_VERSION" etcd_build
 build_once "$cache/kube-$KUBE_VERSION" kube_build
 build_once "$cache/helm-$HELM_VERSION" helm_build
 build_once "$cache/kustomize-$KUSTOMIZE_VERSION" kustomize_build
+build_once "$cache/registry-$REGISTRY_VERSION" registry_build
 
 link() { ln -sfn "$1" "$bin/$(basename "$1")"; }
 link "$cache/temporal-$TEMPORAL_VERSION/temporal"
@@ -145,6 +153,7 @@ link "$cache/etcd-$ETCD_VERSION/etcd"
 for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do link "$cache/kube-$KUBE_VERSION/$c"; done
 link "$cache/helm-$HELM_VERSION/helm"
 link "$cache/kustomize-$KUSTOMIZE_VERSION/kustomize"
+link "$cache/registry-$REGISTRY_VERSION/registry"
 if [ "${1:-}" = flux ]; then
   # The Flux build takes minutes: let the tests' hack/tools.sh go on meanwhile.
   exec 9>&-

@@ -18,7 +18,7 @@ import (
 
 func newDevCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "dev", Short: "Run Ferry's local stack"}
-	cmd.AddCommand(newDevUpCmd())
+	cmd.AddCommand(newDevUpCmd(), newDevPublishChartCmd())
 	return cmd
 }
 
@@ -32,12 +32,16 @@ func newDevUpCmd() *cobra.Command {
 		Short: "Start the local stack and run it until interrupted",
 		Long: `Start the local stack: per region a Kubernetes control plane (etcd,
 kube-apiserver, kube-controller-manager, kube-scheduler) with a kwok fake Node,
-plus a Temporal dev server with its Web UI, Redis and a Git server.
+plus a Temporal dev server with its Web UI, Redis, a Git server, a Helm chart
+repository and an OCI registry.
 
 Once every part is ready it writes DIR/env, a file that sh can source
 (TEMPORAL_ADDRESS, TEMPORAL_UI_URL, FERRY_REGIONS, KUBECONFIG, REDIS_ADDR,
-FERRY_GIT_URL, FERRY_TOOLS_BIN, PATH), then runs until SIGINT or SIGTERM and
-stops every process it started. DIR is wiped on start, except DIR/git.
+FERRY_GIT_URL, FERRY_HELM_REPO_URL, FERRY_OCI_REGISTRY, FERRY_TOOLS_BIN, PATH),
+then runs until SIGINT or SIGTERM and stops every process it started. DIR is
+wiped on start, except DIR/git, DIR/helm and DIR/registry. With
+FERRY_HELM_REPO_USERNAME and FERRY_HELM_REPO_PASSWORD set, the Helm
+repository asks for them (basic auth).
 
 The tools come from $FERRY_TOOLS_BIN, else from hack/tools.sh in the
 checkout, which builds them on first use (about 10 minutes).`,
@@ -61,7 +65,8 @@ func runDevUp(cmd *cobra.Command, regions []string, stateDir string) error {
 	devenv.FollowGoRun()
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 
-	s, err := devenv.Start(ctx, devenv.Options{Regions: regions, StateDir: stateDir, Log: errOut})
+	s, err := devenv.Start(ctx, devenv.Options{Regions: regions, StateDir: stateDir, Log: errOut,
+		HelmRepoUsername: os.Getenv("FERRY_HELM_REPO_USERNAME"), HelmRepoPassword: os.Getenv("FERRY_HELM_REPO_PASSWORD")})
 	if err != nil {
 		return fmt.Errorf("dev up: %w", err)
 	}
@@ -76,11 +81,13 @@ func runDevUp(cmd *cobra.Command, regions []string, stateDir string) error {
   KUBECONFIG    %s
   Redis         %s
   Git           %s/<name>.git
+  Helm repo     %s
+  OCI registry  %s (charts: oci://%s/charts/<name>)
   logs          %s
   env           . %s
 Press Ctrl-C to stop.
 `, s.StartDuration.Round(10*time.Millisecond), s.TemporalAddress, s.Namespace, s.TemporalUIURL,
-		strings.Join(s.Regions, ", "), s.Kubeconfig, s.RedisAddr, s.GitURL, s.LogDir, envPath)
+		strings.Join(s.Regions, ", "), s.Kubeconfig, s.RedisAddr, s.GitURL, s.HelmRepoURL, s.OCIRegistry, s.OCIRegistry, s.LogDir, envPath)
 
 	runErr := waitDevStack(ctx, s)
 	// Signals stay caught while the stack stops: a second Ctrl-C, or the
@@ -116,4 +123,36 @@ func defaultDevStateDir() string {
 		return filepath.Join(home, ".local", "state", "ferry", "dev")
 	}
 	return filepath.Join(os.TempDir(), "ferry-dev")
+}
+
+func newDevPublishChartCmd() *cobra.Command {
+	var stateDir string
+	cmd := &cobra.Command{
+		Use:   "publish-chart DIR",
+		Short: "Package a chart directory and publish it to the dev stack's Helm repository and OCI registry",
+		Long: `Package the chart in DIR as helm package does (its charts/ included) and
+publish it to the running dev stack: into its Helm repository
+($FERRY_HELM_REPO_URL, index.yaml regenerated) and to its OCI registry as
+oci://$FERRY_OCI_REGISTRY/charts/<name>:<version>. Publishing a version again
+replaces it.`,
+		Example: `  ferry dev publish-chart ./charts/guestbook
+  # then, in an Application:
+  #   repoURL: $FERRY_HELM_REPO_URL   chart: guestbook   targetRevision: 1.*`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, err := devenv.TargetOfStateDir(stateDir)
+			if err != nil {
+				return fmt.Errorf("publish-chart: %w", err)
+			}
+			p, err := devenv.PublishChart(cmd.Context(), args[0], t)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "published %s %s (%s)\n  Helm repository  %s\n  OCI              %s:%s (%s)\n",
+				p.Name, p.Version, p.Digest, p.Archive, p.OCIRef, p.Version, p.OCIDigest)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&stateDir, "state-dir", defaultDevStateDir(), "the state dir of the running `ferry dev up`")
+	return cmd
 }

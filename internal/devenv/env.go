@@ -10,7 +10,7 @@ import (
 // Env returns the stack's variables, as DIR/env exports them; PATH is the
 // tools bin dir in front of this process's PATH.
 func (s *Stack) Env() map[string]string {
-	return map[string]string{
+	env := map[string]string{
 		"TEMPORAL_ADDRESS":       s.TemporalAddress,
 		"FERRY_TEMPORAL_ADDRESS": s.TemporalAddress,
 		"TEMPORAL_NAMESPACE":     s.Namespace,
@@ -23,8 +23,15 @@ func (s *Stack) Env() map[string]string {
 		"FERRY_GIT_URL":          s.GitURL,
 		"FERRY_TOOLS_BIN":        s.ToolsBin,
 		"FERRY_STATE_DIR":        s.StateDir,
+		"FERRY_HELM_REPO_URL":    s.HelmRepoURL,
+		"FERRY_OCI_REGISTRY":     s.OCIRegistry,
 		"PATH":                   s.ToolsBin + string(os.PathListSeparator) + os.Getenv("PATH"),
 	}
+	if s.HelmRepoUsername != "" {
+		env["FERRY_HELM_REPO_USERNAME"] = s.HelmRepoUsername
+		env["FERRY_HELM_REPO_PASSWORD"] = s.HelmRepoPassword
+	}
+	return env
 }
 
 // Environ is os.Environ with the stack's variables set, for a child process

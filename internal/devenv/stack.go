@@ -33,22 +33,28 @@ type Options struct {
 	ToolsBin string
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
+	// HelmRepoUsername and HelmRepoPassword, when set, make the Helm
+	// repository ask for them (basic auth).
+	HelmRepoUsername, HelmRepoPassword string
 }
 
 // Stack is a running local stack. Its exported fields are what clients need.
 type Stack struct {
-	StateDir        string
-	ToolsBin        string
-	TemporalAddress string // host:port of the dev server's frontend
-	TemporalUIURL   string
-	Namespace       string // Temporal namespace: "default"
-	Regions         []string
-	Kubeconfig      string // DIR/kubeconfig: one context per region, named after it
-	RedisAddr       string
-	CacheKey        string // FERRY_CACHE_KEY of the workers sharing RedisAddr: random per stack
-	GitURL          string // GitURL+"/<name>.git" serves DIR/git/<name>.git
-	LogDir          string // DIR/logs: one <name>.log per process
-	StartDuration   time.Duration
+	StateDir                           string
+	ToolsBin                           string
+	TemporalAddress                    string // host:port of the dev server's frontend
+	TemporalUIURL                      string
+	Namespace                          string // Temporal namespace: "default"
+	Regions                            []string
+	Kubeconfig                         string // DIR/kubeconfig: one context per region, named after it
+	RedisAddr                          string
+	CacheKey                           string // FERRY_CACHE_KEY of the workers sharing RedisAddr: random per stack
+	GitURL                             string // GitURL+"/<name>.git" serves DIR/git/<name>.git
+	HelmRepoURL                        string // a Helm chart repository serving DIR/helm (PublishChart)
+	HelmRepoUsername, HelmRepoPassword string // its basic auth, when set
+	OCIRegistry                        string // host:port of an OCI registry (plain HTTP): charts under oci://OCIRegistry/charts/<name>
+	LogDir                             string // DIR/logs: one <name>.log per process
+	StartDuration                      time.Duration
 
 	log         io.Writer
 	tempDir     bool     // StateDir was made by Start: Stop removes it
@@ -58,6 +64,8 @@ type Stack struct {
 	temporal    *temporalServer
 	redis       *proc
 	git         *gitServer
+	helm        *helmRepo
+	registry    *proc
 
 	ports   *portReservation
 	mu      sync.Mutex // serializes Stop and RestartTemporal
@@ -122,7 +130,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	s.Kubeconfig = filepath.Join(s.StateDir, "kubeconfig")
 	s.logf("state dir %s, tools %s", s.StateDir, s.ToolsBin)
 
-	ports, reservation, err := freePorts(len(regions)*regionPortCount + temporalPortCount + 1)
+	ports, reservation, err := freePorts(len(regions)*regionPortCount + temporalPortCount + 2)
 	if err != nil {
 		return s, err
 	}
@@ -139,12 +147,18 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	s.TemporalUIURL = s.temporal.uiURL()
 	redisPort := ports[temporalPortCount]
 	s.RedisAddr = hostPort(redisPort)
+	registryPort := ports[temporalPortCount+1]
+	s.OCIRegistry = hostPort(registryPort)
 	s.CacheKey = rand.Text()
 
 	if s.git, err = startGitServer(s.StateDir); err != nil {
 		return s, err
 	}
 	s.GitURL = s.git.url
+	if s.helm, err = startHelmRepo(s.StateDir, opts.HelmRepoUsername, opts.HelmRepoPassword); err != nil {
+		return s, err
+	}
+	s.HelmRepoURL, s.HelmRepoUsername, s.HelmRepoPassword = s.helm.url, opts.HelmRepoUsername, opts.HelmRepoPassword
 
 	g, gctx := errgroup.WithContext(ctx)
 	for _, r := range s.regionOrder {
@@ -165,6 +179,13 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		s.mu.Unlock()
 		return err
 	})
+	g.Go(func() error {
+		p, err := startRegistry(gctx, s.StateDir, toolsBin, env, registryPort)
+		s.mu.Lock()
+		s.registry = p
+		s.mu.Unlock()
+		return err
+	})
 	if err := g.Wait(); err != nil {
 		return s, err
 	}
@@ -172,8 +193,9 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		return s, err
 	}
 	s.StartDuration = time.Since(began)
-	s.logf("stack ready in %s: regions [%s], Temporal %s, Redis %s, Git %s",
-		s.StartDuration.Round(10*time.Millisecond), strings.Join(regions, " "), s.TemporalAddress, s.RedisAddr, s.GitURL)
+	s.logf("stack ready in %s: regions [%s], Temporal %s, Redis %s, Git %s, Helm %s, OCI %s",
+		s.StartDuration.Round(10*time.Millisecond), strings.Join(regions, " "), s.TemporalAddress, s.RedisAddr, s.GitURL,
+		s.HelmRepoURL, s.OCIRegistry)
 	return s, nil
 }
 
@@ -188,7 +210,7 @@ func (s *Stack) Stop() error {
 	s.stopped = true
 	began := time.Now()
 	var wg sync.WaitGroup
-	errs := make([]error, len(s.regionOrder)+2)
+	errs := make([]error, len(s.regionOrder)+3)
 	for i, r := range s.regionOrder {
 		wg.Go(func() { errs[i] = r.stop() })
 	}
@@ -198,9 +220,15 @@ func (s *Stack) Stop() error {
 	if s.redis != nil {
 		wg.Go(func() { errs[len(errs)-1] = s.redis.stop(stopGrace) })
 	}
+	if s.registry != nil {
+		wg.Go(func() { errs[len(errs)-3] = s.registry.stop(stopGrace) })
+	}
 	wg.Wait()
 	if s.git != nil {
 		errs = append(errs, s.git.stop())
+	}
+	if s.helm != nil {
+		errs = append(errs, s.helm.stop())
 	}
 	if s.lock != nil {
 		errs = append(errs, s.lock.Close())
@@ -276,6 +304,7 @@ func (s *Stack) Pids() map[string]int {
 		add(s.temporal.p)
 	}
 	add(s.redis)
+	add(s.registry)
 	return out
 }
 
@@ -312,5 +341,6 @@ func (s *Stack) Check() error {
 	}
 	check(s.temporal.p)
 	check(s.redis)
+	check(s.registry)
 	return errors.Join(errs...)
 }

@@ -13,8 +13,9 @@ import (
 // non-empty directory that carries it.
 const stateMarker = ".ferry-dev"
 
-// keptOnReuse survive a new Start on the same state dir: the Git repos.
-var keptOnReuse = map[string]bool{"git": true, stateMarker: true, ".lock": true}
+// keptOnReuse survive a new Start on the same state dir: the Git repos, the
+// published charts and the registry's blobs.
+var keptOnReuse = map[string]bool{"git": true, "helm": true, "registry": true, stateMarker: true, ".lock": true}
 
 // prepareStateDir makes dir ready for a fresh stack: it takes the dir's lock
 // (one stack per dir) and removes what an earlier stack left, except the
@@ -41,7 +42,7 @@ func prepareStateDir(dir string) (*os.File, error) {
 	}
 	_ = lock.Truncate(0)
 	_, _ = fmt.Fprintf(lock, "%d", os.Getpid())
-	if err := os.WriteFile(filepath.Join(dir, stateMarker), []byte("state of a ferry dev stack: wiped on the next start, except git/\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, stateMarker), []byte("state of a ferry dev stack: wiped on the next start, except git/, helm/ and registry/\n"), 0o644); err != nil {
 		lock.Close()
 		return nil, err
 	}

@@ -18,7 +18,7 @@ const modulePath = "github.com/ferry-gitops/ferry"
 // requiredTools are what the tools bin dir must hold.
 var requiredTools = []string{
 	"temporal", "etcd", "kube-apiserver", "kube-controller-manager",
-	"kube-scheduler", "kubectl", "kwok", "kwok-stage",
+	"kube-scheduler", "kubectl", "kwok", "kwok-stage", "registry",
 }
 
 // resolveToolsBin returns the tools bin dir: the option, else

@@ -1,0 +1,64 @@
+package devenv
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+const registryTimeout = 30 * time.Second
+
+// registryConfig is the CNCF distribution registry's configuration: plain
+// HTTP on a loopback port, blobs under DIR/registry, no auth (the stack is
+// reachable from this machine only).
+const registryConfig = `version: 0.1
+log:
+  level: info
+  accesslog:
+    disabled: false
+storage:
+  filesystem:
+    rootdirectory: %q
+  delete:
+    enabled: true
+http:
+  addr: %q
+  secret: ferry-dev-registry
+`
+
+// startRegistry runs the distribution registry (the tools bin dir's
+// registry) on a loopback port, and returns once /v2/ answers.
+func startRegistry(ctx context.Context, stateDir, toolsBin string, env []string, port int) (*proc, error) {
+	dir := filepath.Join(stateDir, "registry")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("oci registry: %w", err)
+	}
+	addr := hostPort(port)
+	cfg := filepath.Join(stateDir, "registry.yml")
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, registryConfig, dir, addr), 0o644); err != nil {
+		return nil, fmt.Errorf("oci registry: %w", err)
+	}
+	p, err := startProc("registry", filepath.Join(stateDir, "logs"), dir, env, filepath.Join(toolsBin, "registry"), "serve", cfg)
+	if err != nil {
+		return nil, err
+	}
+	client := &http.Client{Timeout: 5 * time.Second}
+	return p, p.waitReady(ctx, "oci registry", registryTimeout, func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/v2/", nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET /v2/ answered %s", resp.Status)
+		}
+		return nil
+	})
+}
