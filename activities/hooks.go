@@ -7,7 +7,6 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/hooks"
@@ -103,14 +102,4 @@ func (r *Region) classifyHooks(err error, sofar workflows.RunHooksResult) error 
 		return err
 	}
 	return classify(err)
-}
-
-// hookObjects are objs without the hooks: what the Sync phase applies.
-func hookObjects(objs []*unstructured.Unstructured) (ordinary []*unstructured.Unstructured) {
-	for _, o := range objs {
-		if _, hook, _ := hooks.Parse(o); !hook {
-			ordinary = append(ordinary, o)
-		}
-	}
-	return ordinary
 }

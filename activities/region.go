@@ -88,85 +88,9 @@ func (r *Region) compareRequest(appName, namespace string, objs []*unstructured.
 	return kube.CompareRequest{App: appName, Namespace: namespace, Objects: objs, PreviousKeys: known, Options: opts, Ignore: rules}, nil
 }
 
-// Sync applies the target in the region wave by wave (each wave healthy
-// before the next), prunes when asked, then waits for the resources to
-// become healthy. It heartbeats throughout, with where the sync is, so a
-// dead worker is noticed in seconds and another one resumes the
-// (idempotent) sync.
-func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.SyncResult, error) {
-	r.watch(ctx, in.Target.App)
-	objs, err := r.load(ctx, in.Region, in.Target)
-	if err != nil {
-		return workflows.SyncResult{}, err
-	}
-	cluster, err := r.permitted(ctx, in.Target, in.Namespace, in.SyncOptions, objs)
-	if err != nil {
-		return workflows.SyncResult{}, err
-	}
-	cmp, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, in.SyncOptions, in.IgnoreDifferences)
-	if err != nil {
-		return workflows.SyncResult{}, err
-	}
-	stop := heartbeatEvery(ctx, heartbeatInterval, "apply")
-	changes, err := cluster.Apply(ctx, kube.ApplyRequest{
-		App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known,
-		Prune: in.Prune, PruneCheck: r.pruneCheck(ctx, in.Target), DryRun: in.DryRun, Options: cmp.Options, Ignore: cmp.Ignore,
-		WaveTimeout: max(in.HealthTimeout, waveTimeout),
-		Progress:    func(p kube.Progress) { activity.RecordHeartbeat(ctx, p.String()) },
-	})
-	stop()
-	var out workflows.SyncResult
-	if changes != nil {
-		out.Results = r.results(changes)
-	}
-	if kube.IsUnhealthy(err) {
-		// Like a manifest the API server refuses: the operation's retry
-		// policy may try again later, this activity will not.
-		return out, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrSyncFailed, nil)
-	}
-	if err != nil {
-		return out, classify(err)
-	}
-	if in.DryRun {
-		return out, nil
-	}
-	states, err := r.waitHealthy(ctx, cluster, in, cmp)
-	out.Resources = r.statuses(states)
-	return out, classify(err)
-}
-
 // waveTimeout bounds the wait for one wave to become healthy before the
-// next, as a rollout stage's: longer than the sync's final wait, which
-// only decides what the status says when the sync ends.
+// next, as a rollout stage's.
 const waveTimeout = 5 * time.Minute
-
-// waitHealthy compares until no resource is Progressing or Missing, or the
-// health timeout passes; the last states are the region's status either way.
-func (r *Region) waitHealthy(ctx context.Context, cluster *kube.Cluster, in workflows.SyncInput, req kube.CompareRequest) ([]kube.ResourceState, error) {
-	poll := r.poll()
-	deadline := time.Now().Add(in.HealthTimeout)
-	for {
-		states, err := cluster.Compare(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		waiting := 0
-		for _, s := range states {
-			if s.Health == app.HealthProgressing || s.Health == app.HealthMissing {
-				waiting++
-			}
-		}
-		activity.RecordHeartbeat(ctx, fmt.Sprintf("waiting for %d resources to become healthy", waiting))
-		if waiting == 0 || time.Now().After(deadline) {
-			return states, nil
-		}
-		select {
-		case <-ctx.Done():
-			return states, ctx.Err()
-		case <-time.After(poll):
-		}
-	}
-}
 
 // DeleteResources deletes every resource the app owns in the region and
 // waits until they are gone.
@@ -239,10 +163,18 @@ func (r *Region) statuses(states []kube.ResourceState) []app.ResourceStatus {
 	return out
 }
 
+// results are the change set's entries but the hooks', which travel as
+// hook results (SyncResult.Hooks) for the workflow to delete as their
+// policy asks.
 func (r *Region) results(cs *kube.ChangeSet) []app.ResourceResult {
+	if cs == nil {
+		return nil
+	}
 	out := make([]app.ResourceResult, 0, len(cs.Entries))
 	for _, c := range cs.Entries {
-		out = append(out, app.ResourceResult{ResourceKey: c.Key, Region: r.Name, Action: c.Action, Message: c.Message})
+		if c.Hook == "" {
+			out = append(out, app.ResourceResult{ResourceKey: c.Key, Region: r.Name, Action: c.Action, Message: c.Message})
+		}
 	}
 	return out
 }

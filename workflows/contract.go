@@ -3,6 +3,8 @@ package workflows
 import (
 	"time"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -126,13 +128,38 @@ type SyncInput struct {
 	HealthTimeout time.Duration `json:"healthTimeout,omitempty"`
 	// IgnoreDifferences: as in CompareInput (ApplyOutOfSyncOnly compares).
 	IgnoreDifferences []app.IgnoreDifference `json:"ignoreDifferences,omitempty"`
+	// WaitHealthy waits for the last wave to become healthy too (a rollout
+	// stage); otherwise the sync ends once its last wave is applied.
+	WaitHealthy bool `json:"waitHealthy,omitempty"`
 }
 
 type SyncResult struct {
-	Results   []app.ResourceResult `json:"results,omitempty"`
+	// Results are what the sync did to each object, also when it failed.
+	Results []app.ResourceResult `json:"results,omitempty"`
+	// Resources are the region's state right after the sync.
 	Resources []app.ResourceStatus `json:"resources,omitempty"`
 	// Hooks are the Sync-phase hooks run (ActivitySyncWithHooks).
 	Hooks []HookResult `json:"hooks,omitempty"`
+	// Failure is why the sync failed for good; nil when it succeeded.
+	Failure *SyncFailure `json:"failure,omitempty"`
+}
+
+// SyncFailure is a region sync that failed in a way another attempt of
+// the activity cannot fix. The activity returns it inside its result, with
+// every result so far, because Temporal keeps no result of a failed
+// activity; the workflow treats it as that activity's error.
+type SyncFailure struct {
+	// Type is the error type: ErrSyncFailed or ErrHookFailed.
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// Err is the failure as the activity error it stands for.
+func (f *SyncFailure) Err() error {
+	if f == nil {
+		return nil
+	}
+	return temporal.NewNonRetryableApplicationError(f.Message, f.Type, nil)
 }
 
 type DeleteInput struct {

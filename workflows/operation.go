@@ -153,7 +153,7 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 		futures[i] = workflow.ExecuteActivity(options(ctx, d.Region, summary), activityName, SyncInput{
 			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: syncOpID, Known: s.knownKeys(d.Region),
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: opts, HealthTimeout: p.healthTimeout(),
-			IgnoreDifferences: s.app.Spec.IgnoreDifferences,
+			IgnoreDifferences: s.app.Spec.IgnoreDifferences, WaitHealthy: p.staged,
 		})
 	}
 	var children workflow.Future
@@ -161,7 +161,10 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 		children = s.syncChildren(ctx, p)
 	}
 	byRegion := make(map[string][]app.ResourceStatus, len(dests))
-	regionErrs := make(map[string]error)
+	// regionErrs are the regions whose sync failed; unanswered those whose
+	// state is unknown (a failed sync that reports the region's state
+	// answered).
+	regionErrs, unanswered := make(map[string]error), make(map[string]error)
 	var failed []string
 	if children != nil {
 		var out SyncChildrenResult
@@ -176,7 +179,7 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 		if after := s.compareChildren(ctx); after != nil {
 			var cmp CompareChildrenResult
 			if err := after.Get(ctx, &cmp); err != nil {
-				regionErrs[childrenRegion] = err
+				regionErrs[childrenRegion], unanswered[childrenRegion] = err, err
 			} else {
 				byRegion[childrenRegion] = cmp.Resources
 				s.refusedChildren = cmp.Refused
@@ -188,16 +191,29 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 		sel.AddFuture(futures[i], func(f workflow.Future) {
 			var out SyncResult
 			err := f.Get(ctx, &out)
+			// A sync that failed for good says so inside its result (the
+			// results of an activity error are lost); that failure is data
+			// in the history, so a recorded run replays as it ran.
+			reported := err == nil
+			if reported {
+				err = out.Failure.Err()
+			}
 			results = append(results, out.Results...)
 			results = append(results, s.syncHooksRan(ctx, out, err)...)
-			if err != nil {
-				regionErrs[d.Region] = err
-				failed = append(failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(err)))
-			} else {
+			switch {
+			case err == nil:
 				byRegion[d.Region] = out.Resources
+			case reported && out.Resources != nil:
+				regionErrs[d.Region] = err
+				byRegion[d.Region] = out.Resources
+			default:
+				regionErrs[d.Region], unanswered[d.Region] = err, err
+			}
+			if err != nil {
+				failed = append(failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(err)))
 			}
 			if !p.dryRun {
-				s.setResources(target.Commit(), byRegion, regionErrs)
+				s.setResources(target.Commit(), byRegion, unanswered)
 				if err == nil {
 					s.setSyncedRevision(d.Region, target.Commit())
 				}

@@ -1,8 +1,10 @@
 package kube
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -69,9 +71,30 @@ type ApplyRequest struct {
 	// WaveTimeout bounds the wait for one wave to become healthy before the
 	// next starts; zero means Options.WaveTimeout.
 	WaveTimeout time.Duration
+	// WaitLast waits for the last wave to become healthy too, as for every
+	// other (a rollout stage must be healthy before the next). Without it
+	// the sync ends once the last wave is applied, as Argo CD's operation
+	// does, and the app's status shows it Progressing meanwhile.
+	WaitLast bool
+	// SyncHooks runs the Sync-phase hooks between the waves; nil runs none.
+	SyncHooks *SyncHooks
 	// Progress, when set, hears how the sync moves on: a Temporal activity
 	// heartbeats from it. It is called from Apply's goroutine.
 	Progress func(Progress)
+}
+
+// SyncHooks are the Sync-phase hooks of a sync, which another package
+// runs (internal/hooks): Apply calls Run for each of Waves once the
+// objects of that wave are applied (a wave that holds only hooks
+// included), and waits for the wave's objects after the hooks ended.
+type SyncHooks struct {
+	// Waves are the waves that hold Sync hooks.
+	Waves []int
+	// Run runs the hooks of one wave and waits for them. Its changes join
+	// the change set (Change.Hook set); an error, a hook that failed
+	// included, stops the sync there as a failed object does: no later
+	// wave, no prune.
+	Run func(ctx context.Context, wave int) ([]Change, error)
 }
 
 // Progress is where a sync is.
@@ -97,6 +120,9 @@ type Change struct {
 	Message string
 	// Wave is the object's sync wave.
 	Wave int
+	// Hook is the phase of a hook's change (SyncHooks); empty for an
+	// ordinary object.
+	Hook string
 }
 
 // ChangeSet lists the Changes of one Apply: in apply order, then prunes.
@@ -119,10 +145,12 @@ func (cs *ChangeSet) Results(region string) []app.ResourceResult {
 func (cs *ChangeSet) add(ch Change) { cs.Entries = append(cs.Entries, ch) }
 
 // Apply brings the cluster to req.Objects, wave by wave (syncplan): each
-// wave's kinds in order, the objects of one kind in parallel, and, before
-// the next wave starts, a wait until every object of the wave is healthy.
-// Then it prunes, from the highest wave down; objects marked PruneLast go
-// after the last wave is healthy.
+// wave's kinds in order, the objects of one kind in parallel, then the
+// wave's Sync hooks (req.SyncHooks), and, before the next wave starts, a
+// wait until every object of the wave is healthy. The last wave is not
+// waited for unless req.WaitLast: the sync ends once it is applied, as
+// Argo CD's does. Then it prunes, from the highest wave down; objects
+// marked PruneLast go after the last wave is healthy.
 //
 // Objects are written with server-side apply under the field manager
 // Options.FieldManager, with Force: Git is the source of truth, so Ferry
@@ -136,7 +164,8 @@ func (cs *ChangeSet) add(ch Change) { cs.Entries = append(cs.Entries, ch) }
 // An object that fails does not stop the others of its wave, but no later
 // wave starts and nothing is pruned. Objects refused before anything is
 // sent (no name, an unknown kind, a bad annotation) stop the sync before
-// its first write. Apply returns, with the full ChangeSet, an
+// its first write. Apply returns, with the full ChangeSet (whatever the
+// outcome: every object applied, failed or pruned so far), an
 // *ObjectErrors wrapping one *ObjectError per failure, or a *HealthError
 // when a wave did not become healthy. IsInvalid(err) tells when retrying
 // cannot help. An object whose tracking id names another Ferry application
@@ -164,9 +193,12 @@ func (c *Cluster) Apply(ctx context.Context, req ApplyRequest) (*ChangeSet, erro
 		}
 	}
 
-	for wi, w := range p.Waves {
-		s.progress(w.Number, "apply", fmt.Sprintf("%d objects", countObjects(w)))
+	waves := mergeWaves(p.Waves, req.SyncHooks)
+	for wi, w := range waves {
 		var wave []*task
+		if len(w.Steps) > 0 {
+			s.progress(w.Number, "apply", fmt.Sprintf("%d objects", countObjects(w)))
+		}
 		for _, step := range w.Steps {
 			group := make([]*task, len(step))
 			for i, idx := range step {
@@ -178,8 +210,11 @@ func (c *Cluster) Apply(ctx context.Context, req ApplyRequest) (*ChangeSet, erro
 		if len(s.errs) > 0 {
 			return s.cs, objectErrors(s.errs)
 		}
-		last := wi == len(p.Waves)-1
-		if !req.DryRun && (!last || s.needsFinalWait(ctx)) {
+		if err := s.runHooks(ctx, w.Number); err != nil {
+			return s.cs, err
+		}
+		last := wi == len(waves)-1
+		if !req.DryRun && len(wave) > 0 && (!last || req.WaitLast || s.needsFinalWait(ctx)) {
 			if err := s.waitHealthy(ctx, w.Number, wave); err != nil {
 				return s.cs, err
 			}
@@ -283,6 +318,38 @@ func (s *syncRun) createNamespace(ctx context.Context) {
 			s.pending[ns] = true
 		}
 	}
+}
+
+// mergeWaves adds to the plan's waves those that hold Sync hooks only,
+// in ascending order.
+func mergeWaves(waves []syncplan.Wave, hooks *SyncHooks) []syncplan.Wave {
+	if hooks == nil {
+		return waves
+	}
+	out := slices.Clone(waves)
+	for _, n := range hooks.Waves {
+		if !slices.ContainsFunc(out, func(w syncplan.Wave) bool { return w.Number == n }) {
+			out = append(out, syncplan.Wave{Number: n})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b syncplan.Wave) int { return cmp.Compare(a.Number, b.Number) })
+	return out
+}
+
+// runHooks runs the Sync hooks of wave, if it has any, and adds their
+// outcome to the change set; a dry run runs none.
+func (s *syncRun) runHooks(ctx context.Context, wave int) error {
+	h := s.req.SyncHooks
+	if h == nil || s.req.DryRun || !slices.Contains(h.Waves, wave) {
+		return nil
+	}
+	s.progress(wave, "hooks", "running Sync hooks")
+	changes, err := h.Run(ctx, wave)
+	for _, ch := range changes {
+		ch.Wave = wave
+		s.cs.add(ch)
+	}
+	return err
 }
 
 func countObjects(w syncplan.Wave) int {

@@ -157,6 +157,7 @@ spec:
 	assert.Contains(t, err.Error(), "wave 0 is not healthy")
 	assert.Contains(t, err.Error(), "Pod/"+e.ns+"/failing: Degraded")
 	assert.Equal(t, map[string]string{"Pod/failing": "created"}, actions(cs))
+	assert.Contains(t, cs.Entries[0].Message, "Degraded", "the change says why the wave failed")
 	assert.False(t, e.exists(configMaps, "later"))
 
 	unknown := decode(t, "apiVersion: nope.example.com/v1\nkind: Gizmo\nmetadata: {name: g}\n")

@@ -71,6 +71,7 @@ func (s *syncRun) waitHealthy(ctx context.Context, wave int, tasks []*task) erro
 			switch code {
 			case app.HealthDegraded:
 				degraded = append(degraded, line)
+				s.cs.note(t.key, "then "+strings.TrimPrefix(line, keyString(t.key)+": "))
 			case app.HealthProgressing, app.HealthMissing:
 				waiting = append(waiting, line)
 			}
@@ -106,4 +107,14 @@ func (s *syncRun) needsFinalWait(ctx context.Context) bool {
 		}
 	}
 	return false
+}
+
+// note adds why to the message of key's change: what the wait saw of an
+// object that was applied but did not become healthy.
+func (cs *ChangeSet) note(key app.ResourceKey, why string) {
+	for i := range cs.Entries {
+		if e := &cs.Entries[i]; e.Key == key && e.Hook == "" {
+			e.Message = joinMessage(e.Message, why)
+		}
+	}
 }
