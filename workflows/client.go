@@ -74,13 +74,16 @@ const (
 	pollerFresh = 90 * time.Second
 )
 
-// cancelWithoutWorkers cancels ctx with a *NoWorkerError as soon as no
-// worker has polled taskQueue for pollerFresh, looking after
-// workerCheckAfter and then every workerCheckEvery until ctx ends. A failed
-// look is no verdict: the request itself reports a server that is down.
+// cancelWithoutWorkers cancels ctx with a *NoWorkerError once two looks
+// in a row, after workerCheckAfter and then every workerCheckEvery until
+// ctx ends, find no worker that polled taskQueue in the last pollerFresh:
+// a worker started together with the request (make run, a test) may take
+// its first poll after the first look. A failed look is no verdict: the
+// request itself reports a server that is down.
 func cancelWithoutWorkers(ctx context.Context, c client.Client, taskQueue string, cancel context.CancelCauseFunc) {
 	timer := time.NewTimer(workerCheckAfter)
 	defer timer.Stop()
+	missed := 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -88,9 +91,15 @@ func cancelWithoutWorkers(ctx context.Context, c client.Client, taskQueue string
 		case <-timer.C:
 		}
 		resp, err := c.DescribeTaskQueue(ctx, taskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
-		if err == nil && !anyPolledSince(resp.GetPollers(), time.Now().Add(-pollerFresh)) {
-			cancel(&NoWorkerError{TaskQueue: taskQueue})
-			return
+		switch {
+		case err != nil:
+		case anyPolledSince(resp.GetPollers(), time.Now().Add(-pollerFresh)):
+			missed = 0
+		default:
+			if missed++; missed == 2 {
+				cancel(&NoWorkerError{TaskQueue: taskQueue})
+				return
+			}
 		}
 		timer.Reset(workerCheckEvery)
 	}

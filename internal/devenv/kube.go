@@ -42,13 +42,14 @@ type region struct {
 	logf       func(format string, args ...any)
 
 	etcdPort, etcdPeerPort, apiPort, kcmPort, schedPort int
+	kwokPort                                            int // the fake kubelet's: logs
 
 	mu                                  sync.Mutex
 	etcd, apiserver, kcm, scheduler, kw *proc
 }
 
 // regionPortCount is how many ports newRegion takes from its slice.
-const regionPortCount = 5
+const regionPortCount = 6
 
 func newRegion(name, stateDir, toolsBin string, env []string, ports []int, logf func(string, ...any)) *region {
 	return &region{
@@ -62,6 +63,7 @@ func newRegion(name, stateDir, toolsBin string, env []string, ports []int, logf 
 		server:   "https://" + hostPort(ports[2]),
 
 		etcdPort: ports[0], etcdPeerPort: ports[1], apiPort: ports[2], kcmPort: ports[3], schedPort: ports[4],
+		kwokPort: ports[5],
 	}
 }
 
@@ -111,7 +113,7 @@ func (r *region) start(ctx context.Context) error {
 		return err
 	}
 	kwokConfig := filepath.Join(r.dir, "kwok.yaml")
-	if err := writeKwokConfig(kwokConfig, filepath.Join(r.toolsBin, "kwok-stage")); err != nil {
+	if err := writeKwokConfig(kwokConfig, filepath.Join(r.toolsBin, "kwok-stage"), filepath.Join(r.dir, "pod.log")); err != nil {
 		return fmt.Errorf("region %s: %w", r.name, err)
 	}
 
@@ -238,6 +240,8 @@ func (r *region) startAPIServer(ctx context.Context) error {
 		// The kubernetes Service cannot have a loopback endpoint; without
 		// this the apiserver logs an error every few seconds.
 		"--endpoint-reconciler-type=none",
+		// Pod logs come from kwok's server on the Node's InternalIP.
+		"--kubelet-preferred-address-types=InternalIP",
 		"--enable-priority-and-fairness=false",
 		"--profiling=false",
 		"--event-ttl=1h",
@@ -303,6 +307,12 @@ func (r *region) startControllers(kwokConfig string) error {
 		"--manage-nodes-with-annotation-selector="+fakeNodeAnnotation+"=fake",
 		"--node-lease-duration-seconds=40",
 		"--cidr=10.0.0.0/16", // room for hundreds of pods
+		// The fake kubelet's server, which the API server asks for pod
+		// logs (kubectl logs); its certificate is kwok's own, which the
+		// API server, given no --kubelet-certificate-authority, takes.
+		"--server-address="+hostPort(r.kwokPort),
+		"--node-ip=127.0.0.1",
+		"--node-port="+strconv.Itoa(r.kwokPort),
 	)
 	if err != nil {
 		return fmt.Errorf("region %s: %w", r.name, err)

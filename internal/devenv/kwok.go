@@ -90,9 +90,27 @@ var notFailing = map[string]any{
 	"values":   []any{"true"},
 }
 
+// FakeLogLine is the log of every container on the fake Node: kwok runs
+// none, and serves this line (from a CRI-format file) to kubectl logs.
+const FakeLogLine = "ferry dev: kwok runs no containers; this line stands for the container's log"
+
+// podLogs makes kwok's server answer every container's logs from logsFile.
+const podLogs = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata:
+  name: every-pod
+spec:
+  logs:
+  - logsFile: %q
+`
+
 // writeKwokConfig writes one multi-document kwok --config file with the
-// stages from stageDir plus pod-fail.
-func writeKwokConfig(path, stageDir string) error {
+// stages from stageDir plus pod-fail, and the logs of every pod, which it
+// writes to logsFile.
+func writeKwokConfig(path, stageDir, logsFile string) error {
+	if err := os.WriteFile(logsFile, []byte("2026-01-01T00:00:00.000000000Z stdout F "+FakeLogLine+"\n"), 0o644); err != nil {
+		return fmt.Errorf("write fake pod log: %w", err)
+	}
 	var out bytes.Buffer
 	for _, rel := range kwokStages {
 		src := filepath.Join(stageDir, rel)
@@ -111,6 +129,7 @@ func writeKwokConfig(path, stageDir string) error {
 	}
 	out.WriteString("---\n")
 	out.WriteString(podFailStage)
+	fmt.Fprintf(&out, "---\n"+podLogs, logsFile)
 	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write kwok config: %w", err)
 	}
