@@ -15,6 +15,7 @@ import (
 	"github.com/ferry-gitops/ferry/internal/diff"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/internal/regions"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
@@ -31,8 +32,10 @@ type Region struct {
 	// Projects reads an app's AppProject, whose rules every sync and hook
 	// run is checked against before anything is sent; nil checks nothing.
 	Projects ProjectSource
-	// InClusterRegion is the region Argo CD's in-cluster address maps to.
-	InClusterRegion string
+	// Regions are the workers' regions configuration: the region's aliases,
+	// server URL and whether it is Argo CD's in-cluster destination, as
+	// projects match them.
+	Regions *regions.Config
 	// RequireImpersonation fails every sync, prune, delete and hook run
 	// whose project names no ServiceAccount for the destination
 	// (destinationServiceAccounts), the default project's included, rather

@@ -24,13 +24,13 @@ import (
 func (r *Region) writer(a *app.Application, p *app.AppProject) (*kube.Cluster, error) {
 	name := a.Metadata.Name
 	namespace, found := "", false
-	for _, d := range a.Destinations(r.InClusterRegion) {
+	for _, d := range a.Destinations(r.Regions) {
 		if d.Region == r.Name {
 			namespace, found = d.Namespace, true
 			break
 		}
 	}
-	user, err := p.ServiceAccountFor(name, r.Name, namespace, r.InClusterRegion, r.RequireImpersonation)
+	user, err := p.ServiceAccountFor(name, r.Name, namespace, r.Regions, r.RequireImpersonation)
 	if err == nil && user != "" && !found {
 		err = fmt.Errorf("app %q does not deploy to region %s, so its project names no service account to write there as", name, r.Name)
 	}

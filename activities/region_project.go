@@ -95,7 +95,7 @@ func (r *Region) check(ctx context.Context, p *app.AppProject, t workflows.Targe
 			placed = append(placed, app.PlacedObject{Key: app.ResourceKey{Version: "v1", Kind: "Namespace", Name: namespace}, Known: true})
 		}
 	}
-	if err := p.CheckObjects(t.App, r.Name, r.InClusterRegion, placed); err != nil {
+	if err := p.CheckObjects(t.App, r.Name, r.Regions, placed); err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrProjectDenied, nil)
 	}
 	return nil
@@ -121,7 +121,7 @@ func (r *Region) pruneCheck(ctx context.Context, t workflows.Target) func([]*uns
 		if err != nil {
 			return classify(err)
 		}
-		if err := p.CheckObjects(t.App, r.Name, r.InClusterRegion, placed); err != nil {
+		if err := p.CheckObjects(t.App, r.Name, r.Regions, placed); err != nil {
 			return temporal.NewNonRetryableApplicationError("prune refused: "+err.Error(), workflows.ErrProjectDenied, nil)
 		}
 		return nil

@@ -141,7 +141,7 @@ region_flags=()
 for r in ${regions//,/ }; do region_flags+=(--region "$r"); done
 echo "starting ferry-worker (log: $base/worker.log)…"
 start_part ferry-worker "$base/worker.log" "$bin/ferry-worker" --control "${region_flags[@]}" --regions "$regions" \
-  --temporal-address "$TEMPORAL_ADDRESS" --redis-addr "$REDIS_ADDR" --kubeconfig "$KUBECONFIG" \
+  --regions-config "$FERRY_REGIONS_CONFIG" --temporal-address "$TEMPORAL_ADDRESS" --redis-addr "$REDIS_ADDR" --kubeconfig "$KUBECONFIG" \
   --cache-dir "$base/repos" --metrics-addr "$metrics_addr" --webhook-addr "$webhook_addr"
 # /healthz answers once the worker polls its task queues.
 for ((t = 0; ; t++)); do

@@ -51,7 +51,11 @@ leaves it alone).`,
 			if parallel < 1 {
 				return fmt.Errorf("--parallel %d: want at least 1 app applied at a time, e.g. --parallel %d", parallel, defaultApplyParallel)
 			}
-			inputs, err := collectApplyInputs(files, recursive, os.Stdin, validateOptions())
+			opts, err := validateOptions()
+			if err != nil {
+				return err
+			}
+			inputs, err := collectApplyInputs(files, recursive, os.Stdin, opts)
 			if err != nil {
 				return err
 			}

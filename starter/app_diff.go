@@ -114,7 +114,7 @@ func runDiff(ctx context.Context, tf *temporalFlags, f *diffFlags, name string, 
 	fmt.Fprintf(out, "app %s at %s (%s)\n", name, short(sha), v.Spec.Source.RepoURL)
 	differs := 0
 	var failed []error
-	for _, d := range v.Destinations(validateOptions().InClusterRegion) {
+	for _, d := range v.Destinations(knownRegions()) {
 		if len(f.regions) > 0 && !contains(f.regions, d.Region) {
 			continue
 		}
@@ -196,7 +196,7 @@ func renderForDiff(ctx context.Context, f *diffFlags, a *app.Application) ([]*un
 			Username: os.Getenv("FERRY_REDIS_USERNAME"), Password: os.Getenv("FERRY_REDIS_PASSWORD")}, 24*time.Hour)
 	}
 	ns := ""
-	if dests := a.Destinations(validateOptions().InClusterRegion); len(dests) > 0 {
+	if dests := a.Destinations(knownRegions()); len(dests) > 0 {
 		ns = dests[0].Namespace // Helm's release namespace, as the workers render it
 	}
 	loaded, err := loader.LoadApp(ctx, manifests.Request{RepoURL: src.RepoURL, SHA: sha, Source: src, App: a.Metadata.Name, Namespace: ns})

@@ -64,7 +64,7 @@ func printView(out io.Writer, v *workflows.View, output string) error {
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REGION\tSYNC\tHEALTH\tREVISION\tDEPLOYED\tRESOURCES\tMESSAGE")
-	for _, region := range v.Regions(validateOptions().InClusterRegion) {
+	for _, region := range v.Regions(knownRegions()) {
 		r := s.Regions[region]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", region, orDefault(string(r.Sync), "Unknown"),
 			orDefault(string(r.Health), "Unknown"), short(r.Revision), orDefault(short(r.SyncedRevision), "-"), r.Resources, r.Message)

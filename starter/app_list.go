@@ -152,7 +152,7 @@ func printApps(out io.Writer, apps []*listedApp, output string) error {
 // namespacesOf lists the destinations' namespaces, each once.
 func namespacesOf(v *workflows.View) string {
 	var ns []string
-	for _, d := range v.Destinations(validateOptions().InClusterRegion) {
+	for _, d := range v.Destinations(knownRegions()) {
 		if d.Namespace != "" && !slices.Contains(ns, d.Namespace) {
 			ns = append(ns, d.Namespace)
 		}

@@ -88,7 +88,7 @@ func runLogs(ctx context.Context, tf *temporalFlags, f *logsFlags, name string, 
 	}
 	var streams []logStream
 	var failed []error
-	for _, d := range v.Destinations(validateOptions().InClusterRegion) {
+	for _, d := range v.Destinations(knownRegions()) {
 		if len(f.regions) > 0 && !contains(f.regions, d.Region) {
 			continue
 		}

@@ -76,7 +76,7 @@ func runManifests(ctx context.Context, tf *temporalFlags, f *manifestsFlags, nam
 		return printManifests(out, "", objs)
 	}
 	var failed []error
-	for _, d := range v.Destinations(validateOptions().InClusterRegion) {
+	for _, d := range v.Destinations(knownRegions()) {
 		if len(f.regions) > 0 && !contains(f.regions, d.Region) {
 			continue
 		}

@@ -123,7 +123,7 @@ func checkSyncWindows(ctx context.Context, c client.Client, name string) error {
 	if err != nil {
 		return appError(name, "read the sync windows of project "+v.ProjectOf(), err)
 	}
-	if d := p.SyncAllowed(v.WindowSubject(validateOptions().InClusterRegion), time.Now(), true); !d.Allowed {
+	if d := p.SyncAllowed(v.WindowSubject(knownRegions()), time.Now(), true); !d.Allowed {
 		return errors.New(d.Message)
 	}
 	return nil

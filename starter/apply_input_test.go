@@ -11,9 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
-var testValidateOptions = app.ValidateOptions{Regions: []string{"us-east-1", "eu-west-1"}}
+var testValidateOptions = app.ValidateOptions{Regions: regions.Of("us-east-1", "eu-west-1")}
 
 // testApp is an Application named name to region us-east-1, in YAML.
 func testApp(name string) string {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/clienttls"
+	"github.com/ferry-gitops/ferry/internal/regions"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
@@ -109,10 +110,23 @@ func queryApp(ctx context.Context, c client.Client, name string) (*workflows.Vie
 	return v, nil
 }
 
-// validateOptions are what the CLI knows of the regions: FERRY_REGIONS, as
-// `ferry dev up` writes it; the workflow validates again with the worker's.
-func validateOptions() app.ValidateOptions {
-	return app.ValidateOptions{Regions: splitList(os.Getenv("FERRY_REGIONS")), InClusterRegion: os.Getenv("FERRY_IN_CLUSTER_REGION")}
+// validateOptions are what the CLI knows of the regions, as the workers'
+// flags' environment twins say: FERRY_REGIONS_CONFIG (a regions
+// configuration file, as `ferry dev up` writes it), FERRY_REGIONS and
+// FERRY_IN_CLUSTER_REGION; the workflow validates again with the worker's.
+func validateOptions() (app.ValidateOptions, error) {
+	rc, err := regions.Configure(os.Getenv("FERRY_REGIONS_CONFIG"), splitList(os.Getenv("FERRY_REGIONS")), os.Getenv("FERRY_IN_CLUSTER_REGION"))
+	if err != nil {
+		return app.ValidateOptions{}, fmt.Errorf("the regions of FERRY_REGIONS_CONFIG, FERRY_REGIONS and FERRY_IN_CLUSTER_REGION: %w", err)
+	}
+	return app.ValidateOptions{Regions: rc}, nil
+}
+
+// knownRegions is validateOptions' regions, or none (any name) when they do
+// not load: commands that only show an app need not fail for it.
+func knownRegions() *regions.Config {
+	opts, _ := validateOptions()
+	return opts.Regions
 }
 
 // quietLogger keeps the SDK's own logging off the CLI's output.

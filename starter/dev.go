@@ -36,12 +36,12 @@ plus a Temporal dev server with its Web UI, Redis, a Git server, a Helm chart
 repository and an OCI registry.
 
 Once every part is ready it writes DIR/env, a file that sh can source
-(TEMPORAL_ADDRESS, TEMPORAL_UI_URL, FERRY_REGIONS, KUBECONFIG, REDIS_ADDR,
-FERRY_GIT_URL, FERRY_HELM_REPO_URL, FERRY_OCI_REGISTRY, FERRY_TOOLS_BIN, PATH),
-then runs until SIGINT or SIGTERM and stops every process it started. DIR is
-wiped on start, except DIR/git, DIR/helm and DIR/registry. With
-FERRY_HELM_REPO_USERNAME and FERRY_HELM_REPO_PASSWORD set, the Helm
-repository asks for them (basic auth).
+(TEMPORAL_ADDRESS, TEMPORAL_UI_URL, FERRY_REGIONS, KUBECONFIG,
+FERRY_REGIONS_CONFIG, REDIS_ADDR, FERRY_GIT_URL, FERRY_HELM_REPO_URL,
+FERRY_OCI_REGISTRY, FERRY_TOOLS_BIN, PATH), then runs until SIGINT or SIGTERM
+and stops every process it started. DIR is wiped on start, except DIR/git,
+DIR/helm and DIR/registry. With FERRY_HELM_REPO_USERNAME and
+FERRY_HELM_REPO_PASSWORD set, the Helm repository asks for them (basic auth).
 
 The tools come from $FERRY_TOOLS_BIN, else from hack/tools.sh in the
 checkout, which builds them on first use (about 10 minutes).`,

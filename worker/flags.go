@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/internal/regions"
 	"github.com/ferry-gitops/ferry/internal/render"
 	"github.com/ferry-gitops/ferry/workflows"
 )
@@ -27,6 +28,10 @@ type config struct {
 	kubeContext     string
 	knownRegions    string
 	inClusterRegion string
+	regionsConfig   string
+	// regionsCfg is the regions configuration of regionsConfig,
+	// knownRegions and inClusterRegion, loaded by check.
+	regionsCfg *regions.Config
 	// requireImpersonation: every write of a region goes as a project's
 	// ServiceAccount (activities.Region.RequireImpersonation).
 	requireImpersonation bool
@@ -64,8 +69,10 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.Var(&c.regions, "region", "serve the activities of region `NAME` on queue ferry-region-NAME; repeatable, or comma-separated")
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig `FILE` with a context per region (default: $KUBECONFIG; none: the cluster the worker runs in, for one --region)")
 	fs.StringVar(&c.kubeContext, "context", "", "kubeconfig `CONTEXT` of the one region (default: the region's name)")
-	fs.StringVar(&c.knownRegions, "regions", "", "the `REGIONS` apps may target, comma-separated; empty accepts any")
-	fs.StringVar(&c.inClusterRegion, "in-cluster-region", "", "`REGION` that Argo CD's in-cluster destination (server https://kubernetes.default.svc, or name in-cluster) maps to; empty refuses it")
+	fs.StringVar(&c.regionsConfig, "regions-config", "",
+		"YAML `FILE` of the regions apps may target: each one's name, the server URL and aliases that destination.server and destination.name may address it by, labels, annotations, and which is Argo CD's in-cluster destination (see the README)")
+	fs.StringVar(&c.knownRegions, "regions", "", "the `REGIONS` apps may target, comma-separated (with --regions-config: the same as the file's); empty accepts any")
+	fs.StringVar(&c.inClusterRegion, "in-cluster-region", "", "`REGION` that Argo CD's in-cluster destination (server https://kubernetes.default.svc, or name in-cluster) maps to; empty: the only region, else the one named in-cluster, else refused")
 	fs.BoolVar(&c.requireImpersonation, "require-impersonation", false,
 		"fail every sync, prune, delete and hook run in the --region clusters whose project names no ServiceAccount for its destination (destinationServiceAccounts), the default project's included, rather than write as the worker itself")
 	fs.StringVar(&c.redisAddr, "redis-addr", "", "`HOST:PORT` of Redis, the manifest cache the workers share; empty: an in-process cache")
@@ -173,6 +180,11 @@ func (c *config) check() error {
 	}
 	if _, err := c.redis.conn(c.redisAddr); err != nil {
 		errs = append(errs, err)
+	}
+	if rc, err := regions.Configure(c.regionsConfig, c.regionList(), c.inClusterRegion); err != nil {
+		errs = append(errs, fmt.Errorf("--regions-config, --regions, --in-cluster-region: %w", err))
+	} else {
+		c.regionsCfg = rc
 	}
 	if c.shutdownTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout %s: give a positive duration, or 0 to stop at once", c.shutdownTimeout))

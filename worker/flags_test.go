@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -162,4 +164,33 @@ func TestTLSFlags(t *testing.T) {
 	cfg, err = tlsFlags{serverName: "ns.tmprl.cloud"}.config("ns.tmprl.cloud:7233")
 	require.NoError(t, err)
 	require.Equal(t, "ns.tmprl.cloud", cfg.ServerName)
+}
+
+// TestRegionsConfigFlag: --regions-config (or its twin) is loaded at start,
+// --regions must agree with it, and a bad file stops the worker.
+func TestRegionsConfigFlag(t *testing.T) {
+	clearEnv(t)
+	file := filepath.Join(t.TempDir(), "regions.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("regions:\n  - {name: us-east-1, server: 'https://10.0.0.1:6443'}\n  - {name: eu-west-1, inCluster: true}\n"), 0o644))
+	t.Setenv("FERRY_REGIONS_CONFIG", file)
+	cfg, err := parseFlags([]string{"--control", "--regions", "eu-west-1,us-east-1"}, io.Discard)
+	require.NoError(t, err)
+	r, ok := cfg.regionsCfg.ByServer("https://10.0.0.1:6443")
+	require.True(t, ok)
+	require.Equal(t, "us-east-1", r.Name)
+
+	_, err = parseFlags([]string{"--control", "--regions", "us-east-1"}, io.Discard)
+	require.ErrorContains(t, err, "--regions-config, --regions, --in-cluster-region: the regions given (us-east-1) are not those of "+file)
+	require.NoError(t, os.WriteFile(file, []byte("regions:\n  - {name: us-east-1, sever: x}\n"), 0o644))
+	_, err = parseFlags([]string{"--control"}, io.Discard)
+	require.ErrorContains(t, err, `unknown field "sever"`)
+
+	// No configuration at all: the in-cluster destination is the region
+	// named in-cluster.
+	t.Setenv("FERRY_REGIONS_CONFIG", "")
+	cfg, err = parseFlags([]string{"--control"}, io.Discard)
+	require.NoError(t, err)
+	r, ok = cfg.regionsCfg.InClusterRegion()
+	require.True(t, ok)
+	require.Equal(t, "in-cluster", r.Name)
 }

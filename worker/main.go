@@ -86,12 +86,12 @@ func run(ctx context.Context, cfg *config) error {
 	if cfg.control {
 		w := worker.New(c, workflows.TaskQueue, opts)
 		wf := workflows.New(workflows.Config{
-			Regions: cfg.regionList(), InClusterRegion: cfg.inClusterRegion, MaxReconciles: cfg.maxReconciles,
+			Regions: cfg.regionsCfg, MaxReconciles: cfg.maxReconciles,
 		})
 		w.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: workflows.ApplicationWorkflow})
 		w.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: workflows.PostSyncWorkflow})
 		w.RegisterWorkflowWithOptions(wf.AppProject, workflow.RegisterOptions{Name: workflows.ProjectWorkflow})
-		validate := app.ValidateOptions{Regions: cfg.regionList(), InClusterRegion: cfg.inClusterRegion}
+		validate := app.ValidateOptions{Regions: cfg.regionsCfg}
 		(&activities.Control{Repos: repos, Loader: loader, Validate: validate}).Register(w)
 		(&activities.Children{Client: c}).Register(w)
 		(&activities.Projects{Client: c}).Register(w)
@@ -108,7 +108,7 @@ func run(ctx context.Context, cfg *config) error {
 		}
 		w := worker.New(c, workflows.RegionQueue(region), opts)
 		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader,
-			Projects: &activities.TemporalProjects{Client: c}, InClusterRegion: cfg.inClusterRegion,
+			Projects: &activities.TemporalProjects{Client: c}, Regions: cfg.regionsCfg,
 			RequireImpersonation: cfg.requireImpersonation}
 		regionActivities.Register(w)
 		regionActivities.RegisterHooks(w)

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 // DefaultMaxReconciles bounds the reconciles of one run before it continues
@@ -19,10 +20,9 @@ const DefaultMaxReconciles = 200
 // Config is the worker's knowledge the workflows need. Validators use it;
 // it must be the same on every control worker.
 type Config struct {
-	// Regions are the known regions; empty accepts any.
-	Regions []string
-	// InClusterRegion is the region Argo CD's in-cluster server address maps to.
-	InClusterRegion string
+	// Regions are the known regions and how destinations map to them (nil:
+	// any region name; see package regions).
+	Regions *regions.Config
 	// MaxReconciles overrides DefaultMaxReconciles (tests).
 	MaxReconciles int
 }
@@ -239,7 +239,7 @@ func (s *appState) carried() *Carried {
 }
 
 func (s *appState) validateOptions() app.ValidateOptions {
-	return app.ValidateOptions{Regions: s.cfg.Regions, InClusterRegion: s.cfg.InClusterRegion}
+	return app.ValidateOptions{Regions: s.cfg.Regions}
 }
 
 func (s *appState) view() View {

@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 type appSuite struct {
@@ -28,7 +29,7 @@ type appSuite struct {
 
 func TestApplication(t *testing.T) { suite.Run(t, new(appSuite)) }
 
-func (s *appSuite) SetupTest() { s.newEnv(Config{Regions: []string{"us-east-1", "eu-west-1"}}) }
+func (s *appSuite) SetupTest() { s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1")}) }
 
 func ptr[T any](v T) *T { return &v }
 
@@ -285,7 +286,7 @@ func (s *appSuite) TestCascadeDeleteRemovesResourcesInEveryRegion() {
 }
 
 func (s *appSuite) TestContinueAsNewCarriesState() {
-	s.newEnv(Config{Regions: []string{"us-east-1", "eu-west-1"}, MaxReconciles: 3})
+	s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1"), MaxReconciles: 3})
 	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
 	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil).Once()
 	cluster := &fakeCluster{synced: map[string]string{}}

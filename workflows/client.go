@@ -24,7 +24,7 @@ import (
 // who applies: an app owned by someone else is refused, unchanged, with an
 // error IsOwnerRefusal knows; a new app belongs to by.
 func Apply(ctx context.Context, c client.Client, a *app.Application, by SpecRequest) (View, error) {
-	if err := CheckAppProject(ctx, c, a, ""); err != nil {
+	if err := CheckAppProject(ctx, c, a, nil); err != nil {
 		return View{}, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)

@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 type hooksSuite struct {
@@ -38,7 +39,7 @@ func (s *hooksSuite) SetupTest() {
 	s.env = s.NewTestWorkflowEnvironment()
 	s.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: WorkflowID("guestbook")})
 	s.calls = nil
-	wf := New(Config{Regions: []string{"us-east-1", "eu-west-1"}})
+	wf := New(Config{Regions: regions.Of("us-east-1", "eu-west-1")})
 	s.env.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: ApplicationWorkflow})
 	s.env.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: PostSyncWorkflow})
 	reg := func(fn any, name string) { s.env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }

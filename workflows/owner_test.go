@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 func TestCheckOwner(t *testing.T) {
@@ -51,7 +53,7 @@ func TestCheckOwner(t *testing.T) {
 // refused and change nothing; --force-adopt makes it the user's, after
 // which the parent is refused; the owner survives continue-as-new.
 func (s *appSuite) TestOwnerRecordedAndEnforced() {
-	s.newEnv(Config{Regions: []string{"us-east-1", "eu-west-1"}, MaxReconciles: 3})
+	s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1"), MaxReconciles: 3})
 	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
 	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{"us-east-1": "aaaaaaaaaaaaaaaa", "eu-west-1": "aaaaaaaaaaaaaaaa"}}

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 // ApplyProject creates the project's workflow, or sends a running one the
@@ -162,7 +163,7 @@ func AppsOfProject(ctx context.Context, c client.Client, project string) ([]stri
 // CheckAppProject refuses an app whose project does not exist or does not
 // allow its repository or destinations; the default project allows all.
 // The region workers check the objects themselves again before a sync.
-func CheckAppProject(ctx context.Context, c client.Client, a *app.Application, inClusterRegion string) error {
+func CheckAppProject(ctx context.Context, c client.Client, a *app.Application, rc *regions.Config) error {
 	name := a.ProjectOf()
 	if name == app.DefaultProject {
 		return nil
@@ -175,5 +176,5 @@ func CheckAppProject(ctx context.Context, c client.Client, a *app.Application, i
 	if err != nil {
 		return fmt.Errorf("app %q: read project %q: %w", a.Metadata.Name, name, err)
 	}
-	return v.CheckApplication(a, inClusterRegion)
+	return v.CheckApplication(a, rc)
 }

@@ -15,7 +15,7 @@ import (
 // for its soak time, before the next starts; otherwise the rollout halts and
 // the later stages keep what they run.
 func (s *appState) syncStages(ctx workflow.Context, target Target, opID string, p syncParams) ([]app.ResourceResult, error) {
-	stages := s.app.Stages(s.cfg.InClusterRegion)
+	stages := s.app.Stages(s.cfg.Regions)
 	staged := len(stages) > 1 || s.app.Spec.SyncPolicy != nil && s.app.Spec.SyncPolicy.Rollout != nil
 	if !staged {
 		return s.syncRegions(ctx, target, opID, p, s.destinations(), true)

@@ -102,9 +102,9 @@ func (s *appState) clearCondition(typ string) {
 	s.status.Conditions = slices.DeleteFunc(s.status.Conditions, func(c app.Condition) bool { return c.Type == typ })
 }
 
-func (s *appState) regionNames() []string { return s.app.Regions(s.cfg.InClusterRegion) }
+func (s *appState) regionNames() []string { return s.app.Regions(s.cfg.Regions) }
 
-func (s *appState) destinations() []app.Target { return s.app.Destinations(s.cfg.InClusterRegion) }
+func (s *appState) destinations() []app.Target { return s.app.Destinations(s.cfg.Regions) }
 
 // knownKeys are the resources last seen in a region.
 func (s *appState) knownKeys(region string) []app.ResourceKey {

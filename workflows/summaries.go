@@ -77,13 +77,16 @@ func retrySummary(n int64) string {
 
 // startSummary is the static summary and details of an app's workflow, set
 // where it is started: the workflow list shows the summary, the Summary and
-// Details panes both. Regions are the destinations as written (the
-// in-cluster server maps to the worker's region, which a client does not
-// know).
+// Details panes both. Regions are the destinations as written (a server
+// maps to a region through the workers' regions configuration, which a
+// client does not know).
 func startSummary(a *app.Application) (summary, details string) {
 	var regions []string
-	for _, t := range a.Destinations("") {
-		regions = append(regions, cmp.Or(t.Region, "in-cluster"))
+	for _, d := range a.DestinationList() {
+		if strings.TrimSuffix(d.Server, "/") == app.InClusterServer {
+			d.Server = app.InClusterName
+		}
+		regions = append(regions, cmp.Or(d.Name, d.Server))
 	}
 	src := a.Spec.Source
 	path := cmp.Or(src.Path, ".")

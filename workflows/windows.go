@@ -55,7 +55,7 @@ func (s *appState) checkWindows(ctx workflow.Context, manual bool) (app.WindowDe
 	})
 	var out SyncWindowsResult
 	err := workflow.ExecuteLocalActivity(lctx, ActivitySyncWindows, SyncWindowsInput{
-		Project: project, Subject: s.app.WindowSubject(s.cfg.InClusterRegion), Now: workflow.Now(ctx), Manual: manual,
+		Project: project, Subject: s.app.WindowSubject(s.cfg.Regions), Now: workflow.Now(ctx), Manual: manual,
 	}).Get(ctx, &out)
 	if err != nil {
 		return app.WindowDecision{}, fmt.Errorf("app %q: read the sync windows of project %q: %s", s.app.Metadata.Name, project,

@@ -41,7 +41,7 @@ func TestApplicationCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := ValidateOptions{InClusterRegion: "in-cluster-region"}
+	opts := ValidateOptions{Regions: flagRegions(nil, "in-cluster-region")}
 	total, accepted := 0, 0
 	causes := map[string]int{}
 	for _, e := range entries {

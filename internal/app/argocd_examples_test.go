@@ -95,9 +95,9 @@ func TestArgoCDExampleApps(t *testing.T) {
 			continue
 		}
 		// An installation that names no in-cluster region refuses them.
-		noInCluster := ValidateOptions{Regions: testOptions.Regions}
+		noInCluster := ValidateOptions{Regions: flagRegions(testOptions.Regions.Names(), "")}
 		assertFieldErrors(t, Validate(a, noInCluster), []string{"spec.destination.server"})
-		targets := a.Destinations(testOptions.InClusterRegion)
+		targets := a.Destinations(testOptions.Regions)
 		if len(targets) != 1 || targets[0].Region != "us-east-1" || targets[0].Namespace == "" {
 			t.Errorf("%s: Destinations = %+v, want the in-cluster region with a namespace", name, targets)
 		}

@@ -7,6 +7,8 @@ import (
 	"hash/fnv"
 	"strings"
 	"time"
+
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 // Defaults. Parse keeps the file as written and never fills these in, so
@@ -22,9 +24,9 @@ const (
 	// short ones, production rarely wants less than a minute.
 	MinPollInterval = time.Second
 	// InClusterServer is Argo CD's address for the cluster it runs in.
-	InClusterServer = "https://kubernetes.default.svc"
+	InClusterServer = regions.InClusterServer
 	// InClusterName is Argo CD's name for that cluster.
-	InClusterName = "in-cluster"
+	InClusterName = regions.InClusterName
 )
 
 // Revision is the revision to resolve: targetRevision, or HEAD when empty.
@@ -58,27 +60,31 @@ type Target struct {
 }
 
 // Destinations resolves spec.destination or spec.destinations to the regions
-// to deploy to, in the order written. Argo CD's in-cluster destination
-// (server https://kubernetes.default.svc, or name in-cluster) maps to
-// inClusterRegion. Call Validate first: for an invalid spec the result may
-// hold empty or duplicate regions.
-func (a *Application) Destinations(inClusterRegion string) []Target {
-	var dests []Destination
-	if a.Spec.Destination != nil {
-		dests = []Destination{*a.Spec.Destination}
-	} else {
-		dests = a.Spec.Destinations
-	}
+// to deploy to, in the order written, through rc: a destination.name is a
+// region or one of its aliases, a destination.server a region's server (Argo
+// CD's in-cluster destination is rc's in-cluster region). Call Validate
+// first: for an invalid spec the result may hold empty or duplicate regions.
+func (a *Application) Destinations(rc *regions.Config) []Target {
+	dests := a.DestinationList()
 	targets := make([]Target, 0, len(dests))
 	for _, d := range dests {
-		targets = append(targets, Target{Region: d.region(inClusterRegion), Namespace: d.Namespace})
+		targets = append(targets, Target{Region: d.region(rc), Namespace: d.Namespace})
 	}
 	return targets
 }
 
+// DestinationList is spec.destination as a list of one, or else
+// spec.destinations, as written.
+func (a *Application) DestinationList() []Destination {
+	if a.Spec.Destination != nil {
+		return []Destination{*a.Spec.Destination}
+	}
+	return a.Spec.Destinations
+}
+
 // Regions is the region of each of Destinations, in the same order.
-func (a *Application) Regions(inClusterRegion string) []string {
-	targets := a.Destinations(inClusterRegion)
+func (a *Application) Regions(rc *regions.Config) []string {
+	targets := a.Destinations(rc)
 	regions := make([]string, len(targets))
 	for i, t := range targets {
 		regions[i] = t.Region
@@ -86,14 +92,17 @@ func (a *Application) Regions(inClusterRegion string) []string {
 	return regions
 }
 
-func (d Destination) region(inClusterRegion string) string {
-	switch {
-	case d.Name == InClusterName && inClusterRegion != "":
-		return inClusterRegion
-	case d.Name != "":
+// region is the name of the region d resolves to through rc: "" for a
+// server no region has; an unknown name is itself (Validate refuses it).
+func (d Destination) region(rc *regions.Config) string {
+	if d.Name != "" {
+		if r, ok := rc.ForName(d.Name); ok {
+			return r.Name
+		}
 		return d.Name
-	case isInClusterServer(d.Server):
-		return inClusterRegion
+	}
+	if r, ok := rc.ByServer(d.Server); ok {
+		return r.Name
 	}
 	return ""
 }

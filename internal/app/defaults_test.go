@@ -54,11 +54,11 @@ func TestDestinations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		a := &Application{Spec: tt.spec}
-		got := a.Destinations("us-east-1")
+		got := a.Destinations(flagRegions(nil, "us-east-1"))
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%s: Destinations = %+v, want %+v", tt.name, got, tt.want)
 		}
-		if regions := a.Regions("us-east-1"); len(regions) != len(tt.want) {
+		if regions := a.Regions(flagRegions(nil, "us-east-1")); len(regions) != len(tt.want) {
 			t.Errorf("%s: Regions = %v", tt.name, regions)
 		}
 	}

@@ -16,13 +16,14 @@
 //	if err != nil {
 //		return err // a *ValidationError for field problems
 //	}
-//	if err := app.Validate(a, app.ValidateOptions{
-//		Regions:         []string{"us-east-1", "eu-west-1"},
-//		InClusterRegion: "us-east-1",
-//	}); err != nil {
+//	rc, err := regions.FromFlags([]string{"us-east-1", "eu-west-1"}, "us-east-1")
+//	if err != nil {
+//		return err
+//	}
+//	if err := app.Validate(a, app.ValidateOptions{Regions: rc}); err != nil {
 //		return err // application "guestbook": spec.source.repoURL: required: ...
 //	}
-//	for _, t := range a.Destinations("us-east-1") {
+//	for _, t := range a.Destinations(rc) {
 //		fmt.Println(t.Region, t.Namespace, a.Spec.Source.Revision())
 //	}
 //	next := a.PollInterval() + app.Jitter(a.Metadata.Name, a.PollInterval())

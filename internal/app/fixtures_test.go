@@ -6,11 +6,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 var testOptions = ValidateOptions{
-	Regions:         []string{"us-east-1", "eu-west-1", "ap-south-1"},
-	InClusterRegion: "us-east-1",
+	Regions: flagRegions([]string{"us-east-1", "eu-west-1", "ap-south-1"}, "us-east-1"),
+}
+
+// flagRegions is the regions configuration of the workers' shorthand flags
+// --regions and --in-cluster-region.
+func flagRegions(known []string, inCluster string) *regions.Config {
+	rc, err := regions.FromFlags(known, inCluster)
+	if err != nil {
+		panic(err)
+	}
+	return rc
 }
 
 // invalidFixtures maps each testdata/invalid-*.yaml to the fields its error

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 // Impersonation follows Argo CD's (2.13 and later): the first entry of
@@ -50,11 +52,11 @@ func (e *ImpersonationError) Error() string {
 // that matches. It returns "" when the project lists none and required is
 // false (the worker writes as itself), and an *ImpersonationError when no
 // entry matches.
-func (p *AppProject) ServiceAccountFor(appName, region, namespace, inClusterRegion string, required bool) (string, error) {
+func (p *AppProject) ServiceAccountFor(appName, region, namespace string, rc *regions.Config, required bool) (string, error) {
 	if len(p.Spec.DestinationServiceAccounts) == 0 && !required {
 		return "", nil
 	}
-	id := identityOf(region, inClusterRegion)
+	id := identityOf(region, rc)
 	for i, sa := range p.Spec.DestinationServiceAccounts {
 		if !sa.matches(id, namespace) {
 			continue

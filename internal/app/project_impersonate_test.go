@@ -23,7 +23,7 @@ func TestServiceAccountFor(t *testing.T) {
 		{"local", "kube-system", "system:serviceaccount:ops:admin"}, // the in-cluster region by its address
 		{"us-east-1", "kube-system", "system:serviceaccount:ferry:fallback"},
 	} {
-		got, err := p.ServiceAccountFor("web", tc.region, tc.namespace, "local", false)
+		got, err := p.ServiceAccountFor("web", tc.region, tc.namespace, flagRegions(nil, "local"), false)
 		if err != nil || got != tc.want {
 			t.Errorf("ServiceAccountFor(%s/%s) = %q, %v; want %q", tc.region, tc.namespace, got, err, tc.want)
 		}
@@ -36,7 +36,7 @@ func TestServiceAccountForNoMatch(t *testing.T) {
   destinationServiceAccounts:
   - {name: us-east-1, namespace: team-a, defaultServiceAccount: deployer}
 `)
-	_, err := p.ServiceAccountFor("web", "us-east-1", "team-b", "", false)
+	_, err := p.ServiceAccountFor("web", "us-east-1", "team-b", nil, false)
 	var ie *ImpersonationError
 	if !errors.As(err, &ie) {
 		t.Fatalf("err = %v, want an ImpersonationError", err)
@@ -50,11 +50,11 @@ func TestServiceAccountForNoMatch(t *testing.T) {
 	// Without entries the worker writes as itself, unless it requires
 	// impersonation.
 	none := mustProject(t, "  sourceRepos: ['*']\n  destinations: [{name: '*', namespace: '*'}]\n")
-	if got, err := none.ServiceAccountFor("web", "us-east-1", "team-a", "", false); got != "" || err != nil {
+	if got, err := none.ServiceAccountFor("web", "us-east-1", "team-a", nil, false); got != "" || err != nil {
 		t.Errorf("no entries, not required: %q, %v; want the worker's own identity", got, err)
 	}
 	for _, proj := range []*AppProject{none, DefaultAppProject()} {
-		_, err := proj.ServiceAccountFor("web", "us-east-1", "team-a", "", true)
+		_, err := proj.ServiceAccountFor("web", "us-east-1", "team-a", nil, true)
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "--require-impersonation") {
 			t.Errorf("project %s, required: err = %v, want an ImpersonationError naming --require-impersonation", proj.Metadata.Name, err)
 		}
@@ -65,7 +65,7 @@ func TestServiceAccountForNoMatch(t *testing.T) {
   destinations: [{name: '*', namespace: '*'}]
   destinationServiceAccounts: [{server: '*', namespace: '*', defaultServiceAccount: deployer}]
 `)
-	if _, err := anyNS.ServiceAccountFor("web", "us-east-1", "", "", false); err == nil || !strings.Contains(err.Error(), "NAMESPACE:deployer") {
+	if _, err := anyNS.ServiceAccountFor("web", "us-east-1", "", nil, false); err == nil || !strings.Contains(err.Error(), "NAMESPACE:deployer") {
 		t.Errorf("no destination namespace: err = %v, want one asking for NAMESPACE:deployer", err)
 	}
 }

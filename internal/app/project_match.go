@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/gobwas/glob"
+
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 // The matching below follows Argo CD's AppProject (v2.5 and later, where
@@ -96,16 +98,27 @@ func normalizeRepoURL(repo string) string {
 }
 
 // regionIdentity is how a region is seen by destination patterns.
+// Its names are the region's own, its aliases and in-cluster for the
+// in-cluster region; its servers the configured URL and Argo CD's in-cluster
+// address for the in-cluster region.
 type regionIdentity struct {
-	names  []string
-	server string // empty: unknown to Ferry
+	names   []string
+	servers []string // empty: unknown to Ferry
 }
 
-func identityOf(region, inClusterRegion string) regionIdentity {
+func identityOf(region string, rc *regions.Config) regionIdentity {
 	id := regionIdentity{names: []string{region}}
-	if inClusterRegion != "" && region == inClusterRegion {
+	r, ok := rc.ByName(region)
+	if !ok {
+		return id
+	}
+	id.names = append(id.names, r.Aliases...)
+	if r.Server != "" {
+		id.servers = append(id.servers, r.Server)
+	}
+	if r.InCluster {
 		id.names = append(id.names, InClusterName)
-		id.server = InClusterServer
+		id.servers = append(id.servers, InClusterServer)
 	}
 	return id
 }
@@ -134,8 +147,15 @@ func (id regionIdentity) serverMatches(pattern string) bool {
 	if pattern == "" {
 		return false
 	}
-	if id.server != "" {
-		return globMatch(strings.TrimSuffix(pattern, "/"), id.server)
+	if len(id.servers) > 0 {
+		pattern = strings.TrimSuffix(pattern, "/")
+		deny := isDenyPattern(pattern)
+		for _, s := range id.servers {
+			if ok := globMatch(pattern, strings.TrimSuffix(s, "/")); ok != deny {
+				return ok
+			}
+		}
+		return deny
 	}
 	if isDenyPattern(pattern) {
 		return pattern != "!*"
@@ -144,10 +164,10 @@ func (id regionIdentity) serverMatches(pattern string) bool {
 }
 
 // PermitsDestination reports whether an app of the project may deploy to
-// namespace of region. inClusterRegion is the region Argo CD's in-cluster
-// destination maps to (ValidateOptions.InClusterRegion).
-func (p *AppProject) PermitsDestination(region, namespace, inClusterRegion string) bool {
-	return p.permits(identityOf(region, inClusterRegion), namespace)
+// namespace of region; rc tells the region's aliases and server URLs
+// (ValidateOptions.Regions).
+func (p *AppProject) PermitsDestination(region, namespace string, rc *regions.Config) bool {
+	return p.permits(identityOf(region, rc), namespace)
 }
 
 func (p *AppProject) permits(id regionIdentity, namespace string) bool {
@@ -167,16 +187,23 @@ func (p *AppProject) permits(id regionIdentity, namespace string) bool {
 }
 
 // identityOfDestination is how an app's destination is seen: also by the
-// in-cluster address it was written with, when the installation names no
-// in-cluster region (the CLI checks before the worker resolves it).
-func identityOfDestination(d Destination, inClusterRegion string) regionIdentity {
-	region := d.region(inClusterRegion)
-	id := identityOf(region, inClusterRegion)
-	if id.server == "" && (isInClusterServer(d.Server) || d.Name == InClusterName) {
-		id.server = InClusterServer
-		if !slices.Contains(id.names, InClusterName) {
-			id.names = append(id.names, InClusterName)
-		}
+// name or server it was written with, which the CLI, checking before a
+// worker resolves it, may not know as a region's (and by the in-cluster
+// name for the in-cluster address).
+func identityOfDestination(d Destination, rc *regions.Config) regionIdentity {
+	region := d.region(rc)
+	id := identityOf(region, rc)
+	if d.Server != "" && !slices.Contains(id.servers, strings.TrimSuffix(d.Server, "/")) {
+		id.servers = append(id.servers, strings.TrimSuffix(d.Server, "/"))
+	}
+	if d.Name != "" && !slices.Contains(id.names, d.Name) {
+		id.names = append(id.names, d.Name)
+	}
+	if isInClusterServer(d.Server) && !slices.Contains(id.names, InClusterName) {
+		id.names = append(id.names, InClusterName)
+	}
+	if d.Name == InClusterName && !slices.Contains(id.servers, InClusterServer) {
+		id.servers = append(id.servers, InClusterServer)
 	}
 	return id
 }
@@ -237,17 +264,13 @@ func (e *ProjectError) Error() string {
 
 // CheckApplication checks an app's repository and destinations against the
 // project; it returns nil or a *ProjectError listing every problem.
-func (p *AppProject) CheckApplication(a *Application, inClusterRegion string) error {
+func (p *AppProject) CheckApplication(a *Application, rc *regions.Config) error {
 	var problems []string
 	if !p.PermitsRepo(a.Spec.Source.RepoURL) {
 		problems = append(problems, fmt.Sprintf("source repository %s (sourceRepos)", a.Spec.Source.RepoURL))
 	}
-	dests := a.Spec.Destinations
-	if a.Spec.Destination != nil {
-		dests = []Destination{*a.Spec.Destination}
-	}
-	for _, d := range dests {
-		id := identityOfDestination(d, inClusterRegion)
+	for _, d := range a.DestinationList() {
+		id := identityOfDestination(d, rc)
 		if !p.permits(id, d.Namespace) {
 			problems = append(problems, fmt.Sprintf("destination %s/%s (destinations)", cmp.Or(id.names[0], d.Server), d.Namespace))
 		}

@@ -3,6 +3,8 @@ package app
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 // PlacedObject is one object of a sync as the API server would see it: its
@@ -56,9 +58,9 @@ func objectName(k ResourceKey) string {
 // project, as Argo CD's IsResourcePermitted does: the kind by its scope's
 // lists, and a namespaced object's namespace by the destinations. It returns
 // nil or an *ObjectsError listing every object refused.
-func (p *AppProject) CheckObjects(appName, region, inClusterRegion string, objs []PlacedObject) error {
+func (p *AppProject) CheckObjects(appName, region string, rc *regions.Config, objs []PlacedObject) error {
 	var out []ObjectViolation
-	id := identityOf(region, inClusterRegion)
+	id := identityOf(region, rc)
 	for _, o := range objs {
 		k := o.Key
 		switch {

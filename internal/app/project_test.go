@@ -160,7 +160,7 @@ func TestProjectPermitsDestination(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := &AppProject{Spec: ProjectSpec{Destinations: tt.dests}}
-		if got := p.PermitsDestination(tt.region, tt.namespace, "us-east-1"); got != tt.want {
+		if got := p.PermitsDestination(tt.region, tt.namespace, flagRegions(nil, "us-east-1")); got != tt.want {
 			t.Errorf("destinations %+v, PermitsDestination(%s, %q) = %t, want %t", tt.dests, tt.region, tt.namespace, got, tt.want)
 		}
 	}
@@ -229,13 +229,13 @@ func TestCheckApplication(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Spec.Destination.Namespace = "team-a"
-	if err := p.CheckApplication(a, ""); err != nil {
+	if err := p.CheckApplication(a, nil); err != nil {
 		t.Errorf("allowed app refused: %v", err)
 	}
 	a.Spec.Source.RepoURL = "https://git.example.com/other/x.git"
 	a.Spec.Destination = nil
 	a.Spec.Destinations = []Destination{{Name: "us-east-1", Namespace: "team-a"}, {Name: "eu-west-1", Namespace: "kube-system"}}
-	err = p.CheckApplication(a, "")
+	err = p.CheckApplication(a, nil)
 	var pe *ProjectError
 	if !errors.As(err, &pe) || len(pe.Problems) != 2 {
 		t.Fatalf("err = %v, want a ProjectError with 2 problems", err)
@@ -246,7 +246,7 @@ func TestCheckApplication(t *testing.T) {
 		}
 	}
 	d := DefaultAppProject()
-	if err := d.CheckApplication(a, ""); err != nil {
+	if err := d.CheckApplication(a, nil); err != nil {
 		t.Errorf("default project refused: %v", err)
 	}
 	if !d.PermitsKind("rbac.authorization.k8s.io", "ClusterRoleBinding", false) || !d.PermitsKind("apps", "Deployment", true) {
@@ -260,7 +260,7 @@ func TestCheckObjects(t *testing.T) {
   namespaceResourceBlacklist: [{group: "", kind: ResourceQuota}]
 `)
 	cm := PlacedObject{Key: ResourceKey{Kind: "ConfigMap", Namespace: "team-a", Name: "settings"}, Namespaced: true, Known: true}
-	if err := p.CheckObjects("web", "us-east-1", "", []PlacedObject{cm}); err != nil {
+	if err := p.CheckObjects("web", "us-east-1", nil, []PlacedObject{cm}); err != nil {
 		t.Fatalf("allowed object refused: %v", err)
 	}
 	objs := []PlacedObject{
@@ -270,7 +270,7 @@ func TestCheckObjects(t *testing.T) {
 		{Key: ResourceKey{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "admin"}, Known: true},
 		{Key: ResourceKey{Group: "example.com", Kind: "Widget", Namespace: "team-a", Name: "w"}},
 	}
-	err := p.CheckObjects("web", "us-east-1", "", objs)
+	err := p.CheckObjects("web", "us-east-1", nil, objs)
 	var oe *ObjectsError
 	if !errors.As(err, &oe) {
 		t.Fatalf("err = %v, want an ObjectsError", err)
@@ -289,7 +289,7 @@ func TestCheckObjects(t *testing.T) {
 			t.Errorf("error lacks %q:\n%v", s, err)
 		}
 	}
-	if err := p.CheckObjects("web", "eu-west-1", "", []PlacedObject{cm}); err == nil {
+	if err := p.CheckObjects("web", "eu-west-1", nil, []PlacedObject{cm}); err == nil {
 		t.Error("an object in a region the project does not allow was accepted")
 	}
 }

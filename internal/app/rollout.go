@@ -3,15 +3,17 @@ package app
 import (
 	"fmt"
 	"time"
+
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 // Stages are the regions of a rollout, stage by stage: spec.syncPolicy.
 // rollout.stages, or one stage of every region when the app has none.
-func (a *Application) Stages(inClusterRegion string) []RolloutStage {
+func (a *Application) Stages(rc *regions.Config) []RolloutStage {
 	if sp := a.Spec.SyncPolicy; sp != nil && sp.Rollout != nil && len(sp.Rollout.Stages) > 0 {
 		return sp.Rollout.Stages
 	}
-	return []RolloutStage{{Regions: a.Regions(inClusterRegion)}}
+	return []RolloutStage{{Regions: a.Regions(rc)}}
 }
 
 // SoakTime is the stage's soak; zero when unset or unreadable (Validate
@@ -35,7 +37,7 @@ func (v *validator) rollout(a *Application) {
 		return
 	}
 	dests := map[string]bool{}
-	for _, r := range a.Regions(v.opts.InClusterRegion) {
+	for _, r := range a.Regions(v.opts.Regions) {
 		dests[r] = true
 	}
 	staged := map[string]bool{}
@@ -59,7 +61,7 @@ func (v *validator) rollout(a *Application) {
 			}
 		}
 	}
-	for _, r := range a.Regions(v.opts.InClusterRegion) {
+	for _, r := range a.Regions(v.opts.Regions) {
 		if r != "" && !staged[r] {
 			v.add("spec.syncPolicy.rollout.stages", "region %q is in no stage: add it to one, or it would never be synced", r)
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 // The decisions below follow Argo CD's SyncWindows.CanSync:
@@ -30,15 +32,11 @@ type WindowSubject struct {
 }
 
 // WindowSubject is the app as its project's windows see it.
-func (a *Application) WindowSubject(inClusterRegion string) WindowSubject {
+func (a *Application) WindowSubject(rc *regions.Config) WindowSubject {
 	s := WindowSubject{App: a.Metadata.Name}
-	dests := a.Spec.Destinations
-	if a.Spec.Destination != nil {
-		dests = []Destination{*a.Spec.Destination}
-	}
-	for _, d := range dests {
+	for _, d := range a.DestinationList() {
 		s.Namespaces = append(s.Namespaces, d.Namespace)
-		for _, c := range []string{d.region(inClusterRegion), d.Name, d.Server} {
+		for _, c := range []string{d.region(rc), d.Name, d.Server} {
 			if c != "" && !slices.Contains(s.Clusters, c) {
 				s.Clusters = append(s.Clusters, c)
 			}

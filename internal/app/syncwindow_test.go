@@ -71,7 +71,7 @@ func windowsProject(t *testing.T, windows string) *AppProject {
 
 func TestSyncWindowMatches(t *testing.T) {
 	a := fanoutApp() // app "web", regions us-east-1 and eu-west-1, namespace web
-	s := a.WindowSubject("")
+	s := a.WindowSubject(nil)
 	for _, tc := range []struct {
 		w    SyncWindow
 		want bool
@@ -106,7 +106,7 @@ func TestSyncAllowed(t *testing.T) {
 		allowNoon   = "  - {kind: allow, schedule: '0 11 * * *', duration: 3h, clusters: [us-*]}\n"
 		otherApp    = "  - {kind: deny, schedule: '* * * * *', duration: 1h, applications: [api]}\n"
 	)
-	s := fanoutApp().WindowSubject("")
+	s := fanoutApp().WindowSubject(nil)
 	for _, tc := range []struct {
 		name       string
 		windows    string

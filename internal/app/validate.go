@@ -9,6 +9,8 @@ import (
 
 	"github.com/itchyny/gojq"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 // MaxNameLength bounds an Application's metadata.name as Argo CD does: a
@@ -26,13 +28,11 @@ const MaxReleaseNameLength = 53
 // ValidateOptions describe the Ferry installation an Application is checked
 // against.
 type ValidateOptions struct {
-	// Regions are the regions the operator runs workers for. Empty accepts
-	// any well-formed region name.
-	Regions []string
-	// InClusterRegion is the region that Argo CD's in-cluster destination
-	// (server https://kubernetes.default.svc, or name in-cluster) maps to.
-	// Empty refuses that destination.
-	InClusterRegion string
+	// Regions are the regions the operator runs workers for, and how
+	// destinations map to them (names, aliases, server URLs, the in-cluster
+	// region). Nil is no configuration: any well-formed region name, and
+	// Argo CD's in-cluster destination is the region named in-cluster.
+	Regions *regions.Config
 }
 
 // FieldError is one problem with one field of an Application.
@@ -228,40 +228,58 @@ func (v *validator) destination(p string, d Destination) (string, bool) {
 	case d.Name == "" && d.Server == "":
 		v.add(p+".name", "required: the region to deploy to%s", v.knownRegionsHint())
 		return "", false
-	case d.Server != "" && !isInClusterServer(d.Server):
-		v.add(p+".server", "%q is not supported: Ferry addresses clusters by region, and accepts server only as Argo CD's in-cluster address %s; write name: <region> instead",
-			d.Server, InClusterServer)
-		return "", false
-	case (d.Server != "" || d.Name == InClusterName) && v.opts.InClusterRegion == "" && !slices.Contains(v.opts.Regions, d.Name):
-		field := p + ".server"
-		if d.Server == "" {
-			field = p + ".name"
-		}
-		v.add(field, "this Ferry installation maps no region to Argo CD's in-cluster destination: write name: <region>%s instead, or have the operator name an in-cluster region",
-			v.knownRegionsHint())
-		return "", false
 	}
-	region := d.region(v.opts.InClusterRegion)
-	field := p + ".name"
+	rc := v.opts.Regions
 	if d.Server != "" {
-		field = p + ".server"
-	}
-	if errs := validation.IsDNS1123Label(region); len(errs) > 0 {
-		v.add(field, "%q is not a valid region name: %s", region, strings.Join(errs, "; "))
+		r, ok := rc.ByServer(d.Server)
+		switch {
+		case ok:
+			return r.Name, true
+		case isInClusterServer(d.Server):
+			v.inClusterUnmapped(p + ".server")
+		default:
+			v.add(p+".server", "%q is the server of no region%s: write name: <region> instead, or have the operator give that region this server in the workers' regions configuration (--regions-config)",
+				d.Server, v.knownServersHint())
+		}
 		return "", false
 	}
-	if len(v.opts.Regions) > 0 && !slices.Contains(v.opts.Regions, region) {
-		v.add(field, "unknown region %q: known regions are %s", region, strings.Join(v.opts.Regions, ", "))
-		return "", false
+	r, ok := rc.ForName(d.Name)
+	switch {
+	case ok:
+		return r.Name, true
+	case d.Name == InClusterName:
+		v.inClusterUnmapped(p + ".name")
+	case rc.Open():
+		v.add(p+".name", "%q is not a valid region name: %s", d.Name, strings.Join(validation.IsDNS1123Label(d.Name), "; "))
+	default:
+		v.add(p+".name", "unknown region %q: known regions are %s", d.Name, strings.Join(rc.Names(), ", "))
 	}
-	return region, true
+	return "", false
+}
+
+func (v *validator) inClusterUnmapped(field string) {
+	v.add(field, "this Ferry installation maps no region to Argo CD's in-cluster destination: write name: <region>%s instead, or have the operator name an in-cluster region",
+		v.knownRegionsHint())
 }
 
 func (v *validator) knownRegionsHint() string {
-	if len(v.opts.Regions) == 0 {
+	if v.opts.Regions.Open() {
 		return ""
 	}
-	return " (one of " + strings.Join(v.opts.Regions, ", ") + ")"
+	return " (one of " + strings.Join(v.opts.Regions.Names(), ", ") + ")"
+}
+
+func (v *validator) knownServersHint() string {
+	var servers []string
+	for _, r := range v.opts.Regions.Regions() {
+		if r.Server != "" {
+			servers = append(servers, r.Name+": "+r.Server)
+		}
+	}
+	if len(servers) == 0 {
+		return " (no region has a server URL)"
+	}
+	return " (" + strings.Join(servers, ", ") + ")"
 }
 
 func (v *validator) syncPolicy(sp *SyncPolicy) {

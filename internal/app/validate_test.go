@@ -74,12 +74,21 @@ func TestValidateCases(t *testing.T) {
 			mutate: func(a *Application) { a.Spec.Destination.Name = "mars" }},
 		{name: "region must be a DNS label", opts: &ValidateOptions{},
 			mutate: func(a *Application) { a.Spec.Destination.Name = "Mars_1" }, field: "spec.destination.name"},
-		{name: "server without in-cluster region", opts: &ValidateOptions{Regions: []string{"us-east-1"}},
+		{name: "server without in-cluster region", opts: &ValidateOptions{Regions: flagRegions([]string{"us-east-1", "eu-west-1"}, "")},
 			mutate: func(a *Application) { a.Spec.Destination = &Destination{Server: InClusterServer} },
 			field:  "spec.destination.server", msg: "maps no region"},
-		{name: "in-cluster name without in-cluster region", opts: &ValidateOptions{},
+		{name: "in-cluster name without in-cluster region", opts: &ValidateOptions{Regions: flagRegions([]string{"us-east-1", "eu-west-1"}, "")},
 			mutate: func(a *Application) { a.Spec.Destination = &Destination{Name: InClusterName} },
 			field:  "spec.destination.name", msg: "maps no region"},
+		// With no configuration at all, in-cluster is the region named so;
+		// with one region, that one.
+		{name: "in-cluster without configuration", opts: &ValidateOptions{},
+			mutate: func(a *Application) { a.Spec.Destination = &Destination{Server: InClusterServer} }},
+		{name: "in-cluster of the only region", opts: &ValidateOptions{Regions: flagRegions([]string{"us-east-1"}, "")},
+			mutate: func(a *Application) { a.Spec.Destination = &Destination{Name: InClusterName} }},
+		{name: "server of no region", mutate: func(a *Application) {
+			a.Spec.Destination = &Destination{Server: "https://10.9.9.9:6443"}
+		}, field: "spec.destination.server", msg: `"https://10.9.9.9:6443" is the server of no region`},
 		{name: "name and server", mutate: func(a *Application) { a.Spec.Destination.Server = InClusterServer },
 			field: "spec.destination", msg: "not both"},
 		{name: "empty destination", mutate: func(a *Application) { a.Spec.Destination = &Destination{Namespace: "x"} },

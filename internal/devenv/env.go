@@ -31,6 +31,9 @@ func (s *Stack) Env() map[string]string {
 		env["FERRY_HELM_REPO_USERNAME"] = s.HelmRepoUsername
 		env["FERRY_HELM_REPO_PASSWORD"] = s.HelmRepoPassword
 	}
+	if s.RegionsConfig != "" {
+		env["FERRY_REGIONS_CONFIG"] = s.RegionsConfig
+	}
 	return env
 }
 

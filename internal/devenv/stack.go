@@ -40,13 +40,17 @@ type Options struct {
 
 // Stack is a running local stack. Its exported fields are what clients need.
 type Stack struct {
-	StateDir                           string
-	ToolsBin                           string
-	TemporalAddress                    string // host:port of the dev server's frontend
-	TemporalUIURL                      string
-	Namespace                          string // Temporal namespace: "default"
-	Regions                            []string
-	Kubeconfig                         string // DIR/kubeconfig: one context per region, named after it
+	StateDir        string
+	ToolsBin        string
+	TemporalAddress string // host:port of the dev server's frontend
+	TemporalUIURL   string
+	Namespace       string // Temporal namespace: "default"
+	Regions         []string
+	Kubeconfig      string // DIR/kubeconfig: one context per region, named after it
+	// RegionsConfig is DIR/regions.yaml, the workers' --regions-config:
+	// each region's server URL and labels, the first the in-cluster one;
+	// empty when the stack has no regions.
+	RegionsConfig                      string
 	RedisAddr                          string
 	CacheKey                           string // FERRY_CACHE_KEY of the workers sharing RedisAddr: random per stack
 	GitURL                             string // GitURL+"/<name>.git" serves DIR/git/<name>.git
@@ -190,6 +194,9 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		return s, err
 	}
 	if err := writeKubeconfig(s.Kubeconfig, s.regionOrder); err != nil {
+		return s, err
+	}
+	if err := s.writeRegionsConfig(filepath.Join(s.StateDir, "regions.yaml")); err != nil {
 		return s, err
 	}
 	s.StartDuration = time.Since(began)
