@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -62,23 +63,51 @@ func SandboxRender(ctx context.Context, e *Env, sec *Section) error {
 	var inProcess []float64
 	type mode struct {
 		mode              sandbox.Mode
+		name              string // mode, and the runsc platform
 		warm, cold        *sandbox.Renderer
 		pool, once, start []float64
 	}
 	var modes []*mode
-	for _, m := range []sandbox.Mode{sandbox.ModeGVisor, sandbox.ModeProcess} {
-		tool := map[sandbox.Mode]string{sandbox.ModeGVisor: "runsc", sandbox.ModeProcess: "bwrap"}[m]
+	// gVisor on each platform that works without KVM, with the runsc of
+	// the tools cache where it has one, as the stack's workers run it.
+	runsc := filepath.Join(e.Stack.ToolsBin, "runsc")
+	if _, err := exec.LookPath(runsc); err != nil {
+		runsc = "runsc"
+	}
+	type variant struct {
+		mode            sandbox.Mode
+		platform, runsc string
+		suffix          string
+	}
+	variants := []variant{{sandbox.ModeGVisor, "systrap", runsc, ""}, {sandbox.ModeGVisor, "ptrace", runsc, ""}}
+	// The system's runsc (Debian's) too, where it is another one: what a
+	// worker without the tools cache runs.
+	if system, err := exec.LookPath("runsc"); err == nil && !sameFile(system, runsc) {
+		variants = append(variants, variant{sandbox.ModeGVisor, "ptrace", system, "-system"})
+	}
+	variants = append(variants, variant{mode: sandbox.ModeProcess})
+	for _, v := range variants {
+		m := v.mode
+		name := string(m)
+		if v.platform != "" {
+			name += "-" + v.platform + v.suffix
+		}
+		tool := map[sandbox.Mode]string{sandbox.ModeGVisor: v.runsc, sandbox.ModeProcess: "bwrap"}[m]
 		if _, err := exec.LookPath(tool); err != nil {
-			sec.Text += fmt.Sprintf("The %s sandbox is not measured: %s is not installed.\n\n", m, tool)
+			sec.Text += fmt.Sprintf("The %s sandbox is not measured: %s is not installed.\n\n", name, tool)
 			continue
 		}
-		dir, err := e.tempDir("sandbox-" + string(m))
+		dir, err := e.tempDir("sandbox-" + name)
 		if err != nil {
 			return err
 		}
-		runner, err := sandbox.New(m, dir)
+		runner, err := sandbox.New(m, dir, sandbox.GVisor{Runsc: v.runsc, Platform: v.platform})
 		if err != nil {
 			return err
+		}
+		if err := (&sandbox.Renderer{Runner: runner, Binary: filepath.Join(cfg.BinDir, "ferry-worker"), Settings: settings, PoolDir: dir}).Probe(ctx); err != nil {
+			sec.Text += fmt.Sprintf("The %s sandbox is not measured: it does not work here (%v).\n\n", name, err)
+			continue
 		}
 		renderer := func(pool int) *sandbox.Renderer {
 			// The pool is on the file system of the checkouts, as a
@@ -88,7 +117,7 @@ func SandboxRender(ctx context.Context, e *Env, sec *Section) error {
 		}
 		warm := renderer(1)
 		defer warm.Close()
-		modes = append(modes, &mode{mode: m, warm: warm, cold: renderer(0)})
+		modes = append(modes, &mode{mode: m, name: name, warm: warm, cold: renderer(0)})
 	}
 	for i := range cfg.SandboxRuns {
 		d, err := renderWith(settings)
@@ -103,19 +132,19 @@ func SandboxRender(ctx context.Context, e *Env, sec *Section) error {
 			}
 			d, err := renderWith(m.warm)
 			if err != nil {
-				return fmt.Errorf("render in a warm %s sandbox: %w", m.mode, err)
+				return fmt.Errorf("render in a warm %s sandbox: %w", m.name, err)
 			}
 			m.pool = append(m.pool, d)
 			if d, err = renderWith(m.cold); err != nil {
-				return fmt.Errorf("render in a cold %s sandbox: %w", m.mode, err)
+				return fmt.Errorf("render in a cold %s sandbox: %w", m.name, err)
 			}
 			m.once = append(m.once, d)
 			began := time.Now()
 			if err := m.cold.Probe(ctx); err != nil {
-				return fmt.Errorf("start a %s sandbox: %w", m.mode, err)
+				return fmt.Errorf("start a %s sandbox: %w", m.name, err)
 			}
 			m.start = append(m.start, time.Since(began).Seconds())
-			line += fmt.Sprintf(", %s warm %.3fs cold %.3fs start %.3fs", m.mode, m.pool[i], m.once[i], m.start[i])
+			line += fmt.Sprintf(", %s warm %.3fs cold %.3fs start %.3fs", m.name, m.pool[i], m.once[i], m.start[i])
 		}
 		e.logf("%s", line)
 	}
@@ -131,21 +160,21 @@ func SandboxRender(ctx context.Context, e *Env, sec *Section) error {
 			ratios[i] = m.pool[i] / inProcess[i]
 		}
 		warmWhat := fmt.Sprintf("%s, in a warm %s sandbox of the worker's pool (--render-sandbox-pool; the pool full before the render, its sandbox started and its renderer waiting): "+
-			"hard-link the checkout into the sandbox's directory, write the request, read the answer.", what, m.mode)
-		coldWhat := fmt.Sprintf("%s, in a %s sandbox started for the render (--render-sandbox-pool 0): make the sandbox, start the renderer, render, read the answer.", what, m.mode)
+			"hard-link the checkout into the sandbox's directory, write the request, read the answer.", what, m.name)
+		coldWhat := fmt.Sprintf("%s, in a %s sandbox started for the render (--render-sandbox-pool 0): make the sandbox, start the renderer, render, read the answer.", what, m.name)
 		sec.Figures = append(sec.Figures,
-			&Figure{ID: "sandbox-" + string(m.mode) + "-warm", Title: fmt.Sprintf("Render %d resources, %s, warm pool", cfg.CompareResources, m.mode),
+			&Figure{ID: "sandbox-" + m.name + "-warm", Title: fmt.Sprintf("Render %d resources, %s, warm pool", cfg.CompareResources, m.name),
 				Unit: "s", Samples: m.pool, Reproduce: repro, What: warmWhat},
-			&Figure{ID: "sandbox-" + string(m.mode) + "-warm-ratio", Title: fmt.Sprintf("Warm %s / in-process", m.mode),
-				Unit: "×", Samples: ratios, Reproduce: repro, What: fmt.Sprintf("The warm %s render over the in-process render of the same run; the goal is at most %s×.", m.mode, num(sandboxWarmGoal))},
-			&Figure{ID: "sandbox-" + string(m.mode) + "-cold", Title: fmt.Sprintf("Render %d resources, %s, sandbox started for it", cfg.CompareResources, m.mode),
+			&Figure{ID: "sandbox-" + m.name + "-warm-ratio", Title: fmt.Sprintf("Warm %s / in-process", m.name),
+				Unit: "×", Samples: ratios, Reproduce: repro, What: fmt.Sprintf("The warm %s render over the in-process render of the same run; the goal is at most %s×.", m.name, num(sandboxWarmGoal))},
+			&Figure{ID: "sandbox-" + m.name + "-cold", Title: fmt.Sprintf("Render %d resources, %s, sandbox started for it", cfg.CompareResources, m.name),
 				Unit: "s", Samples: m.once, Reproduce: repro, What: coldWhat},
-			&Figure{ID: "sandbox-" + string(m.mode) + "-start", Title: fmt.Sprintf("Cold start of a %s sandbox", m.mode),
+			&Figure{ID: "sandbox-" + m.name + "-start", Title: fmt.Sprintf("Cold start of a %s sandbox", m.name),
 				Unit: "s", Samples: m.start, Reproduce: repro, What: fmt.Sprintf("Seconds of a %s sandbox started, its renderer answering an empty request "+
-					"(the worker's start-up probe), and ended: what a render without a warm sandbox pays on top of the render itself.", m.mode)},
+					"(the worker's start-up probe), and ended: what a render without a warm sandbox pays on top of the render itself.", m.name)},
 		)
 		r, c, st := Summarize(ratios), Summarize(m.once), Summarize(m.start)
-		fmt.Fprintf(&goals, "| %s | %s× | ≤ %s× %s | %s s | %s s | < %s s %s | %s s |\n", m.mode, num(r.Median), num(sandboxWarmGoal), met(r.Median <= sandboxWarmGoal),
+		fmt.Fprintf(&goals, "| %s | %s× | ≤ %s× %s | %s s | %s s | < %s s %s | %s s |\n", m.name, num(r.Median), num(sandboxWarmGoal), met(r.Median <= sandboxWarmGoal),
 			num(st.Median), num(st.P95), num(sandboxColdGoal), met(st.Median < sandboxColdGoal), num(c.Median))
 	}
 	sec.Text += fmt.Sprintf("Manifests: %s, one YAML file each in `app/`, checked out once from the stack's Git server; in-process median %s s. "+
@@ -172,4 +201,11 @@ func waitPoolFull(ctx context.Context, r *sandbox.Renderer) error {
 		}
 	}
 	return nil
+}
+
+// sameFile tells whether paths a and b are one file (after symlinks).
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }

@@ -26,6 +26,13 @@ KUSTOMIZE_VERSION=v5.8.2
 # The OCI registry of the stack (ferry dev up, FERRY_OCI_REGISTRY): the CNCF
 # distribution registry, newest release.
 REGISTRY_VERSION=v3.1.2
+# gVisor's runsc for the gvisor render sandbox (README, "Rendering in a
+# sandbox"): a current one offers the systrap platform, much faster than
+# ptrace, the only one of Debian's runsc (0.0~20221219). gVisor tags no module
+# releases: this is a pseudo-version of its go branch. Workers started without
+# the tools bin dir first on PATH run the runsc on PATH (.ci/run installs
+# Debian's).
+RUNSC_VERSION=v0.0.0-20260905035102-160fafc42237
 
 cache=${FERRY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ferry}/tools
 bin=$cache/bin
@@ -110,6 +117,10 @@ kustomize_build() {
   GOBIN=$PWD/.. go install "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION"
 }
 
+runsc_build() {
+  GOBIN=$PWD/.. CGO_ENABLED=0 go install "gvisor.dev/gvisor/runsc@$RUNSC_VERSION"
+}
+
 # flux_build CONTROLLER VERSION: builds github.com/fluxcd/CONTROLLER's main package
 # from a scratch module that requires it. go install refuses a module with replace
 # directives, and a dependency's replaces do not apply, so the scratch module
@@ -144,6 +155,7 @@ build_once "$cache/kube-$KUBE_VERSION" kube_build
 build_once "$cache/helm-$HELM_VERSION" helm_build
 build_once "$cache/kustomize-$KUSTOMIZE_VERSION" kustomize_build
 build_once "$cache/registry-$REGISTRY_VERSION" registry_build
+build_once "$cache/runsc-$RUNSC_VERSION" runsc_build
 
 link() { ln -sfn "$1" "$bin/$(basename "$1")"; }
 link "$cache/temporal-$TEMPORAL_VERSION/temporal"
@@ -154,6 +166,7 @@ for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do link 
 link "$cache/helm-$HELM_VERSION/helm"
 link "$cache/kustomize-$KUSTOMIZE_VERSION/kustomize"
 link "$cache/registry-$REGISTRY_VERSION/registry"
+link "$cache/runsc-$RUNSC_VERSION/runsc"
 if [ "${1:-}" = flux ]; then
   # The Flux build takes minutes: let the tests' hack/tools.sh go on meanwhile.
   exec 9>&-

@@ -13,6 +13,7 @@ import (
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/regions"
 	"github.com/ferry-gitops/ferry/internal/render"
+	"github.com/ferry-gitops/ferry/internal/sandbox"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
@@ -114,6 +115,9 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.Var(&c.render.memory, "render-memory", "the memory `SIZE` of one sandboxed render, e.g. 512Mi or 2Gi")
 	fs.IntVar(&c.render.pool, "render-sandbox-pool", defaultSandboxPool,
 		"`N` sandboxes kept started ahead of renders, each for one render, refilled in the background; 0: each render starts its own")
+	fs.StringVar(&c.render.runsc, "runsc", "", "the gVisor `PATH` of runsc that --render-sandbox gvisor runs (default: runsc on PATH)")
+	fs.StringVar(&c.render.runscPlatform, "runsc-platform", "", "runsc's `PLATFORM` for --render-sandbox gvisor: "+strings.Join(sandbox.Platforms, ", ")+
+		" (default: systrap where the runsc offers it and it works here, else ptrace)")
 	fs.StringVar(&c.render.pluginDir, "plugin-dir", "", "`DIR` of config-management plugins (Argo CD's ConfigManagementPlugin files, *.yaml); its bin/ is on their PATH in the sandbox; empty: none")
 	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
 		fmt.Sprintf("after `N` reconciles an app workflow continues as new (0: %d); keep it equal on every control worker", workflows.DefaultMaxReconciles))
@@ -171,6 +175,9 @@ func (c *config) check() error {
 	}
 	if c.render.maxObjects <= 0 {
 		errs = append(errs, fmt.Errorf("--render-max-objects %d: give a positive number", c.render.maxObjects))
+	}
+	if p := c.render.runscPlatform; p != "" && !slices.Contains(sandbox.Platforms, p) {
+		errs = append(errs, fmt.Errorf("--runsc-platform %q: write one of %s", p, strings.Join(sandbox.Platforms, ", ")))
 	}
 	if c.render.pool < 0 {
 		errs = append(errs, fmt.Errorf("--render-sandbox-pool %d: give a number of sandboxes, or 0 for none", c.render.pool))

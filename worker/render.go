@@ -27,6 +27,8 @@ type renderFlags struct {
 	maxArchiveSize   bytesFlag
 	pool             int
 	pluginDir        string
+	runsc            string
+	runscPlatform    string
 }
 
 // newLoader builds the Git clone cache, the manifest cache and the loader

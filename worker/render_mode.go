@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -35,25 +36,26 @@ const defaultRenderMemory = 1 << 30
 // newSandboxRenderer wraps settings in the sandbox that --render-sandbox
 // chooses (by default the strongest one installed), checks that it works
 // here, logs the mode in force and exports it as
-// ferry_render_sandbox_info{mode}.
+// ferry_render_sandbox_info{mode,platform} (platform: gvisor's runsc
+// platform, else empty).
 func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.Registerer) (manifests.SourceRenderer, error) {
 	mode := cfg.render.sandbox.mode
 	if mode == "" {
 		var err error
-		if mode, err = sandbox.DefaultMode(); err != nil {
+		if mode, err = sandbox.DefaultMode(cfg.render.runsc); err != nil {
 			return nil, err
 		}
 	}
 	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "ferry_render_sandbox_info", Help: "The render sandbox in force (--render-sandbox): gvisor, process or none.",
-	}, []string{"mode"})
+		Name: "ferry_render_sandbox_info", Help: "The render sandbox in force (--render-sandbox): gvisor, process or none; for gvisor, runsc's platform (--runsc-platform).",
+	}, []string{"mode", "platform"})
 	reg.MustRegister(info)
-	info.WithLabelValues(string(mode)).Set(1)
 	if mode == sandbox.ModeNone && len(settings.Plugins) > 0 {
 		return nil, fmt.Errorf("--plugin-dir %s: config-management plugins run only in a render sandbox, and --render-sandbox is none; "+
 			"choose gvisor or process, or drop --plugin-dir", cfg.render.pluginDir)
 	}
 	if mode == sandbox.ModeNone {
+		info.WithLabelValues(string(mode), "").Set(1)
 		slog.Warn("render sandbox: none, for development only: renders run in the worker's own process, " +
 			"where a commit can exhaust the worker's memory or read its environment and files")
 		return settings, nil
@@ -72,30 +74,71 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 	if err != nil {
 		return nil, fmt.Errorf("render sandbox %s: %w", mode, err)
 	}
-	runner, err := sandbox.New(mode, state.Dir)
-	if err != nil {
-		_ = state.Close()
-		return nil, fmt.Errorf("%w; or choose another with --render-sandbox", err)
-	}
 	memory := int64(cfg.render.memory)
 	if memory <= 0 {
 		memory = defaultRenderMemory
 	}
-	r := &sandbox.Renderer{Runner: runner, Binary: self, Settings: settings,
+	r := &sandbox.Renderer{Binary: self, Settings: settings,
 		Limits: sandbox.Limits{Memory: memory}, MemoryFlag: memoryFlagName, PluginDir: cfg.render.pluginDir,
 		Pool: cfg.render.pool, PoolDir: state.Dir, State: state}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	start := time.Now()
-	if err := r.Probe(ctx); err != nil {
+	if err := probeSandbox(cfg, mode, state, r); err != nil {
 		_ = r.Close()
-		return nil, fmt.Errorf("render sandbox %s does not work on this machine: %w; choose another with --render-sandbox (gvisor, process, or none for development)", mode, err)
+		return nil, err
 	}
 	r.Warm()
-	slog.Info("render sandbox: "+string(mode), "memory", resource.NewQuantity(memory, resource.BinarySI).String(),
+	platform := sandbox.Platform(r.Runner)
+	info.WithLabelValues(string(mode), platform).Set(1)
+	attrs := []any{"memory", resource.NewQuantity(memory, resource.BinarySI).String(),
 		"pool", cfg.render.pool, "state", state.Dir, "probe", time.Since(start).Round(time.Millisecond),
-		"swept_containers", state.SweptContainers, "swept_dirs", state.SweptDirs)
+		"swept_containers", state.SweptContainers, "swept_dirs", state.SweptDirs}
+	if platform != "" {
+		attrs = append([]any{"platform", platform, "runsc", runscPath(cfg)}, attrs...)
+	}
+	slog.Info("render sandbox: "+string(mode), attrs...)
 	return r, nil
+}
+
+// probeSandbox gives r the Runner of mode and checks that it works here.
+// gvisor without --runsc-platform tries its default platform (systrap
+// where the runsc offers it) and, when that does not work here, ptrace.
+func probeSandbox(cfg *config, mode sandbox.Mode, state *sandbox.State, r *sandbox.Renderer) error {
+	gv := sandbox.GVisor{Runsc: cfg.render.runsc, Platform: cfg.render.runscPlatform}
+	for {
+		runner, err := sandbox.New(mode, state.Dir, gv)
+		if err != nil {
+			return fmt.Errorf("%w; or choose another with --render-sandbox", err)
+		}
+		r.Runner = runner
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err = r.Probe(ctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		platform := sandbox.Platform(runner)
+		if mode == sandbox.ModeGVisor && gv.Platform == "" && platform != "ptrace" {
+			slog.Warn("render sandbox gvisor: runsc's "+platform+" platform does not work here, trying ptrace", "error", err)
+			gv.Platform = "ptrace"
+			continue
+		}
+		if platform != "" {
+			return fmt.Errorf("render sandbox %s (runsc platform %s) does not work on this machine: %w; choose another with --runsc-platform or --render-sandbox (gvisor, process, or none for development)", mode, platform, err)
+		}
+		return fmt.Errorf("render sandbox %s does not work on this machine: %w; choose another with --render-sandbox (gvisor, process, or none for development)", mode, err)
+	}
+}
+
+// runscPath is the runsc --render-sandbox gvisor runs, for the log.
+func runscPath(cfg *config) string {
+	name := cfg.render.runsc
+	if name == "" {
+		name = "runsc"
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	return name
 }
 
 // defaultSandboxPool is --render-sandbox-pool's default.

@@ -19,6 +19,10 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.RenderArg {
 		os.Exit(renderMode())
 	}
+	// The runsc of the tools cache (hack/tools.sh), as the stack's workers.
+	if bin := os.Getenv("FERRY_TOOLS_BIN"); bin != "" {
+		_ = os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	os.Exit(m.Run())
 }
 
@@ -54,7 +58,7 @@ func TestRenderSandboxChoice(t *testing.T) {
 		assert.ErrorContains(t, err, "--kustomize-allow-remote-bases")
 	})
 	t.Run("default", func(t *testing.T) {
-		want, err := sandbox.DefaultMode()
+		want, err := sandbox.DefaultMode("")
 		if err != nil {
 			t.Skipf("neither runsc nor bwrap is installed (.ci/run installs both): %v", err)
 		}
@@ -68,6 +72,13 @@ func TestRenderSandboxChoice(t *testing.T) {
 		t.Cleanup(func() { _ = r.(*sandbox.Renderer).Close() })
 		assert.Equal(t, settings.Version(), r.Version(), "the sandbox does not change the manifest cache key")
 		assertSandboxMetric(t, reg, string(want))
+		platform := sandbox.Platform(r.(*sandbox.Renderer).Runner)
+		if want == sandbox.ModeGVisor {
+			assert.Contains(t, sandbox.Platforms, platform, "gvisor runs on a runsc platform")
+		}
+		families, err := reg.Gather()
+		require.NoError(t, err)
+		assert.Equal(t, platform, families[0].GetMetric()[0].GetLabel()[1].GetValue(), "the platform label is the platform in force")
 	})
 }
 

@@ -81,7 +81,10 @@ func (e *Env) Bin(t testing.TB, name string) string {
 
 // Environ is the environment of the Ferry processes a test runs.
 func (e *Env) Environ() []string {
+	// The tools bin dir first on PATH, as hack/run.sh's env file puts it:
+	// workers run its runsc (hack/tools.sh builds a current one).
 	return append(os.Environ(),
+		"PATH="+e.Stack.ToolsBin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"TEMPORAL_ADDRESS="+e.Stack.TemporalAddress,
 		"FERRY_REGIONS="+strings.Join(e.regions(), ","),
 		"KUBECONFIG="+e.Stack.Kubeconfig,

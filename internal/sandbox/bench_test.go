@@ -34,7 +34,7 @@ func BenchmarkRender(b *testing.B) {
 				if _, err := exec.LookPath(tool); err != nil {
 					b.Skipf("%s is not installed", tool)
 				}
-				runner, err := New(mode, b.TempDir())
+				runner, err := New(mode, b.TempDir(), GVisor{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -55,7 +55,7 @@ func BenchmarkRender(b *testing.B) {
 				if _, err := exec.LookPath(tool); err != nil {
 					b.Skipf("%s is not installed", tool)
 				}
-				runner, err := New(mode, b.TempDir())
+				runner, err := New(mode, b.TempDir(), GVisor{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -20,7 +20,7 @@
 // binary in its render mode (see Serve) with the checkout mounted read-only
 // at /src:
 //
-//	runner, _ := sandbox.New(sandbox.ModeGVisor, stateDir)
+//	runner, _ := sandbox.New(sandbox.ModeGVisor, stateDir, sandbox.GVisor{})
 //	r := &sandbox.Renderer{Runner: runner, Binary: self, Settings: settings}
 //	res, err := r.Render(ctx, checkout, src, opts)
 package sandbox

@@ -8,29 +8,62 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 )
+
+// GVisor says which runsc the gvisor mode runs, and on which platform.
+type GVisor struct {
+	// Runsc is the runsc executable; "" is runsc on PATH.
+	Runsc string
+	// Platform is runsc's --platform, one of Platforms; "" is systrap
+	// where the runsc offers it, else ptrace.
+	Platform string
+}
+
+// Platforms are the runsc platforms a worker may choose. systrap (runsc's
+// default since 2023) and ptrace work without KVM; systrap costs far less
+// per system call. Debian's runsc (0.0~20221219) offers only ptrace and
+// kvm.
+var Platforms = []string{"systrap", "ptrace", "kvm"}
 
 // gvisor runs commands with runsc: a container per run from an OCI bundle
 // made for it, with a read-only root of the given mounts, a tmpfs /tmp,
 // no network, nobody's user, no capabilities and the memory limit as its
-// cgroup's. --platform=ptrace works without KVM.
+// cgroup's.
 type gvisor struct {
-	runsc   string
-	root    string // runsc's state (--root)
-	bundles string
+	runsc    string
+	platform string
+	root     string // runsc's state (--root)
+	bundles  string
 }
 
-func newGVisor(stateDir string) (*gvisor, error) {
-	runsc, err := exec.LookPath("runsc")
+func newGVisor(stateDir string, opts GVisor) (*gvisor, error) {
+	name := opts.Runsc
+	if name == "" {
+		name = "runsc"
+	}
+	runsc, err := exec.LookPath(name)
 	if err != nil {
-		return nil, errors.New("render sandbox gvisor needs runsc on PATH (Debian package runsc)")
+		if opts.Runsc != "" {
+			return nil, fmt.Errorf("render sandbox gvisor: --runsc %s: %w", opts.Runsc, err)
+		}
+		return nil, errors.New("render sandbox gvisor needs runsc on PATH (Debian package runsc), or --runsc")
 	}
 	if stateDir == "" {
 		return nil, errors.New("render sandbox gvisor needs a state directory")
 	}
-	g := &gvisor{runsc: runsc, root: filepath.Join(stateDir, "runsc"), bundles: filepath.Join(stateDir, "bundles")}
+	platform := opts.Platform
+	switch {
+	case platform == "":
+		platform = defaultPlatform(runsc)
+	case !slices.Contains(Platforms, platform):
+		return nil, fmt.Errorf("render sandbox gvisor: --runsc-platform %q: write one of %s", platform, strings.Join(Platforms, ", "))
+	}
+	g := &gvisor{runsc: runsc, platform: platform, root: filepath.Join(stateDir, "runsc"), bundles: filepath.Join(stateDir, "bundles")}
 	for _, dir := range []string{g.root, g.bundles} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("render sandbox gvisor: %w", err)
@@ -40,6 +73,30 @@ func newGVisor(stateDir string) (*gvisor, error) {
 }
 
 func (g *gvisor) Mode() Mode { return ModeGVisor }
+
+// defaultPlatform is systrap where runsc names it among its platforms
+// (runsc flags describes --platform), else ptrace.
+func defaultPlatform(runsc string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, runsc, "flags")
+	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+	out, _ := cmd.CombinedOutput()
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "which platform to use") && strings.Contains(line, "systrap") {
+			return "systrap"
+		}
+	}
+	return "ptrace"
+}
+
+// Platform is the runsc platform of r when it is a gvisor Runner, else "".
+func Platform(r Runner) string {
+	if g, ok := r.(*gvisor); ok {
+		return g.platform
+	}
+	return ""
+}
 
 func (g *gvisor) Run(ctx context.Context, spec Spec) (*Result, error) {
 	return runStarted(ctx, g, spec)
@@ -65,7 +122,7 @@ func (g *gvisor) Start(spec Spec) (Sandbox, error) {
 		_ = os.RemoveAll(bundle)
 		return nil, fmt.Errorf("sandbox: bundle: %w", err)
 	}
-	return launch(g.runsc, []string{"--root", g.root, "--platform=ptrace", "--network=none", "run", "--bundle", bundle, id},
+	return launch(g.runsc, []string{"--root", g.root, "--platform=" + g.platform, "--network=none", "run", "--bundle", bundle, id},
 		[]string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, l, gvisorResult, func() { g.cleanup(id, bundle) })
 }
 
@@ -91,6 +148,25 @@ func (g *gvisor) cleanup(id, bundle string) {
 	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
 	_ = cmd.Run() // a container that exited is gone already
 	_ = os.RemoveAll(bundle)
+}
+
+// Release removes what a Runner keeps on the host between its runs: for
+// gvisor, the network namespace runsc pins in its state root. The Runner
+// still works afterwards (runsc pins a new one). Renderer.Close calls it.
+func Release(r Runner) {
+	if g, ok := r.(*gvisor); ok {
+		unmountNullNetNS(g.root)
+	}
+}
+
+// unmountNullNetNS unmounts the empty network namespace that a current
+// runsc pins in its state root (root/null-netns, a bind mount shared by
+// its sandboxes' gofers) so that the root can be removed; runsc stacks
+// one mount per concurrent start, so it unmounts until none is left.
+func unmountNullNetNS(root string) {
+	path := filepath.Join(root, "null-netns")
+	for syscall.Unmount(path, syscall.MNT_DETACH) == nil {
+	}
 }
 
 // The parts of an OCI runtime config that a run sets.

@@ -39,6 +39,7 @@ func (r *Renderer) Close() error {
 	if p != nil {
 		p.close()
 	}
+	Release(r.Runner)
 	if r.State != nil {
 		return r.State.Close()
 	}

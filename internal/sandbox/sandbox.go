@@ -41,10 +41,14 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("%q is not a render sandbox: write gvisor, process or none", s)
 }
 
-// DefaultMode is gvisor where runsc is on PATH, else process where bwrap
-// is, else an error saying what to install or choose.
-func DefaultMode() (Mode, error) {
-	if _, err := exec.LookPath("runsc"); err == nil {
+// DefaultMode is gvisor where runsc (the executable runsc names, "" for
+// runsc on PATH) is, else process where bwrap is on PATH, else an error
+// saying what to install or choose.
+func DefaultMode(runsc string) (Mode, error) {
+	if runsc == "" {
+		runsc = "runsc"
+	}
+	if _, err := exec.LookPath(runsc); err == nil {
 		return ModeGVisor, nil
 	}
 	if _, err := exec.LookPath("bwrap"); err == nil {
@@ -142,11 +146,11 @@ type Runner interface {
 }
 
 // New returns the Runner of mode; gVisor keeps its state and bundles under
-// stateDir. ModeNone has no Runner.
-func New(mode Mode, stateDir string) (Runner, error) {
+// stateDir and runs the runsc gv says. ModeNone has no Runner.
+func New(mode Mode, stateDir string, gv GVisor) (Runner, error) {
 	switch mode {
 	case ModeGVisor:
-		return newGVisor(stateDir)
+		return newGVisor(stateDir, gv)
 	case ModeProcess:
 		return newProcess()
 	case ModeNone:

@@ -24,6 +24,10 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	// The runsc of the tools cache (hack/tools.sh), as the stack's workers.
+	if bin := os.Getenv("FERRY_TOOLS_BIN"); bin != "" {
+		_ = os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	os.Exit(m.Run())
 }
 
@@ -37,10 +41,11 @@ func forEachSandbox(t *testing.T, fn func(t *testing.T, r Runner)) {
 				t.Skipf("%s is not installed (Debian package %s; .ci/run installs it): the %s sandbox is not tested", tool,
 					map[Mode]string{ModeGVisor: "runsc", ModeProcess: "bubblewrap"}[mode], mode)
 			}
-			r, err := New(mode, t.TempDir())
+			r, err := New(mode, t.TempDir(), GVisor{})
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { Release(r) })
 			fn(t, r)
 		})
 	}

@@ -58,6 +58,7 @@ func ClaimState(stateDir string) (*State, error) {
 // Close removes the worker's directory and releases it; the sandboxes in
 // it must be destroyed already (Renderer.Close).
 func (s *State) Close() error {
+	unmountNullNetNS(filepath.Join(s.Dir, "runsc"))
 	err := os.RemoveAll(s.Dir)
 	if s.lock != nil {
 		_ = s.lock.Close()
@@ -99,6 +100,7 @@ func sweep(stateDir string) (containers, dirs int) {
 			continue
 		case e.Name() == "runsc":
 			containers += deleteContainers(dir)
+			unmountNullNetNS(dir)
 		case e.Name() == "bundles":
 		default:
 			lock, err := lockFile(filepath.Join(dir, stateLock), false)
@@ -106,6 +108,7 @@ func sweep(stateDir string) (containers, dirs int) {
 				continue // held: its worker runs
 			}
 			containers += deleteContainers(filepath.Join(dir, "runsc"))
+			unmountNullNetNS(filepath.Join(dir, "runsc"))
 			lock.Close()
 		}
 		if os.RemoveAll(dir) == nil {

@@ -43,7 +43,7 @@ func TestClaimStateSweepsTheDead(t *testing.T) {
 	if _, err := exec.LookPath("runsc"); err == nil {
 		// The dead worker's sandbox: runsc run killed as the worker's
 		// death kills it (Pdeathsig), its state left behind.
-		g, err := newGVisor(dead.Dir)
+		g, err := newGVisor(dead.Dir, GVisor{})
 		if err != nil {
 			t.Fatal(err)
 		}
