@@ -70,7 +70,7 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 	}
 	// Workers sharing the directory beside their clone caches each get one
 	// of their own in it; what dead ones left is swept first.
-	state, err := sandbox.ClaimState(filepath.Join(filepath.Dir(cfg.cacheDir), "sandbox"))
+	state, err := sandbox.ClaimState(filepath.Join(filepath.Dir(cfg.cacheDir), "sandbox"), cfg.render.runsc)
 	if err != nil {
 		return nil, fmt.Errorf("render sandbox %s: %w", mode, err)
 	}

@@ -30,8 +30,9 @@ const stateLock = "lock"
 // ClaimState sweeps what workers that are gone left under stateDir (their
 // gVisor containers deleted, their directories removed, also those of the
 // layout before per-worker directories) and makes a locked directory of
-// this worker's own there.
-func ClaimState(stateDir string) (*State, error) {
+// this worker's own there. runsc is the runsc that deletes the containers
+// ("" is the one on PATH): the one the worker runs its sandboxes with.
+func ClaimState(stateDir, runsc string) (*State, error) {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("sandbox state: %w", err)
 	}
@@ -42,7 +43,7 @@ func ClaimState(stateDir string) (*State, error) {
 		return nil, fmt.Errorf("sandbox state: %w", err)
 	}
 	defer guard.Close()
-	containers, dirs := sweep(stateDir)
+	containers, dirs := sweep(stateDir, runsc)
 	dir, err := os.MkdirTemp(stateDir, "w")
 	if err != nil {
 		return nil, fmt.Errorf("sandbox state: %w", err)
@@ -88,7 +89,7 @@ func lockFile(path string, wait bool) (*os.File, error) {
 // directory whose lock no one holds, after deleting the gVisor containers
 // of its runsc state; and the runsc and bundles directories of the layout
 // before per-worker directories.
-func sweep(stateDir string) (containers, dirs int) {
+func sweep(stateDir, runsc string) (containers, dirs int) {
 	entries, err := os.ReadDir(stateDir)
 	if err != nil {
 		return 0, 0
@@ -99,7 +100,7 @@ func sweep(stateDir string) (containers, dirs int) {
 		case !e.IsDir():
 			continue
 		case e.Name() == "runsc":
-			containers += deleteContainers(dir)
+			containers += deleteContainers(runsc, dir)
 			unmountNullNetNS(dir)
 		case e.Name() == "bundles":
 		default:
@@ -107,7 +108,7 @@ func sweep(stateDir string) (containers, dirs int) {
 			if err != nil {
 				continue // held: its worker runs
 			}
-			containers += deleteContainers(filepath.Join(dir, "runsc"))
+			containers += deleteContainers(runsc, filepath.Join(dir, "runsc"))
 			unmountNullNetNS(filepath.Join(dir, "runsc"))
 			lock.Close()
 		}
@@ -121,11 +122,14 @@ func sweep(stateDir string) (containers, dirs int) {
 // deleteContainers force-deletes every container of the runsc state root
 // (a crashed worker's sandboxes died with it, Pdeathsig, but their state
 // stays); it counts those deleted.
-func deleteContainers(root string) int {
+func deleteContainers(runsc, root string) int {
 	if _, err := os.Stat(root); err != nil {
 		return 0
 	}
-	runsc, err := exec.LookPath("runsc")
+	if runsc == "" {
+		runsc = "runsc"
+	}
+	runsc, err := exec.LookPath(runsc)
 	if err != nil {
 		return 0
 	}

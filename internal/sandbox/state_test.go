@@ -20,7 +20,7 @@ func TestClaimStateSweepsTheDead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	running, err := ClaimState(stateDir)
+	running, err := ClaimState(stateDir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestClaimStateSweepsTheDead(t *testing.T) {
 	if running.SweptDirs != 2 || running.SweptContainers != 0 {
 		t.Errorf("the first claim swept %d directories and %d containers, want the 2 of the layout before and none", running.SweptDirs, running.SweptContainers)
 	}
-	dead, err := ClaimState(stateDir)
+	dead, err := ClaimState(stateDir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestClaimStateSweepsTheDead(t *testing.T) {
 	// The worker dies: its lock goes with its process.
 	_ = dead.lock.Close()
 
-	next, err := ClaimState(stateDir)
+	next, err := ClaimState(stateDir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
