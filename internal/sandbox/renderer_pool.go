@@ -39,7 +39,6 @@ func (r *Renderer) Close() error {
 	if p != nil {
 		p.close()
 	}
-	Release(r.Runner)
 	if r.State != nil {
 		return r.State.Close()
 	}

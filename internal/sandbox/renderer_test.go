@@ -35,7 +35,6 @@ func testRenderer(t testing.TB, r Runner, limits Limits) *Renderer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { Release(r) }) // before the runner's directory goes
 	return &Renderer{Runner: r, Binary: self, Limits: limits, MemoryFlag: "--render-memory",
 		Settings: &render.Renderer{Capabilities: render.Capabilities{APIVersions: []string{"monitoring.coreos.com/v1"}}}}
 }

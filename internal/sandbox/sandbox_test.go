@@ -45,7 +45,6 @@ func forEachSandbox(t *testing.T, fn func(t *testing.T, r Runner)) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { Release(r) })
 			fn(t, r)
 		})
 	}

@@ -55,10 +55,16 @@ type started struct {
 }
 
 // launch starts name args with stdin a pipe and stdout and stderr bounded
-// by l; a worker that dies takes the command with it (Pdeathsig).
-func launch(name string, args, env []string, l Limits, result func(*Result, error) (*Result, error), cleanup func()) (*started, error) {
+// by l; a worker that dies takes the command with it (Pdeathsig). stop,
+// when not nil, ends the command when the sandbox is to end (a timeout,
+// Destroy) instead of SIGKILL, which follows if the command has not
+// exited within its WaitDelay.
+func launch(name string, args, env []string, l Limits, result func(*Result, error) (*Result, error), stop func(*exec.Cmd) error, cleanup func()) (*started, error) {
 	ctx, kill := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, name, args...)
+	if stop != nil {
+		cmd.Cancel = func() error { return stop(cmd) }
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Env = env
 	stdin, err := cmd.StdinPipe()

@@ -1,0 +1,145 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestCloseLeavesNoProcess closes a Renderer whose pool holds a started
+// gVisor sandbox, its renderer waiting, as a worker does when it stops:
+// once Close returns, no process the sandbox started on the host is left,
+// nor any process group of one (hack/run.sh's teardown checks the same),
+// and nothing is left mounted in the state directory (a test's TempDir, as
+// a worker's is beside its clone cache: a mount would keep it from being
+// removed).
+func TestCloseLeavesNoProcess(t *testing.T) {
+	if _, err := exec.LookPath("runsc"); err != nil {
+		t.Skip("runsc is not installed (Debian package runsc; .ci/run installs it)")
+	}
+	runner, err := New(ModeGVisor, t.TempDir(), GVisor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := runner.(*gvisor)
+	if g.platform == "ptrace" {
+		// runsc run reaps the sandbox and its gofer, but ptrace's stub
+		// processes are the sandbox's children: once it is gone, init
+		// reaps them, as soon as it gets to it.
+		t.Skip("the runsc on PATH runs ptrace (Debian's offers no systrap): test with the tools cache's (FERRY_TOOLS_BIN, hack/tools.sh)")
+	}
+	before := descendants()
+	r := testRenderer(t, runner, Limits{})
+	r.Pool, r.PoolDir = 1, t.TempDir()
+	waitFull(t, r)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		out, err := exec.Command(g.runsc, "--root", g.root, "list").Output()
+		if err == nil && strings.Contains(string(out), " running ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("runsc lists no running container 2 minutes after the pool's start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var started []hostProcess
+	for pid, p := range descendants() {
+		if _, ok := before[pid]; !ok {
+			started = append(started, p)
+		}
+	}
+	if len(started) < 3 {
+		t.Fatalf("the pooled sandbox runs %v on the host, want runsc run, its sandbox and its gofer", started)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	groups := map[int]bool{}
+	for _, p := range started {
+		if now, ok := readHostProcess(p.pid); ok && now.start == p.start {
+			left = append(left, fmt.Sprintf("%d %s (%s)", p.pid, p.comm, now.state))
+		}
+		if p.pgid != syscall.Getpgrp() { // runsc run's is the test's
+			groups[p.pgid] = true
+		}
+	}
+	for pgid := range groups {
+		if err := syscall.Kill(-pgid, 0); !errors.Is(err, syscall.ESRCH) {
+			left = append(left, fmt.Sprintf("process group %d", pgid))
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("processes of the sandbox left after Close: %v", left)
+	}
+	mounts, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir := filepath.Dir(g.root); strings.Contains(string(mounts), " "+dir+"/") {
+		t.Errorf("something is mounted under the state directory %s after Close", dir)
+	}
+}
+
+// hostProcess is a process of the host as /proc/PID/stat tells it.
+type hostProcess struct {
+	pid, ppid, pgid int
+	comm, state     string
+	start           string // start time, in clock ticks after boot
+}
+
+func readHostProcess(pid int) (hostProcess, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return hostProcess{}, false
+	}
+	s := string(b)
+	open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || close < open {
+		return hostProcess{}, false
+	}
+	// After the comm: state ppid pgrp session tty tpgid flags minflt
+	// cminflt majflt cmajflt utime stime cutime cstime priority nice
+	// num_threads itrealvalue starttime.
+	f := strings.Fields(s[close+1:])
+	if len(f) < 20 {
+		return hostProcess{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	pgid, _ := strconv.Atoi(f[2])
+	return hostProcess{pid: pid, ppid: ppid, pgid: pgid, comm: s[open+1 : close], state: f[0], start: f[19]}, true
+}
+
+// descendants are the processes under this one, by pid.
+func descendants() map[int]hostProcess {
+	entries, _ := os.ReadDir("/proc")
+	children := map[int][]hostProcess{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if p, ok := readHostProcess(pid); ok {
+			children[p.ppid] = append(children[p.ppid], p)
+		}
+	}
+	out := map[int]hostProcess{}
+	queue := []int{os.Getpid()}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range children[pid] {
+			out[c.pid] = c
+			queue = append(queue, c.pid)
+		}
+	}
+	return out
+}
