@@ -99,6 +99,10 @@ type PostSyncInput struct {
 	Target       Target       `json:"target"`
 	Destinations []app.Target `json:"destinations"`
 	SyncOptions  []string     `json:"syncOptions,omitempty"`
+	// SyncFail runs the SyncFail hooks when a PostSync hook fails, as Argo
+	// CD does. A run started without it (before Ferry did so) replays as
+	// it ran.
+	SyncFail bool `json:"syncFail,omitempty"`
 }
 
 // PostSyncResult is the outcome of the PostSync workflow, signalled to the

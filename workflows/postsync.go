@@ -24,6 +24,15 @@ func (w *Workflows) PostSyncHooks(ctx workflow.Context, in PostSyncInput) (PostS
 	}
 	if len(failed) > 0 {
 		out.Phase, out.Message = app.OperationFailed, "PostSync hooks failed: "+strings.Join(failed, "; ")
+		if in.SyncFail {
+			ranFail, failedToo := runHookPhase(ctx, in.Target, in.Destinations, in.OperationID, HookSyncFail, in.SyncOptions)
+			out.Results = append(out.Results, hookResourceResults(ranFail)...)
+			if len(failedToo) > 0 {
+				out.Message += "; SyncFail hooks failed too: " + strings.Join(failedToo, "; ")
+			} else {
+				out.Message += fmt.Sprintf("; %d SyncFail hooks ran", len(ranFail))
+			}
+		}
 	}
 	err := workflow.SignalExternalWorkflow(ctx, in.Parent, "", SignalPostSyncResult, out).Get(ctx, nil)
 	if err != nil {
@@ -89,6 +98,7 @@ func (s *appState) postSyncWhenSettled(ctx workflow.Context, target Target) {
 	child := workflow.ExecuteChildWorkflow(cctx, PostSyncWorkflow, PostSyncInput{
 		Parent: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: op.ID, OperationID: base,
 		Target: target, Destinations: s.destinations(), SyncOptions: s.hookSyncOptions(),
+		SyncFail: s.hookCount(HookSyncFail) > 0,
 	})
 	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil && run.Phase == app.OperationRunning {
 		now := workflow.Now(ctx)
@@ -114,6 +124,11 @@ func (s *appState) receivePostSyncResults(ctx workflow.Context) {
 			now := workflow.Now(ctx)
 			op.PostSync.Phase, op.PostSync.Message, op.PostSync.Results = res.Phase, res.Message, res.Results
 			op.PostSync.FinishedAt = &now
+			if res.Phase == app.OperationFailed {
+				// The PostSync phase is part of the operation, as in Argo CD:
+				// a failed PostSync hook fails it.
+				op.Phase, op.Message = app.OperationFailed, res.Message
+			}
 		}
 	})
 }

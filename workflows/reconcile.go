@@ -36,6 +36,15 @@ func (s *appState) reconcile(ctx workflow.Context) {
 		s.autoSync = &autoSync{Key: s.autoSyncKey(target)}
 		op := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()})
 		s.autoSync.Phase, s.autoSync.Unreachable = op.Phase, s.lastOpUnreachable
+		if op.Phase == app.OperationFailed || op.Phase == app.OperationError {
+			// As Argo CD: the automated sync is not tried again for this
+			// revision, and the condition says why until a sync succeeds.
+			msg := fmt.Sprintf("Failed last sync attempt to [%s]: %s", op.Revision, op.Message)
+			if op.RetryCount > 0 {
+				msg += fmt.Sprintf(" (retried %d times).", op.RetryCount)
+			}
+			s.setCondition(conditionSyncError, msg)
+		}
 	}
 }
 

@@ -184,9 +184,16 @@ func (c *Cluster) compareLive(ctx context.Context, t *task, live *unstructured.U
 	predicted, err := c.write(ctx, t, live, true)
 	if err != nil {
 		oerr := newObjectError(t.key, "dry-run apply", err)
-		if IsImmutable(err) {
+		switch {
+		case IsImmutable(err):
 			st.Sync = app.SyncStatusOutOfSync
 			st.Message = "differs in a field that cannot change in place (Force=true deletes and re-creates): " + oerr.Err.Error()
+			return st, nil
+		case IsInvalid(err):
+			// Git wants what the API server refuses: the live object is not
+			// what Git says, so it is OutOfSync (as in Argo CD), and a sync
+			// is tried and fails with this reason.
+			st.Sync, st.Message = app.SyncStatusOutOfSync, "the API server refuses the desired object: "+oerr.Err.Error()
 			return st, nil
 		}
 		return st, oerr

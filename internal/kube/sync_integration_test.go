@@ -194,3 +194,26 @@ func rv(t *testing.T, obj *unstructured.Unstructured) uint64 {
 	}
 	return n
 }
+
+// TestARefusedObjectIsOutOfSync: a change Git makes that the API server
+// refuses (a number where it wants a string) leaves the live object
+// unlike Git: OutOfSync with the server's reason, as in Argo CD, so that
+// an automated sync is tried (and fails with that reason per object).
+func TestARefusedObjectIsOutOfSync(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.apply([]*unstructured.Unstructured{configMap("settings", nil, nil)}, nil)
+	require.NoError(t, err)
+	bad := decode(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {greeting: 1}\n")
+	states, err := e.cluster.Compare(e.ctx, kube.CompareRequest{App: e.ns, Namespace: e.ns, Objects: []*unstructured.Unstructured{bad}})
+	require.NoError(t, err, "the region answered")
+	require.Len(t, states, 1)
+	assert.Equal(t, app.SyncStatusOutOfSync, states[0].Sync)
+	assert.Contains(t, states[0].Message, "the API server refuses the desired object")
+	assert.Contains(t, states[0].Message, "expected string")
+
+	cs, err := e.apply([]*unstructured.Unstructured{bad}, nil)
+	require.Error(t, err)
+	assert.True(t, kube.IsRefused(err), "%v", err)
+	assert.Equal(t, map[string]string{"ConfigMap/settings": "failed"}, actions(cs))
+	assert.Contains(t, cs.Entries[0].Message, "expected string", "the object's result says why")
+}
