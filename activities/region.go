@@ -160,7 +160,7 @@ func (r *Region) statuses(states []kube.ResourceState) []app.ResourceStatus {
 	out := make([]app.ResourceStatus, 0, len(states))
 	for _, s := range states {
 		out = append(out, app.ResourceStatus{
-			ResourceKey: s.Key, Region: r.Name, Status: s.Sync, Health: s.Health, Message: s.Message,
+			ResourceKey: s.Key, Region: r.Name, Status: s.Sync, Health: s.Health, HealthMessage: s.HealthMessage, Message: s.Message,
 		})
 	}
 	return out

@@ -173,8 +173,8 @@ func TestCreateNamespaceWithAnInvalidObject(t *testing.T) {
 
 // TestADeploymentThatCannotProgressEndsTheOperation: the operation ends
 // once the last wave is applied, as Argo CD's does, Succeeded; the app
-// shows the Deployment Progressing rather than waiting for it (and past
-// its progress deadline, Degraded).
+// shows the Deployment Progressing rather than waiting for it, and past
+// its progress deadline Degraded, with the reason.
 func TestADeploymentThatCannotProgressEndsTheOperation(t *testing.T) {
 	startWorker(t)
 	repo := newRepo(t, "noprogress")
@@ -205,5 +205,21 @@ spec:
 	require.Equal(t, app.OperationSucceeded, op.Phase, "%s\n%s", op.Message, out)
 	require.Equal(t, app.SyncStatusSynced, v.Status.Sync.Status)
 	require.Equal(t, app.HealthProgressing, v.Status.Health.Status, "the operation did not wait for the Deployment: %+v", v.Status.Resources)
+
+	// Past its progress deadline the Deployment is Degraded, and the app
+	// says why: health.message, and the MESSAGE column of ferry app get.
+	eventually(t, 2*time.Minute, "the Deployment Degraded", func() (bool, string) {
+		v, err := queryView(t, c, "noprogress")
+		return err == nil && v.Status.Health.Status == app.HealthDegraded, fmt.Sprint(err)
+	})
+	get := mustFerry(t, "app", "get", "noprogress")
+	for _, r := range regions {
+		require.Regexp(t, r+`\s+apps\s+Deployment\s+noprogress\s+web\s+Synced\s+Degraded\s+deployment "web" exceeded its progress deadline`, get)
+	}
+	asJSON := mustFerry(t, "app", "get", "noprogress", "-o", "json")
+	require.Contains(t, asJSON, `"health": {
+          "status": "Degraded",
+          "message": "deployment \"web\" exceeded its progress deadline"
+        }`, "health.message, as Argo CD's")
 	mustFerry(t, "app", "delete", "noprogress", "--cascade")
 }

@@ -76,9 +76,25 @@ func printView(out io.Writer, v *workflows.View, output string) error {
 	fmt.Fprintln(out)
 	fmt.Fprintln(tw, "REGION\tGROUP\tKIND\tNAMESPACE\tNAME\tSTATUS\tHEALTH\tMESSAGE")
 	for _, r := range s.Resources {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Region, r.Group, r.Kind, r.Namespace, r.Name, r.Status, r.Health, r.Message)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Region, r.Group, r.Kind, r.Namespace, r.Name, r.Status, r.Health, resourceMessage(r))
 	}
 	return tw.Flush()
+}
+
+// resourceMessage says why a resource is not Healthy (its health message)
+// and how it compares.
+func resourceMessage(r app.ResourceStatus) string {
+	why := r.HealthMessage
+	if r.Health == app.HealthHealthy {
+		why = ""
+	}
+	switch {
+	case why == "":
+		return r.Message
+	case r.Message == "":
+		return why
+	}
+	return why + "; " + r.Message
 }
 
 func printResults(out io.Writer, results []app.ResourceResult) {

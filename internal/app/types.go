@@ -270,12 +270,18 @@ type HealthStatus struct {
 	Message string           `json:"message,omitempty"`
 }
 
+// ResourceStatus is one resource of the app in one region. Its health is
+// health.status and health.message in JSON, as Argo CD's (resource_json.go).
 type ResourceStatus struct {
 	ResourceKey
-	Region  string           `json:"region"`
-	Status  SyncStatusCode   `json:"status"`
-	Health  HealthStatusCode `json:"health,omitempty"`
-	Message string           `json:"message,omitempty"`
+	Region string           `json:"region"`
+	Status SyncStatusCode   `json:"status"`
+	Health HealthStatusCode `json:"-"`
+	// HealthMessage says why the resource has its health: `container "web":
+	// CrashLoopBackOff`.
+	HealthMessage string `json:"-"`
+	// Message says how it compares: which paths differ, that it is missing.
+	Message string `json:"message,omitempty"`
 }
 
 type OperationState struct {
