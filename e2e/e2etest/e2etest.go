@@ -79,17 +79,23 @@ func (e *Env) Bin(t testing.TB, name string) string {
 	return filepath.Join(builtDir, name)
 }
 
-// Environ is the environment of the Ferry processes a test runs.
+// Environ is the environment of the Ferry processes a test runs: with the
+// stack's regions configuration (FERRY_REGIONS_CONFIG, as make run's) when
+// the test uses all of the stack's regions.
 func (e *Env) Environ() []string {
 	// The tools bin dir first on PATH, as hack/run.sh's env file puts it:
 	// workers run its runsc (hack/tools.sh builds a current one).
-	return append(os.Environ(),
+	env := append(os.Environ(),
 		"PATH="+e.Stack.ToolsBin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"TEMPORAL_ADDRESS="+e.Stack.TemporalAddress,
 		"FERRY_REGIONS="+strings.Join(e.regions(), ","),
 		"KUBECONFIG="+e.Stack.Kubeconfig,
 		"FERRY_CACHE_KEY="+e.Stack.CacheKey,
 	)
+	if e.Stack.RegionsConfig != "" && slices.Equal(e.regions(), e.Stack.Regions) {
+		env = append(env, "FERRY_REGIONS_CONFIG="+e.Stack.RegionsConfig)
+	}
+	return env
 }
 
 // Worker is a ferry-worker process.

@@ -41,7 +41,7 @@ var invalidFixtures = map[string]struct {
 	"invalid-field-case":                 {fields: []string{"spec.source.repourl"}, contains: []string{`did you mean "repoURL"`}},
 	"invalid-wrong-type": {fields: []string{"spec.source.targetRevision", "spec.syncPolicy.automated", "spec.syncPolicy.retry.limit"},
 		contains: []string{"quote the value", `got the string "five"`}},
-	"invalid-kustomize-patches": {fields: []string{"spec.source.kustomize.patches"}},
+	"invalid-kustomize-patches": {fields: []string{"spec.source.kustomize.patches[0]"}, contains: []string{"set path (a patch file"}},
 	"invalid-multi-document":    {notOne: true, contains: []string{"2 YAML documents", "lines 1, 11"}},
 	"invalid-list":              {notOne: true, contains: []string{"List of 2 objects"}},
 	"invalid-syntax":            {contains: []string{"line 8"}},

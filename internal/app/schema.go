@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // unsupportedFields are Argo CD Application fields that Ferry knows but does
@@ -27,9 +29,6 @@ var unsupportedFields = map[string]string{
 // unsupportedTool lists fields of the Kustomize and Helm sources that Ferry
 // does not implement yet; they share one message.
 var unsupportedTool = map[string][]string{
-	"spec.source.kustomize": {"version", "replicas", "patches", "components", "forceCommonLabels",
-		"forceCommonAnnotations", "commonAnnotationsEnvsubst", "labelWithoutSelector", "labelIncludeTemplates",
-		"kubeVersion", "apiVersions", "ignoreMissingComponents"},
 	"spec.source.helm": {"fileParameters", "passCredentials"},
 }
 
@@ -91,6 +90,13 @@ func (s schema) check(v any, t reflect.Type, path string) []FieldError {
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if t == reflect.TypeFor[intstr.IntOrString]() {
+		switch v.(type) {
+		case string, float64, int64, json.Number:
+			return nil
+		}
+		return []FieldError{typeError(path, "a number or a string", v)}
 	}
 	switch t.Kind() {
 	case reflect.Struct:

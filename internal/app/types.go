@@ -1,6 +1,10 @@
 package app
 
-import "time"
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
 
 const (
 	APIVersion = "argoproj.io/v1alpha1"
@@ -102,6 +106,64 @@ type KustomizeSource struct {
 	CommonLabels      map[string]string `json:"commonLabels,omitempty"`
 	CommonAnnotations map[string]string `json:"commonAnnotations,omitempty"`
 	Namespace         string            `json:"namespace,omitempty"`
+	// ForceCommonLabels and ForceCommonAnnotations let commonLabels and
+	// commonAnnotations replace the kustomization's values of the same
+	// keys, as kustomize edit add label/annotation --force.
+	ForceCommonLabels      bool `json:"forceCommonLabels,omitempty"`
+	ForceCommonAnnotations bool `json:"forceCommonAnnotations,omitempty"`
+	// CommonAnnotationsEnvsubst expands $VAR and ${VAR} of Argo CD's build
+	// environment ($ARGOCD_APP_NAME, …) in commonAnnotations' values.
+	CommonAnnotationsEnvsubst bool `json:"commonAnnotationsEnvsubst,omitempty"`
+	// LabelWithoutSelector adds commonLabels as a labels entry that leaves
+	// selectors alone (kustomize edit add label --without-selector);
+	// LabelIncludeTemplates also puts them on pod templates.
+	LabelWithoutSelector  bool `json:"labelWithoutSelector,omitempty"`
+	LabelIncludeTemplates bool `json:"labelIncludeTemplates,omitempty"`
+	// Replicas set the replica counts of resources by name (kustomize edit
+	// set replicas).
+	Replicas []KustomizeReplica `json:"replicas,omitempty"`
+	// Patches are added to the kustomization's patches.
+	Patches []KustomizePatch `json:"patches,omitempty"`
+	// Components are added to the kustomization's components (paths
+	// relative to the source's path); IgnoreMissingComponents skips those
+	// that do not exist.
+	Components              []string `json:"components,omitempty"`
+	IgnoreMissingComponents bool     `json:"ignoreMissingComponents,omitempty"`
+	// Version names the kustomize binary in Argo CD (argocd-cm's
+	// kustomize.version.*); Ferry renders with the Kustomize it is built
+	// with, whatever it says.
+	Version string `json:"version,omitempty"`
+	// KubeVersion and APIVersions are what Kustomize's helmCharts see in
+	// Argo CD; Ferry refuses helmCharts, so they change nothing.
+	KubeVersion string   `json:"kubeVersion,omitempty"`
+	APIVersions []string `json:"apiVersions,omitempty"`
+}
+
+// KustomizeReplica is one replicas override: count is a number, or a
+// string holding one, as in Argo CD.
+type KustomizeReplica struct {
+	Name  string             `json:"name"`
+	Count intstr.IntOrString `json:"count"`
+}
+
+// KustomizePatch is one entry of a kustomization's patches: a file (path,
+// relative to the source's path) or an inline patch, with its target.
+type KustomizePatch struct {
+	Path    string             `json:"path,omitempty"`
+	Patch   string             `json:"patch,omitempty"`
+	Target  *KustomizeSelector `json:"target,omitempty"`
+	Options map[string]bool    `json:"options,omitempty"`
+}
+
+// KustomizeSelector selects the resources a patch applies to.
+type KustomizeSelector struct {
+	Group              string `json:"group,omitempty"`
+	Version            string `json:"version,omitempty"`
+	Kind               string `json:"kind,omitempty"`
+	Name               string `json:"name,omitempty"`
+	Namespace          string `json:"namespace,omitempty"`
+	LabelSelector      string `json:"labelSelector,omitempty"`
+	AnnotationSelector string `json:"annotationSelector,omitempty"`
 }
 
 type HelmSource struct {

@@ -175,6 +175,7 @@ func (v *validator) kustomize(k *KustomizeSource) {
 			v.add(fmt.Sprintf("spec.source.kustomize.commonAnnotations[%q]", key), "not a valid annotation key: %s", strings.Join(errs, "; "))
 		}
 	}
+	v.kustomizeEdits(k) // validate_kustomize.go
 }
 
 func (v *validator) helm(srcPath string, h *HelmSource, appName string) {

@@ -200,6 +200,9 @@ func PerApp(src app.Source) bool {
 	if src.Helm != nil || src.Plugin != nil {
 		return true
 	}
+	if k := src.Kustomize; k != nil && k.CommonAnnotationsEnvsubst {
+		return true // the annotations may name the app
+	}
 	if d := src.Directory; d != nil && d.Jsonnet != nil {
 		for _, v := range append(append([]app.JsonnetVar(nil), d.Jsonnet.ExtVars...), d.Jsonnet.TLAs...) {
 			if strings.Contains(v.Value, "$") {

@@ -34,14 +34,12 @@ const kustomizeSchemaUnits = 1 << 20
 // editKustomization), on a file system that cannot leave the repository
 // (see repoFS). Remote bases are refused unless the Renderer allows them
 // (see scanKustomization).
-func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.KustomizeSource) ([]*unstructured.Unstructured, error) {
+func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.KustomizeSource, env map[string]string) ([]*unstructured.Unstructured, error) {
 	limits := r.Limits.withDefaults()
 	b := newBudget(limits, t.appPath)
 	fsys := newRepoFS(t.root, r.AllowRemoteBases, b)
-	setsSchema, err := r.scanKustomization(fsys, t.dir)
-	if err != nil {
-		return nil, r.kustomizeError(t, fsys, err)
-	}
+	// The edits come first, so that the scan sees what they add
+	// (components, patches).
 	if kustomizeOptionsSet(opts) {
 		file := filepath.Join(t.dir, t.kustFile)
 		real, err := fsys.confine(file)
@@ -52,11 +50,16 @@ func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.Kustomize
 		if err != nil {
 			return nil, r.kustomizeError(t, fsys, err)
 		}
-		edited, err := editKustomization(joinDisplay(t.appPath, t.kustFile), data, opts)
+		exists := func(rel string) bool { return fsys.Exists(filepath.Join(t.dir, rel)) }
+		edited, err := editKustomization(joinDisplay(t.appPath, t.kustFile), data, opts, kustomizeEdits{env: env, exists: exists})
 		if err != nil {
 			return nil, err
 		}
 		fsys.override(real, edited)
+	}
+	setsSchema, err := r.scanKustomization(fsys, t.dir)
+	if err != nil {
+		return nil, r.kustomizeError(t, fsys, err)
 	}
 
 	units := int64(1)

@@ -15,7 +15,8 @@ import (
 // kustomization.
 func kustomizeOptionsSet(k *app.KustomizeSource) bool {
 	return k != nil && (k.NamePrefix != "" || k.NameSuffix != "" || len(k.Images) > 0 ||
-		len(k.CommonLabels) > 0 || len(k.CommonAnnotations) > 0 || k.Namespace != "")
+		len(k.CommonLabels) > 0 || len(k.CommonAnnotations) > 0 || k.Namespace != "" ||
+		len(k.Replicas) > 0 || len(k.Patches) > 0 || len(k.Components) > 0)
 }
 
 // editKustomization applies spec.source.kustomize to the content of a
@@ -26,14 +27,21 @@ func kustomizeOptionsSet(k *app.KustomizeSource) bool {
 //     ("kustomize edit set nameprefix|namesuffix|namespace");
 //   - commonLabels and commonAnnotations are added to the file's; a key
 //     the file already sets is an error, as "kustomize edit add label"
-//     without --force makes it (forceCommonLabels is not supported yet);
+//     without --force makes it, unless forceCommonLabels
+//     (forceCommonAnnotations) says to replace it; labelWithoutSelector
+//     adds the labels as a labels entry that leaves selectors alone;
+//     commonAnnotationsEnvsubst expands the build environment in the
+//     annotations' values;
+//   - replicas, components and patches are added (kustomize edit set
+//     replicas, kustomize edit add component, and Argo CD's own write of
+//     patches);
 //   - each image ("name=newName:tag", "name=newName@digest", "name:tag",
 //     "name@digest", "name=newName") updates the images entry of that name,
 //     keeping the fields it does not set, or adds one
 //     ("kustomize edit set image").
 //
 // The result is a new document; the file on disk is not touched.
-func editKustomization(file string, data []byte, k *app.KustomizeSource) ([]byte, error) {
+func editKustomization(file string, data []byte, k *app.KustomizeSource, e kustomizeEdits) ([]byte, error) {
 	doc, err := kyaml.Parse(string(data))
 	if err != nil {
 		return nil, yamlError(file, yamlDoc{index: 1, line: 1}, err)
@@ -51,18 +59,33 @@ func editKustomization(file string, data []byte, k *app.KustomizeSource) ([]byte
 			return nil, fmt.Errorf("set %s in %s: %w", s.field, file, err)
 		}
 	}
-	for _, m := range []struct {
-		field, spec string
-		values      map[string]string
-	}{
-		{"commonLabels", "spec.source.kustomize.commonLabels", k.CommonLabels},
-		{"commonAnnotations", "spec.source.kustomize.commonAnnotations", k.CommonAnnotations},
-	} {
-		if err := addToMap(doc, file, m.field, m.spec, m.values); err != nil {
-			return nil, err
+	annotations := k.CommonAnnotations
+	if k.CommonAnnotationsEnvsubst && len(annotations) > 0 {
+		annotations = make(map[string]string, len(k.CommonAnnotations))
+		for key, val := range k.CommonAnnotations {
+			annotations[key] = e.envsubst(val)
 		}
 	}
+	if k.LabelWithoutSelector {
+		if err := addLabelsWithoutSelector(doc, file, k); err != nil {
+			return nil, err
+		}
+	} else if err := addToMap(doc, file, "commonLabels", "spec.source.kustomize.commonLabels", k.CommonLabels, k.ForceCommonLabels); err != nil {
+		return nil, err
+	}
+	if err := addToMap(doc, file, "commonAnnotations", "spec.source.kustomize.commonAnnotations", annotations, k.ForceCommonAnnotations); err != nil {
+		return nil, err
+	}
 	if err := setImages(doc, file, k.Images); err != nil {
+		return nil, err
+	}
+	if err := setReplicas(doc, file, k.Replicas); err != nil {
+		return nil, err
+	}
+	if err := addComponents(doc, file, k, e); err != nil {
+		return nil, err
+	}
+	if err := addPatches(doc, file, k.Patches); err != nil {
 		return nil, err
 	}
 	out, err := doc.String()
@@ -72,7 +95,9 @@ func editKustomization(file string, data []byte, k *app.KustomizeSource) ([]byte
 	return []byte(out), nil
 }
 
-func addToMap(doc *kyaml.RNode, file, field, spec string, values map[string]string) error {
+// addToMap adds values to the mapping field of doc; a key it already has
+// is an error unless force.
+func addToMap(doc *kyaml.RNode, file, field, spec string, values map[string]string, force bool) error {
 	if len(values) == 0 {
 		return nil
 	}
@@ -86,14 +111,22 @@ func addToMap(doc *kyaml.RNode, file, field, spec string, values map[string]stri
 	}
 	slices.Sort(keys)
 	for _, key := range keys {
-		if m.Field(key) != nil {
-			return &SourceError{Path: file, Msg: fmt.Sprintf("%s[%q] is already set in the kustomization's %s; remove it from one of them", spec, key, field)}
+		if m.Field(key) != nil && !force {
+			return &SourceError{Path: file, Msg: fmt.Sprintf("%s[%q] is already set in the kustomization's %s; remove it from one of them, or set %s", spec, key, field, forceField(spec))}
 		}
 		if err := m.PipeE(kyaml.SetField(key, kyaml.NewStringRNode(values[key]))); err != nil {
 			return fmt.Errorf("set %s %q in %s: %w", field, key, file, err)
 		}
 	}
 	return nil
+}
+
+// forceField is the option that lets spec replace the kustomization's keys.
+func forceField(spec string) string {
+	if strings.HasSuffix(spec, "Annotations") {
+		return "spec.source.kustomize.forceCommonAnnotations"
+	}
+	return "spec.source.kustomize.forceCommonLabels"
 }
 
 // kustomizeImage is one entry of a kustomization's images.

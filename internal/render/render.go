@@ -177,7 +177,7 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	var objs []*unstructured.Unstructured
 	switch t.typ {
 	case SourceTypeKustomize:
-		objs, err = r.kustomize(ctx, t, src.Kustomize)
+		objs, err = r.kustomize(ctx, t, src.Kustomize, BuildEnv(src, opts))
 	case SourceTypeHelm:
 		objs, err = r.helm(ctx, t, src.Helm, opts)
 	case SourceTypePlugin:
