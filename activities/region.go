@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -41,6 +42,9 @@ type Region struct {
 	// (destinationServiceAccounts), the default project's included, rather
 	// than writing as the worker itself (region_identity.go).
 	RequireImpersonation bool
+	// SystemIgnore is ignored in every app's diffs besides its own
+	// ignoreDifferences: Argo CD's resource.customizations.ignoreDifferences.
+	SystemIgnore []app.IgnoreDifference
 
 	drift driftSignals
 }
@@ -83,7 +87,7 @@ func (r *Region) compareRequest(appName, namespace string, objs []*unstructured.
 	if err != nil {
 		return kube.CompareRequest{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
 	}
-	rules, err := diff.Compile(ignore)
+	rules, err := diff.Compile(append(slices.Clip(ignore), r.SystemIgnore...))
 	if err != nil {
 		return kube.CompareRequest{}, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("app %q: %v", appName, err), workflows.ErrInvalidSource, nil)

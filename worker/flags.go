@@ -39,6 +39,7 @@ type config struct {
 	redisAddr            string
 	redis                redisFlags
 	repoCredsDir         string
+	customizations       string
 	repoCreds            repoCredsFlags
 	cacheDir             string
 	webhookAddr          string
@@ -86,6 +87,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.repoCredsDir, "repo-creds-dir", "", "`DIR` of YAML files holding Argo CD repository Secrets (secret-type repository or repo-creds) and argocd-tls-certs-cm; empty: only the FERRY_GIT_* credential")
 	fs.StringVar(&c.repoCreds.namespace, "repo-creds-namespace", "", "`NAMESPACE` of the control cluster whose Argo CD repository Secrets and argocd-tls-certs-cm are read at start, besides --repo-creds-dir")
 	fs.StringVar(&c.repoCreds.context, "repo-creds-context", "", "kubeconfig `CONTEXT` of the control cluster for --repo-creds-namespace (default: the current context; without a kubeconfig, the cluster the worker runs in)")
+	fs.StringVar(&c.customizations, "resource-customizations", "", "Argo CD's argocd-cm ConfigMap manifest `FILE`: its resource.customizations Lua health checks and ignoreDifferences apply in every region")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "`DIR` of the Git clone cache (default: ferry/repos in the user's cache directory)")
 	c.checkoutMaxFile = bytesFlag(gitsource.DefaultMaxFileBytes)
 	fs.Var(&c.checkoutMaxFile, "checkout-max-file-size", "the largest file (`SIZE`) the worker fetches or checks out of a repository, any branch or tag; refused from its header, before it is read")

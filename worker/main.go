@@ -97,19 +97,27 @@ func run(ctx context.Context, cfg *config) error {
 		(&activities.Projects{Client: c}).Register(w)
 		workers = append(workers, w)
 	}
+	custom, err := loadCustomizations(cfg.customizations)
+	if err != nil {
+		return err
+	}
+	kubeOpts := kube.DefaultOptions()
+	if custom != nil {
+		kubeOpts.Health.Custom = custom
+	}
 	for _, region := range cfg.regions {
 		rest, err := regionConfig(cfg, region)
 		if err != nil {
 			return fmt.Errorf("region %s: %w", region, err)
 		}
-		cluster, err := kube.NewCluster(rest)
+		cluster, err := kube.NewClusterWithOptions(rest, kubeOpts)
 		if err != nil {
 			return fmt.Errorf("region %s: %w", region, err)
 		}
 		w := worker.New(c, workflows.RegionQueue(region), opts)
 		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader,
 			Projects: &activities.TemporalProjects{Client: c}, Regions: cfg.regionsCfg,
-			RequireImpersonation: cfg.requireImpersonation}
+			RequireImpersonation: cfg.requireImpersonation, SystemIgnore: custom.IgnoreAll()}
 		regionActivities.Register(w)
 		regionActivities.RegisterHooks(w)
 		workers = append(workers, w)

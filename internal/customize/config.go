@@ -248,9 +248,35 @@ func (s *Set) IgnoreDifferences(group, kind string) []app.IgnoreDifference {
 	return out
 }
 
+// IgnoreAll returns every ignoreDifferences entry of the ConfigMap with its
+// group and kind (globs where the key has them, * for .all), to be added to
+// each app's own as Argo CD adds its system-level ones.
+func (s *Set) IgnoreAll() []app.IgnoreDifference {
+	if s == nil {
+		return nil
+	}
+	var out []app.IgnoreDifference
+	for _, key := range sortedKeys(s.overrides) {
+		id := s.overrides[key].ignore
+		if isEmptyIgnore(id) {
+			continue
+		}
+		id.Group, id.Kind = "", key
+		if g, k, found := strings.Cut(key, "/"); found {
+			id.Group, id.Kind = g, k
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
 func isEmptyIgnore(id app.IgnoreDifference) bool {
 	return len(id.JSONPointers) == 0 && len(id.JQPathExpressions) == 0 && len(id.ManagedFieldsManagers) == 0
 }
+
+// HasFilters tells whether the ConfigMap has resource.exclusions or
+// resource.inclusions.
+func (s *Set) HasFilters() bool { return s != nil && len(s.exclusions)+len(s.inclusions) > 0 }
 
 // Excluded tells whether resources of group/kind in cluster (a region) are
 // left alone: matched by resource.exclusions, or not by a non-empty

@@ -278,3 +278,17 @@ definitions:
 	assert.Equal(t, "nightly-manual", out[0].Object.GetName())
 	assert.True(t, strings.HasPrefix(out[0].Object.GetAPIVersion(), "batch/"))
 }
+
+func TestIgnoreAllGivesEveryEntryItsGroupAndKind(t *testing.T) {
+	s := setOf(t, map[string]string{
+		"resource.customizations.ignoreDifferences.apps_Deployment": "jsonPointers: [/spec/replicas]",
+		"resource.customizations.ignoreDifferences.Service":         "jsonPointers: [/spec/clusterIP]",
+		"resource.customizations.ignoreDifferences.all":             "managedFieldsManagers: [hpa]",
+		"resource.customizations.health.apps_Deployment":            "return {status = 'Healthy'}",
+	})
+	got := s.IgnoreAll()
+	require.Len(t, got, 3)
+	assert.Equal(t, []string{"*/*", "/Service", "apps/Deployment"},
+		[]string{got[0].Group + "/" + got[0].Kind, got[1].Group + "/" + got[1].Kind, got[2].Group + "/" + got[2].Kind})
+	assert.Equal(t, []string{"hpa"}, got[0].ManagedFieldsManagers)
+}

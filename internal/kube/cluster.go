@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/ferry-gitops/ferry/internal/health"
 )
 
 // Options tune a Cluster. Start from DefaultOptions.
@@ -44,6 +46,9 @@ type Options struct {
 	// new admission webhook or default can change a prediction without
 	// either). Zero disables the reuse.
 	CompareCacheTTL time.Duration
+	// Health tells an object's health; its zero value is package health's
+	// built-in checks, a Custom adds the operator's Lua health checks.
+	Health health.Checker
 }
 
 // DefaultOptions returns the options NewCluster uses.

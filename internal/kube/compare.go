@@ -8,7 +8,6 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/diff"
-	"github.com/ferry-gitops/ferry/internal/health"
 	"github.com/ferry-gitops/ferry/internal/syncplan"
 )
 
@@ -118,7 +117,7 @@ func (c *Cluster) extraneous(ctx context.Context, req CompareRequest, want map[a
 	sort.SliceStable(stale, func(i, j int) bool { return keyString(KeyOf(stale[i])) < keyString(KeyOf(stale[j])) })
 	var out []ResourceState
 	for _, obj := range stale {
-		code, msg := health.Get(obj)
+		code, msg := c.opts.Health.Get(obj)
 		st := ResourceState{Key: KeyOf(obj), Sync: app.SyncStatusOutOfSync, Health: code, HealthMessage: msg,
 			Message: "no longer desired: a sync with prune deletes it"}
 		opts, _ := req.Options.WithAnnotation(obj.GetAnnotations()[app.SyncOptionsAnnotation])
@@ -174,7 +173,7 @@ func (c *Cluster) compareOne(ctx context.Context, t *task, rules *diff.Rules) Re
 // nothing it depends on changed.
 func (c *Cluster) compareLive(ctx context.Context, t *task, live *unstructured.Unstructured, rules *diff.Rules) (ResourceState, *ObjectError) {
 	st := ResourceState{Key: t.key, Sync: app.SyncStatusUnknown}
-	st.Health, st.HealthMessage = health.Get(live)
+	st.Health, st.HealthMessage = c.opts.Health.Get(live)
 	ck := cacheKey{app: t.app, key: identity(t.key)}
 	cv := cacheVersion{desired: t.digest(), live: live.GetResourceVersion(), uid: string(live.GetUID()), rules: rules.Digest()}
 	if r, ok := c.results.get(ck, cv, c.opts.CompareCacheTTL); ok {

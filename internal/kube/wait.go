@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/internal/health"
 )
 
 // HealthError is a wave that did not become healthy: an object Degraded,
@@ -63,7 +62,7 @@ func (s *syncRun) waitHealthy(ctx context.Context, wave int, tasks []*task) erro
 			if err != nil {
 				return newObjectError(t.key, "get", err)
 			}
-			code, msg := health.Get(live)
+			code, msg := s.c.opts.Health.Get(live)
 			line := fmt.Sprintf("%s: %s", keyString(t.key), code)
 			if msg != "" {
 				line += ": " + msg
