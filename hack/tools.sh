@@ -11,6 +11,10 @@ KUBE_VERSION=v1.37.2
 KUBE_STAGING_VERSION=v0.37.2
 ETCD_VERSION=v3.6.16
 KWOK_VERSION=v0.8.0
+# `ferry dev up --temporal cluster`: the Temporal server the CLI above embeds (its
+# go.mod requires go.temporal.io/server v1.29.1) and the Web UI server it embeds.
+TEMPORAL_SERVER_VERSION=v1.29.1
+TEMPORAL_UI_VERSION=v2.42.1
 # The newest releases whose go directive this machine's Go accepts without a
 # toolchain switch (v1.10 needs Go 1.27).
 FLUX_SOURCE_VERSION=v1.9.6
@@ -58,6 +62,26 @@ build_once() {
 
 temporal_build() {
   GOBIN=$PWD/.. go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_VERSION"
+}
+
+# The server's own main packages, built from its module as a release is: the
+# services (one binary, --service per process), temporal-sql-tool, and the
+# PostgreSQL schemas the tool applies.
+temporal_server_build() {
+  local mod=go.temporal.io/server
+  GOBIN=$PWD go install "$mod/cmd/server@$TEMPORAL_SERVER_VERSION" "$mod/cmd/tools/sql@$TEMPORAL_SERVER_VERSION"
+  mv server ../temporal-server
+  mv sql ../temporal-sql-tool
+  local dir
+  dir=$(go mod download -json "$mod@$TEMPORAL_SERVER_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  mkdir -p ../schema
+  cp -r "$dir/schema/postgresql" ../schema/
+  chmod -R u+w ../schema
+}
+
+temporal_ui_build() {
+  GOBIN=$PWD go install "github.com/temporalio/ui-server/v2/cmd/server@$TEMPORAL_UI_VERSION"
+  mv server ../temporal-ui-server
 }
 
 kwok_build() {
@@ -149,6 +173,8 @@ flux_build() {
 }
 
 build_once "$cache/temporal-$TEMPORAL_VERSION" temporal_build
+build_once "$cache/temporal-server-$TEMPORAL_SERVER_VERSION" temporal_server_build
+build_once "$cache/temporal-ui-$TEMPORAL_UI_VERSION" temporal_ui_build
 build_once "$cache/kwok-$KWOK_VERSION" kwok_build
 build_once "$cache/etcd-$ETCD_VERSION" etcd_build
 build_once "$cache/kube-$KUBE_VERSION" kube_build
@@ -159,6 +185,9 @@ build_once "$cache/runsc-$RUNSC_VERSION" runsc_build
 
 link() { ln -sfn "$1" "$bin/$(basename "$1")"; }
 link "$cache/temporal-$TEMPORAL_VERSION/temporal"
+for c in temporal-server temporal-sql-tool; do link "$cache/temporal-server-$TEMPORAL_SERVER_VERSION/$c"; done
+ln -sfn "$cache/temporal-server-$TEMPORAL_SERVER_VERSION/schema" "$bin/temporal-schema"
+link "$cache/temporal-ui-$TEMPORAL_UI_VERSION/temporal-ui-server"
 link "$cache/kwok-$KWOK_VERSION/kwok"
 ln -sfn "$cache/kwok-$KWOK_VERSION/stage" "$bin/kwok-stage"
 link "$cache/etcd-$ETCD_VERSION/etcd"

@@ -26,14 +26,18 @@ func newDevUpCmd() *cobra.Command {
 	var (
 		regions  []string
 		stateDir string
+		temporal string
 	)
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start the local stack and run it until interrupted",
 		Long: `Start the local stack: per region a Kubernetes control plane (etcd,
 kube-apiserver, kube-controller-manager, kube-scheduler) with a kwok fake Node,
-plus a Temporal dev server with its Web UI, Redis, a Git server, a Helm chart
-repository and an OCI registry.
+plus Temporal with its Web UI, Redis, a Git server, a Helm chart repository
+and an OCI registry. Temporal is the CLI's dev server (--temporal dev), or
+with --temporal cluster a cluster as a production deployment runs it: the
+frontend, history, matching and worker services of the Temporal server as
+separate processes, on PostgreSQL.
 
 Once every part is ready it writes DIR/env, a file that sh can source
 (TEMPORAL_ADDRESS, TEMPORAL_UI_URL, FERRY_REGIONS, KUBECONFIG,
@@ -50,23 +54,24 @@ checkout, which builds them on first use (about 10 minutes).`,
   kubectl --context us-east-1 get nodes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDevUp(cmd, regions, stateDir)
+			return runDevUp(cmd, regions, stateDir, devenv.TemporalMode(temporal))
 		},
 	}
 	cmd.Flags().StringSliceVar(&regions, "regions", devenv.DefaultRegions, "regions to run, one control plane each, comma-separated")
+	cmd.Flags().StringVar(&temporal, "temporal", string(devenv.TemporalDev),
+		"Temporal to run: dev (the single-process dev server) or cluster (the server's services on PostgreSQL)")
 	cmd.Flags().StringVar(&stateDir, "state-dir", defaultDevStateDir(),
 		"directory for data, logs, kubeconfig and env ($XDG_STATE_HOME/ferry/dev, else ~/.local/state/ferry/dev)")
 	return cmd
 }
 
-func runDevUp(cmd *cobra.Command, regions []string, stateDir string) error {
+func runDevUp(cmd *cobra.Command, regions []string, stateDir string, temporal devenv.TemporalMode) error {
 	ctx, stopSignals := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 	devenv.FollowGoRun()
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 
-	s, err := devenv.Start(ctx, devenv.Options{Regions: regions, StateDir: stateDir, Log: errOut,
-		HelmRepoUsername: os.Getenv("FERRY_HELM_REPO_USERNAME"), HelmRepoPassword: os.Getenv("FERRY_HELM_REPO_PASSWORD")})
+	s, err := devenv.Start(ctx, devenv.Options{Regions: regions, StateDir: stateDir, Temporal: temporal, Log: errOut})
 	if err != nil {
 		return fmt.Errorf("dev up: %w", err)
 	}
@@ -75,7 +80,7 @@ func runDevUp(cmd *cobra.Command, regions []string, stateDir string) error {
 		return errors.Join(fmt.Errorf("dev up: %w", err), s.Stop())
 	}
 	fmt.Fprintf(out, `Ferry dev stack ready in %s
-  Temporal      %s (namespace %s)
+  Temporal      %s (namespace %s, %s)
   Temporal UI   %s
   regions       %s (kubectl --context <region>)
   KUBECONFIG    %s
@@ -86,7 +91,7 @@ func runDevUp(cmd *cobra.Command, regions []string, stateDir string) error {
   logs          %s
   env           . %s
 Press Ctrl-C to stop.
-`, s.StartDuration.Round(10*time.Millisecond), s.TemporalAddress, s.Namespace, s.TemporalUIURL,
+`, s.StartDuration.Round(10*time.Millisecond), s.TemporalAddress, s.Namespace, temporalKind(s.Temporal), s.TemporalUIURL,
 		strings.Join(s.Regions, ", "), s.Kubeconfig, s.RedisAddr, s.GitURL, s.HelmRepoURL, s.OCIRegistry, s.OCIRegistry, s.LogDir, envPath)
 
 	runErr := waitDevStack(ctx, s)
@@ -96,6 +101,13 @@ Press Ctrl-C to stop.
 	fmt.Fprintln(errOut, "ferry: stopping the dev stack")
 	_ = os.Remove(envPath) // the addresses in it are about to be dead
 	return errors.Join(runErr, s.Stop())
+}
+
+func temporalKind(m devenv.TemporalMode) string {
+	if m == devenv.TemporalCluster {
+		return "cluster: frontend, history, matching, worker on PostgreSQL"
+	}
+	return "dev server"
 }
 
 // waitDevStack returns nil when ctx ends, or an error as soon as a process

@@ -31,6 +31,12 @@ type proc struct {
 // startProc starts bin with args; the process writes stdout and stderr to
 // logDir/name.log (appended, so a restart keeps the earlier lines).
 func startProc(name, logDir, dir string, env []string, bin string, args ...string) (*proc, error) {
+	return startProcAttr(name, logDir, dir, env, sysProcAttr(), bin, args...)
+}
+
+// startProcAttr is startProc with the process attributes given: attr must
+// keep sysProcAttr's process group and parent-death signal.
+func startProcAttr(name, logDir, dir string, env []string, attr *syscall.SysProcAttr, bin string, args ...string) (*proc, error) {
 	logPath := filepath.Join(logDir, name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -45,7 +51,7 @@ func startProc(name, logDir, dir string, env []string, bin string, args ...strin
 	cmd.Stdin = nil
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = attr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)
 	}
@@ -91,8 +97,19 @@ func (p *proc) stop(grace time.Duration) error {
 	}
 }
 
+// errStopWaiting marks an error of a readiness check that no retry can
+// clear: waitReady returns it at once.
+var errStopWaiting = errors.New("stop waiting")
+
+type stopWaitingError struct{ err error }
+
+func (e stopWaitingError) Error() string   { return e.err.Error() }
+func (e stopWaitingError) Unwrap() []error { return []error{e.err, errStopWaiting} }
+func stopWaiting(err error) error          { return stopWaitingError{err} }
+
 // waitReady polls check every interval until it succeeds, the process exits,
-// or timeout passes. The error names the process and its log.
+// or timeout passes. The error names the process and its log. A check error
+// made by stopWaiting ends the wait at once.
 func (p *proc) waitReady(ctx context.Context, what string, timeout time.Duration, check func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -105,6 +122,9 @@ func (p *proc) waitReady(ctx context.Context, what string, timeout time.Duration
 		cancelCheck()
 		if last == nil {
 			return nil
+		}
+		if errors.Is(last, errStopWaiting) {
+			return fmt.Errorf("%s: %w", what, last)
 		}
 		select {
 		case <-p.done:

@@ -31,6 +31,9 @@ type Options struct {
 	// ToolsBin holds temporal, etcd, kube-*, kwok and kwok-stage/. Empty:
 	// $FERRY_TOOLS_BIN, else what hack/tools.sh prints (it builds them once).
 	ToolsBin string
+	// Temporal chooses the Temporal server: TemporalDev (also when empty) or
+	// TemporalCluster.
+	Temporal TemporalMode
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
 	// HelmRepoUsername and HelmRepoPassword, when set, make the Helm
@@ -38,11 +41,33 @@ type Options struct {
 	HelmRepoUsername, HelmRepoPassword string
 }
 
+// TemporalMode is how a stack runs Temporal.
+type TemporalMode string
+
+const (
+	// TemporalDev is the CLI's single-process dev server on SQLite.
+	TemporalDev TemporalMode = "dev"
+	// TemporalCluster is the server's services as separate processes on
+	// PostgreSQL, as a production deployment runs them.
+	TemporalCluster TemporalMode = "cluster"
+)
+
+// temporalService is the Temporal of a stack, in either mode.
+type temporalService interface {
+	address() string
+	uiURL() string
+	// start starts it, or starts it again after stop on the same data.
+	start(ctx context.Context) error
+	stop() error
+	procs() []*proc
+}
+
 // Stack is a running local stack. Its exported fields are what clients need.
 type Stack struct {
 	StateDir        string
 	ToolsBin        string
-	TemporalAddress string // host:port of the dev server's frontend
+	Temporal        TemporalMode
+	TemporalAddress string // host:port of the frontend
 	TemporalUIURL   string
 	Namespace       string // Temporal namespace: "default"
 	Regions         []string
@@ -65,7 +90,7 @@ type Stack struct {
 	lock        *os.File // held while the stack runs
 	regions     map[string]*region
 	regionOrder []*region
-	temporal    *temporalServer
+	temporal    temporalService
 	redis       *proc
 	git         *gitServer
 	helm        *helmRepo
@@ -96,6 +121,13 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		}
 		seen[r] = true
 	}
+	mode := opts.Temporal
+	if mode == "" {
+		mode = TemporalDev
+	}
+	if mode != TemporalDev && mode != TemporalCluster {
+		return nil, fmt.Errorf("temporal %q: want %q (the dev server) or %q (a cluster on PostgreSQL)", mode, TemporalDev, TemporalCluster)
+	}
 	log := opts.Log
 	if log == nil {
 		log = io.Discard
@@ -106,6 +138,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	}
 
 	s = &Stack{
+		Temporal:  mode,
 		ToolsBin:  toolsBin,
 		Namespace: "default",
 		Regions:   slicesClone(regions),
@@ -134,7 +167,11 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	s.Kubeconfig = filepath.Join(s.StateDir, "kubeconfig")
 	s.logf("state dir %s, tools %s", s.StateDir, s.ToolsBin)
 
-	ports, reservation, err := freePorts(len(regions)*regionPortCount + temporalPortCount + 2)
+	temporalPorts := temporalPortCount
+	if mode == TemporalCluster {
+		temporalPorts = clusterPortCount
+	}
+	ports, reservation, err := freePorts(len(regions)*regionPortCount + temporalPorts + 2)
 	if err != nil {
 		return s, err
 	}
@@ -146,12 +183,20 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		s.regionOrder = append(s.regionOrder, r)
 	}
 	ports = ports[len(regions)*regionPortCount:]
-	s.temporal = newTemporalServer(toolsBin, s.StateDir, env, ports[:temporalPortCount])
+	if mode == TemporalCluster {
+		c, err := newTemporalCluster(toolsBin, s.StateDir, env, ports[:temporalPorts], s.logf)
+		if err != nil {
+			return s, err
+		}
+		s.temporal = c
+	} else {
+		s.temporal = newTemporalServer(toolsBin, s.StateDir, env, ports[:temporalPorts])
+	}
 	s.TemporalAddress = s.temporal.address()
 	s.TemporalUIURL = s.temporal.uiURL()
-	redisPort := ports[temporalPortCount]
+	redisPort := ports[temporalPorts]
 	s.RedisAddr = hostPort(redisPort)
-	registryPort := ports[temporalPortCount+1]
+	registryPort := ports[temporalPorts+1]
 	s.OCIRegistry = hostPort(registryPort)
 	s.CacheKey = rand.Text()
 
@@ -173,7 +218,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		if err := s.temporal.start(gctx); err != nil {
 			return err
 		}
-		s.logf("temporal: ready after %s (%s, UI %s)", since(t), s.TemporalAddress, s.TemporalUIURL)
+		s.logf("temporal %s: ready after %s (%s, UI %s)", s.Temporal, since(t), s.TemporalAddress, s.TemporalUIURL)
 		return nil
 	})
 	g.Go(func() error {
@@ -269,8 +314,9 @@ func (s *Stack) CreateRepo(name string) (cloneURL string, err error) {
 	return s.git.createRepo(context.Background(), name)
 }
 
-// RestartTemporal stops the dev server and starts it again on the same
-// SQLite file and ports; workflows survive it.
+// RestartTemporal stops Temporal and starts it again on the same data and
+// ports: the dev server on its SQLite file, or every process of the cluster,
+// PostgreSQL included. Workflows survive it.
 func (s *Stack) RestartTemporal(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -308,7 +354,9 @@ func (s *Stack) Pids() map[string]int {
 		}
 	}
 	if s.temporal != nil {
-		add(s.temporal.p)
+		for _, p := range s.temporal.procs() {
+			add(p)
+		}
 	}
 	add(s.redis)
 	add(s.registry)
@@ -346,7 +394,9 @@ func (s *Stack) Check() error {
 			}
 		}
 	}
-	check(s.temporal.p)
+	for _, p := range s.temporal.procs() {
+		check(p)
+	}
 	check(s.redis)
 	check(s.registry)
 	return errors.Join(errs...)

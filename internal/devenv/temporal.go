@@ -121,6 +121,8 @@ func (t *temporalServer) start(ctx context.Context) error {
 	})
 }
 
+func (t *temporalServer) procs() []*proc { return []*proc{t.p} }
+
 func (t *temporalServer) stop() error {
 	if t.p == nil {
 		return nil

@@ -28,9 +28,14 @@ const testStartTimeout = 5 * time.Minute
 //
 // Progress goes to stderr with -v, otherwise only when the start fails. The
 // stack is always real: a test that needs it never silently skips.
+// FERRY_TEMPORAL=cluster runs the tests against a Temporal cluster
+// (Options.Temporal) when opts does not choose.
 func RunTests(m *testing.M, opts Options, stack **Stack) int {
 	if !flag.Parsed() {
 		flag.Parse()
+	}
+	if opts.Temporal == "" {
+		opts.Temporal = TemporalMode(os.Getenv("FERRY_TEMPORAL"))
 	}
 	var startLog bytes.Buffer
 	if opts.Log == nil {
