@@ -54,7 +54,8 @@ data:
 
 // TestLuaHealthCheckOfACustomResource: with --resource-customizations, a
 // Widget (a CRD the app installs) is as healthy as the script says: a jammed
-// one makes the app Degraded, a fixing commit makes it Healthy again.
+// one makes the app Degraded with the script's message, a fixing commit
+// makes it Healthy again.
 func TestLuaHealthCheckOfACustomResource(t *testing.T) {
 	startWorker(t, "--resource-customizations", writeFile(t, argocdCM))
 	repo := newRepo(t, "lua-health")
@@ -71,7 +72,7 @@ func TestLuaHealthCheckOfACustomResource(t *testing.T) {
 		st := v.Status
 		widgets := 0
 		for _, r := range st.Resources {
-			if r.Kind == "Widget" && r.Health == app.HealthDegraded {
+			if r.Kind == "Widget" && r.Health == app.HealthDegraded && r.HealthMessage == "the widget is jammed" {
 				widgets++
 			}
 		}
