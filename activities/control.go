@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/chartsource"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/hooks"
 	"github.com/ferry-gitops/ferry/internal/manifests"
@@ -19,7 +20,10 @@ import (
 
 // Control holds the Git and render activities of the control queue.
 type Control struct {
-	Repos  *gitsource.Repos
+	Repos *gitsource.Repos
+	// Charts resolves the versions of charts from Helm repositories and
+	// OCI registries (spec.source.chart); nil refuses them.
+	Charts *chartsource.Charts
 	Loader *manifests.Loader
 	// Validate checks the child Applications an app of apps renders.
 	Validate app.ValidateOptions
@@ -34,6 +38,9 @@ func (c *Control) Register(w worker.Registry) {
 // ResolveRevision turns a branch, tag, HEAD or SHA into a commit SHA, through
 // the ls-remote that every app on the repo shares.
 func (c *Control) ResolveRevision(ctx context.Context, in workflows.ResolveInput) (workflows.ResolveResult, error) {
+	if in.Chart != "" {
+		return c.resolveChart(ctx, in)
+	}
 	var opts []gitsource.ResolveOption
 	switch {
 	case in.Fresh:
@@ -46,6 +53,28 @@ func (c *Control) ResolveRevision(ctx context.Context, in workflows.ResolveInput
 		return workflows.ResolveResult{}, classify(err)
 	}
 	return workflows.ResolveResult{SHA: sha}, nil
+}
+
+// resolveChart turns a chart version or semver constraint into the newest
+// matching version, through the index (or tag list) every app on the
+// repository shares.
+func (c *Control) resolveChart(ctx context.Context, in workflows.ResolveInput) (workflows.ResolveResult, error) {
+	if c.Charts == nil {
+		return workflows.ResolveResult{}, temporal.NewNonRetryableApplicationError(
+			"this worker reads no Helm repositories", workflows.ErrInvalidSource, nil)
+	}
+	var opts []chartsource.ResolveOption
+	switch {
+	case in.Fresh:
+		opts = append(opts, chartsource.ForceRefresh())
+	case in.MaxAge > 0:
+		opts = append(opts, chartsource.MaxAge(in.MaxAge))
+	}
+	v, err := c.Charts.Resolve(ctx, in.RepoURL, in.Chart, in.TargetRevision, opts...)
+	if err != nil {
+		return workflows.ResolveResult{}, classify(err)
+	}
+	return workflows.ResolveResult{SHA: v}, nil
 }
 
 // Render renders the source at a SHA into the manifest cache and returns its

@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/internal/chartsource"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
@@ -30,7 +31,8 @@ func classify(err error) error {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ae.Type(), nil)
 	case render.IsUserError(err), manifests.IsFailed(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
-	case gitsource.IsNotFound(err), gitsource.IsCredentialRefused(err), gitsource.IsLimit(err):
+	case gitsource.IsNotFound(err), gitsource.IsCredentialRefused(err), gitsource.IsLimit(err),
+		chartsource.IsNotFound(err), chartsource.IsLimit(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
 	case kube.IsRefused(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrSyncFailed, nil)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/activities"
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/chartsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/sandbox"
 	"github.com/ferry-gitops/ferry/internal/webhook"
@@ -92,7 +93,8 @@ func run(ctx context.Context, cfg *config) error {
 		w.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: workflows.PostSyncWorkflow})
 		w.RegisterWorkflowWithOptions(wf.AppProject, workflow.RegisterOptions{Name: workflows.ProjectWorkflow})
 		validate := app.ValidateOptions{Regions: cfg.regionsCfg}
-		(&activities.Control{Repos: repos, Loader: loader, Validate: validate}).Register(w)
+		charts, _ := loader.Charts.(*chartsource.Charts)
+		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate}).Register(w)
 		(&activities.Children{Client: c}).Register(w)
 		(&activities.Projects{Client: c}).Register(w)
 		workers = append(workers, w)

@@ -85,7 +85,11 @@ func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gits
 	}
 	// A failure remembered under other limits is not this worker's.
 	failureTag := fmt.Sprintf("render %+v memory %d checkout %d/%d", limits, int64(cfg.render.memory), opts.MaxFileBytes, opts.MaxCheckoutBytes)
-	return &manifests.Loader{Repos: repos, Cache: cache, Sealer: sealer, Renderer: renderer, Observer: m, FailureTag: failureTag}, repos, nil
+	charts, err := newCharts(cfg, auth, limits, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &manifests.Loader{Repos: repos, Charts: charts, Cache: cache, Sealer: sealer, Renderer: renderer, Observer: m, FailureTag: failureTag}, repos, nil
 }
 
 // renderMetrics are the Git, cache and render metrics of a worker.
@@ -103,7 +107,7 @@ var _ manifests.Observer = (*renderMetrics)(nil)
 func newRenderMetrics(reg prometheus.Registerer) *renderMetrics {
 	m := &renderMetrics{
 		gitRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ferry_git_requests_total", Help: "Network Git requests by type (ls-remote, fetch) and result.",
+			Name: "ferry_git_requests_total", Help: "Network requests for sources by type (Git ls-remote, fetch; helm-index, helm-chart, oci-tags, oci-resolve, oci-pull) and result.",
 		}, []string{"type", "result"}),
 		gitDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "ferry_git_request_duration_seconds", Help: "Duration of network Git requests.",

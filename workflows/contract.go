@@ -38,6 +38,10 @@ const (
 type ResolveInput struct {
 	RepoURL        string `json:"repoURL"`
 	TargetRevision string `json:"targetRevision"`
+	// Chart names a chart of the Helm repository or OCI registry RepoURL
+	// (spec.source.chart): TargetRevision is then a version or semver
+	// constraint, and the result's SHA the chart version it resolves to.
+	Chart string `json:"chart,omitempty"`
 	// Fresh skips the refs cache shared by the apps of a repo: a refresh or a
 	// sync asks Git itself; a timer poll may take a result a few seconds old.
 	Fresh bool `json:"fresh,omitempty"`
@@ -48,6 +52,8 @@ type ResolveInput struct {
 }
 
 type ResolveResult struct {
+	// SHA is the commit, or for a chart source the chart version (what
+	// status.sync.revision shows, as in Argo CD).
 	SHA string `json:"sha"`
 }
 

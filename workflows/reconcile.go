@@ -58,7 +58,7 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 	}
 	var resolved ResolveResult
 	err := workflow.ExecuteLocalActivity(resolveCtx(ctx, resolveSummary(src.RepoURL, revision)), ActivityResolveRevision,
-		ResolveInput{RepoURL: src.RepoURL, TargetRevision: revision, Fresh: fresh, MaxAge: s.app.PollInterval()}).Get(ctx, &resolved)
+		ResolveInput{RepoURL: src.RepoURL, TargetRevision: revision, Chart: src.Chart, Fresh: fresh, MaxAge: s.app.PollInterval()}).Get(ctx, &resolved)
 	if err != nil {
 		return Target{}, fmt.Errorf("resolve revision %q of %s: %w", revision, src.RepoURL, err)
 	}

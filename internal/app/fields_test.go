@@ -104,11 +104,8 @@ func TestOneSource(t *testing.T) {
 	base := readFixture(t, "minimal")
 	mustRead(t, strings.Replace(base, "  source:", "  sources: []\n  source:", 1))
 
-	text := strings.Replace(readFixture(t, "one-source"), "    path: guestbook\n", "    path: /guestbook\n    chart: nginx\n    helm: {version: v2}\n", 1)
+	text := strings.Replace(readFixture(t, "one-source"), "    path: guestbook\n", "    path: /guestbook\n    helm: {version: v2}\n", 1)
 	a, err := Parse([]byte(text))
-	assertFieldErrors(t, err, []string{"spec.sources[0].chart"})
-	text = strings.Replace(text, "    chart: nginx\n", "", 1)
-	a, err = Parse([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +121,7 @@ func TestOneSource(t *testing.T) {
 func TestSeveralSources(t *testing.T) {
 	text := strings.Replace(readFixture(t, "invalid-sources"), "    ref: values\n", "    ref: values\n    chart: nginx\n    pathh: x\n", 1)
 	_, err := Parse([]byte(text))
-	assertFieldErrors(t, err, []string{"spec.sources", "spec.sources[1].chart", "spec.sources[1].pathh"})
+	assertFieldErrors(t, err, []string{"spec.sources", "spec.sources[1].pathh"})
 	if strings.Contains(err.Error(), "ref") {
 		t.Errorf("ref, which belongs to multi-source, is named: %v", err)
 	}

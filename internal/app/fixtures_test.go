@@ -33,7 +33,6 @@ var invalidFixtures = map[string]struct {
 }{
 	// Refused by Parse.
 	"invalid-sources": {fields: []string{"spec.sources"}, contains: []string{"2 sources: multi-source Applications are not supported yet (issue 17)"}},
-	"invalid-chart":   {fields: []string{"spec.source.chart"}, contains: []string{"put the chart in Git"}},
 	"invalid-plugin": {fields: []string{"spec.source.plugin.env[0].name", "spec.source.plugin.env[1].name",
 		"spec.source.plugin.parameters[0]", "spec.source.plugin.parameters[1]"}},
 	"invalid-managed-namespace-metadata": {fields: []string{"spec.syncPolicy.managedNamespaceMetadata"}},
@@ -74,6 +73,7 @@ var invalidFixtures = map[string]struct {
 	"invalid-poll-interval": {fields: []string{"spec.pollInterval"}, contains: []string{"at most once a second"}},
 	"invalid-project":       {fields: []string{"spec.project"}},
 	"invalid-many":          {fields: []string{"spec.source.repoURL", "spec.destination.name"}},
+	"invalid-chart":         {fields: []string{"spec.source.repoURL", "spec.source.chart", "spec.source.targetRevision", "spec.source.path", "spec.source"}},
 }
 
 func loadFixture(t *testing.T, name string) (*Application, error) {

@@ -31,7 +31,7 @@ spec:
   syncPolicy:
     syncOptions: [Foo=true]
   pollIntervall: 3m
-`, []string{"spec.pollIntervall", "spec.source.chart", "spec.source.targetRevision",
+`, []string{"spec.pollIntervall", "spec.source.targetRevision",
 			"spec.project", "spec.source.repoURL", "spec.source.path", "spec.destination.name", "spec.syncPolicy.syncOptions[0]"}},
 		{"several sources and a bad destination", `apiVersion: argoproj.io/v1alpha1
 kind: Application
@@ -43,7 +43,7 @@ spec:
   - {repoURL: https://git.example.com/org/values.git, ref: values}
   destination:
     server: https://remote.example.com
-`, []string{"spec.sources", "spec.sources[0].chart", "spec.destination.server"}},
+`, []string{"spec.sources", "spec.destination.server"}},
 		{"a mistyped field is not also missing", `apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata:

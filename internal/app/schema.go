@@ -18,11 +18,10 @@ import (
 // them with a specific message beats both "unknown field" (they are not
 // unknown) and silently ignoring them (the user relies on what they do).
 var unsupportedFields = map[string]string{
-	"operation":         "starts a sync in Argo CD; with Ferry, remove it and run `ferry app sync NAME`",
-	"spec.sources":      "multiple sources are not supported yet; use spec.source",
-	"spec.source.chart": "Helm charts from a Helm repository are not supported yet; put the chart in Git and point spec.source.path at it",
-	"spec.source.ref":   "source references only work with spec.sources, which is not supported yet; remove it",
-	"spec.source.name":  "source names only work with spec.sources, which is not supported yet; remove it",
+	"operation":        "starts a sync in Argo CD; with Ferry, remove it and run `ferry app sync NAME`",
+	"spec.sources":     "multiple sources are not supported yet; use spec.source",
+	"spec.source.ref":  "source references only work with spec.sources, which is not supported yet; remove it",
+	"spec.source.name": "source names only work with spec.sources, which is not supported yet; remove it",
 	"spec.syncPolicy.managedNamespaceMetadata": "not supported yet; commit a Namespace manifest carrying the labels and annotations",
 }
 

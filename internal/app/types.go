@@ -63,12 +63,16 @@ type Info struct {
 }
 
 type Source struct {
-	RepoURL        string           `json:"repoURL"`
-	TargetRevision string           `json:"targetRevision,omitempty"`
-	Path           string           `json:"path,omitempty"`
-	Directory      *DirectorySource `json:"directory,omitempty"`
-	Kustomize      *KustomizeSource `json:"kustomize,omitempty"`
-	Helm           *HelmSource      `json:"helm,omitempty"`
+	RepoURL        string `json:"repoURL"`
+	TargetRevision string `json:"targetRevision,omitempty"`
+	Path           string `json:"path,omitempty"`
+	// Chart names a chart of the Helm repository (http(s)://) or OCI
+	// registry (oci://, or host/path) at RepoURL; TargetRevision is then
+	// its version or a semver constraint, and Path is not used.
+	Chart     string           `json:"chart,omitempty"`
+	Directory *DirectorySource `json:"directory,omitempty"`
+	Kustomize *KustomizeSource `json:"kustomize,omitempty"`
+	Helm      *HelmSource      `json:"helm,omitempty"`
 	// Plugin renders the path with a config-management plugin of the
 	// worker's --plugin-dir: the one it names, or the one whose discover
 	// matches when it names none.

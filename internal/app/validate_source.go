@@ -16,6 +16,10 @@ import (
 const repoURLForms = "https://host/org/repo.git, ssh://git@host/org/repo.git, git@host:org/repo.git or file:///path/to/repo.git"
 
 func (v *validator) source(s *Source, appName string) {
+	if s.Chart != "" {
+		v.chartSource(s, appName)
+		return
+	}
 	if msg := checkRepoURL(s.RepoURL); msg != "" {
 		v.add("spec.source.repoURL", "%s", msg)
 	}

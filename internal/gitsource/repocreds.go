@@ -30,6 +30,7 @@ const (
 var repoCredFields = map[string]bool{
 	"url": true, "type": true, "name": true, "project": true, "username": true, "password": true,
 	"bearerToken": true, "sshPrivateKey": true, "insecure": true, "tlsClientCertData": true, "tlsClientCertKey": true,
+	"enableOCI": true, "insecureOCIForceHttp": true,
 }
 
 // RepoCreds gives the credentials of Argo CD repository Secrets: a
@@ -58,6 +59,9 @@ type repoCred struct {
 	ssh                *gitssh.PublicKeys
 	insecure           bool
 	tlsCert, tlsKey    string // PEM
+	// enableOCI and forceHTTP are a Helm repository Secret's: a registry
+	// given as host/path, and plain HTTP to it.
+	enableOCI, forceHTTP bool
 }
 
 // RepoCredObjects are Argo CD's repository objects read from one place:
@@ -194,8 +198,8 @@ func parseRepoCred(source string, s *corev1.Secret, knownHosts string) (repoCred
 			problems = append(problems, fmt.Sprintf("field %q is not supported; remove it", k))
 		}
 	}
-	if t := fields["type"]; t != "" && t != "git" {
-		problems = append(problems, fmt.Sprintf("type %q: only git repositories are read here", t))
+	if t := fields["type"]; t != "" && t != "git" && t != "helm" && t != "oci" {
+		problems = append(problems, fmt.Sprintf("type %q: write git, helm or oci", t))
 	}
 	c := repoCred{source: source, url: strings.TrimSpace(fields["url"]), username: fields["username"],
 		password: fields["password"], bearer: fields["bearerToken"]}
@@ -210,6 +214,14 @@ func parseRepoCred(source string, s *corev1.Secret, knownHosts string) (repoCred
 		problems = append(problems, fmt.Sprintf("insecure %q: write true or false", fields["insecure"]))
 	}
 	c.insecure = insecure
+	for _, f := range []struct {
+		name string
+		to   *bool
+	}{{"enableOCI", &c.enableOCI}, {"insecureOCIForceHttp", &c.forceHTTP}} {
+		if *f.to, err = parseBool(fields[f.name]); err != nil {
+			problems = append(problems, fmt.Sprintf("%s %q: write true or false", f.name, fields[f.name]))
+		}
+	}
 	if c.bearer != "" && c.password != "" {
 		problems = append(problems, "give password or bearerToken, not both")
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/ferry-gitops/ferry/internal/listing"
 )
 
 // Defaults for the zero values of Options.
@@ -87,8 +89,7 @@ type Repos struct {
 	treesAt  string
 	log      *slog.Logger
 
-	refsMu sync.Mutex
-	refs   map[string]*refsEntry // by NormalizeURL
+	refs listing.Cache[refList] // by NormalizeURL
 
 	clonesMu sync.Mutex
 	clones   map[string]*clone // by urlHash
@@ -134,7 +135,6 @@ func New(opts Options) (*Repos, error) {
 		clonesAt: filepath.Join(opts.CacheDir, "clones"),
 		treesAt:  filepath.Join(opts.CacheDir, "trees"),
 		log:      opts.Logger,
-		refs:     map[string]*refsEntry{},
 		clones:   map[string]*clone{},
 		trees:    map[string]*tree{},
 		stats:    map[string]*repoStats{},

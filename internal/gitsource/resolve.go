@@ -12,6 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/ferry-gitops/ferry/internal/listing"
 )
 
 // ResolveOption changes one Resolve call.
@@ -136,72 +138,12 @@ func (l refList) names(prefix string) []string {
 	return out
 }
 
-// refsEntry is the cached listing of one repository and the ls-remote in
-// flight, if any.
-type refsEntry struct {
-	refs     refList
-	listedAt time.Time // when the ls-remote that produced refs started
-	inflight *refsFlight
-}
-
-type refsFlight struct {
-	started time.Time
-	done    chan struct{}
-	refs    refList
-	err     error
-}
-
-// listRefs returns the repository's refs, from the cache when younger than
-// ttl (unless force), else from the ls-remote in flight or a new one.
+// listRefs returns the repository's refs, from the shared listing when
+// younger than ttl (unless force), else from the ls-remote in flight or a
+// new one (package listing).
 func (r *Repos) listRefs(ctx context.Context, repoURL string, force bool, ttl time.Duration) (refList, error) {
-	key := NormalizeURL(repoURL)
-	now := time.Now()
-
-	r.refsMu.Lock()
-	e := r.refs[key]
-	if e == nil {
-		e = &refsEntry{}
-		r.refs[key] = e
-	}
-	if !force && e.refs != nil && ttl > 0 && now.Sub(e.listedAt) < ttl {
-		refs := e.refs
-		r.refsMu.Unlock()
-		return refs, nil
-	}
-	f := e.inflight
-	// A forced refresh may not join a listing that started before it: that
-	// one could miss the push the caller was told about.
-	if f == nil || (force && f.started.Before(now)) {
-		f = &refsFlight{started: time.Now(), done: make(chan struct{})}
-		e.inflight = f
-		go r.runLsRemote(key, repoURL, e, f)
-	}
-	r.refsMu.Unlock()
-
-	select {
-	case <-f.done:
-		return f.refs, f.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// runLsRemote runs detached from any caller's context, so that a caller
-// giving up does not fail the others waiting on the same listing.
-func (r *Repos) runLsRemote(key, repoURL string, e *refsEntry, f *refsFlight) {
-	ctx, cancel := context.WithTimeout(context.Background(), r.opts.LsRemoteTimeout)
-	defer cancel()
-	f.refs, f.err = r.lsRemote(ctx, repoURL)
-
-	r.refsMu.Lock()
-	if f.err == nil && !f.started.Before(e.listedAt) {
-		e.refs, e.listedAt = f.refs, f.started
-	}
-	if e.inflight == f {
-		e.inflight = nil
-	}
-	r.refsMu.Unlock()
-	close(f.done)
+	return r.refs.Get(ctx, NormalizeURL(repoURL), listing.Want{MaxAge: ttl, Force: force}, r.opts.LsRemoteTimeout,
+		func(ctx context.Context) (refList, error) { return r.lsRemote(ctx, repoURL) })
 }
 
 func (r *Repos) lsRemote(ctx context.Context, repoURL string) (refList, error) {

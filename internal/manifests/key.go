@@ -20,10 +20,13 @@ const keyFormat = 2
 // keyInput is everything a render depends on. Its JSON encoding is
 // canonical: struct fields keep their order and maps are sorted by key.
 type keyInput struct {
-	Format    int                  `json:"format"`
-	Repo      string               `json:"repo"`
-	SHA       string               `json:"sha"`
-	Path      string               `json:"path"`
+	Format int    `json:"format"`
+	Repo   string `json:"repo"`
+	SHA    string `json:"sha"`
+	Path   string `json:"path"`
+	// Chart is left out when empty, so that keys of Git sources stay what
+	// they were; SHA is then the chart's version.
+	Chart     string               `json:"chart,omitempty"`
 	Directory *app.DirectorySource `json:"directory"`
 	Kustomize *app.KustomizeSource `json:"kustomize"`
 	Helm      *app.HelmSource      `json:"helm"`
@@ -81,6 +84,7 @@ func key(repoURL, sha string, src app.Source, rendererVersion string, rel *helmR
 		Repo:      gitsource.NormalizeURL(repoURL),
 		SHA:       strings.ToLower(strings.TrimSpace(sha)),
 		Path:      cleanPath(src.Path),
+		Chart:     src.Chart,
 		Directory: src.Directory,
 		Kustomize: src.Kustomize,
 		Helm:      src.Helm,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -52,6 +51,10 @@ const DefaultLoadTimeout = 5 * time.Minute
 type Loader struct {
 	// Repos checks commits out. Required.
 	Repos Checkouter
+	// Charts checks out charts of Helm repositories and OCI registries
+	// (spec.source.chart) and fetches the remote dependencies of charts in
+	// Git; nil refuses chart sources and leaves dependencies to charts/.
+	Charts ChartFetcher
 	// Cache holds encoded sets; nil means no cache.
 	Cache Cache
 	// Sealer authenticates every entry put in Cache and checks every entry
@@ -151,14 +154,14 @@ func (l *Loader) LoadApp(ctx context.Context, req Request) (*Loaded, error) {
 }
 
 func (l *Loader) loadApp(ctx context.Context, req Request) (*Loaded, error) {
-	sha := strings.ToLower(strings.TrimSpace(req.SHA))
-	if len(sha) != 40 || strings.Trim(sha, "0123456789abcdef") != "" {
-		return nil, fmt.Errorf("load manifests of %s: %q is not a full commit SHA; resolve the revision first", gitsource.RedactURL(req.RepoURL), req.SHA)
+	sha, err := checkRevision(req)
+	if err != nil {
+		return nil, err
 	}
 	req.SHA = sha
 	version := l.version()
 	helmKey := HelmKey(req.RepoURL, sha, req.Source, version, render.Options{AppName: req.App, Namespace: req.Namespace})
-	if !render.PerApp(req.Source) {
+	if !render.PerApp(req.Source) && !req.Source.IsChartSource() {
 		key := Key(req.RepoURL, sha, req.Source, version)
 		v, err := l.flight(ctx, flightKey(req, key), func(ctx context.Context) (any, error) { return l.loadShared(ctx, req, key, helmKey) })
 		if err != nil {
@@ -252,14 +255,14 @@ func (l *Loader) loadShared(ctx context.Context, req Request, key, perAppKey str
 	if err := l.failed(ctx, key, req.Hard); err != nil {
 		return nil, err
 	}
-	dir, release, err := l.Repos.Checkout(ctx, req.RepoURL, req.SHA)
+	dir, release, err := l.checkout(ctx, req)
 	if err != nil {
 		l.remember(ctx, key, err)
 		return nil, err
 	}
 	defer release()
 	if req.Source.Directory == nil && req.Source.Kustomize == nil {
-		typ, err := l.renderer().SourceType(dir, req.Source)
+		typ, err := l.renderer().SourceType(dir, renderSource(req.Source))
 		if err != nil {
 			l.remember(ctx, key, err)
 			return nil, err
@@ -285,7 +288,7 @@ func (l *Loader) loadOne(ctx context.Context, req Request, key string) (any, err
 	if err := l.failed(ctx, key, req.Hard); err != nil {
 		return nil, err
 	}
-	dir, release, err := l.Repos.Checkout(ctx, req.RepoURL, req.SHA)
+	dir, release, err := l.checkout(ctx, req)
 	if err != nil {
 		l.remember(ctx, key, err)
 		return nil, err
@@ -308,7 +311,7 @@ func (l *Loader) render(ctx context.Context, req Request, dir, key, perAppKey st
 		renderFn = l.renderer().Render
 	}
 	start := time.Now()
-	res, err := renderFn(ctx, dir, req.Source, render.Options{AppName: req.App, Namespace: req.Namespace, Revision: req.SHA})
+	res, err := renderFn(ctx, dir, renderSource(req.Source), render.Options{AppName: req.App, Namespace: req.Namespace, Revision: req.SHA})
 	if l.Observer != nil {
 		typ := ""
 		if res != nil {

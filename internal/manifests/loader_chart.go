@@ -1,0 +1,77 @@
+package manifests
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/chartsource"
+	"github.com/ferry-gitops/ferry/internal/gitsource"
+)
+
+// ChartFetcher checks out charts of Helm repositories and OCI registries
+// and fetches the remote dependencies of charts in Git;
+// *chartsource.Charts is one.
+type ChartFetcher interface {
+	// Checkout writes a chart version into a new directory: root/<chart>.
+	Checkout(ctx context.Context, repoURL, chart, version string) (root string, release func(), err error)
+	// WithDependencies gives a checkout in which the chart at chartPath
+	// has its https:// and oci:// dependencies in charts/.
+	WithDependencies(ctx context.Context, root, chartPath string) (string, func(), error)
+}
+
+var _ ChartFetcher = (*chartsource.Charts)(nil)
+
+// checkout gives the directory to render req from: the commit's files, or
+// for a chart source the chart version's, with the chart's remote
+// dependencies fetched (never by the renderer, which has no network).
+func (l *Loader) checkout(ctx context.Context, req Request) (string, func(), error) {
+	src := req.Source
+	if src.IsChartSource() {
+		if l.Charts == nil {
+			return "", nil, fmt.Errorf("chart %q of %s: this worker reads no Helm repositories", src.Chart, chartsource.RedactURL(req.RepoURL))
+		}
+		return l.Charts.Checkout(ctx, req.RepoURL, src.Chart, req.SHA)
+	}
+	dir, release, err := l.Repos.Checkout(ctx, req.RepoURL, req.SHA)
+	if err != nil || l.Charts == nil || src.Kustomize != nil || src.Directory != nil || src.Plugin != nil {
+		return dir, release, err
+	}
+	deps, releaseDeps, err := l.Charts.WithDependencies(ctx, dir, cleanPath(src.Path))
+	if err != nil {
+		release()
+		return "", nil, err
+	}
+	return deps, func() { releaseDeps(); release() }, nil
+}
+
+// renderSource is the source as the renderer takes it: a chart source
+// becomes the Helm chart in the checkout's <chart> directory.
+func renderSource(src app.Source) app.Source {
+	if !src.IsChartSource() {
+		return src
+	}
+	src.Path, src.Chart = src.Chart, ""
+	if src.Helm == nil {
+		src.Helm = &app.HelmSource{}
+	}
+	return src
+}
+
+// checkRevision checks the revision a load names: a full commit SHA, or a
+// chart version for a chart source.
+func checkRevision(req Request) (string, error) {
+	rev := strings.TrimSpace(req.SHA)
+	if req.Source.IsChartSource() {
+		if rev == "" {
+			return "", fmt.Errorf("load chart %q of %s: no version; resolve the revision first", req.Source.Chart, chartsource.RedactURL(req.RepoURL))
+		}
+		return rev, nil
+	}
+	sha := strings.ToLower(rev)
+	if len(sha) != 40 || strings.Trim(sha, "0123456789abcdef") != "" {
+		return "", fmt.Errorf("load manifests of %s: %q is not a full commit SHA; resolve the revision first", gitsource.RedactURL(req.RepoURL), req.SHA)
+	}
+	return sha, nil
+}
