@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/chartsource"
 	"github.com/ferry-gitops/ferry/internal/diff"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
@@ -179,11 +180,20 @@ func renderForDiff(ctx context.Context, f *diffFlags, a *app.Application) ([]*un
 	if revision == "" {
 		revision = src.Revision()
 	}
-	sha, err := repos.Resolve(ctx, src.RepoURL, revision, gitsource.ForceRefresh())
+	charts, err := chartsource.New(chartsource.Options{CacheDir: filepath.Join(f.cacheDir, "charts")})
+	if err != nil {
+		return nil, "", err
+	}
+	var sha string
+	if src.IsChartSource() {
+		sha, err = charts.Resolve(ctx, src.RepoURL, src.Chart, revision, chartsource.ForceRefresh())
+	} else {
+		sha, err = repos.Resolve(ctx, src.RepoURL, revision, gitsource.ForceRefresh())
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("resolve %q of %s: %w", revision, gitsource.RedactURL(src.RepoURL), err)
 	}
-	loader := &manifests.Loader{Repos: repos}
+	loader := &manifests.Loader{Repos: repos, Charts: charts}
 	// The workers' entries open only with their FERRY_CACHE_KEY; without it
 	// the cache is of no use, and Git is read.
 	if key := os.Getenv(manifests.EnvCacheKey); f.redisAddr != "" && key != "" {
