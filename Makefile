@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 TEST_TIMEOUT ?= 75m
 
-.PHONY: all tools build run test test-unit bench record-histories fmt vet
+.PHONY: all tools build run test test-cluster test-unit bench record-histories fmt vet
 
 all: build
 
@@ -21,6 +21,19 @@ run: tools build
 
 test: tools build
 	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin $(GO) test -count=1 -p 2 -timeout $(TEST_TIMEOUT) ./...
+	@$(MAKE) --no-print-directory test-cluster
+
+# The second pass of make test: end-to-end tests against a Temporal cluster
+# (`ferry dev up --temporal cluster`: the server's services as separate
+# processes on PostgreSQL) instead of the dev server. Chosen for what differs
+# there at a small cost (about 2 minutes with the cluster's start): the main
+# flow (apply, three pushes synced to two regions, refresh, get, history,
+# metrics, delete), workflows surviving a restart of every process of the
+# cluster, and the temporal CLI against its frontend. CLUSTER_TESTS=.
+# runs the whole suite there (README, "On a Temporal cluster").
+CLUSTER_TESTS ?= ^(TestEndToEnd|TestTemporalRestart|TestTemporalCLI)$$
+test-cluster: tools build
+	FERRY_TEMPORAL=cluster FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(CLUSTER_TESTS)' ./e2e/
 
 # Tests that need no stack: quick feedback while editing.
 test-unit:
