@@ -37,7 +37,7 @@ func Apply(ctx context.Context, c client.Client, a *app.Application, by SpecRequ
 		TaskQueue:                TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-	}, ApplicationWorkflow, Input{Application: *a, Owner: &Owner{Parent: by.Parent}})
+	}, ApplicationWorkflow, Input{Application: *a, Owner: new(by.owner())})
 	handle, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,
 		UpdateOptions: client.UpdateWorkflowOptions{

@@ -76,6 +76,8 @@ type DeleteRequest struct {
 	Cascade *bool `json:"cascade,omitempty"`
 	// Parent is the app of apps pruning the app; empty: a user.
 	Parent string `json:"parent,omitempty"`
+	// AppSet is the ApplicationSet deleting an app it generated.
+	AppSet string `json:"appSet,omitempty"`
 }
 
 // cascades tells whether deleting a cascades.

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -15,13 +16,30 @@ type Owner struct {
 	// Parent is the app of apps that renders the app from its Git; empty
 	// means a user (ferry app apply, or the temporal CLI).
 	Parent string `json:"parent,omitempty"`
+	// AppSet is the ApplicationSet that generates the app.
+	AppSet string `json:"appSet,omitempty"`
 }
 
 func (o Owner) String() string {
-	if o.Parent == "" {
+	switch {
+	case o.AppSet != "":
+		return fmt.Sprintf("applicationset %q", o.AppSet)
+	case o.Parent == "":
 		return "a user (ferry app apply)"
 	}
 	return fmt.Sprintf("app of apps %q", o.Parent)
+}
+
+// controller is whether the owner is an app of apps or an ApplicationSet.
+func (o Owner) controller() bool { return o.Parent != "" || o.AppSet != "" }
+
+// origin says where the owner's apps come from, and how to change one.
+func (o Owner) origin() (from, fix string) {
+	if o.AppSet != "" {
+		return fmt.Sprintf("the generators of applicationset %q", o.AppSet),
+			fmt.Sprintf("change the generators or template of applicationset %q so that it names another app", o.AppSet)
+	}
+	return fmt.Sprintf("the Git of %q", o.Parent), ""
 }
 
 // SpecRequest says who sends a spec update: its second argument, and the
@@ -30,6 +48,8 @@ type SpecRequest struct {
 	// Parent is the app of apps whose Git the Application comes from;
 	// empty: a user.
 	Parent string `json:"parent,omitempty"`
+	// AppSet is the ApplicationSet whose generators produce the app.
+	AppSet string `json:"appSet,omitempty"`
 	// ForceAdopt lets a user take over an app that an app of apps owns
 	// (ferry app apply --force-adopt): the app is the user's from then on.
 	ForceAdopt bool `json:"forceAdopt,omitempty"`
@@ -39,7 +59,7 @@ type SpecRequest struct {
 	Created bool `json:"created,omitempty"`
 }
 
-func (r SpecRequest) owner() Owner { return Owner{Parent: r.Parent} }
+func (r SpecRequest) owner() Owner { return Owner{Parent: r.Parent, AppSet: r.AppSet} }
 
 // ErrAppOwned is the error type of a spec or delete update refused because
 // the app belongs to another owner; no retry helps.
@@ -72,6 +92,9 @@ func startOwner(ctx workflow.Context, in Input) *Owner {
 // app of apps' child only with ForceAdopt; an app of apps may change only
 // its own children, and claim an unrecorded app only when it created it.
 func CheckOwner(name string, owner *Owner, by SpecRequest) error {
+	if b := by.owner(); b.AppSet != "" {
+		return checkAppSetOwner(name, owner, by)
+	}
 	switch {
 	case owner == nil:
 		if by.Parent == "" || by.Created {
@@ -81,13 +104,14 @@ func CheckOwner(name string, owner *Owner, by SpecRequest) error {
 			"it cannot change or delete it; remove %s from the Git of %q, or give the child another name", name, by.Parent, name, by.Parent))
 	case *owner == by.owner():
 		return nil
-	case owner.Parent != "" && by.Parent == "":
+	case owner.controller() && by.Parent == "":
 		if by.ForceAdopt {
 			return nil
 		}
-		return ownedError(fmt.Sprintf("app %q is owned by %s (its spec comes from the Git of %q): change it there, "+
-			"or take it over with ferry app apply --force-adopt (then %q leaves it alone)", name, owner, owner.Parent, owner.Parent))
-	case owner.Parent == "":
+		from, _ := owner.origin()
+		return ownedError(fmt.Sprintf("app %q is owned by %s (its spec comes from %s): change it there, "+
+			"or take it over with ferry app apply --force-adopt (then %q leaves it alone)", name, owner, from, cmp.Or(owner.AppSet, owner.Parent)))
+	case owner.Parent == "" && owner.AppSet == "":
 		return ownedError(fmt.Sprintf("app %q is owned by %s: app of apps %q cannot change or delete it; "+
 			"remove %s from the Git of %q or give the child another name, or hand the app over with ferry app delete %s --cascade=false, "+
 			"after which %q creates it", name, owner, by.Parent, name, by.Parent, name, by.Parent))
@@ -96,13 +120,31 @@ func CheckOwner(name string, owner *Owner, by SpecRequest) error {
 		name, owner, by.Parent, name, by.Parent))
 }
 
-// checkDeleteOwner refuses an app of apps' delete (a prune) of an app it
-// does not own; a user may delete any app.
+// checkAppSetOwner is CheckOwner for an ApplicationSet's request: it may
+// change only the apps it generated, and never takes one over.
+func checkAppSetOwner(name string, owner *Owner, by SpecRequest) error {
+	b := by.owner()
+	_, fix := b.origin()
+	switch {
+	case owner == nil && by.Created, owner != nil && *owner == b:
+		return nil
+	case owner == nil:
+		return ownedError(fmt.Sprintf("app %q has no recorded owner and %s did not create it: it cannot change or delete it; %s", name, b, fix))
+	case !owner.controller():
+		return ownedError(fmt.Sprintf("app %q is owned by %s: %s cannot change or delete it; %s, or hand the app over with ferry app delete %s --cascade=false, after which %s creates it",
+			name, owner, b, fix, name, b))
+	}
+	return ownedError(fmt.Sprintf("app %q is owned by %s: %s cannot change or delete it; %s", name, owner, b, fix))
+}
+
+// checkDeleteOwner refuses an app of apps' or ApplicationSet's delete (a
+// prune) of an app it does not own; a user may delete any app.
 func checkDeleteOwner(name string, owner *Owner, req DeleteRequest) error {
-	if req.Parent == "" || owner == nil || owner.Parent == req.Parent {
+	by := Owner{Parent: req.Parent, AppSet: req.AppSet}
+	if !by.controller() || owner == nil || *owner == by {
 		return nil
 	}
-	return ownedError(fmt.Sprintf("app %q is owned by %s: app of apps %q cannot delete it", name, owner, req.Parent))
+	return ownedError(fmt.Sprintf("app %q is owned by %s: %s cannot delete it", name, owner, by))
 }
 
 func ownedError(msg string) error {

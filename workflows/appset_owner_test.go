@@ -1,0 +1,34 @@
+package workflows
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestAppSetOwnership: an ApplicationSet changes only the apps it
+// generated; a user's app, another set's and an app of apps' child are
+// refused with their owner named, and a user may still adopt its apps.
+func TestAppSetOwnership(t *testing.T) {
+	set := SpecRequest{AppSet: "team"}
+	require.NoError(t, CheckOwner("a", &Owner{AppSet: "team"}, set))
+	require.NoError(t, CheckOwner("a", nil, SpecRequest{AppSet: "team", Created: true}))
+	for owner, want := range map[*Owner]string{
+		{}:                 `app "a" is owned by a user (ferry app apply): applicationset "team" cannot change or delete it`,
+		{AppSet: "other"}:  `app "a" is owned by applicationset "other": applicationset "team" cannot change or delete it`,
+		{Parent: "parent"}: `app "a" is owned by app of apps "parent": applicationset "team" cannot change or delete it`,
+		nil:                `app "a" has no recorded owner and applicationset "team" did not create it`,
+	} {
+		err := CheckOwner("a", owner, set)
+		require.True(t, IsOwnerRefusal(err), "%v", owner)
+		require.ErrorContains(t, err, want)
+	}
+	err := CheckOwner("a", &Owner{AppSet: "team"}, SpecRequest{})
+	require.ErrorContains(t, err, `app "a" is owned by applicationset "team" (its spec comes from the generators of applicationset "team")`)
+	require.NoError(t, CheckOwner("a", &Owner{AppSet: "team"}, SpecRequest{ForceAdopt: true}))
+	require.ErrorContains(t, CheckOwner("a", &Owner{AppSet: "team"}, SpecRequest{Parent: "p"}), `app "a" is owned by applicationset "team": app of apps "p" cannot`)
+
+	require.NoError(t, checkDeleteOwner("a", &Owner{AppSet: "team"}, DeleteRequest{AppSet: "team"}))
+	require.ErrorContains(t, checkDeleteOwner("a", &Owner{}, DeleteRequest{AppSet: "team"}), `app "a" is owned by a user (ferry app apply): applicationset "team" cannot delete it`)
+	require.NoError(t, checkDeleteOwner("a", &Owner{AppSet: "team"}, DeleteRequest{}))
+}
