@@ -178,7 +178,7 @@ func checkKind(obj map[string]any) error {
 	}
 	if kind == "ApplicationSet" {
 		return &ValidationError{Kind: "ApplicationSet", App: nameOf(obj), Errors: []FieldError{{Field: "kind",
-			Message: "ApplicationSet is not supported: generate the Applications it would produce and apply each one"}}}
+			Message: "ApplicationSet is not supported by ferry app apply: apply it with `ferry appset apply -f FILE`"}}}
 	}
 	if kind == ProjectKind {
 		return &ValidationError{Kind: ProjectKind, App: nameOf(obj), Errors: []FieldError{{Field: "kind",
