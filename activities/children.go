@@ -127,14 +127,20 @@ func (c *Children) SyncChildren(ctx context.Context, in workflows.ChildrenInput)
 // running queries the app's workflow if it runs; a deleted app's closed
 // workflow answers queries still, so it is NotFound here.
 func (c *Children) running(ctx context.Context, name string) (*workflows.View, error) {
-	desc, err := c.Client.DescribeWorkflowExecution(ctx, workflows.WorkflowID(name), "")
+	return runningApp(ctx, c.Client, name)
+}
+
+// runningApp queries the app's workflow if it runs; a deleted app's closed
+// workflow answers queries still, so it is NotFound here.
+func runningApp(ctx context.Context, c client.Client, name string) (*workflows.View, error) {
+	desc, err := c.DescribeWorkflowExecution(ctx, workflows.WorkflowID(name), "")
 	if err != nil {
 		return nil, err
 	}
 	if desc.WorkflowExecutionInfo.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return nil, serviceerror.NewNotFound("app " + name + " is not running")
 	}
-	return workflows.Query(ctx, c.Client, name)
+	return workflows.Query(ctx, c, name)
 }
 
 func (c *Children) deleteChild(ctx context.Context, parent, name string) error {

@@ -17,7 +17,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDevCmd(), newAppCmd(), newProjectCmd())
+	root.AddCommand(newDevCmd(), newAppCmd(), newProjectCmd(), newAppSetCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "ferry:", err)
 		var exit exitError

@@ -92,11 +92,13 @@ func run(ctx context.Context, cfg *config) error {
 		w.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: workflows.ApplicationWorkflow})
 		w.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: workflows.PostSyncWorkflow})
 		w.RegisterWorkflowWithOptions(wf.AppProject, workflow.RegisterOptions{Name: workflows.ProjectWorkflow})
+		w.RegisterWorkflowWithOptions(wf.ApplicationSet, workflow.RegisterOptions{Name: workflows.AppSetWorkflow})
 		validate := app.ValidateOptions{Regions: cfg.regionsCfg}
 		charts, _ := loader.Charts.(*chartsource.Charts)
 		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate}).Register(w)
 		(&activities.Children{Client: c}).Register(w)
 		(&activities.Projects{Client: c}).Register(w)
+		(&activities.AppSets{Client: c, Repos: repos, Validate: validate, Clusters: appSetClusters(cfg)}).Register(w)
 		workers = append(workers, w)
 	}
 	custom, err := loadCustomizations(cfg.customizations)

@@ -92,19 +92,29 @@ type temporalApps struct{ client client.Client }
 var _ webhook.Refresher = temporalApps{}
 
 // Apps lists the running Application workflows, a page of up to 1,000 per
-// visibility query.
+// visibility query, and the ApplicationSets by their git generators'
+// repositories (named by workflow ID, appSetOf), so that a push refreshes
+// both.
 func (a temporalApps) Apps(ctx context.Context) ([]webhook.App, error) {
 	var apps []webhook.App
 	err := workflows.ListApps(ctx, a.client, func(name string, s workflows.Summary) {
 		apps = append(apps, webhook.App{Name: name, RepoURL: s.RepoURL})
 	})
-	return apps, err
+	if err != nil {
+		return nil, err
+	}
+	sets, err := appSetsOfRepos(ctx, a)
+	return append(apps, sets...), err
 }
 
 // Refresh sends the app the refresh signal with the push; the workflow
 // decides whether the push moved the revision it tracks.
 func (a temporalApps) Refresh(ctx context.Context, app string, p webhook.Push) error {
-	err := a.client.SignalWorkflow(ctx, workflows.WorkflowID(app), "", workflows.SignalRefresh, workflows.RefreshRequest{
+	id := workflows.WorkflowID(app)
+	if set, ok := appSetOf(app); ok {
+		id = workflows.AppSetWorkflowID(set)
+	}
+	err := a.client.SignalWorkflow(ctx, id, "", workflows.SignalRefresh, workflows.RefreshRequest{
 		Push: &workflows.Push{Ref: p.Ref, Before: p.Before, After: p.After, DefaultBranch: p.DefaultBranch, Paths: p.Paths},
 	})
 	if _, gone := errors.AsType[*serviceerror.NotFound](err); gone {

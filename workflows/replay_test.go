@@ -26,6 +26,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 			r.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: ApplicationWorkflow})
 			r.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: PostSyncWorkflow})
 			r.RegisterWorkflowWithOptions(wf.AppProject, workflow.RegisterOptions{Name: ProjectWorkflow})
+			r.RegisterWorkflowWithOptions(wf.ApplicationSet, workflow.RegisterOptions{Name: AppSetWorkflow})
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}

@@ -1,0 +1,169 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/appset"
+	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// AppSets runs the generators of ApplicationSets and drives the apps they
+// generate, as apps of their own, through the Temporal client.
+type AppSets struct {
+	Client client.Client
+	Repos  *gitsource.Repos
+	// Clusters are the regions, as the clusters generator yields them.
+	Clusters []appset.Cluster
+	// Validate checks each generated Application as ferry app apply does.
+	Validate app.ValidateOptions
+}
+
+// Register adds the ApplicationSet activities to a worker of the control queue.
+func (a *AppSets) Register(w worker.Registry) {
+	w.RegisterActivityWithOptions(a.GenerateAppSet, activity.RegisterOptions{Name: workflows.ActivityGenerateAppSet})
+	w.RegisterActivityWithOptions(a.ReconcileAppSet, activity.RegisterOptions{Name: workflows.ActivityReconcileAppSet})
+}
+
+// GenerateAppSet runs the set's generators and renders its template. A
+// generator or template that cannot run is not retried; Git is.
+func (a *AppSets) GenerateAppSet(ctx context.Context, in workflows.GenerateInput) (workflows.GenerateResult, error) {
+	defer heartbeatEvery(ctx, heartbeatInterval, "generate")()
+	src := &gitTrees{repos: a.Repos, fresh: in.Fresh, maxAge: in.MaxAge}
+	defer src.release()
+	res, err := appset.Generate(ctx, &in.Set, appset.Options{Source: src, Clusters: a.Clusters, Validate: a.Validate})
+	switch {
+	case err != nil && isGitError(err):
+		return workflows.GenerateResult{}, classify(err)
+	case err != nil:
+		return workflows.GenerateResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidAppSet, nil)
+	}
+	return workflows.GenerateResult{Apps: res.Apps, Invalid: res.Invalid, Revisions: src.revisions}, nil
+}
+
+// ReconcileAppSet makes the set's apps what it generated, as its policy
+// allows: it creates the missing ones, updates those whose spec differs,
+// and deletes those it owns that are no longer generated (cascading unless
+// the set preserves resources). An app of another owner is never touched:
+// it is reported as refused. Each step is idempotent, so that an attempt
+// cut short by a crash is finished by the next: every app exists once.
+func (a *AppSets) ReconcileAppSet(ctx context.Context, in workflows.ReconcileInput) (workflows.ReconcileResult, error) {
+	defer heartbeatEvery(ctx, heartbeatInterval, "reconcile")()
+	var out workflows.ReconcileResult
+	generated := map[string]bool{}
+	if !in.DeleteAll {
+		for i := range in.Apps {
+			generated[in.Apps[i].Metadata.Name] = true
+			row, owned, err := a.apply(ctx, in, &in.Apps[i])
+			if err != nil {
+				return out, err
+			}
+			out.Apps = append(out.Apps, row)
+			if owned {
+				out.Owned = append(out.Owned, row.Name)
+			}
+		}
+	}
+	for _, name := range in.Previous {
+		if generated[name] {
+			continue
+		}
+		if in.NoDelete {
+			out.Apps = append(out.Apps, workflows.AppSetApp{Name: name, Action: workflows.AppKept,
+				Message: "no longer generated; kept, as spec.syncPolicy.applicationsSync (or an invalid generated app) allows no delete"})
+			out.Owned = append(out.Owned, name)
+			continue
+		}
+		row, err := a.delete(ctx, in, name)
+		if err != nil {
+			return out, err
+		}
+		out.Apps = append(out.Apps, row)
+		if row.Action == workflows.AppFailed {
+			out.Owned = append(out.Owned, name)
+		}
+	}
+	return out, nil
+}
+
+// apply creates or updates one generated app; owned tells whether it is
+// the set's afterwards. An error is one another attempt may fix.
+func (a *AppSets) apply(ctx context.Context, in workflows.ReconcileInput, gen *app.Application) (workflows.AppSetApp, bool, error) {
+	name := gen.Metadata.Name
+	row := workflows.AppSetApp{Name: name}
+	by := workflows.SpecRequest{AppSet: in.Set, Created: slices.Contains(in.Previous, name)}
+	v, err := runningApp(ctx, a.Client, name)
+	switch {
+	case isNotFound(err):
+		row.Action = workflows.AppCreated
+	case err != nil:
+		return row, false, fmt.Errorf("applicationset %q: query app %q: %w", in.Set, name, err)
+	default:
+		if err := workflows.CheckOwner(name, v.Owner, by); err != nil {
+			row.Action, row.Message = workflows.AppRefused, workflows.ErrorMessage(err)
+			return row, false, nil
+		}
+		row.Sync, row.Health = v.Status.Sync.Status, v.Status.Health.Status
+		switch {
+		case !appset.Differs(&v.Application, gen):
+			row.Action = workflows.AppUnchanged
+			return row, true, nil
+		case in.Policy == appset.PolicyCreateOnly || in.Policy == appset.PolicyCreateDelete:
+			row.Action, row.Message = workflows.AppKept, "the generated spec differs; not updated, as applicationsSync is "+in.Policy
+			return row, true, nil
+		}
+		row.Action = workflows.AppUpdated
+	}
+	nv, err := workflows.Apply(ctx, a.Client, gen, by)
+	switch {
+	case workflows.IsOwnerRefusal(err):
+		// Claimed by someone else between the query and the apply.
+		row.Action, row.Message = workflows.AppRefused, workflows.ErrorMessage(err)
+		return row, false, nil
+	case err != nil && app.IsValidationError(err), err != nil && isNonRetryable(err):
+		row.Action, row.Message = workflows.AppFailed, fmt.Sprintf("app %q: %s", name, workflows.ErrorMessage(err))
+		return row, by.Created, nil
+	case err != nil:
+		return row, false, fmt.Errorf("applicationset %q: apply app %q: %w", in.Set, name, err)
+	}
+	row.Sync, row.Health = nv.Status.Sync.Status, nv.Status.Health.Status
+	return row, true, nil
+}
+
+// delete deletes one app the set owns and no longer generates.
+func (a *AppSets) delete(ctx context.Context, in workflows.ReconcileInput, name string) (workflows.AppSetApp, error) {
+	row := workflows.AppSetApp{Name: name, Action: workflows.AppDeleted}
+	if _, err := runningApp(ctx, a.Client, name); isNotFound(err) {
+		return row, nil
+	} else if err != nil {
+		return row, fmt.Errorf("applicationset %q: query app %q: %w", in.Set, name, err)
+	}
+	cascade := !in.Preserve
+	err := workflows.Delete(ctx, a.Client, name, workflows.DeleteRequest{AppSet: in.Set, Cascade: &cascade})
+	switch {
+	case err == nil, isNotFound(err):
+		return row, nil
+	case workflows.IsOwnerRefusal(err):
+		// Adopted by a user meanwhile: no longer the set's.
+		row.Action, row.Message = workflows.AppRefused, workflows.ErrorMessage(err)
+		return row, nil
+	case isNonRetryable(err):
+		row.Action, row.Message = workflows.AppFailed, fmt.Sprintf("delete app %q: %s", name, workflows.ErrorMessage(err))
+		return row, nil
+	}
+	return row, fmt.Errorf("applicationset %q: delete app %q: %w", in.Set, name, err)
+}
+
+func isNonRetryable(err error) bool {
+	var ae *temporal.ApplicationError
+	return errors.As(err, &ae) && ae.NonRetryable()
+}

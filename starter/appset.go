@@ -1,0 +1,238 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/ferry-gitops/ferry/internal/appset"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+func newAppSetCmd() *cobra.Command {
+	tf := &temporalFlags{}
+	cmd := &cobra.Command{Use: "appset", Short: "Create, inspect, refresh and delete ApplicationSets: apps generated from lists, regions and Git"}
+	tf.register(cmd)
+	cmd.AddCommand(newAppSetApplyCmd(tf), newAppSetGetCmd(tf), newAppSetListCmd(tf), newAppSetRefreshCmd(tf), newAppSetDeleteCmd(tf))
+	return cmd
+}
+
+func newAppSetApplyCmd(tf *temporalFlags) *cobra.Command {
+	var files []string
+	cmd := &cobra.Command{
+		Use:   "apply -f FILE|DIR|- [-f ...]",
+		Short: "Create ApplicationSets, or update their specs",
+		Long: `Create ApplicationSets (Argo CD's argoproj.io/v1alpha1 ApplicationSet), or
+update their specs: one ApplicationSet per file. -f takes a file, - for
+stdin, or a directory (its *.yaml, *.yml and *.json files). Every file is
+read and validated first, every problem named; if any is wrong, nothing is
+applied. A set's workflow then generates its apps and keeps them as its
+generators say; it never changes an app it did not create.`,
+		Example: `  ferry appset apply -f team-apps.yaml
+  ferry appset apply -f appsets/`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sets, err := collectAppSets(files, os.Stdin)
+			if err != nil {
+				return err
+			}
+			c, err := tf.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			for _, s := range sets {
+				if _, err := workflows.ApplyAppSet(cmd.Context(), c, s); err != nil {
+					return appSetError(s.Metadata.Name, "apply", err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "applicationset %q applied\n", s.Metadata.Name)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "ApplicationSet YAML or JSON file, directory of them, or - for stdin; repeatable")
+	_ = cmd.MarkFlagRequired("file")
+	return cmd
+}
+
+// collectAppSets reads and validates every ApplicationSet -f names before
+// anything is applied, and lists every bad file at once.
+func collectAppSets(values []string, stdin io.Reader) ([]*appset.ApplicationSet, error) {
+	sources, errs := expandApplySources(values, false)
+	var out []*appset.ApplicationSet
+	seen := map[string]string{}
+	for _, src := range sources {
+		s, err := readAppSet(src, stdin)
+		if err == nil {
+			if prev, dup := seen[s.Metadata.Name]; dup {
+				err = fmt.Errorf("applicationset %q is also in %s: each set comes from one file: delete or rename one of them", s.Metadata.Name, prev)
+			}
+		}
+		if err != nil {
+			errs = append(errs, inputError{source: src, err: err})
+			continue
+		}
+		seen[s.Metadata.Name] = src
+		out = append(out, s)
+	}
+	if len(errs) == 0 {
+		return out, nil
+	}
+	if len(errs) == 1 && len(sources) <= 1 {
+		var unread readError
+		if errors.As(errs[0].err, &unread) {
+			return nil, unread.err
+		}
+		return nil, fmt.Errorf("%s: %w", errs[0].source, errs[0].err)
+	}
+	return nil, &invalidInputsError{files: len(sources), errors: errs}
+}
+
+func readAppSet(src string, stdin io.Reader) (*appset.ApplicationSet, error) {
+	var data []byte
+	var err error
+	if src == "-" {
+		data, err = readAll(stdin)
+	} else if data, err = os.ReadFile(src); err != nil {
+		err = fmt.Errorf("read applicationset: %w", err)
+	}
+	if err != nil {
+		return nil, readError{err}
+	}
+	return appset.Read(data)
+}
+
+func newAppSetGetCmd(tf *temporalFlags) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "get NAME",
+		Short: "Show a set: its conditions and generated apps with their sync and health",
+		Args:  cobra.ExactArgs(1),
+		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
+			v, err := workflows.GetAppSet(cmd.Context(), c, args[0])
+			if err != nil {
+				return appSetError(args[0], "query", err)
+			}
+			return printAppSet(cmd.OutOrStdout(), v, output)
+		}),
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml; default: tables")
+	return cmd
+}
+
+func printAppSet(out io.Writer, v *workflows.AppSetView, output string) error {
+	if done, err := printStructured(out, v, output); done {
+		return err
+	}
+	fmt.Fprintf(out, "Name:          %s\nPolicy:        %s\n", v.Metadata.Name, v.Policy())
+	for _, r := range v.Status.Revisions {
+		fmt.Fprintf(out, "Revision:      %s %s (%s)\n", r.RepoURL, r.Revision, short(r.SHA))
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nCONDITION\tSTATUS\tMESSAGE")
+	for _, c := range v.Status.Conditions {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Type, c.Status, c.Message)
+	}
+	fmt.Fprintln(tw, "\nAPP\tSYNC\tHEALTH\tMESSAGE")
+	for _, r := range v.Status.Resources {
+		health := ""
+		if r.Health != nil {
+			health = string(r.Health.Status)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, r.Status, health, r.Message)
+	}
+	return tw.Flush()
+}
+
+func newAppSetListCmd(tf *temporalFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the ApplicationSets with their apps and health",
+		Args:  cobra.NoArgs,
+		RunE: tf.run(func(cmd *cobra.Command, c client.Client, _ []string) error {
+			sets, err := workflows.ListAppSets(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tAPPS\tUP-TO-DATE\tREPOS")
+			for _, s := range sets {
+				v, err := workflows.GetAppSet(cmd.Context(), c, s.Name)
+				var nf *workflows.AppSetNotFoundError
+				switch {
+				case errors.As(err, &nf):
+					continue // deleted meanwhile
+				case err != nil:
+					return appSetError(s.Name, "query", err)
+				}
+				upToDate := "Unknown"
+				for _, cond := range v.Status.Conditions {
+					if cond.Type == workflows.AppSetResourcesUpToDate {
+						upToDate = cond.Status
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", s.Name, len(v.Status.Resources), upToDate, orNone(strings.Join(s.Repos, ", ")))
+			}
+			return tw.Flush()
+		}),
+	}
+}
+
+func newAppSetRefreshCmd(tf *temporalFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "refresh NAME",
+		Short: "Run a set's generators now, with its repositories' refs listed anew",
+		Args:  cobra.ExactArgs(1),
+		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
+			if err := workflows.RefreshAppSet(cmd.Context(), c, args[0]); err != nil {
+				return appSetError(args[0], "refresh", err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "applicationset %q refresh requested\n", args[0])
+			return nil
+		}),
+	}
+}
+
+func newAppSetDeleteCmd(tf *temporalFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete a set and the apps it generated (their resources too, unless preserveResourcesOnDeletion)",
+		Args:  cobra.ExactArgs(1),
+		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
+			if err := workflows.DeleteAppSet(cmd.Context(), c, args[0]); err != nil {
+				return appSetError(args[0], "delete", err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "applicationset %q deleted\n", args[0])
+			return nil
+		}),
+	}
+}
+
+// appSetError turns a Temporal error into one a user can act on.
+func appSetError(name, doing string, err error) error {
+	var nf *workflows.AppSetNotFoundError
+	var noWorker *workflows.NoWorkerError
+	var notFound *serviceerror.NotFound
+	var appErr *temporal.ApplicationError
+	switch {
+	case errors.As(err, &nf), errors.As(err, &noWorker):
+		return err
+	case errors.As(err, &notFound):
+		return &workflows.AppSetNotFoundError{Name: name}
+	case errors.As(err, &appErr):
+		msg := strings.TrimSpace(appErr.Message())
+		if strings.HasPrefix(msg, fmt.Sprintf("applicationset %q", name)) {
+			return errors.New(msg)
+		}
+		return fmt.Errorf("applicationset %q: %s refused: %s", name, doing, msg)
+	}
+	return fmt.Errorf("applicationset %q: %s: %w", name, doing, err)
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"strings"
+
+		"github.com/ferry-gitops/ferry/internal/appset"
+	"github.com/ferry-gitops/ferry/internal/regions"
+	"github.com/ferry-gitops/ferry/internal/webhook"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// appSetClusters are the regions of the regions configuration as the
+// clusters generator yields them, with their labels, annotations and server
+// URL (Argo CD's in-cluster address for the in-cluster region).
+func appSetClusters(cfg *config) []appset.Cluster {
+	var out []appset.Cluster
+	for _, r := range cfg.regionsCfg.Regions() {
+		c := appset.Cluster{Name: r.Name, Server: r.Server, Labels: r.Labels, Annotations: r.Annotations}
+		if r.InCluster {
+			c.Server = regions.InClusterServer
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// appSetWebhookPrefix marks the ApplicationSets among the webhook's "apps":
+// an app's name has no '/', a set's workflow ID has.
+var appSetWebhookPrefix = workflows.AppSetWorkflowID("")
+
+// appSetsOfRepos lists the running sets as the webhook's apps, one entry
+// per repository of their git generators.
+func appSetsOfRepos(ctx context.Context, a temporalApps) ([]webhook.App, error) {
+	sets, err := workflows.ListAppSets(ctx, a.client)
+	if err != nil {
+		return nil, err
+	}
+	var out []webhook.App
+	for _, s := range sets {
+		for _, repo := range s.Repos {
+			out = append(out, webhook.App{Name: workflows.AppSetWorkflowID(s.Name), RepoURL: repo})
+		}
+	}
+	return out, nil
+}
+
+// appSetOf is the set a webhook "app" names, if it is one.
+func appSetOf(name string) (string, bool) { return strings.CutPrefix(name, appSetWebhookPrefix) }

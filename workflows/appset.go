@@ -1,0 +1,312 @@
+package workflows
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/appset"
+)
+
+// maxAppSetLoops bounds the generations of one run before it continues as
+// new: each costs a handful of events.
+const maxAppSetLoops = 200
+
+// appSetSettlePolls is how many times a set looks again every settlePoll
+// after it changed its apps, so that their sync and health show soon.
+const appSetSettlePolls = 24
+
+// AppSetCarried is the state a run hands the next on continue-as-new.
+type AppSetCarried struct {
+	Owned   []string     `json:"owned,omitempty"`
+	Status  AppSetStatus `json:"status"`
+	Refresh bool         `json:"refresh,omitempty"`
+}
+
+type pendingAppSetDelete struct {
+	err  error
+	done bool
+}
+
+// appSetState is one run of the ApplicationSet workflow.
+type appSetState struct {
+	set    appset.ApplicationSet
+	owned  []string
+	status AppSetStatus
+	// refresh: run the generators now; fresh asks Git itself.
+	refresh  *refreshReq
+	deletion *pendingAppSetDelete
+	settle   int
+	repos    []string
+}
+
+// ApplicationSet is the workflow of one set: it runs the generators (an
+// activity) every poll, on a refresh and on a new spec, and makes the apps
+// it owns what they generate. Its input is the set as JSON, read as
+// strictly as `ferry appset apply` reads a file.
+func (w *Workflows) ApplicationSet(ctx workflow.Context, raw json.RawMessage) error {
+	set, carried, err := parseAppSetInput(raw)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), "InvalidApplicationSet", nil)
+	}
+	s := &appSetState{set: *set, refresh: &refreshReq{}}
+	if carried != nil {
+		s.owned, s.status = carried.Owned, carried.Status
+		if !carried.Refresh {
+			s.refresh = nil
+		}
+	}
+	if err := s.registerHandlers(ctx); err != nil {
+		return err
+	}
+	return s.run(ctx, carried == nil)
+}
+
+func (s *appSetState) run(ctx workflow.Context, first bool) error {
+	for loops := 0; ; loops++ {
+		if s.deletion != nil {
+			if s.runDelete(ctx) {
+				return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+			}
+			continue
+		}
+		if first || s.refresh != nil || loops > 0 {
+			fresh := s.refresh != nil && s.refresh.Hard
+			s.refresh = nil
+			s.reconcile(ctx, fresh)
+		}
+		if loops+1 >= maxAppSetLoops || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+				return err
+			}
+			if s.deletion == nil {
+				return workflow.NewContinueAsNewError(ctx, AppSetWorkflow, appSetInput{ApplicationSet: s.set,
+					Carried: &AppSetCarried{Owned: s.owned, Status: s.status, Refresh: s.refresh != nil}})
+			}
+		}
+		if s.refresh != nil || s.deletion != nil {
+			continue
+		}
+		delay, summary := s.pollDelay()
+		poll := workflow.AwaitOptions{Timeout: delay, TimerOptions: workflow.TimerOptions{Summary: summary}}
+		if _, err := workflow.AwaitWithOptions(ctx, poll, func() bool { return s.refresh != nil || s.deletion != nil }); err != nil {
+			return err
+		}
+	}
+}
+
+// pollDelay: settlePoll for a while after the set changed its apps, until
+// they are Synced and Healthy; else the git generators' requeue interval.
+func (s *appSetState) pollDelay() (time.Duration, string) {
+	if s.settle > 0 && !s.appsSettled() {
+		s.settle--
+		return settlePoll, "apps settling"
+	}
+	return s.requeue(), "next generation"
+}
+
+func (s *appSetState) appsSettled() bool {
+	for _, r := range s.status.Resources {
+		if r.Status != app.SyncStatusSynced || r.Health == nil || r.Health.Status != app.HealthHealthy {
+			return false
+		}
+	}
+	return true
+}
+
+// requeue is the shortest requeueAfterSeconds of the git generators, else
+// defaultAppSetPoll.
+func (s *appSetState) requeue() time.Duration {
+	d := defaultAppSetPoll
+	var walk func(gs []appset.Generator)
+	walk = func(gs []appset.Generator) {
+		for _, g := range gs {
+			switch {
+			case g.Git != nil && g.Git.RequeueAfterSeconds != nil && *g.Git.RequeueAfterSeconds > 0:
+				d = min(d, time.Duration(*g.Git.RequeueAfterSeconds)*time.Second)
+			case g.Matrix != nil:
+				walk(g.Matrix.Generators)
+			case g.Merge != nil:
+				walk(g.Merge.Generators)
+			}
+		}
+	}
+	walk(s.set.Spec.Generators)
+	return d
+}
+
+func appSetActivityCtx(ctx workflow.Context, summary string) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		Summary:             summary,
+		TaskQueue:           TaskQueue,
+		StartToCloseTimeout: renderTimeout,
+		HeartbeatTimeout:    activityHeartbeat,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 10,
+			NonRetryableErrorTypes: []string{ErrInvalidAppSet},
+		},
+	})
+}
+
+// ErrInvalidAppSet: the generators or the template cannot run as given.
+const ErrInvalidAppSet = "InvalidApplicationSet"
+
+// reconcile runs the generators and makes the apps what they generate.
+func (s *appSetState) reconcile(ctx workflow.Context, fresh bool) {
+	name := s.set.Metadata.Name
+	s.publishRepos(ctx)
+	var gen GenerateResult
+	err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Generate applicationset "+name), ActivityGenerateAppSet,
+		GenerateInput{Set: s.set, Fresh: fresh, MaxAge: s.requeue()}).Get(ctx, &gen)
+	now := workflow.Now(ctx)
+	if err != nil {
+		msg := ErrorMessage(err)
+		s.setCondition(now, AppSetErrorOccurred, "True", "ApplicationGenerationFromParamsError", msg)
+		s.setCondition(now, AppSetParametersGenerated, "False", "ErrorOccurred", msg)
+		s.setCondition(now, AppSetResourcesUpToDate, "False", "ErrorOccurred", msg)
+		return
+	}
+	s.status.Revisions = gen.Revisions
+	s.setCondition(now, AppSetParametersGenerated, "True", "ParametersGenerated", "Successfully generated parameters for all Applications")
+	in := ReconcileInput{Set: name, Apps: gen.Apps, Previous: s.owned, Policy: s.set.Policy(),
+		NoDelete: !s.set.Deletes() || len(gen.Invalid) > 0, Preserve: s.set.PreserveResources()}
+	var res ReconcileResult
+	if err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Reconcile the apps of applicationset "+name), ActivityReconcileAppSet, in).Get(ctx, &res); err != nil {
+		msg := ErrorMessage(err)
+		s.setCondition(now, AppSetErrorOccurred, "True", "ApplicationSetReconcileError", msg)
+		s.setCondition(now, AppSetResourcesUpToDate, "False", "ErrorOccurred", msg)
+		return
+	}
+	s.applyResult(now, res, gen.Invalid)
+}
+
+// applyResult records what the reconcile did: the owned apps, their rows
+// and the conditions that sum them up.
+func (s *appSetState) applyResult(now time.Time, res ReconcileResult, invalid []string) {
+	s.owned = res.Owned
+	s.status.Resources = nil
+	problems := append([]string(nil), invalid...)
+	for _, a := range res.Apps {
+		switch a.Action {
+		case AppCreated, AppUpdated, AppDeleted:
+			s.settle = appSetSettlePolls
+		case AppRefused, AppFailed:
+			problems = append(problems, a.Message)
+		}
+		if a.Action == AppDeleted {
+			continue
+		}
+		r := AppSetResource{Group: "argoproj.io", Version: "v1alpha1", Kind: app.Kind, Name: a.Name, Namespace: "argocd",
+			Status: a.Sync, Message: a.Message}
+		if a.Health != "" {
+			r.Health = &AppSetHealth{Status: a.Health}
+		}
+		s.status.Resources = append(s.status.Resources, r)
+	}
+	if len(problems) > 0 {
+		msg := joinMessages(problems)
+		s.setCondition(now, AppSetErrorOccurred, "True", "ApplicationSetReconcileError", msg)
+		s.setCondition(now, AppSetResourcesUpToDate, "False", "ErrorOccurred", msg)
+		return
+	}
+	s.setCondition(now, AppSetErrorOccurred, "False", "ApplicationSetUpToDate", "Successfully generated parameters for all Applications")
+	s.setCondition(now, AppSetResourcesUpToDate, "True", "ApplicationSetUpToDate", "All applications have been generated successfully")
+}
+
+func joinMessages(msgs []string) string {
+	var b bytes.Buffer
+	for i, m := range msgs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(m)
+	}
+	return b.String()
+}
+
+// setCondition sets a condition, keeping its transition time while its
+// status stays.
+func (s *appSetState) setCondition(now time.Time, typ, status, reason, msg string) {
+	for i, c := range s.status.Conditions {
+		if c.Type == typ {
+			if c.Status != status {
+				c.LastTransitionTime = now
+			}
+			c.Status, c.Reason, c.Message = status, reason, msg
+			s.status.Conditions[i] = c
+			return
+		}
+	}
+	s.status.Conditions = append(s.status.Conditions, AppSetCondition{Type: typ, Status: status, Reason: reason, Message: msg, LastTransitionTime: now})
+}
+
+// publishRepos keeps the memo naming the set's repositories current.
+func (s *appSetState) publishRepos(ctx workflow.Context) {
+	repos := s.set.GitRepos()
+	if fmt.Sprint(repos) == fmt.Sprint(s.repos) {
+		return
+	}
+	if err := workflow.UpsertMemo(ctx, map[string]any{memoAppSetRepos: repos}); err != nil {
+		workflow.GetLogger(ctx).Warn("upsert memo failed", "error", err)
+		return
+	}
+	s.repos = repos
+}
+
+// runDelete deletes the set's apps (with their resources unless
+// preserveResourcesOnDeletion); true when none is left.
+func (s *appSetState) runDelete(ctx workflow.Context) bool {
+	p := s.deletion
+	in := ReconcileInput{Set: s.set.Metadata.Name, Previous: s.owned, Policy: appset.PolicySync,
+		Preserve: s.set.PreserveResources(), DeleteAll: true}
+	var res ReconcileResult
+	err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Delete the apps of applicationset "+s.set.Metadata.Name), ActivityReconcileAppSet, in).Get(ctx, &res)
+	if err == nil {
+		s.applyResult(workflow.Now(ctx), res, nil)
+		if len(res.Owned) > 0 {
+			err = fmt.Errorf("applicationset %q: %d app(s) not deleted: %s", s.set.Metadata.Name, len(res.Owned), joinMessages(res.Owned))
+		}
+	}
+	p.err, p.done = err, true
+	s.deletion = nil
+	return err == nil
+}
+
+// appSetInput is the workflow input: the set, and on continue-as-new the
+// state carried over.
+type appSetInput struct {
+	appset.ApplicationSet
+	Carried *AppSetCarried `json:"ferryCarried,omitempty"`
+}
+
+// parseAppSetInput reads the input as `ferry appset apply` reads a file.
+func parseAppSetInput(raw json.RawMessage) (*appset.ApplicationSet, *AppSetCarried, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, nil, fmt.Errorf("parse ApplicationSet: expected a JSON object: %w", err)
+	}
+	var carried *AppSetCarried
+	if c, ok := fields[carriedKey]; ok {
+		delete(fields, carriedKey)
+		if !bytes.Equal(bytes.TrimSpace(c), []byte("null")) {
+			carried = &AppSetCarried{}
+			if err := json.Unmarshal(c, carried); err != nil {
+				return nil, nil, fmt.Errorf("parse the state carried over from the previous run (%s): %w", carriedKey, err)
+			}
+		}
+	}
+	rest, err := json.Marshal(fields)
+	if err != nil {
+		return nil, nil, err
+	}
+	set, err := appset.Read(rest)
+	if err != nil {
+		return nil, nil, err
+	}
+	return set, carried, nil
+}

@@ -1,0 +1,153 @@
+package workflows
+
+import (
+	"time"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/appset"
+)
+
+// The public Temporal contract of an ApplicationSet (see DESIGN.md): one
+// long-running workflow per set owns the Application workflows its
+// generators produce.
+const (
+	// AppSetWorkflow is the workflow type of every ApplicationSet.
+	AppSetWorkflow = "ApplicationSet"
+	// UpdateAppSetSpec replaces the set (an ApplicationSet as JSON).
+	UpdateAppSetSpec = "spec"
+	// UpdateAppSetDelete deletes the set and its apps.
+	UpdateAppSetDelete = "delete"
+	// The set answers QueryStatus with an AppSetView and takes
+	// SignalRefresh (a RefreshRequest) as an app does.
+
+	// ActivityGenerateAppSet runs the generators (control queue).
+	ActivityGenerateAppSet = "GenerateAppSet"
+	// ActivityReconcileAppSet creates, updates and deletes the set's apps.
+	ActivityReconcileAppSet = "ReconcileAppSet"
+
+	// memoAppSetRepos lists the repositories of the set's git generators,
+	// so that the webhook finds the sets a push concerns.
+	memoAppSetRepos = "ferryRepos"
+)
+
+// AppSetWorkflowID is the ID of the workflow of the set called name.
+func AppSetWorkflowID(name string) string { return "appset/" + name }
+
+// defaultAppSetPoll is how often a set runs its generators without a
+// refresh, as Argo CD's controller requeues a set (3 minutes).
+const defaultAppSetPoll = 3 * time.Minute
+
+// GenerateInput asks for one generation of a set.
+type GenerateInput struct {
+	Set appset.ApplicationSet `json:"set"`
+	// Fresh lists the git generators' refs anew (a refresh); otherwise the
+	// refs cache that every app of the repo shares may answer, MaxAge old.
+	Fresh  bool          `json:"fresh,omitempty"`
+	MaxAge time.Duration `json:"maxAge,omitempty"`
+}
+
+type GenerateResult struct {
+	Apps []app.Application `json:"apps,omitempty"`
+	// Invalid are the messages of generated apps that are not valid.
+	Invalid []string `json:"invalid,omitempty"`
+	// Revisions are the commits the git generators read, by repository.
+	Revisions []RepoRevision `json:"revisions,omitempty"`
+}
+
+type RepoRevision struct {
+	RepoURL  string `json:"repoURL"`
+	Revision string `json:"revision"`
+	SHA      string `json:"sha"`
+}
+
+// ReconcileInput is what the set's apps should be.
+type ReconcileInput struct {
+	Set  string            `json:"set"`
+	Apps []app.Application `json:"apps,omitempty"`
+	// Previous are the apps the set owns.
+	Previous []string `json:"previous,omitempty"`
+	// Policy is spec.syncPolicy.applicationsSync (create-only, ...).
+	Policy string `json:"policy"`
+	// NoDelete keeps the previous apps no longer generated (a policy
+	// without deletes, or a generation with invalid apps).
+	NoDelete bool `json:"noDelete,omitempty"`
+	// Preserve keeps the resources of the apps the set deletes.
+	Preserve bool `json:"preserve,omitempty"`
+	// DeleteAll deletes every previous app (the set is being deleted).
+	DeleteAll bool `json:"deleteAll,omitempty"`
+}
+
+// Actions of ReconcileResult.Apps, as a change set.
+const (
+	AppCreated   = "created"
+	AppUpdated   = "updated"
+	AppUnchanged = "unchanged"
+	AppDeleted   = "deleted"
+	AppKept      = "kept"
+	AppRefused   = "refused"
+	AppFailed    = "failed"
+)
+
+type ReconcileResult struct {
+	Apps []AppSetApp `json:"apps,omitempty"`
+	// Owned are the apps the set owns now.
+	Owned []string `json:"owned,omitempty"`
+}
+
+// AppSetApp is one generated app, as the set last saw it.
+type AppSetApp struct {
+	Name    string               `json:"name"`
+	Action  string               `json:"action,omitempty"`
+	Message string               `json:"message,omitempty"`
+	Sync    app.SyncStatusCode   `json:"sync,omitempty"`
+	Health  app.HealthStatusCode `json:"health,omitempty"`
+}
+
+// AppSetView is what the status query answers: the set with its status,
+// as Argo CD shows it.
+type AppSetView struct {
+	appset.ApplicationSet
+	Status AppSetStatus `json:"status"`
+}
+
+type AppSetStatus struct {
+	Conditions []AppSetCondition `json:"conditions,omitempty"`
+	// Resources are the set's apps with their sync and health.
+	Resources []AppSetResource `json:"resources,omitempty"`
+	// Revisions are the commits its git generators read last.
+	Revisions []RepoRevision `json:"ferryRevisions,omitempty"`
+}
+
+// Condition types of a set, as Argo CD names them.
+const (
+	AppSetErrorOccurred       = "ErrorOccurred"
+	AppSetParametersGenerated = "ParametersGenerated"
+	AppSetResourcesUpToDate   = "ResourcesUpToDate"
+)
+
+type AppSetCondition struct {
+	Type               string    `json:"type"`
+	Status             string    `json:"status"`
+	Message            string    `json:"message,omitempty"`
+	Reason             string    `json:"reason,omitempty"`
+	LastTransitionTime time.Time `json:"lastTransitionTime"`
+}
+
+// AppSetResource is one app of the set, as Argo CD's status.resources.
+type AppSetResource struct {
+	Group     string             `json:"group"`
+	Version   string             `json:"version"`
+	Kind      string             `json:"kind"`
+	Name      string             `json:"name"`
+	Namespace string             `json:"namespace,omitempty"`
+	Status    app.SyncStatusCode `json:"status,omitempty"`
+	Health    *AppSetHealth      `json:"health,omitempty"`
+	Message   string             `json:"message,omitempty"`
+}
+
+type AppSetHealth struct {
+	Status app.HealthStatusCode `json:"status"`
+}
+
+// DeleteAppSetRequest is the payload of the set's delete update.
+type DeleteAppSetRequest struct{}

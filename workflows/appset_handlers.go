@@ -1,0 +1,100 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/appset"
+)
+
+func (s *appSetState) registerHandlers(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (AppSetView, error) {
+		return s.view(), nil
+	}); err != nil {
+		return err
+	}
+	refreshes := workflow.GetSignalChannel(ctx, SignalRefresh)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var req RefreshRequest
+			refreshes.Receive(ctx, &req)
+			s.onRefresh(req)
+		}
+	})
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAppSetSpec, s.handleSpec,
+		workflow.UpdateHandlerOptions{Validator: s.validateSpec}); err != nil {
+		return err
+	}
+	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateAppSetDelete, s.handleDelete,
+		workflow.UpdateHandlerOptions{Validator: s.validateDelete})
+}
+
+func (s *appSetState) view() AppSetView {
+	return AppSetView{ApplicationSet: s.set, Status: s.status}
+}
+
+// onRefresh: a push (from the webhook, for one of the set's repositories)
+// or `ferry appset refresh` runs the generators now, with the repositories'
+// refs listed anew.
+func (s *appSetState) onRefresh(req RefreshRequest) {
+	if req.Drift != nil {
+		return // an app's drift is the app's business
+	}
+	if s.refresh == nil {
+		s.refresh = &refreshReq{}
+	}
+	s.refresh.Hard = true
+}
+
+func (s *appSetState) errDeleting() error {
+	return fmt.Errorf("applicationset %q is being deleted: wait for the delete to finish", s.set.Metadata.Name)
+}
+
+// validateSpec refuses a new spec before it is accepted: read as strictly
+// as `ferry appset apply` reads a file, and not renamed.
+func (s *appSetState) validateSpec(ctx workflow.Context, raw json.RawMessage) error {
+	if s.deletion != nil {
+		return s.errDeleting()
+	}
+	next, err := appset.Read(raw)
+	if err != nil {
+		return err
+	}
+	if next.Metadata.Name != s.set.Metadata.Name {
+		return fmt.Errorf("applicationset %q: the spec update names applicationset %q: a set cannot be renamed; apply it as a new set",
+			s.set.Metadata.Name, next.Metadata.Name)
+	}
+	return nil
+}
+
+func (s *appSetState) handleSpec(ctx workflow.Context, raw json.RawMessage) (AppSetView, error) {
+	next, err := appset.Read(raw) // a replay runs no validator
+	if err != nil {
+		return AppSetView{}, err
+	}
+	s.set = *next
+	if s.refresh == nil {
+		s.refresh = &refreshReq{}
+	}
+	return s.view(), nil
+}
+
+func (s *appSetState) validateDelete(ctx workflow.Context, _ DeleteAppSetRequest) error {
+	if s.deletion != nil {
+		return s.errDeleting()
+	}
+	return nil
+}
+
+// handleDelete deletes the set's apps, then the set; it answers once
+// they are gone.
+func (s *appSetState) handleDelete(ctx workflow.Context, _ DeleteAppSetRequest) error {
+	p := &pendingAppSetDelete{}
+	s.deletion = p
+	if err := workflow.Await(ctx, func() bool { return p.done }); err != nil {
+		return err
+	}
+	return p.err
+}
