@@ -143,3 +143,36 @@ func descendants() map[int]hostProcess {
 	}
 	return out
 }
+
+// TestAnswerLineEndsTheRun runs, in each sandbox, a command that writes
+// its answer line and then goes on: with Spec.AnswerLine the run ends with
+// the line while the command still runs, as a render does not wait for its
+// sandbox to end; Destroy then ends it.
+func TestAnswerLineEndsTheRun(t *testing.T) {
+	grace := answerGrace
+	answerGrace = time.Second
+	t.Cleanup(func() { answerGrace = grace })
+	forEachSandbox(t, func(t *testing.T, r Runner) {
+		sb, err := r.(Starter).Start(Spec{
+			Args: []string{"/bin/bash", "-c", "read line; echo \"answer to $line\"; echo more; exec sleep 600"}, Env: []string{"PATH=/usr/bin:/bin"},
+			Mounts: shellMounts(), AnswerLine: true,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sb.Finish(t.Context(), []byte("request\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(res.Stdout) != "answer to request\n" || res.ExitCode != 0 {
+			t.Errorf("the run gave %q, exit status %d; want the answer line and 0", res.Stdout, res.ExitCode)
+		}
+		if !sb.Alive() {
+			t.Error("the run waited for the command to end")
+		}
+		sb.Destroy()
+		if sb.Alive() {
+			t.Error("the command runs after Destroy")
+		}
+	})
+}

@@ -147,7 +147,7 @@ func (g *gvisor) Start(spec Spec) (Sandbox, error) {
 		_ = os.RemoveAll(bundle)
 		return nil, fmt.Errorf("sandbox: bundle: %w", err)
 	}
-	return launch(g.runsc, g.args("run", "--bundle", bundle, id), runscEnv, l, gvisorResult, g.stop(id), func() { g.cleanup(id, bundle) })
+	return launch(g.runsc, g.args("run", "--bundle", bundle, id), runscEnv, l, spec.AnswerLine, gvisorResult, g.stop(id), func() { g.cleanup(id, bundle) })
 }
 
 // runscEnv is the environment of every runsc command.
@@ -163,17 +163,16 @@ func (g *gvisor) args(args ...string) []string {
 // processes (the sandbox's and the gofer's) before it exits. Killing runsc
 // run itself would leave them to init, dying, after the worker (and
 // hack/run.sh) is gone. Where the container cannot be signalled (not
-// created yet), runsc run is killed; launch kills it too when it does not
-// exit in time, and cleanup deletes what is left.
+// created yet, or ending already: a run that ended at its answer line),
+// launch kills runsc run when it has not exited within its WaitDelay, and
+// cleanup deletes what is left.
 func (g *gvisor) stop(id string) func(*exec.Cmd) error {
-	return func(run *exec.Cmd) error {
+	return func(*exec.Cmd) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, g.runsc, g.args("kill", id, "KILL")...)
 		cmd.Env = runscEnv
-		if cmd.Run() != nil {
-			return run.Process.Kill()
-		}
+		_ = cmd.Run()
 		return nil
 	}
 }

@@ -76,8 +76,9 @@ type Renderer struct {
 	// after the pool.
 	State *State
 
-	mu   sync.Mutex
-	pool *pool[*slot]
+	mu       sync.Mutex
+	pool     *pool[*slot]
+	destroys sync.WaitGroup // of the sandboxes started for one render
 }
 
 // Version is Settings' Version: the sandbox does not change the output.
@@ -180,8 +181,32 @@ func (r *Renderer) run(ctx context.Context, checkout string, body []byte, limits
 		return nil, errors.New("sandbox.Renderer needs a Runner and a Binary")
 	}
 	spec := r.spec(checkout, limits)
-	spec.Stdin = body
-	return r.Runner.Run(ctx, spec)
+	starter, ok := r.Runner.(Starter)
+	if !ok {
+		spec.Stdin = body
+		return r.Runner.Run(ctx, spec)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	sb, err := starter.Start(spec)
+	if err != nil {
+		return nil, err
+	}
+	// The sandbox ends after the answer, in the background (Close waits
+	// for it): the render does not wait for it.
+	defer r.discard(sb)
+	return sb.Finish(ctx, body)
+}
+
+// discard destroys a sandbox that served its render in the background;
+// Close waits for it.
+func (r *Renderer) discard(sb Sandbox) {
+	r.destroys.Add(1)
+	go func() {
+		defer r.destroys.Done()
+		sb.Destroy()
+	}()
 }
 
 // spec is the sandbox of a render with checkout at CheckoutDir.
@@ -197,6 +222,8 @@ func (r *Renderer) spec(checkout string, limits Limits) Spec {
 		Dir:    "/tmp",
 		Mounts: mounts,
 		Limits: limits,
+		// Serve's answer is one line of JSON.
+		AnswerLine: true,
 	}
 }
 

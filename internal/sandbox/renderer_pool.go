@@ -39,6 +39,7 @@ func (r *Renderer) Close() error {
 	if p != nil {
 		p.close()
 	}
+	r.destroys.Wait()
 	if r.State != nil {
 		return r.State.Close()
 	}

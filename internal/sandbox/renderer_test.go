@@ -35,8 +35,12 @@ func testRenderer(t testing.TB, r Runner, limits Limits) *Renderer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Renderer{Runner: r, Binary: self, Limits: limits, MemoryFlag: "--render-memory",
+	rr := &Renderer{Runner: r, Binary: self, Limits: limits, MemoryFlag: "--render-memory",
 		Settings: &render.Renderer{Capabilities: render.Capabilities{APIVersions: []string{"monitoring.coreos.com/v1"}}}}
+	// Before the runner's directory goes: the sandboxes end in the
+	// background.
+	t.Cleanup(func() { _ = rr.Close() })
+	return rr
 }
 
 // TestRendererRendersAsInProcess renders Argo CD's example apps, and

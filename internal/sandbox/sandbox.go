@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -79,6 +80,12 @@ type Spec struct {
 	Stdin []byte
 	// Limits bound the run.
 	Limits Limits
+	// AnswerLine says that the first line the command writes on stdout is
+	// its whole answer: a run ends once that line is written, with exit
+	// status 0, and does not wait for the sandbox to end (it is destroyed
+	// after the run as always). A command that exits without one ends the
+	// run as any other does.
+	AnswerLine bool
 }
 
 // Limits bound one run. A zero field takes its default.
@@ -194,16 +201,25 @@ func checkSpec(spec Spec) error {
 }
 
 // boundedBuffer keeps the first max bytes written; past them it keeps
-// nothing more and calls over once.
+// nothing more and calls over once. When line is not nil, it is closed
+// once a newline has been written.
 type boundedBuffer struct {
+	mu       sync.Mutex
 	buf      bytes.Buffer
 	max      int64
 	overflow bool
 	over     func()
+	line     chan struct{}
 }
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	room := b.max - int64(b.buf.Len())
+	if b.line != nil && int64(len(p)) <= room && bytes.IndexByte(p, '\n') >= 0 && bytes.IndexByte(b.buf.Bytes(), '\n') < 0 {
+		// A whole line, all of it kept.
+		defer close(b.line)
+	}
 	if int64(len(p)) > room {
 		b.buf.Write(p[:max(room, 0)])
 		if !b.overflow {
@@ -215,6 +231,24 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return b.buf.Write(p)
+}
+
+// firstLine is what was written up to the first newline, included.
+func (b *boundedBuffer) firstLine() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := b.buf.Bytes()
+	if i := bytes.IndexByte(out, '\n'); i >= 0 {
+		out = out[:i+1]
+	}
+	return bytes.Clone(out)
+}
+
+// bytes is what was written; the command must have ended.
+func (b *boundedBuffer) bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Bytes()
 }
 
 // exitCode reads the exit status of a finished command as a shell does:

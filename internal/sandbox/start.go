@@ -59,7 +59,7 @@ type started struct {
 // when not nil, ends the command when the sandbox is to end (a timeout,
 // Destroy) instead of SIGKILL, which follows if the command has not
 // exited within its WaitDelay.
-func launch(name string, args, env []string, l Limits, result func(*Result, error) (*Result, error), stop func(*exec.Cmd) error, cleanup func()) (*started, error) {
+func launch(name string, args, env []string, l Limits, answerLine bool, result func(*Result, error) (*Result, error), stop func(*exec.Cmd) error, cleanup func()) (*started, error) {
 	ctx, kill := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, name, args...)
 	if stop != nil {
@@ -75,6 +75,9 @@ func launch(name string, args, env []string, l Limits, result func(*Result, erro
 	}
 	s := &started{cmd: cmd, stdin: stdin, kill: kill, done: make(chan struct{}), result: result, cleanup: cleanup,
 		stdout: &boundedBuffer{max: l.Stdout, over: kill}, stderr: &boundedBuffer{max: l.Stderr}}
+	if answerLine {
+		s.stdout.line = make(chan struct{})
+	}
 	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
 	// The sandbox's processes may hold the pipes after the command is
 	// killed; cleanup ends them.
@@ -100,11 +103,19 @@ func (s *started) Finish(ctx context.Context, stdin []byte) (*Result, error) {
 		_, _ = s.stdin.Write(stdin)
 		_ = s.stdin.Close()
 	}()
-	<-s.done
+	select {
+	case <-s.done:
+	case <-s.stdout.line: // nil unless the spec's AnswerLine
+		if ctx.Err() == nil {
+			// The answer is whole: the sandbox's end is Destroy's.
+			return s.result(&Result{Stdout: s.stdout.firstLine()}, nil)
+		}
+		<-s.done
+	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("sandbox: %w", ctx.Err())
 	}
-	res := &Result{Stdout: s.stdout.buf.Bytes(), Stderr: s.stderr.buf.Bytes(), StdoutOverflow: s.stdout.overflow}
+	res := &Result{Stdout: s.stdout.bytes(), Stderr: s.stderr.bytes(), StdoutOverflow: s.stdout.overflow}
 	code, ok := exitCode(s.waitErr)
 	if !ok && !s.stdout.overflow {
 		return nil, fmt.Errorf("sandbox: run %s: %w", s.cmd.Path, s.waitErr)
@@ -122,8 +133,22 @@ func (s *started) Alive() bool {
 	}
 }
 
+// answerGrace is how long Destroy lets a command that gave its answer
+// line end by itself before it ends it.
+var answerGrace = 10 * time.Second
+
 func (s *started) Destroy() {
 	s.once.Do(func() {
+		if s.stdout.line != nil {
+			select {
+			case <-s.stdout.line:
+				select {
+				case <-s.done:
+				case <-time.After(answerGrace):
+				}
+			default:
+			}
+		}
 		s.kill()
 		<-s.done
 		s.cleanup()
