@@ -52,6 +52,8 @@ func TestSyncFailRunsAfterAFailedPostSyncHook(t *testing.T) {
 		require.NoError(t, err, "the SyncFail hook ran in %s", r)
 	}
 	mustFerry(t, "app", "delete", "postsyncfail", "--cascade")
+	recordHistories(t, "postsyncfail")
+	recordChildHistory(t, op.PostSync.WorkflowID, "postsyncfail-postsync")
 }
 
 // TestARefusedCommitGetsAnAutomatedSyncAttempt: a commit sets
@@ -118,4 +120,5 @@ spec:
 		require.NotEqual(t, "SyncError", cond.Type, "the good sync cleared it: %+v", fixed.Conditions)
 	}
 	mustFerry(t, "app", "delete", "badvalue", "--cascade")
+	recordHistories(t, "badvalue")
 }

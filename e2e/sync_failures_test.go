@@ -90,6 +90,7 @@ func TestAFailingSyncHookKeepsEveryResult(t *testing.T) {
 		require.Equal(t, "Failed", hook.HookPhase)
 	}
 	mustFerry(t, "app", "delete", "synchookfail", "--cascade")
+	recordHistories(t, "synchookfail")
 }
 
 // TestAFailingWaveKeepsItsResultsAndTheStatusShowsWhy: a Pod of wave 0
@@ -138,6 +139,7 @@ func TestAFailingWaveKeepsItsResultsAndTheStatusShowsWhy(t *testing.T) {
 		require.Equal(t, "OutOfSync/Missing", states[r+" ConfigMap/later"], "%v", states)
 	}
 	mustFerry(t, "app", "delete", "wavefail", "--cascade")
+	recordHistories(t, "wavefail")
 }
 
 // TestCreateNamespaceWithAnInvalidObject: CreateNamespace=true and a
