@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +146,16 @@ func TestEndToEnd(t *testing.T) {
 			strings.Contains(m, `ferry_apps{health_status="Healthy",sync_status="Synced"}`)
 		return ok, "ferry_ metrics missing"
 	})
+	// Per-app metrics, as Argo CD's argocd_app_info and argocd_app_sync_total.
+	sorted := slices.Sorted(slices.Values(regions))
+	info := `ferry_app_info{dest_regions="` + strings.Join(sorted, ",") + `",health_status="Healthy",name="guestbook",` +
+		`operation="Succeeded",project="default",repo="` + repo.URL + `",sync_status="Synced"} 1`
+	eventually(t, time.Minute, "per-app metrics", func() (bool, string) {
+		m := scrape(t, metricsAddr)
+		synced := metricLine(m, "ferry_app_sync_total{", `name="guestbook"`, `phase="Succeeded"`, `project="default"`)
+		reconciled := metricLine(m, "ferry_app_reconcile_total{", `name="guestbook"`, `project="default"`)
+		return strings.Contains(m, info) && synced && reconciled, "want " + info + " and ferry_app_sync_total, ferry_app_reconcile_total of guestbook"
+	})
 
 	mustFerry(t, "app", "delete", "guestbook", "--cascade")
 	for _, r := range regions {
@@ -154,4 +165,22 @@ func TestEndToEnd(t *testing.T) {
 		})
 	}
 	recordHistories(t, "guestbook")
+}
+
+// metricLine tells whether a line of the scrape m starts with prefix and
+// holds every label.
+func metricLine(m, prefix string, labels ...string) bool {
+	for _, line := range strings.Split(m, "\n") {
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		all := true
+		for _, l := range labels {
+			all = all && strings.Contains(line, l)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }

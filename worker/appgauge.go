@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,18 +13,27 @@ import (
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
-// appGauge keeps ferry_apps{sync_status,health_status}: the running apps
-// counted by the search attributes their workflows upsert.
+// appGauge keeps ferry_apps{sync_status,health_status}, the running apps
+// counted by the search attributes their workflows upsert, and
+// ferry_app_info, one series per app as Argo CD's argocd_app_info: one
+// listing of the namespace's apps feeds both, so their cardinality is the
+// number of apps.
 type appGauge struct {
 	client client.Client
 	apps   *prometheus.GaugeVec
+	info   *prometheus.GaugeVec
 }
 
 func newAppGauge(c client.Client, reg prometheus.Registerer) *appGauge {
-	g := &appGauge{client: c, apps: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "ferry_apps", Help: "Running Applications by sync and health status.",
-	}, []string{"sync_status", "health_status"})}
-	reg.MustRegister(g.apps)
+	g := &appGauge{client: c,
+		apps: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ferry_apps", Help: "Running Applications by sync and health status.",
+		}, []string{"sync_status", "health_status"}),
+		info: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ferry_app_info", Help: "One series of value 1 per running Application: its project, repository, regions, sync and health status and last operation's phase.",
+		}, []string{"name", "project", "repo", "dest_regions", "sync_status", "health_status", "operation"}),
+	}
+	reg.MustRegister(g.apps, g.info)
 	return g
 }
 
@@ -43,8 +54,12 @@ func (g *appGauge) run(ctx context.Context, every time.Duration) {
 
 func (g *appGauge) refresh(ctx context.Context) error {
 	counts := map[[2]string]int{}
-	err := workflows.ListApps(ctx, g.client, func(_ string, s workflows.Summary) {
+	var infos [][]string
+	err := workflows.ListApps(ctx, g.client, func(name string, s workflows.Summary) {
 		counts[[2]string{orUnknown(s.Sync), orUnknown(s.Health)}]++
+		regions := slices.Sorted(slices.Values(s.Regions))
+		infos = append(infos, []string{name, s.Project, s.RepoURL, strings.Join(regions, ","),
+			orUnknown(s.Sync), orUnknown(s.Health), s.Operation})
 	})
 	if err != nil {
 		return err
@@ -52,6 +67,10 @@ func (g *appGauge) refresh(ctx context.Context) error {
 	g.apps.Reset()
 	for k, n := range counts {
 		g.apps.WithLabelValues(k[0], k[1]).Set(float64(n))
+	}
+	g.info.Reset()
+	for _, labels := range infos {
+		g.info.WithLabelValues(labels...).Set(1)
 	}
 	return nil
 }

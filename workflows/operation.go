@@ -111,8 +111,8 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 	if op.Phase == app.OperationSucceeded && s.hookOp != nil {
 		s.startPostSync(ctx, target, op)
 	}
-	metrics(ctx).WithTags(map[string]string{"phase": string(op.Phase)}).Counter("ferry_app_sync_total").Inc(1)
-	metrics(ctx).Timer("ferry_app_sync_duration_seconds").Record(finished.Sub(op.StartedAt))
+	s.appMetrics(ctx).WithTags(map[string]string{"phase": string(op.Phase)}).Counter("ferry_app_sync_total").Inc(1)
+	s.appMetrics(ctx).Timer("ferry_app_sync_duration_seconds").Record(finished.Sub(op.StartedAt))
 	if op.Phase == app.OperationSucceeded && !p.dryRun {
 		s.clearCondition(conditionSyncError)
 		s.status.AddHistory(app.HistoryEntry{Revision: target.Commit(), DeployedAt: finished, Source: target.Source}, s.app.HistoryLimit())

@@ -18,8 +18,8 @@ func (s *appState) reconcile(ctx workflow.Context) {
 	defer func() {
 		now := workflow.Now(ctx)
 		s.status.ReconciledAt = &now
-		metrics(ctx).Counter("ferry_app_reconcile_total").Inc(1)
-		metrics(ctx).Timer("ferry_app_reconcile_duration_seconds").Record(now.Sub(started))
+		s.appMetrics(ctx).Counter("ferry_app_reconcile_total").Inc(1)
+		s.appMetrics(ctx).Timer("ferry_app_reconcile_duration_seconds").Record(now.Sub(started))
 		s.publish(ctx)
 	}()
 

@@ -13,12 +13,18 @@ const (
 	SearchHealth  = "FerryHealthStatus"
 	SearchRev     = "FerryRevision"
 	SearchRegions = "FerryRegions"
+	// SearchProject and SearchOperation are upserted by runs that reached
+	// the app-info version (status.go): the app's project, and the phase
+	// of its last operation (Running, Succeeded, Failed, …; empty: none).
+	SearchProject   = "FerryProject"
+	SearchOperation = "FerryOperation"
 )
 
 // Summary is an app as its search attributes describe it, for listings.
 type Summary struct {
 	App, RepoURL, Sync, Health, Revision string
 	Regions                              []string
+	Project, Operation                   string
 }
 
 // SummaryOf decodes the search attributes of an Application execution.
@@ -39,5 +45,6 @@ func SummaryOf(sa *commonpb.SearchAttributes) Summary {
 	return Summary{
 		App: str(SearchApp), RepoURL: str(SearchRepoURL), Sync: str(SearchSync),
 		Health: str(SearchHealth), Revision: str(SearchRev), Regions: regions,
+		Project: str(SearchProject), Operation: str(SearchOperation),
 	}
 }

@@ -152,13 +152,21 @@ var (
 	saHealth  = temporal.NewSearchAttributeKeyKeyword(SearchHealth)
 	saRev     = temporal.NewSearchAttributeKeyKeyword(SearchRev)
 	saRegions = temporal.NewSearchAttributeKeyKeywordList(SearchRegions)
+	saProject = temporal.NewSearchAttributeKeyKeyword(SearchProject)
+	saOp      = temporal.NewSearchAttributeKeyKeyword(SearchOperation)
 )
+
+// versionAppInfo adds the project and the last operation's phase to the
+// search attributes (for ferry_app_info): an operation's phase changes
+// where recorded runs upserted nothing.
+const versionAppInfo = "app-info-search-attributes"
 
 // searchAttrs is what was last upserted: an upsert costs a history event,
 // so only changes are written.
 type searchAttrs struct {
 	App, Repo, Sync, Health, Revision string
 	Regions                           []string
+	Project, Operation                string
 }
 
 // publish upserts the search attributes that changed and the current details.
@@ -181,6 +189,14 @@ func (s *appState) publish(ctx workflow.Context) {
 	add(prev.Health != next.Health, saHealth.ValueSet(next.Health))
 	add(prev.Revision != next.Revision && next.Revision != "", saRev.ValueSet(next.Revision))
 	add(!slices.Equal(prev.Regions, next.Regions), saRegions.ValueSet(next.Regions))
+	if workflow.GetVersion(ctx, versionAppInfo, workflow.DefaultVersion, 1) == 1 {
+		next.Project = s.app.ProjectOf()
+		if op := s.status.OperationState; op != nil {
+			next.Operation = string(op.Phase)
+		}
+		add(prev.Project != next.Project, saProject.ValueSet(next.Project))
+		add(prev.Operation != next.Operation && next.Operation != "", saOp.ValueSet(next.Operation))
+	}
 	if len(updates) > 0 {
 		if err := workflow.UpsertTypedSearchAttributes(ctx, updates...); err != nil {
 			workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
@@ -209,3 +225,9 @@ func (s *appState) details() string {
 }
 
 func metrics(ctx workflow.Context) client.MetricsHandler { return workflow.GetMetricsHandler(ctx) }
+
+// appMetrics is metrics tagged with the app's name and project, as Argo
+// CD's per-app metrics are.
+func (s *appState) appMetrics(ctx workflow.Context) client.MetricsHandler {
+	return metrics(ctx).WithTags(map[string]string{"name": s.app.Metadata.Name, "project": s.app.ProjectOf()})
+}

@@ -27,6 +27,8 @@ var SearchAttributes = map[string]string{
 	"FerryHealthStatus": "Keyword",
 	"FerryRevision":     "Keyword",
 	"FerryRegions":      "KeywordList",
+	"FerryProject":      "Keyword",
+	"FerryOperation":    "Keyword",
 }
 
 // temporalServer is the Temporal dev server with its Web UI, on a SQLite file
