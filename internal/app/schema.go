@@ -27,9 +27,7 @@ var unsupportedFields = map[string]string{
 
 // unsupportedTool lists fields of the Kustomize and Helm sources that Ferry
 // does not implement yet; they share one message.
-var unsupportedTool = map[string][]string{
-	"spec.source.helm": {"fileParameters", "passCredentials"},
-}
+var unsupportedTool = map[string][]string{}
 
 // serverWrittenFields are written by an API server or a controller, not by
 // the user: a file saved with `kubectl get -o yaml` carries them. They hold no

@@ -194,6 +194,19 @@ type HelmSource struct {
 	// Version is the Helm major version: empty or v3, the only one Ferry
 	// (and Argo CD since 2.5) renders with.
 	Version string `json:"version,omitempty"`
+	// FileParameters set values to the content of files of the repository
+	// (helm template --set-file), after every other value.
+	FileParameters []HelmFileParameter `json:"fileParameters,omitempty"`
+	// PassCredentials sends a Helm repository's credentials to every domain
+	// its charts are fetched from, not only the repository's own.
+	PassCredentials bool `json:"passCredentials,omitempty"`
+}
+
+// HelmFileParameter is one helm.fileParameters entry: the value's path and
+// the file, relative to the chart (spec.source.path), inside the repository.
+type HelmFileParameter struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
 }
 
 type HelmParameter struct {

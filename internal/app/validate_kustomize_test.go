@@ -59,3 +59,28 @@ spec:
 		t.Errorf("error: %v", err)
 	}
 }
+
+func TestHelmFileParameters(t *testing.T) {
+	const file = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: h}
+spec:
+  destination: {name: us-east-1}
+  source:
+    repoURL: https://git.example.com/org/apps.git
+    path: chart
+    helm:
+      passCredentials: true
+      fileParameters:
+`
+	a, err := Read([]byte(file+"      - {name: config.file, path: files/config.json}\n"), testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := a.Spec.Source.Helm; !h.PassCredentials || h.FileParameters[0].Path != "files/config.json" {
+		t.Errorf("helm = %+v", h)
+	}
+	_, err = Read([]byte(file+"      - {path: a.json}\n      - {name: b}\n      - {name: c, path: /etc/passwd}\n"), testOptions)
+	assertFieldErrors(t, err, []string{"spec.source.helm.fileParameters[0].name", "spec.source.helm.fileParameters[1].path",
+		"spec.source.helm.fileParameters[2].path"})
+}

@@ -243,6 +243,7 @@ func (v *validator) helm(srcPath string, h *HelmSource, appName string) {
 			v.add(fmt.Sprintf("spec.source.helm.parameters[%d].name", i), "required: the value's path, e.g. image.tag")
 		}
 	}
+	v.helmFileParameters(h) // validate_helm_files.go
 }
 
 func escapesRepo(p string) bool {

@@ -78,6 +78,12 @@ func TestHelmOptions(t *testing.T) {
 				assertReplicas(t, d, 4)
 				assertField(t, d, "1,2", "metadata", "labels", "version")
 			}},
+		{name: "fileParameters come last, as --set-file", helm: app.HelmSource{
+			Parameters:     []app.HelmParameter{{Name: "labels.version", Value: "from-a-parameter"}},
+			FileParameters: []app.HelmFileParameter{{Name: "labels.version", Path: "version.txt"}}},
+			check: func(t *testing.T, r *Result) {
+				assertField(t, find(t, r.Objects, "Deployment/app-shop"), "from-a-file", "metadata", "labels", "version")
+			}},
 		{name: "subchart disabled by its condition", helm: app.HelmSource{Parameters: []app.HelmParameter{{Name: "redis.enabled", Value: "false"}}},
 			check: func(t *testing.T, r *Result) {
 				for _, n := range names(r.Objects) {
@@ -104,6 +110,10 @@ func TestHelmOptions(t *testing.T) {
 		{name: "missing value file ignored", helm: app.HelmSource{ValueFiles: []string{"nope.yaml"}, IgnoreMissingValueFiles: true},
 			check: func(t *testing.T, r *Result) { assertReplicas(t, find(t, r.Objects, "Deployment/app-shop"), 1) }},
 
+		{name: "missing file parameter", helm: app.HelmSource{FileParameters: []app.HelmFileParameter{{Name: "a", Path: "nope.txt"}}},
+			wantErr: "render helm-chart/nope.txt: spec.source.helm.fileParameters[0].path: no such file in the repository at this revision"},
+		{name: "file parameter outside the repository", helm: app.HelmSource{FileParameters: []app.HelmFileParameter{{Name: "a", Path: "../../../etc/passwd"}}},
+			wantErr: "fileParameters[0].path"},
 		{name: "missing value file", helm: app.HelmSource{ValueFiles: []string{"nope.yaml"}},
 			wantErr: "render helm-chart/nope.yaml: spec.source.helm.valueFiles[0]: no such file in the repository at this revision"},
 		{name: "schema", helm: app.HelmSource{Values: "replicaCount: 0\n"},

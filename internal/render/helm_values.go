@@ -18,7 +18,8 @@ import (
 // (relative to the chart; they may use ".." but must stay inside the
 // repository, symlinks included), then valuesObject or, when it is not
 // set, values, then parameters as helm template's --set (and, for
-// forceString, --set-string, which helm applies after every --set). The
+// forceString, --set-string, which helm applies after every --set), then
+// fileParameters (--set-file, helm_files.go). The
 // chart's own values.yaml comes under all of them when Helm coalesces.
 func helmValues(t *target, h *app.HelmSource, b *budget) (map[string]any, error) {
 	vals := map[string]any{}
@@ -78,6 +79,9 @@ func helmValues(t *target, h *app.HelmSource, b *budget) (map[string]any, error)
 				return nil, &SourceError{Path: t.appPath, Msg: fmt.Sprintf("spec.source.helm.parameters[%d] %q: %v", i, p.Name, err)}
 			}
 		}
+	}
+	if err := helmFileParameters(t, h, b, vals); err != nil {
+		return nil, err
 	}
 	return vals, nil
 }
