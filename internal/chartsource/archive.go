@@ -31,7 +31,7 @@ func (c *Charts) Checkout(ctx context.Context, repoURL, chartName, v string) (ro
 	if err != nil {
 		return "", nil, err
 	}
-	root, err = os.MkdirTemp(c.treesAt, "chart-")
+	root, err = newTree(c.treesAt, "chart-")
 	if err != nil {
 		return "", nil, err
 	}
@@ -322,4 +322,18 @@ func (e *LimitError) Error() string {
 func IsLimit(err error) bool {
 	var l *LimitError
 	return errors.As(err, &l)
+}
+
+// newTree makes a directory for a checkout that the render sandbox, which
+// runs as another user, can read (MkdirTemp's are the owner's alone).
+func newTree(dir, prefix string) (string, error) {
+	root, err := os.MkdirTemp(dir, prefix)
+	if err != nil {
+		return "", err
+	}
+	if err := os.Chmod(root, 0o755); err != nil {
+		_ = os.RemoveAll(root)
+		return "", err
+	}
+	return root, nil
 }

@@ -122,7 +122,7 @@ func (c *Charts) WithDependencies(ctx context.Context, root, chartPath string) (
 	if err != nil || len(deps) == 0 {
 		return root, noop, nil // a broken Chart.yaml is the renderer's to report
 	}
-	copyRoot, err := os.MkdirTemp(c.treesAt, "deps-")
+	copyRoot, err := newTree(c.treesAt, "deps-")
 	if err != nil {
 		return "", nil, err
 	}

@@ -111,6 +111,9 @@ func TestCheckoutFetchesAnArchiveOnceAndHeals(t *testing.T) {
 			require.NoError(t, err)
 			require.Contains(t, string(data), "version: 1.0.0")
 			require.FileExists(t, filepath.Join(root, "once", "templates", "cm.yaml"))
+			st, err := os.Stat(root)
+			require.NoError(t, err)
+			require.Equal(t, os.FileMode(0o005), st.Mode().Perm()&0o005, "the sandbox's user reads the checkout")
 			release()
 			require.NoDirExists(t, root)
 		}
