@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -130,7 +131,7 @@ func TestHelmOptions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := tc.opts
-			if opts == (Options{}) {
+			if reflect.DeepEqual(opts, Options{}) {
 				opts = Options{AppName: "app"}
 			}
 			h := tc.helm

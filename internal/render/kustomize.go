@@ -32,36 +32,19 @@ const kustomizeSchemaUnits = 1 << 20
 // directory, no plugins but the built-in ones), with spec.source.kustomize
 // applied to an in-memory copy of the kustomization (see
 // editKustomization), on a file system that cannot leave the repository
-// (see repoFS). Remote bases are refused unless the Renderer allows them
-// (see scanKustomization).
-func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.KustomizeSource, env map[string]string) ([]*unstructured.Unstructured, error) {
+// (see repoFS). Remote bases are refused unless the Renderer allows them,
+// and then read from the checkouts the worker fetched (see
+// FetchRemoteBases and scanKustomization).
+func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.KustomizeSource, env map[string]string, remote []RemoteBase) ([]*unstructured.Unstructured, error) {
 	limits := r.Limits.withDefaults()
-	b := newBudget(limits, t.appPath)
-	fsys := newRepoFS(t.root, r.AllowRemoteBases, b)
-	// The edits come first, so that the scan sees what they add
-	// (components, patches).
-	if kustomizeOptionsSet(opts) {
-		file := filepath.Join(t.dir, t.kustFile)
-		real, err := fsys.confine(file)
-		if err != nil {
-			return nil, r.kustomizeError(t, fsys, err)
-		}
-		data, err := fsys.ReadFile(real)
-		if err != nil {
-			return nil, r.kustomizeError(t, fsys, err)
-		}
-		exists := func(rel string) bool { return fsys.Exists(filepath.Join(t.dir, rel)) }
-		edited, err := editKustomization(joinDisplay(t.appPath, t.kustFile), data, opts, kustomizeEdits{env: env, exists: exists})
-		if err != nil {
-			return nil, err
-		}
-		fsys.override(real, edited)
+	fsys, err := r.kustomizeFS(t, opts, env)
+	if err != nil {
+		return nil, err
 	}
-	setsSchema, err := r.scanKustomization(fsys, t.dir)
+	setsSchema, err := r.scanKustomization(fsys, t.dir, remote)
 	if err != nil {
 		return nil, r.kustomizeError(t, fsys, err)
 	}
-
 	units := int64(1)
 	if setsSchema {
 		units = kustomizeSchemaUnits
@@ -99,6 +82,32 @@ func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.Kustomize
 	})
 }
 
+// kustomizeFS is the file system a build of t reads: the repository,
+// confined, with spec.source.kustomize applied to an in-memory copy of
+// the kustomization. The edits come first, so that the scan sees what
+// they add (components, patches).
+func (r *Renderer) kustomizeFS(t *target, opts *app.KustomizeSource, env map[string]string) (*repoFS, error) {
+	fsys := newRepoFS(t.root, newBudget(r.Limits.withDefaults(), t.appPath))
+	if kustomizeOptionsSet(opts) {
+		file := filepath.Join(t.dir, t.kustFile)
+		real, err := fsys.confine(file)
+		if err != nil {
+			return nil, r.kustomizeError(t, fsys, err)
+		}
+		data, err := fsys.ReadFile(real)
+		if err != nil {
+			return nil, r.kustomizeError(t, fsys, err)
+		}
+		exists := func(rel string) bool { return fsys.Exists(filepath.Join(t.dir, rel)) }
+		edited, err := editKustomization(joinDisplay(t.appPath, t.kustFile), data, opts, kustomizeEdits{env: env, exists: exists})
+		if err != nil {
+			return nil, err
+		}
+		fsys.override(real, edited)
+	}
+	return fsys, nil
+}
+
 // kustomizeError explains a failed build: a path outside the repository
 // (whatever kustomize made of the refusal), a limit, or kustomize's own
 // message.
@@ -117,5 +126,5 @@ func (r *Renderer) kustomizeError(t *target, fsys *repoFS, err error) error {
 	if errors.As(err, &limit) || errors.As(err, &unsupported) || errors.As(err, &source) || errors.As(err, &parse) {
 		return err
 	}
-	return toolError("kustomize", t.appPath, err, t.root)
+	return fsys.relabel(toolError("kustomize", t.appPath, err, t.root))
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,20 +16,21 @@ var errOutsideRepo = errors.New("outside the repository")
 
 // repoFS is the file system kustomize sees: the disk, read-only, confined
 // to the repository. Every path is resolved, symlinks included, and
-// refused unless it lies inside the repository (or, when remote bases are
-// allowed, inside one of kustomize's own clones of them). Kustomize's
+// refused unless it lies inside the repository (or inside the checkout of
+// one of the remote bases the worker fetched, see addRemote). Kustomize's
 // LoadRestrictionsRootOnly keeps files under their kustomization's
 // directory but lets bases climb anywhere ("../../.."); repoFS is what
 // keeps them in the repository. Reads count against the render's budget,
-// and overrides stand in for files that Ferry edits (the kustomization, when
-// spec.source.kustomize sets options) so the checkout is never written.
+// and overrides stand in for files that Ferry edits (the kustomization,
+// when spec.source.kustomize sets options, and kustomizations naming
+// remote bases) so the checkout is never written.
 type repoFS struct {
-	disk      filesys.FileSystem
-	root      string // real repository root
-	cloneGlob string // when remote bases are allowed: kustomize's clone directories
-	budget    *budget
+	disk   filesys.FileSystem
+	root   string // real repository root
+	budget *budget
 
 	mu        sync.Mutex
+	remotes   map[string]string // checkouts of remote bases: real dir -> label
 	overrides map[string][]byte // by real path
 	escape    string            // the first path refused, for the error
 	limitErr  error             // the first limit reached
@@ -38,15 +38,53 @@ type repoFS struct {
 
 var _ filesys.FileSystem = (*repoFS)(nil)
 
-func newRepoFS(root string, allowRemote bool, b *budget) *repoFS {
-	f := &repoFS{disk: filesys.MakeFsOnDisk(), root: root, budget: b, overrides: map[string][]byte{}}
-	if allowRemote {
-		// kustomize clones remote bases into os.MkdirTemp("", "kustomize-").
-		if tmp, err := filepath.EvalSymlinks(os.TempDir()); err == nil {
-			f.cloneGlob = filepath.Join(tmp, "kustomize-*")
+func newRepoFS(root string, b *budget) *repoFS {
+	return &repoFS{disk: filesys.MakeFsOnDisk(), root: root, budget: b, overrides: map[string][]byte{}, remotes: map[string]string{}}
+}
+
+// addRemote lets kustomize read the checkout of a remote base at the real
+// directory dir; label names it in errors ("https://host/repo@1a2b3c").
+func (f *repoFS) addRemote(dir, label string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.remotes[dir] = label
+}
+
+// remote returns the checkout of a remote base holding real, and its label.
+func (f *repoFS) remote(real string) (dir, label string, ok bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for d, l := range f.remotes {
+		if within(d, real) {
+			return d, l, true
 		}
 	}
-	return f
+	return "", "", false
+}
+
+// display names the real path p in errors: relative to the repository,
+// or to the remote base it is in.
+func (f *repoFS) display(p string) string {
+	if dir, label, ok := f.remote(p); ok && !within(f.root, p) {
+		rel, _ := filepath.Rel(dir, p)
+		return label + "/" + filepath.ToSlash(rel)
+	}
+	return displayPath(f.root, p)
+}
+
+// relabel names the checkouts of remote bases in a kustomize error by
+// their labels, not by the worker's paths.
+func (f *repoFS) relabel(err error) error {
+	var tool *ToolError
+	if !errors.As(err, &tool) {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for dir, label := range f.remotes {
+		tool.Msg = strings.ReplaceAll(tool.Msg, dir, label)
+	}
+	return err
 }
 
 // override makes reads of the real path p return data.
@@ -75,7 +113,10 @@ func (f *repoFS) confine(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if within(f.root, real) || f.inClone(real) {
+	if within(f.root, real) {
+		return real, nil
+	}
+	if _, _, ok := f.remote(real); ok {
 		return real, nil
 	}
 	f.mu.Lock()
@@ -84,20 +125,6 @@ func (f *repoFS) confine(p string) (string, error) {
 	}
 	f.mu.Unlock()
 	return "", fmt.Errorf("%s: %w", displayEscape(f.root, abs), errOutsideRepo)
-}
-
-func (f *repoFS) inClone(real string) bool {
-	if f.cloneGlob == "" {
-		return false
-	}
-	dir := filepath.Dir(f.cloneGlob)
-	rel, err := filepath.Rel(dir, real)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return false
-	}
-	first, _, _ := strings.Cut(rel, string(filepath.Separator))
-	ok, _ := filepath.Match(filepath.Base(f.cloneGlob), first)
-	return ok
 }
 
 // evalExisting is filepath.EvalSymlinks for paths whose tail may not exist
@@ -145,14 +172,7 @@ func (f *repoFS) Mkdir(p string) error                  { return f.readOnly(p) }
 func (f *repoFS) MkdirAll(p string) error               { return f.readOnly(p) }
 func (f *repoFS) WriteFile(p string, _ []byte) error    { return f.readOnly(p) }
 
-// RemoveAll is allowed in kustomize's clones only: it removes them when
-// done.
-func (f *repoFS) RemoveAll(p string) error {
-	if abs, err := filepath.Abs(p); err == nil && f.inClone(abs) {
-		return f.disk.RemoveAll(abs)
-	}
-	return f.readOnly(p)
-}
+func (f *repoFS) RemoveAll(p string) error { return f.readOnly(p) }
 
 func (f *repoFS) Open(p string) (filesys.File, error) {
 	real, err := f.confine(p)
@@ -228,10 +248,7 @@ func (f *repoFS) ReadFile(p string) ([]byte, error) {
 	if over {
 		return data, nil
 	}
-	if f.inClone(real) {
-		return f.disk.ReadFile(real)
-	}
-	data, err = f.budget.readFile(real, displayPath(f.root, real))
+	data, err = f.budget.readFile(real, f.display(real))
 	var limit *LimitError
 	if errors.As(err, &limit) {
 		f.mu.Lock()

@@ -18,9 +18,13 @@ import (
 //     from the network or clone: a Git URL among resources, bases,
 //     components, generators, transformers and validators (kustomize's
 //     forms: https://, http://, ssh://, file://, git::, user@host:,
-//     github.com/...), and an http(s) URL where kustomize reads a file
-//     (crds, configurations, patches, replacements, openapi, generator
-//     files and env files, and the path fields of transformer configs).
+//     github.com/...); when they are allowed, each is resolved to the
+//     checkout the worker fetched (see FetchRemoteBases) and scanned in
+//     turn;
+//   - whether remote bases are allowed or not, an http(s) URL where
+//     kustomize reads a file (crds, configurations, patches, replacements,
+//     openapi, generator files and env files, and the path fields of
+//     transformer configs).
 //
 // Kustomize itself cannot be told not to fetch, so the check comes first.
 // It reads every kustomization and builtin plugin config as kustomize reads
@@ -30,19 +34,35 @@ import (
 // the repository.
 //
 // It also tells whether the build may set kustomize's OpenAPI schema: a
-// kustomization with an openapi field, or a remote base it cannot read.
-func (r *Renderer) scanKustomization(fsys *repoFS, dir string) (setsSchema bool, err error) {
-	s := &kustScan{fs: fsys, allowRemote: r.AllowRemoteBases, seen: map[string]bool{}}
-	err = s.dir(dir)
-	return s.setsSchema, err
+// kustomization with an openapi field. The kustomizations that name
+// remote bases are overridden in fsys with copies naming their checkouts.
+func (r *Renderer) scanKustomization(fsys *repoFS, dir string, remote []RemoteBase) (setsSchema bool, err error) {
+	s := &kustScan{fs: fsys, allowRemote: r.AllowRemoteBases, seen: map[string]bool{}, known: remote}
+	if err := s.dir(dir); err != nil {
+		return false, err
+	}
+	return s.setsSchema, s.applyRewrites()
 }
 
 type kustScan struct {
 	fs          *repoFS
 	allowRemote bool
 	seen        map[string]bool
-	// setsSchema is set by an openapi field or an allowed remote base.
+	// setsSchema is set by an openapi field.
 	setsSchema bool
+
+	// Remote bases: fetch fetches one (on the worker, FetchRemoteBases);
+	// without it, known are the ones fetched (in the render). bases are
+	// those met so far, depth how many remote bases deep the scan is.
+	fetch func(RemoteRef) (RemoteBase, error)
+	known []RemoteBase
+	bases []RemoteBase
+	depth int
+	// rewrites are, by kustomization directory, the remote entries to
+	// replace by local paths; kustFiles the kustomization file of each
+	// directory scanned.
+	rewrites  map[string]map[string]string
+	kustFiles map[string]string
 }
 
 func (s *kustScan) dir(dir string) error {
@@ -66,7 +86,11 @@ func (s *kustScan) dir(dir string) error {
 	if file == "" {
 		return nil
 	}
-	display := displayPath(s.fs.root, file)
+	if s.kustFiles == nil {
+		s.kustFiles = map[string]string{}
+	}
+	s.kustFiles[real] = file
+	display := s.fs.display(file)
 	k, err := readKustomization(display, data)
 	if err != nil {
 		return err
@@ -146,6 +170,9 @@ func (s *kustScan) target(real, display, field, entry string) error {
 		}
 	}
 	if isRemoteTarget(entry) || isHTTP(entry) {
+		if s.allowRemote {
+			return s.remoteTarget(real, display, field, entry)
+		}
 		return s.remote(display, field, entry)
 	}
 	p := filepath.Join(real, filepath.FromSlash(entry))
@@ -157,7 +184,7 @@ func (s *kustScan) target(real, display, field, entry string) error {
 		if err != nil {
 			return nil // kustomize reports it
 		}
-		return s.pluginConfig(displayPath(s.fs.root, p), data)
+		return s.pluginConfig(s.fs.display(p), data)
 	}
 	return nil
 }
@@ -230,8 +257,13 @@ func (s *kustScan) file(display, field, entry string) error {
 
 func (s *kustScan) remote(display, field, entry string) error {
 	if s.allowRemote {
-		s.setsSchema = true // unread: it may have an openapi field
-		return nil
+		return &UnsupportedError{
+			Path: display,
+			What: fmt.Sprintf("remote files (%s: %q)", field, entry),
+			Verb: "are not fetched",
+			Reason: "Ferry fetches remote Git bases only, never a file from a URL; vendor the file into the repository, " +
+				"or name the Git repository that holds it as a base",
+		}
 	}
 	return &UnsupportedError{
 		Path: display,

@@ -40,6 +40,10 @@ type Options struct {
 	// Revision is the commit SHA rendered: $ARGOCD_APP_REVISION in the
 	// build environment (see BuildEnv).
 	Revision string
+	// RemoteBases are the remote Kustomize bases the worker fetched for
+	// the source (FetchRemoteBases); a Kustomize render reads them from
+	// there, and refuses a remote base that is not among them.
+	RemoteBases []RemoteBase `json:"remoteBases,omitempty"`
 }
 
 // Limits bound what one render reads and how long it runs, so that a
@@ -130,10 +134,10 @@ type Renderer struct {
 	// operator's statement of what the regions run; an Application can
 	// override it with spec.source.helm.kubeVersion and apiVersions.
 	Capabilities Capabilities
-	// AllowRemoteBases lets kustomizations refer to Git repositories and
-	// HTTP files outside the Application's repository. Off by default: a
-	// render then reads nothing but the checkout. Remote bases make a
-	// render depend on more than the commit, so pin their refs.
+	// AllowRemoteBases lets kustomizations name bases in other Git
+	// repositories, which the worker fetches before the render
+	// (FetchRemoteBases). Off by default: a render then reads nothing but
+	// the checkout. Files given as HTTP URLs stay refused either way.
 	AllowRemoteBases bool
 	// Plugins are the config-management plugins of the worker's
 	// --plugin-dir, sorted by FullName (LoadPlugins). Their names and
@@ -177,7 +181,7 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	var objs []*unstructured.Unstructured
 	switch t.typ {
 	case SourceTypeKustomize:
-		objs, err = r.kustomize(ctx, t, src.Kustomize, BuildEnv(src, opts))
+		objs, err = r.kustomize(ctx, t, src.Kustomize, BuildEnv(src, opts), opts.RemoteBases)
 	case SourceTypeHelm:
 		objs, err = r.helm(ctx, t, src.Helm, opts)
 	case SourceTypePlugin:

@@ -78,9 +78,14 @@ func libraryName(modPath string) string {
 //
 // Plugins change output too, and what a source without a section is
 // (discovery): each plugin's full name and the digest of its definition
-// are in it, so a changed plugin renders again.
+// are in it, so a changed plugin renders again. So does AllowRemoteBases,
+// which renders what a worker without it refuses; the commits of the
+// remote bases are in the keys of the sets that have them.
 func (r *Renderer) Version() string {
 	v := Version
+	if r.AllowRemoteBases {
+		v += " remote-bases/1"
+	}
 	caps := r.Capabilities.normalized()
 	if !caps.isDefault() {
 		h := sha256.New()
