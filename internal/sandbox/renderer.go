@@ -27,6 +27,9 @@ const (
 	// PluginDir is where the worker's --plugin-dir is mounted when it has
 	// plugins; its bin/ is first on the plugins' PATH.
 	PluginDir = "/ferry/plugins"
+	// RemoteDir holds the checkouts of a render's remote Kustomize bases,
+	// which the worker fetched: RemoteDir/0, RemoteDir/1, … read-only.
+	RemoteDir = "/ferry/remote"
 	// binaryPath is where the renderer's executable is mounted.
 	binaryPath = "/ferry/ferry-worker"
 )
@@ -105,6 +108,7 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	settings := r.settings()
 	timeout := renderTimeout(settings.Limits)
 	limits := r.limits()
+	remote, opts := remoteMounts(opts)
 	body, err := json.Marshal(request{
 		Root: CheckoutDir, Source: src, Options: opts,
 		Limits: settings.Limits, Capabilities: settings.Capabilities, AllowRemoteBases: settings.AllowRemoteBases,
@@ -115,7 +119,13 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout+timeoutGrace)
 	defer cancel()
-	res, err := r.runIn(rctx, real, body, limits)
+	var res *Result
+	if len(remote) > 0 {
+		// A pooled sandbox was started with only its checkout mounted.
+		res, err = r.run(rctx, real, body, limits, remote...)
+	} else {
+		res, err = r.runIn(rctx, real, body, limits)
+	}
 	switch {
 	case err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded):
 		return nil, &render.LimitError{Path: appPath, What: "render time", Limit: int64(timeout)}
@@ -131,6 +141,34 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 		return nil, fmt.Errorf("render %s: the renderer in the %s sandbox exited with status %d: %s", appPath, r.Runner.Mode(), res.ExitCode, lastLines(res.Stderr))
 	}
 	return decodeResponse(appPath, res.Stdout)
+}
+
+// FetchRemoteBases is Settings': the worker reads the kustomizations and
+// fetches their remote bases itself, outside the sandbox, which has no
+// network; Render mounts the checkouts read-only at RemoteDir.
+func (r *Renderer) FetchRemoteBases(ctx context.Context, root string, src app.Source, opts render.Options, fetch render.FetchFunc) ([]render.RemoteBase, error) {
+	return r.settings().FetchRemoteBases(ctx, root, src, opts, fetch)
+}
+
+// remoteMounts mounts the checkouts of opts' remote bases at RemoteDir
+// and gives opts naming them there.
+func remoteMounts(opts render.Options) ([]Mount, render.Options) {
+	if len(opts.RemoteBases) == 0 {
+		return nil, opts
+	}
+	mounts := make([]Mount, len(opts.RemoteBases))
+	bases := make([]render.RemoteBase, len(opts.RemoteBases))
+	for i, b := range opts.RemoteBases {
+		if real, err := filepath.EvalSymlinks(b.Dir); err == nil {
+			b.Dir = real
+		}
+		target := fmt.Sprintf("%s/%d", RemoteDir, i)
+		mounts[i] = Mount{Source: b.Dir, Target: target}
+		b.Dir = target
+		bases[i] = b
+	}
+	opts.RemoteBases = bases
+	return mounts, opts
 }
 
 // Probe runs an empty request through a sandbox: an error says the
@@ -176,11 +214,12 @@ func (r *Renderer) runIn(ctx context.Context, checkout string, body []byte, limi
 	return r.run(ctx, checkout, body, limits)
 }
 
-func (r *Renderer) run(ctx context.Context, checkout string, body []byte, limits Limits) (*Result, error) {
+func (r *Renderer) run(ctx context.Context, checkout string, body []byte, limits Limits, extra ...Mount) (*Result, error) {
 	if r.Runner == nil || r.Binary == "" {
 		return nil, errors.New("sandbox.Renderer needs a Runner and a Binary")
 	}
 	spec := r.spec(checkout, limits)
+	spec.Mounts = append(spec.Mounts, extra...)
 	starter, ok := r.Runner.(Starter)
 	if !ok {
 		spec.Stdin = body
