@@ -37,6 +37,10 @@ type header struct {
 	// PerApp marks an entry under Key that holds no set: the source is a
 	// Helm chart, whose sets live under HelmKey, one per release.
 	PerApp bool `json:"perApp,omitempty"`
+	// Remote marks an entry under Key that holds no set: the source has
+	// remote Kustomize bases, these, and its sets live under remoteKey,
+	// one per combination of their commits.
+	Remote []render.RemoteRef `json:"remote,omitempty"`
 }
 
 // Encode sorts a copy of objs (see Sort) and returns it gzip-compressed for the

@@ -106,6 +106,10 @@ type Request struct {
 	// manifest cache: a render can depend on more than the commit (an
 	// unpinned remote Kustomize base, a chart repository).
 	Hard bool
+	// Fresh lists the refs of the source's remote Kustomize bases afresh
+	// rather than from the refs cache, as Hard does, but still answers from
+	// the manifest cache when they name the same commits.
+	Fresh bool
 }
 
 // Loaded is one rendered manifest set.
@@ -120,6 +124,10 @@ type Loaded struct {
 	SourceType string
 	// CacheHit is true when the set came from the cache, not from Git.
 	CacheHit bool
+	// RemoteBases is how many remote Kustomize bases the set was rendered
+	// with: when there are any, the set can change without a new commit
+	// of the source's repository.
+	RemoteBases int
 }
 
 // Load is LoadApp without the Application's name and namespace: a Helm
@@ -247,10 +255,16 @@ func (l *Loader) version() string {
 // set goes under perAppKey and key gets the per-app marker.
 func (l *Loader) loadShared(ctx context.Context, req Request, key, perAppKey string) (any, error) {
 	if got, h, ok := l.get(ctx, key, req.Hard); ok {
-		if h.PerApp {
+		switch {
+		case h.PerApp:
 			return perApp{}, nil
+		case len(h.Remote) > 0:
+			if loaded, ok, err := l.loadRemote(ctx, req, key, h.Remote); ok {
+				return loaded, err
+			}
+		default:
+			return got, nil
 		}
-		return got, nil
 	}
 	if err := l.failed(ctx, key, req.Hard); err != nil {
 		return nil, err
@@ -272,9 +286,8 @@ func (l *Loader) loadShared(ctx context.Context, req Request, key, perAppKey str
 			return perApp{}, nil
 		}
 	}
-	loaded, err := l.render(ctx, req, dir, key, perAppKey)
+	loaded, err := l.renderShared(ctx, req, dir, key, perAppKey)
 	if err != nil {
-		l.remember(ctx, key, err)
 		return nil, err
 	}
 	return loaded, nil
@@ -294,7 +307,7 @@ func (l *Loader) loadOne(ctx context.Context, req Request, key string) (any, err
 		return nil, err
 	}
 	defer release()
-	loaded, err := l.render(ctx, req, dir, key, "")
+	loaded, err := l.render(ctx, req, dir, key, "", nil)
 	if err != nil {
 		l.remember(ctx, key, err)
 		return nil, err
@@ -304,14 +317,15 @@ func (l *Loader) loadOne(ctx context.Context, req Request, key string) (any, err
 
 // render renders the checkout and fills the cache under key, or, when
 // perAppKey is set and the source turned out to render per app, under
-// perAppKey with the per-app marker under key.
-func (l *Loader) render(ctx context.Context, req Request, dir, key, perAppKey string) (*Loaded, error) {
+// perAppKey with the per-app marker under key. bases are the source's
+// remote bases, fetched for the render.
+func (l *Loader) render(ctx context.Context, req Request, dir, key, perAppKey string, bases []render.RemoteBase) (*Loaded, error) {
 	renderFn := l.Render
 	if renderFn == nil {
 		renderFn = l.renderer().Render
 	}
 	start := time.Now()
-	res, err := renderFn(ctx, dir, renderSource(req.Source), render.Options{AppName: req.App, Namespace: req.Namespace, Revision: req.SHA})
+	res, err := renderFn(ctx, dir, renderSource(req.Source), req.renderOptions(bases))
 	if l.Observer != nil {
 		typ := ""
 		if res != nil {
@@ -332,6 +346,12 @@ func (l *Loader) render(ctx context.Context, req Request, dir, key, perAppKey st
 	}
 	l.put(ctx, key, payload, holdsSecret(sorted))
 	return &Loaded{Digest: digest, Objects: sorted, Count: len(sorted), SourceType: res.SourceType}, nil
+}
+
+// renderOptions are the render's options for req, with the remote bases
+// fetched for it.
+func (req Request) renderOptions(bases []render.RemoteBase) render.Options {
+	return render.Options{AppName: req.App, Namespace: req.Namespace, Revision: req.SHA, RemoteBases: bases}
 }
 
 // get reads and decodes a cache entry; an unreadable one is a miss, and so
