@@ -84,6 +84,7 @@ func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflo
 	defer heartbeatEvery(ctx, heartbeatInterval, "render")()
 	loaded, err := c.Loader.LoadApp(ctx, manifests.Request{
 		RepoURL: in.Source.RepoURL, SHA: in.SHA, Source: in.Source, App: in.App, Namespace: in.Namespace, Hard: in.Hard,
+		Fresh: in.Fresh,
 	})
 	if err != nil {
 		return workflows.RenderResult{}, classify(err)
@@ -100,5 +101,6 @@ func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflo
 	if err != nil {
 		return workflows.RenderResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
 	}
-	return workflows.RenderResult{Digest: loaded.Digest, Count: len(loaded.Objects) - len(children), Children: children, Hooks: hookCounts}, nil
+	return workflows.RenderResult{Digest: loaded.Digest, Count: len(loaded.Objects) - len(children), Children: children, Hooks: hookCounts,
+		RemoteBases: loaded.RemoteBases}, nil
 }

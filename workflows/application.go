@@ -74,6 +74,8 @@ type rendered struct {
 	Children []app.Application `json:"children,omitempty"`
 	// Hooks counts the hooks per phase (RenderResult.Hooks).
 	Hooks map[string]int `json:"hooks,omitempty"`
+	// RemoteBases: as RenderResult.RemoteBases.
+	RemoteBases int `json:"remoteBases,omitempty"`
 }
 
 // autoSync remembers the last automated sync: Argo CD syncs once per

@@ -90,6 +90,9 @@ type RenderInput struct {
 	// Hard renders again even when the manifest cache holds the commit, and
 	// replaces the cached set (a hard refresh).
 	Hard bool `json:"hard,omitempty"`
+	// Fresh lists the refs of remote Kustomize bases afresh (a refresh
+	// that is not hard), rather than from the worker's refs cache.
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 type RenderResult struct {
@@ -100,6 +103,11 @@ type RenderResult struct {
 	// Hooks counts the hooks per phase (PreSync, Sync, PostSync, SyncFail,
 	// PostDelete); nil when there are none.
 	Hooks map[string]int `json:"hooks,omitempty"`
+	// RemoteBases counts the remote Kustomize bases the manifests were
+	// rendered with: they can change without a new commit, so such an app
+	// renders at every reconcile (the manifest cache answers while their
+	// refs name the same commits).
+	RemoteBases int `json:"remoteBases,omitempty"`
 }
 
 type CompareInput struct {

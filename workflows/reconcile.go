@@ -50,7 +50,9 @@ func (s *appState) reconcile(ctx workflow.Context) {
 
 // target resolves a revision (fresh: without the shared refs cache) and
 // renders it, reusing the last render when neither the SHA nor the spec
-// changed, unless hard.
+// changed, unless hard or the last render had remote bases (which move
+// without a commit; the render activity then answers from the manifest
+// cache while their refs stay).
 func (s *appState) target(ctx workflow.Context, revision string, fresh, hard bool) (Target, error) {
 	src := s.app.Spec.Source
 	if revision == "" {
@@ -67,17 +69,17 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 		u.Before == r.commit() && r.SpecDigest == specDigest {
 		r.Revision = resolved.SHA
 	}
-	if r := s.rendered; r != nil && !hard && r.commit() == resolved.SHA && r.SpecDigest == specDigest {
+	if r := s.rendered; r != nil && !hard && r.commit() == resolved.SHA && r.SpecDigest == specDigest && r.RemoteBases == 0 {
 		return s.targetOf(r), nil
 	}
 	var out RenderResult
 	err = workflow.ExecuteActivity(renderCtx(ctx, renderSummary(src, resolved.SHA)), ActivityRender,
-		RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA, Namespace: s.renderNamespace(), Hard: hard}).Get(ctx, &out)
+		RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh}).Get(ctx, &out)
 	if err != nil {
 		return Target{}, fmt.Errorf("render %s at %s: %w", src.RepoURL, short(resolved.SHA), err)
 	}
 	s.rendered = &rendered{SHA: resolved.SHA, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
-		Hooks: out.Hooks}
+		Hooks: out.Hooks, RemoteBases: out.RemoteBases}
 	return s.targetOf(s.rendered), nil
 }
 
