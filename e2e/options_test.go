@@ -49,43 +49,6 @@ func everywhere(greeting string) string {
 	return strings.Join(out, " ")
 }
 
-// TestHardRefreshRendersAgain: an app whose render depends on more than its
-// commit (an unpinned remote Kustomize base, ref=main of another repo).
-// When the base moves, a refresh finds the app's commit unchanged and keeps
-// the cached render; `ferry app refresh --hard` renders again, as Argo CD's
-// hard refresh does, and the automated app syncs what the base now says.
-// A render sandbox has no network, so remote bases need --render-sandbox
-// none (README, "Rendering in a sandbox").
-func TestHardRefreshRendersAgain(t *testing.T) {
-	startWorker(t, "--kustomize-allow-remote-bases", "--render-sandbox", "none")
-	base := newRepo(t, "hard-base")
-	base.write(map[string]string{"base/kustomization.yaml": "resources:\n- cm.yaml\n", "base/cm.yaml": greetingConfigMap("v1")})
-	base.commitAndPush("base v1")
-	repo := newRepo(t, "hard-app")
-	repo.write(map[string]string{"app/kustomization.yaml": "resources:\n- " + base.URL + "//base?ref=main\n"})
-	sha := repo.commitAndPush("app on the base's main")
-	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("hard", repo.URL, "app", "hard", true, "3m")))
-	waitApp(t, "hard", sha, 3*time.Minute)
-	require.Equal(t, everywhere("v1"), greetings(t, "hard"))
-
-	base.write(map[string]string{"base/cm.yaml": greetingConfigMap("v2")})
-	base.commitAndPush("base v2")
-
-	before := reconciledAt(t, "hard")
-	mustFerry(t, "app", "refresh", "hard")
-	waitReconciledAfter(t, "hard", before)
-	waitApp(t, "hard", sha, time.Minute)
-	require.Equal(t, everywhere("v1"), greetings(t, "hard"), "a normal refresh of an unmoved commit keeps the cached render")
-
-	mustFerry(t, "app", "refresh", "hard", "--hard")
-	eventually(t, time.Minute, "the base's v2 synced in every region", func() (bool, string) {
-		got := greetings(t, "hard")
-		return got == everywhere("v2"), got
-	})
-	waitApp(t, "hard", sha, time.Minute)
-	mustFerry(t, "app", "delete", "hard", "--cascade")
-}
-
 func reconciledAt(t *testing.T, name string) time.Time {
 	t.Helper()
 	v, err := queryView(t, temporalClient(t), name)

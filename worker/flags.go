@@ -101,7 +101,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.tls.key, "temporal-tls-key", "", "PEM key `FILE` of --temporal-tls-cert")
 	fs.StringVar(&c.tls.ca, "temporal-tls-ca", "", "PEM CA bundle `FILE` of the Temporal server; empty: the system roots (Temporal Cloud)")
 	fs.StringVar(&c.tls.serverName, "temporal-tls-server-name", "", "`NAME` to verify in the server's certificate; empty: the host of --temporal-address")
-	fs.BoolVar(&c.render.allowRemoteBases, "kustomize-allow-remote-bases", false, "let Kustomize fetch remote bases (needs git on PATH)")
+	fs.BoolVar(&c.render.allowRemoteBases, "kustomize-allow-remote-bases", false, "let kustomizations name bases in other Git repositories, which the worker fetches with its own Git credentials and limits before the render (files given as HTTP URLs stay refused)")
 	fs.StringVar(&c.render.kubeVersion, "helm-kube-version", "", "Kubernetes `VERSION` Helm charts see in .Capabilities (default: the version Ferry is built with)")
 	fs.StringVar(&c.render.apiVersions, "helm-api-versions", "", "API `VERSIONS` Helm charts see beyond the built-in ones, comma-separated, e.g. monitoring.coreos.com/v1")
 	fs.DurationVar(&c.render.timeout, "render-timeout", 0,
