@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-		"github.com/ferry-gitops/ferry/internal/appset"
+	"github.com/ferry-gitops/ferry/internal/appset"
 	"github.com/ferry-gitops/ferry/internal/regions"
 	"github.com/ferry-gitops/ferry/internal/webhook"
 	"github.com/ferry-gitops/ferry/workflows"
