@@ -19,7 +19,7 @@ import (
 func TestWorkerKilledMidSync(t *testing.T) {
 	w := startWorker(t)
 	repo := newRepo(t, "durable")
-	repo.write(map[string]string{"app/slow.yaml": e2etest.SlowDeployment("slow", 15)})
+	repo.write(map[string]string{"app/slow.yaml": e2etest.SlowDeployment("slow", 15), "app/next.yaml": e2etest.NextWave})
 	sha := repo.commitAndPush("a slow deployment")
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("durable", repo.URL, "app", "durable", false, "3m")))
 	c := temporalClient(t)
@@ -33,7 +33,7 @@ func TestWorkerKilledMidSync(t *testing.T) {
 		out, err := ferry(t, "app", "sync", "durable", "--wait")
 		syncDone <- fmt.Sprintf("%v: %s", err, out)
 	}()
-	// Wait until the Deployment exists in every region: the sync is now waiting for health.
+	// Wait until the Deployment exists in every region: the sync now waits for its health before the next wave.
 	uids := map[string]string{}
 	eventually(t, time.Minute, "deployment created in every region", func() (bool, string) {
 		for _, r := range regions {

@@ -185,7 +185,13 @@ func scheduleSync(t *testing.T, in workflows.SyncInput) error {
 			TaskQueue: workflows.RegionQueue(in.Region), StartToCloseTimeout: time.Minute,
 			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1},
 		})
-		return workflow.ExecuteActivity(ctx, workflows.ActivitySync, in).Get(ctx, nil)
+		// A sync that fails for good says so inside its result (the
+		// workflow reads it as the activity's error; so does this one).
+		var res workflows.SyncResult
+		if err := workflow.ExecuteActivity(ctx, workflows.ActivitySync, in).Get(ctx, &res); err != nil {
+			return err
+		}
+		return res.Failure.Err()
 	}
 	w.RegisterWorkflowWithOptions(forge, workflow.RegisterOptions{Name: "ForgeSync"})
 	require.NoError(t, w.Start())

@@ -23,3 +23,15 @@ spec:
           image: registry.invalid/slow:1
 `, name, minReady, name, name)
 }
+
+// NextWave is a ConfigMap of sync wave 1. Beside a SlowDeployment (wave 0)
+// it keeps a sync running while the Deployment becomes healthy: a sync waits
+// for a wave before the next, but not for its last wave, as in Argo CD.
+const NextWave = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: next-wave
+  annotations:
+    argocd.argoproj.io/sync-wave: "1"
+data: {k: v}
+`

@@ -29,7 +29,7 @@ func TestRegionWorkerKilledMidSync(t *testing.T) {
 	workers := startFailoverWorkers(t, e)
 	const name = "failover"
 	repo := e.NewRepo(t, name)
-	repo.Write(map[string]string{"app/slow.yaml": e2etest.SlowDeployment("slow", 20)})
+	repo.Write(map[string]string{"app/slow.yaml": e2etest.SlowDeployment("slow", 20), "app/next.yaml": e2etest.NextWave})
 	sha := repo.CommitAndPush("a slow deployment")
 	e.Apply(t, e2etest.App{Name: name, RepoURL: repo.URL, Path: "app", Namespace: name, Regions: regions})
 	c := e.TemporalClient(t)
@@ -48,7 +48,7 @@ func TestRegionWorkerKilledMidSync(t *testing.T) {
 	}()
 
 	// Mid-sync: the Deployment exists in every region (the syncs wait for
-	// its health) and a region worker runs a Sync activity.
+	// its health before the next wave) and a region worker runs a Sync activity.
 	uids := map[string]string{}
 	var victim, survivor *e2etest.Worker
 	var onVictim map[string]bool // activity IDs of the Syncs the victim runs
