@@ -74,6 +74,12 @@ func run(ctx context.Context, cfg *config) error {
 	}
 	defer c.Close()
 
+	// Deferred first, so that it runs last: after the sandboxes are gone.
+	if orphans, err := sandbox.AdoptOrphans(time.Minute); err != nil {
+		slog.Warn("render sandbox: cannot reap the processes of killed sandboxes", "error", err)
+	} else {
+		defer orphans.Close(30 * time.Second)
+	}
 	loader, repos, err := newLoader(cfg, registry)
 	if err != nil {
 		return err
