@@ -84,26 +84,26 @@ func TestSelfHealDrift(t *testing.T) {
 	})
 	t.Logf("selfHeal reverted kubectl scale in %s", time.Since(began).Round(10*time.Millisecond))
 
+	// The two edits are two drift signals: the compare that the first one
+	// starts may see only the Deployment's, and the next one both.
 	c := temporalClient(t)
-	eventually(t, 30*time.Second, "drift-watch OutOfSync in "+region, func() (bool, string) {
+	want := map[string]string{"Deployment": "differs at spec.replicas", "Secret": "differs at data.password"}
+	eventually(t, 30*time.Second, "drift-watch OutOfSync in "+region+" at both edits", func() (bool, string) {
 		v, err := queryView(t, c, "drift-watch")
 		if err != nil {
 			return false, err.Error()
 		}
+		outOfSync := map[string]string{}
+		for _, r := range v.Status.Resources {
+			if r.Region == region && r.Status == app.SyncStatusOutOfSync {
+				outOfSync[r.Kind] = r.Message
+			}
+		}
 		sum := v.Status.Regions[region]
-		return sum.Sync == app.SyncStatusOutOfSync, fmt.Sprintf("%+v", sum)
+		return sum.Sync == app.SyncStatusOutOfSync && assert.ObjectsAreEqual(want, outOfSync), fmt.Sprintf("%+v, out of sync: %v", sum, outOfSync)
 	})
 	t.Logf("drift-watch OutOfSync after %s", time.Since(began).Round(10*time.Millisecond))
 	assert.Equal(t, int32(3), replicas(t, region, "drift-watch"), "without selfHeal the scale stays")
-	v, err := queryView(t, c, "drift-watch")
-	require.NoError(t, err)
-	outOfSync := map[string]string{}
-	for _, r := range v.Status.Resources {
-		if r.Region == region && r.Status == app.SyncStatusOutOfSync {
-			outOfSync[r.Kind] = r.Message
-		}
-	}
-	assert.Equal(t, map[string]string{"Deployment": "differs at spec.replicas", "Secret": "differs at data.password"}, outOfSync)
 
 	cmd := exec.Command(bin(t, "ferry"), "app", "diff", "drift-watch")
 	cmd.Env = append(env(), "REDIS_ADDR="+stack.RedisAddr)
