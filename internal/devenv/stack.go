@@ -334,70 +334,8 @@ func (s *Stack) RestartTemporal(ctx context.Context) error {
 	return nil
 }
 
-// Pids returns the process ids of the stack's processes (each one also the
-// id of its process group), for diagnostics and for tests that check that
-// nothing is left behind.
-func (s *Stack) Pids() map[string]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := map[string]int{}
-	add := func(p *proc) {
-		if p != nil {
-			out[p.name] = p.pid()
-		}
-	}
-	for _, r := range s.regionOrder {
-		for _, group := range r.procs() {
-			for _, p := range group {
-				add(p)
-			}
-		}
-	}
-	if s.temporal != nil {
-		for _, p := range s.temporal.procs() {
-			add(p)
-		}
-	}
-	add(s.redis)
-	add(s.registry)
-	return out
-}
-
 func (s *Stack) logf(format string, args ...any) {
 	fmt.Fprintf(s.log, "devenv: "+format+"\n", args...)
 }
 
 func slicesClone(in []string) []string { return append([]string(nil), in...) }
-
-// Check returns an error naming every process of a running stack that has
-// exited, with its log. `ferry dev up` polls it: half a stack is worse than
-// none.
-func (s *Stack) Check() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopped {
-		return errors.New("the stack is stopped")
-	}
-	var errs []error
-	check := func(p *proc) {
-		if p == nil {
-			return
-		}
-		if done, err := p.exited(); done {
-			errs = append(errs, fmt.Errorf("%s exited (%v): see %s", p.name, err, p.logPath))
-		}
-	}
-	for _, r := range s.regionOrder {
-		for _, group := range r.procs() {
-			for _, p := range group {
-				check(p)
-			}
-		}
-	}
-	for _, p := range s.temporal.procs() {
-		check(p)
-	}
-	check(s.redis)
-	check(s.registry)
-	return errors.Join(errs...)
-}
