@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -115,12 +116,17 @@ func TestSandboxSeesNothingOfTheWorker(t *testing.T) {
 			}
 		}
 
+		// Each connection says who made it; the listener reads it to the
+		// end. The accept queue is first in, first out: once the host's
+		// connection, made after the sandbox's command ended, has been
+		// read, any the sandbox made has been accepted before it.
 		var accepted atomic.Int64
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan struct{})
+		done, fromHost := make(chan struct{}), make(chan struct{})
+		var fromSandbox atomic.Int64
 		go func() {
 			defer close(done)
 			for {
@@ -129,24 +135,36 @@ func TestSandboxSeesNothingOfTheWorker(t *testing.T) {
 					return
 				}
 				accepted.Add(1)
+				said, _ := io.ReadAll(c)
 				c.Close()
+				switch strings.TrimSpace(string(said)) {
+				case "host":
+					close(fromHost)
+				default:
+					fromSandbox.Add(1)
+				}
 			}
 		}()
 		port := ln.Addr().(*net.TCPAddr).Port
-		connect := fmt.Sprintf("echo hello > /dev/tcp/127.0.0.1/%d", port)
-		res = shell(t, r, connect, src)
+		connect := func(who string) string { return fmt.Sprintf("echo %s > /dev/tcp/127.0.0.1/%d", who, port) }
+		res = shell(t, r, connect("sandbox"), src)
 		if res.ExitCode == 0 {
-			t.Errorf("%q in the %s sandbox succeeded", connect, r.Mode())
+			t.Errorf("%q in the %s sandbox succeeded", connect("sandbox"), r.Mode())
 		}
 		// The same command outside the sandbox does connect: the
 		// listener counts connections.
-		if out, err := exec.Command("bash", "-c", connect).CombinedOutput(); err != nil {
-			t.Fatalf("%q on the host: %v: %s", connect, err, out)
+		if out, err := exec.Command("bash", "-c", connect("host")).CombinedOutput(); err != nil {
+			t.Fatalf("%q on the host: %v: %s", connect("host"), err, out)
+		}
+		select {
+		case <-fromHost:
+		case <-time.After(time.Minute):
+			t.Error("the listener never read the host's connection")
 		}
 		ln.Close()
 		<-done
-		if n := accepted.Load(); n != 1 {
-			t.Errorf("the listener saw %d connections, want only the host's one", n)
+		if n := accepted.Load(); n != 1 || fromSandbox.Load() != 0 {
+			t.Errorf("the listener saw %d connections, %d not the host's; want only the host's one", n, fromSandbox.Load())
 		}
 	})
 }
