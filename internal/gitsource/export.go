@@ -2,10 +2,10 @@ package gitsource
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -29,20 +29,27 @@ func (c *clone) export(ctx context.Context, sha plumbing.Hash, dest string, opts
 	if err != nil {
 		return fmt.Errorf("read tree: %w", err)
 	}
-	walker := object.NewTreeWalker(root, true, nil)
-	defer walker.Close()
 	var total int64
-	for {
+	return c.exportTree(ctx, root, "", dest, opts, &total, 0)
+}
+
+// maxTreeDepth bounds the nesting of directories an export follows.
+const maxTreeDepth = 1024
+
+// exportTree writes tree t, at path base of the commit, under dest, depth
+// first. Every subtree is read with its error: go-git's TreeWalker ends a
+// walk as if it were done at a subtree it cannot read, which would make a
+// corrupt clone look like a commit with fewer files (and a sync prune the
+// rest).
+func (c *clone) exportTree(ctx context.Context, t *object.Tree, base, dest string, opts *Options, total *int64, depth int) error {
+	if depth > maxTreeDepth {
+		return fmt.Errorf("walk tree: %s nests more than %d directories", base, maxTreeDepth)
+	}
+	for _, entry := range t.Entries {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		name, entry, err := walker.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("walk tree: %w", err)
-		}
+		name := path.Join(base, entry.Name)
 		if err := checkTreePath(name); err != nil {
 			return err
 		}
@@ -54,7 +61,7 @@ func (c *clone) export(ctx context.Context, sha plumbing.Hash, dest string, opts
 			if size > opts.MaxFileBytes {
 				return &LimitError{Path: name, What: "file size", Size: size, Limit: opts.MaxFileBytes, Flag: opts.FileFlag}
 			}
-			if total += size; total > opts.MaxCheckoutBytes {
+			if *total += size; *total > opts.MaxCheckoutBytes {
 				return &LimitError{What: "checkout size", Limit: opts.MaxCheckoutBytes, Flag: opts.CheckoutFlag}
 			}
 		}
@@ -62,7 +69,18 @@ func (c *clone) export(ctx context.Context, sha plumbing.Hash, dest string, opts
 		if err := c.writeEntry(target, entry); err != nil {
 			return fmt.Errorf("write %s: %w", name, err)
 		}
+		if entry.Mode != filemode.Dir {
+			continue
+		}
+		sub, err := c.repo.TreeObject(entry.Hash)
+		if err != nil {
+			return fmt.Errorf("read tree %s: %w", name, err)
+		}
+		if err := c.exportTree(ctx, sub, name, dest, opts, total, depth+1); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 func (c *clone) writeEntry(target string, entry object.TreeEntry) error {
