@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -9,39 +10,61 @@ import (
 	"time"
 )
 
+// orphansChildEnv makes the test binary run orphansChild: the subreaper is
+// set in a process of its own, so that the package's other tests, which
+// count the processes under the test, do not inherit it.
+const orphansChildEnv = "FERRY_SANDBOX_ORPHANS_CHILD"
+
 // TestOrphansEndsWhatOutlivedItsParent starts a command that leaves a
 // process of its own session behind, as runsc run does with its sandbox
-// when it is killed: the orphan becomes this process's child, and Close
-// ends it and reaps it, so that nothing is left once the worker exits.
+// when it is killed: the orphan becomes the reaper's child, and Close ends
+// it and reaps it, so that nothing is left once the worker exits.
 func TestOrphansEndsWhatOutlivedItsParent(t *testing.T) {
+	if os.Getenv(orphansChildEnv) != "" {
+		if err := orphansChild(); err != nil {
+			fmt.Println("FAIL:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOrphansEndsWhatOutlivedItsParent$")
+	cmd.Env = append(os.Environ(), orphansChildEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+}
+
+// orphansChild runs in the child process: it adopts an orphan and checks
+// that Close leaves nothing of it.
+func orphansChild() error {
 	orphans, err := AdoptOrphans(time.Hour)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	out, err := exec.Command("/bin/bash", "-c", "setsid sleep 600 >/dev/null 2>&1 & echo $!").Output()
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
 	if err != nil {
-		t.Fatalf("bash printed %q", out)
+		return fmt.Errorf("bash printed %q", out)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		p, ok := readHostProcess(pid)
 		if !ok {
-			t.Fatalf("the orphan %d is gone before Close", pid)
+			return fmt.Errorf("the orphan %d is gone before Close", pid)
 		}
 		if p.ppid == os.Getpid() {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the orphan %d has parent %d, want this process %d (the subreaper)", pid, p.ppid, os.Getpid())
+			return fmt.Errorf("the orphan %d has parent %d, want the reaper %d", pid, p.ppid, os.Getpid())
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	orphans.Close(10 * time.Second)
 	if p, ok := readHostProcess(pid); ok {
-		t.Errorf("the orphan %d (%s, state %s) is left after Close", pid, p.comm, p.state)
+		return fmt.Errorf("the orphan %d (%s, state %s) is left after Close", pid, p.comm, p.state)
 	}
+	return nil
 }
