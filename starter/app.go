@@ -127,19 +127,24 @@ func newDeleteCmd(tf *temporalFlags) *cobra.Command {
 }
 
 func newRollbackCmd(tf *temporalFlags) *cobra.Command {
-	var wait bool
+	var wait, prune bool
 	cmd := &cobra.Command{
 		Use:   "rollback NAME ID",
-		Short: "Sync the revision of a history entry (see ferry app history)",
-		Args:  cobra.ExactArgs(2),
+		Short: "Deploy a history entry again: its revision with the source it was deployed from (see ferry app history)",
+		Long: `Deploy a history entry again, as argocd app rollback does: its revision with
+the source it was deployed from (path, chart, every option), whatever
+spec.source says now. The spec is left as it is, so the app shows OutOfSync
+with it afterwards. Refused while automated sync is on.`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseInt(args[1], 10, 64)
 			if err != nil || id < 0 {
 				return fmt.Errorf("rollback ID %q: want a history ID such as 3: see ferry app history %s", args[1], args[0])
 			}
-			return runSync(cmd, tf, args[0], workflows.SyncRequest{RollbackID: &id}, wait)
+			return runSync(cmd, tf, args[0], workflows.SyncRequest{RollbackID: &id, Prune: prune}, wait)
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "wait", true, "wait until the operation ends")
+	cmd.Flags().BoolVar(&prune, "prune", false, "delete tracked resources that the history entry does not hold")
 	return cmd
 }

@@ -76,6 +76,9 @@ type rendered struct {
 	Hooks map[string]int `json:"hooks,omitempty"`
 	// RemoteBases: as RenderResult.RemoteBases.
 	RemoteBases int `json:"remoteBases,omitempty"`
+	// Source is what was rendered when it was not spec.source (a
+	// rollback's history entry); nil: spec.source.
+	Source *app.Source `json:"source,omitempty"`
 }
 
 // autoSync remembers the last automated sync: Argo CD syncs once per

@@ -35,18 +35,14 @@ func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 	if err := s.refuseManualSync(ctx); err != nil {
 		return nil, err
 	}
-	revision := req.Revision
-	if req.RollbackID != nil {
-		entry, ok := s.status.HistoryByID(*req.RollbackID)
-		if !ok {
-			return nil, fmt.Errorf("app %q: no history entry with ID %d", s.app.Metadata.Name, *req.RollbackID)
-		}
-		revision = entry.Revision
+	revision, src, err := s.syncSource(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	if revision == "" {
-		revision = s.app.Spec.Source.Revision()
+		revision = src.Revision()
 	}
-	target, err := s.target(ctx, revision, true, false)
+	target, err := s.targetFrom(ctx, src, revision, true, false)
 	if err != nil {
 		now := workflow.Now(ctx)
 		s.operationSeq++

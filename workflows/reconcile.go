@@ -54,7 +54,14 @@ func (s *appState) reconcile(ctx workflow.Context) {
 // without a commit; the render activity then answers from the manifest
 // cache while their refs stay).
 func (s *appState) target(ctx workflow.Context, revision string, fresh, hard bool) (Target, error) {
-	src := s.app.Spec.Source
+	return s.targetFrom(ctx, s.app.Spec.Source, revision, fresh, hard)
+}
+
+// targetFrom is target for a source other than spec.source: a rollback's,
+// from its history entry. Its render is remembered as any other, under the
+// digest of the spec with that source, so that the next reconcile renders
+// spec.source again.
+func (s *appState) targetFrom(ctx workflow.Context, src app.Source, revision string, fresh, hard bool) (Target, error) {
 	if revision == "" {
 		revision = app.DefaultTargetRevision
 	}
@@ -64,7 +71,7 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 	if err != nil {
 		return Target{}, fmt.Errorf("resolve revision %q of %s: %w", revision, src.RepoURL, err)
 	}
-	specDigest := s.app.SpecDigest()
+	specDigest := s.specDigestWith(src)
 	if r, u := s.rendered, s.untouched; r != nil && !hard && u != nil && u.After == resolved.SHA &&
 		u.Before == r.commit() && r.SpecDigest == specDigest {
 		r.Revision = resolved.SHA
@@ -80,11 +87,18 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 	}
 	s.rendered = &rendered{SHA: resolved.SHA, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
 		Hooks: out.Hooks, RemoteBases: out.RemoteBases}
+	if specDigest != s.app.SpecDigest() {
+		s.rendered.Source = &src
+	}
 	return s.targetOf(s.rendered), nil
 }
 
 func (s *appState) targetOf(r *rendered) Target {
-	return Target{App: s.app.Metadata.Name, Source: s.app.Spec.Source, SHA: r.SHA, Digest: r.Digest,
+	src := s.app.Spec.Source
+	if r.Source != nil {
+		src = *r.Source
+	}
+	return Target{App: s.app.Metadata.Name, Source: src, SHA: r.SHA, Digest: r.Digest,
 		Revision: r.Revision, Namespace: s.renderNamespace()}
 }
 
