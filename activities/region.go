@@ -108,9 +108,12 @@ func (r *Region) DeleteResources(ctx context.Context, in workflows.DeleteInput) 
 	r.watch(ctx, in.App)
 	stop := heartbeatEvery(ctx, heartbeatInterval, "delete")
 	defer stop()
-	deleted, err := r.writerOf(in.App).DeleteAll(ctx, in.App, in.Propagation)
+	deleted, awaiting, err := r.writerOf(in.App).DeleteAllConfirmed(ctx, in.App, in.Propagation, in.Confirmed)
 	if err != nil {
 		return workflows.DeleteResult{}, classify(err)
+	}
+	if len(awaiting) > 0 {
+		return workflows.DeleteResult{AwaitingConfirmation: awaiting}, nil
 	}
 	for {
 		left, err := r.Cluster.Remaining(ctx, in.App, deleted)

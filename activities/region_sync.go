@@ -51,7 +51,7 @@ func (r *Region) sync(ctx context.Context, in workflows.SyncInput, withHooks boo
 	}
 	req := kube.ApplyRequest{
 		App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known,
-		Prune: in.Prune, PruneCheck: r.pruneCheck(ctx, in.Target), DryRun: in.DryRun, Options: cmp.Options, Ignore: cmp.Ignore,
+		Prune: in.Prune, PruneCheck: r.pruneCheck(ctx, in.Target), PruneConfirmed: in.PruneConfirmed, DryRun: in.DryRun, Options: cmp.Options, Ignore: cmp.Ignore,
 		WaveTimeout: max(in.HealthTimeout, waveTimeout), WaitLast: in.WaitHealthy,
 		Progress: func(p kube.Progress) { activity.RecordHeartbeat(ctx, p.String()) },
 	}
@@ -63,6 +63,9 @@ func (r *Region) sync(ctx context.Context, in workflows.SyncInput, withHooks boo
 	}
 	changes, err := cluster.Apply(ctx, req)
 	out.Results = r.results(changes)
+	if changes != nil {
+		out.AwaitingPrune = changes.AwaitingPrune
+	}
 	if !in.DryRun && (err == nil || failedForGood(err)) {
 		// The region's state right after the sync, as Argo CD refreshes an
 		// app when its operation ends: a failed sync shows what it left.

@@ -18,7 +18,7 @@ func newAppCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "app", Short: "Create, inspect, sync and delete Applications"}
 	tf.register(cmd)
 	cmd.AddCommand(newApplyCmd(tf), newGetCmd(tf), newListCmd(tf), newSyncCmd(tf), newRefreshCmd(tf),
-		newDiffCmd(tf), newManifestsCmd(tf), newLogsCmd(tf), newHistoryCmd(tf), newRollbackCmd(tf), newDeleteCmd(tf), newWaitCmd(tf))
+		newDiffCmd(tf), newManifestsCmd(tf), newLogsCmd(tf), newHistoryCmd(tf), newRollbackCmd(tf), newDeleteCmd(tf), newWaitCmd(tf), newConfirmCmd(tf))
 	return cmd
 }
 
@@ -115,8 +115,13 @@ func newDeleteCmd(tf *temporalFlags) *cobra.Command {
 			if cmd.Flags().Changed("cascade") {
 				req.Cascade = &cascade
 			}
-			if err := workflows.Delete(cmd.Context(), c, args[0], req); err != nil {
+			out, err := workflows.DeleteApp(cmd.Context(), c, args[0], req)
+			if err != nil {
 				return appError(args[0], "delete", err)
+			}
+			if out.Waiting != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "application %q is being deleted: %s\n", args[0], out.Waiting)
+				return nil
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "application %q deleted\n", args[0])
 			return nil

@@ -109,6 +109,10 @@ type pendingDelete struct {
 	req  DeleteRequest
 	err  error
 	done bool
+	// waiting says what the delete waits to be confirmed for (Delete=confirm);
+	// confirmed: ferry app confirm gave it.
+	waiting   string
+	confirmed bool
 }
 
 // appState is one run of the Application workflow.
@@ -141,6 +145,12 @@ type appState struct {
 	skippedUnreachable bool
 	// hookOp is the running operation's hooks; nil without hooks.
 	hookOp *hookOp
+	// awaitingPrune are the objects marked Prune=confirm whose prune the
+	// regions hold back in the running operation's attempt.
+	awaitingPrune []app.ResourceKey
+	// pruneConfirmedOp is the operation whose prunes ferry app confirm
+	// confirmed.
+	pruneConfirmedOp string
 }
 
 // untouchedPush is a push that moved the app's branch without touching its

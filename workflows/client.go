@@ -117,15 +117,38 @@ func anyPolledSince(pollers []*taskqueuepb.PollerInfo, since time.Time) bool {
 // Delete deletes an app through its delete update: with its resources when
 // req.Cascade says so, or, when it is nil, when the app carries Argo CD's
 // resources finalizer. An app of apps (req.Parent) may delete only its own.
+// A deletion that waits for its confirmation (Delete=confirm) is no error:
+// it goes on once confirmed, as an Argo CD Application waits with its
+// finalizer; DeleteApp tells it.
 func Delete(ctx context.Context, c client.Client, name string, req DeleteRequest) error {
+	_, err := DeleteApp(ctx, c, name, req)
+	return err
+}
+
+// DeleteApp is Delete, with what the deletion waits for when it does.
+func DeleteApp(ctx context.Context, c client.Client, name string, req DeleteRequest) (DeleteOutcome, error) {
+	var out DeleteOutcome
 	handle, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: WorkflowID(name), UpdateName: UpdateDelete,
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
-		err = handle.Get(ctx, nil)
+		err = handle.Get(ctx, &out)
 	}
-	return err
+	return out, err
+}
+
+// Confirm confirms what the app waits for (UpdateConfirm).
+func Confirm(ctx context.Context, c client.Client, name string) (ConfirmResult, error) {
+	var out ConfirmResult
+	handle, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: WorkflowID(name), UpdateName: UpdateConfirm,
+		Args: []any{ConfirmRequest{}}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		err = handle.Get(ctx, &out)
+	}
+	return out, err
 }
 
 // Query answers the status query of an app.

@@ -145,6 +145,10 @@ type SyncInput struct {
 	// WaitHealthy waits for the last wave to become healthy too (a rollout
 	// stage); otherwise the sync ends once its last wave is applied.
 	WaitHealthy bool `json:"waitHealthy,omitempty"`
+	// PruneConfirmed lets the prune delete objects marked Prune=confirm
+	// (ferry app confirm); without it such a prune deletes nothing and the
+	// result lists them in AwaitingPrune.
+	PruneConfirmed bool `json:"pruneConfirmed,omitempty"`
 }
 
 type SyncResult struct {
@@ -156,6 +160,9 @@ type SyncResult struct {
 	Hooks []HookResult `json:"hooks,omitempty"`
 	// Failure is why the sync failed for good; nil when it succeeded.
 	Failure *SyncFailure `json:"failure,omitempty"`
+	// AwaitingPrune are the objects marked Prune=confirm that the prune
+	// waits to delete, with every other, until the operation is confirmed.
+	AwaitingPrune []app.ResourceKey `json:"awaitingPrune,omitempty"`
 }
 
 // SyncFailure is a region sync that failed in a way another attempt of
@@ -182,10 +189,17 @@ type DeleteInput struct {
 	// Propagation is the deletion propagation policy its resources finalizer
 	// names (foreground or background); empty means background.
 	Propagation string `json:"propagation,omitempty"`
+	// Confirmed lets the delete delete objects marked Delete=confirm
+	// (ferry app confirm); without it, when there are any, nothing is
+	// deleted and the result lists them in AwaitingConfirmation.
+	Confirmed bool `json:"confirmed,omitempty"`
 }
 
 type DeleteResult struct {
 	Deleted []app.ResourceKey `json:"deleted,omitempty"`
+	// AwaitingConfirmation are the objects marked Delete=confirm the
+	// delete waits for a confirmation to delete (nothing was deleted).
+	AwaitingConfirmation []app.ResourceKey `json:"awaitingConfirmation,omitempty"`
 }
 
 // Activities of an app of apps, on the control queue.

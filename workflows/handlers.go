@@ -33,6 +33,10 @@ func (s *appState) registerHandlers(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: s.validateSpec}); err != nil {
 		return err
 	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateConfirm, s.handleConfirm,
+		workflow.UpdateHandlerOptions{Validator: s.validateConfirm}); err != nil {
+		return err
+	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateDelete, s.handleDelete,
 		workflow.UpdateHandlerOptions{Validator: s.validateDelete})
 }
@@ -146,13 +150,18 @@ func (s *appState) validateDelete(ctx workflow.Context, req DeleteRequest) error
 	return checkDeleteOwner(s.app.Metadata.Name, s.owner, req)
 }
 
-func (s *appState) handleDelete(ctx workflow.Context, req DeleteRequest) error {
+// handleDelete answers once the app is deleted, the deletion failed, or it
+// waits for its confirmation (Delete=confirm): it goes on once confirmed.
+func (s *appState) handleDelete(ctx workflow.Context, req DeleteRequest) (DeleteOutcome, error) {
 	p := &pendingDelete{req: req}
 	s.deletion = p
-	if err := workflow.Await(ctx, func() bool { return p.done }); err != nil {
-		return err
+	if err := workflow.Await(ctx, func() bool { return p.done || p.waiting != "" }); err != nil {
+		return DeleteOutcome{}, err
 	}
-	return p.err
+	if !p.done {
+		return DeleteOutcome{Waiting: p.waiting}, nil
+	}
+	return DeleteOutcome{}, p.err
 }
 
 // invalidInput fails the workflow for good: the app as given cannot run.

@@ -18,6 +18,12 @@ const (
 	UpdateDelete  = "delete"
 )
 
+// DeleteOutcome is the result of the delete update: empty once the app is
+// deleted; Waiting says what its deletion waits for (ferry app confirm).
+type DeleteOutcome struct {
+	Waiting string `json:"waiting,omitempty"`
+}
+
 // WorkflowID is the ID of the Application workflow of the app called name.
 func WorkflowID(name string) string { return "app/" + name }
 

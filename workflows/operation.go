@@ -20,6 +20,8 @@ type syncParams struct {
 	staged bool
 	// stage names the rollout stage ("stage 1/3") in activity summaries.
 	stage string
+	// pruneConfirmed: ferry app confirm let the prunes of Prune=confirm go.
+	pruneConfirmed bool
 }
 
 func (p syncParams) healthTimeout() time.Duration {
@@ -73,7 +75,7 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 
 	retry := s.app.Retry()
 	for attempt := int64(0); ; attempt++ {
-		s.skippedUnreachable = false
+		s.skippedUnreachable, s.awaitingPrune = false, nil
 		if s.hookOp != nil {
 			s.hookOp.attempt = attempt
 		}
@@ -81,6 +83,13 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 		var se *syncError
 		s.lastOpUnreachable = s.skippedUnreachable || (errors.As(err, &se) && se.unreachable)
 		op.Results = results
+		if err == nil {
+			var again bool
+			if again, err = s.awaitPruneConfirmation(ctx, op, &p); again {
+				attempt-- // the same attempt, now confirmed
+				continue
+			}
+		}
 		if err == nil {
 			op.Phase = app.OperationSucceeded
 			if !s.skippedUnreachable {
@@ -150,7 +159,7 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 		futures[i] = workflow.ExecuteActivity(options(ctx, d.Region, summary), activityName, SyncInput{
 			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: syncOpID, Known: s.knownKeys(d.Region),
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: opts, HealthTimeout: p.healthTimeout(),
-			IgnoreDifferences: s.app.Spec.IgnoreDifferences, WaitHealthy: p.staged,
+			IgnoreDifferences: s.app.Spec.IgnoreDifferences, WaitHealthy: p.staged, PruneConfirmed: p.pruneConfirmed,
 		})
 	}
 	var children workflow.Future
@@ -197,6 +206,7 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 			}
 			results = append(results, out.Results...)
 			results = append(results, s.syncHooksRan(ctx, out, err)...)
+			s.awaitingPrune = append(s.awaitingPrune, out.AwaitingPrune...)
 			switch {
 			case err == nil:
 				byRegion[d.Region] = out.Resources
@@ -246,15 +256,27 @@ func (s *appState) runDelete(ctx workflow.Context) bool {
 		return true
 	}
 	dests := s.destinations()
-	futures := make([]workflow.Future, len(dests))
-	for i, d := range dests {
-		futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region, deleteResourcesSummary(d.Region)), ActivityDeleteResources,
-			DeleteInput{App: s.app.Metadata.Name, Region: d.Region, Propagation: s.app.DeletePropagation()})
-	}
 	var failed []string
-	for i, d := range dests {
-		if err := futures[i].Get(ctx, nil); err != nil {
-			failed = append(failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(err)))
+	for {
+		futures := make([]workflow.Future, len(dests))
+		for i, d := range dests {
+			futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region, deleteResourcesSummary(d.Region)), ActivityDeleteResources,
+				DeleteInput{App: s.app.Metadata.Name, Region: d.Region, Propagation: s.app.DeletePropagation(), Confirmed: p.confirmed})
+		}
+		// awaiting: objects marked Delete=confirm held their region's delete.
+		var awaiting []app.ResourceKey
+		for i, d := range dests {
+			var out DeleteResult
+			if err := futures[i].Get(ctx, &out); err != nil {
+				failed = append(failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(err)))
+			}
+			awaiting = append(awaiting, out.AwaitingConfirmation...)
+		}
+		if len(failed) > 0 || len(awaiting) == 0 || p.confirmed {
+			break
+		}
+		if p.err = s.awaitDeleteConfirmation(ctx, awaiting); p.err != nil {
+			return false
 		}
 	}
 	if len(failed) > 0 {

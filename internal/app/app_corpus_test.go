@@ -25,7 +25,7 @@ var corpusCauses = map[string]string{
 	"spec.sources":                "multi-source (issue 17)",
 	"spec.sources.chart":          "Helm repository charts (issue 17)",
 	"spec.source.chart":           "Helm repository charts (issue 17)",
-	"spec.syncPolicy.syncOptions": "Prune=confirm / Delete=confirm (issue 17)",
+	"spec.syncPolicy.syncOptions": "options Argo CD does not have (Retry=true), which it ignores and Ferry names",
 	"spec.source.repoURL":         "cnoe:// placeholders that a tool rewrites before Argo CD sees them",
 	"spec.template":               "not an Application field: a Kubernetes API server would drop it",
 }

@@ -35,6 +35,13 @@ type SyncOptions struct {
 	PruneLast          bool // PruneLast=true: prune after every other resource synced and is healthy
 	PruneFalse         bool // Prune=false: never prune this (resource-level)
 	DeleteFalse        bool // Delete=false: keep this when the app is deleted (resource-level)
+	// PruneConfirm (Prune=confirm): a sync prunes nothing until the app's
+	// operation is confirmed (ferry app confirm), as Argo CD waits for its
+	// deletion approval.
+	PruneConfirm bool
+	// DeleteConfirm (Delete=confirm): the app's cascading delete deletes
+	// nothing until it is confirmed (ferry app confirm).
+	DeleteConfirm bool
 	// PrunePropagationPolicy is foreground, background or orphan; empty
 	// means foreground (see PropagationPolicy).
 	PrunePropagationPolicy      string
@@ -79,7 +86,7 @@ func knownSyncOptions() string {
 	for _, b := range boolSyncOptions {
 		names = append(names, b.key+"=true|false")
 	}
-	names = append(names, "PrunePropagationPolicy=foreground|background|orphan")
+	names = append(names, "Prune=confirm", "Delete=confirm", "PrunePropagationPolicy=foreground|background|orphan")
 	return strings.Join(names, ", ")
 }
 
@@ -126,8 +133,21 @@ func (o *SyncOptions) apply(item string) error {
 		}
 		return fmt.Errorf("sync option %q: PrunePropagationPolicy takes foreground, background or orphan", item)
 	}
+	// Prune and Delete take a third value, confirm; any value replaces
+	// what an earlier item said.
+	switch key {
+	case "Prune":
+		o.PruneConfirm = value == "confirm"
+	case "Delete":
+		o.DeleteConfirm = value == "confirm"
+	}
 	if (key == "Prune" || key == "Delete") && value == "confirm" {
-		return fmt.Errorf("sync option %q asks for manual confirmation, which Ferry does not support yet: use %s=false to keep the resource", item, key)
+		if key == "Prune" {
+			o.PruneFalse = false
+		} else {
+			o.DeleteFalse = false
+		}
+		return nil
 	}
 	for _, b := range boolSyncOptions {
 		if b.key != key {
@@ -139,6 +159,9 @@ func (o *SyncOptions) apply(item string) error {
 			v = true
 		case "false":
 		default:
+			if key == "Prune" || key == "Delete" {
+				return fmt.Errorf("sync option %q: %s takes true, false or confirm", item, key)
+			}
 			return fmt.Errorf("sync option %q: %s takes true or false", item, key)
 		}
 		*b.field(o) = v != b.invert

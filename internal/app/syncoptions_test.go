@@ -27,7 +27,11 @@ func TestParseSyncOptions(t *testing.T) {
 		{items: []string{"CreateNamespace=yes"}, wantErr: "takes true or false"},
 		{items: []string{"Bogus=true"}, wantErr: `"Bogus=true" is unknown: known options are CreateNamespace=true|false`},
 		{items: []string{"PrunePropagationPolicy=Foreground"}, wantErr: "foreground, background or orphan"},
-		{items: []string{"Delete=confirm"}, wantErr: "manual confirmation"},
+		{items: []string{"Delete=confirm"}, want: SyncOptions{DeleteConfirm: true}},
+		{items: []string{"Prune=confirm", "Delete=false"}, want: SyncOptions{PruneConfirm: true, DeleteFalse: true}},
+		{items: []string{"Prune=false", "Prune=confirm"}, want: SyncOptions{PruneConfirm: true}}, // last wins
+		{items: []string{"Prune=confirm", "Prune=true"}, want: SyncOptions{}},
+		{items: []string{"Delete=ask"}, wantErr: "Delete takes true, false or confirm"},
 		{items: []string{"A=1", "B=2"}, wantErr: `"B=2" is unknown`}, // every problem reported
 	}
 	for _, tt := range tests {

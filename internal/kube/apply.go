@@ -52,6 +52,10 @@ type ApplyRequest struct {
 	// deleted, and is the sync's error (the region worker refuses to prune
 	// what the app's project does not allow).
 	PruneCheck func(stale []*unstructured.Unstructured) error
+	// PruneConfirmed lets the prune delete objects marked Prune=confirm.
+	// Without it, a prune that would delete one deletes nothing and lists
+	// them in ChangeSet.AwaitingPrune, as Argo CD waits for its approval.
+	PruneConfirmed bool
 	// DryRun sends every request as a server-side dry run: the API server
 	// validates, defaults and admits, and nothing is stored. Nothing is
 	// waited for.
@@ -128,6 +132,10 @@ type Change struct {
 // ChangeSet lists the Changes of one Apply: in apply order, then prunes.
 type ChangeSet struct {
 	Entries []Change
+	// AwaitingPrune are the objects marked Prune=confirm that the prune
+	// left, with every other stale object, until it is confirmed
+	// (ApplyRequest.PruneConfirmed).
+	AwaitingPrune []app.ResourceKey
 }
 
 // Results converts the change set to the app's status entries for region.

@@ -124,6 +124,8 @@ func (c *Cluster) extraneous(ctx context.Context, req CompareRequest, want map[a
 		switch {
 		case opts.PruneFalse:
 			st.Message = "no longer desired; kept by Prune=false"
+		case opts.PruneConfirm:
+			st.Message = "no longer desired: a sync with prune deletes it once confirmed (Prune=confirm: ferry app confirm)"
 		case ignoreExtraneous(obj):
 			st.Sync, st.Message = app.SyncStatusSynced, "no longer desired; ignored (IgnoreExtraneous): a sync with prune deletes it"
 		}

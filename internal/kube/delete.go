@@ -41,8 +41,22 @@ func (c *Cluster) Delete(ctx context.Context, appName string, keys []app.Resourc
 // group cannot be discovered are skipped and reported in the error, so the
 // caller retries. Objects marked Delete=false stay.
 func (c *Cluster) DeleteAll(ctx context.Context, appName, propagation string, gvks ...schema.GroupVersionKind) ([]app.ResourceKey, error) {
+	deleted, _, err := c.deleteAll(ctx, appName, propagation, true, gvks)
+	return deleted, err
+}
+
+// DeleteAllConfirmed is DeleteAll for an app's cascading delete, which
+// objects marked Delete=confirm hold back, as in Argo CD: unless confirmed,
+// when any of the app's objects is so marked, nothing is deleted and the
+// marked ones are returned as awaiting confirmation.
+func (c *Cluster) DeleteAllConfirmed(ctx context.Context, appName, propagation string, confirmed bool) (deleted, awaiting []app.ResourceKey, err error) {
+	return c.deleteAll(ctx, appName, propagation, confirmed, nil)
+}
+
+func (c *Cluster) deleteAll(ctx context.Context, appName, propagation string, confirmed bool,
+	gvks []schema.GroupVersionKind) (deleted, awaiting []app.ResourceKey, err error) {
 	if err := validAppName(appName); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var kinds []schema.GroupKind
 	var discoveryErr error
@@ -54,9 +68,27 @@ func (c *Cluster) DeleteAll(ctx context.Context, appName, propagation string, gv
 		}
 	}
 	objs, errs := c.listTracked(ctx, appName, kinds)
-	changes, derrs := c.deleteObjects(ctx, keepDeleteFalse(objs), "delete", cmp.Or(propagation, app.PropagationBackground))
-	err := objectErrors(append(errs, derrs...))
-	return deletedKeys(changes), errors.Join(discoveryErr, err)
+	objs = keepDeleteFalse(objs)
+	if !confirmed {
+		if awaiting = deleteConfirm(objs); len(awaiting) > 0 {
+			return nil, awaiting, errors.Join(discoveryErr, objectErrors(errs))
+		}
+	}
+	changes, derrs := c.deleteObjects(ctx, objs, "delete", cmp.Or(propagation, app.PropagationBackground))
+	err = objectErrors(append(errs, derrs...))
+	return deletedKeys(changes), nil, errors.Join(discoveryErr, err)
+}
+
+// deleteConfirm are the keys of the objects marked Delete=confirm.
+func deleteConfirm(objs []*unstructured.Unstructured) []app.ResourceKey {
+	var keys []app.ResourceKey
+	for _, obj := range objs {
+		opts, err := app.ParseSyncOptionsAnnotation(obj.GetAnnotations()[app.SyncOptionsAnnotation])
+		if err == nil && opts.DeleteConfirm {
+			keys = append(keys, KeyOf(obj))
+		}
+	}
+	return keys
 }
 
 // Remaining returns the keys whose objects still exist and are appName's:

@@ -73,7 +73,11 @@ func (s *syncRun) prune(ctx context.Context) error {
 			now = append(now, obj)
 		}
 	}
-	if doomed := append(append([]*unstructured.Unstructured{}, now...), last...); s.req.PruneCheck != nil && len(doomed) > 0 {
+	doomed := append(append([]*unstructured.Unstructured{}, now...), last...)
+	if s.awaitingConfirmation(doomed) {
+		return nil
+	}
+	if s.req.PruneCheck != nil && len(doomed) > 0 {
 		if err := s.req.PruneCheck(doomed); err != nil {
 			return err
 		}
@@ -82,6 +86,22 @@ func (s *syncRun) prune(ctx context.Context) error {
 		return err
 	}
 	return s.pruneWaves(ctx, last, false)
+}
+
+// awaitingConfirmation tells whether the prune of doomed waits for its
+// confirmation: one of them is marked Prune=confirm and the request is not
+// confirmed. Then nothing is pruned, as in Argo CD, and the marked ones are
+// listed. A dry run prunes as asked: it deletes nothing anyway.
+func (s *syncRun) awaitingConfirmation(doomed []*unstructured.Unstructured) bool {
+	if s.req.PruneConfirmed || s.req.DryRun {
+		return false
+	}
+	for _, obj := range doomed {
+		if s.pruneOptions(obj).PruneConfirm {
+			s.cs.AwaitingPrune = append(s.cs.AwaitingPrune, KeyOf(obj))
+		}
+	}
+	return len(s.cs.AwaitingPrune) > 0
 }
 
 // pruneWaves deletes objs wave by wave, highest first, each wave gone

@@ -1,0 +1,122 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// UpdateConfirm confirms what an app waits for: the prunes of its running
+// operation that objects marked Prune=confirm hold back, and the deletes of
+// its cascading delete that objects marked Delete=confirm hold back. It is
+// Argo CD's argocd.argoproj.io/deletion-approved annotation, given after
+// the operation (or the delete) began.
+const UpdateConfirm = "confirm"
+
+// ConfirmRequest is the payload of the confirm update.
+type ConfirmRequest struct{}
+
+// ConfirmResult says what the confirm update confirmed.
+type ConfirmResult struct {
+	// Operation is the ID of the running operation whose prunes may go on.
+	Operation string `json:"operation,omitempty"`
+	// Deletion: the app's deletion may delete what Delete=confirm held back.
+	Deletion bool `json:"deletion,omitempty"`
+}
+
+// Version changes of the confirmations, for workflow.GetVersion.
+const (
+	changePruneConfirm  = "prune-confirm"
+	changeDeleteConfirm = "delete-confirm"
+)
+
+// conditionDeletionPending is the condition of an app whose cascading
+// delete waits for its confirmation.
+const conditionDeletionPending = "DeletionPending"
+
+// validateConfirm refuses a confirmation that nothing could use.
+func (s *appState) validateConfirm(ctx workflow.Context, _ ConfirmRequest) error {
+	if s.deletion != nil || s.operationRunning() {
+		return nil
+	}
+	return fmt.Errorf("app %q: nothing waits for a confirmation: ferry app confirm lets a running sync prune what is marked Prune=confirm, "+
+		"or a cascading delete delete what is marked Delete=confirm (see ferry app get %s)", s.app.Metadata.Name, s.app.Metadata.Name)
+}
+
+func (s *appState) handleConfirm(ctx workflow.Context, _ ConfirmRequest) (ConfirmResult, error) {
+	var out ConfirmResult
+	if s.operationRunning() {
+		s.pruneConfirmedOp = s.status.OperationState.ID
+		out.Operation = s.pruneConfirmedOp
+	}
+	if s.deletion != nil {
+		s.deletion.confirmed = true
+		out.Deletion = true
+	}
+	return out, nil
+}
+
+func (s *appState) operationRunning() bool {
+	op := s.status.OperationState
+	return op != nil && op.Phase == app.OperationRunning
+}
+
+// awaitPruneConfirmation holds a sync whose prune waits for its
+// confirmation (the regions reported objects marked Prune=confirm in
+// s.awaitingPrune) until ferry app confirm: the operation stays Running
+// and says what it waits for, as Argo CD's does. again is true once
+// confirmed: the operation syncs once more, now pruning. A delete of the
+// app ends the wait, and the operation fails.
+func (s *appState) awaitPruneConfirmation(ctx workflow.Context, op *app.OperationState, p *syncParams) (again bool, err error) {
+	if len(s.awaitingPrune) == 0 || p.pruneConfirmed || p.dryRun {
+		return false, nil
+	}
+	_ = workflow.GetVersion(ctx, changePruneConfirm, workflow.DefaultVersion, 1)
+	op.Phase, op.Message = app.OperationRunning, waitingMessage("pruning", s.awaitingPrune)
+	s.publish(ctx)
+	if err := workflow.Await(ctx, func() bool { return s.pruneConfirmedOp == op.ID || s.deletion != nil }); err != nil {
+		return false, err
+	}
+	if s.pruneConfirmedOp != op.ID {
+		return false, &syncError{msg: "pruning was not confirmed before the app's deletion began", permanent: true}
+	}
+	p.pruneConfirmed = true
+	return true, nil
+}
+
+// awaitDeleteConfirmation holds a cascading delete that objects marked
+// Delete=confirm hold back until ferry app confirm. The delete update
+// answers meanwhile that the deletion waits (pendingDelete.waiting).
+func (s *appState) awaitDeleteConfirmation(ctx workflow.Context, awaiting []app.ResourceKey) error {
+	p := s.deletion
+	_ = workflow.GetVersion(ctx, changeDeleteConfirm, workflow.DefaultVersion, 1)
+	p.waiting = waitingMessage("deletion", awaiting) + ": ferry app confirm " + s.app.Metadata.Name + " deletes them"
+	s.setCondition(conditionDeletionPending, p.waiting)
+	s.publish(ctx)
+	defer s.clearCondition(conditionDeletionPending)
+	return workflow.Await(ctx, func() bool { return p.confirmed })
+}
+
+// waitingMessage is Argo CD's: "Waiting for pruning confirmation of
+// apps/v1/Deployment/web and 2 more resources".
+func waitingMessage(what string, keys []app.ResourceKey) string {
+	var names []string
+	for _, k := range keys {
+		gv := k.Version
+		if k.Group != "" {
+			gv = k.Group + "/" + k.Version
+		}
+		name := gv + "/" + k.Kind + "/" + k.Name
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	msg := fmt.Sprintf("Waiting for %s confirmation of %s", what, names[0])
+	if len(names) > 1 {
+		msg += fmt.Sprintf(" and %d more resources", len(names)-1)
+	}
+	return msg
+}
