@@ -57,7 +57,7 @@ bench: tools build
 # Records more workflow histories for the replay tests to replay. Earlier
 # recordings stay: each is a workflow version that must keep replaying.
 record-histories: tools build
-	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin FERRY_RECORD_HISTORIES=1 $(GO) test -count=1 -timeout 30m ./e2e/
+	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin FERRY_RECORD_HISTORIES=1 $(GO) test -count=1 -timeout 45m ./e2e/...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

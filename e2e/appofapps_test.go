@@ -76,6 +76,7 @@ func TestAppOfApps(t *testing.T) {
 		_, err = kubeClient(t, r).CoreV1().ConfigMaps("child-a").Get(context.Background(), "a", metav1.GetOptions{})
 		require.NoError(t, err, "child-a untouched in %s", r)
 	}
+	recordHistories(t, "platform")
 	mustFerry(t, "app", "delete", "platform")
 	mustFerry(t, "app", "delete", "child-a", "--cascade")
 }

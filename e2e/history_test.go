@@ -3,8 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,11 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
-	"go.temporal.io/api/temporalproto"
-	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
@@ -24,36 +21,7 @@ import (
 // `temporal workflow show --output json` writes them.
 func histories(t *testing.T, c client.Client, name string) map[string][]byte {
 	t.Helper()
-	return workflowHistories(t, c, workflows.WorkflowID(name))
-}
-
-// workflowHistories returns every run of the workflow with the ID.
-func workflowHistories(t *testing.T, c client.Client, workflowID string) map[string][]byte {
-	t.Helper()
-	ctx := context.Background()
-	out := map[string][]byte{}
-	var token []byte
-	for {
-		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query: "WorkflowId = '" + workflowID + "'", NextPageToken: token,
-		})
-		require.NoError(t, err)
-		for _, e := range resp.Executions {
-			h := &historypb.History{}
-			it := c.GetWorkflowHistory(ctx, e.Execution.WorkflowId, e.Execution.RunId, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-			for it.HasNext() {
-				ev, err := it.Next()
-				require.NoError(t, err)
-				h.Events = append(h.Events, ev)
-			}
-			data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
-			require.NoError(t, err)
-			out[e.Execution.RunId] = data
-		}
-		if token = resp.NextPageToken; len(token) == 0 {
-			return out
-		}
-	}
+	return e2etest.WorkflowHistories(t, c, workflows.WorkflowID(name))
 }
 
 // recordHistories keeps the app's histories for the replay tests of
@@ -63,18 +31,9 @@ func recordHistories(t *testing.T, name string) {
 }
 
 // recordWorkflowHistories keeps the histories of any workflow, in files
-// named after prefix.
+// named after name.
 func recordWorkflowHistories(t *testing.T, workflowID, name string) {
-	if os.Getenv("FERRY_RECORD_HISTORIES") == "" {
-		return
-	}
-	dir := filepath.Join("..", "workflows", "testdata", "histories")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	for runID, data := range workflowHistories(t, temporalClient(t), workflowID) {
-		// Run IDs begin with their start time: runs started within a minute
-		// share the first 8 characters, and the last ones tell them apart.
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name+"-"+runID[:8]+"-"+runID[len(runID)-4:]+".json"), data, 0o644))
-	}
+	testEnv().RecordHistories(t, workflowID, name)
 }
 
 // events is the history of the app's current run.

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
-	"go.temporal.io/api/temporalproto"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -198,27 +195,5 @@ func TestPostDeleteHooksRunAfterACascadingDelete(t *testing.T) {
 	desc, err := c.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID("postdelete"), "")
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status, "the app is gone")
-}
-
-// recordChildHistory keeps a child workflow's history for the replay tests,
-// as recordHistories does for apps.
-func recordChildHistory(t *testing.T, workflowID, name string) {
-	if os.Getenv("FERRY_RECORD_HISTORIES") == "" {
-		return
-	}
-	c := temporalClient(t)
-	desc, err := c.DescribeWorkflowExecution(context.Background(), workflowID, "")
-	require.NoError(t, err)
-	runID := desc.WorkflowExecutionInfo.Execution.RunId
-	h := &historypb.History{}
-	it := c.GetWorkflowHistory(context.Background(), workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		ev, err := it.Next()
-		require.NoError(t, err)
-		h.Events = append(h.Events, ev)
-	}
-	data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
-	require.NoError(t, err)
-	dir := filepath.Join("..", "workflows", "testdata", "histories")
-	require.NoError(t, os.WriteFile(filepath.Join(dir, name+"-"+runID[:8]+".json"), data, 0o644))
+	recordHistories(t, "postdelete")
 }

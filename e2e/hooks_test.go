@@ -181,7 +181,7 @@ func TestPreSyncAndPostSyncHooks(t *testing.T) {
 	waitApp(t, "hooks", sha, time.Minute)
 	mustFerry(t, "app", "delete", "hooks", "--cascade")
 	recordHistories(t, "hooks")
-	recordChildHistory(t, op.PostSync.WorkflowID, "hooks-postsync")
+	recordWorkflowHistories(t, op.PostSync.WorkflowID, "hooks-postsync")
 }
 
 // childClosePolicy is the parent-close policy the app's history gave the

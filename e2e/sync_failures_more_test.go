@@ -53,7 +53,7 @@ func TestSyncFailRunsAfterAFailedPostSyncHook(t *testing.T) {
 	}
 	mustFerry(t, "app", "delete", "postsyncfail", "--cascade")
 	recordHistories(t, "postsyncfail")
-	recordChildHistory(t, op.PostSync.WorkflowID, "postsyncfail-postsync")
+	recordWorkflowHistories(t, op.PostSync.WorkflowID, "postsyncfail-postsync")
 }
 
 // TestARefusedCommitGetsAnAutomatedSyncAttempt: a commit sets

@@ -150,6 +150,7 @@ func TestWebhook(t *testing.T) {
 	} {
 		require.Contains(t, m, want)
 	}
+	recordHistories(t, "webhook-guestbook")
 	mustFerry(t, "app", "delete", "webhook-guestbook", "--cascade")
 }
 

@@ -1,6 +1,3 @@
-// Package workflows holds Ferry's Temporal workflows: orchestration only,
-// deterministic, no I/O. The Application workflow is one app's durable
-// reconcile loop.
 package workflows
 
 import (

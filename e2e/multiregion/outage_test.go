@@ -96,6 +96,7 @@ func TestRegionAPIServerDown(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "v2", cm.Data["version"], "region %s caught up", down)
 	require.NoError(t, stack.Check(), "every process of the stack runs")
+	e.RecordHistories(t, workflows.WorkflowID(name), name)
 	e.MustFerry(t, "app", "delete", name, "--cascade")
 }
 

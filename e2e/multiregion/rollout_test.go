@@ -15,6 +15,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // poolLabel marks the Nodes of a node pool that version 2 of the web app
@@ -156,6 +157,7 @@ func TestRolloutHaltsAtFailingFirstStage(t *testing.T) {
 		require.Empty(t, d.Spec.Template.Spec.NodeSelector, "region %s", r)
 		require.EqualValues(t, 1, d.Status.AvailableReplicas, "region %s", r)
 	}
+	e.RecordHistories(t, workflows.WorkflowID(name), name)
 	e.MustFerry(t, "app", "delete", name, "--cascade")
 }
 

@@ -1,0 +1,49 @@
+// Package workflows holds Ferry's Temporal workflows: orchestration only,
+// deterministic, no I/O. The Application workflow is one app's durable
+// reconcile loop; AppProject, ApplicationSet and PostSyncHooks are the
+// others.
+//
+// # Changing a workflow safely
+//
+// An app's workflow runs for months, and a worker replays its history
+// whenever it picks the app up: every change to this package must give
+// the same commands, in the same order, for an existing history as the
+// code that wrote it did. Two ways keep that true.
+//
+// Data in the history gates the change, with no version marker, when the
+// new behaviour can only follow from an event the old code never
+// recorded: a field the old code never set in an activity's result or a
+// signal (a Sync result that carries its failure inside it, a
+// ferryCarried field a new continue-as-new writes), a new update or
+// signal name, a new spec field that an old app cannot have. The old
+// history lacks the data, so replay takes the old branch.
+//
+// workflow.GetVersion gates everything else: a new or removed activity,
+// timer, child workflow, side effect or search-attribute upsert on a path
+// an existing history can take, a changed order of them, a changed
+// timeout or retry policy of a command that exists. Name the change in a
+// constant (ownershipVersion, versionAppInfo…), branch on the version where
+// the command is issued, and keep the old branch until no history of the
+// old code can be running anywhere (a release note says when it goes).
+// A change to what a query or an update handler computes, to an activity's
+// implementation, or to a log line needs neither.
+//
+// The worker's configuration the workflow reads (Config) is recorded the
+// same way: a value that changes what the workflow does goes through a
+// workflow.SideEffect once per run (as MaxReconciles does), so a worker
+// started with other settings replays the run as it was.
+//
+// # Recorded histories
+//
+// testdata/histories holds histories of real runs on the real stack, one
+// file per run, named NAME-COMMIT-RUN.json: the test's app, the commit
+// whose workflow code recorded it, the end of the run ID.
+// TestReplayRecordedHistories replays every one against the code of
+// today. A change that adds a path records a history of it: `make
+// record-histories` runs the end-to-end tests with FERRY_RECORD_HISTORIES
+// set, from committed workflow code; commit the new files beside the
+// change. The corpus covers the paths gated above: hooks and hook
+// failures, PostSync and PostDelete, retries and continue-as-new, sync
+// windows, ownership and projects, rollback, an app of apps, a staged
+// rollout, an unreachable region, webhook pushes, ApplicationSets.
+package workflows
