@@ -51,7 +51,7 @@ func (r *Region) sync(ctx context.Context, in workflows.SyncInput, withHooks boo
 	}
 	req := kube.ApplyRequest{
 		App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known,
-		Prune: in.Prune, PruneCheck: r.pruneCheck(ctx, in.Target), PruneConfirmed: in.PruneConfirmed, DryRun: in.DryRun, Options: cmp.Options, Ignore: cmp.Ignore,
+		Prune: in.Prune, PruneCheck: r.pruneCheck(ctx, in.Target), PruneConfirmed: in.PruneConfirmed, NamespaceMetadata: in.NamespaceMetadata, DryRun: in.DryRun, Options: cmp.Options, Ignore: cmp.Ignore,
 		WaveTimeout: max(in.HealthTimeout, waveTimeout), WaitLast: in.WaitHealthy,
 		Progress: func(p kube.Progress) { activity.RecordHeartbeat(ctx, p.String()) },
 	}

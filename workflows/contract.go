@@ -149,6 +149,8 @@ type SyncInput struct {
 	// (ferry app confirm); without it such a prune deletes nothing and the
 	// result lists them in AwaitingPrune.
 	PruneConfirmed bool `json:"pruneConfirmed,omitempty"`
+	// NamespaceMetadata is the app's managedNamespaceMetadata.
+	NamespaceMetadata *app.ManagedNamespaceMetadata `json:"namespaceMetadata,omitempty"`
 }
 
 type SyncResult struct {

@@ -160,6 +160,7 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: syncOpID, Known: s.knownKeys(d.Region),
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: opts, HealthTimeout: p.healthTimeout(),
 			IgnoreDifferences: s.app.Spec.IgnoreDifferences, WaitHealthy: p.staged, PruneConfirmed: p.pruneConfirmed,
+			NamespaceMetadata: s.app.NamespaceMetadata(),
 		})
 	}
 	var children workflow.Future

@@ -22,7 +22,6 @@ var unsupportedFields = map[string]string{
 	"spec.sources":     "multiple sources are not supported yet; use spec.source",
 	"spec.source.ref":  "source references only work with spec.sources, which is not supported yet; remove it",
 	"spec.source.name": "source names only work with spec.sources, which is not supported yet; remove it",
-	"spec.syncPolicy.managedNamespaceMetadata": "not supported yet; commit a Namespace manifest carrying the labels and annotations",
 }
 
 // unsupportedTool lists fields of the Kustomize and Helm sources that Ferry

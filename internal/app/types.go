@@ -230,6 +230,8 @@ type SyncPolicy struct {
 	// Rollout is Ferry's: sync the regions stage by stage instead of all at
 	// once.
 	Rollout *Rollout `json:"rollout,omitempty"`
+	// ManagedNamespaceMetadata: see namespace_metadata.go.
+	ManagedNamespaceMetadata *ManagedNamespaceMetadata `json:"managedNamespaceMetadata,omitempty"`
 }
 
 // Rollout syncs an app's regions in stages: a stage must be Synced and

@@ -299,6 +299,7 @@ func (v *validator) syncPolicy(sp *SyncPolicy) {
 	if err := all.Unsupported(); err != nil && parsed {
 		v.add(fmt.Sprintf("spec.syncPolicy.syncOptions[%d]", lastSyncOption(sp.SyncOptions, "ServerSideApply")), "%s", err.Error())
 	}
+	v.managedNamespaceMetadata(sp)
 	if sp.Retry == nil || sp.Retry.Backoff == nil {
 		return
 	}

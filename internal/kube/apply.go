@@ -65,6 +65,10 @@ type ApplyRequest struct {
 	// same). That namespace is not tracked, so it is never pruned nor
 	// deleted with the app.
 	CreateNamespace bool
+	// NamespaceMetadata are the labels and annotations of the namespace
+	// CreateNamespace makes (managedNamespaceMetadata): it is then applied
+	// at every sync, so that they follow the spec. Nil: created only.
+	NamespaceMetadata *app.ManagedNamespaceMetadata
 	// Options are the app's sync options (spec.syncPolicy.syncOptions);
 	// each object's argocd.argoproj.io/sync-options annotation overrides
 	// them for that object (see options.go for what each does).
@@ -315,7 +319,13 @@ func (s *syncRun) createNamespace(ctx context.Context) {
 	if ns == "" || desiresNamespace(s.req.Objects, ns) {
 		return
 	}
-	ch, err := s.c.ensureNamespace(ctx, ns, s.req.DryRun)
+	ensure := s.c.ensureNamespace
+	if meta := s.req.NamespaceMetadata; meta != nil {
+		ensure = func(ctx context.Context, name string, dryRun bool) (*Change, *ObjectError) {
+			return s.c.applyNamespace(ctx, name, dryRun, meta)
+		}
+	}
+	ch, err := ensure(ctx, ns, s.req.DryRun)
 	switch {
 	case err != nil:
 		s.errs = append(s.errs, err)
