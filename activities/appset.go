@@ -32,6 +32,7 @@ type AppSets struct {
 func (a *AppSets) Register(w worker.Registry) {
 	w.RegisterActivityWithOptions(a.GenerateAppSet, activity.RegisterOptions{Name: workflows.ActivityGenerateAppSet})
 	w.RegisterActivityWithOptions(a.ReconcileAppSet, activity.RegisterOptions{Name: workflows.ActivityReconcileAppSet})
+	w.RegisterActivityWithOptions(a.SyncAppSetApps, activity.RegisterOptions{Name: workflows.ActivitySyncAppSetApps})
 }
 
 // GenerateAppSet runs the set's generators and renders its template. A
@@ -112,7 +113,11 @@ func (a *AppSets) apply(ctx context.Context, in workflows.ReconcileInput, gen *a
 			row.Action, row.Message = workflows.AppRefused, workflows.ErrorMessage(err)
 			return row, false, nil
 		}
-		row.Sync, row.Health = v.Status.Sync.Status, v.Status.Health.Status
+		observe(&row, v)
+		if gen, err = appset.KeepIgnored(in.Ignore, &v.Application, gen); err != nil {
+			row.Action, row.Message = workflows.AppFailed, fmt.Sprintf("app %q: %v", name, err)
+			return row, true, nil
+		}
 		switch {
 		case !appset.Differs(&v.Application, gen):
 			row.Action = workflows.AppUnchanged
@@ -135,7 +140,7 @@ func (a *AppSets) apply(ctx context.Context, in workflows.ReconcileInput, gen *a
 	case err != nil:
 		return row, false, fmt.Errorf("applicationset %q: apply app %q: %w", in.Set, name, err)
 	}
-	row.Sync, row.Health = nv.Status.Sync.Status, nv.Status.Health.Status
+	observe(&row, &nv)
 	return row, true, nil
 }
 

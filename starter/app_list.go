@@ -32,7 +32,9 @@ func newListCmd(tf *temporalFlags) *cobra.Command {
 		Short: "List the apps with their sync and health",
 		Long: `List the running apps, sorted by name.
 
-The default table and -o name come from the apps' search attributes; -o wide,
+The default table and -o name come from the apps' search attributes (and the
+table's APPSET column, the ApplicationSet that generated the app, from the
+sets' listing); -o wide,
 json and yaml, and -l, ask each app for its spec and status (json: an array
 of the objects ferry app get -o json prints). -l selects apps by their
 metadata.labels, with Kubernetes' label selector syntax.`,
@@ -62,6 +64,27 @@ type listedApp struct {
 	name    string
 	summary workflows.Summary
 	view    *workflows.View
+	// appSet is the ApplicationSet that owns the app, if any.
+	appSet string
+}
+
+// nameAppSets sets the appSet of each app an ApplicationSet owns, from the
+// sets' listing.
+func nameAppSets(ctx context.Context, c client.Client, apps []*listedApp) error {
+	sets, err := workflows.ListAppSets(ctx, c)
+	if err != nil {
+		return err
+	}
+	owner := map[string]string{}
+	for _, s := range sets {
+		for _, a := range s.Owned {
+			owner[a] = s.Name
+		}
+	}
+	for _, a := range apps {
+		a.appSet = owner[a.name]
+	}
+	return nil
 }
 
 func listApps(ctx context.Context, c client.Client, out io.Writer, output string, sel labels.Selector) error {
@@ -73,6 +96,11 @@ func listApps(ctx context.Context, c client.Client, out io.Writer, output string
 		return err
 	}
 	slices.SortFunc(apps, func(a, b *listedApp) int { return strings.Compare(a.name, b.name) })
+	if output == "" {
+		if err := nameAppSets(ctx, c, apps); err != nil {
+			return err
+		}
+	}
 	var queryErr error
 	if !sel.Empty() || (output != "" && output != "name") {
 		apps, queryErr = queryViews(ctx, c, apps)
@@ -131,7 +159,7 @@ func printApps(out io.Writer, apps []*listedApp, output string) error {
 	if output == "wide" {
 		fmt.Fprintln(tw, "NAME\tSYNC\tHEALTH\tREVISION\tREGIONS\tNAMESPACE\tSYNCPOLICY\tCONDITIONS\tREPO\tPATH\tTARGET")
 	} else {
-		fmt.Fprintln(tw, "NAME\tSYNC\tHEALTH\tREVISION\tREGIONS\tREPO")
+		fmt.Fprintln(tw, "NAME\tSYNC\tHEALTH\tREVISION\tREGIONS\tREPO\tAPPSET")
 	}
 	for _, a := range apps {
 		s := a.summary
@@ -144,7 +172,7 @@ func printApps(out io.Writer, apps []*listedApp, output string) error {
 				conditionsOf(v.Status), src.RepoURL, orDefault(src.Path, "."), orDefault(src.TargetRevision, app.DefaultTargetRevision))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\n", s.RepoURL)
+		fmt.Fprintf(tw, "%s\t%s\n", s.RepoURL, a.appSet)
 	}
 	return tw.Flush()
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/api/serviceerror"
@@ -133,6 +134,9 @@ func printAppSet(out io.Writer, v *workflows.AppSetView, output string) error {
 		return err
 	}
 	fmt.Fprintf(out, "Name:          %s\nPolicy:        %s\n", v.Metadata.Name, v.Policy())
+	if v.RollingSync() {
+		fmt.Fprintf(out, "Strategy:      %s (%d steps)\n", appset.StrategyRollingSync, len(v.Spec.Strategy.RollingSync.Steps))
+	}
 	for _, r := range v.Status.Revisions {
 		fmt.Fprintf(out, "Revision:      %s %s (%s)\n", r.RepoURL, r.Revision, short(r.SHA))
 	}
@@ -148,6 +152,18 @@ func printAppSet(out io.Writer, v *workflows.AppSetView, output string) error {
 			health = string(r.Health.Status)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, r.Status, health, r.Message)
+	}
+	if len(v.Status.ApplicationStatus) > 0 {
+		// As Argo CD's status.applicationStatus: each app's progress in the
+		// RollingSync.
+		fmt.Fprintln(tw, "\nAPPLICATION\tSTEP\tSTATUS\tLAST TRANSITION\tMESSAGE")
+		for _, st := range v.Status.ApplicationStatus {
+			when := ""
+			if st.LastTransitionTime != nil {
+				when = st.LastTransitionTime.UTC().Format(time.RFC3339)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.Application, st.Step, st.Status, when, st.Message)
+		}
 	}
 	return tw.Flush()
 }

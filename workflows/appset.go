@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -43,6 +44,10 @@ type appSetState struct {
 	deletion *pendingAppSetDelete
 	settle   int
 	repos    []string
+	// rolling: a RollingSync has apps Pending or on their way to Healthy.
+	rolling bool
+	// published is the owned list the memo holds, nil before the first.
+	published []string
 }
 
 // ApplicationSet is the workflow of one set: it runs the generators (an
@@ -103,7 +108,12 @@ func (s *appSetState) run(ctx workflow.Context, first bool) error {
 // pollDelay: settlePoll for a while after the set changed its apps, until
 // they are Synced and Healthy; else the git generators' requeue interval.
 func (s *appSetState) pollDelay() (time.Duration, string) {
-	if s.settle > 0 && !s.appsSettled() {
+	if s.rolling {
+		return settlePoll, "rollout progressing"
+	}
+	// A RollingSync set waits on its apps comparing a push even when they
+	// look settled: they may not have seen it yet.
+	if s.settle > 0 && (s.set.RollingSync() || !s.appsSettled()) {
 		s.settle--
 		return settlePoll, "apps settling"
 	}
@@ -160,6 +170,11 @@ const ErrInvalidAppSet = "InvalidApplicationSet"
 func (s *appSetState) reconcile(ctx workflow.Context, fresh bool) {
 	name := s.set.Metadata.Name
 	s.publishRepos(ctx)
+	if fresh && s.set.RollingSync() {
+		// A push may move the apps: look at them often for a while, as
+		// they compare the new commit.
+		s.settle = appSetSettlePolls
+	}
 	var gen GenerateResult
 	err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Generate applicationset "+name), ActivityGenerateAppSet,
 		GenerateInput{Set: s.set, Fresh: fresh, MaxAge: s.requeue()}).Get(ctx, &gen)
@@ -174,7 +189,8 @@ func (s *appSetState) reconcile(ctx workflow.Context, fresh bool) {
 	s.status.Revisions = gen.Revisions
 	s.setCondition(now, AppSetParametersGenerated, "True", "ParametersGenerated", "Successfully generated parameters for all Applications")
 	in := ReconcileInput{Set: name, Apps: gen.Apps, Previous: s.owned, Policy: s.set.Policy(),
-		NoDelete: !s.set.Deletes() || len(gen.Invalid) > 0, Preserve: s.set.PreserveResources()}
+		NoDelete: !s.set.Deletes() || len(gen.Invalid) > 0, Preserve: s.set.PreserveResources(),
+		Ignore: s.set.Spec.IgnoreApplicationDifferences}
 	var res ReconcileResult
 	if err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Reconcile the apps of applicationset "+name), ActivityReconcileAppSet, in).Get(ctx, &res); err != nil {
 		msg := ErrorMessage(err)
@@ -183,6 +199,8 @@ func (s *appSetState) reconcile(ctx workflow.Context, fresh bool) {
 		return
 	}
 	s.applyResult(now, res, gen.Invalid)
+	s.publishOwned(ctx)
+	s.progress(ctx, gen.Apps, res)
 }
 
 // applyResult records what the reconcile did: the owned apps, their rows
@@ -256,6 +274,26 @@ func (s *appSetState) publishRepos(ctx workflow.Context) {
 		return
 	}
 	s.repos = repos
+}
+
+// versionOwnedMemo: runs from this version on keep memoAppSetOwned current;
+// the recorded ones upserted no such memo.
+const versionOwnedMemo = "appset-owned-memo"
+
+// publishOwned keeps the memo naming the set's apps current.
+func (s *appSetState) publishOwned(ctx workflow.Context) {
+	if slices.Equal(s.published, s.owned) && s.published != nil {
+		return
+	}
+	if workflow.GetVersion(ctx, versionOwnedMemo, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	owned := append([]string{}, s.owned...)
+	if err := workflow.UpsertMemo(ctx, map[string]any{memoAppSetOwned: owned}); err != nil {
+		workflow.GetLogger(ctx).Warn("upsert memo failed", "error", err)
+		return
+	}
+	s.published = owned
 }
 
 // runDelete deletes the set's apps (with their resources unless

@@ -76,6 +76,8 @@ func GetAppSet(ctx context.Context, c client.Client, name string) (*AppSetView, 
 type AppSetSummary struct {
 	Name  string
 	Repos []string
+	// Owned are the apps the set owns, as it last published them.
+	Owned []string
 }
 
 // ListAppSets lists the running sets in name order, with the repositories
@@ -100,6 +102,9 @@ func ListAppSets(ctx context.Context, c client.Client) ([]AppSetSummary, error) 
 			sum := AppSetSummary{Name: name}
 			if p, ok := e.GetMemo().GetFields()[memoAppSetRepos]; ok {
 				_ = dc.FromPayload(p, &sum.Repos)
+			}
+			if p, ok := e.GetMemo().GetFields()[memoAppSetOwned]; ok {
+				_ = dc.FromPayload(p, &sum.Owned)
 			}
 			out = append(out, sum)
 		}

@@ -24,10 +24,15 @@ const (
 	ActivityGenerateAppSet = "GenerateAppSet"
 	// ActivityReconcileAppSet creates, updates and deletes the set's apps.
 	ActivityReconcileAppSet = "ReconcileAppSet"
+	// ActivitySyncAppSetApps starts the syncs of a RollingSync step.
+	ActivitySyncAppSetApps = "SyncAppSetApps"
 
 	// memoAppSetRepos lists the repositories of the set's git generators,
 	// so that the webhook finds the sets a push concerns.
 	memoAppSetRepos = "ferryRepos"
+	// memoAppSetOwned lists the apps the set owns, so that an app listing
+	// names each app's set without asking any workflow.
+	memoAppSetOwned = "ferryOwned"
 )
 
 // AppSetWorkflowID is the ID of the workflow of the set called name.
@@ -75,6 +80,9 @@ type ReconcileInput struct {
 	Preserve bool `json:"preserve,omitempty"`
 	// DeleteAll deletes every previous app (the set is being deleted).
 	DeleteAll bool `json:"deleteAll,omitempty"`
+	// Ignore is spec.ignoreApplicationDifferences: fields of the running
+	// apps an update keeps.
+	Ignore []appset.ApplicationMatchExpression `json:"ignore,omitempty"`
 }
 
 // Actions of ReconcileResult.Apps, as a change set.
@@ -101,6 +109,32 @@ type AppSetApp struct {
 	Message string               `json:"message,omitempty"`
 	Sync    app.SyncStatusCode   `json:"sync,omitempty"`
 	Health  app.HealthStatusCode `json:"health,omitempty"`
+	// What a RollingSync needs besides: the commit the app last compared
+	// with, when, and its last operation.
+	Revision     string             `json:"revision,omitempty"`
+	ReconciledAt *time.Time         `json:"reconciledAt,omitempty"`
+	OpStartedAt  *time.Time         `json:"opStartedAt,omitempty"`
+	OpPhase      app.OperationPhase `json:"opPhase,omitempty"`
+	OpMessage    string             `json:"opMessage,omitempty"`
+}
+
+// SyncAppSetAppsInput asks for the syncs of the apps a RollingSync step
+// made Pending. Each is started once: not again when a sync began after
+// the app became Pending (Since).
+type SyncAppSetAppsInput struct {
+	Set  string         `json:"set"`
+	Apps []AppSetSyncOf `json:"apps"`
+}
+
+type AppSetSyncOf struct {
+	Name  string    `json:"name"`
+	Prune bool      `json:"prune,omitempty"`
+	Since time.Time `json:"since"`
+}
+
+type SyncAppSetAppsResult struct {
+	// Refused names the apps whose sync could not start, with why.
+	Refused []AppSetApp `json:"refused,omitempty"`
 }
 
 // AppSetView is what the status query answers: the set with its status,
@@ -116,6 +150,9 @@ type AppSetStatus struct {
 	Resources []AppSetResource `json:"resources,omitempty"`
 	// Revisions are the commits its git generators read last.
 	Revisions []RepoRevision `json:"ferryRevisions,omitempty"`
+	// ApplicationStatus is each app's progress in a RollingSync, as Argo
+	// CD's.
+	ApplicationStatus []appset.ApplicationStatus `json:"applicationStatus,omitempty"`
 }
 
 // Condition types of a set, as Argo CD names them.
@@ -123,6 +160,7 @@ const (
 	AppSetErrorOccurred       = "ErrorOccurred"
 	AppSetParametersGenerated = "ParametersGenerated"
 	AppSetResourcesUpToDate   = "ResourcesUpToDate"
+	AppSetRolloutProgressing  = "RolloutProgressing"
 )
 
 type AppSetCondition struct {

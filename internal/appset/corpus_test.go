@@ -106,9 +106,6 @@ func TestArgoCDExamples(t *testing.T) {
 			for _, m := range generatorRE.FindAllStringSubmatch(string(data), -1) {
 				want = append(want, refusals[m[1]])
 			}
-			if strings.Contains(string(data), "\n  ignoreApplicationDifferences:") {
-				want = append(want, "spec.ignoreApplicationDifferences: not supported yet")
-			}
 			set, err := Read(data)
 			if len(want) > 0 {
 				require.Error(t, err)

@@ -90,6 +90,9 @@ func Generate(ctx context.Context, s *ApplicationSet, opts Options) (*Result, er
 					s.Metadata.Name, ErrGenerate, a.Metadata.Name)
 			}
 			seen[a.Metadata.Name] = true
+			if s.RollingSync() {
+				disableAutoSync(a)
+			}
 			res.Apps = append(res.Apps, *a)
 		}
 	}

@@ -21,7 +21,6 @@ var unsupportedGenerators = map[string]string{
 
 // unsupportedSpec are spec fields Ferry knows and does not implement yet.
 var unsupportedSpec = map[string]string{
-	"spec.ignoreApplicationDifferences": "not supported yet: remove it; the set then owns every field of its apps, as with applicationsSync: sync",
 	"spec.preservedFields":              "not supported yet: remove it; keep the labels and annotations in spec.template instead",
 }
 

@@ -1,9 +1,10 @@
 package appset
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 )
@@ -132,11 +133,16 @@ type Strategy struct {
 
 type RollingSync struct {
 	Steps []RollingStep `json:"steps,omitempty"`
+	// DefaultPrune: the set's syncs prune the apps that have no
+	// syncPolicy.automated section saying otherwise.
+	DefaultPrune bool `json:"defaultPrune,omitempty"`
 }
 
 type RollingStep struct {
-	MatchExpressions []Requirement   `json:"matchExpressions,omitempty"`
-	MaxUpdate        json.RawMessage `json:"maxUpdate,omitempty"`
+	MatchExpressions []Requirement `json:"matchExpressions,omitempty"`
+	// MaxUpdate bounds the apps of the step that sync at once: a count or
+	// a percentage of the step's apps; nil: all of them.
+	MaxUpdate *intstr.IntOrString `json:"maxUpdate,omitempty"`
 }
 
 type ApplicationMatchExpression struct {

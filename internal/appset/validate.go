@@ -52,13 +52,13 @@ func validate(s *ApplicationSet) []app.FieldError {
 	if sp := s.Spec.SyncPolicy; sp != nil && sp.ApplicationsSync != "" && !contains(policies, sp.ApplicationsSync) {
 		add("spec.syncPolicy.applicationsSync", "%q is not a policy: use one of %s", sp.ApplicationsSync, strings.Join(policies, ", "))
 	}
-	if st := s.Spec.Strategy; st != nil {
-		switch st.Type {
-		case "", "AllAtOnce":
-		case "RollingSync":
-			add("spec.strategy.type", "RollingSync is not supported yet: remove spec.strategy; every generated app then syncs on its own, as with AllAtOnce")
-		default:
-			add("spec.strategy.type", "%q is not a strategy: use AllAtOnce (or leave spec.strategy out)", st.Type)
+	errs = append(errs, validateStrategy(s.Spec.Strategy)...)
+	if _, err := ignoreRules(s.Spec.IgnoreApplicationDifferences); err != nil {
+		// One line per bad entry, each "field: problem".
+		for _, line := range strings.Split(err.Error(), "\n") {
+			line = strings.Replace(line, "spec.ignoreDifferences", "spec.ignoreApplicationDifferences", 1)
+			field, msg, _ := strings.Cut(line, ": ")
+			add(field, "%s", msg)
 		}
 	}
 	return errs
@@ -207,4 +207,52 @@ func (g Generator) template() *Template {
 		return g.Merge.Template
 	}
 	return nil
+}
+
+var stepOps = []string{"In", "NotIn"}
+
+// validateStrategy checks spec.strategy: AllAtOnce, or RollingSync with
+// steps whose expressions Argo CD can match (In, NotIn) and whose maxUpdate
+// is a count or a percentage.
+func validateStrategy(st *Strategy) []app.FieldError {
+	if st == nil {
+		return nil
+	}
+	var errs []app.FieldError
+	add := func(field, format string, args ...any) {
+		errs = append(errs, app.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	switch st.Type {
+	case "", StrategyAllAtOnce:
+		if st.RollingSync != nil {
+			add("spec.strategy.rollingSync", "takes effect only with type: RollingSync: set spec.strategy.type, or remove rollingSync")
+		}
+		return errs
+	case StrategyRollingSync:
+	default:
+		add("spec.strategy.type", "%q is not a strategy: use AllAtOnce or RollingSync (or leave spec.strategy out)", st.Type)
+		return errs
+	}
+	if st.RollingSync == nil || len(st.RollingSync.Steps) == 0 {
+		add("spec.strategy.rollingSync.steps", "required with type: RollingSync: list the steps, each with matchExpressions on the apps' labels")
+		return errs
+	}
+	for i, step := range st.RollingSync.Steps {
+		p := fmt.Sprintf("spec.strategy.rollingSync.steps[%d]", i)
+		for j, r := range step.MatchExpressions {
+			ep := fmt.Sprintf("%s.matchExpressions[%d]", p, j)
+			if r.Key == "" {
+				add(ep+".key", "required: the app label to match")
+			}
+			if !contains(stepOps, r.Operator) {
+				add(ep+".operator", "%q is not an operator of a RollingSync step: use In or NotIn, as Argo CD", r.Operator)
+			} else if len(r.Values) == 0 {
+				add(ep+".values", "%s needs at least one value", r.Operator)
+			}
+		}
+		if !validMaxUpdate(step.MaxUpdate) {
+			add(p+".maxUpdate", "%q is not a count or a percentage: write a number such as 2, or a string such as \"25%%\"", step.MaxUpdate.String())
+		}
+	}
+	return errs
 }

@@ -1,0 +1,87 @@
+package workflows
+
+import (
+	"slices"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/appset"
+)
+
+// A RollingSync set (spec.strategy.type RollingSync) syncs its apps step
+// by step, as Argo CD's progressive syncs: its apps have automated sync off
+// (appset.Generate turns it off), and after each reconcile the set moves
+// them along status.applicationStatus and starts the syncs of the apps a
+// step made Pending. Everything it knows is in its status, carried over on
+// continue-as-new, so a rollout goes on where it was after any crash. Sets
+// of other strategies take none of these steps: the histories recorded
+// before RollingSync existed never reach them.
+
+// progress advances the rollout after a reconcile that produced res from
+// the generated apps gen.
+func (s *appSetState) progress(ctx workflow.Context, gen []app.Application, res ReconcileResult) {
+	if !s.set.RollingSync() {
+		if len(s.status.ApplicationStatus) > 0 { // no longer RollingSync
+			s.status.ApplicationStatus, s.rolling = nil, false
+			s.status.Conditions = slices.DeleteFunc(s.status.Conditions, func(c AppSetCondition) bool { return c.Type == AppSetRolloutProgressing })
+		}
+		return
+	}
+	// After the reconcile: a comparison the app reports from a later time
+	// saw the spec the set gave it.
+	now := workflow.Now(ctx)
+	generated := map[string]*app.Application{}
+	for i := range gen {
+		generated[gen[i].Metadata.Name] = &gen[i]
+	}
+	var apps []appset.RolloutApp
+	for _, r := range res.Apps {
+		g := generated[r.Name]
+		if g == nil || !slices.Contains(res.Owned, r.Name) {
+			continue // no longer generated, or not the set's
+		}
+		apps = append(apps, appset.RolloutApp{
+			Name: r.Name, Labels: g.Metadata.Labels, Changed: r.Action == AppCreated || r.Action == AppUpdated,
+			Sync: r.Sync, Health: r.Health, Revision: r.Revision, ReconciledAt: r.ReconciledAt,
+			OpStartedAt: r.OpStartedAt, OpPhase: r.OpPhase, OpMessage: r.OpMessage,
+		})
+	}
+	ro := s.set.Progress(apps, s.status.ApplicationStatus, now)
+	s.status.ApplicationStatus = ro.Statuses
+	s.rolling = ro.Comparing
+	var syncs []AppSetSyncOf
+	for i, st := range ro.Statuses {
+		switch {
+		case st.Status == appset.ProgressivePending:
+			syncs = append(syncs, AppSetSyncOf{Name: st.Application, Prune: s.set.RolloutPrune(generated[st.Application]), Since: *st.LastTransitionTime})
+			s.rolling = true
+		case st.Status == appset.ProgressiveProgressing && apps[i].OpPhase != app.OperationFailed && apps[i].OpPhase != app.OperationError:
+			s.rolling = true
+		}
+	}
+	if ro.Progressing {
+		s.setCondition(now, AppSetRolloutProgressing, "True", "ApplicationSetModified", ro.Message)
+	} else {
+		s.setCondition(now, AppSetRolloutProgressing, "False", "ApplicationSetRolloutComplete", ro.Message)
+	}
+	if len(syncs) == 0 {
+		return
+	}
+	var sr SyncAppSetAppsResult
+	err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Sync the Pending apps of applicationset "+s.set.Metadata.Name),
+		ActivitySyncAppSetApps, SyncAppSetAppsInput{Set: s.set.Metadata.Name, Apps: syncs}).Get(ctx, &sr)
+	if err != nil {
+		sr.Refused = nil
+		for _, sy := range syncs {
+			sr.Refused = append(sr.Refused, AppSetApp{Name: sy.Name, Message: ErrorMessage(err)})
+		}
+	}
+	for _, r := range sr.Refused {
+		for i := range s.status.ApplicationStatus {
+			if st := &s.status.ApplicationStatus[i]; st.Application == r.Name {
+				st.Message = "Application is Pending, but its sync could not start (the set tries again): " + r.Message
+			}
+		}
+	}
+}
