@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -116,18 +117,67 @@ func TestOneSource(t *testing.T) {
 	}
 }
 
-// TestSeveralSources: several sources stay refused, naming multi-source as
-// unsupported, and the entries' own problems are named with it.
+// TestSeveralSources: several sources are read as spec.sources, each
+// entry's fields checked as spec.source's and named where they are
+// written; ref and name are theirs.
 func TestSeveralSources(t *testing.T) {
-	text := strings.Replace(readFixture(t, "invalid-sources"), "    ref: values\n", "    ref: values\n    chart: nginx\n    pathh: x\n", 1)
+	a := read(t, "multi-source")
+	if !a.IsMultiSource() || len(a.SourceList()) != 3 || a.Spec.Source.RepoURL != "" {
+		t.Fatalf("sources = %+v, source = %+v", a.Spec.Sources, a.Spec.Source)
+	}
+	if s := a.Spec.Sources[1]; s.Ref != "values" || !s.RendersNothing() {
+		t.Errorf("ref source = %+v", s)
+	}
+	if got := RefsOf(a.Spec.Sources[0]); len(got) != 1 || got[0] != "values" {
+		t.Errorf("refs of the chart = %v", got)
+	}
+	text := strings.Replace(readFixture(t, "multi-source"), "    ref: values\n", "    ref: values\n    pathh: x\n    helm: {version: v2}\n", 1)
 	_, err := Parse([]byte(text))
-	assertFieldErrors(t, err, []string{"spec.sources", "spec.sources[1].pathh"})
-	if strings.Contains(err.Error(), "ref") {
+	assertFieldErrors(t, err, []string{"spec.sources[1].pathh"})
+	if strings.Contains(err.Error(), ".ref") {
 		t.Errorf("ref, which belongs to multi-source, is named: %v", err)
 	}
 	base := readFixture(t, "minimal")
 	_, err = Parse([]byte(strings.Replace(base, "  source:", "  sources: [{repoURL: https://git.example.com/org/apps.git}]\n  source:", 1)))
 	assertFieldErrors(t, err, []string{"spec.sources"})
+
+	// Every source a ref: nothing to deploy.
+	text = strings.Replace(readFixture(t, "multi-source"), "    path: guestbook\n", "    ref: more\n", 1)
+	text = strings.Replace(text, "    chart: nginx\n", "    ref: chart\n", 1)
+	a, err = Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertFieldErrors(t, Validate(a, testOptions), []string{"spec.sources"})
+
+	// A $ref value file in an app of one source.
+	text = strings.Replace(readFixture(t, "helm"), "valueFiles:\n", "valueFiles:\n      - $values/prod.yaml\n", 1)
+	if a, err = Parse([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(a, testOptions); err == nil || !strings.Contains(err.Error(), "only an entry of spec.sources can do") {
+		t.Errorf("$values in spec.source: %v", err)
+	}
+}
+
+// TestMultiSourceJSON: a multi-source app encodes without spec.source, and
+// reads back the same.
+func TestMultiSourceJSON(t *testing.T) {
+	a := read(t, "multi-source")
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"source":`) {
+		t.Errorf("encoded with spec.source: %s", b)
+	}
+	back, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.SpecDigest() != a.SpecDigest() {
+		t.Errorf("read back differently: %s", b)
+	}
 }
 
 // TestIgnoreDifferencesGroupKindOnly: Argo CD accepts an entry naming only

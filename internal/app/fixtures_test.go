@@ -32,7 +32,6 @@ var invalidFixtures = map[string]struct {
 	notOne   bool     // wraps ErrNotOneApplication
 }{
 	// Refused by Parse.
-	"invalid-sources": {fields: []string{"spec.sources"}, contains: []string{"2 sources: multi-source Applications are not supported yet (issue 17)"}},
 	"invalid-plugin": {fields: []string{"spec.source.plugin.env[0].name", "spec.source.plugin.env[1].name",
 		"spec.source.plugin.parameters[0]", "spec.source.plugin.parameters[1]"}},
 	"invalid-managed-namespace-metadata": {fields: []string{"spec.syncPolicy.managedNamespaceMetadata"}, contains: []string{"add CreateNamespace=true"}},
@@ -50,6 +49,8 @@ var invalidFixtures = map[string]struct {
 	"invalid-kind":              {fields: []string{"kind"}, contains: []string{"Deployment"}},
 	"invalid-empty":             {notOne: true},
 	// Refused by Validate.
+	"invalid-sources": {fields: []string{"spec.sources[0].ref", "spec.sources[0].helm.valueFiles[0]", "spec.sources[0].helm.valueFiles[1]",
+		"spec.sources[2].ref", "spec.sources[2].repoURL"}, contains: []string{"no entry of spec.sources has ref: config", "also the ref of spec.sources[1]"}},
 	"invalid-missing-repo-url":      {fields: []string{"spec.source.repoURL"}, contains: []string{"required"}},
 	"invalid-repo-credentials":      {fields: []string{"spec.source.repoURL"}, contains: []string{"credentials belong in the worker configuration, not in the spec"}},
 	"invalid-repo-scheme":           {fields: []string{"spec.source.repoURL"}, contains: []string{`scheme "ftp"`}},

@@ -91,11 +91,6 @@ func parse(data []byte) (*Application, []FieldError, []string, error) {
 	}
 	moved, errs := readSources(obj)
 	var leftOut []string
-	if spec, _ := obj["spec"].(map[string]any); len(errs) > 0 && spec["source"] == nil {
-		// Several sources: none is spec.source, and Validate's "required"
-		// about it would only repeat the refusal.
-		leftOut = append(leftOut, "spec.source")
-	}
 	schemaErrs := appSchema.check(obj, reflect.TypeFor[Application](), "")
 	if moved {
 		renameSourceFields(schemaErrs)

@@ -266,8 +266,10 @@ func (e *ProjectError) Error() string {
 // project; it returns nil or a *ProjectError listing every problem.
 func (p *AppProject) CheckApplication(a *Application, rc *regions.Config) error {
 	var problems []string
-	if !p.PermitsRepo(a.Spec.Source.RepoURL) {
-		problems = append(problems, fmt.Sprintf("source repository %s (sourceRepos)", a.Spec.Source.RepoURL))
+	for _, src := range a.SourceList() {
+		if !p.PermitsRepo(src.RepoURL) {
+			problems = append(problems, fmt.Sprintf("source repository %s (sourceRepos)", src.RepoURL))
+		}
 	}
 	for _, d := range a.DestinationList() {
 		id := identityOfDestination(d, rc)

@@ -33,17 +33,17 @@ spec:
   pollIntervall: 3m
 `, []string{"spec.pollIntervall", "spec.source.targetRevision",
 			"spec.project", "spec.source.repoURL", "spec.source.path", "spec.destination.name", "spec.syncPolicy.syncOptions[0]"}},
-		{"several sources and a bad destination", `apiVersion: argoproj.io/v1alpha1
+		{"a ref on a chart and a bad destination", `apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata:
   name: multi
 spec:
   sources:
-  - {repoURL: https://git.example.com/org/apps.git, chart: nginx}
+  - {repoURL: https://charts.example.com, chart: nginx, ref: chart}
   - {repoURL: https://git.example.com/org/values.git, ref: values}
   destination:
     server: https://remote.example.com
-`, []string{"spec.sources", "spec.destination.server"}},
+`, []string{"spec.sources[0].ref", "spec.destination.server"}},
 		{"a mistyped field is not also missing", `apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata:

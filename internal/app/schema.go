@@ -19,9 +19,8 @@ import (
 // unknown) and silently ignoring them (the user relies on what they do).
 var unsupportedFields = map[string]string{
 	"operation":        "starts a sync in Argo CD; with Ferry, remove it and run `ferry app sync NAME`",
-	"spec.sources":     "multiple sources are not supported yet; use spec.source",
-	"spec.source.ref":  "source references only work with spec.sources, which is not supported yet; remove it",
-	"spec.source.name": "source names only work with spec.sources, which is not supported yet; remove it",
+	"spec.source.ref":  "a ref offers a source's files to the other entries of spec.sources: a lone source has no one to offer them to; remove it, or move the sources to spec.sources",
+	"spec.source.name": "a name labels an entry of spec.sources; remove it, or move the sources to spec.sources",
 }
 
 // unsupportedTool lists fields of the Kustomize and Helm sources that Ferry
@@ -42,6 +41,12 @@ var serverWrittenFields = map[string]bool{
 }
 
 func unsupportedMessage(schemaPath string) (string, bool) {
+	if p, ok := multiSourceField(schemaPath); ok {
+		if p == "" {
+			return "", false
+		}
+		schemaPath = p
+	}
 	if msg, ok := unsupportedFields[schemaPath]; ok {
 		return msg, true
 	}

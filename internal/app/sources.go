@@ -1,9 +1,7 @@
 package app
 
 import (
-	"fmt"
 	"maps"
-	"reflect"
 	"strings"
 )
 
@@ -14,10 +12,9 @@ const oneSourcePath = "spec.sources[0]"
 // readSources makes spec.sources what Ferry can read, before the field
 // walk: an empty list is no list (Argo CD then reads spec.source), and a
 // list of one source is that source, moved to spec.source, as Argo CD
-// renders it. Several sources are refused, as multi-source rendering is not
-// supported yet (issue 17); each entry's own fields are still checked so
-// that the refusal names all of the file's problems. It reports whether
-// spec.source came from spec.sources[0].
+// renders it. A list of several stays for the field walk (its entries are
+// checked as spec.source is, with ref and name besides). It reports
+// whether spec.source came from spec.sources[0].
 func readSources(obj map[string]any) (moved bool, errs []FieldError) {
 	spec, _ := obj["spec"].(map[string]any)
 	raw, ok := spec["sources"]
@@ -38,31 +35,36 @@ func readSources(obj map[string]any) (moved bool, errs []FieldError) {
 		return false, []FieldError{{Field: "spec.sources", Message: "set either spec.source or spec.sources, not both: Argo CD would ignore spec.source; keep one"}}
 	case len(list) == 1:
 		delete(spec, "sources")
+		if m, ok := list[0].(map[string]any); ok {
+			// A name only labels an entry of the list, and a lone source
+			// has no one to offer its files to: neither changes what
+			// renders.
+			m = maps.Clone(m)
+			delete(m, "name")
+			if m["path"] != nil && m["chart"] == nil {
+				delete(m, "ref")
+			}
+			list[0] = m
+		}
 		spec["source"] = list[0]
 		return true, nil
 	}
-	delete(spec, "sources")
-	errs = append(errs, FieldError{Field: "spec.sources", Message: fmt.Sprintf(
-		"%d sources: multi-source Applications are not supported yet (issue 17); with one source, write it as spec.source", len(list))})
-	for i, entry := range list {
-		m, ok := entry.(map[string]any)
-		if !ok {
-			errs = append(errs, typeError(fmt.Sprintf("spec.sources[%d]", i), "an object", entry))
-			continue
-		}
-		// ref and name belong to multi-source; the rest is checked as any
-		// source is.
-		m = maps.Clone(m)
-		delete(m, "ref")
-		delete(m, "name")
-		errs = append(errs, multiSourceSchema.check(m, reflect.TypeFor[Source](), fmt.Sprintf("spec.sources[%d]", i))...)
-	}
-	return false, errs
+	return false, nil
 }
 
-var multiSourceSchema = schema{noun: Kind, unsupported: func(schemaPath string) (string, bool) {
-	return unsupportedMessage(strings.Replace(schemaPath, "spec.sources", "spec.source", 1))
-}}
+// multiSourceField maps a field path of an entry of spec.sources (list
+// indexes removed) to the spec.source path whose rules it follows; ref and
+// name are spec.sources' own.
+func multiSourceField(schemaPath string) (string, bool) {
+	rest, ok := strings.CutPrefix(schemaPath, "spec.sources.")
+	if !ok {
+		return "", false
+	}
+	if rest == "ref" || rest == "name" {
+		return "", true
+	}
+	return "spec.source." + rest, true
+}
 
 // renameSourceFields makes errors about spec.source name the field where
 // the user wrote it, spec.sources[0].

@@ -89,7 +89,11 @@ func Validate(a *Application, opts ValidateOptions) error {
 	}
 	v := &validator{opts: opts}
 	v.object(a)
-	v.source(&a.Spec.Source, a.Metadata.Name)
+	if a.IsMultiSource() {
+		v.sources(a) // validate_sources.go
+	} else {
+		v.source(&a.Spec.Source, a.Metadata.Name)
+	}
 	v.destinations(&a.Spec)
 	v.syncPolicy(a.Spec.SyncPolicy)
 	v.rollout(a)
@@ -125,6 +129,9 @@ func Validate(a *Application, opts ValidateOptions) error {
 type validator struct {
 	opts ValidateOptions
 	errs []FieldError
+	// refs are the refs of spec.sources, by name, for $ref value files;
+	// nil for an app of one source.
+	refs map[string]int
 }
 
 func (v *validator) add(field, format string, args ...any) {

@@ -20,20 +20,7 @@ func (v *validator) source(s *Source, appName string) {
 		v.chartSource(s, appName)
 		return
 	}
-	if msg := checkRepoURL(s.RepoURL); msg != "" {
-		v.add("spec.source.repoURL", "%s", msg)
-	}
-	if r := s.TargetRevision; r != "" {
-		switch {
-		case strings.IndexFunc(r, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }) >= 0:
-			v.add("spec.source.targetRevision", "%q contains spaces or control characters: write a branch, tag or commit SHA, or remove the field for %s", r, DefaultTargetRevision)
-		case strings.HasPrefix(r, "-"):
-			v.add("spec.source.targetRevision", "%q starts with '-': write a branch, tag or commit SHA", r)
-		}
-	}
-	if msg := checkRepoPath(s.Path); msg != "" {
-		v.add("spec.source.path", "%q %s", s.Path, msg)
-	}
+	v.gitSource(s)
 
 	var tools []string
 	if s.Directory != nil {
@@ -54,6 +41,24 @@ func (v *validator) source(s *Source, appName string) {
 	}
 	if len(tools) > 1 {
 		v.add("spec.source", "sets %s: a source is rendered by one tool, so keep only one of them", strings.Join(tools, " and "))
+	}
+}
+
+// gitSource checks the repository, revision and path of a source in Git.
+func (v *validator) gitSource(s *Source) {
+	if msg := checkRepoURL(s.RepoURL); msg != "" {
+		v.add("spec.source.repoURL", "%s", msg)
+	}
+	if r := s.TargetRevision; r != "" {
+		switch {
+		case strings.IndexFunc(r, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }) >= 0:
+			v.add("spec.source.targetRevision", "%q contains spaces or control characters: write a branch, tag or commit SHA, or remove the field for %s", r, DefaultTargetRevision)
+		case strings.HasPrefix(r, "-"):
+			v.add("spec.source.targetRevision", "%q starts with '-': write a branch, tag or commit SHA", r)
+		}
+	}
+	if msg := checkRepoPath(s.Path); msg != "" {
+		v.add("spec.source.path", "%q %s", s.Path, msg)
 	}
 }
 
@@ -201,7 +206,7 @@ func (v *validator) helm(srcPath string, h *HelmSource, appName string) {
 		case vf == "":
 			v.add(p, "empty: write a path relative to spec.source.path, e.g. values-production.yaml")
 		case strings.HasPrefix(vf, "$"):
-			v.add(p, "%q refers to another source, which needs spec.sources (not supported yet): commit the file beside the chart", vf)
+			v.refValueFile(p, vf) // validate_sources.go
 		case strings.Contains(vf, "://"):
 			v.add(p, "%q is a URL: value files from URLs are not supported yet; commit the file beside the chart", vf)
 		case strings.HasPrefix(vf, "/"):

@@ -1,0 +1,82 @@
+package app
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// MarshalJSON leaves spec.source out of a multi-source spec, where it is
+// empty (Parse would refuse both fields set); a spec of one source encodes
+// as it always has, so that its SpecDigest stays.
+func (s Spec) MarshalJSON() ([]byte, error) {
+	type plain Spec
+	if len(s.Sources) == 0 {
+		return json.Marshal(plain(s))
+	}
+	return json.Marshal(struct {
+		plain
+		Source *Source `json:"source,omitempty"`
+	}{plain: plain(s)})
+}
+
+// IsMultiSource reports whether the app has spec.sources.
+func (a *Application) IsMultiSource() bool { return len(a.Spec.Sources) > 0 }
+
+// SourceList is every source of the app: spec.sources, or spec.source alone.
+func (a *Application) SourceList() []Source {
+	if a.IsMultiSource() {
+		return a.Spec.Sources
+	}
+	return []Source{a.Spec.Source}
+}
+
+// RendersNothing reports whether the source only offers its files to the
+// other sources (ref set, no path), as in Argo CD.
+func (s Source) RendersNothing() bool {
+	return s.Ref != "" && s.Chart == "" && strings.TrimSpace(s.Path) == ""
+}
+
+// RefValueFile splits a Helm value file naming another source's file,
+// $ref/path, into the ref and the path from that source's repository root.
+func RefValueFile(vf string) (ref, path string, ok bool) {
+	if !strings.HasPrefix(vf, "$") {
+		return "", "", false
+	}
+	ref, path, _ = strings.Cut(vf[1:], "/")
+	return ref, path, true
+}
+
+// RefsOf are the refs of the sources src's Helm value files name, in the
+// order they first appear.
+func RefsOf(src Source) []string {
+	if src.Helm == nil {
+		return nil
+	}
+	var refs []string
+	seen := map[string]bool{}
+	for _, vf := range src.Helm.ValueFiles {
+		if ref, _, ok := RefValueFile(vf); ok && !seen[ref] {
+			seen[ref] = true
+			refs = append(refs, ref)
+		}
+	}
+	return refs
+}
+
+// SourceLabel names a source in messages and listings: its name, else its
+// chart or path in its repository.
+func (s Source) SourceLabel() string {
+	switch {
+	case s.Name != "":
+		return s.Name
+	case s.Chart != "":
+		return s.RepoURL + " chart " + s.Chart
+	case s.RendersNothing():
+		return s.RepoURL + " (ref " + s.Ref + ")"
+	}
+	p := s.Path
+	if p == "" {
+		p = "."
+	}
+	return s.RepoURL + " path " + p
+}

@@ -1,0 +1,160 @@
+package app
+
+import "time"
+
+type SyncStatusCode string
+
+const (
+	SyncStatusSynced    SyncStatusCode = "Synced"
+	SyncStatusOutOfSync SyncStatusCode = "OutOfSync"
+	SyncStatusUnknown   SyncStatusCode = "Unknown"
+)
+
+type HealthStatusCode string
+
+const (
+	HealthHealthy     HealthStatusCode = "Healthy"
+	HealthProgressing HealthStatusCode = "Progressing"
+	HealthDegraded    HealthStatusCode = "Degraded"
+	HealthSuspended   HealthStatusCode = "Suspended"
+	HealthMissing     HealthStatusCode = "Missing"
+	HealthUnknown     HealthStatusCode = "Unknown"
+)
+
+type OperationPhase string
+
+const (
+	OperationRunning   OperationPhase = "Running"
+	OperationSucceeded OperationPhase = "Succeeded"
+	OperationFailed    OperationPhase = "Failed"
+	OperationError     OperationPhase = "Error"
+)
+
+// Status is what the app reports, shaped like Argo CD's Application status.
+type Status struct {
+	Sync           SyncStatus               `json:"sync"`
+	Rollout        *RolloutStatus           `json:"rollout,omitempty"`
+	Health         HealthStatus             `json:"health"`
+	Resources      []ResourceStatus         `json:"resources,omitempty"`
+	OperationState *OperationState          `json:"operationState,omitempty"`
+	Conditions     []Condition              `json:"conditions,omitempty"`
+	History        []HistoryEntry           `json:"history,omitempty"`
+	ReconciledAt   *time.Time               `json:"reconciledAt,omitempty"`
+	Regions        map[string]RegionSummary `json:"regions,omitempty"`
+	// SyncWindow is set while the project's sync windows hold back an
+	// automated sync.
+	SyncWindow *SyncWindowStatus `json:"syncWindow,omitempty"`
+}
+
+type SyncStatus struct {
+	Status   SyncStatusCode `json:"status"`
+	Revision string         `json:"revision,omitempty"`
+}
+
+type HealthStatus struct {
+	Status  HealthStatusCode `json:"status"`
+	Message string           `json:"message,omitempty"`
+}
+
+// ResourceStatus is one resource of the app in one region. Its health is
+// health.status and health.message in JSON, as Argo CD's (resource_json.go).
+type ResourceStatus struct {
+	ResourceKey
+	Region string           `json:"region"`
+	Status SyncStatusCode   `json:"status"`
+	Health HealthStatusCode `json:"-"`
+	// HealthMessage says why the resource has its health: `container "web":
+	// CrashLoopBackOff`.
+	HealthMessage string `json:"-"`
+	// Message says how it compares: which paths differ, that it is missing.
+	Message string `json:"message,omitempty"`
+}
+
+type OperationState struct {
+	ID         string           `json:"id"`
+	Revision   string           `json:"revision"`
+	Phase      OperationPhase   `json:"phase"`
+	Message    string           `json:"message,omitempty"`
+	Results    []ResourceResult `json:"results,omitempty"`
+	StartedAt  time.Time        `json:"startedAt"`
+	FinishedAt *time.Time       `json:"finishedAt,omitempty"`
+	RetryCount int64            `json:"retryCount,omitempty"`
+	// PostSync is the run of the operation's PostSync hooks, which goes on
+	// after the operation (a workflow of its own).
+	PostSync *HookRun `json:"postSync,omitempty"`
+}
+
+// HookRun is a run of hooks that outlives its operation: PostSync.
+type HookRun struct {
+	// WorkflowID is the workflow that runs the hooks.
+	WorkflowID string `json:"workflowID,omitempty"`
+	// Phase is Running, Succeeded or Failed.
+	Phase      OperationPhase   `json:"phase"`
+	Message    string           `json:"message,omitempty"`
+	Results    []ResourceResult `json:"results,omitempty"`
+	StartedAt  time.Time        `json:"startedAt"`
+	FinishedAt *time.Time       `json:"finishedAt,omitempty"`
+}
+
+// ResourceResult is what one sync did to one resource in one region.
+type ResourceResult struct {
+	ResourceKey
+	Region  string `json:"region"`
+	Action  string `json:"action"` // created, configured, unchanged, pruned, failed
+	Message string `json:"message,omitempty"`
+	// HookType is the phase of a hook (PreSync, Sync, PostSync, SyncFail,
+	// PostDelete); empty for an ordinary resource.
+	HookType string `json:"hookType,omitempty"`
+	// HookPhase is how the hook ended: Succeeded or Failed.
+	HookPhase string `json:"hookPhase,omitempty"`
+}
+
+type Condition struct {
+	Type    string    `json:"type"`
+	Message string    `json:"message"`
+	At      time.Time `json:"lastTransitionTime"`
+}
+
+// HistoryEntry is one deployment; Status.AddHistory numbers them.
+type HistoryEntry struct {
+	ID         int64     `json:"id"`
+	Revision   string    `json:"revision"`
+	DeployedAt time.Time `json:"deployedAt"`
+	Source     Source    `json:"source"`
+}
+
+// RolloutStatus says where a staged rollout is.
+type RolloutStatus struct {
+	Revision string `json:"revision"`
+	// Stage is the stage in progress or where the rollout stopped, from 1.
+	Stage  int `json:"stage"`
+	Stages int `json:"stages"`
+	// Phase is Progressing, Soaking, Halted or Completed.
+	Phase   string `json:"phase"`
+	Message string `json:"message,omitempty"`
+}
+
+// Rollout phases.
+const (
+	RolloutProgressing = "Progressing"
+	RolloutSoaking     = "Soaking"
+	RolloutHalted      = "Halted"
+	RolloutCompleted   = "Completed"
+)
+
+type RegionSummary struct {
+	// Unreachable: no worker of the region answered in time, or its API
+	// server could not be reached; Message says which.
+	Unreachable bool             `json:"unreachable,omitempty"`
+	Sync        SyncStatusCode   `json:"sync"`
+	Health      HealthStatusCode `json:"health"`
+	// Revision is the commit the region was last compared with.
+	Revision string `json:"revision,omitempty"`
+	// SyncedRevision is the commit the region runs: the last one a sync
+	// applied there, or one it compared Synced with. During a halted
+	// rollout, a later stage's Revision is the new commit and its
+	// SyncedRevision the previous one.
+	SyncedRevision string `json:"syncedRevision,omitempty"`
+	Message        string `json:"message,omitempty"`
+	Resources      int    `json:"resources"`
+}
