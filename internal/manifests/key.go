@@ -39,6 +39,10 @@ type keyInput struct {
 	Renderer       string `json:"renderer"`
 	// Release is set only in keys of Helm renders (HelmKey).
 	Release *helmRelease `json:"release,omitempty"`
+	// Refs are the commits of the other sources whose files the source's
+	// Helm value files name ($ref/path); left out when there are none, so
+	// that other keys stay what they were.
+	Refs []RefAt `json:"refs,omitempty"`
 }
 
 // helmRelease is what a Helm render takes from the Application rather
@@ -60,7 +64,7 @@ type helmRelease struct {
 // Application on the same path and options shares the set. A Helm render
 // depends on them, and is kept under HelmKey.
 func Key(repoURL, sha string, src app.Source, rendererVersion string) string {
-	return key(repoURL, sha, src, rendererVersion, nil)
+	return key(repoURL, sha, src, rendererVersion, nil, nil)
 }
 
 // HelmKey is Key for a Helm render: it adds the release name and namespace
@@ -68,17 +72,10 @@ func Key(repoURL, sha string, src app.Source, rendererVersion string) string {
 // name and destination namespace), so that Applications rendering a chart
 // the same way share the set and the others do not.
 func HelmKey(repoURL, sha string, src app.Source, rendererVersion string, opts render.Options) string {
-	rel := &helmRelease{Name: opts.AppName, Namespace: opts.Namespace}
-	if src.Helm != nil && src.Helm.ReleaseName != "" {
-		rel.Name = src.Helm.ReleaseName
-	}
-	if src.Helm != nil && src.Helm.Namespace != "" {
-		rel.Namespace = src.Helm.Namespace
-	}
-	return key(repoURL, sha, src, rendererVersion, rel)
+	return Request{RepoURL: repoURL, SHA: sha, Source: src, App: opts.AppName, Namespace: opts.Namespace}.helmKey(rendererVersion)
 }
 
-func key(repoURL, sha string, src app.Source, rendererVersion string, rel *helmRelease) string {
+func key(repoURL, sha string, src app.Source, rendererVersion string, rel *helmRelease, refs []RefAt) string {
 	in := keyInput{
 		Format:    keyFormat,
 		Repo:      gitsource.NormalizeURL(repoURL),
@@ -91,6 +88,7 @@ func key(repoURL, sha string, src app.Source, rendererVersion string, rel *helmR
 		Plugin:    src.Plugin,
 		Renderer:  rendererVersion,
 		Release:   rel,
+		Refs:      normalizeRefs(refs),
 	}
 	if src.Plugin != nil {
 		in.TargetRevision = src.TargetRevision

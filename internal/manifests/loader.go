@@ -110,6 +110,9 @@ type Request struct {
 	// rather than from the refs cache, as Hard does, but still answers from
 	// the manifest cache when they name the same commits.
 	Fresh bool
+	// Refs are the other sources of a multi-source app whose files the
+	// source's Helm value files name ($ref/path), at their commits.
+	Refs []RefAt
 }
 
 // Loaded is one rendered manifest set.
@@ -168,10 +171,10 @@ func (l *Loader) loadApp(ctx context.Context, req Request) (*Loaded, error) {
 	}
 	req.SHA = sha
 	version := l.version()
-	helmKey := HelmKey(req.RepoURL, sha, req.Source, version, render.Options{AppName: req.App, Namespace: req.Namespace})
+	helmKey := req.helmKey(version)
 	if !render.PerApp(req.Source) && !req.Source.IsChartSource() {
-		key := Key(req.RepoURL, sha, req.Source, version)
-		v, err := l.flight(ctx, flightKey(req, key), func(ctx context.Context) (any, error) { return l.loadShared(ctx, req, key, helmKey) })
+		shared := key(req.RepoURL, sha, req.Source, version, nil, req.Refs)
+		v, err := l.flight(ctx, flightKey(req, shared), func(ctx context.Context) (any, error) { return l.loadShared(ctx, req, shared, helmKey) })
 		if err != nil {
 			return nil, err
 		}
@@ -325,7 +328,14 @@ func (l *Loader) render(ctx context.Context, req Request, dir, key, perAppKey st
 		renderFn = l.renderer().Render
 	}
 	start := time.Now()
-	res, err := renderFn(ctx, dir, renderSource(req.Source), req.renderOptions(bases))
+	opts := req.renderOptions(bases)
+	refFiles, releaseRefs, err := l.refFiles(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseRefs()
+	opts.RefFiles = refFiles
+	res, err := renderFn(ctx, dir, renderSource(req.Source), opts)
 	if l.Observer != nil {
 		typ := ""
 		if res != nil {

@@ -58,7 +58,7 @@ func (r *Renderer) helm(ctx context.Context, t *target, h *app.HelmSource, opts 
 	// of symlinks can make the walk as slow as any template.
 	return runBounded(ctx, limits, t.appPath, func(ctx context.Context) ([]*unstructured.Unstructured, error) {
 		b := newBudget(limits, t.appPath)
-		vals, err := helmValues(t, h, b)
+		vals, err := helmValues(t, h, b, opts.RefFiles)
 		if err != nil {
 			return nil, err
 		}

@@ -21,13 +21,34 @@ import (
 // forceString, --set-string, which helm applies after every --set), then
 // fileParameters (--set-file, helm_files.go). The
 // chart's own values.yaml comes under all of them when Helm coalesces.
-func helmValues(t *target, h *app.HelmSource, b *budget) (map[string]any, error) {
+//
+// A value file of another source ($ref/path) comes from refFiles, which the
+// worker read from that source's checkout (ReadRefFiles).
+func helmValues(t *target, h *app.HelmSource, b *budget, refFiles map[string]string) (map[string]any, error) {
 	vals := map[string]any{}
 	if h == nil {
 		return vals, nil
 	}
 	for i, vf := range h.ValueFiles {
 		what := fmt.Sprintf("spec.source.helm.valueFiles[%d]", i)
+		if _, _, ok := app.RefValueFile(vf); ok {
+			data, found := refFiles[vf]
+			if !found && h.IgnoreMissingValueFiles {
+				continue
+			}
+			if !found {
+				return nil, &SourceError{Path: t.appPath, Msg: fmt.Sprintf("%s %q: %v", what, vf, errNotInRepo), Err: errNotInRepo}
+			}
+			if err := b.take(vf, int64(len(data))); err != nil {
+				return nil, err
+			}
+			m, err := readValues(vf, []byte(data))
+			if err != nil {
+				return nil, err
+			}
+			vals = mergeValues(vals, m)
+			continue
+		}
 		real, display, err := resolveInRepo(t.root, t.dir, vf, what)
 		if errors.Is(err, errNotInRepo) && h.IgnoreMissingValueFiles {
 			continue

@@ -44,6 +44,11 @@ type Options struct {
 	// the source (FetchRemoteBases); a Kustomize render reads them from
 	// there, and refuses a remote base that is not among them.
 	RemoteBases []RemoteBase `json:"remoteBases,omitempty"`
+	// RefFiles are the Helm value files of the app's other sources
+	// ($ref/path in helm.valueFiles) the worker read for the render
+	// (ReadRefFiles), keyed by the valueFiles entry; one that is not
+	// there does not exist at the ref's revision.
+	RefFiles map[string]string `json:"refFiles,omitempty"`
 }
 
 // Limits bound what one render reads and how long it runs, so that a
