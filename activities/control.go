@@ -82,10 +82,16 @@ func (c *Control) resolveChart(ctx context.Context, in workflows.ResolveInput) (
 // one renders even when the cache holds the SHA, and replaces the entry.
 func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflows.RenderResult, error) {
 	defer heartbeatEvery(ctx, heartbeatInterval, "render")()
-	loaded, err := c.Loader.LoadApp(ctx, manifests.Request{
-		RepoURL: in.Source.RepoURL, SHA: in.SHA, Source: in.Source, App: in.App, Namespace: in.Namespace, Hard: in.Hard,
-		Fresh: in.Fresh,
-	})
+	var loaded *manifests.Loaded
+	var err error
+	if len(in.Sources) > 0 {
+		loaded, err = c.Loader.LoadSources(ctx, sourcesRequest(in.App, in.Namespace, in.Sources, in.Hard, in.Fresh))
+	} else {
+		loaded, err = c.Loader.LoadApp(ctx, manifests.Request{
+			RepoURL: in.Source.RepoURL, SHA: in.SHA, Source: in.Source, App: in.App, Namespace: in.Namespace, Hard: in.Hard,
+			Fresh: in.Fresh,
+		})
+	}
 	if err != nil {
 		return workflows.RenderResult{}, classify(err)
 	}

@@ -139,11 +139,9 @@ func (r *Region) load(ctx context.Context, region string, t workflows.Target) ([
 	if region != r.Name {
 		return nil, wrongRegion(r.Name, region)
 	}
-	req := manifests.Request{RepoURL: t.Source.RepoURL, SHA: t.SHA, Source: t.Source, App: t.App, Namespace: t.Namespace}
-	loaded, err := r.Loader.LoadApp(ctx, req)
+	loaded, err := r.loadTarget(ctx, t, false)
 	if err == nil && loaded.CacheHit && loaded.Digest != t.Digest {
-		req.Hard = true
-		loaded, err = r.Loader.LoadApp(ctx, req)
+		loaded, err = r.loadTarget(ctx, t, true)
 	}
 	if err != nil {
 		return nil, classify(err)

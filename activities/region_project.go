@@ -77,10 +77,12 @@ func (r *Region) check(ctx context.Context, p *app.AppProject, t workflows.Targe
 	if p.Metadata.Name == app.DefaultProject {
 		return nil // allows everything
 	}
-	if !p.PermitsRepo(t.Source.RepoURL) {
-		return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-			"app %q: project %q does not allow source repository %s (sourceRepos): nothing of this sync was applied in region %s",
-			t.App, p.Metadata.Name, t.Source.RepoURL, r.Name), workflows.ErrProjectDenied, nil)
+	for _, src := range t.SourceList() {
+		if !p.PermitsRepo(src.RepoURL) {
+			return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+				"app %q: project %q does not allow source repository %s (sourceRepos): nothing of this sync was applied in region %s",
+				t.App, p.Metadata.Name, src.RepoURL, r.Name), workflows.ErrProjectDenied, nil)
+		}
 	}
 	placed, err := r.Cluster.Placements(namespace, objs)
 	if err != nil {

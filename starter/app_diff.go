@@ -112,7 +112,7 @@ func runDiff(ctx context.Context, tf *temporalFlags, f *diffFlags, name string, 
 	if err != nil {
 		return 0, fmt.Errorf("app %q: %w", name, err)
 	}
-	fmt.Fprintf(out, "app %s at %s (%s)\n", name, short(sha), v.Spec.Source.RepoURL)
+	fmt.Fprintf(out, "app %s at %s (%s)\n", name, short(sha), v.PrimaryRepoURL())
 	differs := 0
 	var failed []error
 	for _, d := range v.Destinations(knownRegions()) {
@@ -184,15 +184,6 @@ func renderForDiff(ctx context.Context, f *diffFlags, a *app.Application) ([]*un
 	if err != nil {
 		return nil, "", err
 	}
-	var sha string
-	if src.IsChartSource() {
-		sha, err = charts.Resolve(ctx, src.RepoURL, src.Chart, revision, chartsource.ForceRefresh())
-	} else {
-		sha, err = repos.Resolve(ctx, src.RepoURL, revision, gitsource.ForceRefresh())
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("resolve %q of %s: %w", revision, gitsource.RedactURL(src.RepoURL), err)
-	}
 	loader := &manifests.Loader{Repos: repos, Charts: charts}
 	// The workers' entries open only with their FERRY_CACHE_KEY; without it
 	// the cache is of no use, and Git is read.
@@ -209,9 +200,21 @@ func renderForDiff(ctx context.Context, f *diffFlags, a *app.Application) ([]*un
 	if dests := a.Destinations(knownRegions()); len(dests) > 0 {
 		ns = dests[0].Namespace // Helm's release namespace, as the workers render it
 	}
-	loaded, err := loader.LoadApp(ctx, manifests.Request{RepoURL: src.RepoURL, SHA: sha, Source: src, App: a.Metadata.Name, Namespace: ns})
-	if err != nil {
-		return nil, "", diffRenderError(src, sha, err)
+	var loaded *manifests.Loaded
+	var sha string
+	if a.IsMultiSource() {
+		loaded, sha, err = renderSourcesForDiff(ctx, f, a, ns, repos, charts, loader) // app_diff_sources.go
+		if err != nil {
+			return nil, "", err
+		}
+	} else {
+		if sha, err = resolveForDiff(ctx, repos, charts, src, revision); err != nil {
+			return nil, "", err
+		}
+		loaded, err = loader.LoadApp(ctx, manifests.Request{RepoURL: src.RepoURL, SHA: sha, Source: src, App: a.Metadata.Name, Namespace: ns})
+		if err != nil {
+			return nil, "", diffRenderError(src, sha, err)
+		}
 	}
 	objs := loaded.Objects[:0]
 	for _, o := range loaded.Objects {

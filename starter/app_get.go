@@ -32,9 +32,14 @@ func printView(out io.Writer, v *workflows.View, output string) error {
 		return err
 	}
 	s := v.Status
-	src := v.Spec.Source
-	fmt.Fprintf(out, "Name:          %s\nRepo:          %s\nPath:          %s\nTarget:        %s\n",
-		v.Metadata.Name, src.RepoURL, src.Path, orDefault(src.TargetRevision, "HEAD"))
+	if v.IsMultiSource() {
+		fmt.Fprintf(out, "Name:          %s\n", v.Metadata.Name)
+		printSources(out, v)
+	} else {
+		src := v.Spec.Source
+		fmt.Fprintf(out, "Name:          %s\nRepo:          %s\nPath:          %s\nTarget:        %s\n",
+			v.Metadata.Name, src.RepoURL, src.Path, orDefault(src.TargetRevision, "HEAD"))
+	}
 	if v.Owner != nil {
 		fmt.Fprintf(out, "Owner:         %s\n", v.Owner)
 	}

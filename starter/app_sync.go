@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -101,7 +102,16 @@ func printProgress(ctx context.Context, c client.Client, name string, out interf
 	}
 }
 
+// short shortens a commit SHA, or each of a multi-source app's revisions
+// (joined by commas).
 func short(sha string) string {
+	if strings.Contains(sha, ",") {
+		parts := strings.Split(sha, ",")
+		for i, p := range parts {
+			parts[i] = short(p)
+		}
+		return strings.Join(parts, ",")
+	}
 	if len(sha) > 8 {
 		return sha[:8]
 	}

@@ -71,6 +71,9 @@ type Target struct {
 	// Namespace is the namespace Helm renders the release for: the first
 	// destination's, the same in every region so that one digest holds.
 	Namespace string `json:"namespace,omitempty"`
+	// Sources are a multi-source app's sources at their revisions (Source
+	// is then empty, and SHA their revisions joined by commas).
+	Sources []SourceRevision `json:"sources,omitempty"`
 }
 
 // Commit is the commit the target stands for.
@@ -85,6 +88,8 @@ type RenderInput struct {
 	App    string     `json:"app"`
 	Source app.Source `json:"source"`
 	SHA    string     `json:"sha"`
+	// Sources: as Target.Sources, rendered together.
+	Sources []SourceRevision `json:"sources,omitempty"`
 	// Namespace: as Target.Namespace.
 	Namespace string `json:"namespace,omitempty"`
 	// Hard renders again even when the manifest cache holds the commit, and

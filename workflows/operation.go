@@ -120,7 +120,7 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 	s.appMetrics(ctx).Timer("ferry_app_sync_duration_seconds").Record(finished.Sub(op.StartedAt))
 	if op.Phase == app.OperationSucceeded && !p.dryRun {
 		s.clearCondition(conditionSyncError)
-		s.status.AddHistory(app.HistoryEntry{Revision: target.Commit(), DeployedAt: finished, Source: target.Source}, s.app.HistoryLimit())
+		s.status.AddHistory(historyEntry(target, finished), s.app.HistoryLimit())
 	}
 	s.publish(ctx)
 	return op

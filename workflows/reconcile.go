@@ -60,8 +60,12 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 // targetFrom is target for a source other than spec.source: a rollback's,
 // from its history entry. Its render is remembered as any other, under the
 // digest of the spec with that source, so that the next reconcile renders
-// spec.source again.
+// spec.source again. A multi-source app takes the revisions of its
+// spec.sources (a rollback's: the entry's, one per source).
 func (s *appState) targetFrom(ctx workflow.Context, src app.Source, revision string, fresh, hard bool) (Target, error) {
+	if s.app.IsMultiSource() {
+		return s.targetSources(ctx, revision, fresh, hard) // multisource.go
+	}
 	if revision == "" {
 		revision = app.DefaultTargetRevision
 	}
@@ -99,7 +103,7 @@ func (s *appState) targetOf(r *rendered) Target {
 		src = *r.Source
 	}
 	return Target{App: s.app.Metadata.Name, Source: src, SHA: r.SHA, Digest: r.Digest,
-		Revision: r.Revision, Namespace: s.renderNamespace()}
+		Revision: r.Revision, Namespace: s.renderNamespace(), Sources: s.sourcesAt(r.SHA)}
 }
 
 // renderNamespace is the first destination's namespace: Helm's

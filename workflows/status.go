@@ -58,7 +58,7 @@ func (s *appState) setResources(sha string, byRegion map[string][]app.ResourceSt
 		}
 		s.status.Regions[region] = sum
 	}
-	s.status.Sync = app.SyncStatus{Status: app.RollUpSync(resources), Revision: sha}
+	s.status.Sync = app.SyncStatus{Status: app.RollUpSync(resources), Revision: sha, Revisions: s.revisionsOf(sha)}
 	s.status.Health = app.HealthStatus{Status: app.RollUpHealth(resources)}
 	if len(unreachable) > 0 {
 		// OutOfSync where a region answered still says OutOfSync: an
@@ -172,7 +172,7 @@ type searchAttrs struct {
 // publish upserts the search attributes that changed and the current details.
 func (s *appState) publish(ctx workflow.Context) {
 	next := searchAttrs{
-		App: s.app.Metadata.Name, Repo: s.app.Spec.Source.RepoURL,
+		App: s.app.Metadata.Name, Repo: s.app.PrimaryRepoURL(),
 		Sync: string(s.status.Sync.Status), Health: string(s.status.Health.Status),
 		Revision: s.status.Sync.Revision, Regions: s.regionNames(),
 	}
@@ -212,8 +212,12 @@ func (s *appState) details() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** · %s · %s · revision `%s`\n\n", s.app.Metadata.Name,
 		s.status.Sync.Status, s.status.Health.Status, short(s.status.Sync.Revision))
-	fmt.Fprintf(&b, "repo %s path `%s`\n\n| region | sync | health | resources |\n|---|---|---|---|\n",
-		s.app.Spec.Source.RepoURL, s.app.Spec.Source.Path)
+	if s.app.IsMultiSource() {
+		s.sourcesDetails(&b) // multisource.go
+	} else {
+		fmt.Fprintf(&b, "repo %s path `%s`\n\n", s.app.Spec.Source.RepoURL, s.app.Spec.Source.Path)
+	}
+	b.WriteString("| region | sync | health | resources |\n|---|---|---|---|\n")
 	for _, region := range workflow.DeterministicKeys(s.status.Regions) {
 		r := s.status.Regions[region]
 		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", region, r.Sync, r.Health, r.Resources)

@@ -89,6 +89,9 @@ func startSummary(a *app.Application) (summary, details string) {
 		regions = append(regions, cmp.Or(d.Name, d.Server))
 	}
 	src := a.Spec.Source
+	if a.IsMultiSource() {
+		src = app.Source{RepoURL: a.PrimaryRepoURL(), Path: fmt.Sprintf("(%d sources)", len(a.Spec.Sources)), TargetRevision: "(per source)"}
+	}
 	path := cmp.Or(src.Path, ".")
 	summary = fmt.Sprintf("%s: %s %s → %s", a.Metadata.Name, src.RepoURL, path, strings.Join(regions, ", "))
 	details = fmt.Sprintf("**app** %s\n\n**repo** %s\n\n**path** `%s`\n\n**revision** `%s`\n\n**regions** %s\n",

@@ -57,7 +57,7 @@ var sourceFields = map[string]bool{"repoURL": true, "source": true, "sources": t
 // and a rollback to a deployment of another repository. Every problem is
 // named at once.
 func (s *appState) validateSyncSource(req SyncRequest) error {
-	name, repo := s.app.Metadata.Name, s.app.Spec.Source.RepoURL
+	name, repo := s.app.Metadata.Name, s.app.PrimaryRepoURL()
 	var errs []error
 	for _, f := range req.unknown {
 		if sourceFields[f] {

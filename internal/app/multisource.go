@@ -30,6 +30,21 @@ func (a *Application) SourceList() []Source {
 	return []Source{a.Spec.Source}
 }
 
+// PrimaryRepoURL is the repository the app is found by (FerryRepoURL, the
+// webhook): spec.source's, or the first Git repository of spec.sources
+// (a push to a Helm repository sends no webhook), else its first.
+func (a *Application) PrimaryRepoURL() string {
+	if !a.IsMultiSource() {
+		return a.Spec.Source.RepoURL
+	}
+	for _, s := range a.Spec.Sources {
+		if !s.IsChartSource() {
+			return s.RepoURL
+		}
+	}
+	return a.Spec.Sources[0].RepoURL
+}
+
 // RendersNothing reports whether the source only offers its files to the
 // other sources (ref set, no path), as in Argo CD.
 func (s Source) RendersNothing() bool {

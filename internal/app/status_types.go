@@ -49,6 +49,9 @@ type Status struct {
 type SyncStatus struct {
 	Status   SyncStatusCode `json:"status"`
 	Revision string         `json:"revision,omitempty"`
+	// Revisions are a multi-source app's, one per source in spec.sources'
+	// order (Revision is them joined by commas), as Argo CD's.
+	Revisions []string `json:"revisions,omitempty"`
 }
 
 type HealthStatus struct {
@@ -121,6 +124,10 @@ type HistoryEntry struct {
 	Revision   string    `json:"revision"`
 	DeployedAt time.Time `json:"deployedAt"`
 	Source     Source    `json:"source"`
+	// Revisions and Sources are a multi-source app's, as Argo CD's
+	// (Source is then empty).
+	Revisions []string `json:"revisions,omitempty"`
+	Sources   []Source `json:"sources,omitempty"`
 }
 
 // RolloutStatus says where a staged rollout is.

@@ -1,0 +1,169 @@
+package workflows
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// SourceRevision is one source of a multi-source app at its resolved
+// revision: a commit SHA, or a chart version for a chart source.
+type SourceRevision struct {
+	Source   app.Source `json:"source"`
+	Revision string     `json:"revision"`
+}
+
+// revisionSep joins the revisions of a multi-source app's sources into the
+// one revision (Target.SHA, status.sync.revision) the rest of the workflow
+// compares: a change in any source is a new revision. Neither commit SHAs
+// nor semver versions hold a comma.
+const revisionSep = ","
+
+// Revisions are the target's revisions, one per source of a multi-source
+// app (status.sync.revisions); nil for an app of one source.
+func (t Target) Revisions() []string {
+	if len(t.Sources) == 0 {
+		return nil
+	}
+	out := make([]string, len(t.Sources))
+	for i, s := range t.Sources {
+		out[i] = s.Revision
+	}
+	return out
+}
+
+// SourceList is the target's sources: spec.sources', or spec.source alone.
+func (t Target) SourceList() []app.Source {
+	if len(t.Sources) == 0 {
+		return []app.Source{t.Source}
+	}
+	out := make([]app.Source, len(t.Sources))
+	for i, s := range t.Sources {
+		out[i] = s.Source
+	}
+	return out
+}
+
+// targetSources is target for a multi-source app: every source's revision
+// resolved (in parallel, each through the refs or index cache its
+// repository shares), and the sources rendered together when any of them
+// moved or the spec changed. revision is empty (or HEAD, what a sync
+// without --revision asks) for the revisions the sources name, or one
+// revision per source joined by commas: a rollback's, or a sync's
+// --revision R1,R2.
+func (s *appState) targetSources(ctx workflow.Context, revision string, fresh, hard bool) (Target, error) {
+	srcs := s.app.Spec.Sources
+	wanted := make([]string, len(srcs))
+	switch pinned := strings.Split(revision, revisionSep); {
+	case revision == "" || revision == app.DefaultTargetRevision:
+		for i := range srcs {
+			wanted[i] = srcs[i].TargetRevision
+		}
+	case len(pinned) == len(srcs):
+		copy(wanted, pinned)
+	default:
+		return Target{}, fmt.Errorf("app %q has %d sources: revision %q names %d; give one revision per source, joined by commas, or none for the revisions spec.sources names",
+			s.app.Metadata.Name, len(srcs), revision, len(pinned))
+	}
+	futures := make([]workflow.Future, len(srcs))
+	for i, src := range srcs {
+		rev := wanted[i]
+		if rev == "" {
+			rev = app.DefaultTargetRevision
+		}
+		wanted[i] = rev
+		futures[i] = workflow.ExecuteLocalActivity(resolveCtx(ctx, resolveSummary(src.RepoURL, rev)), ActivityResolveRevision,
+			ResolveInput{RepoURL: src.RepoURL, TargetRevision: rev, Chart: src.Chart, Fresh: fresh, MaxAge: s.app.PollInterval()})
+	}
+	resolved := make([]SourceRevision, len(srcs))
+	revs := make([]string, len(srcs))
+	var errs []string
+	for i, f := range futures {
+		var out ResolveResult
+		if err := f.Get(ctx, &out); err != nil {
+			errs = append(errs, fmt.Sprintf("resolve revision %q of spec.sources[%d] (%s): %v", wanted[i], i, srcs[i].RepoURL, err))
+			continue
+		}
+		resolved[i], revs[i] = SourceRevision{Source: srcs[i], Revision: out.SHA}, out.SHA
+	}
+	if len(errs) > 0 {
+		return Target{}, fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	sha := strings.Join(revs, revisionSep)
+	specDigest := s.app.SpecDigest()
+	if r := s.rendered; r != nil && !hard && r.SHA == sha && r.SpecDigest == specDigest && r.RemoteBases == 0 {
+		return s.targetOf(r), nil
+	}
+	var out RenderResult
+	err := workflow.ExecuteActivity(renderCtx(ctx, fmt.Sprintf("Render %d sources", len(srcs))), ActivityRender,
+		RenderInput{App: s.app.Metadata.Name, Sources: resolved, SHA: sha, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh}).Get(ctx, &out)
+	if err != nil {
+		return Target{}, fmt.Errorf("render the %d sources at %s: %w", len(srcs), shortRevisions(sha), err)
+	}
+	s.rendered = &rendered{SHA: sha, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
+		Hooks: out.Hooks, RemoteBases: out.RemoteBases}
+	return s.targetOf(s.rendered), nil
+}
+
+// sourcesAt pairs spec.sources with the revisions of a rendered set.
+func (s *appState) sourcesAt(sha string) []SourceRevision {
+	if !s.app.IsMultiSource() {
+		return nil
+	}
+	revs := strings.Split(sha, revisionSep)
+	out := make([]SourceRevision, len(s.app.Spec.Sources))
+	for i, src := range s.app.Spec.Sources {
+		out[i].Source = src
+		if i < len(revs) {
+			out[i].Revision = revs[i]
+		}
+	}
+	return out
+}
+
+// revisionsOf splits a multi-source app's revision into one per source
+// (status.sync.revisions); nil for an app of one source.
+func (s *appState) revisionsOf(sha string) []string {
+	if !s.app.IsMultiSource() || sha == "" {
+		return nil
+	}
+	return strings.Split(sha, revisionSep)
+}
+
+// historyEntry is a deployment of target, with every source of a
+// multi-source app and its revision.
+func historyEntry(target Target, deployed time.Time) app.HistoryEntry {
+	e := app.HistoryEntry{Revision: target.Commit(), DeployedAt: deployed, Source: target.Source}
+	if len(target.Sources) > 0 {
+		e.Revisions, e.Sources = target.Revisions(), target.SourceList()
+	}
+	return e
+}
+
+// sourcesDetails writes a multi-source app's sources and their revisions
+// for the Web UI's details.
+func (s *appState) sourcesDetails(b *strings.Builder) {
+	revs := s.revisionsOf(s.status.Sync.Revision)
+	b.WriteString("| source | revision |\n|---|---|\n")
+	for i, src := range s.app.Spec.Sources {
+		rev := cmp.Or(src.TargetRevision, app.DefaultTargetRevision)
+		if i < len(revs) {
+			rev = short(revs[i])
+		}
+		fmt.Fprintf(b, "| %s | `%s` |\n", src.SourceLabel(), rev)
+	}
+	b.WriteString("\n")
+}
+
+func shortRevisions(sha string) string {
+	parts := strings.Split(sha, revisionSep)
+	for i, p := range parts {
+		parts[i] = short(p)
+	}
+	return strings.Join(parts, revisionSep)
+}
