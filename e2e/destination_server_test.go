@@ -74,6 +74,9 @@ spec:
 	_, err = ferry(t, "app", "get", "to-nowhere")
 	require.Error(t, err, "a refused app is not created")
 
+	// Replayed by a worker with no regions configuration, this history
+	// holds the one it ran with.
+	recordHistories(t, "to-eu")
 	mustFerry(t, "app", "delete", "to-eu", "--cascade")
 	mustFerry(t, "app", "delete", "to-in-cluster", "--cascade")
 }

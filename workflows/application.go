@@ -142,6 +142,11 @@ type appState struct {
 	skippedUnreachable bool
 	// hookOp is the running operation's hooks; nil without hooks.
 	hookOp *hookOp
+	// workerRegions is the worker's regions configuration; cfg.Regions the
+	// one the run recorded (recordRegions). regionsVersion: whether the run
+	// records it, once decided.
+	workerRegions  *regions.Config
+	regionsVersion *workflow.Version
 	// awaitingPrune are the objects marked Prune=confirm whose prune the
 	// regions hold back in the running operation's attempt.
 	awaitingPrune []app.ResourceKey
@@ -163,7 +168,7 @@ func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error
 	if err != nil {
 		return invalidInput(err)
 	}
-	s := &appState{cfg: w.cfg, app: in.Application}
+	s := &appState{cfg: w.cfg, app: in.Application, workerRegions: w.cfg.Regions}
 	s.status.Sync.Status = app.SyncStatusUnknown
 	s.status.Health.Status = app.HealthUnknown
 	if c := in.Carried; c != nil {
@@ -172,6 +177,7 @@ func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error
 		s.childApps = c.ChildApps
 	}
 	s.owner = startOwner(ctx, in)
+	s.recordRegions(ctx)
 	if err := app.Validate(&s.app, s.validateOptions()); err != nil {
 		return invalidInput(err)
 	}
@@ -190,6 +196,7 @@ func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error
 func (s *appState) run(ctx workflow.Context) error {
 	s.publish(ctx)
 	for reconciles := 0; ; {
+		s.recordRegions(ctx)
 		switch {
 		case s.deletion != nil:
 			if s.runDelete(ctx) {

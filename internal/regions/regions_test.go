@@ -1,8 +1,10 @@
 package regions
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -171,4 +173,51 @@ func must(c *Config, err error) *Config {
 		panic(err)
 	}
 	return c
+}
+
+// TestSnapshotRoundTrip: a Config through its Snapshot and JSON maps every
+// destination as the Config itself does.
+func TestSnapshotRoundTrip(t *testing.T) {
+	configured, err := New([]Region{
+		{Name: "us-east-1", Server: "https://10.0.0.1:6443", Aliases: []string{"prod-us"}, Labels: map[string]string{"env": "prod"}},
+		{Name: "in-cluster"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := FromFlags(nil, "home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*Config{nil, configured, open, Of("a", "b")} {
+		data, err := json.Marshal(c.Snapshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var snap Snapshot
+		if err := json.Unmarshal(data, &snap); err != nil {
+			t.Fatal(err)
+		}
+		back, err := snap.Config()
+		if err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		if !reflect.DeepEqual(back.Snapshot(), c.Snapshot()) {
+			t.Errorf("%s: came back as %+v", data, back.Snapshot())
+		}
+		for _, name := range []string{"us-east-1", "prod-us", "in-cluster", "a", "home", "nowhere"} {
+			r1, ok1 := c.ForName(name)
+			r2, ok2 := back.ForName(name)
+			if ok1 != ok2 || !reflect.DeepEqual(r1, r2) {
+				t.Errorf("%s: ForName(%q) = %+v %t, was %+v %t", data, name, r2, ok2, r1, ok1)
+			}
+		}
+		r1, ok1 := c.ByServer("https://10.0.0.1:6443")
+		r2, ok2 := back.ByServer("https://10.0.0.1:6443")
+		i1, iok1 := c.InClusterRegion()
+		i2, iok2 := back.InClusterRegion()
+		if ok1 != ok2 || !reflect.DeepEqual(r1, r2) || iok1 != iok2 || !reflect.DeepEqual(i1, i2) {
+			t.Errorf("%s: ByServer or InClusterRegion differ", data)
+		}
+	}
 }
