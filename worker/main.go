@@ -90,15 +90,23 @@ func run(ctx context.Context, cfg *config) error {
 	}
 	var workers []worker.Worker
 	opts := worker.Options{WorkerStopTimeout: cfg.shutdownTimeout}
+	notifications, notifySecrets, err := loadNotifications(cfg.notifications)
+	if err != nil {
+		return err
+	}
 	if cfg.control {
 		w := worker.New(c, workflows.TaskQueue, opts)
-		wf := workflows.New(workflows.Config{
-			Regions: cfg.regionsCfg, MaxReconciles: cfg.maxReconciles,
-		})
+		wfCfg := workflows.Config{Regions: cfg.regionsCfg, MaxReconciles: cfg.maxReconciles}
+		if notifications != nil {
+			wfCfg.Notifications = notifications
+		}
+		wf := workflows.New(wfCfg)
 		w.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: workflows.ApplicationWorkflow})
 		w.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: workflows.PostSyncWorkflow})
 		w.RegisterWorkflowWithOptions(wf.AppProject, workflow.RegisterOptions{Name: workflows.ProjectWorkflow})
 		w.RegisterWorkflowWithOptions(wf.ApplicationSet, workflow.RegisterOptions{Name: workflows.AppSetWorkflow})
+		w.RegisterWorkflowWithOptions(wf.Notification, workflow.RegisterOptions{Name: workflows.NotificationWorkflow})
+		(&activities.Notifications{Config: notifications, Secrets: notifySecrets}).Register(w)
 		validate := app.ValidateOptions{Regions: cfg.regionsCfg}
 		charts, _ := loader.Charts.(*chartsource.Charts)
 		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate}).Register(w)

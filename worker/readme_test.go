@@ -14,6 +14,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/internal/notify"
 	"github.com/ferry-gitops/ferry/internal/webhook"
 )
 
@@ -105,7 +106,9 @@ func flagNames(re *regexp.Regexp, text string) []string {
 // knownEnv are the variables the worker reads: the flags' twins, the Git
 // credentials and the webhook secrets.
 func knownEnv(flags []string) map[string]bool {
-	known := map[string]bool{"FERRY_WEBHOOK_": true} // as in FERRY_WEBHOOK_<PROVIDER>_SECRET
+	// As in FERRY_WEBHOOK_<PROVIDER>_SECRET and FERRY_NOTIFY_<KEY>, with
+	// the README's example of the latter.
+	known := map[string]bool{"FERRY_WEBHOOK_": true, notify.EnvPrefix: true, notify.EnvName("slack-token"): true}
 	for _, name := range flags {
 		known[envName(name)] = true
 	}

@@ -22,6 +22,10 @@ type Config struct {
 	Regions *regions.Config
 	// MaxReconciles overrides DefaultMaxReconciles (tests).
 	MaxReconciles int
+	// Notifications evaluates the triggers apps subscribe to (nil: none
+	// configured). It may differ between workers: what it decided is in
+	// the history.
+	Notifications Notifier
 }
 
 // Workflows are registered on the control queue by the worker.
@@ -57,6 +61,8 @@ type Carried struct {
 	ChildApps      []string    `json:"childApps,omitempty"`
 	// Owner: nil when the app began before owners were recorded.
 	Owner *Owner `json:"owner,omitempty"`
+	// Notifications: what the app has notified.
+	Notifications *notifyState `json:"notifications,omitempty"`
 }
 
 // rendered remembers the last render, so an unchanged (SHA, spec) skips it.
@@ -153,6 +159,8 @@ type appState struct {
 	// pruneConfirmedOp is the operation whose prunes ferry app confirm
 	// confirmed.
 	pruneConfirmedOp string
+	// notifications: what the app has notified (notify.go).
+	notifications notifyState
 }
 
 // untouchedPush is a push that moved the app's branch without touching its
@@ -175,6 +183,9 @@ func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error
 		s.status, s.rendered, s.autoSync = c.Status, c.Rendered, c.AutoSync
 		s.operationSeq, s.refresh, s.upserted = c.OperationSeq, c.Refresh, c.SearchUpserted
 		s.childApps = c.ChildApps
+		if c.Notifications != nil {
+			s.notifications = *c.Notifications
+		}
 	}
 	s.owner = startOwner(ctx, in)
 	s.recordRegions(ctx)
@@ -253,7 +264,7 @@ func (s *appState) carried() *Carried {
 	return &Carried{
 		Status: s.status, Rendered: s.rendered, AutoSync: s.autoSync,
 		OperationSeq: s.operationSeq, Refresh: s.refresh, SearchUpserted: s.upserted,
-		ChildApps: s.childApps, Owner: s.owner,
+		ChildApps: s.childApps, Owner: s.owner, Notifications: s.carriedNotifications(),
 	}
 }
 

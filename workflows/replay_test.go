@@ -27,6 +27,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 			r.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: PostSyncWorkflow})
 			r.RegisterWorkflowWithOptions(wf.AppProject, workflow.RegisterOptions{Name: ProjectWorkflow})
 			r.RegisterWorkflowWithOptions(wf.ApplicationSet, workflow.RegisterOptions{Name: AppSetWorkflow})
+			r.RegisterWorkflowWithOptions(wf.Notification, workflow.RegisterOptions{Name: NotificationWorkflow})
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}

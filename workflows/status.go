@@ -205,6 +205,7 @@ func (s *appState) publish(ctx workflow.Context) {
 		}
 	}
 	workflow.SetCurrentDetails(ctx, s.details())
+	s.notify(ctx)
 }
 
 // details is the markdown the Web UI shows for the app at a glance.

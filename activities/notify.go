@@ -1,0 +1,42 @@
+package activities
+
+import (
+	"context"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/ferry-gitops/ferry/internal/notify"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// Notifications sends the notifications apps' triggers fire, through the
+// services of the worker's notifications config.
+type Notifications struct {
+	// Config is the worker's argocd-notifications-cm (nil: none).
+	Config *notify.Config
+	// Secrets resolve the services' $secret references.
+	Secrets *notify.Secrets
+}
+
+// Register adds the notification activity to a worker of the control queue.
+func (n *Notifications) Register(w worker.Registry) {
+	w.RegisterActivityWithOptions(n.SendNotification, activity.RegisterOptions{Name: workflows.ActivitySendNotification})
+}
+
+// SendNotification renders and sends one notification. A receiver that is
+// down or answers 5xx is retried by the workflow's policy; one the config
+// cannot send is refused for good. Errors name no secret (package notify).
+func (n *Notifications) SendNotification(ctx context.Context, in workflows.NotificationInput) error {
+	err := n.Config.Send(ctx, in.Delivery, in.Object, n.Secrets)
+	switch {
+	case err == nil:
+		activity.GetLogger(ctx).Info("notification sent", "app", in.App, "id", in.Delivery.ID,
+			"trigger", in.Delivery.Trigger, "service", in.Delivery.Service)
+		return nil
+	case notify.IsPermanent(err):
+		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrNotificationRefused, nil)
+	}
+	return temporal.NewApplicationError(err.Error(), "")
+}

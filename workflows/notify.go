@@ -1,0 +1,159 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/notify"
+)
+
+// versionNotifications: apps that subscribe to notifications evaluate
+// their triggers when their status changes; runs recorded before did not.
+const versionNotifications = "notifications"
+
+// Notifier is the worker's notifications config, as the workflow uses it.
+type Notifier interface {
+	Evaluate(appObject json.RawMessage, subs []notify.Subscription, now time.Time) ([]notify.Result, []string)
+}
+
+// notifyState is what the app remembers of its notifications.
+type notifyState struct {
+	// Notified are the keys sent whose condition still holds (or that
+	// are kept by oncePer), as Argo CD's notified annotation.
+	Notified []notify.Notified `json:"notified,omitempty"`
+	// Seq numbers the notifications sent.
+	Seq int64 `json:"seq,omitempty"`
+	// digest of the status last evaluated: not carried, so a new run
+	// evaluates once more (nothing is sent twice: Notified is carried).
+	digest string
+}
+
+type evaluation struct {
+	Results  []notify.Result `json:"results,omitempty"`
+	Problems []string        `json:"problems,omitempty"`
+}
+
+// notify evaluates the triggers the app subscribes to when what they
+// look at changed, and starts a Notification workflow for each condition
+// that began to hold. The evaluation is a side effect: the worker's
+// config may change, the history keeps what was decided.
+func (s *appState) notify(ctx workflow.Context) {
+	subs := notify.Subscriptions(s.app.Metadata.Annotations)
+	if len(subs) == 0 {
+		return
+	}
+	digest := s.notifyDigest()
+	if digest == s.notifications.digest {
+		return
+	}
+	if workflow.GetVersion(ctx, versionNotifications, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	s.notifications.digest = digest
+	obj, err := notify.AppObject(s.app, s.status)
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("notifications not evaluated", "error", err)
+		return
+	}
+	cfg, now := s.cfg.Notifications, workflow.Now(ctx)
+	var out evaluation
+	err = workflow.SideEffect(ctx, func(workflow.Context) any {
+		if cfg == nil {
+			return evaluation{Problems: []string{"no control worker has a notifications config (--notifications-config)"}}
+		}
+		r, p := cfg.Evaluate(obj, subs, now)
+		return evaluation{Results: r, Problems: p}
+	}).Get(&out)
+	if err != nil {
+		return
+	}
+	if len(out.Problems) > 0 {
+		workflow.GetLogger(ctx).Warn("notifications", "app", s.app.Metadata.Name, "problems", strings.Join(out.Problems, "; "))
+	}
+	var send []notify.Result
+	s.notifications.Notified, send = notify.Transition(s.notifications.Notified, out.Results, &s.notifications.Seq)
+	chain := chainTag(ctx)
+	futures := make([]workflow.ChildWorkflowFuture, len(send))
+	ids := make([]string, len(send))
+	for i, r := range send {
+		event := r.Key
+		if r.OncePer == "" {
+			event = fmt.Sprintf("%s#%d", r.Key, s.notifications.Seq-int64(len(send)-1-i))
+		}
+		ids[i] = NotificationWorkflowID(s.app.Metadata.Name, chain, event)
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+			StaticSummary:         fmt.Sprintf("%s: %s to %s", s.app.Metadata.Name, r.Trigger, r.Service),
+			WorkflowID:            ids[i],
+			TaskQueue:             TaskQueue,
+			ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
+			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		})
+		futures[i] = workflow.ExecuteChildWorkflow(cctx, NotificationWorkflow, NotificationInput{
+			App: s.app.Metadata.Name, Object: obj,
+			Delivery: notify.Delivery{ID: ids[i], Trigger: r.Trigger, Templates: r.Templates, Service: r.Service, Recipient: r.Recipient},
+		})
+	}
+	for i, f := range futures {
+		// Started, or started before (a duplicate is refused): sent once.
+		if err := f.GetChildWorkflowExecution().Get(ctx, nil); err != nil && !temporal.IsWorkflowExecutionAlreadyStartedError(err) {
+			workflow.GetLogger(ctx).Warn("notification not started", "workflowID", ids[i], "error", err)
+		}
+	}
+}
+
+// notifyDigest is what triggers look at: the operation, sync and health
+// status, the revision, the conditions and the spec.
+func (s *appState) notifyDigest() string {
+	var b strings.Builder
+	st := s.status
+	fmt.Fprintf(&b, "%s|%s|%s|%s|%s", st.Sync.Status, st.Sync.Revision, st.Health.Status, st.Health.Message, s.app.SpecDigest())
+	if op := st.OperationState; op != nil {
+		fmt.Fprintf(&b, "|op %s %s %d", op.ID, op.Phase, op.RetryCount)
+	}
+	for _, c := range st.Conditions {
+		fmt.Fprintf(&b, "|%s %s", c.Type, c.Message)
+	}
+	for _, k := range workflow.DeterministicKeys(s.app.Metadata.Annotations) {
+		fmt.Fprintf(&b, "|%s=%s", k, s.app.Metadata.Annotations[k])
+	}
+	return b.String()
+}
+
+// Notification is the workflow of one notification: the activity retries
+// while the receiver is down or the worker dies, for up to a day.
+func (w *Workflows) Notification(ctx workflow.Context, in NotificationInput) error {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		Summary:                fmt.Sprintf("%s to %s", in.Delivery.Trigger, in.Delivery.Service),
+		TaskQueue:              TaskQueue,
+		StartToCloseTimeout:    notifyAttemptTimeout,
+		ScheduleToCloseTimeout: notifyGiveUp,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        time.Second,
+			BackoffCoefficient:     2,
+			MaximumInterval:        time.Minute,
+			NonRetryableErrorTypes: []string{ErrNotificationRefused},
+		},
+	})
+	return workflow.ExecuteActivity(actx, ActivitySendNotification, in).Get(ctx, nil)
+}
+
+const (
+	// notifyAttemptTimeout: an attempt whose worker died is retried after it.
+	notifyAttemptTimeout = 30 * time.Second
+	notifyGiveUp         = 24 * time.Hour
+)
+
+func (s *appState) carriedNotifications() *notifyState {
+	if len(s.notifications.Notified) == 0 && s.notifications.Seq == 0 {
+		return nil
+	}
+	n := s.notifications
+	n.digest = ""
+	return &n
+}
