@@ -160,7 +160,7 @@ func SandboxRender(ctx context.Context, e *Env, sec *Section) error {
 			ratios[i] = m.pool[i] / inProcess[i]
 		}
 		warmWhat := fmt.Sprintf("%s, in a warm %s sandbox of the worker's pool (--render-sandbox-pool; the pool full before the render, its sandbox started and its renderer waiting): "+
-			"hard-link the checkout into the sandbox's directory, write the request, read the answer line (the sandbox ends after it, in the background).", what, m.name)
+			"write the request and the checkout as one archive, which the renderer unpacks into the sandbox's tmpfs, read the answer line (the sandbox ends after it, in the background).", what, m.name)
 		coldWhat := fmt.Sprintf("%s, in a %s sandbox started for the render (--render-sandbox-pool 0): make the sandbox, start the renderer, render, read the answer line "+
 			"(the sandbox ends after it, in the background).", what, m.name)
 		sec.Figures = append(sec.Figures,

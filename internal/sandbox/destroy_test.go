@@ -160,7 +160,7 @@ func TestAnswerLineEndsTheRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := sb.Finish(t.Context(), []byte("request\n"))
+		res, err := sb.Finish(t.Context(), strings.NewReader("request\n"))
 		if err != nil {
 			t.Fatal(err)
 		}

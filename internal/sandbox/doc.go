@@ -17,8 +17,10 @@
 // for development only.
 //
 // Renderer renders sources on top of a Runner, by running the worker's own
-// binary in its render mode (see Serve) with the checkout mounted read-only
-// at /src:
+// binary in its render mode (see Serve), which sees only the checkout: sent
+// with the request as an archive and unpacked read-only into a tmpfs of the
+// sandbox's own at /src, or, when it is too large to send, mounted
+// read-only:
 //
 //	runner, _ := sandbox.New(sandbox.ModeGVisor, stateDir, sandbox.GVisor{})
 //	r := &sandbox.Renderer{Runner: runner, Binary: self, Settings: settings}

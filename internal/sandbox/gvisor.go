@@ -290,6 +290,10 @@ func ociConfig(spec Spec, l Limits) ociSpec {
 			{Destination: "/tmp", Type: "tmpfs", Source: "tmpfs", Options: []string{"nosuid", "nodev", "mode=1777", "size=" + strconv.FormatInt(l.Tmpfs, 10)}},
 		},
 	}
+	for _, m := range spec.Scratch {
+		s.Mounts = append(s.Mounts, ociMount{Destination: m.Target, Type: "tmpfs", Source: "tmpfs",
+			Options: []string{"nosuid", "nodev", "mode=755", "uid=" + strconv.Itoa(sandboxUID), "gid=" + strconv.Itoa(sandboxUID), "size=" + strconv.FormatInt(m.Size, 10)}})
+	}
 	for _, m := range spec.Mounts {
 		s.Mounts = append(s.Mounts, ociMount{Destination: m.Target, Type: "bind", Source: m.Source, Options: []string{"rbind", "ro", "nosuid", "nodev"}})
 	}

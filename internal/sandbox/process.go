@@ -67,6 +67,9 @@ func (p *process) Start(spec Spec) (Sandbox, error) {
 	for _, dev := range []string{"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"} {
 		args = append(args, "--dev-bind", dev, dev)
 	}
+	for _, m := range spec.Scratch {
+		args = append(args, "--size", strconv.FormatInt(m.Size, 10), "--tmpfs", m.Target)
+	}
 	for _, m := range spec.Mounts {
 		args = append(args, "--ro-bind", m.Source, m.Target)
 	}

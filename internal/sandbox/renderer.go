@@ -1,11 +1,11 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -22,8 +22,13 @@ import (
 
 // Paths inside a render's sandbox.
 const (
-	// CheckoutDir is where the checkout of the one app is mounted.
+	// CheckoutDir is where a render sees its checkout: a tmpfs of the
+	// sandbox's own into which the renderer unpacks the checkout the
+	// worker sends (archive.go).
 	CheckoutDir = "/src"
+	// linkedDir is where a checkout too large to send is mounted instead,
+	// read-only, and rendered from.
+	linkedDir = "/ferry/checkout"
 	// PluginDir is where the worker's --plugin-dir is mounted when it has
 	// plugins; its bin/ is first on the plugins' PATH.
 	PluginDir = "/ferry/plugins"
@@ -44,8 +49,9 @@ const RenderArg = "render"
 const timeoutGrace = 10 * time.Second
 
 // Renderer renders sources in a sandbox: each render runs Binary in its
-// render mode (Serve) in a fresh sandbox of Runner, with only the checkout
-// mounted (read-only, at CheckoutDir). It renders exactly as Settings
+// render mode (Serve) in a fresh sandbox of Runner, which sees only the
+// checkout: a copy of its own at CheckoutDir, sent with the request, or
+// the checkout mounted read-only when it is too large to send. It renders exactly as Settings
 // would in-process, and has the same Version, so that cached sets mean the
 // same output whichever renderer made them.
 type Renderer struct {
@@ -71,8 +77,8 @@ type Renderer struct {
 	// serves one render only. See pool.go.
 	Pool int
 	// PoolDir is the host directory that holds a directory per pooled
-	// sandbox, mounted read-only at CheckoutDir, into which the checkout
-	// is hard-linked at the render: best on the file system of the
+	// sandbox, mounted read-only in it, into which a checkout too large to
+	// send is hard-linked at the render: best on the file system of the
 	// checkouts (else they are copied). "" is os.TempDir().
 	PoolDir string
 	// State, when set, is the worker's state directory, released by Close
@@ -109,22 +115,31 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	timeout := renderTimeout(settings.Limits)
 	limits := r.limits()
 	remote, opts := remoteMounts(opts)
-	body, err := json.Marshal(request{
-		Root: CheckoutDir, Source: src, Options: opts,
+	rctx, cancel := context.WithTimeout(ctx, timeout+timeoutGrace)
+	defer cancel()
+	entries, small, err := planArchive(real)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", appPath, err)
+	}
+	req := request{
+		Root: linkedDir, Source: src, Options: opts,
 		Limits: settings.Limits, Capabilities: settings.Capabilities, AllowRemoteBases: settings.AllowRemoteBases,
 		Plugins: settings.Plugins, Memory: limits.Memory,
-	})
+	}
+	if small {
+		req.Root, req.Archive = CheckoutDir, true
+	}
+	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: encode the request: %w", appPath, err)
 	}
-	rctx, cancel := context.WithTimeout(ctx, timeout+timeoutGrace)
-	defer cancel()
+	in := &checkoutInput{request: append(body, '\n'), root: real, entries: entries, archive: small}
 	var res *Result
 	if len(remote) > 0 {
 		// A pooled sandbox was started with only its checkout mounted.
-		res, err = r.run(rctx, real, body, limits, remote...)
+		res, err = r.run(rctx, in, limits, remote...)
 	} else {
-		res, err = r.runIn(rctx, real, body, limits)
+		res, err = r.runIn(rctx, in, limits)
 	}
 	switch {
 	case err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded):
@@ -174,13 +189,8 @@ func remoteMounts(opts render.Options) ([]Mount, render.Options) {
 // Probe runs an empty request through a sandbox: an error says the
 // sandbox does not work on this machine, and why.
 func (r *Renderer) Probe(ctx context.Context) error {
-	dir, err := os.MkdirTemp("", "ferry-probe-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
 	body, _ := json.Marshal(request{Root: CheckoutDir, Probe: true})
-	res, err := r.run(ctx, dir, body, r.Limits.withDefaults())
+	res, err := r.run(ctx, &checkoutInput{request: append(body, '\n')}, r.Limits.withDefaults())
 	if err != nil {
 		return err
 	}
@@ -207,22 +217,32 @@ func (r *Renderer) limits() Limits {
 
 // runIn renders in a pooled sandbox when r has a pool, else in one
 // started for the render.
-func (r *Renderer) runIn(ctx context.Context, checkout string, body []byte, limits Limits) (*Result, error) {
+func (r *Renderer) runIn(ctx context.Context, in *checkoutInput, limits Limits) (*Result, error) {
 	if p := r.warmPool(); p != nil {
-		return r.runPooled(ctx, p, checkout, body)
+		return r.runPooled(ctx, p, in)
 	}
-	return r.run(ctx, checkout, body, limits)
+	return r.run(ctx, in, limits)
 }
 
-func (r *Renderer) run(ctx context.Context, checkout string, body []byte, limits Limits, extra ...Mount) (*Result, error) {
+// run renders in a sandbox started for the render, which mounts the
+// checkout when in does not send it.
+func (r *Renderer) run(ctx context.Context, in *checkoutInput, limits Limits, extra ...Mount) (*Result, error) {
 	if r.Runner == nil || r.Binary == "" {
 		return nil, errors.New("sandbox.Renderer needs a Runner and a Binary")
+	}
+	checkout := ""
+	if in.root != "" && !in.archive {
+		checkout = in.root
 	}
 	spec := r.spec(checkout, limits)
 	spec.Mounts = append(spec.Mounts, extra...)
 	starter, ok := r.Runner.(Starter)
 	if !ok {
-		spec.Stdin = body
+		var stdin bytes.Buffer
+		if _, err := in.WriteTo(&stdin); err != nil {
+			return nil, fmt.Errorf("render: the checkout's archive: %w", err)
+		}
+		spec.Stdin = stdin.Bytes()
 		return r.Runner.Run(ctx, spec)
 	}
 	if err := ctx.Err(); err != nil {
@@ -235,7 +255,7 @@ func (r *Renderer) run(ctx context.Context, checkout string, body []byte, limits
 	// The sandbox ends after the answer, in the background (Close waits
 	// for it): the render does not wait for it.
 	defer r.discard(sb)
-	return sb.Finish(ctx, body)
+	return sb.Finish(ctx, in)
 }
 
 // discard destroys a sandbox that served its render in the background;
@@ -248,19 +268,25 @@ func (r *Renderer) discard(sb Sandbox) {
 	}()
 }
 
-// spec is the sandbox of a render with checkout at CheckoutDir.
+// spec is the sandbox of a render: a tmpfs at CheckoutDir for the
+// checkout sent with the request, and checkout, when not "", mounted at
+// linkedDir.
 func (r *Renderer) spec(checkout string, limits Limits) Spec {
 	mounts, path := SystemMounts(), "/usr/bin:/bin"
 	if len(r.settings().Plugins) > 0 {
 		mounts, path = r.pluginMounts()
 	}
-	mounts = append(mounts, Mount{Source: r.Binary, Target: binaryPath}, Mount{Source: checkout, Target: CheckoutDir})
+	mounts = append(mounts, Mount{Source: r.Binary, Target: binaryPath})
+	if checkout != "" {
+		mounts = append(mounts, Mount{Source: checkout, Target: linkedDir})
+	}
 	return Spec{
-		Args:   []string{binaryPath, RenderArg},
-		Env:    []string{"PATH=" + path, "HOME=/tmp", "TMPDIR=/tmp"},
-		Dir:    "/tmp",
-		Mounts: mounts,
-		Limits: limits,
+		Args:    []string{binaryPath, RenderArg},
+		Env:     []string{"PATH=" + path, "HOME=/tmp", "TMPDIR=/tmp"},
+		Dir:     "/tmp",
+		Mounts:  mounts,
+		Scratch: []Scratch{{Target: CheckoutDir, Size: archiveMaxBytes}},
+		Limits:  limits,
 		// Serve's answer is one line of JSON.
 		AnswerLine: true,
 	}

@@ -6,11 +6,12 @@ import (
 	"os"
 )
 
-// A pooled render's sandbox is started before its checkout is known: it
-// mounts an empty directory of its own (a slot) read-only at CheckoutDir,
-// and the renderer in it waits on stdin. At the render the checkout is
-// hard-linked into the slot, then the request written: the sandbox sees
-// the files (gVisor revalidates its bind mounts, --file-access-mounts'
+// A pooled render's sandbox is started before its checkout is known, the
+// renderer in it waiting on stdin. A checkout small enough is sent after
+// the request (archive.go). A larger one is placed in an empty directory
+// of the sandbox's own (a slot), which it mounts read-only at linkedDir:
+// at the render the checkout is hard-linked into the slot, then the
+// request written: the sandbox sees the files (gVisor revalidates its bind mounts, --file-access-mounts'
 // default shared; bwrap's bind is the host directory itself). The slot is
 // the sandbox's alone and goes with it after the one render.
 
@@ -74,9 +75,10 @@ func (r *Renderer) startSlot(starter Starter, limits Limits) (*slot, error) {
 	return &slot{Sandbox: sb, dir: dir}, nil
 }
 
-// runPooled renders in a sandbox of p: the checkout placed into its
-// slot, the request written to the renderer that waits in it.
-func (r *Renderer) runPooled(ctx context.Context, p *pool[*slot], checkout string, body []byte) (*Result, error) {
+// runPooled renders in a sandbox of p: the request written to the
+// renderer that waits in it, with the checkout, or else the checkout
+// placed into its slot first.
+func (r *Renderer) runPooled(ctx context.Context, p *pool[*slot], in *checkoutInput) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
@@ -85,10 +87,12 @@ func (r *Renderer) runPooled(ctx context.Context, p *pool[*slot], checkout strin
 		return nil, err
 	}
 	defer p.discard(s)
-	if err := linkTree(checkout, s.dir); err != nil {
-		return nil, fmt.Errorf("sandbox: place the checkout in a pooled sandbox: %w", err)
+	if !in.archive {
+		if err := linkTree(in.root, s.dir); err != nil {
+			return nil, fmt.Errorf("sandbox: place the checkout in a pooled sandbox: %w", err)
+		}
 	}
-	return s.Finish(ctx, body)
+	return s.Finish(ctx, in)
 }
 
 // Idle is how many sandboxes of r's pool are started and waiting.

@@ -65,6 +65,12 @@ type Mount struct {
 	Target string // inside the sandbox, absolute
 }
 
+// Scratch is a tmpfs of Size bytes at Target inside the sandbox.
+type Scratch struct {
+	Target string
+	Size   int64
+}
+
 // Spec is one command to run in a sandbox.
 type Spec struct {
 	// Args is the argv; Args[0] is a path inside the sandbox.
@@ -76,6 +82,10 @@ type Spec struct {
 	Dir string
 	// Mounts are the read-only binds; /tmp is a tmpfs of Limits.Tmpfs.
 	Mounts []Mount
+	// Scratch are more tmpfs mounts, writable by the sandbox's user, each
+	// of its own size; like /tmp they hold what is written to them in the
+	// sandbox's memory.
+	Scratch []Scratch
 	// Stdin is given to the command.
 	Stdin []byte
 	// Limits bound the run.
@@ -195,6 +205,11 @@ func checkSpec(spec Spec) error {
 		}
 		if m.Target == "/tmp" || strings.HasPrefix(m.Target, "/proc") {
 			return fmt.Errorf("sandbox: mount on %s: the sandbox owns that path", m.Target)
+		}
+	}
+	for _, m := range spec.Scratch {
+		if !filepath.IsAbs(m.Target) || m.Target == "/tmp" || strings.HasPrefix(m.Target, "/proc") || m.Size <= 0 {
+			return fmt.Errorf("sandbox: tmpfs on %s of %d bytes: the path must be absolute, not the sandbox's own, and the size positive", m.Target, m.Size)
 		}
 	}
 	return nil

@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -20,24 +22,30 @@ const maxRequest = 16 << 20
 // when the request cannot be read or the answer written; a render error
 // is an answer.
 func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	body, err := io.ReadAll(io.LimitReader(in, maxRequest+1))
+	// Large reads: the checkout's archive follows the request.
+	br := bufio.NewReaderSize(in, 1<<20)
+	body, err := readRequestLine(br)
 	if err != nil {
 		return fmt.Errorf("read the render request: %w", err)
-	}
-	if len(body) > maxRequest {
-		return fmt.Errorf("read the render request: larger than %d bytes", maxRequest)
 	}
 	var req request
 	if err := json.Unmarshal(body, &req); err != nil {
 		return fmt.Errorf("read the render request: %w", err)
+	}
+	var resp response
+	if req.Archive {
+		// The checkout follows the request; a bad one is the worker's
+		// error, not the source's.
+		if err := unpackArchive(br, req.Root); err != nil {
+			resp.Error = encodeError(fmt.Errorf("render %s: the sandbox's copy of the checkout: %w", req.Source.Path, err))
+		}
 	}
 	if req.Memory > 0 {
 		// Collect harder near the sandbox's limit, so that a render that
 		// fits is not killed for garbage it no longer holds.
 		debug.SetMemoryLimit(req.Memory / 10 * 8)
 	}
-	var resp response
-	if !req.Probe {
+	if !req.Probe && resp.Error == nil {
 		resp = renderResponse(ctx, req)
 	}
 	enc := json.NewEncoder(out)
@@ -45,6 +53,25 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		return fmt.Errorf("write the render answer: %w", err)
 	}
 	return nil
+}
+
+// readRequestLine reads the request: one line of JSON, or all of in when
+// it has no newline; at most maxRequest bytes.
+func readRequestLine(br *bufio.Reader) ([]byte, error) {
+	var body []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		body = append(body, chunk...)
+		if len(body) > maxRequest {
+			return nil, fmt.Errorf("larger than %d bytes", maxRequest)
+		}
+		switch {
+		case err == nil, err == io.EOF:
+			return body, nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return nil, err
+		}
+	}
 }
 
 func renderResponse(ctx context.Context, req request) response {

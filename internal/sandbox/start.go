@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -19,7 +20,7 @@ type Sandbox interface {
 	// still running when it ends is killed. The caller destroys the
 	// sandbox afterwards (in the background if it likes: what remains is
 	// only the sandbox's state); a sandbox serves one Finish.
-	Finish(ctx context.Context, stdin []byte) (*Result, error)
+	Finish(ctx context.Context, stdin io.WriterTo) (*Result, error)
 	// Alive tells whether the command still waits (it did not die while
 	// idle).
 	Alive() bool
@@ -94,13 +95,13 @@ func launch(name string, args, env []string, l Limits, answerLine bool, result f
 	return s, nil
 }
 
-func (s *started) Finish(ctx context.Context, stdin []byte) (*Result, error) {
+func (s *started) Finish(ctx context.Context, stdin io.WriterTo) (*Result, error) {
 	stop := context.AfterFunc(ctx, s.kill)
 	defer stop()
 	go func() {
 		// A command that died does not read: the write fails, and its exit
 		// says why.
-		_, _ = s.stdin.Write(stdin)
+		_, _ = stdin.WriteTo(s.stdin)
 		_ = s.stdin.Close()
 	}()
 	select {
@@ -165,5 +166,5 @@ func runStarted(ctx context.Context, st Starter, spec Spec) (*Result, error) {
 		return nil, err
 	}
 	defer sb.Destroy()
-	return sb.Finish(ctx, spec.Stdin)
+	return sb.Finish(ctx, bytes.NewReader(spec.Stdin))
 }

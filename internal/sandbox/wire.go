@@ -26,6 +26,10 @@ type request struct {
 	// Memory is the sandbox's memory limit: the renderer's Go runtime
 	// collects garbage harder as it nears it.
 	Memory int64 `json:"memory,omitempty"`
+	// Archive says that the checkout follows the request on stdin, as a
+	// tar archive the renderer unpacks into Root (archive.go); else the
+	// checkout is mounted at Root.
+	Archive bool `json:"archive,omitempty"`
 	// Probe asks for an empty answer: the sandbox works.
 	Probe bool `json:"probe,omitempty"`
 }
