@@ -76,7 +76,7 @@ func BenchmarkRender(b *testing.B) {
 
 // BenchmarkRender1000 renders a directory of 1,000 ConfigMaps, one file
 // each (as make bench's sandbox scenario renders 1,000 resources), in-process
-// and in a warm gVisor sandbox of a pool (the pool full before each
+// and in a warm sandbox of a pool of each mode (the pool full before each
 // render), with the runsc on PATH (FERRY_TOOLS_BIN first: the tools
 // cache's). The warm/in-process ratio is reported as x-in-process.
 //
@@ -105,34 +105,37 @@ func BenchmarkRender1000(b *testing.B) {
 		}
 		inProcess = time.Since(began) / time.Duration(b.N)
 	})
-	b.Run("gvisor-pool", func(b *testing.B) {
-		if _, err := exec.LookPath("runsc"); err != nil {
-			b.Skip("runsc is not installed")
-		}
-		runner, err := New(ModeGVisor, b.TempDir(), GVisor{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		r := testRenderer(b, runner, Limits{})
-		r.Pool, r.PoolDir = 1, b.TempDir()
-		defer r.Close()
-		var total time.Duration
-		for b.Loop() {
-			b.StopTimer()
-			waitFull(b, r)
-			b.StartTimer()
-			began := time.Now()
-			res, err := r.Render(context.Background(), root, src, opts)
-			total += time.Since(began)
+	for _, mode := range []Mode{ModeGVisor, ModeProcess} {
+		b.Run(string(mode)+"-pool", func(b *testing.B) {
+			tool := map[Mode]string{ModeGVisor: "runsc", ModeProcess: "bwrap"}[mode]
+			if _, err := exec.LookPath(tool); err != nil {
+				b.Skipf("%s is not installed", tool)
+			}
+			runner, err := New(mode, b.TempDir(), GVisor{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if len(res.Objects) != 1000 {
-				b.Fatalf("rendered %d objects, want 1000", len(res.Objects))
+			r := testRenderer(b, runner, Limits{})
+			r.Pool, r.PoolDir = 1, b.TempDir()
+			defer r.Close()
+			var total time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				waitFull(b, r)
+				b.StartTimer()
+				began := time.Now()
+				res, err := r.Render(context.Background(), root, src, opts)
+				total += time.Since(began)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Objects) != 1000 {
+					b.Fatalf("rendered %d objects, want 1000", len(res.Objects))
+				}
 			}
-		}
-		if inProcess > 0 {
-			b.ReportMetric(float64(total/time.Duration(b.N))/float64(inProcess), "x-in-process")
-		}
-	})
+			if inProcess > 0 {
+				b.ReportMetric(float64(total/time.Duration(b.N))/float64(inProcess), "x-in-process")
+			}
+		})
+	}
 }

@@ -67,7 +67,9 @@ func (r *Renderer) startSlot(starter Starter, limits Limits) (*slot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: a pooled sandbox's checkout directory: %w", err)
 	}
-	sb, err := starter.Start(r.spec(dir, limits))
+	spec := r.spec(dir, limits)
+	spec.Env = append(spec.Env, warmEnv+"=1")
+	sb, err := starter.Start(spec)
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 
 	"github.com/ferry-gitops/ferry/internal/render"
@@ -22,6 +23,9 @@ const maxRequest = 16 << 20
 // when the request cannot be read or the answer written; a render error
 // is an answer.
 func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	if os.Getenv(warmEnv) == "1" {
+		warmUp(ctx)
+	}
 	// Large reads: the checkout's archive follows the request.
 	br := bufio.NewReaderSize(in, 1<<20)
 	body, err := readRequestLine(br)

@@ -1,0 +1,56 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/render"
+)
+
+// warmEnv, set to "1" in a pooled sandbox's environment, has its renderer
+// render a small source of its own while it waits for its request (warmUp):
+// under gVisor, the first use of the renderer's code and of fresh memory
+// costs a fault into the Sentry per page (and a read on the host for the
+// binary's pages), which a render in a pooled sandbox then no longer pays.
+// A sandbox started for its render skips it: it would only delay the
+// render.
+const warmEnv = "FERRY_RENDER_WARM"
+
+// warmFiles are the warm-up's checkout: a directory of manifests as most
+// sources are, with a kustomization above them.
+var warmFiles = map[string]string{
+	"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: warm\n  labels:\n    app: warm\ndata:\n  key: value\n" +
+		"---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: warm\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: warm\n" +
+		"  template:\n    metadata:\n      labels:\n        app: warm\n    spec:\n      containers:\n      - name: warm\n        image: warm:1\n",
+	"app/svc.json":                 `{"apiVersion":"v1","kind":"Service","metadata":{"name":"warm"},"spec":{"ports":[{"port":80}]}}`,
+	"kustomize/kustomization.yaml": "resources:\n- ../app/cm.yaml\nnamePrefix: warm-\n",
+}
+
+// warmUp renders warmFiles from a directory under /tmp, which it removes
+// afterwards, and encodes the answer as Serve would; errors are ignored
+// (the real render reports its own).
+func warmUp(ctx context.Context) {
+	dir, err := os.MkdirTemp("", "ferry-warm-")
+	if err != nil {
+		return
+	}
+	defer os.RemoveAll(dir)
+	for name, content := range warmFiles {
+		file := filepath.Join(dir, name)
+		if os.MkdirAll(filepath.Dir(file), 0o755) != nil || os.WriteFile(file, []byte(content), 0o644) != nil {
+			return
+		}
+	}
+	for _, path := range []string{"app", "kustomize"} {
+		resp := renderResponse(ctx, request{Root: dir, Source: app.Source{Path: path}, Options: render.Options{AppName: "warm", Namespace: "warm"}})
+		_ = json.NewEncoder(io.Discard).Encode(resp)
+		if resp.Error != nil {
+			fmt.Fprintln(os.Stderr, "render sandbox: warm-up:", resp.Error.Text)
+		}
+	}
+}
