@@ -7,8 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/workflowservice/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
@@ -19,32 +18,14 @@ import (
 // spec, in one update-with-start; the update's validator refuses a bad
 // spec before anything changes.
 func ApplyAppSet(ctx context.Context, c client.Client, s *appset.ApplicationSet) (AppSetView, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	go cancelWithoutWorkers(ctx, c, TaskQueue, cancel)
-	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		StaticSummary:            "ApplicationSet " + s.Metadata.Name,
-		ID:                       AppSetWorkflowID(s.Metadata.Name),
-		TaskQueue:                TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		Memo:                     map[string]any{memoAppSetRepos: s.GitRepos()},
-	}, AppSetWorkflow, appSetInput{ApplicationSet: *s})
-	handle, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
-		StartWorkflowOperation: start,
-		UpdateOptions: client.UpdateWorkflowOptions{
-			UpdateName: UpdateAppSetSpec, Args: []any{s}, WaitForStage: client.WorkflowUpdateStageCompleted,
-		},
-	})
 	var v AppSetView
-	if err == nil {
-		err = handle.Get(ctx, &v)
-	}
-	if noWorker := (*NoWorkerError)(nil); err != nil && errors.As(context.Cause(ctx), &noWorker) {
-		return v, noWorker
-	}
+	err := appSets.applyWithStart(ctx, c, s.Metadata.Name, "ApplicationSet "+s.Metadata.Name,
+		map[string]any{memoAppSetRepos: s.GitRepos()}, appSetInput{ApplicationSet: *s}, UpdateAppSetSpec, []any{s}, &v)
 	return v, err
 }
+
+// appSets are the ApplicationSet workflows.
+var appSets = objectWorkflow{Type: AppSetWorkflow, IDPrefix: AppSetWorkflowID(""), Noun: "applicationsets"}
 
 // AppSetNotFoundError: no set of that name runs.
 type AppSetNotFoundError struct{ Name string }
@@ -55,18 +36,11 @@ func (e *AppSetNotFoundError) Error() string {
 
 // GetAppSet answers the status query of a running set.
 func GetAppSet(ctx context.Context, c client.Client, name string) (*AppSetView, error) {
-	res, err := c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
-		WorkflowID: AppSetWorkflowID(name), QueryType: QueryStatus,
-		QueryRejectCondition: enumspb.QUERY_REJECT_CONDITION_NOT_OPEN,
-	})
-	switch {
-	case err != nil && isNotFound(err), err == nil && res.QueryRejected != nil:
+	var v AppSetView
+	switch err := appSets.query(ctx, c, name, QueryStatus, &v); {
+	case errors.Is(err, errNotRunning):
 		return nil, &AppSetNotFoundError{Name: name}
 	case err != nil:
-		return nil, err
-	}
-	var v AppSetView
-	if err := res.QueryResult.Get(&v); err != nil {
 		return nil, err
 	}
 	return &v, nil
@@ -84,33 +58,19 @@ type AppSetSummary struct {
 // of their git generators.
 func ListAppSets(ctx context.Context, c client.Client) ([]AppSetSummary, error) {
 	var out []AppSetSummary
-	var token []byte
 	dc := converter.GetDefaultDataConverter()
-	for {
-		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query:    "WorkflowType = '" + AppSetWorkflow + "' AND ExecutionStatus = 'Running'",
-			PageSize: 1000, NextPageToken: token,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list the applicationsets: %w", err)
+	err := appSets.listRunning(ctx, c, func(name string, e *workflowpb.WorkflowExecutionInfo) {
+		sum := AppSetSummary{Name: name}
+		if p, ok := e.GetMemo().GetFields()[memoAppSetRepos]; ok {
+			_ = dc.FromPayload(p, &sum.Repos)
 		}
-		for _, e := range resp.Executions {
-			name, ok := strings.CutPrefix(e.GetExecution().GetWorkflowId(), AppSetWorkflowID(""))
-			if !ok {
-				continue
-			}
-			sum := AppSetSummary{Name: name}
-			if p, ok := e.GetMemo().GetFields()[memoAppSetRepos]; ok {
-				_ = dc.FromPayload(p, &sum.Repos)
-			}
-			if p, ok := e.GetMemo().GetFields()[memoAppSetOwned]; ok {
-				_ = dc.FromPayload(p, &sum.Owned)
-			}
-			out = append(out, sum)
+		if p, ok := e.GetMemo().GetFields()[memoAppSetOwned]; ok {
+			_ = dc.FromPayload(p, &sum.Owned)
 		}
-		if token = resp.NextPageToken; len(token) == 0 {
-			break
-		}
+		out = append(out, sum)
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b AppSetSummary) int { return strings.Compare(a.Name, b.Name) })
 	return slices.CompactFunc(out, func(a, b AppSetSummary) bool { return a.Name == b.Name }), nil
@@ -118,14 +78,8 @@ func ListAppSets(ctx context.Context, c client.Client) ([]AppSetSummary, error) 
 
 // DeleteAppSet deletes a set and its apps through its delete update.
 func DeleteAppSet(ctx context.Context, c client.Client, name string) error {
-	handle, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: AppSetWorkflowID(name), UpdateName: UpdateAppSetDelete,
-		Args: []any{DeleteAppSetRequest{}}, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err == nil {
-		err = handle.Get(ctx, nil)
-	}
-	if err != nil && isNotFound(err) {
+	err := appSets.update(ctx, c, name, UpdateAppSetDelete, DeleteAppSetRequest{})
+	if errors.Is(err, errNotRunning) {
 		return &AppSetNotFoundError{Name: name}
 	}
 	return err

@@ -7,14 +7,16 @@ import (
 	"slices"
 	"strings"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/api/workflowservice/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/regions"
 )
+
+// projects are the AppProject workflows.
+var projects = objectWorkflow{Type: ProjectWorkflow, IDPrefix: ProjectWorkflowID(""), Noun: "projects"}
 
 // ApplyProject creates the project's workflow, or sends a running one the
 // new spec, in one update-with-start; the update's validator refuses a bad
@@ -23,29 +25,8 @@ func ApplyProject(ctx context.Context, c client.Client, p *app.AppProject) (Proj
 	if p.Metadata.Name == app.DefaultProject {
 		return ProjectView{}, fmt.Errorf("project %q is built in and allows everything: give your project another name", app.DefaultProject)
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	go cancelWithoutWorkers(ctx, c, TaskQueue, cancel)
-	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		StaticSummary:            "AppProject " + p.Metadata.Name,
-		ID:                       ProjectWorkflowID(p.Metadata.Name),
-		TaskQueue:                TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-	}, ProjectWorkflow, p)
-	handle, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
-		StartWorkflowOperation: start,
-		UpdateOptions: client.UpdateWorkflowOptions{
-			UpdateName: UpdateProjectSpec, Args: []any{p}, WaitForStage: client.WorkflowUpdateStageCompleted,
-		},
-	})
 	var v ProjectView
-	if err == nil {
-		err = handle.Get(ctx, &v)
-	}
-	if noWorker := (*NoWorkerError)(nil); err != nil && errors.As(context.Cause(ctx), &noWorker) {
-		return v, noWorker
-	}
+	err := projects.applyWithStart(ctx, c, p.Metadata.Name, "AppProject "+p.Metadata.Name, nil, p, UpdateProjectSpec, []any{p}, &v)
 	return v, err
 }
 
@@ -62,20 +43,11 @@ func GetProject(ctx context.Context, c client.Client, name string) (*ProjectView
 		v := ViewOfProject(app.DefaultAppProject())
 		return &v, nil
 	}
-	// A deleted project's workflow has completed; it would still answer
-	// from its history, so only a running one may.
-	res, err := c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
-		WorkflowID: ProjectWorkflowID(name), QueryType: QueryProject,
-		QueryRejectCondition: enumspb.QUERY_REJECT_CONDITION_NOT_OPEN,
-	})
-	switch {
-	case err != nil && isNotFound(err), err == nil && res.QueryRejected != nil:
+	var v ProjectView
+	switch err := projects.query(ctx, c, name, QueryProject, &v); {
+	case errors.Is(err, errNotRunning):
 		return nil, &ProjectNotFoundError{Name: name}
 	case err != nil:
-		return nil, err
-	}
-	var v ProjectView
-	if err := res.QueryResult.Get(&v); err != nil {
 		return nil, err
 	}
 	return &v, nil
@@ -96,23 +68,9 @@ func isNotFound(err error) bool {
 // running project workflows in name order.
 func ListProjects(ctx context.Context, c client.Client) ([]string, error) {
 	var names []string
-	var token []byte
-	for {
-		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query:    "WorkflowType = '" + ProjectWorkflow + "' AND ExecutionStatus = 'Running'",
-			PageSize: 1000, NextPageToken: token,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list the projects: %w", err)
-		}
-		for _, e := range resp.Executions {
-			if name, ok := strings.CutPrefix(e.GetExecution().GetWorkflowId(), ProjectWorkflowID("")); ok {
-				names = append(names, name)
-			}
-		}
-		if token = resp.NextPageToken; len(token) == 0 {
-			break
-		}
+	err := projects.listRunning(ctx, c, func(name string, _ *workflowpb.WorkflowExecutionInfo) { names = append(names, name) })
+	if err != nil {
+		return nil, err
 	}
 	slices.Sort(names)
 	return append([]string{app.DefaultProject}, slices.Compact(names)...), nil
@@ -124,13 +82,8 @@ func DeleteProject(ctx context.Context, c client.Client, name string) error {
 	if name == app.DefaultProject {
 		return fmt.Errorf("project %q is built in and cannot be deleted", app.DefaultProject)
 	}
-	handle, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: ProjectWorkflowID(name), UpdateName: UpdateProjectDelete, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err == nil {
-		err = handle.Get(ctx, nil)
-	}
-	if err != nil && isNotFound(err) {
+	err := projects.update(ctx, c, name, UpdateProjectDelete)
+	if errors.Is(err, errNotRunning) {
 		return &ProjectNotFoundError{Name: name}
 	}
 	return err
