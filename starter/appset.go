@@ -10,9 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/ferry-gitops/ferry/internal/appset"
 	"github.com/ferry-gitops/ferry/workflows"
@@ -64,51 +62,17 @@ generators say; it never changes an app it did not create.`,
 	return cmd
 }
 
+// appSetFiles are the ApplicationSet files of ferry appset apply.
+var appSetFiles = objectFiles[*appset.ApplicationSet]{
+	noun:  "applicationset",
+	parse: appset.Read,
+	name:  func(s *appset.ApplicationSet) string { return s.Metadata.Name },
+}
+
 // collectAppSets reads and validates every ApplicationSet -f names before
 // anything is applied, and lists every bad file at once.
 func collectAppSets(values []string, stdin io.Reader) ([]*appset.ApplicationSet, error) {
-	sources, errs := expandApplySources(values, false)
-	var out []*appset.ApplicationSet
-	seen := map[string]string{}
-	for _, src := range sources {
-		s, err := readAppSet(src, stdin)
-		if err == nil {
-			if prev, dup := seen[s.Metadata.Name]; dup {
-				err = fmt.Errorf("applicationset %q is also in %s: each set comes from one file: delete or rename one of them", s.Metadata.Name, prev)
-			}
-		}
-		if err != nil {
-			errs = append(errs, inputError{source: src, err: err})
-			continue
-		}
-		seen[s.Metadata.Name] = src
-		out = append(out, s)
-	}
-	if len(errs) == 0 {
-		return out, nil
-	}
-	if len(errs) == 1 && len(sources) <= 1 {
-		var unread readError
-		if errors.As(errs[0].err, &unread) {
-			return nil, unread.err
-		}
-		return nil, fmt.Errorf("%s: %w", errs[0].source, errs[0].err)
-	}
-	return nil, &invalidInputsError{files: len(sources), errors: errs}
-}
-
-func readAppSet(src string, stdin io.Reader) (*appset.ApplicationSet, error) {
-	var data []byte
-	var err error
-	if src == "-" {
-		data, err = readAll(stdin)
-	} else if data, err = os.ReadFile(src); err != nil {
-		err = fmt.Errorf("read applicationset: %w", err)
-	}
-	if err != nil {
-		return nil, readError{err}
-	}
-	return appset.Read(data)
+	return appSetFiles.collect(values, stdin)
 }
 
 func newAppSetGetCmd(tf *temporalFlags) *cobra.Command {
@@ -234,21 +198,8 @@ func newAppSetDeleteCmd(tf *temporalFlags) *cobra.Command {
 
 // appSetError turns a Temporal error into one a user can act on.
 func appSetError(name, doing string, err error) error {
-	var nf *workflows.AppSetNotFoundError
-	var noWorker *workflows.NoWorkerError
-	var notFound *serviceerror.NotFound
-	var appErr *temporal.ApplicationError
-	switch {
-	case errors.As(err, &nf), errors.As(err, &noWorker):
-		return err
-	case errors.As(err, &notFound):
-		return &workflows.AppSetNotFoundError{Name: name}
-	case errors.As(err, &appErr):
-		msg := strings.TrimSpace(appErr.Message())
-		if strings.HasPrefix(msg, fmt.Sprintf("applicationset %q", name)) {
-			return errors.New(msg)
-		}
-		return fmt.Errorf("applicationset %q: %s refused: %s", name, doing, msg)
-	}
-	return fmt.Errorf("applicationset %q: %s: %w", name, doing, err)
+	return objectError("applicationset", name, doing, err, &workflows.AppSetNotFoundError{Name: name}, func(err error) bool {
+		var nf *workflows.AppSetNotFoundError
+		return errors.As(err, &nf)
+	})
 }

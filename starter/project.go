@@ -9,9 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/workflows"
@@ -62,55 +60,23 @@ validated first; if any is wrong, nothing is applied.`,
 	return cmd
 }
 
-// collectProjects reads, parses and validates every AppProject -f names
-// before anything is applied, and lists every bad file at once.
-func collectProjects(values []string, stdin io.Reader) ([]*app.AppProject, error) {
-	sources, errs := expandApplySources(values, false)
-	var out []*app.AppProject
-	seen := map[string]string{}
-	for _, src := range sources {
-		p, err := readProject(src, stdin)
-		if err == nil {
-			if prev, dup := seen[p.Metadata.Name]; dup {
-				err = fmt.Errorf("project %q is also in %s: each project comes from one file: delete or rename one of them", p.Metadata.Name, prev)
-			}
-		}
+// projectFiles are the AppProject files of ferry project apply.
+var projectFiles = objectFiles[*app.AppProject]{
+	noun: "project",
+	parse: func(data []byte) (*app.AppProject, error) {
+		p, err := app.ParseProject(data)
 		if err != nil {
-			errs = append(errs, inputError{source: src, err: err})
-			continue
+			return nil, err
 		}
-		seen[p.Metadata.Name] = src
-		out = append(out, p)
-	}
-	if len(errs) == 0 {
-		return out, nil
-	}
-	if len(errs) == 1 && len(sources) <= 1 {
-		var unread readError
-		if errors.As(errs[0].err, &unread) {
-			return nil, unread.err
-		}
-		return nil, fmt.Errorf("%s: %w", errs[0].source, errs[0].err)
-	}
-	return nil, &invalidInputsError{files: len(sources), errors: errs}
+		return p, app.ValidateProject(p)
+	},
+	name: func(p *app.AppProject) string { return p.Metadata.Name },
 }
 
-func readProject(src string, stdin io.Reader) (*app.AppProject, error) {
-	var data []byte
-	var err error
-	if src == "-" {
-		data, err = readAll(stdin)
-	} else if data, err = os.ReadFile(src); err != nil {
-		err = fmt.Errorf("read project: %w", err)
-	}
-	if err != nil {
-		return nil, readError{err}
-	}
-	p, err := app.ParseProject(data)
-	if err != nil {
-		return nil, err
-	}
-	return p, app.ValidateProject(p)
+// collectProjects reads and validates every AppProject -f names before
+// anything is applied, and lists every bad file at once.
+func collectProjects(values []string, stdin io.Reader) ([]*app.AppProject, error) {
+	return projectFiles.collect(values, stdin)
 }
 
 func newProjectGetCmd(tf *temporalFlags) *cobra.Command {
@@ -228,28 +194,8 @@ func newProjectDeleteCmd(tf *temporalFlags) *cobra.Command {
 
 // projectError turns a Temporal error into one a user can act on.
 func projectError(name, doing string, err error) error {
-	var nf *workflows.ProjectNotFoundError
-	if errors.As(err, &nf) {
-		return err
-	}
-	var notFound *serviceerror.NotFound
-	if errors.As(err, &notFound) {
-		return (&workflows.ProjectNotFoundError{Name: name})
-	}
-	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) {
-		msg := strings.TrimSpace(appErr.Message())
-		if strings.HasPrefix(msg, fmt.Sprintf("project %q", name)) || strings.HasPrefix(msg, fmt.Sprintf("appproject %q", name)) {
-			return errors.New(msg) // it names the project already
-		}
-		return fmt.Errorf("project %q: %s refused: %s", name, doing, msg)
-	}
-	var noWorker *workflows.NoWorkerError
-	if errors.As(err, &noWorker) {
-		return err
-	}
-	if msg := err.Error(); strings.HasPrefix(msg, "project ") {
-		return err
-	}
-	return fmt.Errorf("project %q: %s: %w", name, doing, err)
+	return objectError("project", name, doing, err, &workflows.ProjectNotFoundError{Name: name}, func(err error) bool {
+		var nf *workflows.ProjectNotFoundError
+		return errors.As(err, &nf)
+	}, "appproject")
 }
