@@ -27,6 +27,7 @@ type Children struct {
 func (c *Children) Register(w worker.Registry) {
 	w.RegisterActivityWithOptions(c.CompareChildren, activity.RegisterOptions{Name: workflows.ActivityCompareChildren})
 	w.RegisterActivityWithOptions(c.SyncChildren, activity.RegisterOptions{Name: workflows.ActivitySyncChildren})
+	w.RegisterActivityWithOptions(c.DeleteChildren, activity.RegisterOptions{Name: workflows.ActivityDeleteChildren})
 }
 
 // childKey names a child Application as a resource of its parent.

@@ -77,7 +77,7 @@ func TestAppOfApps(t *testing.T) {
 		require.NoError(t, err, "child-a untouched in %s", r)
 	}
 	recordHistories(t, "platform")
-	mustFerry(t, "app", "delete", "platform")
+	mustFerry(t, "app", "delete", "platform", "--cascade=false")
 	mustFerry(t, "app", "delete", "child-a", "--cascade")
 }
 

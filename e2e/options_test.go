@@ -73,7 +73,8 @@ func waitReconciledAfter(t *testing.T, name string, before time.Time) {
 // TestDeleteWithResourcesFinalizer: an app carrying Argo CD's resources
 // finalizer is deleted with its resources by a plain `ferry app delete`;
 // --cascade=false keeps them, as argocd app delete --cascade=false does;
-// an app without the finalizer keeps them unless --cascade is given.
+// an app without the finalizer is deleted with them too, as argocd app
+// delete cascades by default.
 func TestDeleteWithResourcesFinalizer(t *testing.T) {
 	startWorker(t)
 	repo := newRepo(t, "finalized")
@@ -109,7 +110,7 @@ func TestDeleteWithResourcesFinalizer(t *testing.T) {
 	mustFerry(t, "app", "delete", "fin-kept", "--cascade=false")
 	require.Equal(t, everywhere("hello"), greetings(t, "fin-kept"), "--cascade=false keeps the resources")
 	mustFerry(t, "app", "delete", "fin-none")
-	require.Equal(t, everywhere("hello"), greetings(t, "fin-none"), "without the finalizer, delete keeps the resources")
+	require.Equal(t, everywhere("-"), greetings(t, "fin-none"), "without the finalizer, delete cascades by default")
 	c := temporalClient(t)
 	for name := range apps {
 		desc, err := c.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID(name), "")

@@ -101,19 +101,30 @@ func newRefreshCmd(tf *temporalFlags) *cobra.Command {
 
 func newDeleteCmd(tf *temporalFlags) *cobra.Command {
 	var cascade bool
+	var policy string
 	cmd := &cobra.Command{
 		Use:   "delete NAME",
-		Short: "Delete an app; with --cascade, or its resources finalizer, its resources in every region first",
-		Long: `Delete an app. Its resources in every region are deleted first with
---cascade, or when the app carries Argo CD's resources finalizer
-(` + app.ResourcesFinalizer + `, foreground, or ` + app.BackgroundFinalizer + `);
---cascade=false keeps them even then, as argocd app delete --cascade=false does.`,
+		Short: "Delete an app with its resources in every region (--cascade=false keeps them)",
+		Long: `Delete an app, as argocd app delete does: by default it cascades, deleting
+the app's resources in every region first, and for an app of apps the child
+apps it created, each of which deletes its own resources only when it carries
+Argo CD's resources finalizer (` + app.ResourcesFinalizer + ` or
+` + app.BackgroundFinalizer + `), and cascades to its own children the same way.
+--cascade=false keeps the resources (and the child apps), finalizer or not.
+
+--propagation-policy is how the resources are deleted: foreground (each goes
+once what it owns is gone), background (the garbage collector deletes what they
+own afterwards) or orphan (what they own stays). Left out: the one the app's
+finalizer names, else foreground. The command returns once the resources are
+gone.`,
+		Example: `  ferry app delete guestbook
+  ferry app delete guestbook --propagation-policy background
+  ferry app delete guestbook --cascade=false`,
 		Args: cobra.ExactArgs(1),
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			// Unset: the app's finalizer decides, in its workflow.
-			var req workflows.DeleteRequest
-			if cmd.Flags().Changed("cascade") {
-				req.Cascade = &cascade
+			req := workflows.DeleteRequest{Cascade: &cascade, Propagation: policy}
+			if policy != "" && !cascade {
+				return fmt.Errorf("app %q: --propagation-policy %s deletes the resources and --cascade=false keeps them: give one of them", args[0], policy)
 			}
 			out, err := workflows.DeleteApp(cmd.Context(), c, args[0], req)
 			if err != nil {
@@ -127,7 +138,8 @@ func newDeleteCmd(tf *temporalFlags) *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.Flags().BoolVar(&cascade, "cascade", false, "delete the app's resources in every region too (default: only when the app carries the resources finalizer)")
+	cmd.Flags().BoolVar(&cascade, "cascade", true, "delete the app's resources in every region, and its child apps, too; --cascade=false keeps them")
+	cmd.Flags().StringVar(&policy, "propagation-policy", "", "foreground, background or orphan (default: the app's finalizer's, else foreground)")
 	return cmd
 }
 

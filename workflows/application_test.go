@@ -277,8 +277,9 @@ func (s *appSuite) TestCascadeDeleteRemovesResourcesInEveryRegion() {
 	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
 	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	s.env.OnActivity(ActivityDeleteResources, mock.Anything, DeleteInput{App: "guestbook", Region: "us-east-1"}).Return(DeleteResult{}, nil).Once()
-	s.env.OnActivity(ActivityDeleteResources, mock.Anything, DeleteInput{App: "guestbook", Region: "eu-west-1"}).Return(DeleteResult{}, nil).Once()
+	// Without a finalizer naming a policy, foreground, as argocd app delete.
+	s.env.OnActivity(ActivityDeleteResources, mock.Anything, DeleteInput{App: "guestbook", Region: "us-east-1", Propagation: app.PropagationForeground}).Return(DeleteResult{}, nil).Once()
+	s.env.OnActivity(ActivityDeleteResources, mock.Anything, DeleteInput{App: "guestbook", Region: "eu-west-1", Propagation: app.PropagationForeground}).Return(DeleteResult{}, nil).Once()
 	s.deleteAt(time.Second, true)
 	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
 	s.True(s.env.IsWorkflowCompleted())

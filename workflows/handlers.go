@@ -71,11 +71,12 @@ func (s *appState) requestRefresh(hard bool) {
 	s.refresh.DriftOnly = false
 }
 
-var errDeleting = errors.New("the app is being deleted: wait for the delete to finish")
+// ErrDeleting refuses an update of an app whose delete is under way.
+var ErrDeleting = errors.New("the app is being deleted: wait for the delete to finish")
 
 func (s *appState) validateSync(ctx workflow.Context, req SyncRequest) error {
 	if s.deletion != nil {
-		return errDeleting
+		return ErrDeleting
 	}
 	if err := s.validateSyncSource(req); err != nil {
 		return err
@@ -112,7 +113,7 @@ func (s *appState) handleSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 // the app's is refused (CheckOwner).
 func (s *appState) validateSpec(ctx workflow.Context, raw json.RawMessage, by SpecRequest) error {
 	if s.deletion != nil {
-		return errDeleting
+		return ErrDeleting
 	}
 	if err := CheckOwner(s.app.Metadata.Name, s.owner, by); err != nil {
 		return err
@@ -145,7 +146,10 @@ func (s *appState) handleSpec(ctx workflow.Context, raw json.RawMessage, by Spec
 
 func (s *appState) validateDelete(ctx workflow.Context, req DeleteRequest) error {
 	if s.deletion != nil {
-		return errDeleting
+		return ErrDeleting
+	}
+	if err := req.validate(s.app.Metadata.Name); err != nil {
+		return err
 	}
 	return checkDeleteOwner(s.app.Metadata.Name, s.owner, req)
 }

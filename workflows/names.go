@@ -74,24 +74,21 @@ type SyncRequest struct {
 
 // DeleteRequest is the payload of the delete update.
 type DeleteRequest struct {
-	// Cascade deletes the app's resources in every region first. When it is
-	// left out, the app's Argo CD resources finalizer decides (cascade with
-	// it, not without), as deleting an Argo CD Application object does; an
-	// explicit false keeps the resources, as argocd app delete
+	// Cascade deletes the app's resources in every region first, and the
+	// child apps of an app of apps (each as its own finalizers say). When
+	// it is left out, a Propagation or the app's Argo CD resources
+	// finalizer asks for it, as deleting an Argo CD Application object
+	// does; an explicit false keeps them, as argocd app delete
 	// --cascade=false does.
 	Cascade *bool `json:"cascade,omitempty"`
+	// Propagation is the deletion propagation policy of a cascading delete:
+	// foreground, background or orphan; empty: the one the app's resources
+	// finalizer names, else foreground.
+	Propagation string `json:"propagationPolicy,omitempty"`
 	// Parent is the app of apps pruning the app; empty: a user.
 	Parent string `json:"parent,omitempty"`
 	// AppSet is the ApplicationSet deleting an app it generated.
 	AppSet string `json:"appSet,omitempty"`
-}
-
-// cascades tells whether deleting a cascades.
-func (r DeleteRequest) cascades(a *app.Application) bool {
-	if r.Cascade != nil {
-		return *r.Cascade
-	}
-	return a.CascadeDelete()
 }
 
 // View is what the status query answers: the Application with its status,

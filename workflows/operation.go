@@ -262,7 +262,7 @@ func (s *appState) runDelete(ctx workflow.Context) bool {
 		futures := make([]workflow.Future, len(dests))
 		for i, d := range dests {
 			futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region, deleteResourcesSummary(d.Region)), ActivityDeleteResources,
-				DeleteInput{App: s.app.Metadata.Name, Region: d.Region, Propagation: s.app.DeletePropagation(), Confirmed: p.confirmed})
+				DeleteInput{App: s.app.Metadata.Name, Region: d.Region, Propagation: p.req.propagation(&s.app), Confirmed: p.confirmed})
 		}
 		// awaiting: objects marked Delete=confirm held their region's delete.
 		var awaiting []app.ResourceKey
@@ -278,6 +278,11 @@ func (s *appState) runDelete(ctx workflow.Context) bool {
 		}
 		if p.err = s.awaitDeleteConfirmation(ctx, awaiting); p.err != nil {
 			return false
+		}
+	}
+	if children := s.deleteChildren(ctx, len(failed) == 0); children != nil {
+		if err := children.Get(ctx, nil); err != nil {
+			failed = append(failed, "child apps: "+rootMessage(err))
 		}
 	}
 	if len(failed) > 0 {

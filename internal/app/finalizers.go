@@ -23,8 +23,9 @@ const (
 const postDeleteFinalizer = "post-delete-finalizer.argocd.argoproj.io"
 
 // CascadeDelete reports whether deleting the app deletes its resources, as
-// Argo CD's resources finalizer asks. Without it, `ferry app delete`
-// cascades only with --cascade.
+// Argo CD's resources finalizer asks: what decides when an app of apps or
+// an ApplicationSet deletes the app (`ferry app delete` cascades unless
+// --cascade=false).
 func (a *Application) CascadeDelete() bool {
 	return a.DeletePropagation() != ""
 }

@@ -1,0 +1,125 @@
+package workflows
+
+import (
+	"context"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/regions"
+)
+
+// TestDeletePropagation: a cascading delete deletes with the request's
+// policy, else the one the app's finalizer names, else foreground; a
+// delete without cascade deletes nothing; an unknown policy, or one given
+// with cascade false, is rejected.
+func (s *appSuite) TestDeletePropagation() {
+	yes, no := true, false
+	cases := []struct {
+		name      string
+		finalizer string
+		req       DeleteRequest
+		want      string // "": no DeleteResources
+		rejected  string
+	}{
+		{name: "cascade, no finalizer", req: DeleteRequest{Cascade: &yes}, want: app.PropagationForeground},
+		{name: "cascade, background finalizer", finalizer: app.BackgroundFinalizer, req: DeleteRequest{Cascade: &yes}, want: app.PropagationBackground},
+		{name: "policy over finalizer", finalizer: app.BackgroundFinalizer, req: DeleteRequest{Cascade: &yes, Propagation: "orphan"}, want: app.PropagationOrphan},
+		{name: "left out, finalizer decides", finalizer: app.ResourcesFinalizer, req: DeleteRequest{Parent: ""}, want: app.PropagationForeground},
+		{name: "left out, no finalizer", req: DeleteRequest{}},
+		{name: "left out, a policy asks", req: DeleteRequest{Propagation: "background"}, want: app.PropagationBackground},
+		{name: "cascade false over finalizer", finalizer: app.ResourcesFinalizer, req: DeleteRequest{Cascade: &no}},
+		{name: "unknown policy", req: DeleteRequest{Propagation: "sideways"}, rejected: `delete propagation policy "sideways" is unknown: want foreground, background or orphan`},
+		{name: "policy without cascade", req: DeleteRequest{Cascade: &no, Propagation: "foreground"}, rejected: "cascade is false"},
+	}
+	for _, c := range cases {
+		s.Run(c.name, func() {
+			s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1")})
+			s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+			s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+			cluster := &fakeCluster{synced: map[string]string{}}
+			s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+			var got []string
+			s.env.OnActivity(ActivityDeleteResources, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in DeleteInput) (DeleteResult, error) {
+					got = append(got, in.Propagation)
+					return DeleteResult{}, nil
+				}).Maybe()
+			s.env.RegisterDelayedCallback(func() {
+				s.env.UpdateWorkflow(UpdateDelete, "first-delete", &testsuite.TestUpdateCallback{
+					OnReject: func(err error) {
+						if c.rejected == "" {
+							s.Fail("delete rejected", err)
+						}
+						s.ErrorContains(err, c.rejected)
+					},
+					OnAccept: func() {
+						if c.rejected != "" {
+							s.Fail("delete accepted", c.rejected)
+						}
+					},
+					OnComplete: func(any, error) {},
+				}, c.req)
+			}, time.Second)
+			if c.rejected != "" {
+				s.deleteAt(2*time.Second, false)
+			}
+			in := testApp(false)
+			if c.finalizer != "" {
+				in.Metadata.Finalizers = []string{c.finalizer}
+			}
+			s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+			s.NoError(s.env.GetWorkflowError())
+			if c.want == "" {
+				s.Empty(got, "no resources deleted")
+			} else {
+				s.Equal([]string{c.want, c.want}, got, "one delete per region")
+			}
+		})
+	}
+}
+
+// TestCascadeDeleteOfAnAppOfAppsDeletesItsChildren: the cascading delete of
+// an app of apps deletes the child apps it created (their own finalizers
+// decide about their resources); --cascade=false leaves them running.
+func (s *appSuite) TestCascadeDeleteOfAnAppOfAppsDeletesItsChildren() {
+	for _, cascade := range []bool{true, false} {
+		s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1")})
+		children := []app.Application{{Metadata: app.ObjectMeta{Name: "child-a"}}, {Metadata: app.ObjectMeta{Name: "child-b"}}}
+		reg := func(fn any, name string) { s.env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
+		reg(func(context.Context, ChildrenInput) (CompareChildrenResult, error) {
+			return CompareChildrenResult{}, nil
+		}, ActivityCompareChildren)
+		reg(func(_ context.Context, in ChildrenInput) (SyncChildrenResult, error) {
+			return SyncChildrenResult{Applied: []string{"child-a", "child-b"}}, nil
+		}, ActivitySyncChildren)
+		var deleted []ChildrenInput
+		reg(func(_ context.Context, in ChildrenInput) (DeleteChildrenResult, error) {
+			deleted = append(deleted, in)
+			return DeleteChildrenResult{Deleted: in.Previous}, nil
+		}, ActivityDeleteChildren)
+		s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+		s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Children: children}, nil)
+		cluster := &fakeCluster{synced: map[string]string{}}
+		s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+		s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
+		s.env.OnActivity(ActivityDeleteResources, mock.Anything, mock.Anything).Return(DeleteResult{}, nil).Maybe()
+		s.env.RegisterDelayedCallback(func() {
+			s.env.UpdateWorkflow(UpdateSync, "sync", &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { s.Fail("sync rejected", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+			}, SyncRequest{})
+		}, time.Second)
+		s.deleteAt(2*time.Second, cascade)
+		s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+		s.NoError(s.env.GetWorkflowError())
+		if !cascade {
+			s.Empty(deleted, "--cascade=false leaves the child apps")
+			continue
+		}
+		s.Require().Len(deleted, 1)
+		s.Equal(ChildrenInput{Parent: "guestbook", Previous: []string{"child-a", "child-b"}}, deleted[0])
+	}
+}
