@@ -161,6 +161,9 @@ type appState struct {
 	pruneConfirmedOp string
 	// notifications: what the app has notified (notify.go).
 	notifications notifyState
+	// stragglers are the regions whose compare runs on without the app
+	// waiting for it (stragglers.go).
+	stragglers map[string]*straggler
 }
 
 // untouchedPush is a push that moved the app's branch without touching its
@@ -176,7 +179,7 @@ func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error
 	if err != nil {
 		return invalidInput(err)
 	}
-	s := &appState{cfg: w.cfg, app: in.Application, workerRegions: w.cfg.Regions}
+	s := &appState{cfg: w.cfg, app: in.Application, workerRegions: w.cfg.Regions, stragglers: make(map[string]*straggler)}
 	s.status.Sync.Status = app.SyncStatusUnknown
 	s.status.Health.Status = app.HealthUnknown
 	if c := in.Carried; c != nil {
@@ -233,9 +236,14 @@ func (s *appState) run(ctx workflow.Context) error {
 		}
 		if s.idle() && s.refresh == nil {
 			delay, summary := s.pollDelay(workflow.Now(ctx))
+			if d, ok := s.stragglerDeadline(workflow.Now(ctx)); ok && d < delay {
+				delay, summary = d, timerRegionAnswer
+			}
 			poll := workflow.AwaitOptions{Timeout: delay, TimerOptions: workflow.TimerOptions{Summary: summary}}
+			// A straggler's compare that ends wakes the loop: the app
+			// compares and syncs that region.
 			if _, err := workflow.AwaitWithOptions(ctx, poll, func() bool {
-				return !s.idle() || s.refresh != nil
+				return !s.idle() || s.refresh != nil || s.stragglerAnswered()
 			}); err != nil {
 				return err
 			}

@@ -135,11 +135,12 @@ func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string,
 	if sp := s.app.Spec.SyncPolicy; sp != nil {
 		opts = sp.SyncOptions
 	}
-	// Regions the last compare found unreachable are skipped, not waited for;
-	// the app syncs them once they answer again.
+	// Regions the last compare found unreachable, or whose compare has not
+	// answered yet, are skipped, not waited for; the app syncs them once
+	// they answer again.
 	var skipped []string
 	dests = slices.DeleteFunc(slices.Clone(dests), func(d app.Target) bool {
-		if s.status.Regions[d.Region].Unreachable {
+		if s.status.Regions[d.Region].Unreachable || s.isStraggler(d.Region) {
 			skipped = append(skipped, d.Region)
 			return true
 		}
@@ -340,7 +341,8 @@ func allPermanent(errs map[string]error) bool {
 func isUnreachable(err error) bool {
 	var timeout *temporal.TimeoutError
 	var appErr *temporal.ApplicationError
-	return errors.As(err, &timeout) || (errors.As(err, &appErr) && appErr.Type() == ErrUnreachable)
+	var unanswered *unansweredError
+	return errors.As(err, &timeout) || (errors.As(err, &appErr) && appErr.Type() == ErrUnreachable) || errors.As(err, &unanswered)
 }
 
 func rootMessage(err error) string {

@@ -131,23 +131,31 @@ func (s *appState) compare(ctx workflow.Context, target Target) {
 // compareRegions diffs the target against the given regions (and the child
 // apps, when there are any) and folds the result into the status.
 func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []app.Target) {
-	futures := make([]workflow.Future, len(dests))
-	for i, d := range dests {
-		futures[i] = workflow.ExecuteActivity(compareCtx(ctx, d.Region), ActivityCompare,
+	onTheirOwn := s.regionsOnTheirOwn(ctx)
+	var lateErrs map[string]error
+	if onTheirOwn {
+		dests, lateErrs = s.takeStragglers(ctx, dests)
+	}
+	started := workflow.Now(ctx)
+	futures := make(map[string]workflow.Future, len(dests))
+	for _, d := range dests {
+		futures[d.Region] = workflow.ExecuteActivity(compareCtx(ctx, d.Region), ActivityCompare,
 			CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace, Known: s.knownKeys(d.Region),
 				SyncOptions: s.appSyncOptions(), IgnoreDifferences: s.app.Spec.IgnoreDifferences})
 	}
 	children := s.compareChildren(ctx)
 	byRegion := make(map[string][]app.ResourceStatus, len(dests))
 	regionErrs := make(map[string]error)
+	answered := make(map[string]bool, len(dests))
 	// Regions are folded in as they answer, so a region that is down (its
 	// activity waits for a worker until regionScheduleToStart) does not hide
 	// the others' state from the status query meanwhile. An app of apps
 	// folds everything in once its children answer too: until then its
 	// status would name the new revision beside the old child rows.
 	sel := workflow.NewSelector(ctx)
-	for i, d := range dests {
-		sel.AddFuture(futures[i], func(f workflow.Future) {
+	for _, d := range dests {
+		sel.AddFuture(futures[d.Region], func(f workflow.Future) {
+			answered[d.Region] = true
 			var out CompareResult
 			if err := f.Get(ctx, &out); err != nil {
 				regionErrs[d.Region] = err
@@ -159,8 +167,15 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 			}
 		})
 	}
-	for range dests {
-		sel.Select(ctx)
+	for _, region := range waitForAnswers(ctx, sel, futures, answered, onTheirOwn) {
+		st := &straggler{future: futures[region], since: started}
+		if err := lateErrs[region]; err != nil {
+			regionErrs[region], st.overdue = err, true
+		}
+		s.stragglers[region] = st
+	}
+	if onTheirOwn {
+		s.overdueErrs(workflow.Now(ctx), regionErrs)
 	}
 	if children != nil {
 		var out CompareChildrenResult
@@ -190,7 +205,7 @@ func (s *appState) shouldAutoSync(target Target) bool {
 	// not retried until Git or the spec changes, as Argo CD does; unless it
 	// failed or skipped regions only because they were unreachable and they
 	// answer again.
-	if last.Unreachable && !s.anyUnreachable() {
+	if last.Unreachable && !s.anyUnreachable() && len(s.stragglers) == 0 {
 		return true
 	}
 	return last.Phase == app.OperationSucceeded && s.app.SelfHeal()

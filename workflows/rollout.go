@@ -16,8 +16,7 @@ import (
 // the later stages keep what they run.
 func (s *appState) syncStages(ctx workflow.Context, target Target, opID string, p syncParams) ([]app.ResourceResult, error) {
 	stages := s.app.Stages(s.cfg.Regions)
-	staged := len(stages) > 1 || s.app.Spec.SyncPolicy != nil && s.app.Spec.SyncPolicy.Rollout != nil
-	if !staged {
+	if !s.rollsOut() {
 		return s.syncRegions(ctx, target, opID, p, s.destinations(), true)
 	}
 	ro := &app.RolloutStatus{Revision: target.Commit(), Stages: len(stages), Phase: app.RolloutProgressing}
@@ -53,6 +52,11 @@ func (s *appState) syncStages(ctx workflow.Context, target Target, opID string, 
 	}
 	ro.Phase, ro.Message = app.RolloutCompleted, fmt.Sprintf("all %d stages Synced and Healthy", len(stages))
 	return all, nil
+}
+
+// rollsOut reports whether the app syncs its regions stage by stage.
+func (s *appState) rollsOut() bool {
+	return len(s.app.Stages(s.cfg.Regions)) > 1 || s.app.Spec.SyncPolicy != nil && s.app.Spec.SyncPolicy.Rollout != nil
 }
 
 // stageSettled is nil when every region of the stage is Synced and Healthy.

@@ -47,6 +47,26 @@ func (s *appState) setResources(sha string, byRegion map[string][]app.ResourceSt
 		s.status.Regions[region] = sum
 		unreachable = append(unreachable, region+": "+msg)
 	}
+	// A region whose compare runs on shows what it showed last, and the app
+	// as a whole is not known to be Synced or Healthy until it answers.
+	waiting := false
+	for _, region := range workflow.DeterministicKeys(s.stragglers) {
+		last, ok := prev[region]
+		if _, answered := byRegion[region]; answered || regionErrs[region] != nil {
+			continue
+		}
+		waiting = true
+		if !ok {
+			continue
+		}
+		if !last.Unreachable {
+			last.Message = "no answer yet from its compare of " + short(sha)
+		}
+		s.status.Regions[region] = last
+		if last.Unreachable {
+			unreachable = append(unreachable, region+": "+last.Message)
+		}
+	}
 	for _, region := range workflow.DeterministicKeys(s.status.Regions) {
 		sum := s.status.Regions[region]
 		sum.SyncedRevision = prev[region].SyncedRevision
@@ -55,18 +75,23 @@ func (s *appState) setResources(sha string, byRegion map[string][]app.ResourceSt
 			if sum.Sync == app.SyncStatusSynced {
 				sum.SyncedRevision = sha
 			}
+		} else {
+			// Not compared now: the revision it was last compared at.
+			sum.Revision = prev[region].Revision
 		}
 		s.status.Regions[region] = sum
 	}
 	s.status.Sync = app.SyncStatus{Status: app.RollUpSync(resources), Revision: sha, Revisions: s.revisionsOf(sha)}
 	s.status.Health = app.HealthStatus{Status: app.RollUpHealth(resources)}
-	if len(unreachable) > 0 {
+	if len(unreachable) > 0 || waiting {
 		// OutOfSync where a region answered still says OutOfSync: an
 		// automated app syncs the regions it can reach.
 		if s.status.Sync.Status != app.SyncStatusOutOfSync {
 			s.status.Sync.Status = app.SyncStatusUnknown
 		}
 		s.status.Health.Status = app.HealthUnknown
+	}
+	if len(unreachable) > 0 {
 		s.setConditionAt(conditionRegionError, strings.Join(unreachable, "; "))
 	} else {
 		s.clearCondition(conditionRegionError)

@@ -22,6 +22,10 @@ const (
 	timerRetryBackoff = "retry backoff"
 	timerSoak         = "soak"
 	timerSyncWindow   = "sync window opens"
+	// timerStragglerGrace: the regions that answered wait this long for the others.
+	timerStragglerGrace = "grace for regions yet to answer"
+	// timerRegionAnswer: a region that has not answered is shown Unreachable then.
+	timerRegionAnswer = "deadline of a region yet to answer"
 )
 
 func resolveSummary(repoURL, revision string) string {
