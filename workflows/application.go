@@ -281,5 +281,7 @@ func (s *appState) validateOptions() app.ValidateOptions {
 }
 
 func (s *appState) view() View {
-	return View{Application: s.app, Status: s.status, Owner: s.owner}
+	st := s.status
+	st.OperationState = st.OperationState.WithSyncResult()
+	return View{Application: s.app, Status: st, Owner: s.owner}
 }

@@ -86,7 +86,16 @@ func (s *appSuite) TestHungRegionHoldsNoOneBack() {
 		}
 		s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
 		s.Empty(v.Status.Conditions)
-		s.Len(v.Status.OperationState.Results, 3, "the catch-up sync went to every region")
+		// The status query shows the results as Argo CD's syncResult too.
+		op := v.Status.OperationState
+		s.Require().NotNil(op.SyncResult)
+		s.Equal(sha, op.SyncResult.Revision)
+		s.Len(op.SyncResult.Resources, len(op.Results))
+		s.Len(op.Results, 3, "the catch-up sync went to every region")
+		for _, r := range op.SyncResult.Resources {
+			s.Equal(app.ResultSynced, r.Status)
+			s.Equal("Sync", r.SyncPhase)
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		s.Equal(1, syncs[hung])

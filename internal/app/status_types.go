@@ -85,6 +85,9 @@ type OperationState struct {
 	// PostSync is the run of the operation's PostSync hooks, which goes on
 	// after the operation (a workflow of its own).
 	PostSync *HookRun `json:"postSync,omitempty"`
+	// SyncResult is Argo CD's view of Results, in views only
+	// (WithSyncResult): the state keeps the list once.
+	SyncResult *SyncResult `json:"syncResult,omitempty"`
 }
 
 // HookRun is a run of hooks that outlives its operation: PostSync.

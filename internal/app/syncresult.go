@@ -1,0 +1,69 @@
+package app
+
+import "strings"
+
+// SyncResult is Argo CD's status.operationState.syncResult: the revision
+// an operation synced and what it did to every resource, hooks included.
+// Ferry keeps the list once, in OperationState.Results (the field it
+// wrote first, still read by scripts); views add this one from it.
+type SyncResult struct {
+	Revision  string               `json:"revision"`
+	Resources []SyncResourceResult `json:"resources"`
+}
+
+// SyncResourceResult is one entry of syncResult.resources: Ferry's result
+// (key, region, action, message, hook type and phase) with Argo CD's
+// result code and sync phase.
+type SyncResourceResult struct {
+	ResourceResult
+	// Status is Argo CD's result code: Synced, SyncFailed, Pruned or
+	// PruneSkipped.
+	Status string `json:"status"`
+	// SyncPhase is the phase the resource was synced in: a hook's own
+	// phase, Sync for every other resource.
+	SyncPhase string `json:"syncPhase"`
+}
+
+// Argo CD's result codes of syncResult.resources[].status.
+const (
+	ResultSynced       = "Synced"
+	ResultSyncFailed   = "SyncFailed"
+	ResultPruned       = "Pruned"
+	ResultPruneSkipped = "PruneSkipped"
+)
+
+// resultCode maps a result onto Argo CD's code: a failed action, or a hook
+// that failed, is SyncFailed; a resource kept although no longer desired
+// (Prune=false) is PruneSkipped.
+func resultCode(r ResourceResult) string {
+	switch {
+	case r.Action == "failed" || r.HookPhase == string(OperationFailed):
+		return ResultSyncFailed
+	case r.Action == "pruned":
+		return ResultPruned
+	case r.Action == "skipped" && strings.HasPrefix(r.Message, "no longer desired"):
+		// Prune=false keeps it; an apply that ApplyOutOfSyncOnly skipped
+		// is "skipped" too, and in sync.
+		return ResultPruneSkipped
+	}
+	return ResultSynced
+}
+
+// WithSyncResult returns a copy of the operation that carries syncResult,
+// built from its results; nil stays nil.
+func (o *OperationState) WithSyncResult() *OperationState {
+	if o == nil {
+		return nil
+	}
+	out := *o
+	res := &SyncResult{Revision: o.Revision, Resources: make([]SyncResourceResult, len(o.Results))}
+	for i, r := range o.Results {
+		phase := "Sync"
+		if r.HookType != "" {
+			phase = r.HookType
+		}
+		res.Resources[i] = SyncResourceResult{ResourceResult: r, Status: resultCode(r), SyncPhase: phase}
+	}
+	out.SyncResult = res
+	return &out
+}
