@@ -1,0 +1,398 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	jsonpatch "github.com/evanphx/json-patch"
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/customize"
+	"github.com/ferry-gitops/ferry/internal/kube"
+)
+
+// `ferry app actions` runs resource actions on an app's live objects, as
+// argocd app actions does: the built-in restart, and the Lua actions of an
+// argocd-cm. They run through the user's kubeconfig, as ferry app diff and
+// logs read; no object passes through a workflow.
+
+// actionFieldManager owns the fields an action writes.
+const actionFieldManager = "ferry-action"
+
+// restartedAtAnnotation is what kubectl rollout restart (and Argo CD's
+// restart action) sets on the pod template.
+const restartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
+
+// restartKinds are the kinds the built-in restart action knows.
+var restartKinds = map[string]bool{"apps/Deployment": true, "apps/StatefulSet": true, "apps/DaemonSet": true}
+
+type actionFlags struct {
+	kubeconfig, group, kind, name, namespace, customizations string
+	regions                                                  []string
+}
+
+func newActionsCmd(tf *temporalFlags) *cobra.Command {
+	cmd := &cobra.Command{Use: "actions", Short: "List and run resource actions (restart, and Lua actions) on the app's objects"}
+	cmd.AddCommand(newActionsListCmd(tf), newActionsRunCmd(tf))
+	return cmd
+}
+
+func (f *actionFlags) register(cmd *cobra.Command, kindRequired bool) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig with one context per region (default $KUBECONFIG)")
+	fl.StringVar(&f.group, "group", "", "API group of the resource (default: any)")
+	fl.StringVar(&f.kind, "kind", "", "kind of the resource, e.g. Deployment")
+	fl.StringVar(&f.name, "resource-name", "", "name of the resource")
+	fl.StringVar(&f.namespace, "namespace", "", "namespace of the resource (default: any)")
+	fl.StringSliceVar(&f.regions, "region", nil, "only these regions (default: every destination)")
+	fl.StringVar(&f.customizations, "resource-customizations", os.Getenv("FERRY_RESOURCE_CUSTOMIZATIONS"),
+		"Argo CD's argocd-cm ConfigMap manifest `FILE` with resource.customizations.actions (default $FERRY_RESOURCE_CUSTOMIZATIONS)")
+	if kindRequired {
+		_ = cmd.MarkFlagRequired("kind")
+		_ = cmd.MarkFlagRequired("resource-name")
+	}
+}
+
+func newActionsRunCmd(tf *temporalFlags) *cobra.Command {
+	f := &actionFlags{}
+	var params []string
+	cmd := &cobra.Command{
+		Use:   "run NAME ACTION --kind KIND --resource-name NAME",
+		Short: "Run an action on one of the app's objects in each region",
+		Long: `Run an action on one of the app's objects, in every region the app deploys
+to (or --region), as argocd app actions run does. The built-in restart sets
+the pod template's kubectl.kubernetes.io/restartedAt annotation of a
+Deployment, StatefulSet or DaemonSet, as kubectl rollout restart does. Other
+actions are Lua scripts under resource.customizations.actions.<group_kind> of
+an argocd-cm ConfigMap (--resource-customizations); a script's action with the
+same name takes the place of the built-in one. Each region is read and
+changed through the kubeconfig context named after it.`,
+		Example: `  ferry app actions run guestbook restart --kind Deployment --resource-name guestbook-ui
+  ferry app actions run shop pause --kind Rollout --group argoproj.io --resource-name web --resource-customizations argocd-cm.yaml`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := actionParams(params)
+			if err != nil {
+				return err
+			}
+			return runAction(cmd.Context(), tf, f, args[0], args[1], p, cmd.OutOrStdout())
+		},
+	}
+	f.register(cmd, true)
+	cmd.Flags().StringArrayVar(&params, "param", nil, "KEY=VALUE handed to the Lua action as actionParams; repeatable")
+	return cmd
+}
+
+func newActionsListCmd(tf *temporalFlags) *cobra.Command {
+	f := &actionFlags{}
+	cmd := &cobra.Command{
+		Use:   "list NAME [--kind KIND] [--resource-name NAME]",
+		Short: "List the actions of the app's objects",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return listActions(cmd.Context(), tf, f, args[0], cmd.OutOrStdout())
+		},
+	}
+	f.register(cmd, false)
+	return cmd
+}
+
+func actionParams(raw []string) (map[string]string, error) {
+	out := map[string]string{}
+	var errs []error
+	for _, kv := range raw {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			errs = append(errs, fmt.Errorf("--param %q: want KEY=VALUE, e.g. --param replicas=3", kv))
+			continue
+		}
+		out[k] = v
+	}
+	return out, errors.Join(errs...)
+}
+
+func (f *actionFlags) selects(k app.ResourceKey) bool {
+	return (f.kind == "" || f.kind == k.Kind) && (f.group == "" || f.group == k.Group) &&
+		(f.name == "" || f.name == k.Name) && (f.namespace == "" || f.namespace == k.Namespace)
+}
+
+func (f *actionFlags) loadCustomizations() (*customize.Set, error) {
+	if f.customizations == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(f.customizations)
+	if err != nil {
+		return nil, fmt.Errorf("--resource-customizations: %w", err)
+	}
+	set, err := customize.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("--resource-customizations %s: %w", f.customizations, err)
+	}
+	return set, nil
+}
+
+// regionTargets are the app's resources the flags name, by region.
+func (f *actionFlags) regionTargets(ctx context.Context, tf *temporalFlags, name string) ([]string, map[string][]app.ResourceKey, error) {
+	c, err := tf.dial(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := queryApp(ctx, c, name)
+	c.Close()
+	if err != nil {
+		return nil, nil, err
+	}
+	var order []string
+	byRegion := map[string][]app.ResourceKey{}
+	for _, d := range v.Destinations(knownRegions()) {
+		if len(f.regions) > 0 && !contains(f.regions, d.Region) {
+			continue
+		}
+		order = append(order, d.Region)
+		for _, r := range v.Status.Resources {
+			if r.Region == d.Region && f.selects(r.ResourceKey) && r.Kind != app.Kind {
+				byRegion[d.Region] = append(byRegion[d.Region], r.ResourceKey)
+			}
+		}
+	}
+	if len(order) == 0 {
+		return nil, nil, fmt.Errorf("app %q does not deploy to region %s: see ferry app get %s", name, strings.Join(f.regions, ", "), name)
+	}
+	return order, byRegion, nil
+}
+
+func runAction(ctx context.Context, tf *temporalFlags, f *actionFlags, name, action string, params map[string]string, out io.Writer) error {
+	set, err := f.loadCustomizations()
+	if err != nil {
+		return err
+	}
+	order, byRegion, err := f.regionTargets(ctx, tf, name)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, region := range order {
+		keys := byRegion[region]
+		switch {
+		case len(keys) == 0:
+			errs = append(errs, fmt.Errorf("app %q has no %s %s in region %s: see ferry app resources %s", name, f.kind, f.name, region, name))
+			continue
+		case len(keys) > 1:
+			var names []string
+			for _, k := range keys {
+				names = append(names, kindOf(k)+" "+objectName(k))
+			}
+			errs = append(errs, fmt.Errorf("app %q: %s %s is ambiguous in region %s (%s): give --group and --namespace",
+				name, f.kind, f.name, region, strings.Join(names, ", ")))
+			continue
+		}
+		done, err := runActionIn(ctx, f.kubeconfig, region, keys[0], set, action, params)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("app %q: action %q on %s %s in region %s: %w", name, action, kindOf(keys[0]), objectName(keys[0]), region, err))
+			continue
+		}
+		fmt.Fprintf(out, "%s: action %q on %s %s: %s\n", region, action, kindOf(keys[0]), objectName(keys[0]), strings.Join(done, ", "))
+	}
+	return errors.Join(errs...)
+}
+
+// runActionIn runs the action on the live object k of region, and says
+// what it changed.
+func runActionIn(ctx context.Context, kubeconfig, region string, k app.ResourceKey, set *customize.Set,
+	action string, params map[string]string) ([]string, error) {
+	cluster, err := regionCluster(kubeconfig, region)
+	if err != nil {
+		return nil, err
+	}
+	live, err := getLive(ctx, cluster, k)
+	if err != nil {
+		return nil, err
+	}
+	if live == nil {
+		return nil, fmt.Errorf("not found in the cluster: the app has not deployed it yet (ferry app sync)")
+	}
+	if action == "restart" && !hasLuaAction(set, live, action) {
+		if !restartKinds[k.Group+"/"+k.Kind] {
+			return nil, fmt.Errorf("the built-in restart takes a Deployment, StatefulSet or DaemonSet; define a restart for %s under resource.customizations.actions.%s",
+				kindOf(k), actionKey(k))
+		}
+		return restart(ctx, cluster, live)
+	}
+	if set == nil {
+		return nil, fmt.Errorf("no such action: the built-in one is restart; give Lua actions with --resource-customizations (an argocd-cm with resource.customizations.actions.%s)", actionKey(k))
+	}
+	impacted, err := set.RunAction(live, action, params)
+	if err != nil {
+		return nil, err
+	}
+	var done []string
+	for _, im := range impacted {
+		what, err := applyImpacted(ctx, cluster, live, im)
+		if err != nil {
+			return done, err
+		}
+		done = append(done, what)
+	}
+	return done, nil
+}
+
+func hasLuaAction(set *customize.Set, obj *unstructured.Unstructured, name string) bool {
+	if set == nil {
+		return false
+	}
+	acts, err := set.Actions(obj)
+	if err != nil {
+		return false
+	}
+	for _, a := range acts {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func actionKey(k app.ResourceKey) string {
+	if k.Group == "" {
+		return k.Kind
+	}
+	return k.Group + "_" + k.Kind
+}
+
+// restart sets the pod template's restartedAt annotation.
+func restart(ctx context.Context, cluster *kube.Cluster, live *unstructured.Unstructured) ([]string, error) {
+	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{
+		"annotations": map[string]string{restartedAtAnnotation: time.Now().UTC().Format(time.RFC3339)}}}}})
+	if err != nil {
+		return nil, err
+	}
+	ri, err := resourceOf(cluster, live)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ri.Patch(ctx, live.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: actionFieldManager}); err != nil {
+		return nil, err
+	}
+	return []string{"restarted (pod template annotation " + restartedAtAnnotation + ")"}, nil
+}
+
+// applyImpacted writes one object a Lua action returned: a merge patch of
+// what the script changed (status through the status subresource too,
+// where there is one), or a create.
+func applyImpacted(ctx context.Context, cluster *kube.Cluster, live *unstructured.Unstructured, im customize.Impacted) (string, error) {
+	obj := im.Object
+	if obj.GetNamespace() == "" {
+		obj.SetNamespace(live.GetNamespace())
+	}
+	ri, err := resourceOf(cluster, obj)
+	if err != nil {
+		return "", err
+	}
+	what := kindOf(kube.KeyOf(obj)) + " " + objectName(kube.KeyOf(obj))
+	if im.Operation == "create" {
+		if _, err := ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: actionFieldManager}); err != nil {
+			return "", fmt.Errorf("create %s: %w", what, err)
+		}
+		return "created " + what, nil
+	}
+	before, err := json.Marshal(live.Object)
+	if err != nil {
+		return "", err
+	}
+	after, err := json.Marshal(obj.Object)
+	if err != nil {
+		return "", err
+	}
+	patch, err := jsonpatch.CreateMergePatch(before, after)
+	if err != nil {
+		return "", fmt.Errorf("patch of %s: %w", what, err)
+	}
+	if string(patch) == "{}" {
+		return "unchanged " + what, nil
+	}
+	opts := metav1.PatchOptions{FieldManager: actionFieldManager}
+	if _, err := ri.Patch(ctx, obj.GetName(), types.MergePatchType, patch, opts); err != nil {
+		return "", fmt.Errorf("patch %s: %w", what, err)
+	}
+	var fields map[string]any
+	if json.Unmarshal(patch, &fields) == nil && fields["status"] != nil {
+		_, err := ri.Patch(ctx, obj.GetName(), types.MergePatchType, patch, opts, "status")
+		if err != nil && !apierrors.IsNotFound(err) {
+			return "", fmt.Errorf("patch the status of %s: %w", what, err)
+		}
+	}
+	return "patched " + what, nil
+}
+
+func resourceOf(cluster *kube.Cluster, obj *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
+	gvk := obj.GroupVersionKind()
+	m, err := cluster.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, err
+	}
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		return cluster.Dynamic().Resource(m.Resource).Namespace(obj.GetNamespace()), nil
+	}
+	return cluster.Dynamic().Resource(m.Resource), nil
+}
+
+// listActions prints the actions of each object the flags name.
+func listActions(ctx context.Context, tf *temporalFlags, f *actionFlags, name string, out io.Writer) error {
+	set, err := f.loadCustomizations()
+	if err != nil {
+		return err
+	}
+	order, byRegion, err := f.regionTargets(ctx, tf, name)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REGION\tGROUP\tKIND\tNAMESPACE\tNAME\tACTION\tDISABLED")
+	var errs []error
+	for _, region := range order {
+		var cluster *kube.Cluster
+		for _, k := range byRegion[region] {
+			var acts []customize.Action
+			if set != nil && cluster == nil {
+				if cluster, err = regionCluster(f.kubeconfig, region); err != nil {
+					errs = append(errs, fmt.Errorf("region %s: %w", region, err))
+					break
+				}
+			}
+			if set != nil {
+				live, err := getLive(ctx, cluster, k)
+				if err == nil && live != nil {
+					acts, err = set.Actions(live)
+				}
+				if err != nil {
+					errs = append(errs, fmt.Errorf("region %s: %s %s: %w", region, kindOf(k), objectName(k), err))
+				}
+			}
+			if restartKinds[k.Group+"/"+k.Kind] && !slices.ContainsFunc(acts, func(a customize.Action) bool { return a.Name == "restart" }) {
+				acts = append([]customize.Action{{Name: "restart"}}, acts...)
+			}
+			for _, a := range acts {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%t\n", region, k.Group, k.Kind, k.Namespace, k.Name, a.Name, a.Disabled)
+			}
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return errors.Join(errs...)
+}
