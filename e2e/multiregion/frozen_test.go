@@ -76,21 +76,23 @@ func TestFrozenRegionHoldsNoOneBack(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "v3", cm.Data["version"], "region %s", r)
 	}
-	// The figures the issue names, read from the workflow's history (the
-	// times the server recorded, not this test's polling): from the refresh
-	// signal to the end of each other region's Sync, and from the last of
-	// their compares to their Syncs' start. The frozen region may hold them
-	// back by no more than a second beyond what the refresh cost with every
-	// region healthy (a loaded machine slows both alike); the issue's 2 s
-	// from the refresh is logged.
+	// Read from the workflow's history while the region is still frozen:
+	// the other regions' Syncs completed while the frozen region's compare
+	// had not ended at all (neither answered, failed nor timed out), so
+	// they waited for nothing of it. Without this, they synced only once
+	// its request had timed out. The figures the issue names (from the
+	// refresh signal to each Sync's end, and how long after the last
+	// compare each Sync began, beside the same refresh with every region
+	// healthy) are logged: speed is the benchmarks' to assert.
 	tl := timelineSince(t, c, workflows.WorkflowID(name), workflows.SignalRefresh)
 	t.Logf("%s frozen, after the refresh signal: %s", frozen, tl)
 	for _, r := range others {
 		require.Contains(t, tl.synced, r, "a Sync of %s completed after the refresh", r)
-		require.Less(t, tl.synced[r].Sub(tl.signaled), healthy.synced[r].Sub(healthy.signaled)+time.Second,
-			"%s synced within a second of what a refresh costs with every region healthy", r)
-		require.Less(t, tl.heldBack(r, others), healthy.heldBack(r, others)+time.Second, "%s's sync held back by less than a second", r)
+		t.Logf("%s: synced %s after the refresh signal (every region healthy: %s), its sync began %s after the last compare (healthy: %s)", r,
+			tl.synced[r].Sub(tl.signaled).Round(time.Millisecond), healthy.synced[r].Sub(healthy.signaled).Round(time.Millisecond),
+			tl.heldBack(r, others).Round(time.Millisecond), healthy.heldBack(r, others).Round(time.Millisecond))
 	}
+	require.NotContains(t, tl.compareEnded, frozen, "the other regions synced while the frozen region's compare had not ended: %s", tl)
 	require.NotContains(t, tl.synced, frozen, "no Sync of the frozen region went through")
 
 	// What a user sees: the frozen region's row says Unreachable, the
@@ -122,6 +124,8 @@ func TestFrozenRegionHoldsNoOneBack(t *testing.T) {
 type timeline struct {
 	signaled, rendered              time.Time
 	compared, syncScheduled, synced map[string]time.Time
+	// compareEnded: a region's compare answered, failed or timed out.
+	compareEnded map[string]time.Time
 }
 
 func (tl timeline) since(m map[string]time.Time) map[string]time.Duration {
@@ -170,7 +174,8 @@ func timelineSince(t *testing.T, c client.Client, workflowID, signal string) tim
 		require.NoError(t, err)
 		at := ev.GetEventTime().AsTime()
 		if ev.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == signal {
-			tl = timeline{signaled: at, compared: map[string]time.Time{}, syncScheduled: map[string]time.Time{}, synced: map[string]time.Time{}}
+			tl = timeline{signaled: at, compared: map[string]time.Time{}, syncScheduled: map[string]time.Time{}, synced: map[string]time.Time{},
+				compareEnded: map[string]time.Time{}}
 			continue
 		}
 		if tl.signaled.IsZero() {
@@ -182,6 +187,12 @@ func timelineSince(t *testing.T, c client.Client, workflowID, signal string) tim
 			byID[ev.EventId] = scheduled{a.GetActivityType().GetName(), in.Region}
 			if a.GetActivityType().GetName() == workflows.ActivitySync {
 				first(tl.syncScheduled, in.Region, at)
+			}
+		}
+		for _, id := range []int64{ev.GetActivityTaskFailedEventAttributes().GetScheduledEventId(), ev.GetActivityTaskTimedOutEventAttributes().GetScheduledEventId(),
+			ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()} {
+			if s := byID[id]; id != 0 && s.activity == workflows.ActivityCompare {
+				first(tl.compareEnded, s.region, at)
 			}
 		}
 		if a := ev.GetActivityTaskCompletedEventAttributes(); a != nil {
