@@ -58,16 +58,17 @@ func AdoptOrphans(interval time.Duration) (*Orphans, error) {
 	return o, nil
 }
 
-// Close stops the reaping and the adopting (this process is no longer
-// the reaper: later orphans go to the host's init, not to a process that
-// no longer waits for them) and ends every orphan left: SIGKILL, then
-// waits for each, until none is left or timeout has passed. Call it once
-// the sandboxes are destroyed (Renderer.Close).
+// Close stops the reaping and ends every orphan left: SIGKILL, then waits
+// for each, until none is left or timeout has passed; the children of a
+// killed orphan (a sandbox's stubs) come to this process in turn and go
+// the same way. Then it stops adopting: later orphans go to the host's
+// init, not to a process that no longer waits for them. Call it once the
+// sandboxes are destroyed (Renderer.Close).
 func (o *Orphans) Close(timeout time.Duration) {
 	o.closeOnce.Do(func() {
 		close(o.stop)
 		<-o.done
-		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+		defer func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) }()
 		deadline := time.Now().Add(timeout)
 		for o.reap(true) > 0 {
 			if time.Now().After(deadline) {

@@ -42,13 +42,33 @@ func orphansChild() error {
 	if err != nil {
 		return err
 	}
-	out, err := exec.Command("/bin/bash", "-c", "setsid sleep 600 >/dev/null 2>&1 & echo $!").Output()
+	// The orphan has a child of its own, as a sandbox has its stubs: killed,
+	// it leaves that child to the reaper too. The child's pid comes in a
+	// file: the orphan's output must not hold the pipe open.
+	dir, err := os.MkdirTemp("", "orphans-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	pidFile := dir + "/grandchild"
+	script := `setsid /bin/bash -c 'sleep 600 & echo $! >` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 601' </dev/null >/dev/null 2>&1 & echo $!`
+	out, err := exec.Command("/bin/bash", "-c", script).Output()
 	if err != nil {
 		return err
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
 	if err != nil {
 		return fmt.Errorf("bash printed %q", out)
+	}
+	var grandchild int
+	for deadline := time.Now().Add(time.Minute); grandchild == 0; time.Sleep(10 * time.Millisecond) {
+		if data, err := os.ReadFile(pidFile); err == nil {
+			if grandchild, err = strconv.Atoi(strings.TrimSpace(string(data))); err != nil {
+				return fmt.Errorf("the orphan wrote %q", data)
+			}
+		} else if time.Now().After(deadline) {
+			return fmt.Errorf("the orphan wrote no pid of its child: %v", err)
+		}
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		p, ok := readHostProcess(pid)
@@ -63,8 +83,10 @@ func orphansChild() error {
 		}
 	}
 	orphans.Close(10 * time.Second)
-	if p, ok := readHostProcess(pid); ok {
-		return fmt.Errorf("the orphan %d (%s, state %s) is left after Close", pid, p.comm, p.state)
+	for _, left := range []int{pid, grandchild} {
+		if p, ok := readHostProcess(left); ok {
+			return fmt.Errorf("the orphan's process %d (%s, state %s, parent %d) is left after Close", left, p.comm, p.state, p.ppid)
+		}
 	}
 	return nil
 }
