@@ -20,7 +20,7 @@ import (
 // renderMode is ferry-worker render: the renderer process that a sandbox
 // runs, one request on stdin, its answer on stdout (see sandbox.Serve).
 func renderMode() int {
-	if err := sandbox.Serve(context.Background(), os.Stdin, os.Stdout); err != nil {
+	if err := sandbox.Serve(context.Background(), os.Args[2:], os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "ferry-worker render:", err)
 		return 1
 	}

@@ -68,7 +68,7 @@ func (r *Renderer) startSlot(starter Starter, limits Limits) (*slot, error) {
 		return nil, fmt.Errorf("sandbox: a pooled sandbox's checkout directory: %w", err)
 	}
 	spec := r.spec(dir, limits)
-	spec.Env = append(spec.Env, warmEnv+"=1")
+	spec.Args = append(spec.Args, warmArg)
 	sb, err := starter.Start(spec)
 	if err != nil {
 		_ = os.RemoveAll(dir)

@@ -19,7 +19,7 @@ import (
 // it in its render mode inside the sandboxes, as the worker runs itself.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == RenderArg {
-		if err := Serve(context.Background(), os.Stdin, os.Stdout); err != nil {
+		if err := Serve(context.Background(), os.Args[2:], os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
+	"slices"
 
 	"github.com/ferry-gitops/ferry/internal/render"
 )
@@ -19,11 +19,12 @@ const maxRequest = 16 << 20
 
 // Serve is the renderer process, the worker's binary in its render mode:
 // it reads one request from in, renders it with package render, and
-// writes the objects or the typed error to out. It returns an error only
-// when the request cannot be read or the answer written; a render error
-// is an answer.
-func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	if os.Getenv(warmEnv) == "1" {
+// writes the objects or the typed error to out. args are the process's
+// arguments after RenderArg (warmArg). It returns an error only when the
+// request cannot be read or the answer written; a render error is an
+// answer.
+func Serve(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
+	if slices.Contains(args, warmArg) {
 		warmUp(ctx)
 	}
 	// Large reads: the checkout's archive follows the request.

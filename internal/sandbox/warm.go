@@ -12,14 +12,15 @@ import (
 	"github.com/ferry-gitops/ferry/internal/render"
 )
 
-// warmEnv, set to "1" in a pooled sandbox's environment, has its renderer
+// warmArg, after RenderArg in a pooled sandbox's command, has its renderer
 // render a small source of its own while it waits for its request (warmUp):
 // under gVisor, the first use of the renderer's code and of fresh memory
 // costs a fault into the Sentry per page (and a read on the host for the
 // binary's pages), which a render in a pooled sandbox then no longer pays.
 // A sandbox started for its render skips it: it would only delay the
-// render.
-const warmEnv = "FERRY_RENDER_WARM"
+// render. An argument, not a variable: the sandbox's environment holds
+// only what its commands need, nothing named like the worker's.
+const warmArg = "warm"
 
 // warmFiles are the warm-up's checkout: a directory of manifests as most
 // sources are, with a kustomization above them.
