@@ -1,10 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -25,54 +25,34 @@ func newAppSetCmd() *cobra.Command {
 }
 
 func newAppSetApplyCmd(tf *temporalFlags) *cobra.Command {
-	var files []string
-	cmd := &cobra.Command{
-		Use:   "apply -f FILE|DIR|- [-f ...]",
-		Short: "Create ApplicationSets, or update their specs",
-		Long: `Create ApplicationSets (Argo CD's argoproj.io/v1alpha1 ApplicationSet), or
+	return appSets.applyCmd(tf, `Create ApplicationSets (Argo CD's argoproj.io/v1alpha1 ApplicationSet), or
 update their specs: one ApplicationSet per file. -f takes a file, - for
 stdin, or a directory (its *.yaml, *.yml and *.json files). Every file is
 read and validated first, every problem named; if any is wrong, nothing is
 applied. A set's workflow then generates its apps and keeps them as its
-generators say; it never changes an app it did not create.`,
-		Example: `  ferry appset apply -f team-apps.yaml
-  ferry appset apply -f appsets/`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			sets, err := collectAppSets(files, os.Stdin)
-			if err != nil {
-				return err
-			}
-			c, err := tf.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			for _, s := range sets {
-				if _, err := workflows.ApplyAppSet(cmd.Context(), c, s); err != nil {
-					return appSetError(s.Metadata.Name, "apply", err)
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "applicationset %q applied\n", s.Metadata.Name)
-			}
-			return nil
-		},
-	}
-	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "ApplicationSet YAML or JSON file, directory of them, or - for stdin; repeatable")
-	_ = cmd.MarkFlagRequired("file")
-	return cmd
+generators say; it never changes an app it did not create.`, `  ferry appset apply -f team-apps.yaml
+  ferry appset apply -f appsets/`)
 }
 
-// appSetFiles are the ApplicationSet files of ferry appset apply.
-var appSetFiles = objectFiles[*appset.ApplicationSet]{
-	noun:  "applicationset",
-	parse: appset.Read,
-	name:  func(s *appset.ApplicationSet) string { return s.Metadata.Name },
+// appSets is the ApplicationSet kind of ferry appset.
+var appSets = objectKind[*appset.ApplicationSet]{
+	objectFiles: objectFiles[*appset.ApplicationSet]{
+		noun:  "applicationset",
+		parse: appset.Read,
+		name:  func(s *appset.ApplicationSet) string { return s.Metadata.Name },
+	},
+	kind: "ApplicationSet",
+	apply: func(ctx context.Context, c client.Client, s *appset.ApplicationSet) error {
+		_, err := workflows.ApplyAppSet(ctx, c, s)
+		return err
+	},
+	fail: appSetError,
 }
 
 // collectAppSets reads and validates every ApplicationSet -f names before
 // anything is applied, and lists every bad file at once.
 func collectAppSets(values []string, stdin io.Reader) ([]*appset.ApplicationSet, error) {
-	return appSetFiles.collect(values, stdin)
+	return appSets.collect(values, stdin)
 }
 
 func newAppSetGetCmd(tf *temporalFlags) *cobra.Command {
@@ -167,33 +147,13 @@ func newAppSetListCmd(tf *temporalFlags) *cobra.Command {
 }
 
 func newAppSetRefreshCmd(tf *temporalFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "refresh NAME",
-		Short: "Run a set's generators now, with its repositories' refs listed anew",
-		Args:  cobra.ExactArgs(1),
-		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			if err := workflows.RefreshAppSet(cmd.Context(), c, args[0]); err != nil {
-				return appSetError(args[0], "refresh", err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "applicationset %q refresh requested\n", args[0])
-			return nil
-		}),
-	}
+	return appSets.nameCmd(tf, "refresh", "Run a set's generators now, with its repositories' refs listed anew",
+		"refresh requested", workflows.RefreshAppSet)
 }
 
 func newAppSetDeleteCmd(tf *temporalFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete a set and the apps it generated (their resources too, unless preserveResourcesOnDeletion)",
-		Args:  cobra.ExactArgs(1),
-		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			if err := workflows.DeleteAppSet(cmd.Context(), c, args[0]); err != nil {
-				return appSetError(args[0], "delete", err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "applicationset %q deleted\n", args[0])
-			return nil
-		}),
-	}
+	return appSets.nameCmd(tf, "delete", "Delete a set and the apps it generated (their resources too, unless preserveResourcesOnDeletion)",
+		"deleted", workflows.DeleteAppSet)
 }
 
 // appSetError turns a Temporal error into one a user can act on.

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -25,58 +25,38 @@ func newProjectCmd() *cobra.Command {
 }
 
 func newProjectApplyCmd(tf *temporalFlags) *cobra.Command {
-	var files []string
-	cmd := &cobra.Command{
-		Use:   "apply -f FILE|DIR|- [-f ...]",
-		Short: "Create AppProjects, or update their specs",
-		Long: `Create AppProjects (Argo CD's argoproj.io/v1alpha1 AppProject), or update
+	return projects.applyCmd(tf, `Create AppProjects (Argo CD's argoproj.io/v1alpha1 AppProject), or update
 their specs: one AppProject per file. -f takes a file, - for stdin, or a
 directory (its *.yaml, *.yml and *.json files). Every file is read and
-validated first; if any is wrong, nothing is applied.`,
-		Example: `  ferry project apply -f team-a.yaml
-  ferry project apply -f projects/`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			projects, err := collectProjects(files, os.Stdin)
-			if err != nil {
-				return err
-			}
-			c, err := tf.dial(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			for _, p := range projects {
-				if _, err := workflows.ApplyProject(cmd.Context(), c, p); err != nil {
-					return projectError(p.Metadata.Name, "apply", err)
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "project %q applied\n", p.Metadata.Name)
-			}
-			return nil
-		},
-	}
-	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "AppProject YAML or JSON file, directory of them, or - for stdin; repeatable")
-	_ = cmd.MarkFlagRequired("file")
-	return cmd
+validated first; if any is wrong, nothing is applied.`, `  ferry project apply -f team-a.yaml
+  ferry project apply -f projects/`)
 }
 
-// projectFiles are the AppProject files of ferry project apply.
-var projectFiles = objectFiles[*app.AppProject]{
-	noun: "project",
-	parse: func(data []byte) (*app.AppProject, error) {
-		p, err := app.ParseProject(data)
-		if err != nil {
-			return nil, err
-		}
-		return p, app.ValidateProject(p)
+// projects is the AppProject kind of ferry project.
+var projects = objectKind[*app.AppProject]{
+	objectFiles: objectFiles[*app.AppProject]{
+		noun: "project",
+		parse: func(data []byte) (*app.AppProject, error) {
+			p, err := app.ParseProject(data)
+			if err != nil {
+				return nil, err
+			}
+			return p, app.ValidateProject(p)
+		},
+		name: func(p *app.AppProject) string { return p.Metadata.Name },
 	},
-	name: func(p *app.AppProject) string { return p.Metadata.Name },
+	kind: "AppProject",
+	apply: func(ctx context.Context, c client.Client, p *app.AppProject) error {
+		_, err := workflows.ApplyProject(ctx, c, p)
+		return err
+	},
+	fail: projectError,
 }
 
 // collectProjects reads and validates every AppProject -f names before
 // anything is applied, and lists every bad file at once.
 func collectProjects(values []string, stdin io.Reader) ([]*app.AppProject, error) {
-	return projectFiles.collect(values, stdin)
+	return projects.collect(values, stdin)
 }
 
 func newProjectGetCmd(tf *temporalFlags) *cobra.Command {
@@ -178,18 +158,7 @@ func newProjectListCmd(tf *temporalFlags) *cobra.Command {
 }
 
 func newProjectDeleteCmd(tf *temporalFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete a project; refused while apps use it",
-		Args:  cobra.ExactArgs(1),
-		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			if err := workflows.DeleteProject(cmd.Context(), c, args[0]); err != nil {
-				return projectError(args[0], "delete", err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "project %q deleted\n", args[0])
-			return nil
-		}),
-	}
+	return projects.nameCmd(tf, "delete", "Delete a project; refused while apps use it", "deleted", workflows.DeleteProject)
 }
 
 // projectError turns a Temporal error into one a user can act on.
