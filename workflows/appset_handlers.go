@@ -10,19 +10,9 @@ import (
 )
 
 func (s *appSetState) registerHandlers(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (AppSetView, error) {
-		return s.view(), nil
-	}); err != nil {
+	if err := registerStatusAndRefresh(ctx, s.view, s.onRefresh); err != nil {
 		return err
 	}
-	refreshes := workflow.GetSignalChannel(ctx, SignalRefresh)
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			var req RefreshRequest
-			refreshes.Receive(ctx, &req)
-			s.onRefresh(req)
-		}
-	})
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAppSetSpec, s.handleSpec,
 		workflow.UpdateHandlerOptions{Validator: s.validateSpec}); err != nil {
 		return err

@@ -12,19 +12,9 @@ import (
 )
 
 func (s *appState) registerHandlers(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (View, error) {
-		return s.view(), nil
-	}); err != nil {
+	if err := registerStatusAndRefresh(ctx, s.view, s.onRefresh); err != nil {
 		return err
 	}
-	refreshes := workflow.GetSignalChannel(ctx, SignalRefresh)
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			var req RefreshRequest
-			refreshes.Receive(ctx, &req)
-			s.onRefresh(req)
-		}
-	})
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSync, s.handleSync,
 		workflow.UpdateHandlerOptions{Validator: s.validateSync}); err != nil {
 		return err

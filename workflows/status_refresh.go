@@ -1,0 +1,23 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// registerStatusAndRefresh gives a long-running workflow (an app, a set)
+// its status query and a coroutine that hands each refresh signal to
+// onRefresh, in the order they arrive.
+func registerStatusAndRefresh[V any](ctx workflow.Context, view func() V, onRefresh func(RefreshRequest)) error {
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (V, error) {
+		return view(), nil
+	}); err != nil {
+		return err
+	}
+	refreshes := workflow.GetSignalChannel(ctx, SignalRefresh)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var req RefreshRequest
+			refreshes.Receive(ctx, &req)
+			onRefresh(req)
+		}
+	})
+	return nil
+}
