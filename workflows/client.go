@@ -93,7 +93,7 @@ func cancelWithoutWorkers(ctx context.Context, c client.Client, taskQueue string
 		resp, err := c.DescribeTaskQueue(ctx, taskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
 		switch {
 		case err != nil:
-		case anyPolledSince(resp.GetPollers(), time.Now().Add(-pollerFresh)):
+		case anyPolledWithin(resp.GetPollers(), pollerFresh):
 			missed = 0
 		default:
 			if missed++; missed == 2 {
@@ -105,9 +105,11 @@ func cancelWithoutWorkers(ctx context.Context, c client.Client, taskQueue string
 	}
 }
 
-func anyPolledSince(pollers []*taskqueuepb.PollerInfo, since time.Time) bool {
+// anyPolledWithin: a poller of the queue was seen in the last age (this
+// is the CLI's clock, not a workflow's).
+func anyPolledWithin(pollers []*taskqueuepb.PollerInfo, age time.Duration) bool {
 	for _, p := range pollers {
-		if p.GetLastAccessTime().AsTime().After(since) {
+		if time.Since(p.GetLastAccessTime().AsTime()) < age {
 			return true
 		}
 	}
