@@ -141,21 +141,11 @@ type appState struct {
 	// refusedChildren: the last compare found these children to name apps
 	// of another owner.
 	refusedChildren []string
-	// lastOpUnreachable: the last operation failed, or skipped regions, only
-	// because they were unreachable.
-	lastOpUnreachable bool
-	// skippedUnreachable: the running operation skipped unreachable regions.
-	skippedUnreachable bool
-	// hookOp is the running operation's hooks; nil without hooks.
-	hookOp *hookOp
 	// workerRegions is the worker's regions configuration; cfg.Regions the
 	// one the run recorded (recordRegions). regionsVersion: whether the run
 	// records it, once decided.
 	workerRegions  *regions.Config
 	regionsVersion *workflow.Version
-	// awaitingPrune are the objects marked Prune=confirm whose prune the
-	// regions hold back in the running operation's attempt.
-	awaitingPrune []app.ResourceKey
 	// pruneConfirmedOp is the operation whose prunes ferry app confirm
 	// confirmed.
 	pruneConfirmedOp string

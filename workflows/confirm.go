@@ -66,21 +66,22 @@ func (s *appState) operationRunning() bool {
 
 // awaitPruneConfirmation holds a sync whose prune waits for its
 // confirmation (the regions reported objects marked Prune=confirm in
-// s.awaitingPrune) until ferry app confirm: the operation stays Running
+// op.awaitingPrune) until ferry app confirm: the operation stays Running
 // and says what it waits for, as Argo CD's does. again is true once
 // confirmed: the operation syncs once more, now pruning. A delete of the
 // app ends the wait, and the operation fails.
-func (s *appState) awaitPruneConfirmation(ctx workflow.Context, op *app.OperationState, p *syncParams) (again bool, err error) {
-	if len(s.awaitingPrune) == 0 || p.pruneConfirmed || p.dryRun {
+func (s *appState) awaitPruneConfirmation(ctx workflow.Context, op *operation) (again bool, err error) {
+	p := &op.params
+	if len(op.awaitingPrune) == 0 || p.pruneConfirmed || p.dryRun {
 		return false, nil
 	}
 	_ = workflow.GetVersion(ctx, changePruneConfirm, workflow.DefaultVersion, 1)
-	op.Phase, op.Message = app.OperationRunning, waitingMessage("pruning", s.awaitingPrune)
+	op.state.Phase, op.state.Message = app.OperationRunning, waitingMessage("pruning", op.awaitingPrune)
 	s.publish(ctx)
-	if err := workflow.Await(ctx, func() bool { return s.pruneConfirmedOp == op.ID || s.deletion != nil }); err != nil {
+	if err := workflow.Await(ctx, func() bool { return s.pruneConfirmedOp == op.id() || s.deletion != nil }); err != nil {
 		return false, err
 	}
-	if s.pruneConfirmedOp != op.ID {
+	if s.pruneConfirmedOp != op.id() {
 		return false, &syncError{msg: "pruning was not confirmed before the app's deletion began", permanent: true}
 	}
 	p.pruneConfirmed = true

@@ -98,29 +98,29 @@ func chainTag(ctx workflow.Context) string {
 
 // preSync runs the PreSync hooks in dests; when one fails, the SyncFail
 // hooks run and the error says why: nothing of the Sync phase is applied.
-func (s *appState) preSync(ctx workflow.Context, target Target, dests []app.Target) ([]app.ResourceResult, error) {
+func (s *appState) preSync(ctx workflow.Context, op *operation, dests []app.Target) ([]app.ResourceResult, error) {
 	if s.hookCount(HookPreSync) == 0 {
 		return nil, nil
 	}
-	runID := s.hookOp.runID()
-	s.status.OperationState.Message = "running PreSync hooks"
+	runID := op.hooks.runID()
+	op.state.Message = "running PreSync hooks"
 	s.publish(ctx)
-	ran, failed := runHookPhase(ctx, target, dests, runID, HookPreSync, s.hookSyncOptions())
+	ran, failed := runHookPhase(ctx, op.target, dests, runID, HookPreSync, s.hookSyncOptions())
 	results := hookResourceResults(ran)
 	if len(failed) == 0 {
 		return results, nil
 	}
 	err := &syncError{msg: "PreSync hooks failed: " + strings.Join(failed, "; ") + "; nothing of the Sync phase was applied"}
-	return append(results, s.syncFail(ctx, target, dests, err)...), err
+	return append(results, s.syncFail(ctx, op, dests, err)...), err
 }
 
 // syncFail runs the SyncFail hooks after a failed PreSync or Sync phase
 // and adds their outcome to err's message.
-func (s *appState) syncFail(ctx workflow.Context, target Target, dests []app.Target, err *syncError) []app.ResourceResult {
-	if s.hookOp == nil || s.hookCount(HookSyncFail) == 0 || len(dests) == 0 {
+func (s *appState) syncFail(ctx workflow.Context, op *operation, dests []app.Target, err *syncError) []app.ResourceResult {
+	if op.hooks == nil || s.hookCount(HookSyncFail) == 0 || len(dests) == 0 {
 		return nil
 	}
-	ran, failed := runHookPhase(ctx, target, dests, s.hookOp.runID(), HookSyncFail, s.hookSyncOptions())
+	ran, failed := runHookPhase(ctx, op.target, dests, op.hooks.runID(), HookSyncFail, s.hookSyncOptions())
 	if len(failed) > 0 {
 		err.msg += "; SyncFail hooks failed too: " + strings.Join(failed, "; ")
 	} else {
@@ -131,24 +131,24 @@ func (s *appState) syncFail(ctx workflow.Context, target Target, dests []app.Tar
 
 // syncActivity is the activity that syncs a region, and the operation ID
 // it gets: an app with Sync-phase hooks runs them within the sync.
-func (s *appState) syncActivity(opID string) (name, id string, options func(workflow.Context, string, string) workflow.Context) {
-	if s.hookOp != nil && s.hookCount(HookSync) > 0 {
-		return ActivitySyncWithHooks, s.hookOp.runID(), hooksCtx
+func (s *appState) syncActivity(op *operation) (name, id string, options func(workflow.Context, string, string) workflow.Context) {
+	if op.hooks != nil && s.hookCount(HookSync) > 0 {
+		return ActivitySyncWithHooks, op.hooks.runID(), hooksCtx
 	}
-	return ActivitySync, opID, syncCtx
+	return ActivitySync, op.id(), syncCtx
 }
 
 // syncHooksRan folds the Sync-phase hooks a region ran (also when its sync
 // failed) into results, and deletes those their policy wants gone.
-func (s *appState) syncHooksRan(ctx workflow.Context, out SyncResult, err error) []app.ResourceResult {
+func (s *appState) syncHooksRan(ctx workflow.Context, op *operation, out SyncResult, err error) []app.ResourceResult {
 	ran := out.Hooks
 	if d, ok := hookDetails(err); ok {
 		ran = d.Hooks
 	}
-	if len(ran) == 0 || s.hookOp == nil {
+	if len(ran) == 0 || op.hooks == nil {
 		return nil
 	}
-	deleteHooks(ctx, s.app.Metadata.Name, s.hookOp.runID(), HookSync, ran)
+	deleteHooks(ctx, s.app.Metadata.Name, op.hooks.runID(), HookSync, ran)
 	return hookResourceResults(ran)
 }
 

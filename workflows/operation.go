@@ -57,195 +57,111 @@ func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 		return op, nil
 	}
 	op := s.runOperation(ctx, target, syncParams{prune: req.Prune, dryRun: req.DryRun})
-	return op, nil
+	return op.state, nil
+}
+
+// operation is the running sync operation, handed from runOperation to
+// every step of it: what it syncs, how, its hooks, and what its current
+// attempt found. The status shows state; nothing else of it lives on the
+// app's state, so a step reads the operation it is given.
+type operation struct {
+	state  *app.OperationState
+	target Target
+	params syncParams
+	// hooks are the operation's hooks; nil without hooks (or a dry run).
+	hooks *hookOp
+	// skippedUnreachable: the attempt skipped unreachable regions.
+	skippedUnreachable bool
+	// awaitingPrune are the objects marked Prune=confirm whose prune the
+	// regions hold back in this attempt.
+	awaitingPrune []app.ResourceKey
+	// unreachable: the attempt failed, or skipped regions, only because
+	// they were unreachable.
+	unreachable bool
+}
+
+func (op *operation) id() string { return op.state.ID }
+
+// beginAttempt resets what an attempt finds, and numbers its hooks.
+func (op *operation) beginAttempt(attempt int64) {
+	op.skippedUnreachable, op.awaitingPrune = false, nil
+	if op.hooks != nil {
+		op.hooks.attempt = attempt
+	}
 }
 
 // runOperation syncs target to every region in parallel, retrying the whole
 // operation per syncPolicy.retry, and records the outcome.
-func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParams) *app.OperationState {
+func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParams) *operation {
 	s.operationSeq++
-	op := &app.OperationState{
+	op := &operation{target: target, params: p, state: &app.OperationState{
 		ID: s.operationID(), Revision: target.Commit(), Phase: app.OperationRunning,
 		Message: "syncing regions " + strings.Join(s.regionNames(), ", "), StartedAt: workflow.Now(ctx),
-	}
-	s.status.OperationState = op
+	}}
+	s.status.OperationState = op.state
 	s.publish(ctx)
-	s.hookOp = s.beginHooks(ctx, p)
-	defer func() { s.hookOp = nil }()
+	op.hooks = s.beginHooks(ctx, p)
+	s.attempts(ctx, op)
+	s.endOperation(ctx, op)
+	return op
+}
 
-	retry := s.app.Retry()
+// attempts runs the operation's attempts until one succeeds, fails for
+// good, or its retries are spent.
+func (s *appState) attempts(ctx workflow.Context, op *operation) {
+	st, retry := op.state, s.app.Retry()
 	for attempt := int64(0); ; attempt++ {
-		s.skippedUnreachable, s.awaitingPrune = false, nil
-		if s.hookOp != nil {
-			s.hookOp.attempt = attempt
-		}
-		results, err := s.syncStages(ctx, target, op.ID, p)
+		op.beginAttempt(attempt)
+		results, err := s.syncStages(ctx, op)
 		var se *syncError
-		s.lastOpUnreachable = s.skippedUnreachable || (errors.As(err, &se) && se.unreachable)
-		op.Results = results
+		op.unreachable = op.skippedUnreachable || (errors.As(err, &se) && se.unreachable)
+		st.Results = results
 		if err == nil {
 			var again bool
-			if again, err = s.awaitPruneConfirmation(ctx, op, &p); again {
+			if again, err = s.awaitPruneConfirmation(ctx, op); again {
 				attempt-- // the same attempt, now confirmed
 				continue
 			}
 		}
 		if err == nil {
-			op.Phase = app.OperationSucceeded
-			if !s.skippedUnreachable {
-				op.Message = "successfully synced (all tasks run)"
+			st.Phase = app.OperationSucceeded
+			if !op.skippedUnreachable {
+				st.Message = "successfully synced (all tasks run)"
 			}
-			break
+			return
 		}
-		op.Phase, op.Message = app.OperationFailed, err.Error()
+		st.Phase, st.Message = app.OperationFailed, err.Error()
 		if isPermanent(err) || !retry.ShouldRetry(attempt) {
-			break
+			return
 		}
-		op.RetryCount = attempt + 1
-		op.Phase = app.OperationRunning
-		op.Message = fmt.Sprintf("retrying (attempt %d) after: %s", attempt+1, err)
+		st.RetryCount = attempt + 1
+		st.Phase = app.OperationRunning
+		st.Message = fmt.Sprintf("retrying (attempt %d) after: %s", attempt+1, err)
 		s.publish(ctx)
-		backoff := workflow.NewTimerWithOptions(ctx, retry.Delay(attempt), workflow.TimerOptions{Summary: retrySummary(op.RetryCount)})
+		backoff := workflow.NewTimerWithOptions(ctx, retry.Delay(attempt), workflow.TimerOptions{Summary: retrySummary(st.RetryCount)})
 		if err := backoff.Get(ctx, nil); err != nil {
-			op.Phase, op.Message = app.OperationError, err.Error()
-			break
+			st.Phase, st.Message = app.OperationError, err.Error()
+			return
 		}
 	}
-	finished := workflow.Now(ctx)
-	op.FinishedAt = &finished
-	if op.Phase == app.OperationSucceeded && s.hookOp != nil {
-		s.startPostSync(ctx, target, op)
-	}
-	s.appMetrics(ctx).WithTags(map[string]string{"phase": string(op.Phase)}).Counter("ferry_app_sync_total").Inc(1)
-	s.appMetrics(ctx).Timer("ferry_app_sync_duration_seconds").Record(finished.Sub(op.StartedAt))
-	if op.Phase == app.OperationSucceeded && !p.dryRun {
-		s.clearCondition(conditionSyncError)
-		s.status.AddHistory(historyEntry(target, finished), s.app.HistoryLimit())
-	}
-	s.publish(ctx)
-	return op
 }
 
-// syncRegions runs the Sync activity in the given regions in parallel (and
-// the child apps' sync, withChildren) and folds the live state each region
-// reports into the status.
-func (s *appState) syncRegions(ctx workflow.Context, target Target, opID string, p syncParams,
-	dests []app.Target, withChildren bool) ([]app.ResourceResult, error) {
-	var opts []string
-	if sp := s.app.Spec.SyncPolicy; sp != nil {
-		opts = sp.SyncOptions
+// endOperation records how the operation ended: its PostSync hooks, the
+// metrics, the history entry.
+func (s *appState) endOperation(ctx workflow.Context, op *operation) {
+	st := op.state
+	finished := workflow.Now(ctx)
+	st.FinishedAt = &finished
+	if st.Phase == app.OperationSucceeded && op.hooks != nil {
+		s.startPostSync(ctx, op.target, st)
 	}
-	// Regions the last compare found unreachable, or whose compare has not
-	// answered yet, are skipped, not waited for; the app syncs them once
-	// they answer again.
-	var skipped []string
-	dests = slices.DeleteFunc(slices.Clone(dests), func(d app.Target) bool {
-		if s.status.Regions[d.Region].Unreachable || s.isStraggler(d.Region) {
-			skipped = append(skipped, d.Region)
-			return true
-		}
-		return false
-	})
-	var results []app.ResourceResult
-	if s.hookOp != nil && len(dests) > 0 {
-		ran, err := s.preSync(ctx, target, dests)
-		if results = ran; err != nil {
-			return results, err
-		}
+	s.appMetrics(ctx).WithTags(map[string]string{"phase": string(st.Phase)}).Counter("ferry_app_sync_total").Inc(1)
+	s.appMetrics(ctx).Timer("ferry_app_sync_duration_seconds").Record(finished.Sub(st.StartedAt))
+	if st.Phase == app.OperationSucceeded && !op.params.dryRun {
+		s.clearCondition(conditionSyncError)
+		s.status.AddHistory(historyEntry(op.target, finished), s.app.HistoryLimit())
 	}
-	activityName, syncOpID, options := s.syncActivity(opID)
-	futures := make([]workflow.Future, len(dests))
-	for i, d := range dests {
-		summary := syncSummary(d.Region, p, activityName == ActivitySyncWithHooks)
-		futures[i] = workflow.ExecuteActivity(options(ctx, d.Region, summary), activityName, SyncInput{
-			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: syncOpID, Known: s.knownKeys(d.Region),
-			Prune: p.prune, DryRun: p.dryRun, SyncOptions: opts, HealthTimeout: p.healthTimeout(),
-			IgnoreDifferences: s.app.Spec.IgnoreDifferences, WaitHealthy: p.staged, PruneConfirmed: p.pruneConfirmed,
-			NamespaceMetadata: s.app.NamespaceMetadata(),
-		})
-	}
-	var children workflow.Future
-	if withChildren {
-		children = s.syncChildren(ctx, p)
-	}
-	byRegion := make(map[string][]app.ResourceStatus, len(dests))
-	// regionErrs are the regions whose sync failed; unanswered those whose
-	// state is unknown (a failed sync that reports the region's state
-	// answered).
-	regionErrs, unanswered := make(map[string]error), make(map[string]error)
-	var failed []string
-	if children != nil {
-		var out SyncChildrenResult
-		err := children.Get(ctx, &out)
-		results = append(results, out.Results...)
-		if err != nil {
-			failed = append(failed, "child apps: "+rootMessage(err))
-		}
-		if !p.dryRun && out.Applied != nil {
-			s.childApps = out.Applied
-		}
-		if after := s.compareChildren(ctx); after != nil {
-			var cmp CompareChildrenResult
-			if err := after.Get(ctx, &cmp); err != nil {
-				regionErrs[childrenRegion], unanswered[childrenRegion] = err, err
-			} else {
-				byRegion[childrenRegion] = cmp.Resources
-				s.refusedChildren = cmp.Refused
-			}
-		}
-	}
-	sel := workflow.NewSelector(ctx)
-	for i, d := range dests {
-		sel.AddFuture(futures[i], func(f workflow.Future) {
-			var out SyncResult
-			err := f.Get(ctx, &out)
-			// A sync that failed for good says so inside its result (the
-			// results of an activity error are lost); that failure is data
-			// in the history, so a recorded run replays as it ran.
-			reported := err == nil
-			if reported {
-				err = out.Failure.Err()
-			}
-			results = append(results, out.Results...)
-			results = append(results, s.syncHooksRan(ctx, out, err)...)
-			s.awaitingPrune = append(s.awaitingPrune, out.AwaitingPrune...)
-			switch {
-			case err == nil:
-				byRegion[d.Region] = out.Resources
-			case reported && out.Resources != nil:
-				regionErrs[d.Region] = err
-				byRegion[d.Region] = out.Resources
-			default:
-				regionErrs[d.Region], unanswered[d.Region] = err, err
-			}
-			if err != nil {
-				failed = append(failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(err)))
-			}
-			if !p.dryRun {
-				s.setResources(target.Commit(), byRegion, unanswered)
-				if err == nil {
-					s.setSyncedRevision(d.Region, target.Commit())
-				}
-			}
-		})
-	}
-	for range dests {
-		sel.Select(ctx)
-	}
-	if len(skipped) > 0 {
-		s.skippedUnreachable = true
-		if len(dests) == 0 {
-			failed = append(failed, "every region is unreachable: "+strings.Join(skipped, ", "))
-		} else {
-			s.status.OperationState.Message = "skipped unreachable regions " + strings.Join(skipped, ", ") + ": they sync when they answer"
-		}
-	}
-	if len(failed) > 0 {
-		err := &syncError{msg: "sync failed in " + strings.Join(failed, "; "),
-			permanent: allPermanent(regionErrs), unreachable: allUnreachable(regionErrs)}
-		return append(results, s.syncFail(ctx, target, dests, err)...), err
-	}
-	return results, nil
+	s.publish(ctx)
 }
 
 // runDelete deletes the app: with cascade, its resources in every region

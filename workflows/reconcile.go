@@ -34,8 +34,9 @@ func (s *appState) reconcile(ctx workflow.Context) {
 		s.status.SyncWindow = nil
 	} else if !s.windowsHoldAutoSync(ctx, target) {
 		s.autoSync = &autoSync{Key: s.autoSyncKey(target)}
-		op := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()})
-		s.autoSync.Phase, s.autoSync.Unreachable = op.Phase, s.lastOpUnreachable
+		run := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()})
+		op := run.state
+		s.autoSync.Phase, s.autoSync.Unreachable = op.Phase, run.unreachable
 		if op.Phase == app.OperationFailed || op.Phase == app.OperationError {
 			// As Argo CD: the automated sync is not tried again for this
 			// revision, and the condition says why until a sync succeeds.

@@ -14,11 +14,12 @@ import (
 // the app has a rollout. A stage must end Synced and Healthy, and stay so
 // for its soak time, before the next starts; otherwise the rollout halts and
 // the later stages keep what they run.
-func (s *appState) syncStages(ctx workflow.Context, target Target, opID string, p syncParams) ([]app.ResourceResult, error) {
+func (s *appState) syncStages(ctx workflow.Context, op *operation) ([]app.ResourceResult, error) {
 	stages := s.app.Stages(s.cfg.Regions)
 	if !s.rollsOut() {
-		return s.syncRegions(ctx, target, opID, p, s.destinations(), true)
+		return s.syncRegions(ctx, op, op.params, s.destinations(), true)
 	}
+	target, p := op.target, op.params
 	ro := &app.RolloutStatus{Revision: target.Commit(), Stages: len(stages), Phase: app.RolloutProgressing}
 	p.staged = true
 	s.status.Rollout = ro
@@ -27,9 +28,9 @@ func (s *appState) syncStages(ctx workflow.Context, target Target, opID string, 
 		ro.Stage, ro.Phase = i+1, app.RolloutProgressing
 		p.stage = fmt.Sprintf("stage %d/%d", i+1, len(stages))
 		ro.Message = "syncing " + strings.Join(stage.Regions, ", ")
-		s.status.OperationState.Message = fmt.Sprintf("rollout stage %d/%d: %s", i+1, len(stages), ro.Message)
+		op.state.Message = fmt.Sprintf("rollout stage %d/%d: %s", i+1, len(stages), ro.Message)
 		s.publish(ctx)
-		results, err := s.syncRegions(ctx, target, opID, p, s.destinationsIn(stage.Regions), i == 0)
+		results, err := s.syncRegions(ctx, op, p, s.destinationsIn(stage.Regions), i == 0)
 		all = append(all, results...)
 		if err == nil && !p.dryRun {
 			err = s.stageSettled(stage.Regions)
