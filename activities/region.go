@@ -115,20 +115,17 @@ func (r *Region) DeleteResources(ctx context.Context, in workflows.DeleteInput) 
 	if len(awaiting) > 0 {
 		return workflows.DeleteResult{AwaitingConfirmation: awaiting}, nil
 	}
-	for {
+	err = kube.Poll(ctx, r.poll(), func(ctx context.Context) (bool, error) {
 		left, err := r.Cluster.Remaining(ctx, in.App, deleted)
-		if err != nil {
-			return workflows.DeleteResult{}, classify(err)
-		}
-		if len(left) == 0 {
-			return workflows.DeleteResult{Deleted: deleted}, nil
-		}
-		select {
-		case <-ctx.Done():
-			return workflows.DeleteResult{}, ctx.Err()
-		case <-time.After(r.poll()):
-		}
+		return err == nil && len(left) == 0, err
+	})
+	if err != nil && ctx.Err() != nil {
+		return workflows.DeleteResult{}, ctx.Err()
 	}
+	if err != nil {
+		return workflows.DeleteResult{}, classify(err)
+	}
+	return workflows.DeleteResult{Deleted: deleted}, nil
 }
 
 // load fetches the target's manifests from the cache, or renders them again

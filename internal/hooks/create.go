@@ -3,7 +3,6 @@ package hooks
 import (
 	"context"
 	"fmt"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -69,21 +68,17 @@ func (r *Runner) replace(ctx context.Context, ri dynamic.ResourceInterface, req 
 			return r.objectError(req, h, "delete the earlier run's object", err)
 		}
 	}
-	for {
+	return kube.Poll(ctx, r.poll(), func(ctx context.Context) (bool, error) {
 		cur, err := ri.Get(ctx, h.key.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) || (err == nil && cur.GetUID() != uid) {
-			return nil
+			return true, nil
 		}
 		if err != nil {
-			return r.objectError(req, h, "get", err)
+			return false, r.objectError(req, h, "get", err)
 		}
 		r.progress(fmt.Sprintf("%s: waiting for the earlier run's %s to go (BeforeHookCreation)", req.Phase, keyString(h.key)))
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(r.poll()):
-		}
-	}
+		return false, nil
+	})
 }
 
 // get reads a hook's object; nil when it is gone.

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/syncplan"
 )
 
@@ -214,7 +215,7 @@ func (r *Runner) plan(req Request) ([][]planned, error) {
 func (r *Runner) wait(ctx context.Context, req Request, wave []planned, live []*unstructured.Unstructured) ([]Result, error) {
 	results := make([]Result, len(wave))
 	pending := len(wave)
-	for {
+	err := kube.Poll(ctx, r.poll(), func(ctx context.Context) (bool, error) {
 		var running []string
 		for i, h := range wave {
 			if results[i].Status != "" {
@@ -224,7 +225,7 @@ func (r *Runner) wait(ctx context.Context, req Request, wave []planned, live []*
 			if obj == nil {
 				var err error
 				if obj, err = r.get(ctx, h); err != nil {
-					return nil, err
+					return false, err
 				}
 			}
 			live[i] = nil
@@ -251,15 +252,15 @@ func (r *Runner) wait(ctx context.Context, req Request, wave []planned, live []*
 			pending--
 		}
 		if pending == 0 {
-			return results, nil
+			return true, nil
 		}
 		r.progress(fmt.Sprintf("%s wave %d: waiting for %s", req.Phase, wave[0].Wave, strings.Join(running, ", ")))
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(r.poll()):
-		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return results, nil
 }
 
 func timeoutSource(obj *unstructured.Unstructured) string {

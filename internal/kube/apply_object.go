@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -169,20 +168,14 @@ func (c *Cluster) recreate(ctx context.Context, t *task, existing *unstructured.
 	if _, err := c.deleteObject(ctx, existing, false, app.PropagationForeground); err != nil {
 		return nil, fmt.Errorf("delete to re-create (Force=true): %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.opts.WaveTimeout)
+	wctx, cancel := context.WithTimeout(ctx, c.opts.WaveTimeout)
 	defer cancel()
-	for {
+	err := Poll(wctx, c.opts.HealthPoll/2, func(ctx context.Context) (bool, error) {
 		live, err := c.resource(t.mapping, t.key.Namespace).Get(ctx, t.key.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) || (err == nil && live.GetUID() != existing.GetUID()) {
-			break
-		}
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("re-create (Force=true): the old object is still being deleted: %w", ctx.Err())
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(c.opts.HealthPoll / 2):
-		}
+		return apierrors.IsNotFound(err) || (err == nil && live.GetUID() != existing.GetUID()), nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("re-create (Force=true): the old object is still being deleted: %w", err)
 	}
 	return c.write(ctx, t, nil, false)
 }

@@ -22,10 +22,8 @@ func (c *Cluster) waitEstablished(ctx context.Context, names []string) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.CRDEstablishTimeout)
 	defer cancel()
-	ticker := time.NewTicker(200 * time.Millisecond)
-	defer ticker.Stop()
 	waiting := append([]string(nil), names...)
-	for {
+	_ = Poll(ctx, 200*time.Millisecond, func(ctx context.Context) (bool, error) {
 		var still []string
 		for _, name := range waiting {
 			crd, err := c.dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
@@ -33,15 +31,9 @@ func (c *Cluster) waitEstablished(ctx context.Context, names []string) {
 				still = append(still, name)
 			}
 		}
-		if waiting = still; len(waiting) == 0 {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-	}
+		waiting = still
+		return len(waiting) == 0, nil
+	})
 }
 
 func established(crd *unstructured.Unstructured) bool {

@@ -117,22 +117,15 @@ func (c *Cluster) WaitSynced(ctx context.Context) bool {
 	if l == nil {
 		return false
 	}
-	for {
+	return Poll(ctx, 20*time.Millisecond, func(context.Context) (bool, error) {
 		all := true
 		l.mu.Lock()
 		for _, li := range l.informers {
 			all = all && li.synced.Load()
 		}
 		l.mu.Unlock()
-		if all {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+		return all, nil
+	}) == nil
 }
 
 // liveGet returns the live object named by key (nil when it does not

@@ -146,30 +146,26 @@ func (s *syncRun) waitGone(ctx context.Context, wave int, objs []*unstructured.U
 		timeout = s.c.opts.WaveTimeout
 	}
 	deadline := time.Now().Add(timeout)
-	for {
+	return Poll(ctx, s.c.opts.HealthPoll, func(ctx context.Context) (bool, error) {
 		var left []string
 		for _, obj := range objs {
 			gone, err := s.c.gone(ctx, obj)
 			if err != nil {
-				return newObjectError(KeyOf(obj), "get", err)
+				return false, newObjectError(KeyOf(obj), "get", err)
 			}
 			if !gone {
 				left = append(left, keyString(KeyOf(obj))+": still being deleted")
 			}
 		}
 		if len(left) == 0 {
-			return nil
+			return true, nil
 		}
 		if time.Now().After(deadline) {
-			return &HealthError{Wave: wave, TimedOut: true, Objects: left}
+			return false, &HealthError{Wave: wave, TimedOut: true, Objects: left}
 		}
 		s.progress(wave, "prune", fmt.Sprintf("waiting for %d objects to be deleted", len(left)))
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(s.c.opts.HealthPoll):
-		}
-	}
+		return false, nil
+	})
 }
 
 // gone tells whether obj (that very object: same UID) no longer exists.

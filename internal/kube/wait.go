@@ -52,7 +52,7 @@ func (s *syncRun) waitHealthy(ctx context.Context, wave int, tasks []*task) erro
 		timeout = s.c.opts.WaveTimeout
 	}
 	deadline := time.Now().Add(timeout)
-	for {
+	return Poll(ctx, s.c.opts.HealthPoll, func(ctx context.Context) (bool, error) {
 		var waiting, degraded []string
 		for _, t := range tasks {
 			if t.change.Action == "" || t.key.Kind == "" {
@@ -60,7 +60,7 @@ func (s *syncRun) waitHealthy(ctx context.Context, wave int, tasks []*task) erro
 			}
 			live, err := s.c.liveGet(ctx, t.mapping, t.key)
 			if err != nil {
-				return newObjectError(t.key, "get", err)
+				return false, newObjectError(t.key, "get", err)
 			}
 			code, msg := s.c.opts.Health.Get(live)
 			line := fmt.Sprintf("%s: %s", keyString(t.key), code)
@@ -79,19 +79,15 @@ func (s *syncRun) waitHealthy(ctx context.Context, wave int, tasks []*task) erro
 		sort.Strings(waiting)
 		switch {
 		case len(degraded) > 0:
-			return &HealthError{Wave: wave, Objects: degraded}
+			return false, &HealthError{Wave: wave, Objects: degraded}
 		case len(waiting) == 0:
-			return nil
+			return true, nil
 		case time.Now().After(deadline):
-			return &HealthError{Wave: wave, TimedOut: true, Objects: waiting}
+			return false, &HealthError{Wave: wave, TimedOut: true, Objects: waiting}
 		}
 		s.progress(wave, "wait", fmt.Sprintf("waiting for %d of %d objects to become healthy", len(waiting), len(tasks)))
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(s.c.opts.HealthPoll):
-		}
-	}
+		return false, nil
+	})
 }
 
 // needsFinalWait tells whether the last wave must be healthy before Apply
