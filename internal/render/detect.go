@@ -53,11 +53,12 @@ func (r *Renderer) detect(ctx context.Context, root string, src app.Source, opts
 	if err != nil {
 		return nil, err
 	}
-	appPath, dir, err := resolveAppPath(root, src.Path)
+	files := r.files()
+	appPath, dir, err := resolveAppPath(files, root, src.Path)
 	if err != nil {
 		return nil, err
 	}
-	realRoot, err := filepath.EvalSymlinks(root)
+	realRoot, err := files.EvalSymlinks(root)
 	if err != nil {
 		return nil, err
 	}
@@ -88,12 +89,12 @@ func (r *Renderer) detect(ctx context.Context, root string, src app.Source, opts
 	}
 
 	for _, name := range kustomizationFiles {
-		if isFile(filepath.Join(dir, name)) {
+		if isFile(files, filepath.Join(dir, name)) {
 			t.kustFile = name
 			break
 		}
 	}
-	hasChart := isFile(filepath.Join(dir, "Chart.yaml"))
+	hasChart := isFile(files, filepath.Join(dir, "Chart.yaml"))
 	found, marker := SourceTypeDirectory, ""
 	switch {
 	case t.kustFile != "":
@@ -162,8 +163,8 @@ func directoryIncludes(appPath string, opts *app.DirectorySource, name string) (
 
 // isFile reports whether p is a regular file or a symlink (whose target is
 // checked when it is read).
-func isFile(p string) bool {
-	info, err := os.Lstat(p)
+func isFile(files fileSystem, p string) bool {
+	info, err := files.Lstat(p)
 	return err == nil && (info.Mode().IsRegular() || info.Mode()&os.ModeSymlink != 0)
 }
 

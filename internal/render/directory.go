@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -48,11 +47,12 @@ func (r *Renderer) directory(ctx context.Context, root string, src app.Source, r
 	if opts == nil {
 		opts = &app.DirectorySource{}
 	}
-	appPath, dir, err := resolveAppPath(root, src.Path)
+	fsys := r.files()
+	appPath, dir, err := resolveAppPath(fsys, root, src.Path)
 	if err != nil {
 		return nil, err
 	}
-	realRoot, err := filepath.EvalSymlinks(root)
+	realRoot, err := fsys.EvalSymlinks(root)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (r *Renderer) directory(ctx context.Context, root string, src app.Source, r
 	var files []manifestFile
 	var seen int
 	var total int64
-	walkErr := filepath.WalkDir(dir, func(full string, d fs.DirEntry, err error) error {
+	walkErr := fsys.WalkDir(dir, func(full string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func (r *Renderer) directory(ctx context.Context, root string, src app.Source, r
 		}
 		real := full
 		if d.Type()&fs.ModeSymlink != 0 {
-			target, err := filepath.EvalSymlinks(full)
+			target, err := fsys.EvalSymlinks(full)
 			if err == nil && !within(realRoot, target) {
 				return &SourceError{Path: display, Msg: "symlink points outside the repository"}
 			}
@@ -99,7 +99,7 @@ func (r *Renderer) directory(ctx context.Context, root string, src app.Source, r
 			}
 			real = target
 		}
-		info, err := os.Stat(real)
+		info, err := fsys.Stat(real)
 		if err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func (r *Renderer) directory(ctx context.Context, root string, src app.Source, r
 	}
 
 	sort.Slice(files, func(i, j int) bool { return files[i].display < files[j].display })
-	jn := &jsonnetEval{root: realRoot, appPath: appPath, opts: opts.Jsonnet, env: BuildEnv(src, ropts), maxBytes: limits.MaxFileBytes}
+	jn := &jsonnetEval{files: fsys, root: realRoot, appPath: appPath, opts: opts.Jsonnet, env: BuildEnv(src, ropts), maxBytes: limits.MaxFileBytes}
 	var out []*unstructured.Unstructured
 	for _, f := range files {
 		var objs []*unstructured.Unstructured
@@ -135,7 +135,7 @@ func (r *Renderer) directory(ctx context.Context, root string, src app.Source, r
 		if f.jsonnet {
 			objs, err = jn.file(ctx, f, limits)
 		} else {
-			objs, err = readManifest(f, limits.MaxFileBytes)
+			objs, err = readManifest(fsys, f, limits.MaxFileBytes)
 		}
 		if err != nil {
 			return nil, err
@@ -145,8 +145,8 @@ func (r *Renderer) directory(ctx context.Context, root string, src app.Source, r
 	return out, nil
 }
 
-func readManifest(f manifestFile, maxBytes int64) ([]*unstructured.Unstructured, error) {
-	data, err := os.ReadFile(f.real)
+func readManifest(files fileSystem, f manifestFile, maxBytes int64) ([]*unstructured.Unstructured, error) {
+	data, err := files.ReadFile(f.real)
 	if err != nil {
 		return nil, err
 	}

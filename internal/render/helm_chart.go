@@ -55,7 +55,7 @@ func loadChart(ctx context.Context, root, dir string, b *budget, depth int) (*ch
 // with few files take very long to walk.
 func chartFiles(ctx context.Context, root, dir string, b *budget) ([]*loader.BufferedFile, error) {
 	rules := ignore.Empty()
-	if ifile := filepath.Join(dir, ignore.HelmIgnore); isFile(ifile) {
+	if ifile := filepath.Join(dir, ignore.HelmIgnore); isFile(osFiles{}, ifile) {
 		real, display, err := resolveInRepo(root, dir, ignore.HelmIgnore, ".helmignore")
 		if err != nil {
 			return nil, err

@@ -25,6 +25,7 @@ import (
 // file, then to the app directory, then to each of the libraries. Unlike
 // Argo CD, no import may leave the repository, symlinks followed.
 type jsonnetEval struct {
+	files    fileSystem
 	root     string // the repository root, symlinks resolved
 	appPath  string // relative to root, slash-separated
 	opts     *app.JsonnetSource
@@ -95,7 +96,7 @@ func (e *jsonnetEval) expand(s string) string {
 }
 
 func (e *jsonnetEval) importer() (*repoImporter, error) {
-	imp := &repoImporter{root: e.root, jpaths: []string{e.appPath}, maxBytes: e.maxBytes, cache: map[string]jsonnet.Contents{}}
+	imp := &repoImporter{files: e.files, root: e.root, jpaths: []string{e.appPath}, maxBytes: e.maxBytes, cache: map[string]jsonnet.Contents{}}
 	if e.opts == nil {
 		return imp, nil
 	}
@@ -113,6 +114,7 @@ func (e *jsonnetEval) importer() (*repoImporter, error) {
 // hands to go-jsonnet, and so the paths in Jsonnet's error messages, are
 // relative to the repository root.
 type repoImporter struct {
+	files    fileSystem
 	root     string
 	jpaths   []string // relative to root
 	maxBytes int64
@@ -150,7 +152,7 @@ func (i *repoImporter) read(rel, importedPath string) (jsonnet.Contents, bool, e
 	if rel == ".." || strings.HasPrefix(rel, "../") {
 		return jsonnet.Contents{}, false, fmt.Errorf("import %q: leads outside the repository", importedPath)
 	}
-	real, err := filepath.EvalSymlinks(filepath.Join(i.root, filepath.FromSlash(rel)))
+	real, err := i.files.EvalSymlinks(filepath.Join(i.root, filepath.FromSlash(rel)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return jsonnet.Contents{}, false, nil
 	}
@@ -160,14 +162,14 @@ func (i *repoImporter) read(rel, importedPath string) (jsonnet.Contents, bool, e
 	if !within(i.root, real) {
 		return jsonnet.Contents{}, false, fmt.Errorf("import %q: %s is a symlink leading outside the repository", importedPath, rel)
 	}
-	info, err := os.Stat(real)
+	info, err := i.files.Stat(real)
 	if err != nil || !info.Mode().IsRegular() {
 		return jsonnet.Contents{}, false, nil
 	}
 	if info.Size() > i.maxBytes {
 		return jsonnet.Contents{}, false, &LimitError{Path: rel, What: "file size", Limit: i.maxBytes}
 	}
-	data, err := os.ReadFile(real)
+	data, err := i.files.ReadFile(real)
 	if err != nil {
 		return jsonnet.Contents{}, false, fmt.Errorf("import %q: %v", importedPath, err)
 	}

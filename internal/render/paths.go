@@ -11,7 +11,7 @@ import (
 // (relative, slash-separated, "." for the root) and the real directory it
 // names. The path must be relative, must not contain "..", and must resolve,
 // symlinks followed, to a directory inside root.
-func resolveAppPath(root, p string) (appPath, dir string, err error) {
+func resolveAppPath(files fileSystem, root, p string) (appPath, dir string, err error) {
 	p = strings.TrimSpace(filepath.ToSlash(p))
 	if p == "" {
 		p = "."
@@ -25,11 +25,11 @@ func resolveAppPath(root, p string) (appPath, dir string, err error) {
 		}
 	}
 	appPath = path.Clean(p)
-	realRoot, err := filepath.EvalSymlinks(root)
+	realRoot, err := files.EvalSymlinks(root)
 	if err != nil {
 		return "", "", err // the checkout itself is missing: not the user's doing
 	}
-	dir, err = filepath.EvalSymlinks(filepath.Join(realRoot, filepath.FromSlash(appPath)))
+	dir, err = files.EvalSymlinks(filepath.Join(realRoot, filepath.FromSlash(appPath)))
 	if err != nil {
 		if os.IsNotExist(err) {
 			return "", "", &SourceError{Path: appPath, Msg: "no such directory in the repository at this revision"}
@@ -39,7 +39,7 @@ func resolveAppPath(root, p string) (appPath, dir string, err error) {
 	if !within(realRoot, dir) {
 		return "", "", &SourceError{Path: appPath, Msg: "the path is a symlink leading outside the repository"}
 	}
-	info, err := os.Stat(dir)
+	info, err := files.Stat(dir)
 	if err != nil {
 		return "", "", &SourceError{Path: appPath, Msg: err.Error()}
 	}

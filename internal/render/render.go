@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -152,6 +153,10 @@ type Renderer struct {
 	// renderer itself runs in a sandbox (sandbox.Serve). Without it a
 	// plugin source is refused, and discovery by find.command is skipped.
 	RunPlugins bool
+	// Files, when set, is the checkout in memory: Render reads the root
+	// it is given (Files.Root) from it, and renders only directory
+	// sources. See Files.
+	Files *Files
 }
 
 var defaultRenderer Renderer
@@ -182,6 +187,9 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	t, err := r.detect(ctx, root, src, opts)
 	if err != nil {
 		return nil, err
+	}
+	if r.Files != nil && t.typ != SourceTypeDirectory {
+		return nil, fmt.Errorf("render %s: a %s source is not rendered from a checkout in memory: write it out (Files.WriteTo)", t.appPath, t.typ)
 	}
 	var objs []*unstructured.Unstructured
 	switch t.typ {

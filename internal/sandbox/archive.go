@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"archive/tar"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/ferry-gitops/ferry/internal/render"
 )
 
 // A render's checkout reaches its sandbox as one tar archive on the
@@ -99,32 +101,45 @@ func planArchive(root string) (entries []archiveEntry, ok bool, err error) {
 }
 
 // checkoutInput is a renderer's stdin: the request line, then the
-// checkout's archive when it has entries to send.
+// checkout's archive when it has entries to send, made whole before the
+// sandbox is taken (newCheckoutInput) so that it reaches the renderer in
+// a few large writes: written as tar writes it, a header and a file at a
+// time, each small write woke the renderer for a small read, a switch into
+// gVisor's Sentry and back, and on a loaded machine a wait for a core.
 type checkoutInput struct {
-	request []byte // one line of JSON, its newline included
+	data    []byte // the request line, its newline included, then the archive
 	root    string
-	entries []archiveEntry
 	archive bool
 }
 
-func (in *checkoutInput) WriteTo(w io.Writer) (int64, error) {
-	n, err := w.Write(in.request)
-	if err != nil || !in.archive {
-		return int64(n), err
+// newCheckoutInput is the stdin of request (one line of JSON, its newline
+// included), with the archive of entries of the checkout at root when
+// archive is true.
+func newCheckoutInput(request []byte, root string, entries []archiveEntry, archive bool) (*checkoutInput, error) {
+	in := &checkoutInput{root: root, archive: archive}
+	if !archive {
+		in.data = request
+		return in, nil
 	}
-	cw := &countWriter{w: w, n: int64(n)}
-	return cw.n, writeArchive(cw, in.root, in.entries)
+	var size int64
+	for _, e := range entries {
+		size += 2*tarBlock + e.size
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, int64(len(request))+size+2*tarBlock))
+	buf.Write(request)
+	if err := writeArchive(buf, root, entries); err != nil {
+		return nil, fmt.Errorf("the checkout's archive: %w", err)
+	}
+	in.data = buf.Bytes()
+	return in, nil
 }
 
-type countWriter struct {
-	w io.Writer
-	n int64
-}
+// tarBlock is a tar archive's unit: a header, and the padding of a file.
+const tarBlock = 512
 
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+func (in *checkoutInput) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(in.data)
+	return int64(n), err
 }
 
 // writeArchive writes entries of the checkout at root as a tar archive.
@@ -166,69 +181,58 @@ func copyInto(w io.Writer, file string, size int64) error {
 }
 
 // unpackArchive unpacks the archive that follows the request on the
-// renderer's stdin into the empty directory dir (CheckoutDir), within the
-// bounds the worker checked (the tmpfs's size bounds it too), then takes
-// away every write permission. Every name must be a relative path below
-// dir whose parent is a directory of the archive, met before it; nothing
-// is created through a symlink.
+// renderer's stdin into the empty directory dir (CheckoutDir): readArchive,
+// then the checkout written out without write permission anywhere.
 func unpackArchive(r io.Reader, dir string) error {
+	files, err := readArchive(r, dir)
+	if err != nil {
+		return err
+	}
+	return files.WriteTo()
+}
+
+// readArchive reads the archive that follows the request on the
+// renderer's stdin into memory, as the checkout at dir, within the bounds
+// the worker checked. Every name must be a relative path below dir whose
+// parent is a directory of the archive, met before it.
+func readArchive(r io.Reader, dir string) (*render.Files, error) {
 	tr := tar.NewReader(r)
-	dirs := map[string]bool{".": true}
-	var order []string
+	files := render.NewFiles(dir)
 	var pages int64
 	for n := 0; ; n++ {
 		h, err := tr.Next()
 		if err == io.EOF {
-			break
+			return files, nil
 		}
 		if err != nil {
-			return fmt.Errorf("read the checkout's archive: %w", err)
+			return nil, fmt.Errorf("read the checkout's archive: %w", err)
 		}
 		if n >= archiveMaxFiles {
-			return fmt.Errorf("the checkout's archive has more than %d entries", archiveMaxFiles)
+			return nil, fmt.Errorf("the checkout's archive has more than %d entries", archiveMaxFiles)
 		}
 		name := h.Name
-		if name == "" || path.IsAbs(name) || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") || !dirs[path.Dir(name)] {
-			return fmt.Errorf("the checkout's archive names %q, not a new path in its directories", name)
+		if name == "" || path.IsAbs(name) || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") {
+			return nil, fmt.Errorf("the checkout's archive names %q, not a new path in its directories", name)
 		}
-		target := filepath.Join(dir, filepath.FromSlash(name))
 		switch h.Typeflag {
 		case tar.TypeDir:
-			if err := os.Mkdir(target, 0o700); err != nil {
-				return err
-			}
-			dirs[name] = true
-			order = append(order, target)
+			err = files.Add(name, fs.ModeDir|0o555, nil, "")
 		case tar.TypeSymlink:
-			if err := os.Symlink(h.Linkname, target); err != nil {
-				return err
-			}
+			err = files.Add(name, fs.ModeSymlink|0o777, nil, h.Linkname)
 		case tar.TypeReg:
 			if pages += (h.Size + page - 1) / page; pages*page > archiveMaxBytes {
-				return fmt.Errorf("the checkout's archive holds more than %d bytes", archiveMaxBytes)
+				return nil, fmt.Errorf("the checkout's archive holds more than %d bytes", archiveMaxBytes)
 			}
-			// Created without write permission: the file is written
-			// through this descriptor only.
-			f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, fs.FileMode(h.Mode).Perm()&^0o222)
-			if err != nil {
-				return err
+			data := make([]byte, h.Size)
+			if _, err := io.ReadFull(tr, data); err != nil {
+				return nil, fmt.Errorf("unpack %s: %w", name, err)
 			}
-			_, err = io.CopyN(f, tr, h.Size)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return fmt.Errorf("unpack %s: %w", name, err)
-			}
+			err = files.Add(name, fs.FileMode(h.Mode).Perm()&^0o222, data, "")
 		default:
-			return fmt.Errorf("the checkout's archive has %q of type %c, not a directory, file or symlink", name, h.Typeflag)
+			return nil, fmt.Errorf("the checkout's archive has %q of type %c, not a directory, file or symlink", name, h.Typeflag)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the checkout's archive: %w", err)
 		}
 	}
-	order = append(order, dir)
-	for i := len(order) - 1; i >= 0; i-- {
-		if err := os.Chmod(order[i], 0o555); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -133,7 +132,10 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	if err != nil {
 		return nil, fmt.Errorf("render %s: encode the request: %w", appPath, err)
 	}
-	in := &checkoutInput{request: append(body, '\n'), root: real, entries: entries, archive: small}
+	in, err := newCheckoutInput(append(body, '\n'), real, entries, small)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", appPath, err)
+	}
 	var res *Result
 	if len(remote) > 0 {
 		// A pooled sandbox was started with only its checkout mounted.
@@ -190,7 +192,7 @@ func remoteMounts(opts render.Options) ([]Mount, render.Options) {
 // sandbox does not work on this machine, and why.
 func (r *Renderer) Probe(ctx context.Context) error {
 	body, _ := json.Marshal(request{Root: CheckoutDir, Probe: true})
-	res, err := r.run(ctx, &checkoutInput{request: append(body, '\n')}, r.Limits.withDefaults())
+	res, err := r.run(ctx, &checkoutInput{data: append(body, '\n')}, r.Limits.withDefaults())
 	if err != nil {
 		return err
 	}
@@ -238,11 +240,7 @@ func (r *Renderer) run(ctx context.Context, in *checkoutInput, limits Limits, ex
 	spec.Mounts = append(spec.Mounts, extra...)
 	starter, ok := r.Runner.(Starter)
 	if !ok {
-		var stdin bytes.Buffer
-		if _, err := in.WriteTo(&stdin); err != nil {
-			return nil, fmt.Errorf("render: the checkout's archive: %w", err)
-		}
-		spec.Stdin = stdin.Bytes()
+		spec.Stdin = in.data
 		return r.Runner.Run(ctx, spec)
 	}
 	if err := ctx.Err(); err != nil {

@@ -38,10 +38,11 @@ func Serve(ctx context.Context, args []string, in io.Reader, out io.Writer) erro
 		return fmt.Errorf("read the render request: %w", err)
 	}
 	var resp response
+	var files *render.Files
 	if req.Archive {
 		// The checkout follows the request; a bad one is the worker's
 		// error, not the source's.
-		if err := unpackArchive(br, req.Root); err != nil {
+		if files, err = placeCheckout(br, req); err != nil {
 			resp.Error = encodeError(fmt.Errorf("render %s: the sandbox's copy of the checkout: %w", req.Source.Path, err))
 		}
 	}
@@ -51,7 +52,7 @@ func Serve(ctx context.Context, args []string, in io.Reader, out io.Writer) erro
 		debug.SetMemoryLimit(req.Memory / 10 * 8)
 	}
 	if !req.Probe && resp.Error == nil {
-		resp = renderResponse(ctx, req)
+		resp = renderResponse(ctx, req, files)
 	}
 	enc := json.NewEncoder(out)
 	if err := enc.Encode(resp); err != nil {
@@ -79,9 +80,37 @@ func readRequestLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
-func renderResponse(ctx context.Context, req request) response {
+// placeCheckout reads the checkout's archive that follows req and keeps it
+// in memory when req's source renders from there (inMemory), else writes
+// it out at req.Root (files is then nil).
+func placeCheckout(r io.Reader, req request) (files *render.Files, err error) {
+	if files, err = readArchive(r, req.Root); err != nil {
+		return nil, err
+	}
+	if inMemory(req, files) {
+		return files, nil
+	}
+	return nil, files.WriteTo()
+}
+
+// inMemory tells whether req's source renders from its checkout in
+// memory: a directory source (Jsonnet included) of a worker with no
+// plugins. Its render then makes no system call for the checkout's files,
+// each a switch into gVisor's Sentry; Kustomize, Helm and plugins read the
+// checkout written out at req.Root.
+func inMemory(req request, files *render.Files) bool {
+	if len(req.Plugins) > 0 {
+		return false
+	}
+	typ, err := (&render.Renderer{Files: files}).SourceType(req.Root, req.Source)
+	return err == nil && typ == render.SourceTypeDirectory
+}
+
+// renderResponse renders req, from files when it is not nil (the
+// checkout in memory), else from the checkout at req.Root.
+func renderResponse(ctx context.Context, req request, files *render.Files) response {
 	r := &render.Renderer{Limits: req.Limits, Capabilities: req.Capabilities, AllowRemoteBases: req.AllowRemoteBases,
-		Plugins: req.Plugins, RunPlugins: true}
+		Plugins: req.Plugins, RunPlugins: true, Files: files}
 	res, err := r.Render(ctx, req.Root, req.Source, req.Options)
 	if err != nil {
 		return response{Error: encodeError(err)}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Sandbox is one started sandbox: its command runs and waits for its
@@ -74,6 +76,7 @@ func launch(name string, args, env []string, l Limits, answerLine bool, result f
 		cleanup()
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
+	growPipe(stdin)
 	s := &started{cmd: cmd, stdin: stdin, kill: kill, done: make(chan struct{}), result: result, cleanup: cleanup,
 		stdout: &boundedBuffer{max: l.Stdout, over: kill}, stderr: &boundedBuffer{max: l.Stderr}}
 	if answerLine {
@@ -93,6 +96,19 @@ func launch(name string, args, env []string, l Limits, answerLine bool, result f
 		close(s.done)
 	}()
 	return s, nil
+}
+
+// pipeSize is the size asked of a sandbox's stdin pipe, Linux's default
+// most (fs.pipe-max-size): a render's request and checkout reach the
+// renderer in a few reads rather than one per 64 KiB.
+const pipeSize = 1 << 20
+
+// growPipe makes the pipe w pipeSize large, where the kernel allows;
+// where it does not, the pipe stays as it is.
+func growPipe(w io.Writer) {
+	if f, ok := w.(interface{ Fd() uintptr }); ok {
+		_, _ = unix.FcntlInt(f.Fd(), unix.F_SETPIPE_SZ, pipeSize)
+	}
 }
 
 func (s *started) Finish(ctx context.Context, stdin io.WriterTo) (*Result, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -32,8 +33,9 @@ var warmFiles = map[string]string{
 	"kustomize/kustomization.yaml": "resources:\n- ../app/cm.yaml\nnamePrefix: warm-\n",
 }
 
-// warmUp renders warmFiles from a directory under /tmp, which it removes
-// afterwards, and encodes the answer as Serve would; errors are ignored
+// warmUp renders warmFiles as Serve would: the directory source from
+// memory, the kustomization from a directory under /tmp, which it removes
+// afterwards; it encodes the answers as Serve does. Errors are ignored
 // (the real render reports its own).
 func warmUp(ctx context.Context) {
 	dir, err := os.MkdirTemp("", "ferry-warm-")
@@ -47,8 +49,23 @@ func warmUp(ctx context.Context) {
 			return
 		}
 	}
+	files := render.NewFiles(dir)
+	for _, name := range []string{"app", "app/cm.yaml", "app/svc.json"} {
+		mode, data := fs.FileMode(0o444), []byte(warmFiles[name])
+		if name == "app" {
+			mode, data = fs.ModeDir|0o555, nil
+		}
+		if files.Add(name, mode, data, "") != nil {
+			return
+		}
+	}
 	for _, path := range []string{"app", "kustomize"} {
-		resp := renderResponse(ctx, request{Root: dir, Source: app.Source{Path: path}, Options: render.Options{AppName: "warm", Namespace: "warm"}})
+		req := request{Root: dir, Source: app.Source{Path: path}, Options: render.Options{AppName: "warm", Namespace: "warm"}}
+		var in *render.Files
+		if inMemory(req, files) {
+			in = files
+		}
+		resp := renderResponse(ctx, req, in)
 		_ = json.NewEncoder(io.Discard).Encode(resp)
 		if resp.Error != nil {
 			fmt.Fprintln(os.Stderr, "render sandbox: warm-up:", resp.Error.Text)
