@@ -143,6 +143,10 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 		return f, err
 	}
 	slices.Sort(f.synced)
+	breakdown, events, err := e.onboardBreakdown(ctx, f.synced)
+	if err != nil {
+		breakdown = fmt.Sprintf("\nThe histories could not be read for the breakdown: %s\n", oneLine(err.Error()))
+	}
 
 	total := waited.Seconds()
 	if !lastDone.IsZero() {
@@ -162,6 +166,12 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 		&Figure{ID: fmt.Sprintf("onboard-%d-app", n), Title: fmt.Sprintf("Onboard %d apps, per app", n), Unit: "s",
 			Samples: perApp, Reproduce: repro,
 			What: "Seconds from each app's own start (its workflow's start time, when the apply reached it) to the end of its first sync (Synced and Healthy), over every app of the fleet that got there."},
+		&Figure{ID: fmt.Sprintf("onboard-%d-apply", n), Title: fmt.Sprintf("Onboard %d apps, `ferry app apply` alone", n), Unit: "s",
+			Samples: []float64{appliedIn.Seconds()}, Reproduce: repro,
+			What: fmt.Sprintf("Seconds of the one `ferry app apply -f DIR --parallel %d` of the fleet, from its start to its exit.", applyParallel)},
+		&Figure{ID: fmt.Sprintf("onboard-%d-events", n), Title: fmt.Sprintf("Onboard %d apps, history events per app", n), Unit: "events",
+			Samples: events, Reproduce: repro,
+			What: "Events in an app's history from its start to the upsert that first showed it Synced and Healthy, over the apps whose history the breakdown read."},
 	)
 	sec.Text = fmt.Sprintf("Fleet: %d apps in %d repos (%d apps to a repo, one directory each), each %s, automated sync with CreateNamespace into its own namespace in %s, poll interval %s. "+
 		"One worker process serves the control queue and the region. One `ferry app apply -f DIR` applied %d apps, %d at a time, in %s; "+
@@ -169,6 +179,7 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 		"Meanwhile %s, and the worker's Kubernetes client logged %d waits of a second or more in its client-side rate limiter.\n",
 		n, len(f.repos), appsPerRepo, resourceMix(cfg.AppResources), f.region, poll, len(applied), applyParallel, appliedIn.Round(100*time.Millisecond),
 		len(f.synced), num(float64(len(f.synced))/total), num(float64(len(f.synced)*cfg.AppResources)/total), latency, throttled)
+	sec.Text += breakdown
 	switch {
 	case octx.Err() != nil && ctx.Err() == nil:
 		// The limit is a measured outcome, not a failure of the benchmark:
@@ -199,9 +210,18 @@ func (e *Env) applyFleet(ctx context.Context, apps []appSpec) (map[string]time.T
 	_, applyErr := e.ferry(ctx, "app", "apply", "-f", dir, "--parallel", strconv.Itoa(applyParallel))
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	started, err := e.appStartTimes(lctx)
-	if err != nil {
-		return nil, errors.Join(applyErr, err)
+	// The visibility store may list a start a moment after the server took
+	// it: look again until every app is listed, or a while has passed.
+	var started map[string]time.Time
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		started, err = e.appStartTimes(lctx)
+		if err != nil {
+			return nil, errors.Join(applyErr, err)
+		}
+		if len(started) >= len(apps) || time.Now().After(deadline) || applyErr != nil {
+			break
+		}
+		sleep(lctx, time.Second)
 	}
 	out := make(map[string]time.Time, len(apps))
 	for _, a := range apps {

@@ -1,0 +1,228 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// onboardStep is where an app's onboarding time goes, as its history shows
+// it: one column of the breakdown.
+type onboardStep string
+
+const (
+	stepWFTWait    onboardStep = "workflow task: waiting for the worker"
+	stepWFTRun     onboardStep = "workflow task: run by the worker"
+	stepWFTLocal   onboardStep = "workflow task with ResolveRevision in it (a local activity: Git ls-remote): run"
+	stepTimer      onboardStep = "timers (settle poll: health wait)"
+	stepSyncToHeal onboardStep = "health wait: first Sync closed to Healthy"
+)
+
+// activityWait and activityRun name an activity's two columns: waiting for
+// a poller or slot (schedule-to-start) and running (start-to-close).
+func activityWait(t string) onboardStep { return onboardStep(t + ": waiting for a poller/slot") }
+func activityRun(t string) onboardStep  { return onboardStep(t + ": run") }
+
+// onboardTrace is one app's onboarding from its history: from the
+// workflow's start to the search-attribute upsert that first showed it
+// Synced and Healthy (what the fleet's count waits for).
+type onboardTrace struct {
+	Total  time.Duration
+	Events int64
+	Steps  map[onboardStep]time.Duration
+}
+
+// onboardHistory reads an app's history from its start until it was first
+// Synced and Healthy, and sums the time of each step. Steps may overlap
+// (parallel regions), so their shares need not add up to the whole.
+func (e *Env) onboardHistory(ctx context.Context, name string) (*onboardTrace, error) {
+	it := e.Temporal.GetWorkflowHistory(ctx, workflows.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	tr := &onboardTrace{Steps: map[onboardStep]time.Duration{}}
+	var began, firstSyncClosed time.Time
+	scheduled := map[int64]*historypb.HistoryEvent{} // activity and workflow task scheduled/started, by event ID
+	actType := map[int64]string{}
+	timers := map[string]time.Time{}
+	attrs := map[string]string{}
+	dc := converter.GetDefaultDataConverter()
+	// The run of the last workflow task, until a local activity's marker
+	// after it moves it to stepWFTLocal.
+	var lastRun time.Duration
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return nil, fmt.Errorf("history of %s: %w", name, err)
+		}
+		at := ev.GetEventTime().AsTime()
+		since := func(id int64) time.Duration {
+			if s := scheduled[id]; s != nil {
+				return at.Sub(s.GetEventTime().AsTime())
+			}
+			return 0
+		}
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+			began = at
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+			scheduled[ev.GetEventId()] = ev
+			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
+				actType[ev.GetEventId()] = a.GetActivityType().GetName()
+			}
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+			scheduled[ev.GetEventId()] = ev
+			tr.Steps[stepWFTWait] += since(ev.GetWorkflowTaskStartedEventAttributes().GetScheduledEventId())
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED, enumspb.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
+			var started int64
+			switch {
+			case ev.GetWorkflowTaskCompletedEventAttributes() != nil:
+				started = ev.GetWorkflowTaskCompletedEventAttributes().GetStartedEventId()
+			case ev.GetWorkflowTaskFailedEventAttributes() != nil:
+				started = ev.GetWorkflowTaskFailedEventAttributes().GetStartedEventId()
+			default:
+				started = ev.GetWorkflowTaskTimedOutEventAttributes().GetStartedEventId()
+			}
+			lastRun = since(started)
+			tr.Steps[stepWFTRun] += lastRun
+		case enumspb.EVENT_TYPE_MARKER_RECORDED:
+			if ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity" && lastRun > 0 {
+				tr.Steps[stepWFTRun] -= lastRun
+				tr.Steps[stepWFTLocal] += lastRun
+				lastRun = 0
+			}
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+			a := ev.GetActivityTaskStartedEventAttributes()
+			scheduled[ev.GetEventId()] = ev
+			actType[ev.GetEventId()] = actType[a.GetScheduledEventId()]
+			tr.Steps[activityWait(actType[a.GetScheduledEventId()])] += since(a.GetScheduledEventId())
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED, enumspb.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
+			var started int64
+			switch {
+			case ev.GetActivityTaskCompletedEventAttributes() != nil:
+				started = ev.GetActivityTaskCompletedEventAttributes().GetStartedEventId()
+			case ev.GetActivityTaskFailedEventAttributes() != nil:
+				started = ev.GetActivityTaskFailedEventAttributes().GetStartedEventId()
+			default:
+				started = ev.GetActivityTaskTimedOutEventAttributes().GetStartedEventId()
+			}
+			tr.Steps[activityRun(actType[started])] += since(started)
+			if actType[started] == workflows.ActivitySync && firstSyncClosed.IsZero() {
+				firstSyncClosed = at
+			}
+		case enumspb.EVENT_TYPE_TIMER_STARTED:
+			timers[ev.GetTimerStartedEventAttributes().GetTimerId()] = at
+		case enumspb.EVENT_TYPE_TIMER_FIRED:
+			if t, ok := timers[ev.GetTimerFiredEventAttributes().GetTimerId()]; ok {
+				tr.Steps[stepTimer] += at.Sub(t)
+			}
+		case enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
+			for k, p := range ev.GetUpsertWorkflowSearchAttributesEventAttributes().GetSearchAttributes().GetIndexedFields() {
+				var v string
+				if dc.FromPayload(p, &v) == nil {
+					attrs[k] = v
+				}
+			}
+			if attrs[workflows.SearchSync] == string(app.SyncStatusSynced) && attrs[workflows.SearchHealth] == string(app.HealthHealthy) {
+				tr.Total, tr.Events = at.Sub(began), ev.GetEventId()
+				if !firstSyncClosed.IsZero() {
+					tr.Steps[stepSyncToHeal] = at.Sub(firstSyncClosed)
+				}
+				return tr, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("app %s: its history never showed it Synced and Healthy", name)
+}
+
+// maxTraced bounds the histories the breakdown reads: evenly spread over
+// the fleet, so that reading them does not take longer than the onboarding.
+const maxTraced = 250
+
+// onboardBreakdown reads the histories of up to maxTraced of the apps and
+// writes the breakdown table: for each step, its mean seconds per app and
+// its share of the app's onboarding, and the events it cost.
+func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []float64, error) {
+	pick := names
+	if len(names) > maxTraced {
+		pick = nil
+		for i := range maxTraced {
+			pick = append(pick, names[i*len(names)/maxTraced])
+		}
+	}
+	var mu sync.Mutex
+	var traces []*onboardTrace
+	var failed []string
+	err := e.forApps(ctx, pick, func(ctx context.Context, name string) error {
+		tr, err := e.onboardHistory(ctx, name)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			failed = append(failed, err.Error())
+			return nil
+		}
+		traces = append(traces, tr)
+		return nil
+	})
+	if err != nil || len(traces) == 0 {
+		return "", nil, errJoinFirst(err, failed)
+	}
+	var total float64
+	var events []float64
+	sums := map[onboardStep]float64{}
+	for _, tr := range traces {
+		total += tr.Total.Seconds()
+		events = append(events, float64(tr.Events))
+		for s, d := range tr.Steps {
+			sums[s] += d.Seconds()
+		}
+	}
+	steps := slices.Collect(func(yield func(onboardStep) bool) {
+		for s := range sums {
+			if !yield(s) {
+				return
+			}
+		}
+	})
+	slices.SortFunc(steps, func(a, b onboardStep) int {
+		switch {
+		case sums[a] > sums[b]:
+			return -1
+		case sums[a] < sums[b]:
+			return 1
+		}
+		return strings.Compare(string(a), string(b))
+	})
+	n := float64(len(traces))
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nWhere each app's onboarding went, from the histories of %d of the apps (evenly spread over the fleet; all of them up to %d): "+
+		"from its workflow's start to the search-attribute upsert that first showed it Synced and Healthy, a mean of %s s and %s events "+
+		"(median %s, max %s). Steps overlap where the workflow waits on several things at once, so the shares need not add up to 100 %%; "+
+		"the health wait spans the settle timer and the compare after it.\n\n",
+		len(traces), maxTraced, num(total/n), num(Summarize(events).Mean), num(Summarize(events).Median), num(Summarize(events).Max))
+	b.WriteString("| step | mean per app | share of the app's onboarding |\n| --- | --- | --- |\n")
+	for _, s := range steps {
+		fmt.Fprintf(&b, "| %s | %s s | %s %% |\n", s, num(sums[s]/n), num(100*sums[s]/total))
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(&b, "\n%d histories could not be read to the end: %s\n", len(failed), oneLine(failed[0]))
+	}
+	return b.String(), events, nil
+}
+
+func errJoinFirst(err error, failed []string) error {
+	if err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("no history read: %s", failed[0])
+	}
+	return fmt.Errorf("no app to read the history of")
+}
