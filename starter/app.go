@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -40,6 +39,12 @@ listed. Then the apps are applied over one connection, --parallel at a time,
 with one line per app in the order given. If some fail, the others stay
 applied; apply is idempotent, so running the same command again is the fix.
 
+An app that is new to the server is started at once, without waiting for a
+worker to take it up, when this command knows the regions (FERRY_REGIONS or
+FERRY_REGIONS_CONFIG, as the workers are given them) and a worker polls: the
+file was validated here as a worker would. An app that runs already gets the
+new spec through its worker, which validates it again.
+
 An app that an app of apps created belongs to it: apply refuses it, naming
 the owner, unless --force-adopt, which makes the app yours (its parent then
 leaves it alone).`,
@@ -64,10 +69,7 @@ leaves it alone).`,
 				return err
 			}
 			defer c.Close()
-			apply := func(ctx context.Context, a *app.Application) error {
-				_, err := workflows.Apply(ctx, c, a, workflows.SpecRequest{ForceAdopt: forceAdopt})
-				return err
-			}
+			apply := applier(cmd.Context(), c, opts, workflows.SpecRequest{ForceAdopt: forceAdopt}, cmd.ErrOrStderr())
 			return applyAll(cmd.Context(), inputs, parallel, apply, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}

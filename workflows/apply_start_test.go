@@ -1,0 +1,42 @@
+package workflows
+
+import (
+	"context"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// A new app that StartNew starts runs as one that Apply's spec update
+// created: its first resolve asks Git itself (a refresh, not the refs
+// cache), it belongs to the one who applied it, and it syncs.
+func (s *appSuite) TestStartNewRunsAsTheSpecUpdateLeavesANewApp() {
+	sha := "1111111111111111111111111111111111111111"
+	var fresh []bool
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in ResolveInput) (ResolveResult, error) {
+			fresh = append(fresh, in.Fresh)
+			return ResolveResult{SHA: sha}, nil
+		})
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
+		s.Equal(app.HealthHealthy, v.Status.Health.Status)
+		s.Require().NotNil(v.Owner)
+		s.Equal(Owner{Parent: "apps"}, *v.Owner)
+		s.Require().NotEmpty(fresh)
+		s.True(fresh[0], "the first reconcile of a new app is a refresh")
+		s.Len(v.Status.History, 1)
+	}, 5*time.Second)
+	s.deleteAt(8*time.Second, false)
+	a := testApp(true).Application
+	s.env.ExecuteWorkflow(ApplicationWorkflow, newAppInput(&a, SpecRequest{Parent: "apps"}))
+	s.True(s.env.IsWorkflowCompleted())
+	s.NoError(s.env.GetWorkflowError())
+}
