@@ -27,6 +27,30 @@ type Figure struct {
 	Reproduce string `json:"reproduce"`
 	// Note qualifies the figure: what it includes, what went wrong.
 	Note string `json:"note,omitempty"`
+	// Goal is the issue's target for the figure's median, when it has one.
+	Goal *Goal `json:"goal,omitempty"`
+}
+
+// Goal is a target a figure's median must not exceed: Max, in the
+// figure's unit; Source names who set it ("issue 20").
+type Goal struct {
+	Max    float64 `json:"max"`
+	Source string  `json:"source"`
+}
+
+// goalState says whether the figure met its goal: "met", "not met", or
+// "not measured".
+func (f *Figure) goalState() string {
+	sum := f.Summary()
+	switch {
+	case f.Goal == nil:
+		return ""
+	case sum.N == 0:
+		return "not measured"
+	case sum.Median <= f.Goal.Max:
+		return "met"
+	}
+	return "not met"
 }
 
 // Summary of the figure's samples.
@@ -140,6 +164,19 @@ func (r *Report) markdown() string {
 		}
 	}
 	b.WriteString("\nSpread is p95 with min–max when a figure has 20 runs or more, else min–max. A ratio's runs are pairs, alternated so that the machine's load drifts over both sides alike.\n")
+	var goals strings.Builder
+	for _, s := range r.Sections {
+		for _, f := range s.Figures {
+			if f.Goal != nil {
+				fmt.Fprintf(&goals, "| [%s](#%s) | ≤ %s %s (%s) | %s | %s |\n", f.Title, anchor(s.Title), num(f.Goal.Max), f.Unit, f.Goal.Source, num(f.Summary().Median), f.goalState())
+			}
+		}
+	}
+	if goals.Len() > 0 {
+		b.WriteString("\n## Goals\n\n| figure | goal (median) | median | |\n| --- | --- | --- | --- |\n")
+		b.WriteString(goals.String())
+		fmt.Fprintf(&b, "\nLoad average %.2f at the start and %.2f at the end, on %d cores shared with the machine's other users: a goal not met here may be the machine's.\n", m.Load[0], r.LoadEnd[0], m.Cores)
+	}
 
 	for _, s := range r.Sections {
 		fmt.Fprintf(&b, "\n## %s\n\n", s.Title)
@@ -168,6 +205,9 @@ func (r *Report) markdown() string {
 			}
 			if f.Note != "" {
 				fmt.Fprintf(&b, " %s", f.Note)
+			}
+			if f.Goal != nil {
+				fmt.Fprintf(&b, " Goal (%s): a median of at most %s %s: **%s**.", f.Goal.Source, num(f.Goal.Max), f.Unit, f.goalState())
 			}
 			fmt.Fprintf(&b, "\nReproduce: `%s`\n\n", f.Reproduce)
 		}

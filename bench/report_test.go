@@ -15,6 +15,9 @@ func TestReportWrite(t *testing.T) {
 	r.Add(&Section{Scenario: ScenarioPush, Title: "Push to Synced", Started: time.Now(), Duration: "1s", Figures: []*Figure{{
 		ID: "push-1r-refresh", Title: "Push to Synced, 1 region", Unit: "s", Samples: []float64{1, 2, 3},
 		What: "Seconds.", Reproduce: "make build && go run ./bench/cmd/ferry-bench -only push",
+	}, {
+		ID: "push-ratio", Title: "Push ratio", Unit: "×", Samples: []float64{1.2, 1.4, 1.6},
+		What: "Ratio.", Reproduce: "make build && go run ./bench/cmd/ferry-bench -only push", Goal: &Goal{Max: 1.3, Source: "issue 20"},
 	}}})
 	r.Add(&Section{Scenario: ScenarioIdle, Title: "Idle cost", Err: "the stack did not start"})
 	r.Add(&Section{Scenario: ScenarioIdle, Title: "Idle cost, large", Skipped: "the fleet was not idle"})
@@ -35,6 +38,8 @@ func TestReportWrite(t *testing.T) {
 		"**Did not finish:** the stack did not start",
 		"| Idle cost, large | | 0 | – | not measured: the fleet was not idle |",
 		"**Not measured:** the fleet was not idle.",
+		"| [Push ratio](#push-to-synced) | ≤ 1.30 × (issue 20) | 1.40 | not met |",
+		"Goal (issue 20): a median of at most 1.30 ×: **not met**.",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
