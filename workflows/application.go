@@ -149,6 +149,9 @@ type appState struct {
 	// pruneConfirmedOp is the operation whose prunes ferry app confirm
 	// confirmed.
 	pruneConfirmedOp string
+	// running is the operation under way, for the handlers that act on it
+	// (terminate-op); nil between operations.
+	running *operation
 	// notifications: what the app has notified (notify.go).
 	notifications notifyState
 	// stragglers are the regions whose compare runs on without the app

@@ -153,6 +153,20 @@ func Confirm(ctx context.Context, c client.Client, name string) (ConfirmResult, 
 	return out, err
 }
 
+// TerminateOp stops the app's running operation (UpdateTerminateOp) and
+// returns it once it has ended.
+func TerminateOp(ctx context.Context, c client.Client, name string) (*app.OperationState, error) {
+	var out *app.OperationState
+	handle, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: WorkflowID(name), UpdateName: UpdateTerminateOp,
+		Args: []any{TerminateOpRequest{}}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		err = handle.Get(ctx, &out)
+	}
+	return out, err
+}
+
 // Query answers the status query of an app.
 func Query(ctx context.Context, c client.Client, name string) (*View, error) {
 	res, err := c.QueryWorkflow(ctx, WorkflowID(name), "", QueryStatus)

@@ -27,6 +27,10 @@ func (s *appState) registerHandlers(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: s.validateConfirm}); err != nil {
 		return err
 	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateTerminateOp, s.handleTerminateOp,
+		workflow.UpdateHandlerOptions{Validator: s.validateTerminateOp}); err != nil {
+		return err
+	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateDelete, s.handleDelete,
 		workflow.UpdateHandlerOptions{Validator: s.validateDelete})
 }

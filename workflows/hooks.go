@@ -117,7 +117,9 @@ func (s *appState) preSync(ctx workflow.Context, op *operation, dests []app.Targ
 // syncFail runs the SyncFail hooks after a failed PreSync or Sync phase
 // and adds their outcome to err's message.
 func (s *appState) syncFail(ctx workflow.Context, op *operation, dests []app.Target, err *syncError) []app.ResourceResult {
-	if op.hooks == nil || s.hookCount(HookSyncFail) == 0 || len(dests) == 0 {
+	// A terminated operation runs no SyncFail hooks: it stops, as Argo
+	// CD's does.
+	if op.hooks == nil || s.hookCount(HookSyncFail) == 0 || len(dests) == 0 || op.terminated != "" {
 		return nil
 	}
 	ran, failed := runHookPhase(ctx, op.target, dests, op.hooks.runID(), HookSyncFail, s.hookSyncOptions())

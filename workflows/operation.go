@@ -78,6 +78,10 @@ type operation struct {
 	// unreachable: the attempt failed, or skipped regions, only because
 	// they were unreachable.
 	unreachable bool
+	// cancel cancels what the operation runs (terminate); terminated says
+	// why it was terminated, empty while it was not.
+	cancel     workflow.CancelFunc
+	terminated string
 }
 
 func (op *operation) id() string { return op.state.ID }
@@ -101,7 +105,13 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 	s.status.OperationState = op.state
 	s.publish(ctx)
 	op.hooks = s.beginHooks(ctx, p)
-	s.attempts(ctx, op)
+	// The handlers reach the running operation here (terminate-op,
+	// confirm); the operation's steps are handed op.
+	s.running = op
+	octx, cancel := workflow.WithCancel(ctx)
+	op.cancel = cancel
+	s.attempts(octx, op)
+	s.running = nil
 	s.endOperation(ctx, op)
 	return op
 }
@@ -116,11 +126,19 @@ func (s *appState) attempts(ctx workflow.Context, op *operation) {
 		var se *syncError
 		op.unreachable = op.skippedUnreachable || (errors.As(err, &se) && se.unreachable)
 		st.Results = results
+		if op.terminated != "" {
+			op.endTerminated()
+			return
+		}
 		if err == nil {
 			var again bool
 			if again, err = s.awaitPruneConfirmation(ctx, op); again {
 				attempt-- // the same attempt, now confirmed
 				continue
+			}
+			if op.terminated != "" {
+				op.endTerminated()
+				return
 			}
 		}
 		if err == nil {
@@ -138,9 +156,15 @@ func (s *appState) attempts(ctx workflow.Context, op *operation) {
 		st.Phase = app.OperationRunning
 		st.Message = fmt.Sprintf("retrying (attempt %d) after: %s", attempt+1, err)
 		s.publish(ctx)
-		backoff := workflow.NewTimerWithOptions(ctx, retry.Delay(attempt), workflow.TimerOptions{Summary: retrySummary(st.RetryCount)})
-		if err := backoff.Get(ctx, nil); err != nil {
+		again, err := s.waitToRetry(ctx, op, retry.Delay(attempt))
+		switch {
+		case op.terminated != "":
+			op.endTerminated()
+			return
+		case err != nil:
 			st.Phase, st.Message = app.OperationError, err.Error()
+			return
+		case !again:
 			return
 		}
 	}

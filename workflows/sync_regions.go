@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -137,6 +138,12 @@ func (s *appState) foldRegion(ctx workflow.Context, op *operation, p syncParams,
 	reported := err == nil
 	if reported {
 		err = out.Failure.Err()
+	}
+	if op.terminated != "" && temporal.IsCanceledError(err) {
+		// Stopped by terminate-op before it answered: the region keeps
+		// the state it showed; the app compares it again.
+		rs.failed = append(rs.failed, d.Region+": "+terminatedMessage)
+		return
 	}
 	rs.results = append(rs.results, out.Results...)
 	rs.results = append(rs.results, s.syncHooksRan(ctx, op, out, err)...)

@@ -28,6 +28,9 @@ const (
 	OperationSucceeded OperationPhase = "Succeeded"
 	OperationFailed    OperationPhase = "Failed"
 	OperationError     OperationPhase = "Error"
+	// OperationTerminating: ferry app terminate-op asked the operation to
+	// stop; it ends Failed with "Operation terminated", as in Argo CD.
+	OperationTerminating OperationPhase = "Terminating"
 )
 
 // Status is what the app reports, shaped like Argo CD's Application status.
