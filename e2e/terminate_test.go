@@ -31,7 +31,7 @@ func retryingSync(t *testing.T, name string) *app.OperationState {
 }
 
 // TestTerminateOpStopsAnOperationThatRetriesForEver: a sync whose wave 0
-// stays Degraded retries for ever. ferry app terminate-op stops it: it
+// stays Degraded (so wave 1 is never applied) retries for ever. ferry app terminate-op stops it: it
 // ends Failed with Argo CD's "Operation terminated" and what it did (the
 // failing Pod's result), no retry follows, and the app goes on (a refresh
 // compares it again). A second such operation does not hold back a delete
@@ -41,7 +41,10 @@ func TestTerminateOpStopsAnOperationThatRetriesForEver(t *testing.T) {
 	c := temporalClient(t)
 	const name = "terminateop"
 	repo := newRepo(t, name)
-	repo.write(map[string]string{"app/pod.yaml": failingPod("fails", "0")})
+	repo.write(map[string]string{
+		"app/pod.yaml": failingPod("fails", "0"),
+		"app/cm.yaml":  strings.Replace(configMap("later", "v1"), "metadata:\n", "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n", 1),
+	})
 	repo.commitAndPush("a wave that stays Degraded")
 	manifest := appYAML(name, repo.URL, "app", name, false, "3m") +
 		"    retry: {limit: -1, backoff: {duration: 2s, maxDuration: 2s}}\n"
