@@ -116,6 +116,35 @@ func (r *Region) flushDrift(appName string) {
 		delete(d.apps, appName) // the app is gone
 		d.mu.Unlock()
 	default:
-		slog.Warn("drift: signal failed; the app heals at its next poll", "app", appName, "region", r.Name, "error", err)
+		// An idle app may skip its polls' compares while this worker watches
+		// it: the signal must get through, so it is sent again.
+		slog.Warn("drift: signal failed; sending it again", "app", appName, "region", r.Name, "error", err, "in", driftCooldown)
+		r.requeueDrift(appName, q)
 	}
+}
+
+// requeueDrift puts a drift whose signal failed back in the queue, merged
+// with what came since, to be sent after driftCooldown.
+func (r *Region) requeueDrift(appName string, q *workflows.Drift) {
+	d := &r.drift
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.apps[appName] {
+		return
+	}
+	if cur, pending := d.queued[appName]; pending {
+		for _, k := range q.Resources {
+			if !slices.Contains(cur.Resources, k) && len(cur.Resources) < driftKeys {
+				cur.Resources = append(cur.Resources, k)
+			}
+		}
+		for _, by := range q.By {
+			if !slices.Contains(cur.By, by) {
+				cur.By = append(cur.By, by)
+			}
+		}
+		return
+	}
+	d.queued[appName] = q
+	time.AfterFunc(driftCooldown, func() { r.flushDrift(appName) })
 }

@@ -20,12 +20,15 @@ type Drift struct {
 	App string
 	// Key names the object.
 	Key app.ResourceKey
-	// By names the field managers that made the change, or "deleted".
+	// By names the field managers that made the change, or "deleted", or
+	// "health" for a change of status alone that changed its health.
 	By []string
 }
 
 // updated reports a change to a tracked object unless it is only what the
-// server manages (status, metadata bookkeeping) or Ferry's own write.
+// server manages (status, metadata bookkeeping) or Ferry's own write. A
+// change of status alone is reported (by "health") when it changes the
+// object's health from what the last compare reported (NoteCompared).
 func (l *liveCache) updated(li *liveInformer, oldObj, curObj any) {
 	prev, ok1 := oldObj.(*unstructured.Unstructured)
 	cur, ok2 := curObj.(*unstructured.Unstructured)
@@ -38,6 +41,9 @@ func (l *liveCache) updated(li *liveInformer, oldObj, curObj any) {
 		return // hooks come and go with the hook runner
 	}
 	if reflect.DeepEqual(diff.Normalize(prev), diff.Normalize(cur)) {
+		if l.healthChanged(appName, cur) {
+			l.onDrift(Drift{App: appName, Key: KeyOf(cur), By: []string{"health"}})
+		}
 		return
 	}
 	key := KeyOf(cur)
@@ -70,7 +76,11 @@ func (l *liveCache) deleted(li *liveInformer, obj any) {
 	}
 	u = withKind(u, li)
 	appName := trackedBy(u)
-	if !IsTracked(appName, u) || syncplan.IsHook(u) || l.c.writes.deletedByUs(KeyOf(u)) {
+	if !IsTracked(appName, u) || syncplan.IsHook(u) {
+		return
+	}
+	l.forgetHealth(appName, u)
+	if l.c.writes.deletedByUs(KeyOf(u)) {
 		return
 	}
 	l.onDrift(Drift{App: appName, Key: KeyOf(u), By: []string{"deleted"}})

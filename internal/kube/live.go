@@ -28,6 +28,10 @@ type liveCache struct {
 
 	mu        sync.Mutex
 	informers map[schema.GroupVersionResource]*liveInformer
+
+	// health is what the last compare reported of each object (watching.go).
+	healthMu sync.Mutex
+	health   map[cacheKey]notedHealth
 }
 
 type liveInformer struct {
@@ -82,7 +86,8 @@ func (l *liveCache) informer(m *meta.RESTMapping) *liveInformer {
 		func(o *metav1.ListOptions) { o.LabelSelector = LabelApp })
 	li := &liveInformer{gvk: m.GroupVersionKind, inf: f.Informer()}
 	if l.onDrift != nil {
-		_, _ = li.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		_, _ = li.inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+			AddFunc:    func(obj any, initial bool) { l.added(li, obj, initial) },
 			UpdateFunc: func(old, cur any) { l.updated(li, old, cur) },
 			DeleteFunc: func(obj any) { l.deleted(li, obj) },
 		})

@@ -1,0 +1,98 @@
+package kube_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ferry-gitops/ferry/internal/kube"
+)
+
+// TestWatchingReportsHealthAndNewObjects: once its informers have synced,
+// the live cache watches an app's compare, and reports what a skipped
+// compare would have found: a change of status alone that changes an
+// object's health from what the compare reported (once per change, and not
+// after Ferry's own write), and an object with the app's label that someone
+// else creates.
+func TestWatchingReportsHealthAndNewObjects(t *testing.T) {
+	e := newEnv(t)
+	drifts := make(chan kube.Drift, 64)
+	cluster, _ := e.countingCluster(kube.DefaultOptions(), true, func(d kube.Drift) {
+		if d.App == e.ns {
+			drifts <- d
+		}
+	})
+	lb := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Service",
+		"metadata": map[string]any{"name": "edge", "namespace": e.ns},
+		"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
+	}}
+	objs := []*unstructured.Unstructured{lb, configMap("settings", nil, nil)}
+	_, err := cluster.Apply(e.ctx, kube.ApplyRequest{App: e.ns, Namespace: e.ns, Objects: objs})
+	require.NoError(t, err)
+	compare := func() {
+		t.Helper()
+		states, err := cluster.Compare(e.ctx, kube.CompareRequest{App: e.ns, Namespace: e.ns, Objects: objs})
+		require.NoError(t, err)
+		cluster.NoteCompared(e.ns, states)
+	}
+	assert.False(t, cluster.Watching(objs, nil), "before the informers of the app's kinds have synced")
+	compare()
+	require.True(t, cluster.WaitSynced(e.ctx))
+	require.True(t, cluster.Watching(objs, nil), "every kind of the app is watched")
+	compare()
+
+	quiet := func(what string) {
+		t.Helper()
+		select {
+		case d := <-drifts:
+			t.Errorf("%s: unexpected drift %+v", what, d)
+		case <-time.After(time.Second):
+		}
+	}
+	expect := func(what, kind string, by []string) {
+		t.Helper()
+		select {
+		case d := <-drifts:
+			assert.Equal(t, kind, d.Key.Kind, what)
+			assert.Equal(t, by, d.By, what)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no drift reported", what)
+		}
+	}
+	ingress := func(ip string) {
+		t.Helper()
+		patch := `{"status":{"loadBalancer":{"ingress":[{"ip":"` + ip + `"}]}}}`
+		if ip == "" {
+			patch = `{"status":{"loadBalancer":{"ingress":null}}}`
+		}
+		_, err := e.dyn.Resource(services).Namespace(e.ns).Patch(e.ctx, "edge", types.MergePatchType, []byte(patch),
+			metav1.PatchOptions{FieldManager: "cloud-controller"}, "status")
+		require.NoError(t, err)
+	}
+	quiet("after the compares")
+
+	ingress("10.0.0.1")
+	expect("the load balancer's address: Progressing to Healthy", "Service", []string{"health"})
+	ingress("10.0.0.2")
+	quiet("another address: still Healthy")
+	ingress("")
+	expect("the address gone: Healthy to Progressing", "Service", []string{"health"})
+
+	_, err = cluster.Apply(e.ctx, kube.ApplyRequest{App: e.ns, Namespace: e.ns, Objects: objs})
+	require.NoError(t, err)
+	ingress("10.0.0.3")
+	quiet("Ferry wrote the Service since the compare: its health is the next compare's")
+
+	extra := configMap("extra", map[string]string{kube.LabelApp: kube.AppLabel(e.ns)}, nil)
+	extra.SetNamespace(e.ns)
+	extra.SetAnnotations(map[string]string{kube.AnnotationTrackingID: kube.TrackingID(e.ns, kube.KeyOf(extra))})
+	_, err = e.dyn.Resource(configMaps).Namespace(e.ns).Create(e.ctx, extra, metav1.CreateOptions{FieldManager: "kubectl-create"})
+	require.NoError(t, err)
+	expect("a new object with the app's label", "ConfigMap", []string{"kubectl-create"})
+}
