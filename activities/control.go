@@ -27,6 +27,8 @@ type Control struct {
 	Loader *manifests.Loader
 	// Validate checks the child Applications an app of apps renders.
 	Validate app.ValidateOptions
+
+	workers workersCache // control_workers.go
 }
 
 // Register adds the control activities to a worker of the control queue.
@@ -52,7 +54,7 @@ func (c *Control) ResolveRevision(ctx context.Context, in workflows.ResolveInput
 	if err != nil {
 		return workflows.ResolveResult{}, classify(err)
 	}
-	return workflows.ResolveResult{SHA: sha}, nil
+	return workflows.ResolveResult{SHA: sha, Workers: c.regionWorkers(ctx, in.Regions)}, nil
 }
 
 // resolveChart turns a chart version or semver constraint into the newest
@@ -74,7 +76,7 @@ func (c *Control) resolveChart(ctx context.Context, in workflows.ResolveInput) (
 	if err != nil {
 		return workflows.ResolveResult{}, classify(err)
 	}
-	return workflows.ResolveResult{SHA: v}, nil
+	return workflows.ResolveResult{SHA: v, Workers: c.regionWorkers(ctx, in.Regions)}, nil
 }
 
 // Render renders the source at a SHA into the manifest cache and returns its

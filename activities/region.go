@@ -68,15 +68,17 @@ func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workfl
 	if err != nil {
 		return workflows.CompareResult{}, err
 	}
+	watched := r.watching(objs, in.Known) // region_watch.go
 	// The dry runs of the compare go as the sync's writes would.
 	states, err := r.writerOf(in.Target.App).Compare(ctx, req)
 	var objErrs *kube.ObjectErrors
 	if err != nil && (!errors.As(err, &objErrs) || len(states) == 0 || unreachable(err)) {
 		return workflows.CompareResult{}, classify(err)
 	}
+	r.Cluster.NoteCompared(in.Target.App, states)
 	// Objects that could not be compared are Unknown with their reason; the
 	// others still count.
-	return workflows.CompareResult{Resources: r.statuses(states)}, nil
+	return workflows.CompareResult{Resources: r.statuses(states), Watched: watched && err == nil}, nil
 }
 
 // compareRequest reads the app's sync options and compiles its

@@ -47,8 +47,12 @@ type config struct {
 	metricsAddr          string
 	shutdownTimeout      time.Duration
 	maxReconciles        int
-	tls                  tlsFlags
-	render               renderFlags
+	// fullCompareEvery, fullCompareInterval: how often an idle app compares
+	// anyway (workflows.Config).
+	fullCompareEvery    int
+	fullCompareInterval time.Duration
+	tls                 tlsFlags
+	render              renderFlags
 	// checkoutMaxFile and checkoutMaxSize bound what the Git clone cache
 	// checks out (gitsource.Options.MaxFileBytes, MaxCheckoutBytes).
 	checkoutMaxFile bytesFlag
@@ -126,6 +130,10 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.render.pluginDir, "plugin-dir", "", "`DIR` of config-management plugins (Argo CD's ConfigManagementPlugin files, *.yaml); its bin/ is on their PATH in the sandbox; empty: none")
 	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
 		fmt.Sprintf("after `N` reconciles an app workflow continues as new (0: %d); keep it equal on every control worker", workflows.DefaultMaxReconciles))
+	fs.IntVar(&c.fullCompareEvery, "full-compare-every", workflows.DefaultFullCompareEvery,
+		"an idle app whose regions' live caches saw no change leaves its polls' compares out, but compares every `N`th poll anyway (1: every poll); keep it equal on every control worker")
+	fs.DurationVar(&c.fullCompareInterval, "full-compare-interval", workflows.DefaultFullCompareInterval,
+		"and at least once per `DURATION`, whichever comes first; keep it equal on every control worker")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "the `DURATION` running activities get to finish on SIGTERM")
 	return fs
 }
@@ -177,6 +185,12 @@ func (c *config) check() error {
 	}
 	if c.maxReconciles < 0 {
 		errs = append(errs, fmt.Errorf("--max-reconciles %d: give a positive number, or 0 for the default", c.maxReconciles))
+	}
+	if c.fullCompareEvery < 1 {
+		errs = append(errs, fmt.Errorf("--full-compare-every %d: give 1 (compare every poll) or more", c.fullCompareEvery))
+	}
+	if c.fullCompareInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--full-compare-interval %s: give a positive duration, such as 30m", c.fullCompareInterval))
 	}
 	if c.render.maxObjects <= 0 {
 		errs = append(errs, fmt.Errorf("--render-max-objects %d: give a positive number", c.render.maxObjects))

@@ -65,7 +65,7 @@ func run(ctx context.Context, cfg *config) error {
 		return err
 	}
 	c, err := client.DialContext(ctx, client.Options{
-		HostPort: cfg.temporalAddress, Namespace: cfg.namespace,
+		HostPort: cfg.temporalAddress, Namespace: cfg.namespace, Identity: workerIdentity(),
 		Logger: sdklog.NewStructuredLogger(logger), MetricsHandler: sdkMetrics,
 		ConnectionOptions: client.ConnectionOptions{TLS: tlsConfig},
 	})
@@ -96,7 +96,8 @@ func run(ctx context.Context, cfg *config) error {
 	}
 	if cfg.control {
 		w := worker.New(c, workflows.TaskQueue, opts)
-		wfCfg := workflows.Config{Regions: cfg.regionsCfg, MaxReconciles: cfg.maxReconciles}
+		wfCfg := workflows.Config{Regions: cfg.regionsCfg, MaxReconciles: cfg.maxReconciles,
+			FullCompareEvery: cfg.fullCompareEvery, FullCompareInterval: cfg.fullCompareInterval}
 		if notifications != nil {
 			wfCfg.Notifications = notifications
 		}

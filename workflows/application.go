@@ -22,6 +22,11 @@ type Config struct {
 	Regions *regions.Config
 	// MaxReconciles overrides DefaultMaxReconciles (tests).
 	MaxReconciles int
+	// FullCompareEvery and FullCompareInterval: an idle app whose regions
+	// watch it compares anyway every FullCompareEvery-th poll and once per
+	// FullCompareInterval (idle.go; 0: the defaults).
+	FullCompareEvery    int
+	FullCompareInterval time.Duration
 	// Notifications evaluates the triggers apps subscribe to (nil: none
 	// configured). It may differ between workers: what it decided is in
 	// the history.
@@ -36,6 +41,12 @@ type Workflows struct {
 func New(cfg Config) *Workflows {
 	if cfg.MaxReconciles <= 0 {
 		cfg.MaxReconciles = DefaultMaxReconciles
+	}
+	if cfg.FullCompareEvery <= 0 {
+		cfg.FullCompareEvery = DefaultFullCompareEvery
+	}
+	if cfg.FullCompareInterval <= 0 {
+		cfg.FullCompareInterval = DefaultFullCompareInterval
 	}
 	return &Workflows{cfg: cfg}
 }
@@ -157,6 +168,8 @@ type appState struct {
 	// stragglers are the regions whose compare runs on without the app
 	// waiting for it (stragglers.go).
 	stragglers map[string]*straggler
+	// polls: when a poll may leave its compare out (idle.go).
+	polls idleState
 }
 
 // untouchedPush is a push that moved the app's branch without touching its
@@ -210,11 +223,13 @@ func (s *appState) run(ctx workflow.Context) error {
 				return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 			}
 			s.deletion = nil
+			s.idleForget()
 		case len(s.syncs) > 0:
 			p := s.syncs[0]
 			s.syncs = s.syncs[1:]
 			p.result, p.err = s.manualSync(ctx, p.req)
 			p.done = true
+			s.idleForget()
 		default:
 			s.reconcile(ctx)
 			reconciles++

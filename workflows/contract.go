@@ -49,12 +49,20 @@ type ResolveInput struct {
 	// poll passes its interval, so a repo is listed at most once per
 	// interval however many apps poll it.
 	MaxAge time.Duration `json:"maxAge,omitempty"`
+	// Regions asks who serves these regions' task queues too
+	// (ResolveResult.Workers), so that one local activity answers both.
+	Regions []string `json:"regions,omitempty"`
 }
 
 type ResolveResult struct {
 	// SHA is the commit, or for a chart source the chart version (what
 	// status.sync.revision shows, as in Argo CD).
 	SHA string `json:"sha"`
+	// Workers names, per region of ResolveInput.Regions, the worker
+	// processes polling its task queue (a digest of their identities; empty
+	// when none is known): a change means a region worker started or went,
+	// and its live cache knows nothing of the app.
+	Workers map[string]string `json:"workers,omitempty"`
 }
 
 // Target names one rendered manifest set: where it comes from and its digest.
@@ -131,6 +139,11 @@ type CompareInput struct {
 
 type CompareResult struct {
 	Resources []app.ResourceStatus `json:"resources,omitempty"`
+	// Watched: the region worker's live cache saw the whole compare and
+	// signals every change to the app's objects from now on (a drift,
+	// including a change of health), so a poll may skip the next compare
+	// while the region's workers stay the same (idle.go).
+	Watched bool `json:"watched,omitempty"`
 }
 
 type SyncInput struct {

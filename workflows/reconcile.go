@@ -12,6 +12,7 @@ import (
 // region and, for an automated app that is OutOfSync, syncs.
 func (s *appState) reconcile(ctx workflow.Context) {
 	started := workflow.Now(ctx)
+	poll := s.refresh == nil // the timer's: it may skip the compare (idle.go)
 	fresh := s.refresh != nil && !s.refresh.DriftOnly
 	hard := fresh && s.refresh.Hard
 	s.refresh = nil
@@ -23,12 +24,20 @@ func (s *appState) reconcile(ctx workflow.Context) {
 		s.publish(ctx)
 	}()
 
+	s.idleBegin(ctx)
 	target, err := s.target(ctx, s.app.Spec.Source.TargetRevision, fresh, hard)
+	s.polls.ask = nil
 	if err != nil {
+		s.idleForget()
 		s.setComparisonError(ctx, err)
 		return
 	}
+	if poll && s.skipCompare(ctx, target) {
+		return
+	}
+	s.idleCompareBegins()
 	s.compare(ctx, target)
+	s.idleCompared(ctx, target)
 	s.postSyncWhenSettled(ctx, target)
 	if !s.shouldAutoSync(target) {
 		s.status.SyncWindow = nil
@@ -36,6 +45,7 @@ func (s *appState) reconcile(ctx workflow.Context) {
 		s.autoSync = &autoSync{Key: s.autoSyncKey(target)}
 		run := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()})
 		op := run.state
+		s.idleForget()
 		s.autoSync.Phase, s.autoSync.Unreachable = op.Phase, run.unreachable
 		if op.Phase == app.OperationFailed || op.Phase == app.OperationError {
 			// As Argo CD: the automated sync is not tried again for this
@@ -72,10 +82,12 @@ func (s *appState) targetFrom(ctx workflow.Context, src app.Source, revision str
 	}
 	var resolved ResolveResult
 	err := workflow.ExecuteLocalActivity(resolveCtx(ctx, resolveSummary(src.RepoURL, revision)), ActivityResolveRevision,
-		ResolveInput{RepoURL: src.RepoURL, TargetRevision: revision, Chart: src.Chart, Fresh: fresh, MaxAge: s.app.PollInterval()}).Get(ctx, &resolved)
+		ResolveInput{RepoURL: src.RepoURL, TargetRevision: revision, Chart: src.Chart, Fresh: fresh, MaxAge: s.app.PollInterval(),
+			Regions: s.polls.ask}).Get(ctx, &resolved)
 	if err != nil {
 		return Target{}, fmt.Errorf("resolve revision %q of %s: %w", revision, src.RepoURL, err)
 	}
+	s.idleResolved(resolved.Workers)
 	specDigest := s.specDigestWith(src)
 	if r, u := s.rendered, s.untouched; r != nil && !hard && u != nil && u.After == resolved.SHA &&
 		u.Before == r.commit() && r.SpecDigest == specDigest {
@@ -162,6 +174,7 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 				regionErrs[d.Region] = err
 			} else {
 				byRegion[d.Region] = out.Resources
+				s.idleAnswer(d.Region, out)
 			}
 			if children == nil {
 				s.setResources(target.Commit(), byRegion, regionErrs)

@@ -1,0 +1,159 @@
+package workflows
+
+import (
+	"maps"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// Cheap idle apps. A poll whose revision, render and spec are those of the
+// last compare, while every region's live cache has watched the app since
+// then (CompareResult.Watched) and the same region workers still serve it
+// (ResolveResult.Workers), leaves the compare out: a change anyone makes
+// to the app's objects, or to their health, reaches the app as a drift
+// signal and compares at once. Such a poll is the resolve's one local
+// activity and the next timer. An app compares anyway every
+// FullCompareEvery-th poll and once per FullCompareInterval, and whenever
+// something else could have moved (an operation, an error, a straggling or
+// unreachable region, resources settling, a pending automated sync or
+// PostSync, an app of apps).
+
+// versionIdleSkip: a poll may skip its compare (above); the runs before it
+// compared on every poll.
+const versionIdleSkip = "idle-skip-compare"
+
+// The defaults of Config.FullCompareEvery and FullCompareInterval.
+const (
+	DefaultFullCompareEvery    = 10
+	DefaultFullCompareInterval = 30 * time.Minute
+)
+
+// idleSettings are the worker's, recorded once per run.
+type idleSettings struct {
+	Every    int           `json:"every"`
+	Interval time.Duration `json:"interval"`
+}
+
+// idleState is what the run knows of its polls' compares.
+type idleState struct {
+	decided, on bool
+	settings    idleSettings
+	// ask: the regions whose workers the resolve under way asks for;
+	// workers: what the last resolve answered.
+	ask     []string
+	workers map[string]string
+	// watched: per region, whether the compare under way was watched; nil
+	// outside one.
+	watched map[string]bool
+	// last is the last compare that every region watches; nil when the
+	// next poll compares.
+	last *lastCompare
+}
+
+type lastCompare struct {
+	key     string
+	at      time.Time
+	skipped int
+	workers map[string]string
+}
+
+// idleBegin readies a reconcile's resolve: the first of a run decides the
+// version and records the settings.
+func (s *appState) idleBegin(ctx workflow.Context) {
+	st := &s.polls
+	if !st.decided {
+		st.decided = true
+		st.on = workflow.GetVersion(ctx, versionIdleSkip, workflow.DefaultVersion, 1) == 1
+		if st.on {
+			cfg := idleSettings{Every: s.cfg.FullCompareEvery, Interval: s.cfg.FullCompareInterval}
+			if err := workflow.SideEffect(ctx, func(workflow.Context) any { return cfg }).Get(&st.settings); err != nil {
+				st.on = false
+			}
+		}
+	}
+	st.ask, st.workers = nil, nil
+	if st.on && !s.app.IsMultiSource() {
+		for _, d := range s.destinations() {
+			st.ask = append(st.ask, d.Region)
+		}
+	}
+}
+
+// idleResolved takes what the resolve said of the region workers.
+func (s *appState) idleResolved(workers map[string]string) {
+	if s.polls.ask != nil {
+		s.polls.workers = workers
+	}
+	s.polls.ask = nil
+}
+
+// skipCompare tells whether a poll leaves the compare of target out.
+func (s *appState) skipCompare(ctx workflow.Context, target Target) bool {
+	st, l := &s.polls, s.polls.last
+	if !st.on || l == nil {
+		return false
+	}
+	now := workflow.Now(ctx)
+	if l.key != s.idleKey(target) || !maps.Equal(l.workers, st.workers) ||
+		l.skipped+1 >= st.settings.Every || now.Sub(l.at) >= st.settings.Interval || !s.idleQuiet(now) {
+		return false
+	}
+	l.skipped++
+	return true
+}
+
+// idleQuiet: nothing but a change in a region could make a compare find
+// something new.
+func (s *appState) idleQuiet(now time.Time) bool {
+	if len(s.stragglers) > 0 || s.anyUnreachable() || s.hasChildren() || s.childrenSettling() ||
+		s.resourcesSettling(now) || s.status.Sync.Status == app.SyncStatusUnknown {
+		return false
+	}
+	if s.app.AutomatedSync() && s.status.Sync.Status == app.SyncStatusOutOfSync {
+		return false
+	}
+	op := s.status.OperationState
+	return op == nil || op.PostSync == nil || op.PostSync.Phase != app.OperationRunning
+}
+
+func (s *appState) idleKey(t Target) string {
+	return t.Commit() + "/" + t.Digest + "/" + s.app.SpecDigest()
+}
+
+// idleCompareBegins starts collecting the regions' answers.
+func (s *appState) idleCompareBegins() {
+	s.polls.last = nil
+	if s.polls.on {
+		s.polls.watched = map[string]bool{}
+	}
+}
+
+// idleAnswer notes a region's compare result.
+func (s *appState) idleAnswer(region string, out CompareResult) {
+	if s.polls.watched != nil {
+		s.polls.watched[region] = out.Watched
+	}
+}
+
+// idleCompared remembers the compare of target when every region watches
+// the app from now on.
+func (s *appState) idleCompared(ctx workflow.Context, target Target) {
+	watched := s.polls.watched
+	s.polls.watched, s.polls.last = nil, nil
+	if !s.polls.on || len(s.stragglers) > 0 {
+		return
+	}
+	for _, d := range s.destinations() {
+		if !watched[d.Region] || s.polls.workers[d.Region] == "" {
+			return
+		}
+	}
+	s.polls.last = &lastCompare{key: s.idleKey(target), at: workflow.Now(ctx), workers: s.polls.workers}
+}
+
+// idleForget makes the next poll compare: something may have changed the
+// regions (an operation), or the status is not a compare's.
+func (s *appState) idleForget() { s.polls.last = nil }

@@ -1,0 +1,140 @@
+package workflows
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// pollLog records, per reconcile (one resolve), whether it compared.
+type pollLog struct {
+	mu      sync.Mutex
+	at      []time.Time
+	compare []bool
+	workers string
+	watched bool
+}
+
+func (p *pollLog) resolve(now func() time.Time) func(context.Context, ResolveInput) (ResolveResult, error) {
+	return func(_ context.Context, in ResolveInput) (ResolveResult, error) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.at, p.compare = append(p.at, now()), append(p.compare, false)
+		out := ResolveResult{SHA: "1111111111111111111111111111111111111111"}
+		if len(in.Regions) > 0 {
+			out.Workers = map[string]string{}
+			for _, r := range in.Regions {
+				out.Workers[r] = p.workers
+			}
+		}
+		return out, nil
+	}
+}
+
+func (p *pollLog) compared(in CompareInput) (CompareResult, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.compare[len(p.compare)-1] = true
+	return CompareResult{Watched: p.watched, Resources: []app.ResourceStatus{{
+		ResourceKey: app.ResourceKey{Group: "apps", Kind: "Deployment", Namespace: in.Namespace, Name: "web"},
+		Region:      in.Region, Status: app.SyncStatusSynced, Health: app.HealthHealthy,
+	}}}, nil
+}
+
+func (s *appSuite) idleRun(p *pollLog, until time.Duration, events map[time.Duration]func()) {
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(p.resolve(s.env.Now))
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in CompareInput) (CompareResult, error) { return p.compared(in) })
+	for at, fn := range events {
+		s.env.RegisterDelayedCallback(fn, at)
+	}
+	s.deleteAt(until, false)
+	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.NoError(s.env.GetWorkflowError())
+}
+
+// TestIdlePollsSkipTheCompare: while every region watches the app and its
+// workers stay, a poll compares only every FullCompareEvery-th time; a new
+// region worker and a drift signal each make the next reconcile compare.
+func (s *appSuite) TestIdlePollsSkipTheCompare() {
+	p := &pollLog{workers: "w1", watched: true}
+	start := s.env.Now()
+	restart, drift := 160*time.Second, 225*time.Second
+	s.idleRun(p, 300*time.Second, map[time.Duration]func(){
+		restart: func() { p.mu.Lock(); p.workers = "w2"; p.mu.Unlock() },
+		drift: func() {
+			s.env.SignalWorkflow(SignalRefresh, RefreshRequest{Drift: &Drift{Region: "us-east-1", By: []string{"kubectl-edit"}}})
+		},
+	})
+	s.Require().Greater(len(p.at), 25)
+	skipped := 0
+	afterRestart, afterDrift := false, false
+	for i, at := range p.at {
+		since := at.Sub(start)
+		switch {
+		case since < restart:
+			s.Equal(i%DefaultFullCompareEvery == 0, p.compare[i], "reconcile %d at %s: every 10th poll compares, the others skip", i, since)
+		case !afterRestart:
+			afterRestart = true
+			s.True(p.compare[i], "the first poll after a region worker restarted compares (%s)", since)
+		case since >= drift && !afterDrift:
+			afterDrift = true
+			s.True(p.compare[i], "the drift signal's reconcile compares (%s)", since)
+			s.Less(since, drift+time.Second, "it reconciles at once")
+		}
+		if !p.compare[i] {
+			skipped++
+		}
+	}
+	s.True(afterRestart && afterDrift)
+	s.Greater(skipped, 20)
+}
+
+// TestIdlePollsCompareWhenNotWatched: a region whose live cache does not
+// watch the app (off, or not synced yet) is compared on every poll.
+func (s *appSuite) TestIdlePollsCompareWhenNotWatched() {
+	p := &pollLog{workers: "w1", watched: false}
+	s.idleRun(p, 100*time.Second, nil)
+	s.Require().Greater(len(p.at), 5)
+	for i := range p.at {
+		s.True(p.compare[i], "reconcile %d", i)
+	}
+}
+
+// TestIdlePollsCompareEveryPollWhenConfigured: FullCompareEvery 1 is
+// the old behaviour.
+func (s *appSuite) TestIdlePollsCompareEveryPollWhenConfigured() {
+	s.newEnv(Config{Regions: s.wf.cfg.Regions, FullCompareEvery: 1})
+	p := &pollLog{workers: "w1", watched: true}
+	s.idleRun(p, 100*time.Second, nil)
+	s.Require().Greater(len(p.at), 5)
+	for i := range p.at {
+		s.True(p.compare[i], "reconcile %d", i)
+	}
+}
+
+// TestIdlePollsCompareOncePerInterval: FullCompareInterval bounds how long
+// an idle app goes without a compare, whatever FullCompareEvery says.
+func (s *appSuite) TestIdlePollsCompareOncePerInterval() {
+	s.newEnv(Config{Regions: s.wf.cfg.Regions, FullCompareEvery: 1000, FullCompareInterval: time.Minute})
+	p := &pollLog{workers: "w1", watched: true}
+	s.idleRun(p, 400*time.Second, nil)
+	var last time.Time
+	compares := 0
+	for i, at := range p.at {
+		if p.compare[i] {
+			if compares > 0 {
+				s.GreaterOrEqual(at.Sub(last), time.Minute, "reconcile %d", i)
+				s.Less(at.Sub(last), time.Minute+12*time.Second, "reconcile %d: the first poll a minute after the last compare compares", i)
+			}
+			last, compares = at, compares+1
+		}
+	}
+	s.GreaterOrEqual(compares, 5)
+	s.Less(compares, len(p.at)/3)
+}
