@@ -67,11 +67,16 @@ func TestChartFromOCIRegistry(t *testing.T) {
 	oci := "oci://" + stack.OCIRegistry + "/charts"
 	mustFerry(t, "app", "apply", "-f", writeFile(t, chartApp("oci-tag", oci, "ociweb", "1.0.0", "oci-tag")))
 	mustFerry(t, "app", "apply", "-f", writeFile(t, chartApp("oci-constraint", oci, "ociweb", ">=1.0.0 <2.0.0", "oci-constraint")))
+	// As real files write it: the registry's host alone in repoURL (Argo
+	// CD's enableOCI form), the rest of the path in chart.
+	mustFerry(t, "app", "apply", "-f", writeFile(t, chartApp("oci-path", stack.OCIRegistry, "charts/ociweb", "1.*", "oci-path")))
 	waitApp(t, "oci-tag", "1.0.0", 3*time.Minute)
 	waitApp(t, "oci-constraint", "1.1.0", 3*time.Minute)
+	waitApp(t, "oci-path", "1.1.0", 3*time.Minute)
 	for _, r := range regions {
 		require.Equal(t, "1.0.0", configMapVersion(t, r, "oci-tag", "oci-tag-ociweb"), r)
 		require.Equal(t, "1.1.0", configMapVersion(t, r, "oci-constraint", "oci-constraint-ociweb"), r)
+		require.Equal(t, "1.1.0", configMapVersion(t, r, "oci-path", "oci-path-ociweb"), r)
 	}
 }
 

@@ -76,7 +76,10 @@ var invalidFixtures = map[string]struct {
 	"invalid-poll-interval": {fields: []string{"spec.pollInterval"}, contains: []string{"at most once a second"}},
 	"invalid-project":       {fields: []string{"spec.project"}},
 	"invalid-many":          {fields: []string{"spec.source.repoURL", "spec.destination.name"}},
-	"invalid-chart":         {fields: []string{"spec.source.repoURL", "spec.source.chart", "spec.source.targetRevision", "spec.source.path", "spec.source"}},
+	"invalid-oci-manifests": {fields: []string{"spec.source.repoURL"}, contains: []string{"OCI artifact of plain manifests (Argo CD 3.1's OCI source)"}},
+	"invalid-chart-path": {fields: []string{"spec.sources[0].chart", "spec.sources[1].chart"},
+		contains: []string{"lists its charts by plain name", `"akuity//kargo" is not a chart's path in the registry`}},
+	"invalid-chart": {fields: []string{"spec.source.repoURL", "spec.source.chart", "spec.source.targetRevision", "spec.source.path", "spec.source"}},
 }
 
 func loadFixture(t *testing.T, name string) (*Application, error) {

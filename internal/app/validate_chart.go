@@ -34,9 +34,8 @@ func (v *validator) chartSource(s *Source, appName string) {
 	if msg := checkChartRepoURL(s.RepoURL); msg != "" {
 		v.add("spec.source.repoURL", "%s", msg)
 	}
-	if strings.Contains(s.Chart, "/") || strings.ContainsFunc(s.Chart, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }) ||
-		len(validation.IsDNS1123Subdomain(strings.ToLower(strings.ReplaceAll(s.Chart, "_", "-")))) > 0 {
-		v.add("spec.source.chart", "%q is not a chart name: write the name the repository lists it under, e.g. nginx (put a registry's path in repoURL)", s.Chart)
+	if msg := checkChartName(s.Chart, s.RepoURL); msg != "" {
+		v.add("spec.source.chart", "%s", msg)
 	}
 	if rev := ChartRevision(s.TargetRevision); rev != "" {
 		if _, err := semver.NewConstraint(rev); err != nil {
@@ -64,6 +63,45 @@ func (v *validator) chartSource(s *Source, appName string) {
 	} else {
 		v.helm("", &HelmSource{}, appName)
 	}
+}
+
+// IsOCIRepoURL reports whether a chart source's repoURL names an OCI
+// registry: oci://, or a host/path without a scheme (Argo CD's form for a
+// repository with enableOCI).
+// An SCP-like Git address (git@host:org/repo) is neither.
+func IsOCIRepoURL(repoURL string) bool {
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(repoURL)), "oci://") {
+		return true
+	}
+	return !strings.Contains(repoURL, "://") && !strings.Contains(repoURL, "@")
+}
+
+// checkChartName returns what is wrong with a chart source's chart, or "".
+// A Helm repository lists a chart by a plain name; in an OCI registry the
+// chart is a repository under repoURL, so that Argo CD pulls
+// oci://<repoURL>/<chart> and chart may hold more of the path
+// (bitnamicharts/thanos with repoURL registry-1.docker.io), each segment a
+// name.
+func checkChartName(chart, repoURL string) string {
+	bad := func(name string) bool {
+		return name == "" || strings.ContainsFunc(name, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }) ||
+			len(validation.IsDNS1123Subdomain(strings.ToLower(strings.ReplaceAll(name, "_", "-")))) > 0
+	}
+	if !strings.Contains(chart, "/") {
+		if bad(chart) {
+			return fmt.Sprintf("%q is not a chart name: write the name the repository lists it under, e.g. nginx", chart)
+		}
+		return ""
+	}
+	if !IsOCIRepoURL(repoURL) {
+		return fmt.Sprintf("%q is not a chart name: a Helm repository lists its charts by plain name, e.g. nginx; a chart under a path is an OCI registry's (repoURL oci://host/path)", chart)
+	}
+	for _, seg := range strings.Split(chart, "/") {
+		if bad(seg) {
+			return fmt.Sprintf("%q is not a chart's path in the registry: write names joined by '/', e.g. bitnamicharts/nginx, without empty segments or spaces", chart)
+		}
+	}
+	return ""
 }
 
 // checkChartRepoURL returns what is wrong with the repository of a chart

@@ -99,6 +99,11 @@ func checkRepoURL(raw string) string {
 			return fmt.Sprintf("%q has no path: write file:///path/to/repo.git", raw)
 		}
 		return ""
+	case "oci":
+		// Argo CD 3.1 reads an OCI artifact holding a directory of
+		// manifests from such a source; Ferry reads only charts there.
+		return fmt.Sprintf("%q with no chart is an OCI artifact of plain manifests (Argo CD 3.1's OCI source), which Ferry does not read yet: "+
+			"name a chart of the registry in chart, or keep the manifests in Git (%s)", raw, repoURLForms)
 	default:
 		return fmt.Sprintf("scheme %q is not supported: write the URL as %s", u.Scheme, repoURLForms)
 	}

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/listing"
 )
 
@@ -180,9 +181,7 @@ func (c *Charts) observe(requestType string, start time.Time, err error) {
 
 // IsOCI reports whether a chart source's repoURL names an OCI registry:
 // oci://, or a host/path without a scheme (Argo CD's form with enableOCI).
-func IsOCI(repoURL string) bool {
-	return strings.HasPrefix(strings.ToLower(repoURL), "oci://") || !strings.Contains(repoURL, "://")
-}
+func IsOCI(repoURL string) bool { return app.IsOCIRepoURL(repoURL) }
 
 // repoKey is a repository's identity: its URL without a trailing slash,
 // the scheme and host lower-cased, oci:// added to a bare host/path.

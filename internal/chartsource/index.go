@@ -107,8 +107,10 @@ func (c *Charts) ociTags(ctx context.Context, repoURL, chartName string) (*chart
 		return nil, err
 	}
 	file := repo.NewIndexFile()
+	// Under the whole reference: the listing is shared by every spelling
+	// of it (oci://host/a with b/c, host/a/b with c).
 	for _, t := range tags {
-		file.Entries[chartName] = append(file.Entries[chartName], &repo.ChartVersion{Metadata: &chart.Metadata{Name: chartName, Version: t}})
+		file.Entries[ref] = append(file.Entries[ref], &repo.ChartVersion{Metadata: &chart.Metadata{Name: chartName, Version: t}})
 	}
 	file.SortEntries()
 	return &chartIndex{file: file, oci: true}, nil
@@ -117,11 +119,15 @@ func (c *Charts) ociTags(ctx context.Context, repoURL, chartName string) (*chart
 // match picks the version targetRevision asks for, as helm does.
 func (idx *chartIndex) match(repoURL, chartName, targetRevision string) (version, error) {
 	rev := app.ChartRevision(targetRevision)
-	versions := idx.file.Entries[chartName]
+	entry := chartName
+	if idx.oci {
+		entry = ociRef(repoURL, chartName)
+	}
+	versions := idx.file.Entries[entry]
 	if len(versions) == 0 {
 		return version{}, &NotFoundError{RepoURL: RedactURL(repoURL), Chart: chartName, Revision: rev, NoChart: true, Charts: idx.charts()}
 	}
-	cv, err := idx.file.Get(chartName, rev)
+	cv, err := idx.file.Get(entry, rev)
 	if err != nil {
 		var list []string
 		for _, v := range versions {
@@ -132,7 +138,7 @@ func (idx *chartIndex) match(repoURL, chartName, targetRevision string) (version
 	return version{version: cv.Version, urls: cv.URLs, digest: cv.Digest}, nil
 }
 
-// lookup is the index's entry for an exact version.
+// lookup is a Helm repository index's entry for an exact version.
 func (idx *chartIndex) lookup(chartName, v string) (version, bool) {
 	for _, cv := range idx.file.Entries[chartName] {
 		if cv.Version == v {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ferry-gitops/ferry/internal/chartsource"
+	"github.com/ferry-gitops/ferry/internal/devenv"
 )
 
 func TestResolvePicksTheNewestMatchingVersion(t *testing.T) {
@@ -152,4 +153,39 @@ func TestCheckoutKeepsToTheArchiveLimit(t *testing.T) {
 	_, _, err := c.Checkout(context.Background(), servers.HelmRepoURL, "big", "1.0.0")
 	require.True(t, chartsource.IsLimit(err), "%v", err)
 	require.ErrorContains(t, err, "--render-max-archive-size")
+}
+
+// TestOCIChartUnderAPath: as Argo CD pulls oci://<repoURL>/<chart>, a
+// chart source may name part of the registry's path in chart
+// (registry-1.docker.io with bitnamicharts/thanos): resolved and checked
+// out from a chart pushed under a nested path, repoURL written with and
+// without oci://.
+func TestOCIChartUnderAPath(t *testing.T) {
+	ctx := context.Background()
+	target := servers.Target
+	target.HelmDir, target.OCIPath = "", "team/platform/charts"
+	for _, v := range []string{"1.0.0", "1.2.0"} {
+		p, err := devenv.PublishChart(ctx, chartDir(t, "nested", v, "", nil), target)
+		require.NoError(t, err)
+		require.Equal(t, "oci://"+servers.OCIRegistry+"/team/platform/charts/nested", p.OCIRef)
+	}
+	c := newCharts(t, chartsource.Options{})
+	for _, src := range []struct{ repoURL, chart string }{
+		{servers.OCIRegistry, "team/platform/charts/nested"},
+		{"oci://" + servers.OCIRegistry + "/team", "platform/charts/nested"},
+		{"oci://" + servers.OCIRegistry + "/team/platform/charts", "nested"},
+	} {
+		v, err := c.Resolve(ctx, src.repoURL, src.chart, "1.*")
+		require.NoError(t, err, "%+v", src)
+		require.Equal(t, "1.2.0", v, "%+v", src)
+		root, release, err := c.Checkout(ctx, src.repoURL, src.chart, v)
+		require.NoError(t, err, "%+v", src)
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(src.chart), "Chart.yaml"))
+		require.NoError(t, err, "%+v", src)
+		require.Contains(t, string(data), "version: 1.2.0")
+		release()
+	}
+	_, err := c.Resolve(ctx, servers.OCIRegistry, "team/nested", "1.*")
+	require.Error(t, err)
+	require.ErrorContains(t, err, "team/nested")
 }

@@ -1,6 +1,7 @@
 package devenv
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +24,9 @@ type PublishTarget struct {
 	HelmDir string
 	// OCIRegistry is the registry's host:port; empty skips it.
 	OCIRegistry string
+	// OCIPath is the path under the registry the chart's repository goes
+	// in, e.g. team/charts; empty means "charts".
+	OCIPath string
 }
 
 // Published says what PublishChart made.
@@ -51,7 +55,8 @@ func (s *Stack) PublishChart(ctx context.Context, dir string) (*Published, error
 // PublishChart packages the chart directory dir as helm package does and
 // publishes the archive: into t.HelmDir, regenerating its index.yaml as
 // helm repo index does, and to t.OCIRegistry as
-// oci://HOST/charts/<name>:<version>, as helm push does. Publishing a
+// oci://HOST/charts/<name>:<version> (t.OCIPath for charts), as helm push
+// does. Publishing a
 // version again replaces it.
 func PublishChart(ctx context.Context, dir string, t PublishTarget) (*Published, error) {
 	ch, err := loader.LoadDir(dir)
@@ -86,12 +91,13 @@ func PublishChart(ctx context.Context, dir string, t PublishTarget) (*Published,
 		if err != nil {
 			return nil, fmt.Errorf("publish chart %s: registry client: %w", dir, err)
 		}
-		ref := fmt.Sprintf("%s/charts/%s:%s", t.OCIRegistry, out.Name, out.Version)
+		base := t.OCIRegistry + "/" + cmp.Or(strings.Trim(t.OCIPath, "/"), "charts")
+		ref := fmt.Sprintf("%s/%s:%s", base, out.Name, out.Version)
 		res, err := client.Push(data, ref)
 		if err != nil {
 			return nil, fmt.Errorf("publish chart %s: push to oci://%s: %w", dir, ref, err)
 		}
-		out.OCIRef = "oci://" + t.OCIRegistry + "/charts/" + out.Name
+		out.OCIRef = "oci://" + base + "/" + out.Name
 		out.OCIDigest = res.Manifest.Digest
 	}
 	return out, ctx.Err()
