@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,6 +57,54 @@ func configMapVersion(t *testing.T, region, namespace, name string) string {
 		return err.Error()
 	}
 	return cm.Data["version"]
+}
+
+// indexRequests counts every GET of the Helm repository's index.yaml,
+// answered in full or 304.
+func indexRequests() int64 { return stack.HelmIndexFetches() + stack.HelmIndexNotModified() }
+
+// TestChartFromHelmRepository: an app of a chart from the stack's Helm
+// repository with targetRevision 1.* syncs the newest 1.x; publishing 1.1.0
+// and refreshing moves it there, as a commit would; 20 apps on the
+// repository cost one index request per poll interval, not 20.
+func TestChartFromHelmRepository(t *testing.T) {
+	publishChart(t, "web", "1.0.0", "")
+	publishChart(t, "web", "2.0.0", "") // outside 1.*
+	startWorker(t)
+
+	mustFerry(t, "app", "apply", "-f", writeFile(t, chartApp("web", stack.HelmRepoURL, "web", "1.*", "web")))
+	waitApp(t, "web", "1.0.0", 3*time.Minute)
+	for _, r := range regions {
+		require.Equal(t, "1.0.0", configMapVersion(t, r, "web", "web-web"), r)
+	}
+
+	publishChart(t, "web", "1.1.0", "")
+	mustFerry(t, "app", "refresh", "web")
+	st := waitApp(t, "web", "1.1.0", 3*time.Minute)
+	require.Equal(t, "1.1.0", st.Sync.Revision)
+	for _, r := range regions {
+		require.Equal(t, "1.1.0", configMapVersion(t, r, "web", "web-web"), r)
+	}
+	out := mustFerry(t, "app", "get", "web")
+	require.Contains(t, out, "1.1.0")
+
+	// 20 apps on the repository, within one poll interval (1h) of the last
+	// listing: their resolves share it, the first of each new app too.
+	before := indexRequests()
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			name := fmt.Sprintf("web-%02d", i)
+			if _, err := ferry(t, "app", "apply", "-f", writeFileNamed(t, name, chartApp(name, stack.HelmRepoURL+"/", "web", "1.*", name))); err != nil {
+				t.Errorf("apply %s: %v", name, err)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range 20 {
+		waitApp(t, fmt.Sprintf("web-%02d", i), "1.1.0", 5*time.Minute)
+	}
+	require.LessOrEqual(t, indexRequests()-before, int64(1), "20 apps on one Helm repository: at most one index request per interval")
 }
 
 // TestChartFromOCIRegistry: the same chart from the stack's OCI registry, by
@@ -118,4 +167,11 @@ func TestUmbrellaChartDependencies(t *testing.T) {
 		}
 		return false, fmt.Sprintf("%+v", v.Status.Conditions)
 	})
+}
+
+func writeFileNamed(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name+".yaml")
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
 }

@@ -107,7 +107,8 @@ type autoSync struct {
 
 type refreshReq struct {
 	Hard bool `json:"hard"`
-	// DriftOnly: only a region's drift asked; the refs cache may answer.
+	// DriftOnly: only a region's drift (or the same spec applied again)
+	// asked; the shared refs cache and chart indexes may answer.
 	DriftOnly bool `json:"driftOnly,omitempty"`
 }
 

@@ -49,12 +49,18 @@ func (s *appState) onRefresh(req RefreshRequest) {
 	}
 	if req.Drift != nil && req.Push == nil && !req.Hard {
 		// Git did not move: compare again without asking it.
-		if s.refresh == nil {
-			s.refresh = &refreshReq{DriftOnly: true}
-		}
+		s.requestCachedRefresh()
 		return
 	}
 	s.requestRefresh(req.Hard)
+}
+
+// requestCachedRefresh asks for a reconcile that the shared listings (Git
+// refs, chart indexes) may answer, unless a fresh one is asked already.
+func (s *appState) requestCachedRefresh() {
+	if s.refresh == nil {
+		s.refresh = &refreshReq{DriftOnly: true}
+	}
 }
 
 func (s *appState) requestRefresh(hard bool) {
@@ -129,12 +135,21 @@ func (s *appState) handleSpec(ctx workflow.Context, raw json.RawMessage, by Spec
 	if err != nil {
 		return View{}, err
 	}
+	unchanged := next.SpecDigest() == s.app.SpecDigest()
 	s.app = next
 	// The validator let it through: the sender owns the app now (the same
 	// owner, an adopting user, or the first to claim an unrecorded app).
 	owner := by.owner()
 	s.owner = &owner
-	s.requestRefresh(false)
+	if unchanged {
+		// The same spec again, as the update that starts a new app carries
+		// the spec it started with: the shared listing of the repository may
+		// answer, as for a timer poll, so that many new apps on one
+		// repository cost one listing per interval, not one each.
+		s.requestCachedRefresh()
+	} else {
+		s.requestRefresh(false)
+	}
 	return s.view(), nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -57,22 +58,46 @@ func (c *Charts) archive(ctx context.Context, repoURL, chartName, v string) ([]b
 	if IsOCI(repoURL) {
 		return c.ociArchive(ctx, repoURL, chartName, v)
 	}
-	idx, err := c.index(ctx, repoURL, chartName, listing.Want{MaxAge: c.opts.IndexTTL})
-	if err != nil {
-		return nil, fail(err)
-	}
-	cv, ok := idx.lookup(chartName, v)
-	if !ok { // published since the listing
-		if idx, err = c.index(ctx, repoURL, chartName, listing.Want{Force: true}); err != nil {
+	// The version was resolved from a listing: any listing that has it
+	// names its archive, however old, so that rendering what a resolve
+	// chose costs no second index request. One that lacks the version
+	// (published since), or whose digest the archive does not match
+	// (replaced under the same version), is listed again.
+	for _, want := range []listing.Want{{MaxAge: anyAge}, {Force: true}} {
+		idx, err := c.index(ctx, repoURL, chartName, want)
+		if err != nil {
 			return nil, fail(err)
 		}
-		if cv, ok = idx.lookup(chartName, v); !ok {
-			_, err := idx.match(repoURL, chartName, v)
-			return nil, err
+		cv, ok := idx.lookup(chartName, v)
+		if !ok {
+			if want.Force {
+				_, err := idx.match(repoURL, chartName, v)
+				return nil, err
+			}
+			continue
 		}
+		data, err := c.fetchArchive(repoURL, chartName, v, cv)
+		if errors.Is(err, errDigestMismatch) && !want.Force {
+			continue
+		}
+		if err != nil {
+			return nil, fail(err)
+		}
+		return data, nil
 	}
+	return nil, fail(errors.New("no listing names it")) // not reached: the forced listing returns
+}
+
+// anyAge takes whatever listing the cache holds.
+const anyAge = time.Duration(math.MaxInt64)
+
+var errDigestMismatch = errors.New("the archive does not match the index's digest")
+
+// fetchArchive returns the archive the index names for cv: the cached
+// copy, or a download checked against the index's digest.
+func (c *Charts) fetchArchive(repoURL, chartName, v string, cv version) ([]byte, error) {
 	if len(cv.urls) == 0 {
-		return nil, fail(fmt.Errorf("the index lists no URL for it"))
+		return nil, fmt.Errorf("the index lists no URL for it")
 	}
 	key := hashOf(repoKey(repoURL), chartName, cv.version, cv.digest)
 	if data, ok := c.cached(key, cv.digest); ok {
@@ -80,25 +105,26 @@ func (c *Charts) archive(ctx context.Context, repoURL, chartName, v string) ([]b
 	}
 	chartURL, err := repo.ResolveReferenceURL(repoURL, cv.urls[0])
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	g, opts, err := c.httpGetter(repoURL)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
 	c.statsFor(repoURL).archive.Add(1)
 	start := time.Now()
 	buf, err := g.Get(chartURL, opts...)
 	c.observe("helm-chart", start, err)
 	if err != nil {
-		return nil, fail(redactErr(err, repoURL))
+		return nil, redactErr(err, repoURL)
 	}
 	data := buf.Bytes()
 	if err := c.checkSize(chartName, v, int64(len(data))); err != nil {
 		return nil, err
 	}
 	if cv.digest != "" && sha256Hex(data) != strings.TrimPrefix(cv.digest, "sha256:") {
-		return nil, fail(fmt.Errorf("the archive's digest is sha256:%s, the index says %s: the repository changed it under the same version, or it was corrupted on the way", sha256Hex(data), cv.digest))
+		return nil, fmt.Errorf("%w (sha256:%s, the index says %s): the repository changed it under the same version, or it was corrupted on the way",
+			errDigestMismatch, sha256Hex(data), cv.digest)
 	}
 	c.store(key, data)
 	return data, nil

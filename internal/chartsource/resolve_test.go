@@ -189,3 +189,32 @@ func TestOCIChartUnderAPath(t *testing.T) {
 	require.Error(t, err)
 	require.ErrorContains(t, err, "team/nested")
 }
+
+// TestCheckoutTakesTheResolvedListing: rendering the version a resolve
+// chose reads the archive's address from the listing the resolve used,
+// however old, rather than asking the repository for its index again (20
+// new apps on one repository cost one index request, not one per render);
+// a version the listing lacks (published since) is listed anew.
+func TestCheckoutTakesTheResolvedListing(t *testing.T) {
+	publish(t, "listed", "1.0.0", "", nil)
+	ctx := context.Background()
+	c := newCharts(t, chartsource.Options{IndexTTL: -1}) // no listing young enough by age
+	v, err := c.Resolve(ctx, servers.HelmRepoURL, "listed", "1.*")
+	require.NoError(t, err)
+	require.Equal(t, int64(1), c.IndexFetches(servers.HelmRepoURL))
+	for range 3 {
+		_, release, err := c.Checkout(ctx, servers.HelmRepoURL, "listed", v)
+		require.NoError(t, err)
+		release()
+	}
+	require.Equal(t, int64(1), c.IndexFetches(servers.HelmRepoURL), "three checkouts of the resolved version, no index request")
+
+	publish(t, "listed", "1.1.0", "", nil)
+	root, release, err := c.Checkout(ctx, servers.HelmRepoURL, "listed", "1.1.0")
+	require.NoError(t, err)
+	defer release()
+	data, err := os.ReadFile(filepath.Join(root, "listed", "Chart.yaml"))
+	require.NoError(t, err)
+	require.Contains(t, string(data), "version: 1.1.0")
+	require.Equal(t, int64(2), c.IndexFetches(servers.HelmRepoURL), "a version published since the listing: listed again")
+}
