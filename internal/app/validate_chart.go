@@ -80,7 +80,7 @@ func IsOCIRepoURL(repoURL string) bool {
 // A Helm repository lists a chart by a plain name; in an OCI registry the
 // chart is a repository under repoURL, so that Argo CD pulls
 // oci://<repoURL>/<chart> and chart may hold more of the path
-// (bitnamicharts/thanos with repoURL registry-1.docker.io), each segment a
+// (bitnamicharts/thanos with repoURL registry.example.com), each segment a
 // name.
 func checkChartName(chart, repoURL string) string {
 	bad := func(name string) bool {

@@ -157,7 +157,7 @@ func TestCheckoutKeepsToTheArchiveLimit(t *testing.T) {
 
 // TestOCIChartUnderAPath: as Argo CD pulls oci://<repoURL>/<chart>, a
 // chart source may name part of the registry's path in chart
-// (registry-1.docker.io with bitnamicharts/thanos): resolved and checked
+// (registry.example.com with bitnamicharts/thanos): resolved and checked
 // out from a chart pushed under a nested path, repoURL written with and
 // without oci://.
 func TestOCIChartUnderAPath(t *testing.T) {
