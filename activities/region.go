@@ -45,6 +45,10 @@ type Region struct {
 	// SystemIgnore is ignored in every app's diffs besides its own
 	// ignoreDifferences: Argo CD's resource.customizations.ignoreDifferences.
 	SystemIgnore []app.IgnoreDifference
+	// Excluded tells which kinds the region leaves alone, as Argo CD's
+	// resource.exclusions/inclusions do: they are neither applied, nor
+	// compared, nor pruned (region_exclusions.go). Nil excludes nothing.
+	Excluded func(group, kind string) bool
 
 	drift driftSignals
 }
@@ -94,7 +98,7 @@ func (r *Region) compareRequest(appName, namespace string, objs []*unstructured.
 		return kube.CompareRequest{}, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("app %q: %v", appName, err), workflows.ErrInvalidSource, nil)
 	}
-	return kube.CompareRequest{App: appName, Namespace: namespace, Objects: objs, PreviousKeys: known, Options: opts, Ignore: rules}, nil
+	return kube.CompareRequest{App: appName, Namespace: namespace, Objects: objs, PreviousKeys: r.keptKeys(known), Options: opts, Ignore: rules}, nil
 }
 
 // waveTimeout bounds the wait for one wave to become healthy before the
@@ -157,7 +161,7 @@ func (r *Region) load(ctx context.Context, region string, t workflows.Target) ([
 			objs = append(objs, o)
 		}
 	}
-	return objs, nil
+	return r.keptObjects(ctx, t.App, objs), nil
 }
 
 func (r *Region) statuses(states []kube.ResourceState) []app.ResourceStatus {

@@ -50,7 +50,7 @@ func (r *Region) sync(ctx context.Context, in workflows.SyncInput, withHooks boo
 		return workflows.SyncResult{}, err
 	}
 	req := kube.ApplyRequest{
-		App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: in.Known,
+		App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: cmp.PreviousKeys,
 		Prune: in.Prune, PruneCheck: r.pruneCheck(ctx, in.Target), PruneConfirmed: in.PruneConfirmed, NamespaceMetadata: in.NamespaceMetadata, DryRun: in.DryRun, Options: cmp.Options, Ignore: cmp.Ignore,
 		WaveTimeout: max(in.HealthTimeout, waveTimeout), WaitLast: in.WaitHealthy,
 		Progress: func(p kube.Progress) { activity.RecordHeartbeat(ctx, p.String()) },

@@ -6,11 +6,12 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/customize"
 	"github.com/ferry-gitops/ferry/internal/diff"
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 // loadCustomizations reads --resource-customizations: Argo CD's argocd-cm
-// ConfigMap manifest, whose Lua health checks and ignoreDifferences the
-// region workers apply. Every problem of the file stops the worker at start.
+// ConfigMap manifest, whose Lua health checks, ignoreDifferences and
+// resource.exclusions/inclusions the region workers apply. Every problem of the file stops the worker at start.
 func loadCustomizations(file string) (*customize.Set, error) {
 	if file == "" {
 		return nil, nil
@@ -26,8 +27,22 @@ func loadCustomizations(file string) (*customize.Set, error) {
 	if _, err := diff.Compile(set.IgnoreAll()); err != nil {
 		return nil, fmt.Errorf("--resource-customizations %s: resource.customizations.ignoreDifferences: %w", file, err)
 	}
-	if set.HasFilters() {
-		return nil, fmt.Errorf("--resource-customizations %s: resource.exclusions and resource.inclusions are not applied by Ferry yet; remove them from the file given to Ferry", file)
-	}
 	return set, nil
+}
+
+// excludedIn is what resource.exclusions/inclusions leave alone in region:
+// an entry's clusters are matched against the region's name, aliases and
+// server URL. Nil when the file has no filters.
+func excludedIn(set *customize.Set, region string, rc *regions.Config) func(group, kind string) bool {
+	if !set.HasFilters() {
+		return nil
+	}
+	names := []string{region}
+	if r, ok := rc.ByName(region); ok {
+		names = append(names, r.Aliases...)
+		if r.Server != "" {
+			names = append(names, r.Server)
+		}
+	}
+	return func(group, kind string) bool { return set.Excluded(group, kind, names...) }
 }

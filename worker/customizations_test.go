@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 func writeCM(t *testing.T, data string) string {
@@ -24,8 +26,14 @@ func TestLoadCustomizationsRefusesWhatItCannotApply(t *testing.T) {
 	_, err = loadCustomizations(writeCM(t, "  resource.customizations.ignoreDifferences.apps_Deployment: |\n    jsonPointers: [spec/replicas]\n"))
 	assert.ErrorContains(t, err, "resource.customizations.ignoreDifferences")
 
-	_, err = loadCustomizations(writeCM(t, "  resource.exclusions: |\n    - kinds: [Event]\n"))
-	assert.ErrorContains(t, err, "resource.exclusions and resource.inclusions are not applied by Ferry yet")
+	set, err = loadCustomizations(writeCM(t, "  resource.exclusions: |\n    - kinds: [Secret]\n      clusters: ['https://*']\n"))
+	require.NoError(t, err)
+	rc, err := regions.New([]regions.Region{{Name: "eu", Server: "https://eu.example.com"}, {Name: "us"}})
+	require.NoError(t, err)
+	assert.True(t, excludedIn(set, "eu", rc)("", "Secret"), "the entry's cluster glob matches the region's server")
+	assert.False(t, excludedIn(set, "us", rc)("", "Secret"), "a region without a server URL does not match https://*")
+	assert.False(t, excludedIn(set, "eu", rc)("", "ConfigMap"))
+	assert.Nil(t, excludedIn(nil, "eu", rc), "no file, no filter")
 
 	_, err = loadCustomizations(writeCM(t, "  resource.customizations.health.example.com_A: 'if then'\n"))
 	assert.ErrorContains(t, err, "Lua syntax")

@@ -136,7 +136,8 @@ func run(ctx context.Context, cfg *config) error {
 		w := worker.New(c, workflows.RegionQueue(region), opts)
 		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader,
 			Projects: &activities.TemporalProjects{Client: c}, Regions: cfg.regionsCfg,
-			RequireImpersonation: cfg.requireImpersonation, SystemIgnore: custom.IgnoreAll()}
+			RequireImpersonation: cfg.requireImpersonation, SystemIgnore: custom.IgnoreAll(),
+			Excluded: excludedIn(custom, region, cfg.regionsCfg)}
 		regionActivities.Register(w)
 		regionActivities.RegisterHooks(w)
 		workers = append(workers, w)

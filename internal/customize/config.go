@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gobwas/glob"
 	lua "github.com/yuin/gopher-lua"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -92,10 +93,16 @@ func FromData(data map[string]string) (*Set, error) {
 			}
 		}
 	}
-	for _, f := range append(append([]Filter{}, s.exclusions...), s.inclusions...) {
-		for _, p := range append(append(append([]string{}, f.APIGroups...), f.Kinds...), f.Clusters...) {
-			if _, err := path.Match(p, ""); err != nil {
-				fail(exclusionsKey+"/"+inclusionsKey, "pattern %q: %v", p, err)
+	for _, l := range []struct {
+		key  string
+		list []Filter
+	}{{exclusionsKey, s.exclusions}, {inclusionsKey, s.inclusions}} {
+		key := l.key
+		for i, f := range l.list {
+			for _, p := range append(append(append([]string{}, f.APIGroups...), f.Kinds...), f.Clusters...) {
+				if _, err := glob.Compile(p); err != nil {
+					fail(key, "entry %d: pattern %q is not a glob: %v", i, p, err)
+				}
 			}
 		}
 	}
@@ -278,10 +285,13 @@ func isEmptyIgnore(id app.IgnoreDifference) bool {
 // resource.inclusions.
 func (s *Set) HasFilters() bool { return s != nil && len(s.exclusions)+len(s.inclusions) > 0 }
 
-// Excluded tells whether resources of group/kind in cluster (a region) are
-// left alone: matched by resource.exclusions, or not by a non-empty
-// resource.inclusions.
-func (s *Set) Excluded(group, kind, cluster string) bool {
+// Excluded tells whether resources of group/kind in a cluster are left
+// alone, as Argo CD's resource filter decides: matched by
+// resource.exclusions, or not matched by a non-empty resource.inclusions.
+// cluster holds the names the cluster goes by (a region's name, aliases
+// and server URL); an entry's clusters match when one of them does.
+// Patterns are globs whose * crosses dots and slashes, as Argo CD's.
+func (s *Set) Excluded(group, kind string, cluster ...string) bool {
 	if s == nil {
 		return false
 	}
@@ -301,8 +311,19 @@ func (s *Set) Excluded(group, kind, cluster string) bool {
 	return true
 }
 
-func (f Filter) matches(group, kind, cluster string) bool {
-	return anyMatch(f.APIGroups, group) && anyMatch(f.Kinds, kind) && anyMatch(f.Clusters, cluster)
+func (f Filter) matches(group, kind string, cluster []string) bool {
+	if !anyMatch(f.APIGroups, group) || !anyMatch(f.Kinds, kind) {
+		return false
+	}
+	if len(f.Clusters) == 0 {
+		return true
+	}
+	for _, c := range cluster {
+		if anyMatch(f.Clusters, c) {
+			return true
+		}
+	}
+	return false
 }
 
 func anyMatch(patterns []string, s string) bool {
@@ -310,7 +331,7 @@ func anyMatch(patterns []string, s string) bool {
 		return true
 	}
 	for _, p := range patterns {
-		if ok, _ := path.Match(p, s); ok {
+		if g, err := glob.Compile(p); err == nil && g.Match(s) {
 			return true
 		}
 	}
