@@ -17,7 +17,7 @@ func newAppCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "app", Short: "Create, inspect, sync and delete Applications"}
 	tf.register(cmd)
 	cmd.AddCommand(newApplyCmd(tf), newGetCmd(tf), newListCmd(tf), newSyncCmd(tf), newRefreshCmd(tf),
-		newDiffCmd(tf), newManifestsCmd(tf), newLogsCmd(tf), newActionsCmd(tf), newHistoryCmd(tf), newRollbackCmd(tf), newDeleteCmd(tf), newWaitCmd(tf), newConfirmCmd(tf), newTerminateOpCmd(tf))
+		newDiffCmd(tf), newManifestsCmd(tf), newResourcesCmd(tf), newLogsCmd(tf), newActionsCmd(tf), newHistoryCmd(tf), newRollbackCmd(tf), newDeleteCmd(tf), newWaitCmd(tf), newConfirmCmd(tf), newTerminateOpCmd(tf))
 	return cmd
 }
 

@@ -132,18 +132,7 @@ func (f *actionFlags) selects(k app.ResourceKey) bool {
 }
 
 func (f *actionFlags) loadCustomizations() (*customize.Set, error) {
-	if f.customizations == "" {
-		return nil, nil
-	}
-	data, err := os.ReadFile(f.customizations)
-	if err != nil {
-		return nil, fmt.Errorf("--resource-customizations: %w", err)
-	}
-	set, err := customize.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("--resource-customizations %s: %w", f.customizations, err)
-	}
-	return set, nil
+	return loadCustomizationsFile(f.customizations)
 }
 
 // regionTargets are the app's resources the flags name, by region.

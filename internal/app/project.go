@@ -61,6 +61,9 @@ type ProjectSpec struct {
 	// impersonates to write an app's objects to a destination: the first
 	// entry that matches the destination wins (project_impersonate.go).
 	DestinationServiceAccounts []DestinationServiceAccount `json:"destinationServiceAccounts,omitempty"`
+	// OrphanedResources, when set, asks for the objects in an app's
+	// destination namespaces that no app tracks (project_orphans.go).
+	OrphanedResources *OrphanedResources `json:"orphanedResources,omitempty"`
 }
 
 // DestinationServiceAccount is Argo CD's (2.13 and later): the
@@ -135,7 +138,6 @@ var projectUnsupported = map[string]string{
 	"spec.syncWindows.andOperator":         "matching a window's applications, namespaces and clusters all together is not supported yet: remove andOperator; the window then applies to an app when any of them matches",
 	"spec.syncWindows.syncOverrun":         "not supported yet: remove it; a sync that started before a deny window opened always runs to its end",
 	"spec.signatureKeys":                   "commit signature verification is not supported yet: remove the field",
-	"spec.orphanedResources":               "orphaned-resource monitoring is not supported yet: remove the field",
 	"spec.sourceNamespaces":                "Ferry identifies apps by name and reads no Application namespaces: remove the field",
 	"spec.permitOnlyProjectScopedClusters": "project-scoped clusters are not supported: Ferry addresses clusters by region; remove the field",
 	"spec.clusterResourceWhitelist.name":   resourceNameUnsupported,

@@ -45,6 +45,7 @@ func ValidateProject(p *AppProject) error {
 	v.groupKinds("spec.namespaceResourceWhitelist", p.Spec.NamespaceResourceWhitelist)
 	v.groupKinds("spec.namespaceResourceBlacklist", p.Spec.NamespaceResourceBlacklist)
 	v.syncWindows(p.Spec.SyncWindows)
+	v.orphanedResources(p.Spec.OrphanedResources)
 	if len(v.errs) == 0 {
 		return nil
 	}
