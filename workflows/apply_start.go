@@ -13,7 +13,10 @@ import (
 
 // StartNew starts the workflow of an app that has none running, in the
 // state the spec update gives a new app (Apply): a belongs to by, and its
-// first reconcile is a refresh (it asks Git itself, not the refs cache).
+// first reconcile is a refresh that the shared listings may answer (the
+// refs cache, a chart repository's index), as the update carrying the spec
+// the app started with asks (handleSpec): 20 new apps on one repository
+// cost one listing per interval, not one each.
 // It does not wait for a worker: the server records the start and answers,
 // so a fleet of new apps is started as fast as the server takes them,
 // instead of one worker round trip each. started is false, and nothing
@@ -42,7 +45,7 @@ func StartNew(ctx context.Context, c client.Client, a *app.Application, by SpecR
 }
 
 // newAppInput is a new app's input in the state that Apply's spec update
-// leaves it in: status Unknown, owned by by, a refresh requested. It goes
+// leaves it in: status Unknown, owned by by, a cached refresh requested. It goes
 // in Carried, which every worker that runs Application reads (an input
 // field of its own would be refused as unknown by a worker older than the
 // client); the run starts exactly as one started by Apply continues after
@@ -51,7 +54,7 @@ func newAppInput(a *app.Application, by SpecRequest) Input {
 	owner := by.owner()
 	var st app.Status
 	st.Sync.Status, st.Health.Status = app.SyncStatusUnknown, app.HealthUnknown
-	return Input{Application: *a, Owner: &owner, Carried: &Carried{Status: st, Refresh: &refreshReq{}, Owner: &owner}}
+	return Input{Application: *a, Owner: &owner, Carried: &Carried{Status: st, Refresh: &refreshReq{DriftOnly: true}, Owner: &owner}}
 }
 
 // WorkerPolling reports whether a worker polled taskQueue's workflow tasks

@@ -10,8 +10,8 @@ import (
 )
 
 // A new app that StartNew starts runs as one that Apply's spec update
-// created: its first resolve asks Git itself (a refresh, not the refs
-// cache), it belongs to the one who applied it, and it syncs.
+// created: its first resolve may take the shared listing (a refresh the
+// refs cache may answer, not a forced ls-remote), it belongs to the one who applied it, and it syncs.
 func (s *appSuite) TestStartNewRunsAsTheSpecUpdateLeavesANewApp() {
 	sha := "1111111111111111111111111111111111111111"
 	var fresh []bool
@@ -31,7 +31,7 @@ func (s *appSuite) TestStartNewRunsAsTheSpecUpdateLeavesANewApp() {
 		s.Require().NotNil(v.Owner)
 		s.Equal(Owner{Parent: "apps"}, *v.Owner)
 		s.Require().NotEmpty(fresh)
-		s.True(fresh[0], "the first reconcile of a new app is a refresh")
+		s.False(fresh[0], "the first reconcile of a new app takes the listing other apps share, as the spec update leaves it")
 		s.Len(v.Status.History, 1)
 	}, 5*time.Second)
 	s.deleteAt(8*time.Second, false)
