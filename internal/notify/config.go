@@ -39,6 +39,7 @@ type Config struct {
 	services        map[string]*service
 	context         map[string]string
 	defaultTriggers []string
+	subscriptions   []globalSubscription
 }
 
 // Condition is one condition of a trigger, as Argo CD writes it.
@@ -104,9 +105,9 @@ func FromData(data map[string]string) (*Config, error) {
 				fail(key, "not a list of trigger names: %v", err)
 			}
 		case key == subscriptionsKey:
-			fail(key, "subscriptions by selector are not applied by Ferry yet; subscribe apps with the notifications.argoproj.io/subscribe.<trigger>.<service> annotation instead, and remove this key from the file given to Ferry")
+			c.readSubscriptions(key, value, fail)
 		default:
-			fail(key, "not a key Ferry reads: give trigger.<name>, template.<name>, service.<type>[.<name>], context or defaultTriggers")
+			fail(key, "not a key Ferry reads: give trigger.<name>, template.<name>, service.<type>[.<name>], context, defaultTriggers or subscriptions")
 		}
 	}
 	for _, name := range sortedKeys(c.triggers) {
@@ -141,6 +142,7 @@ func FromData(data map[string]string) (*Config, error) {
 			fail(defaultTriggersKey, "trigger %q is neither in the ConfigMap nor built in", t)
 		}
 	}
+	c.checkSubscriptions(fail)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

@@ -60,7 +60,7 @@ func TestParseNamesEveryProblem(t *testing.T) {
 		`data["service.email"]: service type "email": Ferry sends through webhook, slack and github`,
 		`data["service.webhook"]: a webhook service is named`,
 		`data["service.webhook.ok"]: url is empty`,
-		`data["subscriptions"]: subscriptions by selector are not applied by Ferry yet`,
+		`data["subscriptions"]: subscription 0: recipient "x": no service.x is configured`,
 		`data["defaultTriggers"]: trigger "on-missing"`,
 		`data["template.bad-state"]: github.status.state "done"`,
 		`data["service.github"]: give either appID`,

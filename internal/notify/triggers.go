@@ -62,18 +62,20 @@ type Result struct {
 	Triggered bool     `json:"triggered"`
 }
 
-// Evaluate runs the triggers the app subscribes to over the app's object
-// (AppObject). Problems (an unknown trigger or service, a failing
+// Evaluate runs the triggers the app subscribes to (by annotation, subs,
+// and by the ConfigMap's subscriptions that select its labels) over the
+// app's object (AppObject). Problems (an unknown trigger or service, a failing
 // expression) are returned beside the results, as Argo CD logs them: they
 // never name a secret.
 func (c *Config) Evaluate(appObject json.RawMessage, subs []Subscription, now time.Time) ([]Result, []string) {
-	if c == nil || len(subs) == 0 {
+	if c == nil || (len(subs) == 0 && !c.HasSubscriptions()) {
 		return nil, nil
 	}
 	obj, err := decodeApp(appObject)
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
+	subs = c.withGlobal(obj, subs)
 	env := helpers(func() time.Time { return now })
 	env["app"] = obj
 	var out []Result
