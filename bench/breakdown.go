@@ -37,6 +37,7 @@ func activityRun(t string) onboardStep  { return onboardStep(t + ": run") }
 // workflow's start to the search-attribute upsert that first showed it
 // Synced and Healthy (what the fleet's count waits for).
 type onboardTrace struct {
+	Start  time.Time
 	Total  time.Duration
 	Events int64
 	Steps  map[onboardStep]time.Duration
@@ -47,6 +48,22 @@ type onboardTrace struct {
 // (parallel regions), so their shares need not add up to the whole.
 func (e *Env) onboardHistory(ctx context.Context, name string) (*onboardTrace, error) {
 	it := e.Temporal.GetWorkflowHistory(ctx, workflows.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	tr, err := traceOnboarding(it)
+	if err != nil {
+		return nil, fmt.Errorf("app %s: %w", name, err)
+	}
+	return tr, nil
+}
+
+// historyIterator is what client.Client.GetWorkflowHistory returns.
+type historyIterator interface {
+	HasNext() bool
+	Next() (*historypb.HistoryEvent, error)
+}
+
+// traceOnboarding reads a history until the upsert that first shows the
+// app Synced and Healthy.
+func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 	tr := &onboardTrace{Steps: map[onboardStep]time.Duration{}}
 	var began, firstSyncClosed time.Time
 	scheduled := map[int64]*historypb.HistoryEvent{} // activity and workflow task scheduled/started, by event ID
@@ -60,7 +77,7 @@ func (e *Env) onboardHistory(ctx context.Context, name string) (*onboardTrace, e
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
-			return nil, fmt.Errorf("history of %s: %w", name, err)
+			return nil, fmt.Errorf("history: %w", err)
 		}
 		at := ev.GetEventTime().AsTime()
 		since := func(id int64) time.Duration {
@@ -131,7 +148,7 @@ func (e *Env) onboardHistory(ctx context.Context, name string) (*onboardTrace, e
 				}
 			}
 			if attrs[workflows.SearchSync] == string(app.SyncStatusSynced) && attrs[workflows.SearchHealth] == string(app.HealthHealthy) {
-				tr.Total, tr.Events = at.Sub(began), ev.GetEventId()
+				tr.Start, tr.Total, tr.Events = began, at.Sub(began), ev.GetEventId()
 				if !firstSyncClosed.IsZero() {
 					tr.Steps[stepSyncToHeal] = at.Sub(firstSyncClosed)
 				}
@@ -139,7 +156,7 @@ func (e *Env) onboardHistory(ctx context.Context, name string) (*onboardTrace, e
 			}
 		}
 	}
-	return nil, fmt.Errorf("app %s: its history never showed it Synced and Healthy", name)
+	return nil, fmt.Errorf("its history never showed it Synced and Healthy")
 }
 
 // maxTraced bounds the histories the breakdown reads: evenly spread over
@@ -149,7 +166,7 @@ const maxTraced = 250
 // onboardBreakdown reads the histories of up to maxTraced of the apps and
 // writes the breakdown table: for each step, its mean seconds per app and
 // its share of the app's onboarding, and the events it cost.
-func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []float64, error) {
+func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*onboardTrace, error) {
 	pick := names
 	if len(names) > maxTraced {
 		pick = nil
@@ -214,7 +231,7 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []f
 	if len(failed) > 0 {
 		fmt.Fprintf(&b, "\n%d histories could not be read to the end: %s\n", len(failed), oneLine(failed[0]))
 	}
-	return b.String(), events, nil
+	return b.String(), traces, nil
 }
 
 func errJoinFirst(err error, failed []string) error {

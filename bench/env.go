@@ -29,10 +29,10 @@ type Env struct {
 }
 
 // startEnv starts a stack with the regions and connects to its Temporal.
-func startEnv(ctx context.Context, cfg *Config, regions []string) (*Env, error) {
+func startEnv(ctx context.Context, cfg *Config, regions []string, temporal devenv.TemporalMode) (*Env, error) {
 	began := time.Now()
-	cfg.logf("starting the stack: regions %s", strings.Join(regions, ","))
-	s, err := devenv.Start(ctx, devenv.Options{Regions: regions, ToolsBin: cfg.ToolsBin, Log: prefixed(cfg.Log, "  ")})
+	cfg.logf("starting the stack: regions %s, Temporal %s", strings.Join(regions, ","), temporal)
+	s, err := devenv.Start(ctx, devenv.Options{Regions: regions, ToolsBin: cfg.ToolsBin, Temporal: temporal, Log: prefixed(cfg.Log, "  ")})
 	if err != nil {
 		return nil, err
 	}

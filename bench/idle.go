@@ -3,11 +3,14 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/ferry-gitops/ferry/internal/devenv"
 )
 
 const (
@@ -33,7 +36,16 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	sleep(ctx, f.poll)
 
 	pids := e.Stack.Pids()
-	procs := map[string]int{"worker": f.worker.Pid(), "temporal": pids["temporal"], "apiserver": pids[f.region+"-apiserver"]}
+	procs := map[string]int{"worker": f.worker.Pid(), "apiserver": pids[f.region+"-apiserver"]}
+	// Temporal: the dev server's one process, or a cluster's services and
+	// its PostgreSQL (not its UI).
+	var temporalProcs []string
+	for name, pid := range pids {
+		if (name == "temporal" || strings.HasPrefix(name, "temporal-") || name == "postgres") && name != "temporal-ui" {
+			procs[name] = pid
+			temporalProcs = append(temporalProcs, name)
+		}
+	}
 	var mu sync.Mutex
 	start := map[string]runLength{}
 	if err := e.forApps(ctx, f.synced, func(ctx context.Context, name string) error {
@@ -68,7 +80,10 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 
 	var perReconcileApp, perReconcileAll []float64
 	recPrev, apiPrev, apiAt := rec0, api0, began
-	for time.Since(began) < cfg.IdleWindow {
+	// The window holds two polls of every app at least, so that each app
+	// shows a whole cycle from one poll to the next.
+	watch := max(cfg.IdleWindow, 2*f.poll+f.poll/5)
+	for time.Since(began) < watch {
 		sleep(ctx, procInterval)
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -76,17 +91,24 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 		if err := f.worker.Exited(); err != nil {
 			return err
 		}
+		temporal := 0.0
 		for name, pid := range procs {
 			s, err := SampleProc(pid)
 			if err != nil {
 				return err
 			}
-			cpu[name] = append(cpu[name], CPUCores(prev[name], s))
+			c := CPUCores(prev[name], s)
+			cpu[name] = append(cpu[name], c)
 			prev[name] = s
 			if name == "worker" {
 				rss = append(rss, float64(s.RSS)/(1<<20))
 			}
+			if slices.Contains(temporalProcs, name) {
+				temporal += c
+			}
 		}
+		cpu["temporal-all"] = append(cpu["temporal-all"], temporal)
+		cpu["ferry"] = append(cpu["ferry"], temporal+cpu["worker"][len(cpu["worker"])-1])
 		if time.Since(apiAt) >= apiInterval-time.Second {
 			rec, err := f.worker.Metric("ferry_app_reconcile_total")
 			if err != nil {
@@ -167,13 +189,23 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 
 	tag := fmt.Sprintf("idle-%d", planned)
 	repro := cfg.reproduce(ScenarioIdle, fmt.Sprintf("-apps %d -app-resources %d -idle-poll %d:%s -idle-window %s", planned, cfg.AppResources, planned, f.poll, cfg.IdleWindow))
-	fig := func(id, title, unit, what string, samples []float64) {
-		sec.Figures = append(sec.Figures, &Figure{ID: tag + "-" + id, Title: fmt.Sprintf("Idle %d apps: %s", n, title), Unit: unit, Samples: samples, Reproduce: repro, What: what})
+	fig := func(id, title, unit, what string, samples []float64) *Figure {
+		f := &Figure{ID: tag + "-" + id, Title: fmt.Sprintf("Idle %d apps: %s", n, title), Unit: unit, Samples: samples, Reproduce: repro, What: what}
+		sec.Figures = append(sec.Figures, f)
+		return f
 	}
 	fig("worker-cpu", "worker CPU", "cores", fmt.Sprintf("CPU of the ferry-worker process (utime+stime from /proc), per %s interval.", procInterval), cpu["worker"])
 	fig("worker-rss", "worker memory", "MiB", fmt.Sprintf("Resident memory of the ferry-worker process (VmRSS), sampled every %s.", procInterval), rss)
-	fig("temporal-cpu", "Temporal server CPU", "cores", fmt.Sprintf("CPU of the Temporal dev server (SQLite), per %s interval.", procInterval), cpu["temporal"])
-	fig("events", "history events per reconcile", "events", "Events in an app's history from one poll timer firing to the next: one whole idle reconcile, over every complete cycle of every app in the window.", cycles)
+	temporalIs := "the Temporal dev server (SQLite)"
+	if e.Stack.Temporal == devenv.TemporalCluster {
+		temporalIs = "the Temporal cluster (" + strings.Join(slices.Sorted(slices.Values(temporalProcs)), ", ") + ")"
+	}
+	fig("temporal-cpu", "Temporal server CPU", "cores", fmt.Sprintf("CPU of %s, per %s interval.", temporalIs, procInterval), cpu["temporal-all"])
+	total := fig("ferry-cpu", "worker + Temporal CPU", "cores", fmt.Sprintf("CPU of the ferry-worker process and %s together, per %s interval.", temporalIs, procInterval), cpu["ferry"])
+	if planned >= 1000 && f.poll >= 180*time.Second {
+		total.Goal = goal(goalIdleCPU)
+	}
+	fig("events", "history events per reconcile", "events", "Events in an app's history from one poll timer firing to the next: one whole idle reconcile, over every complete cycle of every app in the window.", cycles).Goal = goal(goalIdleEvents)
 	fig("ls-remote", "ls-remote per repo per poll interval", "calls", fmt.Sprintf("ls-remote calls (GET info/refs?service=git-upload-pack in the Git server's log) per repo, divided by the poll intervals in the window; one sample per repo of %d apps.", appsPerRepo), lsPerRepo)
 	fig("api", "API requests per reconcile", "requests", fmt.Sprintf("Requests to the API server of %s for the apps' kinds (%s; all verbs but WATCH, from apiserver_request_total), less the stack's own rate measured before the worker started, divided by the reconciles (ferry_app_reconcile_total), per %s interval.", f.region, strings.Join(appKinds, ", "), apiInterval), perReconcileApp)
 
@@ -192,7 +224,7 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	fmt.Fprintf(&b, "| waits of the worker's Kubernetes client-side rate limiter (client-go logs those of 1 s or more) | %d |\n", f.worker.throttled(log0, log1))
 	fmt.Fprintf(&b, "| Temporal task queues | %s |\n", lat1.describeSince(lat0))
 	fmt.Fprintf(&b, "| worker CPU, median | %s cores (%s ms of CPU per reconcile) |\n", num(Summarize(cpu["worker"]).Median), num(Summarize(cpu["worker"]).Mean*window.Seconds()*1000/max(reconciles, 1)))
-	fmt.Fprintf(&b, "| Temporal server CPU, median | %s cores |\n", num(Summarize(cpu["temporal"]).Median))
+	fmt.Fprintf(&b, "| Temporal server CPU, median | %s cores |\n", num(Summarize(cpu["temporal-all"]).Median))
 	fmt.Fprintf(&b, "| kube-apiserver CPU, median | %s cores |\n", num(Summarize(cpu["apiserver"]).Median))
 	fmt.Fprintf(&b, "| history events per reconcile, whole window | %s (%d events over %.0f reconciles; %d apps continued as new in the window and are left out) |\n",
 		num(float64(events)/max(reconciles, 1)), events, reconciles, continued)

@@ -156,6 +156,11 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 				s.N, num(s.Median), num(s.P95), num(s.Min), num(s.Max), num(op.Median))
 			series = append(series, Series{Name: fmt.Sprintf("%s, %s", label, mode), Samples: samples})
 		}
+		if len(regions) == 1 {
+			if err := e.pushFloor(ctx, sec, regions[0], latencies["refresh"]); err != nil {
+				return err
+			}
+		}
 		if fp != nil {
 			fp.flux.Stop()
 			series = append(series, fp.report(sec, &text, &peer, refreshAt, cfg.reproduce(ScenarioPush, fmt.Sprintf("-pushes %d", cfg.Pushes))))

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ferry-gitops/ferry/internal/devenv"
 )
 
 // Scenario names, as -only takes them.
@@ -24,10 +26,17 @@ const (
 	ScenarioIdle       = "idle"
 	// ScenarioPeerIdle is Flux's idle cost on the fleet's stack, after Ferry's.
 	ScenarioPeerIdle = "peer-idle"
+	// ScenarioOnboardingCluster onboards the fleets of ClusterApps on a
+	// stack whose Temporal is a cluster (devenv.TemporalCluster).
+	ScenarioOnboardingCluster = "onboarding-cluster"
+	// ScenarioIdleCluster onboards ClusterIdleApps apps on a cluster and
+	// watches them idle at ClusterIdlePoll.
+	ScenarioIdleCluster = "idle-cluster"
 )
 
 // Scenarios lists every scenario in the order Run runs them.
-var Scenarios = []string{ScenarioPush, ScenarioFanout, ScenarioApply, ScenarioCompare, ScenarioRender, ScenarioSandbox, ScenarioOnboarding, ScenarioIdle, ScenarioPeerIdle}
+var Scenarios = []string{ScenarioPush, ScenarioFanout, ScenarioApply, ScenarioCompare, ScenarioRender, ScenarioSandbox, ScenarioOnboarding, ScenarioIdle, ScenarioPeerIdle,
+	ScenarioOnboardingCluster, ScenarioIdleCluster}
 
 // Config is what one ferry-bench run measures, and how much of it.
 type Config struct {
@@ -66,10 +75,22 @@ type Config struct {
 	IdleWindow time.Duration
 	// OnboardTimeout bounds the onboarding of one fleet.
 	OnboardTimeout time.Duration
+	// OnboardFloor runs the kubectl floor of each fleet on the dev
+	// server's stack, before Ferry onboards it.
+	OnboardFloor bool
+	// ClusterApps are the fleet sizes onboarded on a Temporal cluster;
+	// ClusterIdleApps idle on one at ClusterIdlePoll (as many as the
+	// machine onboards within OnboardTimeout).
+	ClusterApps     []int
+	ClusterIdleApps int
+	ClusterIdlePoll time.Duration
 	// FluxKustomizeArgs are more flags for Flux's kustomize-controller (the
 	// peer of push, apply and peer-idle), such as its client-side limits;
 	// none runs it with its defaults, as Flux installs it.
 	FluxKustomizeArgs []string
+	// WorkerArgs are more flags for every ferry-worker the scenarios start
+	// (worker tuning, measured against the defaults).
+	WorkerArgs []string
 
 	// Log receives progress; nil discards it.
 	Log io.Writer
@@ -95,9 +116,13 @@ func DefaultConfig() Config {
 		SandboxRuns:      20,
 		ScaleApps:        []int{100, 1000},
 		AppResources:     10,
-		IdlePoll:         map[int]time.Duration{100: 10 * time.Second, 1000: 30 * time.Second},
+		IdlePoll:         map[int]time.Duration{100: 10 * time.Second, 1000: 180 * time.Second},
 		IdleWindow:       75 * time.Second,
 		OnboardTimeout:   10 * time.Minute,
+		OnboardFloor:     true,
+		ClusterApps:      []int{1000},
+		ClusterIdleApps:  10000,
+		ClusterIdlePoll:  180 * time.Second,
 	}
 }
 
@@ -133,6 +158,9 @@ type step struct {
 	name, title string
 	timeout     time.Duration
 	run         func(ctx context.Context, e *Env, sec *Section) error
+	// also: the step runs when this scenario is selected too (a fleet's
+	// onboarding before its idle).
+	also string
 }
 
 // Run runs the selected scenarios and writes the report; the report is
@@ -153,23 +181,35 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var errs []error
 
 	regional := []step{
-		{ScenarioPush, "Push to Synced", 15 * time.Minute, PushToSynced},
-		{ScenarioFanout, "Fan-out: three regions against one", 8 * time.Minute, FanOut},
-		{ScenarioApply, "Apply: Ferry against kubectl apply --server-side", 8 * time.Minute, ApplyVsKubectl},
-		{ScenarioCompare, "Compare on a warm cache", 6 * time.Minute, CompareWarm},
-		{ScenarioRender, "Render cold and warm", 4 * time.Minute, RenderColdWarm},
-		{ScenarioSandbox, "Render in a sandbox: warm pool and cold start against in-process", 8 * time.Minute, SandboxRender},
+		{ScenarioPush, "Push to Synced", 15 * time.Minute, PushToSynced, ""},
+		{ScenarioFanout, "Fan-out: three regions against one", 8 * time.Minute, FanOut, ""},
+		{ScenarioApply, "Apply: Ferry against kubectl apply --server-side", 8 * time.Minute, ApplyVsKubectl, ""},
+		{ScenarioCompare, "Compare on a warm cache", 6 * time.Minute, CompareWarm, ""},
+		{ScenarioRender, "Render cold and warm", 4 * time.Minute, RenderColdWarm, ""},
+		{ScenarioSandbox, "Render in a sandbox: warm pool and cold start against in-process", 8 * time.Minute, SandboxRender, ""},
 	}
 	if slices.ContainsFunc(regional, func(s step) bool { return cfg.selected(s.name) }) {
-		errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions, regional))
+		errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions, devenv.TemporalDev, regional))
 	}
 	if cfg.selected(ScenarioOnboarding) || cfg.selected(ScenarioIdle) || cfg.selected(ScenarioPeerIdle) {
 		for _, n := range cfg.ScaleApps {
 			if ctx.Err() != nil {
 				break
 			}
-			errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions[:1], scaleSteps(&cfg, n)))
+			errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions[:1], devenv.TemporalDev, scaleSteps(&cfg, n)))
 		}
+	}
+	if cfg.selected(ScenarioOnboardingCluster) {
+		for _, n := range cfg.ClusterApps {
+			if ctx.Err() != nil {
+				break
+			}
+			errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions[:1], devenv.TemporalCluster, clusterSteps(&cfg, n, cfg.idlePoll(n), ScenarioOnboardingCluster, "")))
+		}
+	}
+	if cfg.selected(ScenarioIdleCluster) && ctx.Err() == nil {
+		errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions[:1], devenv.TemporalCluster,
+			clusterSteps(&cfg, cfg.ClusterIdleApps, cfg.ClusterIdlePoll, ScenarioIdleCluster, ScenarioIdleCluster)))
 	}
 	rep.Finished, rep.LoadEnd = time.Now(), LoadAvg()
 	errs = append(errs, rep.Write())
@@ -178,17 +218,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 // runSteps starts one stack for the steps that are selected and runs them
 // in order; a failed step is reported and the next one still runs.
-func runSteps(ctx context.Context, cfg *Config, rep *Report, regions []string, steps []step) error {
+func runSteps(ctx context.Context, cfg *Config, rep *Report, regions []string, temporal devenv.TemporalMode, steps []step) error {
 	var todo []step
 	for _, s := range steps {
-		if cfg.selected(s.name) || s.name == ScenarioOnboarding && cfg.selected(ScenarioIdle) {
+		if cfg.selected(s.name) || s.also != "" && cfg.selected(s.also) {
 			todo = append(todo, s)
 		}
 	}
 	if len(todo) == 0 {
 		return nil
 	}
-	e, err := startEnv(ctx, cfg, regions)
+	e, err := startEnv(ctx, cfg, regions, temporal)
 	if err != nil {
 		for _, s := range todo {
 			rep.Add(&Section{Scenario: s.name, Title: s.title, Started: time.Now(), Err: "the stack did not start: " + err.Error()})
@@ -226,31 +266,58 @@ func scaleSteps(cfg *Config, n int) []step {
 	var ferryIdle *Section
 	poll := cfg.idlePoll(n)
 	steps := []step{
-		{ScenarioOnboarding, fmt.Sprintf("Onboarding: %d apps of %d resources", n, cfg.AppResources), cfg.OnboardTimeout + time.Minute,
-			func(ctx context.Context, e *Env, sec *Section) (err error) {
-				f, err = Onboard(ctx, e, sec, n, poll)
-				return err
-			}},
-		{ScenarioIdle, fmt.Sprintf("Idle cost: %d apps polling every %s", n, poll), cfg.IdleWindow + 5*time.Minute,
-			func(ctx context.Context, e *Env, sec *Section) error {
-				switch {
-				case f == nil || len(f.synced) == 0:
-					return errors.New("no app of the fleet was onboarded")
-				case len(f.synced) < f.applied*9/10:
-					// Apps still syncing: the fleet is not idle. That is a
-					// measured outcome (the onboarding's figures), not a failure.
-					sec.Skipped = fmt.Sprintf("only %d of the %d apps applied were Synced and Healthy when the onboarding stopped, so the fleet was not idle", len(f.synced), f.applied)
-					return nil
-				}
-				ferryIdle = sec
-				return Idle(ctx, e, sec, f)
-			}},
+		fleetOnboardStep(cfg, &f, n, poll, ScenarioOnboarding, ScenarioIdle, ""),
+		fleetIdleStep(cfg, &f, n, poll, ScenarioIdle, "", &ferryIdle),
 	}
 	if n == slices.Min(cfg.ScaleApps) {
 		steps = append(steps, step{ScenarioPeerIdle, fmt.Sprintf("Idle cost, Flux: %d apps polling every %s", n, poll), cfg.OnboardTimeout + cfg.IdleWindow + 3*time.Minute,
 			func(ctx context.Context, e *Env, sec *Section) error {
 				return PeerIdle(ctx, e, sec, n, poll, ferryIdle)
-			}})
+			}, ""})
 	}
 	return steps
+}
+
+// clusterSteps onboard n apps on a Temporal cluster (scenario name), and
+// watch them idle when idle names the idle scenario.
+func clusterSteps(cfg *Config, n int, poll time.Duration, name, idle string) []step {
+	var f *fleet
+	on := " on the Temporal cluster"
+	if idle == "" {
+		return []step{fleetOnboardStep(cfg, &f, n, poll, name, "", on)}
+	}
+	return []step{fleetOnboardStep(cfg, &f, n, poll, ScenarioOnboardingCluster+"-for-idle", idle, on), fleetIdleStep(cfg, &f, n, poll, idle, on, nil)}
+}
+
+// onboardStep onboards a fleet of n apps into *f; it runs for scenario
+// name, and for also when that is selected.
+func fleetOnboardStep(cfg *Config, f **fleet, n int, poll time.Duration, name, also, on string) step {
+	return step{name: name, also: also, title: fmt.Sprintf("Onboarding%s: %d apps of %d resources", on, n, cfg.AppResources), timeout: cfg.OnboardTimeout + 2*time.Minute + time.Duration(n)*20*time.Millisecond,
+		run: func(ctx context.Context, e *Env, sec *Section) (err error) {
+			*f, err = Onboard(ctx, e, sec, n, poll)
+			return err
+		}}
+}
+
+// idleStep watches the fleet *f idle; *section, when given, gets its
+// section (for Flux's ratios).
+func fleetIdleStep(cfg *Config, f **fleet, n int, poll time.Duration, name, on string, section **Section) step {
+	watch := max(cfg.IdleWindow, 2*poll+poll/5)
+	return step{name: name, title: fmt.Sprintf("Idle cost%s: %d apps polling every %s", on, n, poll), timeout: watch + poll + 5*time.Minute,
+		run: func(ctx context.Context, e *Env, sec *Section) error {
+			fl := *f
+			switch {
+			case fl == nil || len(fl.synced) == 0:
+				return errors.New("no app of the fleet was onboarded")
+			case len(fl.synced) < fl.applied*9/10:
+				// Apps still syncing: the fleet is not idle. That is a
+				// measured outcome (the onboarding's figures), not a failure.
+				sec.Skipped = fmt.Sprintf("only %d of the %d apps applied were Synced and Healthy when the onboarding stopped, so the fleet was not idle", len(fl.synced), fl.applied)
+				return nil
+			}
+			if section != nil {
+				*section = sec
+			}
+			return Idle(ctx, e, sec, fl)
+		}}
 }

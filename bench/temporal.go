@@ -160,3 +160,26 @@ func (e *Env) appStartTimes(ctx context.Context) (map[string]time.Time, error) {
 		}
 	}
 }
+
+// appNames lists the running apps whose search attributes match where.
+func (e *Env) appNames(ctx context.Context, where string) ([]string, error) {
+	var out []string
+	var token []byte
+	for {
+		resp, err := e.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace: e.Stack.Namespace, PageSize: 1000, NextPageToken: token,
+			Query: fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s", workflows.ApplicationWorkflow, where),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list the apps: %w", err)
+		}
+		for _, ex := range resp.GetExecutions() {
+			if name, ok := strings.CutPrefix(ex.GetExecution().GetWorkflowId(), workflows.WorkflowID("")); ok {
+				out = append(out, name)
+			}
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			return out, nil
+		}
+	}
+}

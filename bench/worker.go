@@ -54,6 +54,7 @@ func (e *Env) StartWorker(ctx context.Context, name string, extra ...string) (*W
 	for _, r := range s.Regions {
 		args = append(args, "--region", r)
 	}
+	args = append(args, e.Cfg.WorkerArgs...)
 	args = append(args, extra...)
 	// The log goes next to the report, so it outlives the stack's state dir.
 	logDir := filepath.Join(e.Cfg.Out, "logs")

@@ -47,7 +47,12 @@ func main() {
 	polls := fs.String("idle-poll", joinPolls(cfg.IdlePoll), "poll interval of the idle apps by fleet size, SIZE:INTERVAL,…: a fleet takes the largest size not above its own; a lone INTERVAL serves every fleet")
 	fs.DurationVar(&cfg.IdleWindow, "idle-window", cfg.IdleWindow, "how long an idle fleet is watched")
 	fs.DurationVar(&cfg.OnboardTimeout, "onboard-timeout", cfg.OnboardTimeout, "how long a fleet may take to onboard")
+	clusterApps := fs.String("cluster-apps", joinInts(cfg.ClusterApps), "comma-separated fleet sizes of onboarding-cluster (Ferry on a Temporal cluster)")
+	fs.IntVar(&cfg.ClusterIdleApps, "cluster-idle-apps", cfg.ClusterIdleApps, "apps of idle-cluster: onboarded on a Temporal cluster (as many as -onboard-timeout allows), then watched idle")
+	fs.DurationVar(&cfg.ClusterIdlePoll, "cluster-idle-poll", cfg.ClusterIdlePoll, "poll interval of the idle-cluster apps")
+	fs.BoolVar(&cfg.OnboardFloor, "onboard-floor", cfg.OnboardFloor, "apply each fleet with kubectl first (the floor), on the dev server's stack")
 	fluxArgs := fs.String("flux-kustomize-args", "", "more flags for Flux's kustomize-controller, space-separated (like '--kube-api-qps=1000 --kube-api-burst=2000'); default: Flux's defaults")
+	workerArgs := fs.String("worker-args", "", "more flags for every ferry-worker, space-separated; default: none")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	_ = fs.Parse(os.Args[1:])
 	if fs.NArg() > 1 {
@@ -63,9 +68,13 @@ func main() {
 	}
 	cfg.Regions = splitList(*regions)
 	cfg.FluxKustomizeArgs = strings.Fields(*fluxArgs)
+	cfg.WorkerArgs = strings.Fields(*workerArgs)
 	var err error
 	if cfg.ScaleApps, err = parseInts(*apps); err != nil {
 		fail(fmt.Errorf("-apps: %w", err))
+	}
+	if cfg.ClusterApps, err = parseInts(*clusterApps); err != nil {
+		fail(fmt.Errorf("-cluster-apps: %w", err))
 	}
 	if cfg.IdlePoll, err = parsePolls(*polls); err != nil {
 		fail(fmt.Errorf("-idle-poll: %w", err))

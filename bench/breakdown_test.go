@@ -1,0 +1,121 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+type sliceHistory struct{ events []*historypb.HistoryEvent }
+
+func (h *sliceHistory) HasNext() bool { return len(h.events) > 0 }
+func (h *sliceHistory) Next() (*historypb.HistoryEvent, error) {
+	ev := h.events[0]
+	h.events = h.events[1:]
+	return ev, nil
+}
+
+// A history as a new app's first reconcile writes it: the breakdown sums
+// each step's time and stops at the upsert showing Synced and Healthy.
+func TestTraceOnboarding(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var events []*historypb.HistoryEvent
+	add := func(ms int, typ enumspb.EventType, set func(*historypb.HistoryEvent)) {
+		ev := &historypb.HistoryEvent{EventId: int64(len(events) + 1), EventType: typ, EventTime: timestamppb.New(t0.Add(time.Duration(ms) * time.Millisecond))}
+		if set != nil {
+			set(ev)
+		}
+		events = append(events, ev)
+	}
+	wft := func(scheduled, started, completed int) {
+		add(scheduled, enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, nil)
+		s := int64(len(events))
+		add(started, enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED, func(ev *historypb.HistoryEvent) {
+			ev.Attributes = &historypb.HistoryEvent_WorkflowTaskStartedEventAttributes{WorkflowTaskStartedEventAttributes: &historypb.WorkflowTaskStartedEventAttributes{ScheduledEventId: s}}
+		})
+		st := int64(len(events))
+		add(completed, enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, func(ev *historypb.HistoryEvent) {
+			ev.Attributes = &historypb.HistoryEvent_WorkflowTaskCompletedEventAttributes{WorkflowTaskCompletedEventAttributes: &historypb.WorkflowTaskCompletedEventAttributes{StartedEventId: st}}
+		})
+	}
+	activity := func(name string, scheduled, started, completed int) {
+		add(scheduled, enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, func(ev *historypb.HistoryEvent) {
+			ev.Attributes = &historypb.HistoryEvent_ActivityTaskScheduledEventAttributes{ActivityTaskScheduledEventAttributes: &historypb.ActivityTaskScheduledEventAttributes{ActivityType: &commonpb.ActivityType{Name: name}}}
+		})
+		s := int64(len(events))
+		add(started, enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED, func(ev *historypb.HistoryEvent) {
+			ev.Attributes = &historypb.HistoryEvent_ActivityTaskStartedEventAttributes{ActivityTaskStartedEventAttributes: &historypb.ActivityTaskStartedEventAttributes{ScheduledEventId: s}}
+		})
+		st := int64(len(events))
+		add(completed, enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, func(ev *historypb.HistoryEvent) {
+			ev.Attributes = &historypb.HistoryEvent_ActivityTaskCompletedEventAttributes{ActivityTaskCompletedEventAttributes: &historypb.ActivityTaskCompletedEventAttributes{StartedEventId: st}}
+		})
+	}
+	upsert := func(ms int, fields map[string]string) {
+		indexed := map[string]*commonpb.Payload{}
+		for k, v := range fields {
+			p, err := converter.GetDefaultDataConverter().ToPayload(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			indexed[k] = p
+		}
+		add(ms, enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, func(ev *historypb.HistoryEvent) {
+			ev.Attributes = &historypb.HistoryEvent_UpsertWorkflowSearchAttributesEventAttributes{UpsertWorkflowSearchAttributesEventAttributes: &historypb.UpsertWorkflowSearchAttributesEventAttributes{
+				SearchAttributes: &commonpb.SearchAttributes{IndexedFields: indexed}}}
+		})
+	}
+	add(0, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, nil)
+	wft(0, 300, 500) // waited 300 ms, ran 200 ms with the resolve in it
+	add(500, enumspb.EVENT_TYPE_MARKER_RECORDED, func(ev *historypb.HistoryEvent) {
+		ev.Attributes = &historypb.HistoryEvent_MarkerRecordedEventAttributes{MarkerRecordedEventAttributes: &historypb.MarkerRecordedEventAttributes{MarkerName: "LocalActivity"}}
+	})
+	activity(workflows.ActivityRender, 500, 600, 1600)
+	wft(1600, 1700, 1750)
+	upsert(1750, map[string]string{workflows.SearchSync: "OutOfSync", workflows.SearchHealth: "Missing"})
+	activity(workflows.ActivitySync, 1750, 2750, 3000)
+	wft(3000, 3100, 3150)
+	upsert(3150, map[string]string{workflows.SearchSync: "Synced", workflows.SearchHealth: "Progressing"})
+	add(3150, enumspb.EVENT_TYPE_TIMER_STARTED, func(ev *historypb.HistoryEvent) {
+		ev.Attributes = &historypb.HistoryEvent_TimerStartedEventAttributes{TimerStartedEventAttributes: &historypb.TimerStartedEventAttributes{TimerId: "1"}}
+	})
+	add(8150, enumspb.EVENT_TYPE_TIMER_FIRED, func(ev *historypb.HistoryEvent) {
+		ev.Attributes = &historypb.HistoryEvent_TimerFiredEventAttributes{TimerFiredEventAttributes: &historypb.TimerFiredEventAttributes{TimerId: "1"}}
+	})
+	wft(8150, 8200, 8300)
+	upsert(8300, map[string]string{workflows.SearchHealth: "Healthy"})
+	wft(9000, 9100, 9200) // after Healthy: not counted
+	tr, err := traceOnboarding(&sliceHistory{events: events})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := func(d time.Duration) int { return int(d / time.Millisecond) }
+	if ms(tr.Total) != 8300 || tr.Events != 25 {
+		t.Errorf("total %v, events %d; want 8.3s to the Healthy upsert, event 25", tr.Total, tr.Events)
+	}
+	for step, want := range map[onboardStep]int{
+		stepWFTWait:                            300 + 100 + 100 + 50,
+		stepWFTLocal:                           200,
+		stepWFTRun:                             50 + 50 + 100,
+		activityWait(workflows.ActivityRender): 100,
+		activityRun(workflows.ActivityRender):  1000,
+		activityWait(workflows.ActivitySync):   1000,
+		activityRun(workflows.ActivitySync):    250,
+		stepTimer:                              5000,
+		stepSyncToHeal:                         8300 - 3000,
+	} {
+		if got := ms(tr.Steps[step]); got != want {
+			t.Errorf("%s: %d ms, want %d", step, got, want)
+		}
+	}
+	if _, err := traceOnboarding(&sliceHistory{events: events[:10]}); err == nil {
+		t.Error("a history that never shows Synced and Healthy: no error")
+	}
+}
