@@ -7,11 +7,6 @@ import (
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
-// ManifestGeneratePathsAnnotation lists, semicolon-separated, the paths
-// whose changes affect the app's manifests (Argo CD's annotation): relative
-// to spec.source.path, or from the repo root when they start with "/".
-const ManifestGeneratePathsAnnotation = "argocd.argoproj.io/manifest-generate-paths"
-
 // pushMoves reports whether a push moved the revision the app tracks.
 func pushMoves(a *app.Application, p *Push) bool {
 	rev := a.Spec.Source.Revision()
@@ -28,7 +23,7 @@ func pushMoves(a *app.Application, p *Push) bool {
 // app's manifest-generate-paths; without the annotation, or without the
 // list of changed files, every push may have.
 func pushTouchesManifests(a *app.Application, p *Push) bool {
-	value := strings.TrimSpace(a.Metadata.Annotations[ManifestGeneratePathsAnnotation])
+	value := strings.TrimSpace(a.Metadata.Annotations[app.AnnotationManifestGeneratePaths])
 	if value == "" || len(p.Paths) == 0 {
 		return true
 	}

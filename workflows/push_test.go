@@ -14,7 +14,7 @@ import (
 // without rendering again; one that did renders.
 func (s *appSuite) TestWebhookPushes() {
 	in := testApp(true)
-	in.Metadata.Annotations = map[string]string{ManifestGeneratePathsAnnotation: "."}
+	in.Metadata.Annotations = map[string]string{app.AnnotationManifestGeneratePaths: "."}
 	sha := "1111111111111111"
 	resolves, renders := 0, 0
 	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(

@@ -6,11 +6,6 @@ import (
 	"strings"
 )
 
-// CompareOptionsAnnotation carries Argo CD's compare options, comma
-// separated. On a resource: IgnoreExtraneous. On the Application
-// (metadata.annotations): ServerSideDiff and IncludeMutationWebhook.
-const CompareOptionsAnnotation = "argocd.argoproj.io/compare-options"
-
 // CompareOptions are the compare options of one resource.
 type CompareOptions struct {
 	// IgnoreExtraneous: when the app no longer wants the resource, it does
@@ -43,7 +38,7 @@ func ParseCompareOptions(value string) (CompareOptions, error) {
 		key, _, _ := strings.Cut(item, "=")
 		switch key {
 		case "ServerSideDiff", "IncludeMutationWebhook":
-			errs = append(errs, fmt.Errorf("compare option %q is an Application's, not a resource's: set it in the Application's metadata.annotations[%q], or remove it here", item, CompareOptionsAnnotation))
+			errs = append(errs, fmt.Errorf("compare option %q is an Application's, not a resource's: set it in the Application's metadata.annotations[%q], or remove it here", item, AnnotationCompareOptions))
 		default:
 			errs = append(errs, unknownCompareOption(item, "IgnoreExtraneous"))
 		}

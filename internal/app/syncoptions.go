@@ -7,10 +7,6 @@ import (
 	"strings"
 )
 
-// SyncOptionsAnnotation is the per-resource annotation carrying sync options,
-// comma separated: "Prune=false,Replace=true".
-const SyncOptionsAnnotation = "argocd.argoproj.io/sync-options"
-
 // Propagation policies for PrunePropagationPolicy.
 const (
 	PropagationForeground = "foreground"

@@ -162,9 +162,9 @@ func (v *validator) object(a *Application) {
 		v.add("metadata.name", "%q is not a valid name: %s", md.Name, strings.Join(errs, "; "))
 	}
 	v.metaFields(md)
-	if value, ok := md.Annotations[CompareOptionsAnnotation]; ok {
+	if value, ok := md.Annotations[AnnotationCompareOptions]; ok {
 		for _, msg := range checkAppCompareOptions(value) {
-			v.add(fmt.Sprintf("metadata.annotations[%q]", CompareOptionsAnnotation), "%s", msg)
+			v.add(fmt.Sprintf("metadata.annotations[%q]", AnnotationCompareOptions), "%s", msg)
 		}
 	}
 	v.finalizers(md.Finalizers)

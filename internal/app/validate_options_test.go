@@ -14,7 +14,7 @@ func TestValidateOptionsRefusedByName(t *testing.T) {
 		return func(a *Application) { a.Spec.SyncPolicy = &SyncPolicy{SyncOptions: items} }
 	}
 	compareOptions := func(v string) func(a *Application) {
-		return func(a *Application) { a.Metadata.Annotations = map[string]string{CompareOptionsAnnotation: v} }
+		return func(a *Application) { a.Metadata.Annotations = map[string]string{AnnotationCompareOptions: v} }
 	}
 	finalizers := func(fs ...string) func(a *Application) {
 		return func(a *Application) { a.Metadata.Finalizers = fs }

@@ -47,7 +47,7 @@ func (r *Runner) ensure(ctx context.Context, req Request, h planned) (*unstructu
 		}
 		if !h.Has(BeforeHookCreation) {
 			return nil, invalidf("%s hook %s: the object of an earlier run (%s) still exists and the hook's delete policy has no BeforeHookCreation: delete the object, or add BeforeHookCreation to %s",
-				req.Phase, keyString(h.key), live.GetAnnotations()[AnnotationOperation], AnnotationDeletePolicy)
+				req.Phase, keyString(h.key), live.GetAnnotations()[AnnotationOperation], app.AnnotationHookDeletePolicy)
 		}
 		if err := r.replace(ctx, ri, req, h, live); err != nil {
 			return nil, err

@@ -8,17 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/ferry-gitops/ferry/internal/syncplan"
-)
-
-// Annotations a hook is read from.
-const (
-	AnnotationHook             = syncplan.AnnotationHook
-	AnnotationDeletePolicy     = "argocd.argoproj.io/hook-delete-policy"
-	AnnotationHelmHook         = syncplan.AnnotationHelmHook
-	AnnotationHelmWeight       = "helm.sh/hook-weight"
-	AnnotationHelmDeletePolicy = "helm.sh/hook-delete-policy"
-	AnnotationSyncWave         = syncplan.AnnotationSyncWave
+	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 // Phase is when a hook runs.
@@ -92,8 +82,8 @@ func (h Hook) Has(p DeletePolicy) bool { return slices.Contains(h.Policies, p) }
 // one that silently never runs.
 func Parse(obj *unstructured.Unstructured) (h Hook, ok bool, err error) {
 	ann := obj.GetAnnotations()
-	argo, isArgo := ann[AnnotationHook]
-	helm, isHelm := ann[AnnotationHelmHook]
+	argo, isArgo := ann[app.AnnotationHook]
+	helm, isHelm := ann[app.AnnotationHelmHook]
 	if !isArgo && !isHelm {
 		return Hook{}, false, nil
 	}
@@ -102,7 +92,7 @@ func Parse(obj *unstructured.Unstructured) (h Hook, ok bool, err error) {
 		for _, v := range splitList(argo) {
 			p := Phase(v)
 			if p != Skip && !slices.Contains(Phases, p) {
-				return h, true, fmt.Errorf("annotation %s: unknown phase %q: use PreSync, Sync, PostSync, SyncFail, PostDelete or Skip", AnnotationHook, v)
+				return h, true, fmt.Errorf("annotation %s: unknown phase %q: use PreSync, Sync, PostSync, SyncFail, PostDelete or Skip", app.AnnotationHook, v)
 			}
 			if p == Skip {
 				h.Phases = nil
@@ -130,7 +120,7 @@ func Parse(obj *unstructured.Unstructured) (h Hook, ok bool, err error) {
 
 // wave reads argocd.argoproj.io/sync-wave, else helm.sh/hook-weight.
 func wave(ann map[string]string) (int, error) {
-	for _, key := range []string{AnnotationSyncWave, AnnotationHelmWeight} {
+	for _, key := range []string{app.AnnotationSyncWave, app.AnnotationHelmHookWeight} {
 		v, ok := ann[key]
 		if !ok {
 			continue
@@ -147,19 +137,19 @@ func wave(ann map[string]string) (int, error) {
 // policies reads argocd.argoproj.io/hook-delete-policy, else Helm's.
 func policies(ann map[string]string) ([]DeletePolicy, error) {
 	var out []DeletePolicy
-	if v, ok := ann[AnnotationDeletePolicy]; ok {
+	if v, ok := ann[app.AnnotationHookDeletePolicy]; ok {
 		for _, s := range splitList(v) {
 			p := DeletePolicy(s)
 			if p != BeforeHookCreation && p != HookSucceeded && p != HookFailed {
-				return nil, fmt.Errorf("annotation %s: unknown policy %q: use BeforeHookCreation, HookSucceeded or HookFailed", AnnotationDeletePolicy, s)
+				return nil, fmt.Errorf("annotation %s: unknown policy %q: use BeforeHookCreation, HookSucceeded or HookFailed", app.AnnotationHookDeletePolicy, s)
 			}
 			out = appendPolicy(out, p)
 		}
-	} else if v, ok := ann[AnnotationHelmDeletePolicy]; ok {
+	} else if v, ok := ann[app.AnnotationHelmHookDeletePolicy]; ok {
 		for _, s := range splitList(v) {
 			p, known := helmPolicies[s]
 			if !known {
-				return nil, fmt.Errorf("annotation %s: unknown policy %q: use before-hook-creation, hook-succeeded or hook-failed", AnnotationHelmDeletePolicy, s)
+				return nil, fmt.Errorf("annotation %s: unknown policy %q: use before-hook-creation, hook-succeeded or hook-failed", app.AnnotationHelmHookDeletePolicy, s)
 			}
 			out = appendPolicy(out, p)
 		}

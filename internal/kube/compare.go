@@ -120,7 +120,7 @@ func (c *Cluster) extraneous(ctx context.Context, req CompareRequest, want map[a
 		code, msg := c.opts.Health.Get(obj)
 		st := ResourceState{Key: KeyOf(obj), Sync: app.SyncStatusOutOfSync, Health: code, HealthMessage: msg,
 			Message: "no longer desired: a sync with prune deletes it"}
-		opts, _ := req.Options.WithAnnotation(obj.GetAnnotations()[app.SyncOptionsAnnotation])
+		opts, _ := req.Options.WithAnnotation(obj.GetAnnotations()[app.AnnotationSyncOptions])
 		switch {
 		case opts.PruneFalse:
 			st.Message = "no longer desired; kept by Prune=false"
@@ -215,6 +215,6 @@ func (c *Cluster) compareLive(ctx context.Context, t *task, live *unstructured.U
 // ignoreExtraneous tells whether the live obj's compare options say
 // IgnoreExtraneous. Its other options were checked when it was desired.
 func ignoreExtraneous(obj *unstructured.Unstructured) bool {
-	opts, _ := app.ParseCompareOptions(obj.GetAnnotations()[app.CompareOptionsAnnotation])
+	opts, _ := app.ParseCompareOptions(obj.GetAnnotations()[app.AnnotationCompareOptions])
 	return opts.IgnoreExtraneous
 }

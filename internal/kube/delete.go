@@ -83,7 +83,7 @@ func (c *Cluster) deleteAll(ctx context.Context, appName, propagation string, co
 func deleteConfirm(objs []*unstructured.Unstructured) []app.ResourceKey {
 	var keys []app.ResourceKey
 	for _, obj := range objs {
-		opts, err := app.ParseSyncOptionsAnnotation(obj.GetAnnotations()[app.SyncOptionsAnnotation])
+		opts, err := app.ParseSyncOptionsAnnotation(obj.GetAnnotations()[app.AnnotationSyncOptions])
 		if err == nil && opts.DeleteConfirm {
 			keys = append(keys, KeyOf(obj))
 		}
@@ -184,7 +184,7 @@ func deletedKeys(changes []Change) []app.ResourceKey {
 func keepDeleteFalse(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, obj := range objs {
-		opts, err := app.ParseSyncOptionsAnnotation(obj.GetAnnotations()[app.SyncOptionsAnnotation])
+		opts, err := app.ParseSyncOptionsAnnotation(obj.GetAnnotations()[app.AnnotationSyncOptions])
 		if err == nil && opts.DeleteFalse {
 			continue
 		}

@@ -21,7 +21,7 @@ func withOptions(obj *unstructured.Unstructured, opts string) *unstructured.Unst
 	if ann == nil {
 		ann = map[string]string{}
 	}
-	ann[app.SyncOptionsAnnotation] = opts
+	ann[app.AnnotationSyncOptions] = opts
 	obj.SetAnnotations(ann)
 	return obj
 }
@@ -220,7 +220,7 @@ func TestSkipDryRunOnMissingResource(t *testing.T) {
 	t.Cleanup(func() { _ = e.dyn.Resource(crds).Delete(context.Background(), crd.GetName(), metav1.DeleteOptions{}) })
 	widget := func() *unstructured.Unstructured {
 		w := decode(t, "apiVersion: "+group+"/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 1}\n")
-		w.SetAnnotations(map[string]string{"argocd.argoproj.io/sync-wave": "1", app.SyncOptionsAnnotation: "SkipDryRunOnMissingResource=true"})
+		w.SetAnnotations(map[string]string{"argocd.argoproj.io/sync-wave": "1", app.AnnotationSyncOptions: "SkipDryRunOnMissingResource=true"})
 		return w
 	}
 	objs := func() []*unstructured.Unstructured {

@@ -46,7 +46,7 @@ func (s *syncRun) staleObjects(ctx context.Context) []*unstructured.Unstructured
 // object's own annotation on top. An unreadable annotation keeps the app's.
 func (s *syncRun) pruneOptions(obj *unstructured.Unstructured) app.SyncOptions {
 	opts := s.req.Options
-	if v, ok := obj.GetAnnotations()[app.SyncOptionsAnnotation]; ok {
+	if v, ok := obj.GetAnnotations()[app.AnnotationSyncOptions]; ok {
 		if o, err := opts.WithAnnotation(v); err == nil {
 			opts = o
 		}

@@ -127,7 +127,7 @@ func TestServerSideApplyFalse(t *testing.T) {
 // sees and before a sync writes anything.
 func TestCompareOptionsOfResources(t *testing.T) {
 	e := newEnv(t)
-	ann := func(v string) map[string]string { return map[string]string{app.CompareOptionsAnnotation: v} }
+	ann := func(v string) map[string]string { return map[string]string{app.AnnotationCompareOptions: v} }
 	objs := []*unstructured.Unstructured{
 		configMap("plain", nil, ann("IgnoreExtraneous")),
 		configMap("diff", nil, ann("ServerSideDiff=true")),

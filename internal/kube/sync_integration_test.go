@@ -93,12 +93,12 @@ func TestPruneOrder(t *testing.T) {
 	withWave := func(name, wave, opts string) *unstructured.Unstructured {
 		ann := map[string]string{"argocd.argoproj.io/sync-wave": wave}
 		if opts != "" {
-			ann[app.SyncOptionsAnnotation] = opts
+			ann[app.AnnotationSyncOptions] = opts
 		}
 		return configMap(name, nil, ann)
 	}
 	deploy := guestbookDeployment(t)
-	deploy.SetAnnotations(map[string]string{app.SyncOptionsAnnotation: "PrunePropagationPolicy=orphan"})
+	deploy.SetAnnotations(map[string]string{app.AnnotationSyncOptions: "PrunePropagationPolicy=orphan"})
 	objs := []*unstructured.Unstructured{
 		withWave("w0", "0", ""), withWave("w1", "1", ""), withWave("w2", "2", ""),
 		withWave("last", "5", "PruneLast=true"), withWave("keep", "3", "Prune=false"), deploy,

@@ -103,23 +103,23 @@ func (t *task) readOptions(appOpts app.SyncOptions) error {
 		return nil
 	}
 	annotations := t.obj.GetAnnotations()
-	v, annotated := annotations[app.SyncOptionsAnnotation]
+	v, annotated := annotations[app.AnnotationSyncOptions]
 	if annotated {
 		var err error
 		if t.opts, err = appOpts.WithAnnotation(v); err != nil {
-			return invalidf("annotation %s: %v", app.SyncOptionsAnnotation, err)
+			return invalidf("annotation %s: %v", app.AnnotationSyncOptions, err)
 		}
 	}
 	if err := t.opts.Unsupported(); err != nil {
 		where := "spec.syncPolicy.syncOptions"
 		if annotated {
-			where = "annotation " + app.SyncOptionsAnnotation
+			where = "annotation " + app.AnnotationSyncOptions
 		}
 		return invalidf("%s: %v", where, err)
 	}
-	if v, ok := annotations[app.CompareOptionsAnnotation]; ok {
+	if v, ok := annotations[app.AnnotationCompareOptions]; ok {
 		if _, err := app.ParseCompareOptions(v); err != nil {
-			return invalidf("annotation %s: %v", app.CompareOptionsAnnotation, err)
+			return invalidf("annotation %s: %v", app.AnnotationCompareOptions, err)
 		}
 	}
 	return nil

@@ -14,10 +14,6 @@ import (
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
-// helmHookAnnotation marks a Helm hook; the hooks engine maps the phases
-// onto Argo CD's (pre-install to PreSync, and so on).
-const helmHookAnnotation = "helm.sh/hook"
-
 // helm renders a chart in the repository as helm template does for Argo
 // CD: release name spec.source.helm.releaseName or the Application's name,
 // namespace spec.source.helm.namespace or the destination's, CRDs from
@@ -136,7 +132,7 @@ func (t *target) chartDisplay(name string) string {
 // isHelmTestHook reports whether o is a Helm test, which Argo CD never
 // runs: a hook whose every phase is test, test-success or test-failure.
 func isHelmTestHook(o *unstructured.Unstructured) bool {
-	v, ok := o.GetAnnotations()[helmHookAnnotation]
+	v, ok := o.GetAnnotations()[app.AnnotationHelmHook]
 	if !ok {
 		return false
 	}

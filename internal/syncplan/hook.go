@@ -4,18 +4,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-)
 
-// Annotations that decide where an object goes in a sync.
-const (
-	// AnnotationHook makes an object a hook of the named phases,
-	// comma-separated: PreSync, Sync, PostSync, SyncFail, Skip.
-	AnnotationHook = "argocd.argoproj.io/hook"
-	// AnnotationHelmHook is Helm's hook annotation, mapped onto Argo CD's
-	// phases (pre-install → PreSync, post-install → PostSync, …).
-	AnnotationHelmHook = "helm.sh/hook"
-	// AnnotationSyncWave is the object's wave: an integer, 0 when absent.
-	AnnotationSyncWave = "argocd.argoproj.io/sync-wave"
+	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 // Phase is a phase of a sync operation.
@@ -46,13 +36,13 @@ var helmPhases = map[string]Phase{
 // is never applied as an ordinary object by mistake.
 func Hook(obj *unstructured.Unstructured) (phases []Phase, isHook bool) {
 	ann := obj.GetAnnotations()
-	if v, ok := ann[AnnotationHook]; ok {
+	if v, ok := ann[app.AnnotationHook]; ok {
 		for _, p := range splitList(v) {
 			phases = append(phases, Phase(p))
 		}
 		return phases, true
 	}
-	if v, ok := ann[AnnotationHelmHook]; ok {
+	if v, ok := ann[app.AnnotationHelmHook]; ok {
 		for _, h := range splitList(v) {
 			if p, ok := helmPhases[h]; ok && !containsPhase(phases, p) {
 				phases = append(phases, p)

@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 // load reads a multi-document YAML file.
@@ -153,7 +155,7 @@ func TestWave(t *testing.T) {
 	} {
 		o := &unstructured.Unstructured{Object: map[string]any{}}
 		if tc.value != nil {
-			o.SetAnnotations(map[string]string{AnnotationSyncWave: *tc.value})
+			o.SetAnnotations(map[string]string{app.AnnotationSyncWave: *tc.value})
 		}
 		got, err := WaveOf(o)
 		if tc.wantErr != "" {
@@ -172,7 +174,7 @@ func TestBuildReportsBadWaves(t *testing.T) {
 	good := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a"}}}
 	bad := good.DeepCopy()
 	bad.SetName("b")
-	bad.SetAnnotations(map[string]string{AnnotationSyncWave: "soon"})
+	bad.SetAnnotations(map[string]string{app.AnnotationSyncWave: "soon"})
 	plan, errs := Build([]*unstructured.Unstructured{good, bad})
 	if len(errs) != 1 || errs[0].Index != 1 {
 		t.Fatalf("errors %v, want one for index 1", errs)
@@ -189,11 +191,11 @@ func TestHook(t *testing.T) {
 		isHook bool
 	}{
 		{ann: nil},
-		{ann: map[string]string{AnnotationHook: "PreSync,PostSync"}, want: []Phase{PhasePreSync, PhasePostSync}, isHook: true},
-		{ann: map[string]string{AnnotationHook: "Skip"}, want: []Phase{PhaseSkip}, isHook: true},
-		{ann: map[string]string{AnnotationHelmHook: "pre-install, pre-upgrade"}, want: []Phase{PhasePreSync}, isHook: true},
-		{ann: map[string]string{AnnotationHelmHook: "test"}, isHook: true},
-		{ann: map[string]string{AnnotationHelmHook: "pre-install", AnnotationHook: "Sync"}, want: []Phase{PhaseSync}, isHook: true},
+		{ann: map[string]string{app.AnnotationHook: "PreSync,PostSync"}, want: []Phase{PhasePreSync, PhasePostSync}, isHook: true},
+		{ann: map[string]string{app.AnnotationHook: "Skip"}, want: []Phase{PhaseSkip}, isHook: true},
+		{ann: map[string]string{app.AnnotationHelmHook: "pre-install, pre-upgrade"}, want: []Phase{PhasePreSync}, isHook: true},
+		{ann: map[string]string{app.AnnotationHelmHook: "test"}, isHook: true},
+		{ann: map[string]string{app.AnnotationHelmHook: "pre-install", app.AnnotationHook: "Sync"}, want: []Phase{PhaseSync}, isHook: true},
 	} {
 		o := &unstructured.Unstructured{Object: map[string]any{}}
 		o.SetAnnotations(tc.ann)
