@@ -48,7 +48,7 @@ func (r *Region) RunHooks(ctx context.Context, in workflows.RunHooksInput) (work
 		return workflows.RunHooksResult{}, classify(err)
 	}
 	results, err := runner.Run(ctx, hooks.Request{
-		App: in.Target.App, Namespace: in.Namespace, OperationID: in.OperationID, Phase: hooks.Phase(in.Phase),
+		App: in.Target.App, Namespace: in.Namespace, OperationID: in.OperationID, Phase: app.HookType(in.Phase),
 		Objects: objs, CreateNamespace: opts.CreateNamespace,
 	})
 	out := workflows.RunHooksResult{Hooks: r.hookResults(results)}
@@ -66,7 +66,7 @@ func (r *Region) DeleteHooks(ctx context.Context, in workflows.DeleteHooksInput)
 	if err != nil {
 		return classify(err)
 	}
-	return classify(runner.Delete(ctx, in.App, in.OperationID, hooks.Phase(in.Phase), in.Hooks))
+	return classify(runner.Delete(ctx, in.App, in.OperationID, app.HookType(in.Phase), in.Hooks))
 }
 
 // hookRunner runs hooks in the region's cluster, heartbeating as it waits.

@@ -85,7 +85,7 @@ func (r *Region) syncHooks(ctx context.Context, cluster *kube.Cluster, in workfl
 	}
 	var waves []int
 	for _, h := range all {
-		if h.In(hooks.Sync) {
+		if h.In(app.HookTypeSync) {
 			waves = append(waves, h.Wave)
 		}
 	}
@@ -98,7 +98,7 @@ func (r *Region) syncHooks(ctx context.Context, cluster *kube.Cluster, in workfl
 	}
 	run := func(ctx context.Context, wave int) ([]kube.Change, error) {
 		results, err := runner.Run(ctx, hooks.Request{
-			App: in.Target.App, Namespace: in.Namespace, OperationID: in.OperationID, Phase: hooks.Sync,
+			App: in.Target.App, Namespace: in.Namespace, OperationID: in.OperationID, Phase: app.HookTypeSync,
 			Objects: objs, Wave: &wave, CreateNamespace: opts.CreateNamespace,
 		})
 		out.Hooks = append(out.Hooks, r.hookResults(results)...)

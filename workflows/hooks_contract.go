@@ -31,13 +31,13 @@ const (
 	SignalPostSyncResult = "postsync-result"
 )
 
-// Hook phases, as the argocd.argoproj.io/hook annotation names them.
+// Hook phases (app.HookType), as the payloads carry them: plain strings.
 const (
-	HookPreSync    = "PreSync"
-	HookSync       = "Sync"
-	HookPostSync   = "PostSync"
-	HookSyncFail   = "SyncFail"
-	HookPostDelete = "PostDelete"
+	HookPreSync    = string(app.HookTypePreSync)
+	HookSync       = string(app.HookTypeSync)
+	HookPostSync   = string(app.HookTypePostSync)
+	HookSyncFail   = string(app.HookTypeSyncFail)
+	HookPostDelete = string(app.HookTypePostDelete)
 )
 
 // PostSyncWorkflowID is the ID of the PostSync workflow of one operation of

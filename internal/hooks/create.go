@@ -139,7 +139,7 @@ func (r *Runner) ensureNamespace(ctx context.Context, name string) error {
 // Delete deletes the run's hook objects named by keys (those whose delete
 // policy asked for it), in the background. An object that is gone, or that
 // another run created, is left alone, so Delete can be repeated.
-func (r *Runner) Delete(ctx context.Context, appName, operationID string, phase Phase, keys []app.ResourceKey) error {
+func (r *Runner) Delete(ctx context.Context, appName, operationID string, phase app.HookType, keys []app.ResourceKey) error {
 	mark := runMark(operationID, phase)
 	for _, key := range keys {
 		m, err := r.Mapper.RESTMapping(schema.GroupKind{Group: key.Group, Kind: key.Kind}, key.Version)

@@ -24,7 +24,7 @@
 //	r := &hooks.Runner{Dynamic: cluster.Dynamic(), Mapper: cluster.RESTMapper()}
 //	results, err := r.Run(ctx, hooks.Request{
 //		App: "shop", Namespace: "shop", OperationID: "3-1a2b3c4d",
-//		Phase: hooks.PreSync, Objects: rendered,
+//		Phase: app.HookTypePreSync, Objects: rendered,
 //	})
 //	if hooks.IsFailed(err) {
 //		// a hook failed or timed out: err says which and why

@@ -11,33 +11,6 @@ import (
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
-// Phase is when a hook runs.
-type Phase string
-
-const (
-	PreSync    Phase = "PreSync"
-	Sync       Phase = "Sync"
-	PostSync   Phase = "PostSync"
-	SyncFail   Phase = "SyncFail"
-	PostDelete Phase = "PostDelete"
-	// Skip is not a phase: a hook marked Skip is never applied nor run.
-	Skip Phase = "Skip"
-)
-
-// Phases are the phases a hook may name, in the order an operation meets them.
-var Phases = []Phase{PreSync, Sync, PostSync, SyncFail, PostDelete}
-
-// helmPhases maps Helm's hook names onto phases. Helm's other hooks
-// (pre-delete, pre-rollback, post-rollback, test) have no phase here: such
-// an object is a hook that never runs, as in Argo CD.
-var helmPhases = map[string]Phase{
-	"pre-install":  PreSync,
-	"pre-upgrade":  PreSync,
-	"post-install": PostSync,
-	"post-upgrade": PostSync,
-	"post-delete":  PostDelete,
-}
-
 // DeletePolicy says when a hook object is deleted.
 type DeletePolicy string
 
@@ -63,7 +36,7 @@ type Hook struct {
 	Object *unstructured.Unstructured
 	// Phases the hook runs in; empty for Skip and for Helm hooks without
 	// a phase here.
-	Phases []Phase
+	Phases []app.HookType
 	// Wave orders the hooks of one phase: lower first, 0 by default.
 	Wave int
 	// Policies are its delete policies; never empty.
@@ -71,7 +44,7 @@ type Hook struct {
 }
 
 // In tells whether the hook runs in phase p.
-func (h Hook) In(p Phase) bool { return slices.Contains(h.Phases, p) }
+func (h Hook) In(p app.HookType) bool { return slices.Contains(h.Phases, p) }
 
 // Has tells whether the hook has delete policy p.
 func (h Hook) Has(p DeletePolicy) bool { return slices.Contains(h.Policies, p) }
@@ -90,11 +63,11 @@ func Parse(obj *unstructured.Unstructured) (h Hook, ok bool, err error) {
 	h = Hook{Object: obj}
 	if isArgo {
 		for _, v := range splitList(argo) {
-			p := Phase(v)
-			if p != Skip && !slices.Contains(Phases, p) {
+			p := app.HookType(v)
+			if p != app.HookTypeSkip && !slices.Contains(app.HookTypes, p) {
 				return h, true, fmt.Errorf("annotation %s: unknown phase %q: use PreSync, Sync, PostSync, SyncFail, PostDelete or Skip", app.AnnotationHook, v)
 			}
-			if p == Skip {
+			if p == app.HookTypeSkip {
 				h.Phases = nil
 				break
 			}
@@ -104,7 +77,7 @@ func Parse(obj *unstructured.Unstructured) (h Hook, ok bool, err error) {
 		}
 	} else {
 		for _, v := range splitList(helm) {
-			if p, known := helmPhases[v]; known && !h.In(p) {
+			if p, known := app.HelmHookTypes[v]; known && !h.In(p) {
 				h.Phases = append(h.Phases, p)
 			}
 		}

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 func fixture(t *testing.T, name string) *unstructured.Unstructured {
@@ -26,24 +28,24 @@ func TestParse(t *testing.T) {
 	for _, tc := range []struct {
 		fixture  string
 		hook     bool
-		phases   []Phase
+		phases   []app.HookType
 		wave     int
 		policies []DeletePolicy
 		err      string
 	}{
-		{"argo-presync-job", true, []Phase{PreSync}, 0, []DeletePolicy{HookSucceeded}, ""},
-		{"argo-multi-phase", true, []Phase{PostSync, SyncFail}, -2, []DeletePolicy{HookSucceeded, HookFailed}, ""},
+		{"argo-presync-job", true, []app.HookType{app.HookTypePreSync}, 0, []DeletePolicy{HookSucceeded}, ""},
+		{"argo-multi-phase", true, []app.HookType{app.HookTypePostSync, app.HookTypeSyncFail}, -2, []DeletePolicy{HookSucceeded, HookFailed}, ""},
 		{"argo-skip", true, nil, 0, []DeletePolicy{BeforeHookCreation}, ""},
-		{"argo-postdelete", true, []Phase{PostDelete}, 0, []DeletePolicy{BeforeHookCreation}, ""},
+		{"argo-postdelete", true, []app.HookType{app.HookTypePostDelete}, 0, []DeletePolicy{BeforeHookCreation}, ""},
 		{"argo-typo", true, nil, 0, nil, `unknown phase "Presync"`},
 		{"argo-bad-policy", true, nil, 0, nil, `unknown policy "OnSuccess"`},
 		{"argo-bad-wave", true, nil, 0, nil, `"first" is not an integer`},
-		{"helm-pre-install", true, []Phase{PreSync}, -2, []DeletePolicy{BeforeHookCreation, HookSucceeded}, ""},
-		{"helm-post-delete", true, []Phase{PostDelete}, 0, []DeletePolicy{HookFailed}, ""},
+		{"helm-pre-install", true, []app.HookType{app.HookTypePreSync}, -2, []DeletePolicy{BeforeHookCreation, HookSucceeded}, ""},
+		{"helm-post-delete", true, []app.HookType{app.HookTypePostDelete}, 0, []DeletePolicy{HookFailed}, ""},
 		{"helm-test", true, nil, 0, []DeletePolicy{BeforeHookCreation}, ""},
 		// Argo CD's phase and wave win over Helm's; Helm's policy applies
 		// when Argo CD's annotation names none.
-		{"helm-and-argo", true, []Phase{Sync}, 3, []DeletePolicy{HookFailed}, ""},
+		{"helm-and-argo", true, []app.HookType{app.HookTypeSync}, 3, []DeletePolicy{HookFailed}, ""},
 		{"plain-deployment", false, nil, 0, nil, ""},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
@@ -83,27 +85,27 @@ func TestCount(t *testing.T) {
 
 func TestName(t *testing.T) {
 	named := fixture(t, "argo-presync-job")
-	assert.Equal(t, "migrate", Name(named, "1-aaaa", PreSync), "a named hook keeps its name")
+	assert.Equal(t, "migrate", Name(named, "1-aaaa", app.HookTypePreSync), "a named hook keeps its name")
 
 	gen := fixture(t, "helm-pre-install")
-	a := Name(gen, "1-aaaa", PreSync)
+	a := Name(gen, "1-aaaa", app.HookTypePreSync)
 	assert.True(t, strings.HasPrefix(a, "upgrade-sql-schema"), a)
 	assert.Len(t, a, len("upgrade-sql-schema")+suffixLength)
-	assert.Equal(t, a, Name(gen, "1-aaaa", PreSync), "the same run, the same name")
-	assert.NotEqual(t, a, Name(gen, "2-aaaa", PreSync), "another operation, another name")
-	assert.NotEqual(t, a, Name(gen, "1-bbbb", PreSync), "the same number in a recreated app, another name")
-	assert.NotEqual(t, a, Name(gen, "1-aaaa", PostSync), "another phase, another name")
+	assert.Equal(t, a, Name(gen, "1-aaaa", app.HookTypePreSync), "the same run, the same name")
+	assert.NotEqual(t, a, Name(gen, "2-aaaa", app.HookTypePreSync), "another operation, another name")
+	assert.NotEqual(t, a, Name(gen, "1-bbbb", app.HookTypePreSync), "the same number in a recreated app, another name")
+	assert.NotEqual(t, a, Name(gen, "1-aaaa", app.HookTypePostSync), "another phase, another name")
 
 	long := gen.DeepCopy()
 	long.SetGenerateName(strings.Repeat("x", 80))
-	assert.Len(t, Name(long, "1-aaaa", PreSync), maxNameLength)
+	assert.Len(t, Name(long, "1-aaaa", app.HookTypePreSync), maxNameLength)
 }
 
 func TestInstance(t *testing.T) {
 	h, _, err := Parse(fixture(t, "helm-pre-install"))
 	require.NoError(t, err)
-	obj := instance(h, "shop", "prod", "4-12345678", PreSync)
-	assert.Equal(t, Name(h.Object, "4-12345678", PreSync), obj.GetName())
+	obj := instance(h, "shop", "prod", "4-12345678", app.HookTypePreSync)
+	assert.Equal(t, Name(h.Object, "4-12345678", app.HookTypePreSync), obj.GetName())
 	assert.Empty(t, obj.GetGenerateName())
 	assert.Equal(t, "prod", obj.GetNamespace())
 	assert.Equal(t, "shop", obj.GetLabels()["ferry.dev/app"])

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
 )
 
@@ -28,7 +29,7 @@ const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 // generateName hook the prefix (shortened to fit) and a suffix derived from
 // the operation ID and phase. The same run always gives the same name, so a
 // repeated run finds what it created; another operation gives another.
-func Name(obj *unstructured.Unstructured, operationID string, phase Phase) string {
+func Name(obj *unstructured.Unstructured, operationID string, phase app.HookType) string {
 	if n := obj.GetName(); n != "" {
 		return n
 	}
@@ -51,13 +52,13 @@ func Name(obj *unstructured.Unstructured, operationID string, phase Phase) strin
 }
 
 // runMark is the AnnotationOperation value of a run.
-func runMark(operationID string, phase Phase) string { return operationID + "/" + string(phase) }
+func runMark(operationID string, phase app.HookType) string { return operationID + "/" + string(phase) }
 
 // instance is the object a run creates for hook h: a copy named by Name,
 // placed in namespace (empty for a cluster-scoped kind), marked as the
 // app's (kube's label and tracking id, so a cascading delete removes it and
 // nothing else claims it) and as this run's.
-func instance(h Hook, appName, namespace, operationID string, phase Phase) *unstructured.Unstructured {
+func instance(h Hook, appName, namespace, operationID string, phase app.HookType) *unstructured.Unstructured {
 	obj := h.Object.DeepCopy()
 	obj.SetName(Name(h.Object, operationID, phase))
 	obj.SetGenerateName("")

@@ -50,7 +50,7 @@ type Request struct {
 	// OperationID identifies the run: unique per operation (and attempt)
 	// of an app, across the app's whole life.
 	OperationID string
-	Phase       Phase
+	Phase       app.HookType
 	// Objects are the rendered objects; the hooks of Phase are taken from
 	// them.
 	Objects []*unstructured.Unstructured
@@ -64,7 +64,7 @@ type Request struct {
 // Result is how one hook ended.
 type Result struct {
 	Key    app.ResourceKey
-	Phase  Phase
+	Phase  app.HookType
 	Wave   int
 	Status Status
 	// Message says why: the controller's or pod's reason, or the timeout.

@@ -77,7 +77,7 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-func (e *env) run(opID string, phase hooks.Phase, objs ...*unstructured.Unstructured) ([]hooks.Result, error) {
+func (e *env) run(opID string, phase app.HookType, objs ...*unstructured.Unstructured) ([]hooks.Result, error) {
 	return e.runner.Run(e.ctx, hooks.Request{App: e.ns, Namespace: e.ns, OperationID: opID, Phase: phase,
 		Objects: objs, CreateNamespace: true})
 }
@@ -130,10 +130,10 @@ func TestRunWavesInOrderAndFindsItsOwnObjectsAgain(t *testing.T) {
 	second := hookJob(t, "generateName: seed-", "PreSync", "BeforeHookCreation", 0, false)
 	notThisPhase := hookJob(t, "name: after", "PostSync", "BeforeHookCreation", 0, false)
 
-	results, err := e.run("1-abcdef01", hooks.PreSync, second, first, notThisPhase)
+	results, err := e.run("1-abcdef01", app.HookTypePreSync, second, first, notThisPhase)
 	require.NoError(t, err)
 	require.Len(t, results, 2)
-	seed := hooks.Name(second, "1-abcdef01", hooks.PreSync)
+	seed := hooks.Name(second, "1-abcdef01", app.HookTypePreSync)
 	assert.Equal(t, "schema", results[0].Key.Name, "wave -1 first")
 	assert.Equal(t, seed, results[1].Key.Name)
 	for _, r := range results {
@@ -146,7 +146,7 @@ func TestRunWavesInOrderAndFindsItsOwnObjectsAgain(t *testing.T) {
 	assert.Nil(t, e.get(jobs, "after"), "a PostSync hook is not run in PreSync")
 
 	// The same run again (a retried activity): the same objects, no new ones.
-	again, err := e.run("1-abcdef01", hooks.PreSync, second, first)
+	again, err := e.run("1-abcdef01", app.HookTypePreSync, second, first)
 	require.NoError(t, err)
 	require.Len(t, again, 2)
 	assert.Equal(t, schemaJob.GetUID(), e.get(jobs, "schema").GetUID())
@@ -159,11 +159,11 @@ func TestRunWavesInOrderAndFindsItsOwnObjectsAgain(t *testing.T) {
 func TestBeforeHookCreationReplacesTheEarlierOperationsObject(t *testing.T) {
 	e := newEnv(t)
 	job := hookJob(t, "name: migrate", "PreSync", "BeforeHookCreation", 0, false)
-	_, err := e.run("1-abcdef01", hooks.PreSync, job)
+	_, err := e.run("1-abcdef01", app.HookTypePreSync, job)
 	require.NoError(t, err)
 	before := e.get(jobs, "migrate")
 
-	_, err = e.run("2-abcdef01", hooks.PreSync, job)
+	_, err = e.run("2-abcdef01", app.HookTypePreSync, job)
 	require.NoError(t, err)
 	after := e.get(jobs, "migrate")
 	assert.NotEqual(t, before.GetUID(), after.GetUID(), "replaced")
@@ -173,11 +173,11 @@ func TestBeforeHookCreationReplacesTheEarlierOperationsObject(t *testing.T) {
 func TestWithoutBeforeHookCreationAnEarlierObjectIsRefused(t *testing.T) {
 	e := newEnv(t)
 	job := hookJob(t, "name: migrate", "PreSync", "HookFailed", 0, false)
-	results, err := e.run("1-abcdef01", hooks.PreSync, job)
+	results, err := e.run("1-abcdef01", app.HookTypePreSync, job)
 	require.NoError(t, err)
 	assert.False(t, results[0].Delete, "HookFailed keeps a succeeded hook")
 
-	_, err = e.run("2-abcdef01", hooks.PreSync, job)
+	_, err = e.run("2-abcdef01", app.HookTypePreSync, job)
 	require.Error(t, err)
 	assert.True(t, hooks.IsInvalid(err), "%v", err)
 	assert.Contains(t, err.Error(), "earlier run (1-abcdef01/PreSync) still exists")
@@ -189,7 +189,7 @@ func TestAnObjectThatIsNotTheAppsIsLeftAlone(t *testing.T) {
 	_, err := e.runner.Dynamic.Resource(configMaps).Namespace(e.ns).Create(e.ctx, cm, metav1.CreateOptions{})
 	require.NoError(t, err)
 	hook := decode(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flag\n  annotations:\n    argocd.argoproj.io/hook: PreSync\n")
-	_, err = e.run("1-abcdef01", hooks.PreSync, hook)
+	_, err = e.run("1-abcdef01", app.HookTypePreSync, hook)
 	require.Error(t, err)
 	assert.True(t, hooks.IsInvalid(err))
 	assert.Contains(t, err.Error(), "is not a hook of app")
@@ -199,7 +199,7 @@ func TestAFailedJobStopsTheRunWithItsPodsReason(t *testing.T) {
 	e := newEnv(t)
 	bad := hookJob(t, "name: migrate", "PreSync", "HookFailed", 0, true)
 	later := hookJob(t, "name: later", "PreSync", "BeforeHookCreation", 1, false)
-	results, err := e.run("1-abcdef01", hooks.PreSync, bad, later)
+	results, err := e.run("1-abcdef01", app.HookTypePreSync, bad, later)
 	require.Error(t, err)
 	require.True(t, hooks.IsFailed(err), "%v", err)
 	assert.Contains(t, err.Error(), "PreSync hook Job/"+e.ns+"/migrate failed: BackoffLimitExceeded")
@@ -209,7 +209,7 @@ func TestAFailedJobStopsTheRunWithItsPodsReason(t *testing.T) {
 	assert.True(t, results[0].Delete, "HookFailed deletes a failed hook")
 	assert.Nil(t, e.get(jobs, "later"), "a later wave does not start")
 
-	require.NoError(t, e.runner.Delete(e.ctx, e.ns, "1-abcdef01", hooks.PreSync, []app.ResourceKey{results[0].Key}))
+	require.NoError(t, e.runner.Delete(e.ctx, e.ns, "1-abcdef01", app.HookTypePreSync, []app.ResourceKey{results[0].Key}))
 	deadline := time.Now().Add(30 * time.Second)
 	for e.get(jobs, "migrate") != nil && time.Now().Before(deadline) {
 		time.Sleep(200 * time.Millisecond)
@@ -220,14 +220,14 @@ func TestAFailedJobStopsTheRunWithItsPodsReason(t *testing.T) {
 func TestHookSucceededIsDeletedOnlyByItsOwnRun(t *testing.T) {
 	e := newEnv(t)
 	job := hookJob(t, "name: migrate", "PostSync", "HookSucceeded", 0, false)
-	results, err := e.run("1-abcdef01", hooks.PostSync, job)
+	results, err := e.run("1-abcdef01", app.HookTypePostSync, job)
 	require.NoError(t, err)
 	require.True(t, results[0].Delete)
 	// Another run's Delete leaves it: the object is not that run's.
-	require.NoError(t, e.runner.Delete(e.ctx, e.ns, "2-abcdef01", hooks.PostSync, []app.ResourceKey{results[0].Key}))
+	require.NoError(t, e.runner.Delete(e.ctx, e.ns, "2-abcdef01", app.HookTypePostSync, []app.ResourceKey{results[0].Key}))
 	assert.NotNil(t, e.get(jobs, "migrate"))
-	require.NoError(t, e.runner.Delete(e.ctx, e.ns, "1-abcdef01", hooks.PostSync, []app.ResourceKey{results[0].Key}))
-	require.NoError(t, e.runner.Delete(e.ctx, e.ns, "1-abcdef01", hooks.PostSync, []app.ResourceKey{results[0].Key}), "repeatable")
+	require.NoError(t, e.runner.Delete(e.ctx, e.ns, "1-abcdef01", app.HookTypePostSync, []app.ResourceKey{results[0].Key}))
+	require.NoError(t, e.runner.Delete(e.ctx, e.ns, "1-abcdef01", app.HookTypePostSync, []app.ResourceKey{results[0].Key}), "repeatable")
 }
 
 func TestAHookEndsOnItsTimeout(t *testing.T) {
@@ -244,7 +244,7 @@ spec:
   containers: [{name: main, image: busybox:1.36}]
 `)
 	start := time.Now()
-	_, err := e.run("1-abcdef01", hooks.PreSync, pod)
+	_, err := e.run("1-abcdef01", app.HookTypePreSync, pod)
 	require.Error(t, err)
 	assert.True(t, hooks.IsFailed(err))
 	assert.Contains(t, err.Error(), "did not finish within 2s")

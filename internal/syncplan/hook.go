@@ -1,6 +1,7 @@
 package syncplan
 
 import (
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -8,43 +9,21 @@ import (
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
-// Phase is a phase of a sync operation.
-type Phase string
-
-// The phases of a sync, in order; Skip is not a phase but a hook value that
-// keeps an object out of every phase.
-const (
-	PhasePreSync  Phase = "PreSync"
-	PhaseSync     Phase = "Sync"
-	PhasePostSync Phase = "PostSync"
-	PhaseSyncFail Phase = "SyncFail"
-	PhaseSkip     Phase = "Skip"
-)
-
-// helmPhases maps Helm hook names onto phases. Helm's test and rollback
-// hooks have no Argo CD phase: such an object is a hook that never runs.
-var helmPhases = map[string]Phase{
-	"pre-install":  PhasePreSync,
-	"pre-upgrade":  PhasePreSync,
-	"post-install": PhasePostSync,
-	"post-upgrade": PhasePostSync,
-}
-
 // Hook returns the phases a hook object runs in, and whether obj is a hook
 // at all. Argo CD's annotation wins over Helm's, as in Argo CD. A hook with
 // an unknown phase name is still a hook (with no phase Ferry runs), so it
 // is never applied as an ordinary object by mistake.
-func Hook(obj *unstructured.Unstructured) (phases []Phase, isHook bool) {
+func Hook(obj *unstructured.Unstructured) (phases []app.HookType, isHook bool) {
 	ann := obj.GetAnnotations()
 	if v, ok := ann[app.AnnotationHook]; ok {
 		for _, p := range splitList(v) {
-			phases = append(phases, Phase(p))
+			phases = append(phases, app.HookType(p))
 		}
 		return phases, true
 	}
 	if v, ok := ann[app.AnnotationHelmHook]; ok {
 		for _, h := range splitList(v) {
-			if p, ok := helmPhases[h]; ok && !containsPhase(phases, p) {
+			if p, ok := app.HelmHookTypes[h]; ok && !slices.Contains(phases, p) {
 				phases = append(phases, p)
 			}
 		}
@@ -68,13 +47,4 @@ func splitList(v string) []string {
 		}
 	}
 	return out
-}
-
-func containsPhase(ps []Phase, p Phase) bool {
-	for _, q := range ps {
-		if q == p {
-			return true
-		}
-	}
-	return false
 }

@@ -187,15 +187,15 @@ func TestBuildReportsBadWaves(t *testing.T) {
 func TestHook(t *testing.T) {
 	for _, tc := range []struct {
 		ann    map[string]string
-		want   []Phase
+		want   []app.HookType
 		isHook bool
 	}{
 		{ann: nil},
-		{ann: map[string]string{app.AnnotationHook: "PreSync,PostSync"}, want: []Phase{PhasePreSync, PhasePostSync}, isHook: true},
-		{ann: map[string]string{app.AnnotationHook: "Skip"}, want: []Phase{PhaseSkip}, isHook: true},
-		{ann: map[string]string{app.AnnotationHelmHook: "pre-install, pre-upgrade"}, want: []Phase{PhasePreSync}, isHook: true},
+		{ann: map[string]string{app.AnnotationHook: "PreSync,PostSync"}, want: []app.HookType{app.HookTypePreSync, app.HookTypePostSync}, isHook: true},
+		{ann: map[string]string{app.AnnotationHook: "Skip"}, want: []app.HookType{app.HookTypeSkip}, isHook: true},
+		{ann: map[string]string{app.AnnotationHelmHook: "pre-install, pre-upgrade"}, want: []app.HookType{app.HookTypePreSync}, isHook: true},
 		{ann: map[string]string{app.AnnotationHelmHook: "test"}, isHook: true},
-		{ann: map[string]string{app.AnnotationHelmHook: "pre-install", app.AnnotationHook: "Sync"}, want: []Phase{PhaseSync}, isHook: true},
+		{ann: map[string]string{app.AnnotationHelmHook: "pre-install", app.AnnotationHook: "Sync"}, want: []app.HookType{app.HookTypeSync}, isHook: true},
 	} {
 		o := &unstructured.Unstructured{Object: map[string]any{}}
 		o.SetAnnotations(tc.ann)
