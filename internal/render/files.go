@@ -64,7 +64,9 @@ type memEntry struct {
 	children []string // a directory's, sorted
 }
 
-// NewFiles is an empty checkout at root (absolute and clean).
+// NewFiles is an empty checkout at root (absolute and clean, with no
+// symlink among its parents: the host's path to the checkout is not read
+// from memory).
 func NewFiles(root string) *Files {
 	root = filepath.Clean(root)
 	return &Files{root: root, entries: map[string]*memEntry{root: {name: filepath.Base(root), mode: fs.ModeDir | 0o555}}}
