@@ -49,8 +49,14 @@ func (r *Region) sync(ctx context.Context, in workflows.SyncInput, withHooks boo
 	if err != nil {
 		return workflows.SyncResult{}, err
 	}
+	// A selective sync applies (and prunes) only what it names; the state
+	// after is the whole app's, so the rest shows OutOfSync.
+	toApply, previous, err := selected(objs, cmp.PreviousKeys, in.Namespace, in.Selection)
+	if err != nil {
+		return workflows.SyncResult{}, err
+	}
 	req := kube.ApplyRequest{
-		App: in.Target.App, Namespace: in.Namespace, Objects: objs, PreviousKeys: cmp.PreviousKeys,
+		App: in.Target.App, Namespace: in.Namespace, Objects: toApply, PreviousKeys: previous,
 		Prune: in.Prune, PruneCheck: r.pruneCheck(ctx, in.Target), PruneConfirmed: in.PruneConfirmed, NamespaceMetadata: in.NamespaceMetadata, DryRun: in.DryRun, Options: cmp.Options, Ignore: cmp.Ignore,
 		WaveTimeout: max(in.HealthTimeout, waveTimeout), WaitLast: in.WaitHealthy,
 		Progress: func(p kube.Progress) { activity.RecordHeartbeat(ctx, p.String()) },

@@ -17,14 +17,27 @@ import (
 func newSyncCmd(tf *temporalFlags) *cobra.Command {
 	var req workflows.SyncRequest
 	var wait bool
+	var sf syncFlags
 	cmd := &cobra.Command{
 		Use:   "sync NAME",
 		Short: "Sync the app to its target revision (or --revision) in every region",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := sf.apply(cmd, args[0], &req); err != nil {
+				return err
+			}
+			if sf.timeout > 0 {
+				wait = true
+				ctx, cancel := context.WithTimeoutCause(cmd.Context(), sf.timeout,
+					fmt.Errorf("app %q: timed out after %s waiting for the sync (it goes on: ferry app get %s; ferry app terminate-op %s stops it)",
+						args[0], sf.timeout, args[0], args[0]))
+				defer cancel()
+				cmd.SetContext(ctx)
+			}
 			return runSync(cmd, tf, args[0], req, wait)
 		},
 	}
+	sf.register(cmd)
 	cmd.Flags().StringVar(&req.Revision, "revision", "", "branch, tag or SHA to sync instead of the target revision")
 	cmd.Flags().BoolVar(&req.Prune, "prune", false, "delete tracked resources that are no longer in Git")
 	cmd.Flags().BoolVar(&req.DryRun, "dry-run", false, "apply with the API server's dry-run: nothing changes")

@@ -169,6 +169,9 @@ type SyncInput struct {
 	PruneConfirmed bool `json:"pruneConfirmed,omitempty"`
 	// NamespaceMetadata is the app's managedNamespaceMetadata.
 	NamespaceMetadata *app.ManagedNamespaceMetadata `json:"namespaceMetadata,omitempty"`
+	// Selection narrows a selective sync to the resources it names (and
+	// the prune to them); nil: the whole app.
+	Selection *app.Selection `json:"selection,omitempty"`
 }
 
 type SyncResult struct {

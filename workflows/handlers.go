@@ -81,6 +81,9 @@ func (s *appState) validateSync(ctx workflow.Context, req SyncRequest) error {
 	if err := s.validateSyncSource(req); err != nil {
 		return err
 	}
+	if err := s.validateSyncOptions(req); err != nil {
+		return err
+	}
 	if req.RollbackID == nil {
 		return nil
 	}

@@ -75,8 +75,9 @@ func (s *appState) hooksOn(ctx workflow.Context) bool {
 
 // beginHooks prepares the running operation's hooks; nil for an app
 // without hooks and for a dry run, which runs none.
+// A selective sync runs none either, as in Argo CD.
 func (s *appState) beginHooks(ctx workflow.Context, p syncParams) *hookOp {
-	if p.dryRun || !s.hooksOn(ctx) {
+	if p.dryRun || p.selective() || !s.hooksOn(ctx) {
 		return nil
 	}
 	return &hookOp{base: s.operationID() + "-" + chainTag(ctx)}

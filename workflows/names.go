@@ -67,6 +67,19 @@ type SyncRequest struct {
 	DryRun bool `json:"dryRun,omitempty"`
 	// RollbackID syncs the revision of this history entry (IDs start at 0).
 	RollbackID *int64 `json:"rollbackID,omitempty"`
+	// Resources and Labels make a selective sync, as argocd app sync
+	// --resource and --label: only what they name is applied (and
+	// pruned); hooks do not run and no history entry is written, as in
+	// Argo CD.
+	Resources []app.SyncResource `json:"resources,omitempty"`
+	Labels    []string           `json:"labels,omitempty"`
+	// Force applies with Force=true (argocd app sync --force).
+	Force bool `json:"force,omitempty"`
+	// ApplyOutOfSyncOnly applies only what is OutOfSync (--apply-out-of-sync-only).
+	ApplyOutOfSyncOnly bool `json:"applyOutOfSyncOnly,omitempty"`
+	// Retry is the operation's retry policy in place of
+	// spec.syncPolicy.retry (--retry-limit, --retry-backoff-*).
+	Retry *app.RetryPolicy `json:"retry,omitempty"`
 	// unknown are the fields of the request's JSON that none of the above
 	// takes (UnmarshalJSON); the validator refuses them.
 	unknown []string

@@ -22,6 +22,12 @@ type syncParams struct {
 	stage string
 	// pruneConfirmed: ferry app confirm let the prunes of Prune=confirm go.
 	pruneConfirmed bool
+	// selection narrows a selective sync; nil: the whole app.
+	selection *app.Selection
+	// options are sync options the request adds (Force, ApplyOutOfSyncOnly).
+	options []string
+	// retry is the request's retry policy; nil: spec.syncPolicy.retry.
+	retry *app.RetryPolicy
 }
 
 func (p syncParams) healthTimeout() time.Duration {
@@ -56,7 +62,7 @@ func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 		s.publish(ctx)
 		return op, nil
 	}
-	op := s.runOperation(ctx, target, syncParams{prune: req.Prune, dryRun: req.DryRun})
+	op := s.runOperation(ctx, target, requestParams(ctx, req))
 	return op.state, nil
 }
 
@@ -119,7 +125,7 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 // attempts runs the operation's attempts until one succeeds, fails for
 // good, or its retries are spent.
 func (s *appState) attempts(ctx workflow.Context, op *operation) {
-	st, retry := op.state, s.app.Retry()
+	st, retry := op.state, s.retryPolicy(op.params)
 	for attempt := int64(0); ; attempt++ {
 		op.beginAttempt(attempt)
 		results, err := s.syncStages(ctx, op)
@@ -181,7 +187,8 @@ func (s *appState) endOperation(ctx workflow.Context, op *operation) {
 	}
 	s.appMetrics(ctx).WithTags(map[string]string{"phase": string(st.Phase)}).Counter("ferry_app_sync_total").Inc(1)
 	s.appMetrics(ctx).Timer("ferry_app_sync_duration_seconds").Record(finished.Sub(st.StartedAt))
-	if st.Phase == app.OperationSucceeded && !op.params.dryRun {
+	// A selective sync writes no history entry, as in Argo CD.
+	if st.Phase == app.OperationSucceeded && !op.params.dryRun && !op.params.selective() {
 		s.clearCondition(conditionSyncError)
 		s.status.AddHistory(historyEntry(op.target, finished), s.app.HistoryLimit())
 	}

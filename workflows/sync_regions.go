@@ -82,9 +82,9 @@ func (s *appState) startSyncs(ctx workflow.Context, op *operation, p syncParams,
 		summary := syncSummary(d.Region, p, activityName == ActivitySyncWithHooks)
 		futures[i] = workflow.ExecuteActivity(options(ctx, d.Region, summary), activityName, SyncInput{
 			Target: op.target, Region: d.Region, Namespace: d.Namespace, OperationID: syncOpID, Known: s.knownKeys(d.Region),
-			Prune: p.prune, DryRun: p.dryRun, SyncOptions: s.appSyncOptions(), HealthTimeout: p.healthTimeout(),
+			Prune: p.prune, DryRun: p.dryRun, SyncOptions: s.syncOptions(p), HealthTimeout: p.healthTimeout(),
 			IgnoreDifferences: s.app.Spec.IgnoreDifferences, WaitHealthy: p.staged, PruneConfirmed: p.pruneConfirmed,
-			NamespaceMetadata: s.app.NamespaceMetadata(),
+			NamespaceMetadata: s.app.NamespaceMetadata(), Selection: p.selection,
 		})
 	}
 	return futures
