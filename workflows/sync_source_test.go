@@ -55,7 +55,7 @@ func (s *appSuite) TestSyncTakesOnlyTheAppsOwnRepository() {
 		rejected(map[string]any{"revision": "main", "repoURL": "https://evil.example.com/x.git"},
 			`sync request field "repoURL": a sync takes only a revision of the app's repository https://git.example.com/apps.git`)
 		rejected(map[string]any{"source": map[string]any{"repoURL": "https://evil.example.com/x.git"}, "revison": "main"},
-			`sync request field "source"`, `sync request field "revison" is unknown: the fields are dryRun, prune, revision, rollbackID`)
+			`sync request field "source"`, `sync request field "revison" is unknown: the fields are applyOutOfSyncOnly, dryRun, force, labels, prune, resources, retry, revision, rollbackID`)
 		rejected(SyncRequest{Revision: "https://evil.example.com/x.git"},
 			`revision "https://evil.example.com/x.git" is not a branch, tag or commit SHA`, "change spec.source with ferry app apply")
 	}, time.Second)
