@@ -15,6 +15,7 @@ tools:
 build:
 	$(GO) build -o bin/ferry ./starter
 	$(GO) build -o bin/ferry-worker ./worker
+	$(GO) build -o bin/ferry-render ./renderer
 
 run: tools build
 	@hack/run.sh

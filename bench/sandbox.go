@@ -105,14 +105,14 @@ func SandboxRender(ctx context.Context, e *Env, sec *Section) error {
 		if err != nil {
 			return err
 		}
-		if err := (&sandbox.Renderer{Runner: runner, Binary: filepath.Join(cfg.BinDir, "ferry-worker"), Settings: settings, PoolDir: dir}).Probe(ctx); err != nil {
+		if err := (&sandbox.Renderer{Runner: runner, Binary: sandbox.RendererBinary(filepath.Join(cfg.BinDir, "ferry-worker")), Settings: settings, PoolDir: dir}).Probe(ctx); err != nil {
 			sec.Text += fmt.Sprintf("The %s sandbox is not measured: it does not work here (%v).\n\n", name, err)
 			continue
 		}
 		renderer := func(pool int) *sandbox.Renderer {
 			// The pool is on the file system of the checkouts, as a
 			// worker's state directory is beside its clone cache.
-			return &sandbox.Renderer{Runner: runner, Binary: filepath.Join(cfg.BinDir, "ferry-worker"), Settings: settings,
+			return &sandbox.Renderer{Runner: runner, Binary: sandbox.RendererBinary(filepath.Join(cfg.BinDir, "ferry-worker")), Settings: settings,
 				Limits: sandbox.Limits{Memory: 1 << 30}, Pool: pool, PoolDir: dir}
 		}
 		warm := renderer(1)

@@ -74,7 +74,7 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 	if memory <= 0 {
 		memory = defaultRenderMemory
 	}
-	r := &sandbox.Renderer{Binary: self, Settings: settings,
+	r := &sandbox.Renderer{Binary: sandbox.RendererBinary(self), Settings: settings,
 		Limits: sandbox.Limits{Memory: memory}, MemoryFlag: memoryFlagName, PluginDir: cfg.render.pluginDir,
 		Pool: cfg.render.pool, PoolDir: state.Dir, State: state}
 	start := time.Now()
@@ -85,7 +85,7 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 	r.Warm()
 	platform := sandbox.Platform(r.Runner)
 	info.WithLabelValues(string(mode), platform).Set(1)
-	attrs := []any{"memory", resource.NewQuantity(memory, resource.BinarySI).String(),
+	attrs := []any{"renderer", r.Binary, "memory", resource.NewQuantity(memory, resource.BinarySI).String(),
 		"pool", cfg.render.pool, "state", state.Dir, "probe", time.Since(start).Round(time.Millisecond),
 		"swept_containers", state.SweptContainers, "swept_dirs", state.SweptDirs}
 	if platform != "" {

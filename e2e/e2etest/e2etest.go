@@ -58,7 +58,8 @@ var (
 	builtDir string
 )
 
-// Bin returns the path of a Ferry binary (ferry or ferry-worker): in
+// Bin returns the path of a Ferry binary (ferry, ferry-worker or
+// ferry-render, which a worker renders with when it is beside it): in
 // FERRY_BIN when set (make test builds them there), else built once per
 // test binary into the stack's state dir, which goes with the stack.
 func (e *Env) Bin(t testing.TB, name string) string {
@@ -70,7 +71,7 @@ func (e *Env) Bin(t testing.TB, name string) string {
 	defer buildMu.Unlock()
 	if builtDir == "" {
 		dir := filepath.Join(e.Stack.StateDir, "bin")
-		for n, pkg := range map[string]string{"ferry": "starter", "ferry-worker": "worker"} {
+		for n, pkg := range map[string]string{"ferry": "starter", "ferry-worker": "worker", "ferry-render": "renderer"} {
 			out, err := exec.Command("go", "build", "-o", filepath.Join(dir, n), "github.com/ferry-gitops/ferry/"+pkg).CombinedOutput()
 			require.NoError(t, err, "go build %s: %s", pkg, out)
 		}
