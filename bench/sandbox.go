@@ -189,20 +189,33 @@ func SandboxRender(ctx context.Context, e *Env, sec *Section) error {
 // in-process render's, as measured while the goals were worked on.
 const sandboxTimeGoes = "Where the time of a warm gVisor render goes beyond the in-process render, measured while the goals were worked on " +
 	"(the renderer's phases timed from inside it: `FERRY_TOOLS_BIN=$(hack/tools.sh) go test -run '^$' -bench BenchmarkRender1000 -benchtime 8x ./internal/sandbox/`, " +
-	"runsc on systrap, the 2 shared cores of this project's machine at a load average of 20-28): " +
-	"walking and reading the 1,000 files of the checkout the first time, through the sandbox's bind mount, 0.34-0.72 s " +
-	"(about six system calls a file, stat, open, fstat, read, read, close, each a switch between the renderer and gVisor's Sentry, and a look-up on the host at the first open); " +
-	"the render after that walk, its files cached by gVisor, 0.37-0.42 s, about the in-process render under the same load; " +
-	"hard-linking the checkout into the sandbox's directory on the host 0.06-0.18 s; decoding the answer 0.02-0.04 s. " +
-	"Waiting for the sandbox to end after the answer (0.08-0.21 s) is no longer part of a render: the renderer's answer line ends it. " +
+	"runsc on systrap, the 2 shared cores of this project's machine, shared with other work, at a load average of 16-28). " +
+	"At first the renderer read the checkout through the sandbox's bind mount: the first walk and read of the 1,000 files 0.34-0.72 s " +
+	"(about six system calls a file, each a switch between the renderer and gVisor's Sentry), hard-linking the checkout 0.06-0.18 s, decoding the answer 0.02-0.04 s; " +
+	"the wait for the sandbox's end after the answer (0.08-0.21 s) went when the answer line came to end a render. " +
+	"Then the checkout came as one archive after the request, unpacked into the sandbox's tmpfs: the unpack 0.2-1.4 s " +
+	"(tar's header-sized writes woke the renderer for each small read; three system calls a file), reading the files back 0.2-0.7 s, " +
+	"the first render in a sandbox 0.5-1.5 s against 0.27-0.46 s for a second render of the same files in the same sandbox (about the in-process render). " +
+	"Now a directory source is rendered from the archive in the renderer's memory (`render.Files`: no file written or read inside gVisor; " +
+	"Kustomize, Helm and plugins still get it unpacked), the request and archive are written whole into a 1 MiB pipe, " +
+	"and the renderer is `ferry-render`, not the worker's binary (init 74 ms and 56 MB resident against 110 ms and 96 MB): " +
+	"BenchmarkRender1000 (1,000 ConfigMaps) at load 35 warm gVisor 1.06× the in-process render, bwrap 1.07× (4.3-10× and 1.5-3.6× before); " +
+	"the benchmark of the code before and after, taking turns at load 28: warm gVisor 1.36 and 1.22 s before, 0.65 and 0.81 s after; bwrap 0.84 and 0.69 s before, 0.34 and 0.38 s after; " +
+	"this section's median at load 21-30: gVisor 3.4-3.9× on systrap, 1.97-2.1× on ptrace, bwrap 3.9-4.6× (gVisor 4.3-7.3×, bwrap 1.44-2.4× before). " +
+	"What is left of a warm render beyond the in-process one is work the in-process render does not do: reading the checkout on the host for the archive " +
+	"(0.05-0.78 s for these 1,000 files at load 30, in the worker), encoding the answer in the sandbox and decoding it in the worker (0.05-0.15 s at load 30), " +
+	"and a fresh process's first render (its heap, under gVisor each new page a fault into the Sentry); the in-process render here is a warm process rendering the same files again. " +
 	"Tried and not kept: runsc's --file-access-mounts=exclusive (the first read no faster, and a checkout placed after the sandbox's start is missed), " +
-	"--directfs=false (the first read slower, 0.76-1.48 s), GOMAXPROCS=1 for the renderer (no gain that stands out of this load's noise). " +
-	"Since then the checkout reaches the renderer as one archive after the request, unpacked into the sandbox's own tmpfs (no look-up on the host per file, no hard links), " +
-	"and a pooled renderer renders a small source of its own while it waits; measured at a load average of 18-28: warm gVisor 2.1-5.8× the in-process render " +
-	"(the unpack, about three system calls a file, 0.2-0.3 s, and the render inside 0.25-1.2 s, most of it waiting for the loaded cores), bwrap 0.94×.\n\n" +
-	"A cold start is runsc's create and start of the sandbox (its boot, the gofer, the container's mounts) and the renderer's start: " +
-	"0.38-0.57 s on systrap at a load average near 1, 0.6-1.0 s at 20, with the gofers' network namespace pinned once in /run/ferry/runsc " +
-	"(a new one for each gofer cost 0.3 s more).\n"
+	"--directfs=false (slower), GOMAXPROCS=1 for the renderer, and the renderer's garbage collector off with 48 MiB of heap faulted in by the warm-up " +
+	"(9.4× and 12.0× against 10.2× and 10.8× without, taking turns: nothing out of the noise).\n\n" +
+	"A cold start is runsc's create and start of the sandbox and the renderer's start: 0.38-0.57 s on systrap at a load average near 1, 0.5-0.9 s at 17-30. " +
+	"The phases of one start at load 20 (runsc --debug-log): runsc run's cgroups made and joined 37 ms, the gofer started 61 ms, the sandbox process started 99 ms, " +
+	"its Go runtime up and boot dispatched 163 ms, boot (capabilities 35 ms, seccomp checks 38 ms, the systrap stub and its source process 40 ms) ready at 331 ms, " +
+	"runsc run leaving the cgroups 44 ms, the container started and the renderer exec'd at 458 ms, then the renderer's start and answer. " +
+	"Cut: the gofers' network namespace pinned once in /run/ferry/runsc (a new one for each gofer cost 0.3 s more) and the small renderer binary " +
+	"(the probe's round trip 0.69 s against 0.81 s with the worker's binary, median of 12 each, load 17-20). " +
+	"Tried and not kept (6 starts each, taking turns, load 20): --overlay2=none 0.59 s, --overlay2=none --file-access=shared 0.52 s, --directfs=false 0.63 s against 0.58 s as is; " +
+	"--ignore-cgroups 0.55 s, which would drop the memory limit; KVM is not offered here (no vmx/svm). The bundle (a directory and a config.json) costs under a millisecond.\n"
 
 func met(ok bool) string {
 	if ok {
