@@ -109,23 +109,3 @@ func ValidateGlob(pattern string) error {
 	}
 	return nil
 }
-
-// MatchGlob reports whether name matches pattern, a path.Match glob with
-// {a,b} alternatives. As in path.Match, '*' does not cross '/': which name
-// to match (base name or path below spec.source.path) is the renderer's call.
-func MatchGlob(pattern, name string) (bool, error) {
-	pats, err := ExpandBraces(pattern)
-	if err != nil {
-		return false, err
-	}
-	for _, p := range pats {
-		ok, err := path.Match(p, name)
-		if err != nil {
-			return false, err
-		}
-		if ok {
-			return true, nil
-		}
-	}
-	return false, nil
-}

@@ -72,43 +72,4 @@ func fromUnstructured(obj *unstructured.Unstructured, out any) error {
 	return nil
 }
 
-// severity orders health codes from best to worst, as Argo CD does, so that
-// an application's health is its worst resource's.
-var severity = map[app.HealthStatusCode]int{
-	app.HealthHealthy:     0,
-	app.HealthSuspended:   1,
-	app.HealthProgressing: 2,
-	app.HealthMissing:     3,
-	app.HealthDegraded:    4,
-	app.HealthUnknown:     5,
-}
-
-// IsWorse tells whether a is a worse health than b. Unknown codes count as
-// Unknown.
-func IsWorse(a, b app.HealthStatusCode) bool {
-	return rank(a) > rank(b)
-}
-
-// Worst returns the worst of codes, or Healthy when there are none. A code
-// it does not know comes back as Unknown.
-func Worst(codes ...app.HealthStatusCode) app.HealthStatusCode {
-	worst := app.HealthHealthy
-	for _, c := range codes {
-		if _, known := severity[c]; !known {
-			c = app.HealthUnknown
-		}
-		if IsWorse(c, worst) {
-			worst = c
-		}
-	}
-	return worst
-}
-
-func rank(c app.HealthStatusCode) int {
-	if r, ok := severity[c]; ok {
-		return r
-	}
-	return severity[app.HealthUnknown]
-}
-
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

@@ -112,11 +112,3 @@ func TestGetNil(t *testing.T) {
 	code, _ := Get(nil)
 	assert.Equal(t, app.HealthMissing, code)
 }
-
-func TestWorst(t *testing.T) {
-	assert.Equal(t, app.HealthHealthy, Worst())
-	assert.Equal(t, app.HealthProgressing, Worst(app.HealthHealthy, app.HealthProgressing, app.HealthSuspended))
-	assert.Equal(t, app.HealthDegraded, Worst(app.HealthMissing, app.HealthDegraded, app.HealthHealthy))
-	assert.Equal(t, app.HealthUnknown, Worst(app.HealthDegraded, "Bogus"))
-	assert.True(t, IsWorse(app.HealthMissing, app.HealthProgressing))
-}

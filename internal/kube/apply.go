@@ -142,18 +142,6 @@ type ChangeSet struct {
 	AwaitingPrune []app.ResourceKey
 }
 
-// Results converts the change set to the app's status entries for region.
-func (cs *ChangeSet) Results(region string) []app.ResourceResult {
-	if cs == nil {
-		return nil
-	}
-	out := make([]app.ResourceResult, len(cs.Entries))
-	for i, e := range cs.Entries {
-		out[i] = app.ResourceResult{ResourceKey: e.Key, Region: region, Action: e.Action, Message: e.Message}
-	}
-	return out
-}
-
 func (cs *ChangeSet) add(ch Change) { cs.Entries = append(cs.Entries, ch) }
 
 // Apply brings the cluster to req.Objects, wave by wave (syncplan): each
