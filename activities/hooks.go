@@ -78,7 +78,7 @@ func (r *Region) hookRunner(ctx context.Context, cluster *kube.Cluster) (*hooks.
 		return nil, err
 	}
 	return &hooks.Runner{
-		Dynamic: dyn, Mapper: cluster.RESTMapper(), Poll: r.poll(),
+		Dynamic: dyn, Mapper: cluster.RESTMapper(), Poll: r.poll(), Health: cluster.HealthChecker(),
 		Progress: func(msg string) { activity.RecordHeartbeat(ctx, msg) },
 	}, nil
 }

@@ -109,7 +109,7 @@ func (r *Runner) failureReason(ctx context.Context, obj *unstructured.Unstructur
 		return msg
 	}
 	for i := range pods.Items {
-		if st, reason := podState(&pods.Items[i]); st == Failed {
+		if st, reason := podState(&pods.Items[i], r.Health); st == Failed {
 			return msg + "; " + reason
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/health"
 )
 
 func fixture(t *testing.T, name string) *unstructured.Unstructured {
@@ -133,7 +134,7 @@ func TestState(t *testing.T) {
 		{"live-configmap", Succeeded, ""},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
-			got, msg := state(fixture(t, tc.fixture))
+			got, msg := state(fixture(t, tc.fixture), health.Checker{})
 			assert.Equal(t, tc.want, got, "message %q", msg)
 			assert.Contains(t, msg, tc.msg)
 		})

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/health"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/syncplan"
 )
@@ -37,6 +38,10 @@ type Runner struct {
 	// Progress, when set, hears what the run is doing every poll: an
 	// activity heartbeats from it.
 	Progress func(msg string)
+	// Health tells a hook's health as the sync's compare does (the
+	// cluster's checker, Lua health checks among them); its zero value is
+	// the built-in checks.
+	Health health.Checker
 }
 
 // Request is one phase's hooks (or one wave of them) in one cluster.
@@ -234,7 +239,7 @@ func (r *Runner) wait(ctx context.Context, req Request, wave []planned, live []*
 			case obj == nil:
 				res.Status, res.Message = Failed, "deleted while it ran"
 			default:
-				res.Status, res.Message = state(obj)
+				res.Status, res.Message = state(obj, r.Health)
 				if res.Status == Failed {
 					res.Message = r.failureReason(ctx, obj, res.Message)
 				}

@@ -28,16 +28,17 @@ const (
 const deadlineGrace = 30 * time.Second
 
 // state reads a live hook object: a Job until Complete or Failed, a Pod
-// until Succeeded or Failed (or stuck, as package health sees it), any
-// other kind until Healthy (Degraded fails it).
-func state(obj *unstructured.Unstructured) (Status, string) {
+// until Succeeded or Failed (or stuck, as hc sees it), any other kind
+// until Healthy (Degraded fails it), as hc (the built-in checks and the
+// operator's Lua health checks) tells.
+func state(obj *unstructured.Unstructured, hc health.Checker) (Status, string) {
 	if obj.GetDeletionTimestamp() != nil {
 		return Failed, "deleted while it ran"
 	}
 	if obj.GroupVersionKind().Group == "" && obj.GetKind() == "Pod" {
-		return podState(obj)
+		return podState(obj, hc)
 	}
-	code, msg := health.Get(obj)
+	code, msg := hc.Get(obj)
 	switch code {
 	case app.HealthHealthy:
 		return Succeeded, msg
@@ -50,7 +51,7 @@ func state(obj *unstructured.Unstructured) (Status, string) {
 	return Running, msg
 }
 
-func podState(obj *unstructured.Unstructured) (Status, string) {
+func podState(obj *unstructured.Unstructured, hc health.Checker) (Status, string) {
 	var p corev1.Pod
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.UnstructuredContent(), &p); err != nil {
 		return Running, "cannot read the pod: " + err.Error()
@@ -61,7 +62,7 @@ func podState(obj *unstructured.Unstructured) (Status, string) {
 	case corev1.PodFailed:
 		return Failed, podReason(&p)
 	}
-	if code, msg := health.Get(obj); code == app.HealthDegraded {
+	if code, msg := hc.Get(obj); code == app.HealthDegraded {
 		return Failed, msg
 	}
 	return Running, "pod is " + strings.ToLower(string(p.Status.Phase))

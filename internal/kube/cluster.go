@@ -64,6 +64,10 @@ func DefaultOptions() Options {
 	}
 }
 
+// HealthChecker is how the cluster tells an object's health (Options.Health),
+// for what reads health beside the compare (hooks).
+func (c *Cluster) HealthChecker() health.Checker { return c.opts.Health }
+
 // LoadConfig reads a kubeconfig: the file at kubeconfigPath, or the usual
 // places (KUBECONFIG, ~/.kube/config, in-cluster) when it is empty; context
 // picks a context, the current one when empty. Rate limits are raised far
