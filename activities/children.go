@@ -82,10 +82,10 @@ func (c *Children) SyncChildren(ctx context.Context, in workflows.ChildrenInput)
 	refused := 0
 	for _, child := range in.Children {
 		key := childKey(child.Metadata.Name, child.Metadata.Namespace)
-		result := app.ResourceResult{ResourceKey: key, Action: "configured"}
+		result := app.ResourceResult{ResourceKey: key, Action: app.ActionConfigured}
 		if !in.DryRun {
 			if _, err := workflows.Apply(ctx, c.Client, &child, in.By(child.Metadata.Name)); err != nil {
-				result.Action, result.Message = "failed", workflows.ErrorMessage(err)
+				result.Action, result.Message = app.ActionFailed, workflows.ErrorMessage(err)
 				errs = append(errs, fmt.Errorf("app %q: child app %q: %s", in.Parent, child.Metadata.Name, result.Message))
 				if workflows.IsOwnerRefusal(err) {
 					refused++
@@ -102,11 +102,11 @@ func (c *Children) SyncChildren(ctx context.Context, in workflows.ChildrenInput)
 			out.Applied = append(out.Applied, name) // still ours until pruned
 			continue
 		}
-		result := app.ResourceResult{ResourceKey: childKey(name, ""), Action: "pruned"}
+		result := app.ResourceResult{ResourceKey: childKey(name, ""), Action: app.ActionPruned}
 		if !in.DryRun {
 			err := c.deleteChild(ctx, in.Parent, name)
 			if err != nil {
-				result.Action, result.Message = "failed", workflows.ErrorMessage(err)
+				result.Action, result.Message = app.ActionFailed, workflows.ErrorMessage(err)
 				errs = append(errs, fmt.Errorf("app %q: delete child app %q: %s", in.Parent, name, result.Message))
 				if workflows.IsOwnerRefusal(err) {
 					refused++ // adopted by another owner: no longer ours

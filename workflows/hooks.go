@@ -253,9 +253,9 @@ func hookFailure(region string, err error) string {
 func hookResourceResults(ran []HookResult) []app.ResourceResult {
 	out := make([]app.ResourceResult, len(ran))
 	for i, h := range ran {
-		action := "created"
+		action := app.ActionCreated
 		if h.Status != "Succeeded" {
-			action = "failed"
+			action = app.ActionFailed
 		}
 		out[i] = app.ResourceResult{ResourceKey: h.ResourceKey, Region: h.Region, Action: action,
 			Message: h.Phase + " hook " + strings.ToLower(h.Status) + ": " + h.Message, HookType: h.Phase, HookPhase: h.Status}

@@ -108,9 +108,9 @@ type HookRun struct {
 // ResourceResult is what one sync did to one resource in one region.
 type ResourceResult struct {
 	ResourceKey
-	Region  string `json:"region"`
-	Action  string `json:"action"` // created, configured, unchanged, pruned, failed
-	Message string `json:"message,omitempty"`
+	Region  string       `json:"region"`
+	Action  ChangeAction `json:"action"` // created, configured, unchanged, pruned, skipped, failed
+	Message string       `json:"message,omitempty"`
 	// HookType is the phase of a hook (PreSync, Sync, PostSync, SyncFail,
 	// PostDelete); empty for an ordinary resource.
 	HookType string `json:"hookType,omitempty"`

@@ -37,11 +37,11 @@ const (
 // (Prune=false) is PruneSkipped.
 func resultCode(r ResourceResult) string {
 	switch {
-	case r.Action == "failed" || r.HookPhase == string(OperationFailed):
+	case r.Action == ActionFailed || r.HookPhase == string(OperationFailed):
 		return ResultSyncFailed
-	case r.Action == "pruned":
+	case r.Action == ActionPruned:
 		return ResultPruned
-	case r.Action == "skipped" && strings.HasPrefix(r.Message, "no longer desired"):
+	case r.Action == ActionSkipped && strings.HasPrefix(r.Message, "no longer desired"):
 		// Prune=false keeps it; an apply that ApplyOutOfSyncOnly skipped
 		// is "skipped" too, and in sync.
 		return ResultPruneSkipped

@@ -14,14 +14,14 @@ import (
 	"github.com/ferry-gitops/ferry/internal/syncplan"
 )
 
-// Actions a Change reports, as in app.ResourceResult.Action.
+// Actions a Change reports: app's vocabulary (app.ChangeAction).
 const (
-	ActionCreated    = "created"
-	ActionConfigured = "configured"
-	ActionUnchanged  = "unchanged"
-	ActionPruned     = "pruned"
-	ActionSkipped    = "skipped"
-	ActionFailed     = "failed"
+	ActionCreated    = app.ActionCreated
+	ActionConfigured = app.ActionConfigured
+	ActionUnchanged  = app.ActionUnchanged
+	ActionPruned     = app.ActionPruned
+	ActionSkipped    = app.ActionSkipped
+	ActionFailed     = app.ActionFailed
 )
 
 // ApplyRequest is one sync of one Application to one cluster.
@@ -122,7 +122,7 @@ type Change struct {
 	// Key names the object, with the namespace it was applied to.
 	Key app.ResourceKey
 	// Action is one of the Action constants.
-	Action string
+	Action app.ChangeAction
 	// Message says why, in a few words: which fields changed, or the error.
 	// It never holds field values.
 	Message string

@@ -133,7 +133,7 @@ func (e *env) compare(objs []*unstructured.Unstructured, previous []app.Resource
 func actions(cs *kube.ChangeSet) map[string]string {
 	out := map[string]string{}
 	for _, c := range cs.Entries {
-		out[c.Key.Kind+"/"+c.Key.Name] = c.Action
+		out[c.Key.Kind+"/"+c.Key.Name] = string(c.Action)
 	}
 	return out
 }
