@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -210,11 +211,22 @@ spec:
 
 	// Past its progress deadline the Deployment is Degraded, and the app
 	// says why: health.message, and the MESSAGE column of ferry app get.
-	eventually(t, 2*time.Minute, "the Deployment Degraded", func() (bool, string) {
+	// The app is Degraded as soon as one region is; each region's compare
+	// sees its own Deployment pass the deadline, so wait for every one.
+	var get string
+	eventually(t, 2*time.Minute, "the Deployment Degraded in every region", func() (bool, string) {
 		v, err := queryView(t, c, "noprogress")
-		return err == nil && v.Status.Health.Status == app.HealthDegraded, fmt.Sprint(err)
+		if err != nil || v.Status.Health.Status != app.HealthDegraded {
+			return false, fmt.Sprint(err)
+		}
+		get = mustFerry(t, "app", "get", "noprogress")
+		for _, r := range regions {
+			if !regexp.MustCompile(r + `\s+apps\s+Deployment\s+noprogress\s+web\s+Synced\s+Degraded\s+deployment "web" exceeded its progress deadline`).MatchString(get) {
+				return false, get
+			}
+		}
+		return true, ""
 	})
-	get := mustFerry(t, "app", "get", "noprogress")
 	for _, r := range regions {
 		require.Regexp(t, r+`\s+apps\s+Deployment\s+noprogress\s+web\s+Synced\s+Degraded\s+deployment "web" exceeded its progress deadline`, get)
 	}
