@@ -334,17 +334,23 @@ func displayAppPath(p string) string {
 	return strings.TrimPrefix(p, "/")
 }
 
-// lastLines is the end of a renderer's error output, for an error message.
+// lastLines is a renderer's error output for an error message: all of it
+// when short, else its first line (where a crashing Go program says why:
+// "fatal error: …", "panic: …", "SIGSEGV: …") and its end.
 func lastLines(stderr []byte) string {
 	s := strings.TrimSpace(string(stderr))
-	const keep = 2000
-	if len(s) > keep {
-		s = "…" + s[len(s)-keep:]
-	}
+	const keep, keepFirst = 2000, 300
 	if s == "" {
 		return "no error output"
 	}
-	return s
+	if len(s) <= keep {
+		return s
+	}
+	first, _, _ := strings.Cut(s, "\n")
+	if len(first) > keepFirst {
+		first = first[:keepFirst] + "…"
+	}
+	return first + " … " + s[len(s)-(keep-len(first)):]
 }
 
 // RendererName is the renderer's own binary, built beside the worker's
