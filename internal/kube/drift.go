@@ -46,8 +46,14 @@ func (l *liveCache) updated(li *liveInformer, oldObj, curObj any) {
 		}
 		return
 	}
-	key := KeyOf(cur)
-	by := changedBy(prev, cur)
+	l.driftUnlessOurs(appName, cur, changedBy(prev, cur))
+}
+
+// driftUnlessOurs signals a change of obj by the field managers in by,
+// less Ferry's own, unless the change is only Ferry's write (by names
+// only Ferry, or names no one and the version is one Ferry wrote).
+func (l *liveCache) driftUnlessOurs(appName string, obj *unstructured.Unstructured, by []string) {
+	key := KeyOf(obj)
 	others := by[:0:0]
 	for _, m := range by {
 		if m != l.c.opts.FieldManager {
@@ -57,7 +63,7 @@ func (l *liveCache) updated(li *liveInformer, oldObj, curObj any) {
 	switch {
 	case len(by) > 0 && len(others) == 0:
 		return // Ferry's own write
-	case len(by) == 0 && l.c.writes.ours(key, cur.GetResourceVersion()):
+	case len(by) == 0 && l.c.writes.ours(key, obj.GetResourceVersion()):
 		return
 	}
 	l.onDrift(Drift{App: appName, Key: key, By: others})

@@ -123,19 +123,5 @@ func (l *liveCache) added(li *liveInformer, obj any, initial bool) {
 	if !IsTracked(appName, u) || syncplan.IsHook(u) {
 		return
 	}
-	key := KeyOf(u)
-	by := changedBy(&unstructured.Unstructured{}, u)
-	others := by[:0:0]
-	for _, m := range by {
-		if m != l.c.opts.FieldManager {
-			others = append(others, m)
-		}
-	}
-	switch {
-	case len(by) > 0 && len(others) == 0:
-		return // Ferry's own create
-	case len(by) == 0 && l.c.writes.ours(key, u.GetResourceVersion()):
-		return
-	}
-	l.onDrift(Drift{App: appName, Key: key, By: others})
+	l.driftUnlessOurs(appName, u, changedBy(&unstructured.Unstructured{}, u))
 }
