@@ -132,7 +132,7 @@ func (f *actionFlags) selects(k app.ResourceKey) bool {
 }
 
 func (f *actionFlags) loadCustomizations() (*customize.Set, error) {
-	return loadCustomizationsFile(f.customizations)
+	return customize.ParseFile(f.customizations)
 }
 
 // regionTargets are the app's resources the flags name, by region.

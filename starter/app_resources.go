@@ -81,7 +81,7 @@ const (
 )
 
 func runResources(ctx context.Context, tf *temporalFlags, f *resourcesFlags, name string, mode resourcesMode, out, errOut io.Writer) error {
-	set, err := loadCustomizationsFile(f.customizations)
+	set, err := customize.ParseFile(f.customizations)
 	if err != nil {
 		return err
 	}
@@ -179,21 +179,4 @@ func runningApps(ctx context.Context, c client.Client) (map[string]bool, error) 
 	out := map[string]bool{}
 	err := workflows.ListApps(ctx, c, func(name string, _ workflows.Summary) { out[name] = true })
 	return out, err
-}
-
-// loadCustomizationsFile reads an argocd-cm manifest given to the CLI
-// with --resource-customizations; nil when none is given.
-func loadCustomizationsFile(file string) (*customize.Set, error) {
-	if file == "" {
-		return nil, nil
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("--resource-customizations: %w", err)
-	}
-	set, err := customize.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("--resource-customizations %s: %w", file, err)
-	}
-	return set, nil
 }

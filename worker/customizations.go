@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/ferry-gitops/ferry/internal/customize"
 	"github.com/ferry-gitops/ferry/internal/diff"
@@ -13,16 +12,9 @@ import (
 // ConfigMap manifest, whose Lua health checks, ignoreDifferences and
 // resource.exclusions/inclusions the region workers apply. Every problem of the file stops the worker at start.
 func loadCustomizations(file string) (*customize.Set, error) {
-	if file == "" {
-		return nil, nil
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("--resource-customizations: %w", err)
-	}
-	set, err := customize.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("--resource-customizations %s: %w", file, err)
+	set, err := customize.ParseFile(file)
+	if err != nil || set == nil {
+		return nil, err
 	}
 	if _, err := diff.Compile(set.IgnoreAll()); err != nil {
 		return nil, fmt.Errorf("--resource-customizations %s: resource.customizations.ignoreDifferences: %w", file, err)

@@ -3,6 +3,7 @@ package customize
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -67,6 +68,27 @@ func Parse(manifest []byte) (*Set, error) {
 		return nil, fmt.Errorf("resource customizations: kind is %q; give the argocd-cm ConfigMap manifest", cm.Kind)
 	}
 	return FromData(cm.Data)
+}
+
+// Flag is the option of ferry-worker and ferry that names the file
+// ParseFile reads.
+const Flag = "--resource-customizations"
+
+// ParseFile reads the argocd-cm manifest at file (given with Flag); nil
+// when file is "". Its errors name the flag and the file.
+func ParseFile(file string) (*Set, error) {
+	if file == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Flag, err)
+	}
+	set, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", Flag, file, err)
+	}
+	return set, nil
 }
 
 // FromData reads the data of an argocd-cm ConfigMap.
