@@ -101,7 +101,7 @@ spec:
 	for _, r := range regions {
 		res, ok := resultOf(st.OperationState, r, "Deployment", "web")
 		require.True(t, ok, "the Deployment's result in %s: %v", r, resultsOf(st.OperationState))
-		require.Equal(t, "failed", res.Action)
+		require.Equal(t, app.ActionFailed, res.Action)
 		require.Contains(t, res.Message, "revisionHistoryLimit", "the object's result names the field")
 	}
 	var syncErr string

@@ -84,7 +84,7 @@ func TestAFailingSyncHookKeepsEveryResult(t *testing.T) {
 	for _, r := range regions {
 		cm, ok := resultOf(op, r, "ConfigMap", "settings")
 		require.True(t, ok, "the applied ConfigMap's result in %s: %v", r, resultsOf(op))
-		require.Equal(t, "created", cm.Action)
+		require.Equal(t, app.ActionCreated, cm.Action)
 		hook, ok := resultOf(op, r, "Job", "check")
 		require.True(t, ok, "the hook's result in %s: %v", r, resultsOf(op))
 		require.Equal(t, workflows.HookSync, hook.HookType)
@@ -116,7 +116,7 @@ func TestAFailingWaveKeepsItsResultsAndTheStatusShowsWhy(t *testing.T) {
 	for _, r := range regions {
 		pod, ok := resultOf(op, r, "Pod", "fails")
 		require.True(t, ok, "the Pod's result in %s: %v", r, resultsOf(op))
-		require.Equal(t, "created", pod.Action)
+		require.Equal(t, app.ActionCreated, pod.Action)
 		require.Contains(t, pod.Message, "Degraded", "the result says why")
 		_, applied := resultOf(op, r, "ConfigMap", "later")
 		require.False(t, applied, "wave 1 was not applied in %s", r)
@@ -164,10 +164,10 @@ func TestCreateNamespaceWithAnInvalidObject(t *testing.T) {
 	for _, r := range regions {
 		ns, ok := resultOf(op, r, "Namespace", "nsinvalid")
 		require.True(t, ok, "the Namespace's result in %s: %v", r, resultsOf(op))
-		require.Equal(t, "created", ns.Action)
+		require.Equal(t, app.ActionCreated, ns.Action)
 		sa, ok := resultOf(op, r, "ServiceAccount", "Bad_Name")
 		require.True(t, ok, "the ServiceAccount's result in %s: %v", r, resultsOf(op))
-		require.Equal(t, "failed", sa.Action)
+		require.Equal(t, app.ActionFailed, sa.Action)
 		require.Contains(t, sa.Message, "Invalid value")
 	}
 	require.Contains(t, out, "Bad_Name", "ferry app sync prints the results")

@@ -219,7 +219,7 @@ data: {"bad key!": aHVudGVyMg==}
 		assert.NotContains(t, text, "aHVudGVyMg==")
 		assert.NotContains(t, text, "hunter2")
 	}
-	assert.Equal(t, "failed", cs.Entries[0].Action)
+	assert.Equal(t, app.ActionFailed, cs.Entries[0].Action)
 
 	good := decode(t, `
 apiVersion: v1

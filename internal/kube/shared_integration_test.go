@@ -62,7 +62,7 @@ func TestFailOnSharedResource(t *testing.T) {
 		require.NoError(t, err)
 		for _, c := range cs.Entries {
 			if c.Key.Name == "shared" {
-				assert.Equal(t, "configured", c.Action)
+				assert.Equal(t, app.ActionConfigured, c.Action)
 				assert.Contains(t, c.Message, `taken over from Ferry application "`+other+`" (a shared resource; FailOnSharedResource=true refuses this)`)
 			}
 		}
