@@ -35,13 +35,13 @@ func (r *Region) RunHooks(ctx context.Context, in workflows.RunHooksInput) (work
 	if err != nil {
 		return workflows.RunHooksResult{}, err
 	}
-	cluster, err := r.permitted(ctx, in.Target, in.Namespace, in.SyncOptions, objs)
+	opts, err := syncOptionsOf(in.Target.App, in.SyncOptions)
 	if err != nil {
 		return workflows.RunHooksResult{}, err
 	}
-	opts, err := app.ParseSyncOptions(in.SyncOptions)
+	cluster, err := r.permitted(ctx, in.Target, in.Namespace, opts, objs)
 	if err != nil {
-		return workflows.RunHooksResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
+		return workflows.RunHooksResult{}, err
 	}
 	runner, err := r.hookRunner(ctx, cluster)
 	if err != nil {

@@ -68,7 +68,11 @@ func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workfl
 	if err != nil {
 		return workflows.CompareResult{}, err
 	}
-	req, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, in.SyncOptions, in.IgnoreDifferences)
+	opts, err := syncOptionsOf(in.Target.App, in.SyncOptions)
+	if err != nil {
+		return workflows.CompareResult{}, err
+	}
+	req, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, opts, in.IgnoreDifferences)
 	if err != nil {
 		return workflows.CompareResult{}, err
 	}
@@ -85,14 +89,23 @@ func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workfl
 	return workflows.CompareResult{Resources: r.statuses(states), Watched: watched && err == nil}, nil
 }
 
-// compareRequest reads the app's sync options and compiles its
-// ignoreDifferences; either being wrong fails for good.
-func (r *Region) compareRequest(appName, namespace string, objs []*unstructured.Unstructured, known []app.ResourceKey,
-	syncOptions []string, ignore []app.IgnoreDifference) (kube.CompareRequest, error) {
-	opts, err := app.ParseSyncOptions(syncOptions)
+// syncOptionsOf parses the operation's sync options (the app's
+// syncOptions and those its sync request adds), once per activity: every
+// step after reads the parsed value. Options that do not parse fail for
+// good: the app's spec has to change.
+func syncOptionsOf(appName string, items []string) (app.SyncOptions, error) {
+	opts, err := app.ParseSyncOptions(items)
 	if err != nil {
-		return kube.CompareRequest{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
+		return app.SyncOptions{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("app %q: spec.syncPolicy.syncOptions: %v", appName, err), workflows.ErrInvalidSource, nil)
 	}
+	return opts, nil
+}
+
+// compareRequest compiles the app's ignoreDifferences, which fails for
+// good when they are wrong, into the compare of objs.
+func (r *Region) compareRequest(appName, namespace string, objs []*unstructured.Unstructured, known []app.ResourceKey,
+	opts app.SyncOptions, ignore []app.IgnoreDifference) (kube.CompareRequest, error) {
 	rules, err := diff.Compile(append(slices.Clip(ignore), r.SystemIgnore...))
 	if err != nil {
 		return kube.CompareRequest{}, temporal.NewNonRetryableApplicationError(

@@ -59,7 +59,7 @@ func (t *TemporalProjects) AppProject(ctx context.Context, appName string) (*app
 // With CreateNamespace=true the namespace the sync would create counts as
 // one of its objects (a cluster-scoped Namespace), as in Argo CD, unless the
 // region has it already.
-func (r *Region) permitted(ctx context.Context, t workflows.Target, namespace string, syncOptions []string, objs []*unstructured.Unstructured) (*kube.Cluster, error) {
+func (r *Region) permitted(ctx context.Context, t workflows.Target, namespace string, opts app.SyncOptions, objs []*unstructured.Unstructured) (*kube.Cluster, error) {
 	if r.Projects == nil {
 		return r.Cluster, nil
 	}
@@ -67,13 +67,13 @@ func (r *Region) permitted(ctx context.Context, t workflows.Target, namespace st
 	if err != nil {
 		return nil, err
 	}
-	if err := r.check(ctx, p, t, namespace, syncOptions, objs); err != nil {
+	if err := r.check(ctx, p, t, namespace, opts, objs); err != nil {
 		return nil, err
 	}
 	return r.writer(a, p)
 }
 
-func (r *Region) check(ctx context.Context, p *app.AppProject, t workflows.Target, namespace string, syncOptions []string, objs []*unstructured.Unstructured) error {
+func (r *Region) check(ctx context.Context, p *app.AppProject, t workflows.Target, namespace string, opts app.SyncOptions, objs []*unstructured.Unstructured) error {
 	if p.Metadata.Name == app.DefaultProject {
 		return nil // allows everything
 	}
@@ -88,7 +88,7 @@ func (r *Region) check(ctx context.Context, p *app.AppProject, t workflows.Targe
 	if err != nil {
 		return classify(err)
 	}
-	if opts, _ := app.ParseSyncOptions(syncOptions); opts.CreateNamespace && namespace != "" && !p.PermitsKind("", "Namespace", false) {
+	if opts.CreateNamespace && namespace != "" && !p.PermitsKind("", "Namespace", false) {
 		exists, err := r.Cluster.NamespaceExists(ctx, namespace)
 		if err != nil {
 			return classify(err)

@@ -41,11 +41,15 @@ func (r *Region) sync(ctx context.Context, in workflows.SyncInput, withHooks boo
 	if err != nil {
 		return workflows.SyncResult{}, err
 	}
-	cluster, err := r.permitted(ctx, in.Target, in.Namespace, in.SyncOptions, objs)
+	opts, err := syncOptionsOf(in.Target.App, in.SyncOptions)
 	if err != nil {
 		return workflows.SyncResult{}, err
 	}
-	cmp, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, in.SyncOptions, in.IgnoreDifferences)
+	cluster, err := r.permitted(ctx, in.Target, in.Namespace, opts, objs)
+	if err != nil {
+		return workflows.SyncResult{}, err
+	}
+	cmp, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, opts, in.IgnoreDifferences)
 	if err != nil {
 		return workflows.SyncResult{}, err
 	}
@@ -57,13 +61,13 @@ func (r *Region) sync(ctx context.Context, in workflows.SyncInput, withHooks boo
 	}
 	req := kube.ApplyRequest{
 		App: in.Target.App, Namespace: in.Namespace, Objects: toApply, PreviousKeys: previous,
-		Prune: in.Prune, PruneCheck: r.pruneCheck(ctx, in.Target), PruneConfirmed: in.PruneConfirmed, NamespaceMetadata: in.NamespaceMetadata, DryRun: in.DryRun, Options: cmp.Options, Ignore: cmp.Ignore,
+		Prune: in.Prune, PruneCheck: r.pruneCheck(ctx, in.Target), PruneConfirmed: in.PruneConfirmed, NamespaceMetadata: in.NamespaceMetadata, DryRun: in.DryRun, Options: opts, Ignore: cmp.Ignore,
 		WaveTimeout: max(in.HealthTimeout, waveTimeout), WaitLast: in.WaitHealthy,
 		Progress: func(p kube.Progress) { activity.RecordHeartbeat(ctx, p.String()) },
 	}
 	var out workflows.SyncResult
 	if withHooks && !in.DryRun {
-		if req.SyncHooks, err = r.syncHooks(ctx, cluster, in, objs, cmp.Options, &out); err != nil {
+		if req.SyncHooks, err = r.syncHooks(ctx, cluster, in, objs, opts, &out); err != nil {
 			return workflows.SyncResult{}, err
 		}
 	}
