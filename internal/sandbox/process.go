@@ -95,11 +95,35 @@ func processResult(res *Result, _ error) (*Result, error) {
 	return res, nil
 }
 
-// saysOutOfMemory tells a command that failed to get memory: a Go
-// program dies with "runtime: out of memory", a C one reports ENOMEM.
+// saysOutOfMemory tells a command that failed to get memory. Go's
+// runtime says so in several ways, each ending with exit status 2 and a
+// traceback:
+//   - "fatal error: runtime: out of memory", "fatal error: out of memory
+//     allocating heap arena metadata", "runtime: out of memory: cannot
+//     allocate …": the heap could not grow;
+//   - "fatal error: runtime: cannot allocate memory": the runtime's own
+//     metadata (C programs say the same for ENOMEM);
+//   - "runtime/cgo: pthread_create failed: Resource temporarily
+//     unavailable" then "SIGABRT: abort": a cgo binary (the renderer is
+//     one) needed a thread, and glibc could not map its stack within
+//     RLIMIT_DATA (pthread_create reports that as EAGAIN);
+//   - "runtime: failed to create new OS thread (… errno=12)": a thread
+//     without cgo, ENOMEM (errno=11 would be a limit on processes).
+//
+// The sandbox sets no limit on threads or processes (prlimit above), so a
+// cgo thread that could not get its stack is the memory limit's doing.
 func saysOutOfMemory(stderr []byte) bool {
 	low := strings.ToLower(string(stderr))
-	return strings.Contains(low, "out of memory") || strings.Contains(low, "cannot allocate memory")
+	for _, says := range []string{
+		"out of memory",
+		"cannot allocate memory",
+		"pthread_create failed: resource temporarily unavailable",
+	} {
+		if strings.Contains(low, says) {
+			return true
+		}
+	}
+	return strings.Contains(low, "failed to create new os thread") && strings.Contains(low, "errno=12)")
 }
 
 // bwrapFailure tells bwrap's own setup errors ("bwrap: …", exit status 1)
