@@ -155,7 +155,7 @@ func directoryIncludes(appPath string, opts *app.DirectorySource, name string) (
 	if err != nil {
 		return false, err
 	}
-	if exclude != nil && exclude.match(name) || include != nil && !include.match(name) {
+	if exclude != nil && exclude.Match(name) || include != nil && !include.Match(name) {
 		return false, nil
 	}
 	return true, nil

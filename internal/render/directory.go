@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"sort"
@@ -109,7 +110,7 @@ func (r *Renderer) directory(ctx context.Context, root string, src app.Source, r
 		if !hasManifestExt(rel) && !strings.HasSuffix(rel, ".jsonnet") {
 			return nil
 		}
-		if exclude != nil && exclude.match(rel) || include != nil && !include.match(rel) {
+		if exclude != nil && exclude.Match(rel) || include != nil && !include.Match(rel) {
 			return nil
 		}
 		if info.Size() > limits.MaxFileBytes {
@@ -159,15 +160,15 @@ func readManifest(files fileSystem, f manifestFile, maxBytes int64) ([]*unstruct
 	return decodeYAML(f.display, data)
 }
 
-func compileFilters(appPath string, opts *app.DirectorySource) (include, exclude *glob, err error) {
+func compileFilters(appPath string, opts *app.DirectorySource) (include, exclude *app.Glob, err error) {
 	if s := strings.TrimSpace(opts.Include); s != "" {
-		if include, err = compileGlob(s); err != nil {
-			return nil, nil, &SourceError{Path: appPath, Msg: "directory.include: " + err.Error()}
+		if include, err = app.CompileGlob(s); err != nil {
+			return nil, nil, &SourceError{Path: appPath, Msg: fmt.Sprintf("directory.include: glob %q: %v", s, err)}
 		}
 	}
 	if s := strings.TrimSpace(opts.Exclude); s != "" {
-		if exclude, err = compileGlob(s); err != nil {
-			return nil, nil, &SourceError{Path: appPath, Msg: "directory.exclude: " + err.Error()}
+		if exclude, err = app.CompileGlob(s); err != nil {
+			return nil, nil, &SourceError{Path: appPath, Msg: fmt.Sprintf("directory.exclude: glob %q: %v", s, err)}
 		}
 	}
 	return include, exclude, nil
