@@ -292,7 +292,11 @@ func clusterSteps(cfg *Config, n int, poll time.Duration, name, idle string) []s
 // onboardStep onboards a fleet of n apps into *f; it runs for scenario
 // name, and for also when that is selected.
 func fleetOnboardStep(cfg *Config, f **fleet, n int, poll time.Duration, name, also, on string) step {
-	return step{name: name, also: also, title: fmt.Sprintf("Onboarding%s: %d apps of %d resources", on, n, cfg.AppResources), timeout: cfg.OnboardTimeout + 2*time.Minute + time.Duration(n)*20*time.Millisecond,
+	timeout := cfg.OnboardTimeout + 2*time.Minute + time.Duration(n)*20*time.Millisecond
+	if cfg.OnboardFloor && on == "" {
+		timeout += cfg.OnboardTimeout // the kubectl floor runs first, in the same step
+	}
+	return step{name: name, also: also, title: fmt.Sprintf("Onboarding%s: %d apps of %d resources", on, n, cfg.AppResources), timeout: timeout,
 		run: func(ctx context.Context, e *Env, sec *Section) (err error) {
 			*f, err = Onboard(ctx, e, sec, n, poll)
 			return err
