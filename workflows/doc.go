@@ -30,8 +30,10 @@
 //
 // The worker's configuration the workflow reads (Config) is recorded the
 // same way: a value that changes what the workflow does goes through a
-// workflow.SideEffect once per run (as MaxReconciles does), so a worker
-// started with other settings replays the run as it was.
+// workflow.SideEffect once per run (as MaxReconciles does), or a
+// workflow.MutableSideEffect behind a version when a running app should
+// follow a change of it (the regions configuration, recordRegions), so a
+// worker started with other settings replays the run as it was.
 //
 // # Recorded histories
 //
@@ -45,5 +47,7 @@
 // change. The corpus covers the paths gated above: hooks and hook
 // failures, PostSync and PostDelete, retries and continue-as-new, sync
 // windows, ownership and projects, rollback, an app of apps, a staged
-// rollout, an unreachable region, webhook pushes, ApplicationSets.
+// rollout, an unreachable region and a frozen one (regions on their own),
+// webhook pushes, ApplicationSets; every workflow.GetVersion change has a
+// history that takes its new branch.
 package workflows
