@@ -74,6 +74,9 @@ type Carried struct {
 	Owner *Owner `json:"owner,omitempty"`
 	// Notifications: what the app has notified.
 	Notifications *notifyState `json:"notifications,omitempty"`
+	// Operation is the operation that continued as new between two of its
+	// retries: the run resumes it (operation_carry.go).
+	Operation *carriedOperation `json:"operation,omitempty"`
 }
 
 // rendered remembers the last render, so an unchanged (SHA, spec) skips it.
@@ -171,6 +174,14 @@ type appState struct {
 	stragglers map[string]*straggler
 	// polls: when a poll may leave its compare out (idle.go).
 	polls idleState
+	// syncing is the sync update whose operation runs; nil otherwise.
+	syncing *pendingSync
+	// retries: the operations' retries in this run, which count towards
+	// continue-as-new as reconciles do; resume: the operation the previous
+	// run carried; continuing: the one this run carries to the next.
+	retries    int
+	resume     *carriedOperation
+	continuing *operation
 }
 
 // untouchedPush is a push that moved the app's branch without touching its
@@ -196,6 +207,7 @@ func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error
 		if c.Notifications != nil {
 			s.notifications = *c.Notifications
 		}
+		s.resume = c.Operation
 	}
 	s.owner = startOwner(ctx, in)
 	s.recordRegions(ctx)
@@ -216,6 +228,14 @@ func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error
 
 func (s *appState) run(ctx workflow.Context) error {
 	s.publish(ctx)
+	if c := s.resume; c != nil {
+		s.resume = nil
+		s.resumeOperation(ctx, c)
+		s.idleForget()
+		if s.continuing != nil {
+			return s.continueAsNew(ctx)
+		}
+	}
 	for reconciles := 0; ; {
 		s.recordRegions(ctx)
 		switch {
@@ -228,19 +248,27 @@ func (s *appState) run(ctx workflow.Context) error {
 		case len(s.syncs) > 0:
 			p := s.syncs[0]
 			s.syncs = s.syncs[1:]
-			p.result, p.err = s.manualSync(ctx, p.req)
-			p.done = true
+			s.syncing = p
+			result, err := s.manualSync(ctx, p.req)
+			s.syncing = nil
+			if !p.done { // answered already when its operation continued as new
+				p.result, p.err = result, err
+				p.done = true
+			}
 			s.idleForget()
 		default:
 			s.reconcile(ctx)
 			reconciles++
+		}
+		if s.continuing != nil {
+			return s.continueAsNew(ctx)
 		}
 		if s.idle() && s.shouldContinueAsNew(ctx, reconciles) {
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 				return err
 			}
 			if s.idle() {
-				return workflow.NewContinueAsNewError(ctx, ApplicationWorkflow, Input{Application: s.app, Carried: s.carried()})
+				return s.continueAsNew(ctx)
 			}
 		}
 		if s.idle() && s.refresh == nil {

@@ -62,7 +62,7 @@ func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 		s.publish(ctx)
 		return op, nil
 	}
-	op := s.runOperation(ctx, target, requestParams(ctx, req))
+	op := s.runOperation(ctx, target, requestParams(ctx, req), opRequest{revision: req.Revision, rollback: req.RollbackID != nil})
 	return op.state, nil
 }
 
@@ -88,6 +88,24 @@ type operation struct {
 	// why it was terminated, empty while it was not.
 	cancel     workflow.CancelFunc
 	terminated string
+	// request is what the operation was asked to sync, for a retry that
+	// renders an updated spec (retarget); specDigest the spec its target
+	// was rendered for.
+	request    opRequest
+	specDigest string
+	// retry is the operation's retry policy, fixed when it began.
+	retry *app.RetryPolicy
+	// continued: the operation goes on in the next run of the workflow
+	// (continue-as-new between retries, operation_carry.go).
+	continued bool
+}
+
+// opRequest is what began an operation: an automated sync, or a sync
+// update with its revision (empty: the spec's) or a rollback's entry.
+type opRequest struct {
+	auto     bool
+	revision string
+	rollback bool
 }
 
 func (op *operation) id() string { return op.state.ID }
@@ -102,33 +120,52 @@ func (op *operation) beginAttempt(attempt int64) {
 
 // runOperation syncs target to every region in parallel, retrying the whole
 // operation per syncPolicy.retry, and records the outcome.
-func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParams) *operation {
+func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParams, req opRequest) *operation {
 	s.operationSeq++
-	op := &operation{target: target, params: p, state: &app.OperationState{
+	op := &operation{target: target, params: p, request: req, specDigest: s.app.SpecDigest(), retry: s.retryPolicy(p), state: &app.OperationState{
 		ID: s.operationID(), Revision: target.Commit(), Phase: app.OperationRunning,
 		Message: "syncing regions " + strings.Join(s.regionNames(), ", "), StartedAt: workflow.Now(ctx),
 	}}
 	s.status.OperationState = op.state
 	s.publish(ctx)
 	op.hooks = s.beginHooks(ctx, p)
+	s.runAttempts(ctx, op, 0)
+	return op
+}
+
+// runAttempts runs the operation's attempts from the first given (a
+// resumed operation's next retry) and records how it ended, unless it
+// goes on in the next run (op.continued).
+func (s *appState) runAttempts(ctx workflow.Context, op *operation, first int64) {
 	// The handlers reach the running operation here (terminate-op,
 	// confirm); the operation's steps are handed op.
 	s.running = op
 	octx, cancel := workflow.WithCancel(ctx)
 	op.cancel = cancel
-	s.attempts(octx, op)
+	s.attempts(octx, op, first)
 	s.running = nil
+	if op.continued {
+		s.continuing = op
+		return
+	}
 	s.endOperation(ctx, op)
-	return op
 }
 
 // attempts runs the operation's attempts until one succeeds, fails for
-// good, or its retries are spent.
-func (s *appState) attempts(ctx workflow.Context, op *operation) {
-	st, retry := op.state, s.retryPolicy(op.params)
-	for attempt := int64(0); ; attempt++ {
+// good, or its retries are spent, or the operation continues as new
+// between two of them. A first attempt after 0 follows a retry's wait.
+func (s *appState) attempts(ctx workflow.Context, op *operation, first int64) {
+	st, retry := op.state, op.retry
+	retried := first > 0
+	for attempt := first; ; attempt++ {
+		// A retry syncs the app's spec as it is now.
+		err := s.retargetForRetry(ctx, op, retried)
 		op.beginAttempt(attempt)
-		results, err := s.syncStages(ctx, op)
+		var results []app.ResourceResult
+		if err == nil {
+			results, err = s.syncStages(ctx, op)
+		}
+		retried = false
 		var se *syncError
 		op.unreachable = op.skippedUnreachable || (errors.As(err, &se) && se.unreachable)
 		st.Results = results
@@ -173,6 +210,14 @@ func (s *appState) attempts(ctx workflow.Context, op *operation) {
 		case !again:
 			return
 		}
+		if s.continueBetweenRetries(ctx, op) {
+			return
+		}
+		if op.terminated != "" {
+			op.endTerminated()
+			return
+		}
+		retried = true
 	}
 }
 

@@ -43,19 +43,29 @@ func (s *appState) reconcile(ctx workflow.Context) {
 		s.status.SyncWindow = nil
 	} else if !s.windowsHoldAutoSync(ctx, target) {
 		s.autoSync = &autoSync{Key: s.autoSyncKey(target)}
-		run := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()})
-		op := run.state
+		run := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()}, opRequest{auto: true})
 		s.idleForget()
-		s.autoSync.Phase, s.autoSync.Unreachable = op.Phase, run.unreachable
-		if op.Phase == app.OperationFailed || op.Phase == app.OperationError {
-			// As Argo CD: the automated sync is not tried again for this
-			// revision, and the condition says why until a sync succeeds.
-			msg := fmt.Sprintf("Failed last sync attempt to [%s]: %s", op.Revision, op.Message)
-			if op.RetryCount > 0 {
-				msg += fmt.Sprintf(" (retried %d times).", op.RetryCount)
-			}
-			s.setCondition(conditionSyncError, msg)
+		if !run.continued {
+			s.endAutoSync(run)
 		}
+	}
+}
+
+// endAutoSync records how the automated sync ended.
+func (s *appState) endAutoSync(run *operation) {
+	op := run.state
+	if s.autoSync == nil {
+		s.autoSync = &autoSync{Key: s.autoSyncKey(run.target)}
+	}
+	s.autoSync.Phase, s.autoSync.Unreachable = op.Phase, run.unreachable
+	if op.Phase == app.OperationFailed || op.Phase == app.OperationError {
+		// As Argo CD: the automated sync is not tried again for this
+		// revision, and the condition says why until a sync succeeds.
+		msg := fmt.Sprintf("Failed last sync attempt to [%s]: %s", op.Revision, op.Message)
+		if op.RetryCount > 0 {
+			msg += fmt.Sprintf(" (retried %d times).", op.RetryCount)
+		}
+		s.setCondition(conditionSyncError, msg)
 	}
 }
 

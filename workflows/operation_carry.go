@@ -1,0 +1,158 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// An operation that retries for ever (retry.limit -1) would grow one run's
+// history without end. Between two of its attempts, when the history asks
+// for it (Temporal suggests it, or the run has retried as many times as it
+// may reconcile: Config.MaxReconciles), the app continues as new and
+// carries the operation: the next run resumes it at its next attempt, with
+// the same ID, retry count, backoff position, start time and results, so
+// what ferry app get shows goes on unbroken and terminate-op still stops it.
+
+// Version changes of a retrying operation, for GetVersion.
+const (
+	// changeRetryContinueAsNew: an operation continues as new between two
+	// attempts.
+	changeRetryContinueAsNew = "retry-continue-as-new"
+	// changeRetrySpec: a retry renders the app's spec as a spec update
+	// left it, not the spec the operation began with.
+	changeRetrySpec = "retry-spec"
+)
+
+// carriedOperation is the running operation as the next run resumes it;
+// its state (ID, phase, retry count, start, results) is the carried
+// status' operationState.
+type carriedOperation struct {
+	Target Target `json:"target"`
+	// SpecDigest is the spec the target was rendered for.
+	SpecDigest string `json:"specDigest"`
+	// Retry is the operation's retry policy.
+	Retry *app.RetryPolicy `json:"retry,omitempty"`
+	// Hooks is the hooks' operation base (hookOp.base); empty: no hooks.
+	Hooks string `json:"hooks,omitempty"`
+	// Auto: an automated sync; else a sync update, with the revision it
+	// asked for (empty: the spec's) or a rollback's.
+	Auto     bool   `json:"auto,omitempty"`
+	Revision string `json:"revision,omitempty"`
+	Rollback bool   `json:"rollback,omitempty"`
+	// The operation's parameters (syncParams).
+	Prune          bool           `json:"prune,omitempty"`
+	DryRun         bool           `json:"dryRun,omitempty"`
+	PruneConfirmed bool           `json:"pruneConfirmed,omitempty"`
+	Selection      *app.Selection `json:"selection,omitempty"`
+	Options        []string       `json:"options,omitempty"`
+}
+
+func (op *operation) carried() *carriedOperation {
+	c := &carriedOperation{
+		Target: op.target, SpecDigest: op.specDigest, Retry: op.retry,
+		Auto: op.request.auto, Revision: op.request.revision, Rollback: op.request.rollback,
+		Prune: op.params.prune, DryRun: op.params.dryRun, PruneConfirmed: op.params.pruneConfirmed,
+		Selection: op.params.selection, Options: op.params.options,
+	}
+	if op.hooks != nil {
+		c.Hooks = op.hooks.base
+	}
+	return c
+}
+
+// continueBetweenRetries continues the app as new after a retry's wait
+// when the history asks for it, and reports whether it does. It does not
+// while a sync or a delete waits for the loop; a terminate-op or a delete
+// that arrives meanwhile ends the operation here (op.terminated).
+func (s *appState) continueBetweenRetries(ctx workflow.Context, op *operation) bool {
+	s.retries++
+	if s.retries < s.maxReconciles && !workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+		return false
+	}
+	if !s.idle() || workflow.GetVersion(ctx, changeRetryContinueAsNew, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return false
+	}
+	// The sync update that began the operation answers now, with the
+	// operation still running: its caller follows it in the status.
+	if p := s.syncing; p != nil && !p.done {
+		st := *op.state
+		p.result, p.done = &st, true
+	}
+	// ctx is the operation's: a terminate-op cancels it, ending the wait.
+	_ = workflow.Await(ctx, func() bool {
+		return workflow.AllHandlersFinished(ctx) || op.terminated != "" || !s.idle()
+	})
+	switch {
+	case op.terminated != "":
+		return false
+	case s.deletion != nil:
+		op.terminate("because the app is being deleted")
+		return false
+	case !s.idle():
+		return false
+	}
+	op.continued = true
+	return true
+}
+
+// continueAsNew ends the run, handing the next one the app's state and,
+// when it continues between retries, the running operation.
+func (s *appState) continueAsNew(ctx workflow.Context) error {
+	c := s.carried()
+	if op := s.continuing; op != nil {
+		c.Operation = op.carried()
+	}
+	return workflow.NewContinueAsNewError(ctx, ApplicationWorkflow, Input{Application: s.app, Carried: c})
+}
+
+// resumeOperation goes on with the operation the previous run carried,
+// at its next attempt: its wait was waited there.
+func (s *appState) resumeOperation(ctx workflow.Context, c *carriedOperation) {
+	st := s.status.OperationState
+	if st == nil {
+		return // not carried: nothing to resume
+	}
+	op := &operation{state: st, target: c.Target, specDigest: c.SpecDigest, retry: c.Retry,
+		request: opRequest{auto: c.Auto, revision: c.Revision, rollback: c.Rollback},
+		params: syncParams{prune: c.Prune, dryRun: c.DryRun, pruneConfirmed: c.PruneConfirmed,
+			selection: c.Selection, options: c.Options}}
+	if c.Hooks != "" {
+		op.hooks = &hookOp{base: c.Hooks}
+	}
+	s.runAttempts(ctx, op, st.RetryCount)
+	if !op.continued && op.request.auto {
+		s.endAutoSync(op)
+	}
+}
+
+// retargetForRetry renders the app's current spec for an attempt that
+// follows a retry's wait when a spec update arrived since the operation's
+// target was rendered: as in Argo CD, a retry syncs the app's spec as it
+// is now (its source at the revision the sync asked for, else at the
+// spec's targetRevision). A rollback keeps its history entry's source.
+func (s *appState) retargetForRetry(ctx workflow.Context, op *operation, retried bool) error {
+	if !retried || op.request.rollback || op.specDigest == s.app.SpecDigest() {
+		return nil
+	}
+	if workflow.GetVersion(ctx, changeRetrySpec, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	revision := op.request.revision
+	if revision == "" {
+		revision = s.app.Spec.Source.Revision()
+	}
+	target, err := s.targetFrom(ctx, s.app.Spec.Source, revision, true, false)
+	if err != nil {
+		return err
+	}
+	op.target, op.specDigest = target, s.app.SpecDigest()
+	op.state.Revision = target.Commit()
+	if op.request.auto && s.autoSync != nil {
+		s.autoSync.Key = s.autoSyncKey(target)
+	}
+	if op.hooks == nil {
+		op.hooks = s.beginHooks(ctx, op.params)
+	}
+	return nil
+}
