@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -82,6 +83,13 @@ func runSync(cmd *cobra.Command, tf *temporalFlags, name string, req workflows.S
 	if err := handle.Get(ctx, &op); err != nil {
 		return appError(name, "sync", err)
 	}
+	if operationRunning(&op) {
+		// The operation went on in the workflow's next run (continue-as-new
+		// between retries): the update answered it running.
+		if op, err = followOperation(ctx, c, name, op.ID); err != nil {
+			return err
+		}
+	}
 	stopProgress()
 	fmt.Fprintf(out, "operation %s: %s: %s (revision %s)\n", op.ID, op.Phase, op.Message, short(op.Revision))
 	printResults(out, op.Results)
@@ -89,6 +97,42 @@ func runSync(cmd *cobra.Command, tf *temporalFlags, name string, req workflows.S
 		return fmt.Errorf("app %q: sync %s: %s", name, op.Phase, op.Message)
 	}
 	return nil
+}
+
+// followOperation polls the app until its operation with the ID ends.
+func followOperation(ctx context.Context, c client.Client, name, id string) (app.OperationState, error) {
+	for {
+		v, err := queryApp(ctx, c, name)
+		var notFound *serviceerror.NotFound
+		switch {
+		case errors.As(err, &notFound):
+			return app.OperationState{}, err
+		case err != nil:
+			// A query the workflow did not answer in time (a busy worker,
+			// the run changing): ask again.
+			if ctx.Err() != nil {
+				return app.OperationState{}, err
+			}
+			time.Sleep(time.Second)
+			continue
+		}
+		op := v.Status.OperationState
+		if op == nil || op.ID != id {
+			return app.OperationState{}, fmt.Errorf("app %q: operation %s is no longer the app's: see ferry app history %s", name, id, name)
+		}
+		if !operationRunning(op) {
+			return *op, nil
+		}
+		select {
+		case <-ctx.Done():
+			return app.OperationState{}, context.Cause(ctx)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func operationRunning(op *app.OperationState) bool {
+	return op.Phase == app.OperationRunning || op.Phase == app.OperationTerminating
 }
 
 // printProgress prints the running operation each time it changes.

@@ -129,7 +129,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 		" (default: systrap where the runsc offers it and it works here, else ptrace)")
 	fs.StringVar(&c.render.pluginDir, "plugin-dir", "", "`DIR` of config-management plugins (Argo CD's ConfigManagementPlugin files, *.yaml); its bin/ is on their PATH in the sandbox; empty: none")
 	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
-		fmt.Sprintf("after `N` reconciles an app workflow continues as new (0: %d); keep it equal on every control worker", workflows.DefaultMaxReconciles))
+		fmt.Sprintf("after `N` reconciles, or N retries of a running operation, an app workflow continues as new (0: %d); keep it equal on every control worker", workflows.DefaultMaxReconciles))
 	fs.IntVar(&c.fullCompareEvery, "full-compare-every", workflows.DefaultFullCompareEvery,
 		"an idle app whose regions' live caches saw no change leaves its polls' compares out, but compares every `N`th poll anyway (1: every poll); keep it equal on every control worker")
 	fs.DurationVar(&c.fullCompareInterval, "full-compare-interval", workflows.DefaultFullCompareInterval,
