@@ -133,7 +133,10 @@ func TestHelmHooksRunInTheirPhasesByWeight(t *testing.T) {
 	})
 	mustFerry(t, "app", "sync", "helmhooks", "--wait")
 	eventually(t, 2*time.Minute, "post-install hooks done", func() (bool, string) {
-		op := lastOp(t, "helmhooks")
+		op, why := pollOp(t, "helmhooks")
+		if op == nil {
+			return false, why
+		}
 		return op.PostSync != nil && op.PostSync.Phase == app.OperationSucceeded, fmt.Sprintf("%+v", op.PostSync)
 	})
 	schema := regexp.MustCompile(`^upgrade-sql-schema[a-z0-9]{5}$`)

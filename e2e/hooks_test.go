@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/converter"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -93,6 +94,58 @@ func lastOp(t *testing.T, name string) *app.OperationState {
 	return v.Status.OperationState
 }
 
+// pollOp is lastOp for a condition that is polled: a query that fails
+// (the server cancels one now and then under load: "stream terminated by
+// RST_STREAM") or an app without an operation yet is nil with why, and
+// the poll goes on.
+func pollOp(t *testing.T, name string) (*app.OperationState, string) {
+	t.Helper()
+	v, err := queryView(t, temporalClient(t), name)
+	switch {
+	case err != nil:
+		return nil, "query: " + err.Error()
+	case v.Status.OperationState == nil:
+		return nil, "no operation yet"
+	}
+	return v.Status.OperationState, ""
+}
+
+// postSyncRan says, from the PostSync workflow's history, what each
+// region's RunHooks activity answered: for a failure message that shows
+// where a region's hook result went.
+func postSyncRan(t *testing.T, workflowID string) string {
+	t.Helper()
+	it := temporalClient(t).GetWorkflowHistory(context.Background(), workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	scheduled := map[int64]string{}
+	var out []string
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return fmt.Sprintf("history of %s: %v", workflowID, err)
+		}
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
+			var in workflows.RunHooksInput
+			_ = converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &in)
+			scheduled[ev.EventId] = a.GetActivityType().GetName() + " " + in.Region
+		}
+		if a := ev.GetActivityTaskStartedEventAttributes(); a != nil {
+			out = append(out, fmt.Sprintf("%s: attempt %d started", scheduled[a.GetScheduledEventId()], a.GetAttempt()))
+		}
+		if a := ev.GetActivityTaskCompletedEventAttributes(); a != nil {
+			var res workflows.RunHooksResult
+			_ = converter.GetDefaultDataConverter().FromPayloads(a.GetResult(), &res)
+			out = append(out, fmt.Sprintf("%s: completed with %+v", scheduled[a.GetScheduledEventId()], res.Hooks))
+		}
+		if a := ev.GetActivityTaskFailedEventAttributes(); a != nil {
+			out = append(out, fmt.Sprintf("%s: failed: %v", scheduled[a.GetScheduledEventId()], a.GetFailure().GetMessage()))
+		}
+		if a := ev.GetActivityTaskTimedOutEventAttributes(); a != nil {
+			out = append(out, fmt.Sprintf("%s: timed out: %v", scheduled[a.GetScheduledEventId()], a.GetFailure().GetMessage()))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 func hookResults(op *app.OperationState, phase string) []string {
 	var out []string
 	for _, r := range op.Results {
@@ -140,10 +193,18 @@ func TestPreSyncAndPostSyncHooks(t *testing.T) {
 	// own, started once every region is Synced and Healthy.
 	require.NotNil(t, op.PostSync, "PostSync hooks pending or running")
 	eventually(t, 2*time.Minute, "PostSync outcome in the app's status", func() (bool, string) {
-		op = lastOp(t, "hooks")
+		got, why := pollOp(t, "hooks")
+		if got == nil || got.PostSync == nil {
+			return false, why
+		}
+		op = got
 		return op.PostSync.Phase == app.OperationSucceeded, fmt.Sprintf("%s: %s", op.PostSync.Phase, op.PostSync.Message)
 	})
 	require.Regexp(t, `^app/hooks/postsync/1-[0-9a-f]{8}$`, op.PostSync.WorkflowID)
+	if len(op.PostSync.Results) != 99 {
+		t.Logf("PostSync %s: %s; results %+v; its workflow's activities:\n%s", op.PostSync.Phase, op.PostSync.Message,
+			op.PostSync.Results, postSyncRan(t, op.PostSync.WorkflowID))
+	}
 	require.Len(t, op.PostSync.Results, 2, "one PostSync Job per region")
 	desc, err := c.DescribeWorkflowExecution(context.Background(), op.PostSync.WorkflowID, "")
 	require.NoError(t, err)

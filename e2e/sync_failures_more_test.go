@@ -34,7 +34,11 @@ func TestSyncFailRunsAfterAFailedPostSyncHook(t *testing.T) {
 	_, _ = ferry(t, "app", "sync", "postsyncfail", "--wait")
 	var op *app.OperationState
 	eventually(t, 2*time.Minute, "the PostSync outcome", func() (bool, string) {
-		op = lastOp(t, "postsyncfail")
+		got, why := pollOp(t, "postsyncfail")
+		if got == nil {
+			return false, why
+		}
+		op = got
 		return op.PostSync != nil && op.PostSync.Phase == app.OperationFailed, fmt.Sprintf("%+v", op.PostSync)
 	})
 	require.Equal(t, app.OperationFailed, op.Phase, "a failed PostSync hook fails the operation: %s", op.Message)
