@@ -92,13 +92,16 @@ type temporalApps struct{ client client.Client }
 var _ webhook.Refresher = temporalApps{}
 
 // Apps lists the running Application workflows, a page of up to 1,000 per
-// visibility query, and the ApplicationSets by their git generators'
+// visibility query, once per Git repository of their sources
+// (FerryRepoURLs), and the ApplicationSets by their git generators'
 // repositories (named by workflow ID, appSetOf), so that a push refreshes
 // both.
 func (a temporalApps) Apps(ctx context.Context) ([]webhook.App, error) {
 	var apps []webhook.App
 	err := workflows.ListApps(ctx, a.client, func(name string, s workflows.Summary) {
-		apps = append(apps, webhook.App{Name: name, RepoURL: s.RepoURL})
+		for _, repo := range s.GitRepoURLs() {
+			apps = append(apps, webhook.App{Name: name, RepoURL: repo})
+		}
 	})
 	if err != nil {
 		return nil, err
@@ -107,15 +110,17 @@ func (a temporalApps) Apps(ctx context.Context) ([]webhook.App, error) {
 	return append(apps, sets...), err
 }
 
-// Refresh sends the app the refresh signal with the push; the workflow
-// decides whether the push moved the revision it tracks.
-func (a temporalApps) Refresh(ctx context.Context, app string, p webhook.Push) error {
+// Refresh sends the app the refresh signal with the push and the app's
+// repo URLs it was to; the workflow decides whether the push moved a
+// revision one of its sources tracks.
+func (a temporalApps) Refresh(ctx context.Context, m webhook.Match, p webhook.Push) error {
+	app := m.App
 	id := workflows.WorkflowID(app)
 	if set, ok := appSetOf(app); ok {
 		id = workflows.AppSetWorkflowID(set)
 	}
 	err := a.client.SignalWorkflow(ctx, id, "", workflows.SignalRefresh, workflows.RefreshRequest{
-		Push: &workflows.Push{Ref: p.Ref, Before: p.Before, After: p.After, DefaultBranch: p.DefaultBranch, Paths: p.Paths},
+		Push: &workflows.Push{Repos: m.RepoURLs, Ref: p.Ref, Before: p.Before, After: p.After, DefaultBranch: p.DefaultBranch, Paths: p.Paths},
 	})
 	if _, gone := errors.AsType[*serviceerror.NotFound](err); gone {
 		return fmt.Errorf("signal app %s: %w", app, webhook.ErrAppGone)

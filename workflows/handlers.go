@@ -36,14 +36,15 @@ func (s *appState) registerHandlers(ctx workflow.Context) error {
 }
 
 // onRefresh handles the refresh signal. A push (from the webhook) that did
-// not move the app's revision is ignored; one that touched none of its
-// manifest-generate-paths refreshes without rendering again.
+// not move a revision the app tracks is ignored; one that touched none of
+// a single-source app's manifest-generate-paths refreshes without
+// rendering again (a multi-source app renders its sources together).
 func (s *appState) onRefresh(req RefreshRequest) {
 	if p := req.Push; p != nil {
-		if !pushMoves(&s.app, p) {
+		if !pushMovesApp(&s.app, p) {
 			return
 		}
-		if p.Before != "" && p.After != "" && !pushTouchesManifests(&s.app, p) {
+		if !s.app.IsMultiSource() && p.Before != "" && p.After != "" && !pushTouchesManifests(&s.app, p) {
 			s.untouched = &untouchedPush{Before: p.Before, After: p.After}
 		}
 	}

@@ -45,6 +45,11 @@ type RefreshRequest struct {
 
 // Push is a Git push as a webhook reports it.
 type Push struct {
+	// Repos are the app's repo URLs, as its sources write them, that name
+	// the pushed repository; empty from a worker older than the field (the
+	// push was to spec.source's repository, or a multi-source app's first
+	// Git repository).
+	Repos []string `json:"repos,omitempty"`
 	// Ref is the full ref that moved: refs/heads/main, refs/tags/v1.2.0.
 	Ref string `json:"ref"`
 	// Before and After are the SHAs of the ref before and after the push.

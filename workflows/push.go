@@ -2,14 +2,34 @@ package workflows
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
-// pushMoves reports whether a push moved the revision the app tracks.
-func pushMoves(a *app.Application, p *Push) bool {
-	rev := a.Spec.Source.Revision()
+// pushMovesApp reports whether a push moved a revision the app tracks:
+// spec.source's, or, for a multi-source app, that of any Git source of the
+// repository the push was to (p.Repos: a ref source's too, whose files the
+// others' value files name). A push that names no repository (from a
+// worker older than Push.Repos, and in recorded histories) is read as
+// before: a push to spec.source's repository.
+func pushMovesApp(a *app.Application, p *Push) bool {
+	if !a.IsMultiSource() || len(p.Repos) == 0 {
+		return pushMoves(&a.Spec.Source, p)
+	}
+	for i := range a.Spec.Sources {
+		src := &a.Spec.Sources[i]
+		if !src.IsChartSource() && slices.Contains(p.Repos, src.RepoURL) && pushMoves(src, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// pushMoves reports whether a push moved the revision src tracks.
+func pushMoves(src *app.Source, p *Push) bool {
+	rev := src.Revision()
 	switch {
 	case rev == app.DefaultTargetRevision:
 		return p.DefaultBranch

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"testing"
 	"time"
 
 	"github.com/stretchr/testify/mock"
@@ -66,4 +67,38 @@ func (s *appSuite) TestWebhookPushes() {
 	s.deleteAt(5*time.Second, false)
 	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
 	s.NoError(s.env.GetWorkflowError())
+}
+
+// TestPushMovesApp: a push refreshes a multi-source app when it moved the
+// branch that a Git source of the pushed repository tracks (a ref source
+// too); a push to a repository no source names, or to another branch, is
+// ignored; a push that names no repository is read as before.
+func TestPushMovesApp(t *testing.T) {
+	const chart, values, manifests = "https://charts.example.com", "https://git.example.com/values.git", "https://git.example.com/manifests.git"
+	multi := &app.Application{Spec: app.Spec{Sources: []app.Source{
+		{RepoURL: chart, Chart: "web", TargetRevision: "1.*"},
+		{RepoURL: manifests, Path: "base"},
+		{RepoURL: values, TargetRevision: "release", Ref: "values"},
+	}}}
+	single := &app.Application{Spec: app.Spec{Source: app.Source{RepoURL: manifests, TargetRevision: "main"}}}
+	tests := []struct {
+		name string
+		a    *app.Application
+		push Push
+		want bool
+	}{
+		{"values branch moved", multi, Push{Repos: []string{values}, Ref: "refs/heads/release"}, true},
+		{"values, another branch", multi, Push{Repos: []string{values}, Ref: "refs/heads/main", DefaultBranch: true}, false},
+		{"manifests HEAD moved", multi, Push{Repos: []string{manifests}, Ref: "refs/heads/main", DefaultBranch: true}, true},
+		{"manifests, another branch", multi, Push{Repos: []string{manifests}, Ref: "refs/heads/feature"}, false},
+		{"a repository no source names", multi, Push{Repos: []string{"https://git.example.com/other.git"}, Ref: "refs/heads/release"}, false},
+		{"no repository named: as before", multi, Push{Ref: "refs/heads/main", DefaultBranch: true}, true},
+		{"single source", single, Push{Repos: []string{manifests}, Ref: "refs/heads/main"}, true},
+		{"single source, another branch", single, Push{Repos: []string{manifests}, Ref: "refs/heads/dev"}, false},
+	}
+	for _, tt := range tests {
+		if got := pushMovesApp(tt.a, &tt.push); got != tt.want {
+			t.Errorf("%s: pushMovesApp = %v, want %v", tt.name, got, tt.want)
+		}
+	}
 }

@@ -18,6 +18,10 @@ const (
 	// of its last operation (Running, Succeeded, Failed, …; empty: none).
 	SearchProject   = "FerryProject"
 	SearchOperation = "FerryOperation"
+	// SearchRepoURLs (KeywordList) is every Git repository of the app's
+	// sources, as written (FerryRepoURL is the first): the webhook finds
+	// an app by any of them. Upserted by runs from versionRepoURLs on.
+	SearchRepoURLs = "FerryRepoURLs"
 )
 
 // Summary is an app as its search attributes describe it, for listings.
@@ -25,6 +29,18 @@ type Summary struct {
 	App, RepoURL, Sync, Health, Revision string
 	Regions                              []string
 	Project, Operation                   string
+	// RepoURLs are the app's Git repositories (FerryRepoURLs); empty for
+	// an app whose run predates the attribute.
+	RepoURLs []string
+}
+
+// GitRepoURLs are the repositories the app is found by: FerryRepoURLs, or
+// FerryRepoURL alone for a run that predates it.
+func (s Summary) GitRepoURLs() []string {
+	if len(s.RepoURLs) > 0 || s.RepoURL == "" {
+		return s.RepoURLs
+	}
+	return []string{s.RepoURL}
 }
 
 // SummaryOf decodes the search attributes of an Application execution.
@@ -38,13 +54,16 @@ func SummaryOf(sa *commonpb.SearchAttributes) Summary {
 		}
 		return v
 	}
-	var regions []string
-	if p, ok := fields[SearchRegions]; ok {
-		_ = dc.FromPayload(p, &regions)
+	list := func(name string) []string {
+		var v []string
+		if p, ok := fields[name]; ok {
+			_ = dc.FromPayload(p, &v)
+		}
+		return v
 	}
 	return Summary{
 		App: str(SearchApp), RepoURL: str(SearchRepoURL), Sync: str(SearchSync),
-		Health: str(SearchHealth), Revision: str(SearchRev), Regions: regions,
-		Project: str(SearchProject), Operation: str(SearchOperation),
+		Health: str(SearchHealth), Revision: str(SearchRev), Regions: list(SearchRegions),
+		Project: str(SearchProject), Operation: str(SearchOperation), RepoURLs: list(SearchRepoURLs),
 	}
 }

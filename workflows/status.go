@@ -179,7 +179,13 @@ var (
 	saRegions = temporal.NewSearchAttributeKeyKeywordList(SearchRegions)
 	saProject = temporal.NewSearchAttributeKeyKeyword(SearchProject)
 	saOp      = temporal.NewSearchAttributeKeyKeyword(SearchOperation)
+	saRepos   = temporal.NewSearchAttributeKeyKeywordList(SearchRepoURLs)
 )
+
+// versionRepoURLs adds every Git repository of the app's sources
+// (FerryRepoURLs) to the search attributes, for the webhook: recorded runs
+// upserted no such attribute.
+const versionRepoURLs = "repo-urls-search-attribute"
 
 // versionAppInfo adds the project and the last operation's phase to the
 // search attributes (for ferry_app_info): an operation's phase changes
@@ -192,6 +198,7 @@ type searchAttrs struct {
 	App, Repo, Sync, Health, Revision string
 	Regions                           []string
 	Project, Operation                string
+	RepoURLs                          []string `json:",omitempty"`
 }
 
 // publish upserts the search attributes that changed and the current details.
@@ -221,6 +228,14 @@ func (s *appState) publish(ctx workflow.Context) {
 		}
 		add(prev.Project != next.Project, saProject.ValueSet(next.Project))
 		add(prev.Operation != next.Operation && next.Operation != "", saOp.ValueSet(next.Operation))
+	}
+	if workflow.GetVersion(ctx, versionRepoURLs, workflow.DefaultVersion, 1) == 1 {
+		next.RepoURLs = s.app.GitRepoURLs()
+		u := saRepos.ValueSet(next.RepoURLs)
+		if len(next.RepoURLs) == 0 {
+			u = saRepos.ValueUnset() // a chart source alone: no Git repository
+		}
+		add(!slices.Equal(prev.RepoURLs, next.RepoURLs), u)
 	}
 	if len(updates) > 0 {
 		if err := workflow.UpsertTypedSearchAttributes(ctx, updates...); err != nil {

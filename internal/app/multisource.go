@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -30,9 +31,9 @@ func (a *Application) SourceList() []Source {
 	return []Source{a.Spec.Source}
 }
 
-// PrimaryRepoURL is the repository the app is found by (FerryRepoURL, the
-// webhook): spec.source's, or the first Git repository of spec.sources
-// (a push to a Helm repository sends no webhook), else its first.
+// PrimaryRepoURL is the repository the app is listed by (FerryRepoURL):
+// spec.source's, or the first Git repository of spec.sources (a push to a
+// Helm repository sends no webhook), else its first.
 func (a *Application) PrimaryRepoURL() string {
 	if !a.IsMultiSource() {
 		return a.Spec.Source.RepoURL
@@ -43,6 +44,20 @@ func (a *Application) PrimaryRepoURL() string {
 		}
 	}
 	return a.Spec.Sources[0].RepoURL
+}
+
+// GitRepoURLs are the Git repositories of every source, as written, each
+// once, in the order of the sources (FerryRepoURLs, what the webhook finds
+// the app by): a push to any of them may move the app. Chart sources
+// (Helm and OCI repositories) send no pushes and are left out.
+func (a *Application) GitRepoURLs() []string {
+	var out []string
+	for _, s := range a.SourceList() {
+		if !s.IsChartSource() && s.RepoURL != "" && !slices.Contains(out, s.RepoURL) {
+			out = append(out, s.RepoURL)
+		}
+	}
+	return out
 }
 
 // RendersNothing reports whether the source only offers its files to the

@@ -29,6 +29,7 @@ var SearchAttributes = map[string]string{
 	"FerryRegions":      "KeywordList",
 	"FerryProject":      "Keyword",
 	"FerryOperation":    "Keyword",
+	"FerryRepoURLs":     "KeywordList",
 }
 
 // temporalServer is the Temporal dev server with its Web UI, on a SQLite file

@@ -60,14 +60,14 @@ func (r *Receiver) process(ctx context.Context, d delivery) {
 		r.log.Info("webhook: refreshing the apps that track the repository", "repo", p.RepoURLs[0], "ref", p.Ref,
 			"after", p.After, "apps", len(apps))
 		var failed sync.Once
-		for _, name := range apps {
+		for _, m := range apps {
 			if err := r.signals.Acquire(ctx, 1); err != nil {
 				failed.Do(func() { r.dedupe.Forget(context.WithoutCancel(ctx), d.keys[i]) })
 				break
 			}
 			wg.Go(func() {
 				defer r.signals.Release(1)
-				if !r.signal(ctx, name, p) {
+				if !r.signal(ctx, m, p) {
 					failed.Do(func() { r.dedupe.Forget(context.WithoutCancel(ctx), d.keys[i]) })
 				}
 			})
@@ -77,11 +77,12 @@ func (r *Receiver) process(ctx context.Context, d delivery) {
 }
 
 // signal sends one app the push; false when it failed.
-func (r *Receiver) signal(ctx context.Context, name string, p Push) bool {
+func (r *Receiver) signal(ctx context.Context, m Match, p Push) bool {
+	name := m.App
 	sctx, cancel := context.WithTimeout(ctx, r.opts.SignalTimeout)
 	defer cancel()
 	start := time.Now()
-	err := r.refresher.Refresh(sctx, name, p)
+	err := r.refresher.Refresh(sctx, m, p)
 	switch {
 	case err == nil:
 		r.metrics.signals.Inc()

@@ -3,13 +3,15 @@ package webhook
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/singleflight"
 )
 
-// Index maps normalised repo URLs to the apps that track them. It is built
+// Index maps normalised repo URLs to the apps that track them (an app of
+// several repositories, one per source, is listed once per repository). It is built
 // from a full listing of the running apps and rebuilt when older than
 // MaxAge, and on a miss when older than MinAge (a new app on a new repo is
 // found at once; a new app on a repo that other apps already track, within
@@ -21,7 +23,7 @@ type Index struct {
 	now    func() time.Time
 
 	mu    sync.Mutex
-	byKey map[string][]string
+	byKey map[string][]App
 	built time.Time
 	group singleflight.Group
 }
@@ -31,9 +33,18 @@ func NewIndex(list func(context.Context) ([]App, error), maxAge, minAge time.Dur
 	return &Index{list: list, maxAge: maxAge, minAge: minAge, now: time.Now}
 }
 
-// Lookup returns the names of the apps that track any of the repo keys
-// (see Push.RepoKeys), sorted.
-func (x *Index) Lookup(ctx context.Context, keys []string) ([]string, error) {
+// Match is an app that tracks a pushed repository.
+type Match struct {
+	App string
+	// RepoURLs are the app's repo URLs that name the pushed repository, as
+	// the app writes them (one per form, when its sources write it several
+	// ways), so that the app can tell which of its sources moved.
+	RepoURLs []string
+}
+
+// Lookup returns the apps that track any of the repo keys (see
+// Push.RepoKeys), sorted by name.
+func (x *Index) Lookup(ctx context.Context, keys []string) ([]Match, error) {
 	byKey, built := x.snapshot()
 	age := x.now().Sub(built)
 	if byKey == nil || age > x.maxAge || (age > x.minAge && len(match(byKey, keys)) == 0) {
@@ -52,14 +63,14 @@ func (x *Index) Invalidate() {
 	x.built = time.Time{}
 }
 
-func (x *Index) snapshot() (map[string][]string, time.Time) {
+func (x *Index) snapshot() (map[string][]App, time.Time) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.byKey, x.built
 }
 
 // rebuild lists the apps once for every caller waiting at the same time.
-func (x *Index) rebuild(ctx context.Context) (map[string][]string, error) {
+func (x *Index) rebuild(ctx context.Context) (map[string][]App, error) {
 	ch := x.group.DoChan("list", func() (any, error) {
 		started := x.now()
 		// Detached from the first caller's context: others share the result.
@@ -69,10 +80,10 @@ func (x *Index) rebuild(ctx context.Context) (map[string][]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		byKey := make(map[string][]string, len(apps))
+		byKey := make(map[string][]App, len(apps))
 		for _, a := range apps {
-			if k := repoKey(a.RepoURL); k != "" {
-				byKey[k] = append(byKey[k], a.Name)
+			if k := repoKey(a.RepoURL); k != "" && !slices.Contains(byKey[k], a) {
+				byKey[k] = append(byKey[k], a)
 			}
 		}
 		x.mu.Lock()
@@ -85,21 +96,25 @@ func (x *Index) rebuild(ctx context.Context) (map[string][]string, error) {
 		if res.Err != nil {
 			return nil, res.Err
 		}
-		return res.Val.(map[string][]string), nil
+		return res.Val.(map[string][]App), nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 }
 
-func match(byKey map[string][]string, keys []string) []string {
-	var names []string
+func match(byKey map[string][]App, keys []string) []Match {
+	var out []Match
 	for _, k := range keys {
-		for _, n := range byKey[k] {
-			if !slices.Contains(names, n) {
-				names = append(names, n)
+		for _, a := range byKey[k] {
+			i := slices.IndexFunc(out, func(m Match) bool { return m.App == a.Name })
+			if i < 0 {
+				out, i = append(out, Match{App: a.Name}), len(out)
+			}
+			if !slices.Contains(out[i].RepoURLs, a.RepoURL) {
+				out[i].RepoURLs = append(out[i].RepoURLs, a.RepoURL)
 			}
 		}
 	}
-	slices.Sort(names)
-	return names
+	slices.SortFunc(out, func(a, b Match) int { return strings.Compare(a.App, b.App) })
+	return out
 }

@@ -47,14 +47,55 @@ func TestIndexMatchesURLForms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := x.Lookup(context.Background(), pushes[0].RepoKeys())
+			matches, err := x.Lookup(context.Background(), pushes[0].RepoKeys())
 			if err != nil {
 				t.Fatal(err)
 			}
+			got := names(matches)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got)\n%s", diff)
 			}
 		})
+	}
+}
+
+func names(matches []Match) []string {
+	var out []string
+	for _, m := range matches {
+		out = append(out, m.App)
+	}
+	return out
+}
+
+// TestIndexMatchesEverySourceOfAnApp: an app of several repositories (one
+// App per source) is found by a push to any of them, once, with the repo
+// URLs of its own that the push matched, as it writes them.
+func TestIndexMatchesEverySourceOfAnApp(t *testing.T) {
+	f := newFakeRefresher(
+		App{"multi", "https://git.example.org/platform/chart.git"},
+		App{"multi", "https://git.example.org/platform/values.git"},
+		App{"multi", "git@git.example.org:platform/values.git"},
+		App{"single", "https://git.example.org/platform/values"},
+		App{"other", "https://git.example.org/platform/other.git"},
+	)
+	x := NewIndex(f.Apps, time.Minute, time.Second)
+	got, err := x.Lookup(context.Background(), []string{repoKey("https://git.example.org/platform/values.git")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Match{
+		{App: "multi", RepoURLs: []string{"https://git.example.org/platform/values.git", "git@git.example.org:platform/values.git"}},
+		{App: "single", RepoURLs: []string{"https://git.example.org/platform/values"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("push to values (-want +got)\n%s", diff)
+	}
+	got, err = x.Lookup(context.Background(), []string{repoKey("https://git.example.org/platform/chart")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Match{{App: "multi", RepoURLs: []string{"https://git.example.org/platform/chart.git"}}}, got); diff != "" {
+		t.Errorf("push to chart (-want +got)\n%s", diff)
 	}
 }
 
@@ -81,7 +122,7 @@ func TestIndexRebuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return got
+		return names(got)
 	}
 	lists := func() int { f.mu.Lock(); defer f.mu.Unlock(); return f.lists }
 

@@ -67,7 +67,8 @@ func (p Push) RepoKeys() []string {
 // "org/repo" in two apps' specs are one repository to them.
 func repoKey(raw string) string { return strings.ToLower(gitsource.NormalizeURL(raw)) }
 
-// App is a running Application and its spec.source.repoURL as written.
+// App is a running Application and one repoURL of its sources as written:
+// an app of several repositories is listed once per repository.
 type App struct {
 	Name    string
 	RepoURL string
@@ -79,11 +80,11 @@ var ErrAppGone = errors.New("app no longer runs")
 
 // Refresher is what the receiver needs from the orchestrator.
 type Refresher interface {
-	// Apps lists every running app with its repo URL.
+	// Apps lists every running app with its repo URLs, one App each.
 	Apps(ctx context.Context) ([]App, error)
-	// Refresh sends the push to the app, which refreshes if the push moved
-	// the revision it tracks.
-	Refresh(ctx context.Context, app string, p Push) error
+	// Refresh sends the push to the app, with the app's repo URLs it
+	// matched; the app refreshes if the push moved a revision it tracks.
+	Refresh(ctx context.Context, app Match, p Push) error
 }
 
 // noSHA maps the all-zero SHA providers send for a created or deleted ref

@@ -37,13 +37,13 @@ func (f *fakeRefresher) Apps(context.Context) ([]App, error) {
 	return slices.Clone(f.apps), nil
 }
 
-func (f *fakeRefresher) Refresh(_ context.Context, app string, p Push) error {
+func (f *fakeRefresher) Refresh(_ context.Context, m Match, p Push) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.fail[app]; err != nil {
+	if err := f.fail[m.App]; err != nil {
 		return err
 	}
-	f.refreshed[app] = append(f.refreshed[app], p)
+	f.refreshed[m.App] = append(f.refreshed[m.App], p)
 	return nil
 }
 
