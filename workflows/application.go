@@ -96,6 +96,9 @@ type rendered struct {
 	// Source is what was rendered when it was not spec.source (a
 	// rollback's history entry); nil: spec.source.
 	Source *app.Source `json:"source,omitempty"`
+	// Sources are what was rendered when they were not spec.sources (a
+	// rollback's history entry of a multi-source app); nil: spec.sources.
+	Sources []app.Source `json:"sources,omitempty"`
 }
 
 // autoSync remembers the last automated sync: Argo CD syncs once per

@@ -49,15 +49,20 @@ func (t Target) SourceList() []app.Source {
 	return out
 }
 
-// targetSources is target for a multi-source app: every source's revision
-// resolved (in parallel, each through the refs or index cache its
+// targetSources is target for a multi-source app: every source of srcs
+// (nil: spec.sources) at its revision resolved (in parallel, each through the refs or index cache its
 // repository shares), and the sources rendered together when any of them
 // moved or the spec changed. revision is empty (or HEAD, what a sync
 // without --revision asks) for the revisions the sources name, or one
 // revision per source joined by commas: a rollback's, or a sync's
 // --revision R1,R2.
-func (s *appState) targetSources(ctx workflow.Context, revision string, fresh, hard bool) (Target, error) {
-	srcs := s.app.Spec.Sources
+func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revision string, fresh, hard bool) (Target, error) {
+	specDigest, restored := s.app.SpecDigest(), srcs != nil
+	if restored {
+		specDigest = s.specDigestWithSources(srcs)
+	} else {
+		srcs = s.app.Spec.Sources
+	}
 	wanted := make([]string, len(srcs))
 	switch pinned := strings.Split(revision, revisionSep); {
 	case revision == "" || revision == app.DefaultTargetRevision:
@@ -95,7 +100,6 @@ func (s *appState) targetSources(ctx workflow.Context, revision string, fresh, h
 		return Target{}, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	sha := strings.Join(revs, revisionSep)
-	specDigest := s.app.SpecDigest()
 	if r := s.rendered; r != nil && !hard && r.SHA == sha && r.SpecDigest == specDigest && r.RemoteBases == 0 {
 		return s.targetOf(r), nil
 	}
@@ -107,17 +111,25 @@ func (s *appState) targetSources(ctx workflow.Context, revision string, fresh, h
 	}
 	s.rendered = &rendered{SHA: sha, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
 		Hooks: out.Hooks, RemoteBases: out.RemoteBases}
+	if restored && specDigest != s.app.SpecDigest() {
+		s.rendered.Sources = srcs
+	}
 	return s.targetOf(s.rendered), nil
 }
 
-// sourcesAt pairs spec.sources with the revisions of a rendered set.
-func (s *appState) sourcesAt(sha string) []SourceRevision {
+// sourcesAt pairs the sources of a rendered set (spec.sources, or a
+// rollback's) with its revisions.
+func (s *appState) sourcesAt(r *rendered) []SourceRevision {
 	if !s.app.IsMultiSource() {
 		return nil
 	}
-	revs := strings.Split(sha, revisionSep)
-	out := make([]SourceRevision, len(s.app.Spec.Sources))
-	for i, src := range s.app.Spec.Sources {
+	srcs := s.app.Spec.Sources
+	if r.Sources != nil {
+		srcs = r.Sources
+	}
+	revs := strings.Split(r.SHA, revisionSep)
+	out := make([]SourceRevision, len(srcs))
+	for i, src := range srcs {
 		out[i].Source = src
 		if i < len(revs) {
 			out[i].Revision = revs[i]

@@ -43,14 +43,14 @@ func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 	if err := s.refuseManualSync(ctx); err != nil {
 		return nil, err
 	}
-	revision, src, err := s.syncSource(ctx, req)
+	revision, src, srcs, err := s.syncSource(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	if revision == "" {
 		revision = src.Revision()
 	}
-	target, err := s.targetFrom(ctx, src, revision, true, false)
+	target, err := s.targetFrom(ctx, src, srcs, revision, true, false)
 	if err != nil {
 		now := workflow.Now(ctx)
 		s.operationSeq++

@@ -75,17 +75,18 @@ func (s *appState) endAutoSync(run *operation) {
 // without a commit; the render activity then answers from the manifest
 // cache while their refs stay).
 func (s *appState) target(ctx workflow.Context, revision string, fresh, hard bool) (Target, error) {
-	return s.targetFrom(ctx, s.app.Spec.Source, revision, fresh, hard)
+	return s.targetFrom(ctx, s.app.Spec.Source, nil, revision, fresh, hard)
 }
 
 // targetFrom is target for a source other than spec.source: a rollback's,
 // from its history entry. Its render is remembered as any other, under the
 // digest of the spec with that source, so that the next reconcile renders
-// spec.source again. A multi-source app takes the revisions of its
-// spec.sources (a rollback's: the entry's, one per source).
-func (s *appState) targetFrom(ctx workflow.Context, src app.Source, revision string, fresh, hard bool) (Target, error) {
+// spec.source again. A multi-source app takes srcs (a rollback's: the
+// entry's sources with its revisions, one per source), or its spec.sources
+// when srcs is nil.
+func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.Source, revision string, fresh, hard bool) (Target, error) {
 	if s.app.IsMultiSource() {
-		return s.targetSources(ctx, revision, fresh, hard) // multisource.go
+		return s.targetSources(ctx, srcs, revision, fresh, hard) // multisource.go
 	}
 	if revision == "" {
 		revision = app.DefaultTargetRevision
@@ -126,7 +127,7 @@ func (s *appState) targetOf(r *rendered) Target {
 		src = *r.Source
 	}
 	return Target{App: s.app.Metadata.Name, Source: src, SHA: r.SHA, Digest: r.Digest,
-		Revision: r.Revision, Namespace: s.renderNamespace(), Sources: s.sourcesAt(r.SHA)}
+		Revision: r.Revision, Namespace: s.renderNamespace(), Sources: s.sourcesAt(r)}
 }
 
 // renderNamespace is the first destination's namespace: Helm's

@@ -14,26 +14,45 @@ import (
 // current spec.source.
 const rollbackSourceVersion = "rollback-entry-source"
 
+// rollbackSourcesVersion marks the runs whose rollback of a multi-source
+// app restores the history entry's sources (each with its revision, as
+// Argo CD's RevisionHistory holds them); before it, the entry's revisions
+// were synced with the current spec.sources.
+const rollbackSourcesVersion = "rollback-entry-sources"
+
 // syncSource is the revision and source a sync update deploys: the
 // request's revision of spec.source, or a rollback's history entry with
-// the source it was deployed from. The app's spec is left as it is: after
-// a rollback the app is OutOfSync with spec.source, as in Argo CD.
-func (s *appState) syncSource(ctx workflow.Context, req SyncRequest) (string, app.Source, error) {
+// the source it was deployed from (a multi-source app's: the entry's
+// sources, returned as srcs; nil: spec.sources). The app's spec is left as
+// it is: after a rollback the app is OutOfSync with its spec, as in Argo CD.
+func (s *appState) syncSource(ctx workflow.Context, req SyncRequest) (rev string, src app.Source, srcs []app.Source, err error) {
 	if req.RollbackID == nil {
-		return req.Revision, s.app.Spec.Source, nil
+		return req.Revision, s.app.Spec.Source, nil, nil
 	}
 	entry, ok := s.status.HistoryByID(*req.RollbackID)
 	if !ok {
-		return "", app.Source{}, fmt.Errorf("app %q: no history entry with ID %d", s.app.Metadata.Name, *req.RollbackID)
+		return "", app.Source{}, nil, fmt.Errorf("app %q: no history entry with ID %d", s.app.Metadata.Name, *req.RollbackID)
 	}
 	v := workflow.GetVersion(ctx, rollbackSourceVersion, workflow.DefaultVersion, 1)
+	if s.app.IsMultiSource() && len(entry.Sources) > 0 &&
+		workflow.GetVersion(ctx, rollbackSourcesVersion, workflow.DefaultVersion, 1) == 1 {
+		return entry.Revision, s.app.Spec.Source, entry.Sources, nil
+	}
 	// An entry recorded without its source (none are, since Ferry records
 	// them) falls back to spec.source; the validator refused one of
 	// another repository.
 	if v == workflow.DefaultVersion || entry.Source.RepoURL == "" {
-		return entry.Revision, s.app.Spec.Source, nil
+		return entry.Revision, s.app.Spec.Source, nil, nil
 	}
-	return entry.Revision, entry.Source, nil
+	return entry.Revision, entry.Source, nil, nil
+}
+
+// specDigestWithSources is the digest of the app's spec with srcs as its
+// spec.sources: the key of a render of a rollback's sources.
+func (s *appState) specDigestWithSources(srcs []app.Source) string {
+	a := s.app
+	a.Spec.Sources = srcs
+	return a.SpecDigest()
 }
 
 // specDigestWith is the digest of the app's spec with src as its source:

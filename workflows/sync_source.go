@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 // UnmarshalJSON reads a sync request as Temporal's converter would, and
@@ -77,12 +80,47 @@ func (s *appState) validateSyncSource(req SyncRequest) error {
 			"to deploy another repository, change spec.source with ferry app apply", name, rev, repo))
 	}
 	if req.RollbackID != nil {
-		if e, ok := s.status.HistoryByID(*req.RollbackID); ok && e.Source.RepoURL != "" && e.Source.RepoURL != repo {
-			errs = append(errs, fmt.Errorf("app %q: history entry %d was deployed from %s, not from the app's repository %s: "+
-				"a rollback takes only a revision of the app's repository", name, *req.RollbackID, e.Source.RepoURL, repo))
+		if e, ok := s.status.HistoryByID(*req.RollbackID); ok {
+			errs = append(errs, s.validateRollbackEntry(*req.RollbackID, e)...)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateRollbackEntry refuses a rollback to a deployment of another
+// repository than the app's, and one across a change between one source
+// and several (spec.source and spec.sources), which the app cannot take
+// without a spec update.
+func (s *appState) validateRollbackEntry(id int64, e app.HistoryEntry) []error {
+	name, repo := s.app.Metadata.Name, s.app.PrimaryRepoURL()
+	multi := s.app.IsMultiSource()
+	switch {
+	case multi && len(e.Sources) == 0 && e.Source.RepoURL != "":
+		return []error{fmt.Errorf("app %q: history entry %d was deployed from one source (spec.source), and the app has spec.sources now: "+
+			"a rollback restores an entry of the same kind; roll back to a later entry, or apply the entry's spec.source with ferry app apply", name, id)}
+	case !multi && len(e.Sources) > 0:
+		return []error{fmt.Errorf("app %q: history entry %d was deployed from %d sources (spec.sources), and the app has one source now: "+
+			"a rollback restores an entry of the same kind; roll back to a later entry, or apply the entry's spec.sources with ferry app apply", name, id, len(e.Sources))}
+	case multi:
+		var repos []string
+		for _, src := range s.app.Spec.Sources {
+			if !slices.Contains(repos, src.RepoURL) {
+				repos = append(repos, src.RepoURL)
+			}
+		}
+		var errs []error
+		for i, src := range e.Sources {
+			if !slices.Contains(repos, src.RepoURL) {
+				errs = append(errs, fmt.Errorf("app %q: source %d of history entry %d was deployed from %s, not from a repository of the app's spec.sources (%s): "+
+					"a rollback takes only revisions of the app's repositories", name, i, id, src.RepoURL, strings.Join(repos, ", ")))
+			}
+		}
+		return errs
+	case e.Source.RepoURL != "" && e.Source.RepoURL != repo:
+		return []error{fmt.Errorf("app %q: history entry %d was deployed from %s, not from the app's repository %s: "+
+			"a rollback takes only a revision of the app's repository", name, id, e.Source.RepoURL, repo)}
+	}
+	return nil
 }
 
 // isRevisionName reports whether rev can name a branch, a tag, a full ref
