@@ -36,6 +36,9 @@ func applyEnv(fs *flag.FlagSet, lookup func(string) (string, bool)) error {
 
 // expected says what a flag's value must look like.
 func expected(f *flag.Flag) string {
+	if _, ok := f.Value.(*pollersFlag); ok {
+		return "write a number of pollers, or auto"
+	}
 	getter, _ := f.Value.(flag.Getter)
 	if getter == nil {
 		return "not a valid value"

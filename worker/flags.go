@@ -53,6 +53,8 @@ type config struct {
 	fullCompareInterval time.Duration
 	tls                 tlsFlags
 	render              renderFlags
+	// tuning: the Temporal worker's pollers, slots and sticky cache.
+	tuning tuning
 	// checkoutMaxFile and checkoutMaxSize bound what the Git clone cache
 	// checks out (gitsource.Options.MaxFileBytes, MaxCheckoutBytes).
 	checkoutMaxFile bytesFlag
@@ -135,6 +137,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.DurationVar(&c.fullCompareInterval, "full-compare-interval", workflows.DefaultFullCompareInterval,
 		"and at least once per `DURATION`, whichever comes first; keep it equal on every control worker")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "the `DURATION` running activities get to finish on SIGTERM")
+	c.tuning.define(fs)
 	return fs
 }
 
@@ -211,6 +214,9 @@ func (c *config) check() error {
 		errs = append(errs, fmt.Errorf("--regions-config, --regions, --in-cluster-region: %w", err))
 	} else {
 		c.regionsCfg = rc
+	}
+	if err := c.tuning.check(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.shutdownTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout %s: give a positive duration, or 0 to stop at once", c.shutdownTimeout))

@@ -115,6 +115,8 @@ func samples(f *flag.Flag) (fromEnv, fromFlag string, ok bool) {
 		return "process", "none", true
 	case *bytesFlag:
 		return "512Mi", "2Gi", true
+	case *pollersFlag:
+		return "4", "auto", true
 	}
 	getter, _ := f.Value.(flag.Getter)
 	if getter == nil {

@@ -90,6 +90,7 @@ func run(ctx context.Context, cfg *config) error {
 	}
 	var workers []worker.Worker
 	opts := worker.Options{WorkerStopTimeout: cfg.shutdownTimeout}
+	cfg.tuning.apply(&opts)
 	notifications, notifySecrets, err := loadNotifications(cfg.notifications)
 	if err != nil {
 		return err
