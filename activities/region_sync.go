@@ -133,6 +133,9 @@ func (r *Region) statesAfter(ctx context.Context, cluster *kube.Cluster, req kub
 	if err != nil && (!errors.As(err, &objErrs) || len(states) == 0) {
 		return nil
 	}
+	// As a compare's: what becomes healthy (or Degraded) after the sync is
+	// signalled, so that the app need not wait for its settle poll.
+	r.Cluster.NoteCompared(req.App, states)
 	return r.statuses(states)
 }
 

@@ -44,7 +44,9 @@ func (c *Cluster) Watching(objs []*unstructured.Unstructured, previous []app.Res
 // becomes Degraded without a spec change) that changes it is reported as a
 // Drift by "health", once per change of health. Ferry's own writes since
 // the compare (a sync, whose rollout changes health on its way) silence
-// it until the next compare: the app compares after every sync anyway.
+// it until the next compare; a sync notes the state it reports after its
+// writes, so that the end of the rollout it started (Progressing to
+// Healthy) is signalled and the app need not wait for its settle poll.
 func (c *Cluster) NoteCompared(appName string, states []ResourceState) {
 	l := c.live()
 	if l == nil || l.onDrift == nil {
