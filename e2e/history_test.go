@@ -111,7 +111,10 @@ func TestHistoryNamesEveryStep(t *testing.T) {
 			}
 			require.NotEmpty(t, summary, "activity %s of event %d has a summary", attrs.GetActivityType().GetName(), ev.GetEventId())
 		case enumspb.EVENT_TYPE_MARKER_RECORDED:
-			if s := summary; s != "" {
+			// Local activities: the resolve, and a new app's first render.
+			if s := summary; strings.HasPrefix(s, "Render ") {
+				rendered = append(rendered, s)
+			} else if s != "" {
 				resolved = append(resolved, s)
 			}
 		case enumspb.EVENT_TYPE_TIMER_STARTED:

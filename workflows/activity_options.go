@@ -65,6 +65,16 @@ func renderCtx(ctx workflow.Context, summary string) workflow.Context {
 	})
 }
 
+// renderLocalCtx: a new app's first render, in the workflow task that
+// resolved its revision (onboard.go).
+func renderLocalCtx(ctx workflow.Context, summary string) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: renderTimeout,
+		RetryPolicy:         activityRetry(5),
+		Summary:             summary,
+	})
+}
+
 func compareCtx(ctx workflow.Context, region string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:                compareSummary(region),

@@ -185,6 +185,8 @@ type appState struct {
 	retries    int
 	resume     *carriedOperation
 	continuing *operation
+	// onboard: the shortcuts of a new app's first reconcile (onboard.go).
+	onboard onboardState
 }
 
 // untouchedPush is a push that moved the app's branch without touching its
@@ -203,6 +205,7 @@ func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error
 	s := &appState{cfg: w.cfg, app: in.Application, workerRegions: w.cfg.Regions, stragglers: make(map[string]*straggler)}
 	s.status.Sync.Status = app.SyncStatusUnknown
 	s.status.Health.Status = app.HealthUnknown
+	s.onboard.firstRun = in.Carried == nil
 	if c := in.Carried; c != nil {
 		s.status, s.rendered, s.autoSync = c.Status, c.Rendered, c.AutoSync
 		s.operationSeq, s.refresh, s.upserted = c.OperationSeq, c.Refresh, c.SearchUpserted

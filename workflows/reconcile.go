@@ -35,19 +35,31 @@ func (s *appState) reconcile(ctx workflow.Context) {
 	if poll && s.skipCompare(ctx, target) {
 		return
 	}
-	s.idleCompareBegins()
-	s.compare(ctx, target)
-	s.idleCompared(ctx, target)
-	s.postSyncWhenSettled(ctx, target)
-	if !s.shouldAutoSync(target) {
+	// A new app's first sync may stand for its first compare (onboard.go).
+	folded := s.foldsFirstCompare(ctx) && !s.windowsHoldAutoSync(ctx, target)
+	if !folded {
+		s.idleCompareBegins()
+		s.compare(ctx, target)
+		s.idleCompared(ctx, target)
+		s.postSyncWhenSettled(ctx, target)
+	}
+	switch {
+	case folded:
+		s.autoSyncTo(ctx, target)
+	case !s.shouldAutoSync(target):
 		s.status.SyncWindow = nil
-	} else if !s.windowsHoldAutoSync(ctx, target) {
-		s.autoSync = &autoSync{Key: s.autoSyncKey(target)}
-		run := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()}, opRequest{auto: true})
-		s.idleForget()
-		if !run.continued {
-			s.endAutoSync(run)
-		}
+	case !s.windowsHoldAutoSync(ctx, target):
+		s.autoSyncTo(ctx, target)
+	}
+}
+
+// autoSyncTo runs the automated sync of target.
+func (s *appState) autoSyncTo(ctx workflow.Context, target Target) {
+	s.autoSync = &autoSync{Key: s.autoSyncKey(target)}
+	run := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()}, opRequest{auto: true})
+	s.idleForget()
+	if !run.continued {
+		s.endAutoSync(run)
 	}
 }
 
@@ -108,8 +120,12 @@ func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.S
 		return s.targetOf(r), nil
 	}
 	var out RenderResult
-	err = workflow.ExecuteActivity(renderCtx(ctx, renderSummary(src, resolved.SHA)), ActivityRender,
-		RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh}).Get(ctx, &out)
+	renderIn := RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh}
+	if s.renderLocally(ctx) {
+		err = workflow.ExecuteLocalActivity(renderLocalCtx(ctx, renderSummary(src, resolved.SHA)), ActivityRender, renderIn).Get(ctx, &out)
+	} else {
+		err = workflow.ExecuteActivity(renderCtx(ctx, renderSummary(src, resolved.SHA)), ActivityRender, renderIn).Get(ctx, &out)
+	}
 	if err != nil {
 		return Target{}, fmt.Errorf("render %s at %s: %w", src.RepoURL, short(resolved.SHA), err)
 	}

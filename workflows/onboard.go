@@ -1,0 +1,76 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+)
+
+// Onboarding: a new app costs as few workflow tasks as it can, because a
+// fleet that is onboarded at once waits for the worker's workflow tasks
+// more than for anything else. On the first reconcile of a new app's
+// first run:
+//   - the render is a local activity, run in the workflow task that
+//     resolved the revision, instead of an activity whose answer takes a
+//     workflow task of its own;
+//   - an automated app of one region, with no hooks, no child apps and no
+//     rollout, whose region has a worker, syncs without comparing first:
+//     a region that has never held the app has nothing a compare could
+//     find but that everything is missing, and the Sync activity reports
+//     the region's state after it as a compare does.
+// Its first reconcile is then two workflow tasks (resolve and render,
+// then the sync's answer) instead of four.
+
+// versionOnboard: the runs before it rendered with an activity and
+// compared before the first sync.
+const versionOnboard = "onboard-fewer-tasks"
+
+// onboardState is decided once per run, at the first reconcile of a new
+// app.
+type onboardState struct {
+	// firstRun: the run began without carried state (not continued as
+	// new).
+	firstRun    bool
+	decided, on bool
+}
+
+// isNew: nothing of the app was ever compared, synced or deployed.
+func (s *appState) isNew() bool {
+	return s.onboard.firstRun && s.rendered == nil && s.status.OperationState == nil &&
+		len(s.status.Resources) == 0 && len(s.status.History) == 0 && s.autoSync == nil
+}
+
+// onboarding tells whether this reconcile is a new app's first, on the
+// version that takes the shortcuts above.
+func (s *appState) onboarding(ctx workflow.Context) bool {
+	o := &s.onboard
+	if !o.decided && s.isNew() {
+		o.decided = true
+		o.on = workflow.GetVersion(ctx, versionOnboard, workflow.DefaultVersion, 1) == 1
+	}
+	o.decided = true
+	return o.on && s.isNew()
+}
+
+// renderLocally: the render of target's revision runs in this workflow
+// task (a new app's first).
+func (s *appState) renderLocally(ctx workflow.Context) bool {
+	return s.onboarding(ctx)
+}
+
+// foldsFirstCompare tells whether a new app's first sync stands for its
+// first compare (above). The render is done: s.rendered is this target's,
+// but the app has still neither compared nor synced.
+func (s *appState) foldsFirstCompare(ctx workflow.Context) bool {
+	o := &s.onboard
+	if !o.on || s.status.OperationState != nil || len(s.status.Resources) != 0 || s.autoSync != nil {
+		return false
+	}
+	r := s.rendered
+	dests := s.destinations()
+	if !s.app.AutomatedSync() || r == nil || r.Count == 0 || len(r.Children) > 0 || s.hasChildren() ||
+		len(r.Hooks) > 0 || r.Source != nil || s.app.IsMultiSource() || s.rollsOut() || len(dests) != 1 {
+		return false
+	}
+	// The resolve asked who serves the region's queue (idle.go): without a
+	// worker there, the compare's shorter wait tells the user sooner.
+	return s.polls.workers[dests[0].Region] != ""
+}

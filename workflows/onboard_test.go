@@ -1,0 +1,100 @@
+package workflows
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// activityLog records the order in which activities ran.
+type activityLog struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (l *activityLog) add(name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.names = append(l.names, name)
+}
+
+func (l *activityLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.names...)
+}
+
+// onboardApp runs a new automated app in the given regions, with a worker
+// polling each, until its first sync is done, and returns the activities in
+// the order they ran and the status then.
+func (s *appSuite) onboardApp(regions ...string) ([]string, View) {
+	cluster := &fakeCluster{synced: map[string]string{}}
+	sha := "3333333333333333333333333333333333333333"
+	var ran activityLog
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in ResolveInput) (ResolveResult, error) {
+			workers := map[string]string{}
+			for _, r := range in.Regions {
+				workers[r] = "worker-" + r
+			}
+			return ResolveResult{SHA: sha, Workers: workers}, nil
+		})
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
+		func(context.Context, RenderInput) (RenderResult, error) {
+			ran.add(ActivityRender)
+			return RenderResult{Digest: "d", Count: 1}, nil
+		})
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in CompareInput) (CompareResult, error) {
+			ran.add(ActivityCompare)
+			return cluster.compare(ctx, in)
+		}).Maybe()
+	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+			ran.add(ActivitySync)
+			return cluster.sync(ctx, in)
+		})
+	var v View
+	s.env.RegisterDelayedCallback(func() { v = s.query() }, 3*time.Second)
+	s.deleteAt(4*time.Second, false)
+	in := testApp(true)
+	var dests []app.Destination
+	for _, r := range regions {
+		dests = append(dests, app.Destination{Name: r, Namespace: "gb"})
+	}
+	in.Spec.Destinations = dests
+	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.True(s.env.IsWorkflowCompleted())
+	s.NoError(s.env.GetWorkflowError())
+	return ran.all(), v
+}
+
+// TestNewAppSyncsWithoutComparingFirst: a new automated app of one region
+// renders and syncs at its first reconcile without a compare before the
+// sync, and shows what the sync reported: Synced and Healthy, with an
+// operation that succeeded.
+func (s *appSuite) TestNewAppSyncsWithoutComparingFirst() {
+	ran, v := s.onboardApp("us-east-1")
+	s.Require().NotEmpty(ran)
+	s.Equal([]string{ActivityRender, ActivitySync}, ran[:2], "the first reconcile renders, then syncs")
+	s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
+	s.Equal(app.HealthHealthy, v.Status.Health.Status)
+	s.Require().NotNil(v.Status.OperationState)
+	s.Equal(app.OperationSucceeded, v.Status.OperationState.Phase)
+	s.Len(v.Status.History, 1)
+	s.Len(v.Status.Resources, 1)
+}
+
+// TestNewAppOfTwoRegionsComparesFirst: with two regions the first
+// reconcile compares each before it syncs, so that a region that does not
+// answer is left for later rather than waited for.
+func (s *appSuite) TestNewAppOfTwoRegionsComparesFirst() {
+	ran, v := s.onboardApp("us-east-1", "eu-west-1")
+	s.Require().Len(ran, 5)
+	s.Equal([]string{ActivityRender, ActivityCompare, ActivityCompare, ActivitySync, ActivitySync}, ran)
+	s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
+}
