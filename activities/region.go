@@ -64,6 +64,9 @@ func (r *Region) Register(w worker.Registry) {
 func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workflows.CompareResult, error) {
 	defer heartbeatEvery(ctx, heartbeatInterval, "compare")()
 	r.watch(ctx, in.Target.App)
+	if err := r.unanswered(); err != nil { // region_reachability.go
+		return workflows.CompareResult{}, err
+	}
 	objs, err := r.load(ctx, in.Region, in.Target)
 	if err != nil {
 		return workflows.CompareResult{}, err

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 
+	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/workflows"
 )
@@ -53,6 +54,7 @@ func (r *Region) watch(ctx context.Context, appName string) {
 		d.apps, d.queued, d.sent = map[string]bool{}, map[string]*workflows.Drift{}, map[string]time.Time{}
 		if !r.DisableLiveCache && !r.Cluster.LiveCacheEnabled() {
 			r.Cluster.EnableLiveCache(context.Background(), r.onDrift)
+			r.Cluster.WatchReachability(context.Background(), kube.ProbeInterval, r.onReachability)
 		}
 	})
 	d.mu.Lock()
@@ -78,7 +80,8 @@ func (r *Region) onDrift(ev kube.Drift) {
 		wait := max(driftDelay, time.Until(d.sent[ev.App].Add(driftCooldown)))
 		time.AfterFunc(wait, func() { r.flushDrift(ev.App) })
 	}
-	if !slices.Contains(q.Resources, ev.Key) {
+	// A drift of no object is of the whole region (region_reachability.go).
+	if ev.Key != (app.ResourceKey{}) && !slices.Contains(q.Resources, ev.Key) {
 		if len(q.Resources) < driftKeys {
 			q.Resources = append(q.Resources, ev.Key)
 		} else {

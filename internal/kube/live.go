@@ -28,6 +28,9 @@ type liveCache struct {
 
 	mu        sync.Mutex
 	informers map[schema.GroupVersionResource]*liveInformer
+	// probe tells whether the API server answers (reachability.go); nil
+	// until WatchReachability.
+	probe *reachabilityProbe
 
 	// health is what the last compare reported of each object (watching.go).
 	healthMu sync.Mutex
@@ -92,6 +95,7 @@ func (l *liveCache) informer(m *meta.RESTMapping) *liveInformer {
 			DeleteFunc: func(obj any) { l.deleted(li, obj) },
 		})
 	}
+	_ = li.inf.SetWatchErrorHandlerWithContext(l.onWatchError)
 	l.informers[m.Resource] = li
 	go li.inf.Run(l.ctx.Done())
 	go func() {
