@@ -40,7 +40,10 @@ type onboardTrace struct {
 	Start  time.Time
 	Total  time.Duration
 	Events int64
-	Steps  map[onboardStep]time.Duration
+	// Tasks counts the workflow tasks that ran (completed, failed or
+	// timed out) until then.
+	Tasks int64
+	Steps map[onboardStep]time.Duration
 }
 
 // onboardHistory reads an app's history from its start until it was first
@@ -109,6 +112,7 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 			}
 			lastRun = since(started)
 			tr.Steps[stepWFTRun] += lastRun
+			tr.Tasks++
 		case enumspb.EVENT_TYPE_MARKER_RECORDED:
 			if ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity" && lastRun > 0 {
 				tr.Steps[stepWFTRun] -= lastRun
@@ -192,11 +196,12 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 		return "", nil, errJoinFirst(err, failed)
 	}
 	var total float64
-	var events []float64
+	var events, tasks []float64
 	sums := map[onboardStep]float64{}
 	for _, tr := range traces {
 		total += tr.Total.Seconds()
 		events = append(events, float64(tr.Events))
+		tasks = append(tasks, float64(tr.Tasks))
 		for s, d := range tr.Steps {
 			sums[s] += d.Seconds()
 		}
@@ -220,10 +225,11 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 	n := float64(len(traces))
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nWhere each app's onboarding went, from the histories of %d of the apps (evenly spread over the fleet; all of them up to %d): "+
-		"from its workflow's start to the search-attribute upsert that first showed it Synced and Healthy, a mean of %s s and %s events "+
-		"(median %s, max %s). Steps overlap where the workflow waits on several things at once, so the shares need not add up to 100 %%; "+
+		"from its workflow's start to the search-attribute upsert that first showed it Synced and Healthy, a mean of %s s, %s events "+
+		"(median %s, max %s) and %s workflow tasks (median %s, max %s). Steps overlap where the workflow waits on several things at once, so the shares need not add up to 100 %%; "+
 		"the health wait spans the settle timer and the compare after it.\n\n",
-		len(traces), maxTraced, num(total/n), num(Summarize(events).Mean), num(Summarize(events).Median), num(Summarize(events).Max))
+		len(traces), maxTraced, num(total/n), num(Summarize(events).Mean), num(Summarize(events).Median), num(Summarize(events).Max),
+		num(Summarize(tasks).Mean), num(Summarize(tasks).Median), num(Summarize(tasks).Max))
 	b.WriteString("| step | mean per app | share of the app's onboarding |\n| --- | --- | --- |\n")
 	for _, s := range steps {
 		fmt.Fprintf(&b, "| %s | %s s | %s %% |\n", s, num(sums[s]/n), num(100*sums[s]/total))

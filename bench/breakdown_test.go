@@ -97,6 +97,9 @@ func TestTraceOnboarding(t *testing.T) {
 		t.Fatal(err)
 	}
 	ms := func(d time.Duration) int { return int(d / time.Millisecond) }
+	if tr.Tasks != 4 {
+		t.Errorf("%d workflow tasks; want the 4 before the Healthy upsert", tr.Tasks)
+	}
 	if ms(tr.Total) != 8300 || tr.Events != 25 {
 		t.Errorf("total %v, events %d; want 8.3s to the Healthy upsert, event 25", tr.Total, tr.Events)
 	}

@@ -146,10 +146,11 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 	}
 	slices.Sort(f.synced)
 	breakdown, traces, err := e.onboardBreakdown(ctx, f.synced)
-	var perApp, events []float64
+	var perApp, events, tasks []float64
 	var lastDone time.Time
 	for _, tr := range traces {
 		perApp, events = append(perApp, tr.Total.Seconds()), append(events, float64(tr.Events))
+		tasks = append(tasks, float64(tr.Tasks))
 		if done := tr.Start.Add(tr.Total); done.After(lastDone) {
 			lastDone = done
 		}
@@ -188,6 +189,9 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 		&Figure{ID: fmt.Sprintf("onboard-%d-events", n), Title: fmt.Sprintf("Onboard %d apps, history events per app", n), Unit: "events",
 			Samples: events, Reproduce: repro,
 			What: "Events in an app's history from its start to the upsert that first showed it Synced and Healthy, over the apps whose history the breakdown read."},
+		&Figure{ID: fmt.Sprintf("onboard-%d-tasks", n), Title: fmt.Sprintf("Onboard %d apps, workflow tasks per app", n), Unit: "tasks",
+			Samples: tasks, Reproduce: repro,
+			What: "Workflow tasks an app's history ran from its start to the upsert that first showed it Synced and Healthy (each one a wait for the worker), over the apps whose history the breakdown read."},
 	)
 	if floor > 0 {
 		var ratio []float64
