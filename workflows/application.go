@@ -205,7 +205,9 @@ func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error
 	s := &appState{cfg: w.cfg, app: in.Application, workerRegions: w.cfg.Regions, stragglers: make(map[string]*straggler)}
 	s.status.Sync.Status = app.SyncStatusUnknown
 	s.status.Health.Status = app.HealthUnknown
-	s.onboard.firstRun = in.Carried == nil
+	// A run that `ferry app apply` started carries an empty status
+	// (newAppInput); one continued as new carries what it rendered or ran.
+	s.onboard.firstRun = in.Carried == nil || (in.Carried.Rendered == nil && in.Carried.OperationSeq == 0)
 	if c := in.Carried; c != nil {
 		s.status, s.rendered, s.autoSync = c.Status, c.Rendered, c.AutoSync
 		s.operationSeq, s.refresh, s.upserted = c.OperationSeq, c.Refresh, c.SearchUpserted

@@ -26,8 +26,8 @@ const versionOnboard = "onboard-fewer-tasks"
 // onboardState is decided once per run, at the first reconcile of a new
 // app.
 type onboardState struct {
-	// firstRun: the run began without carried state (not continued as
-	// new).
+	// firstRun: the run began as a new app's, not continued as new from
+	// one that rendered or synced.
 	firstRun    bool
 	decided, on bool
 }

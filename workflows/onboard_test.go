@@ -61,7 +61,9 @@ func (s *appSuite) onboardApp(regions ...string) ([]string, View) {
 	var v View
 	s.env.RegisterDelayedCallback(func() { v = s.query() }, 3*time.Second)
 	s.deleteAt(4*time.Second, false)
-	in := testApp(true)
+	// As `ferry app apply` starts a new app (StartNew).
+	a := testApp(true).Application
+	in := newAppInput(&a, SpecRequest{})
 	var dests []app.Destination
 	for _, r := range regions {
 		dests = append(dests, app.Destination{Name: r, Namespace: "gb"})
