@@ -46,8 +46,11 @@ func (r *Region) onReachability(st kube.Reachability) {
 // cache that no longer sees the region, or a wait on a server that answers
 // nothing.
 func (r *Region) unanswered() error {
+	if r.DisableLiveCache {
+		return nil // no probes: nothing to tell
+	}
 	err := r.Cluster.Unreachable()
-	if err == nil || r.DisableLiveCache {
+	if err == nil {
 		return nil
 	}
 	return temporal.NewApplicationError(fmt.Sprintf("Unreachable: region %s: its API server does not answer: %s", r.Name, err), workflows.ErrUnreachable)
