@@ -147,7 +147,7 @@ func (g *gvisor) Start(spec Spec) (Sandbox, error) {
 		_ = os.RemoveAll(bundle)
 		return nil, fmt.Errorf("sandbox: bundle: %w", err)
 	}
-	return launch(g.runsc, g.args("run", "--bundle", bundle, id), runscEnv, l, spec.AnswerLine, gvisorResult, g.stop(id), func() { g.cleanup(id, bundle) })
+	return launch(g.runsc, g.args("run", "--bundle", bundle, id), runscEnv, spec, l, gvisorResult, g.stop(id), func() { g.cleanup(id, bundle) })
 }
 
 // runscEnv is the environment of every runsc command.

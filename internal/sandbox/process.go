@@ -80,7 +80,7 @@ func (p *process) Start(spec Spec) (Sandbox, error) {
 
 	// prlimit and bwrap themselves hold only the sandbox's environment
 	// too: bwrap's own process is PID 1 inside, and its environ readable.
-	return launch(p.prlimit, args, spec.Env, l, spec.AnswerLine, processResult, nil, func() {})
+	return launch(p.prlimit, args, spec.Env, spec, l, processResult, nil, func() {})
 }
 
 // processResult reads how a bwrap run ended: bwrap's own failures are

@@ -68,7 +68,7 @@ func (r *Renderer) startSlot(starter Starter, limits Limits) (*slot, error) {
 		return nil, fmt.Errorf("sandbox: a pooled sandbox's checkout directory: %w", err)
 	}
 	spec := r.spec(dir, limits)
-	spec.Args = append(spec.Args, warmArg)
+	spec.Args, spec.ReadyLine = append(spec.Args, warmArg), true
 	sb, err := starter.Start(spec)
 	if err != nil {
 		_ = os.RemoveAll(dir)
@@ -84,11 +84,11 @@ func (r *Renderer) runPooled(ctx context.Context, p *pool[*slot], in *checkoutIn
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	s, _, err := p.get()
+	s, warm, err := p.get(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer p.discard(s)
+	defer p.release(s, warm)
 	if !in.archive {
 		if err := linkTree(in.root, s.dir); err != nil {
 			return nil, fmt.Errorf("sandbox: place the checkout in a pooled sandbox: %w", err)
@@ -97,7 +97,7 @@ func (r *Renderer) runPooled(ctx context.Context, p *pool[*slot], in *checkoutIn
 	return s.Finish(ctx, in)
 }
 
-// Idle is how many sandboxes of r's pool are started and waiting.
+// Idle is how many sandboxes of r's pool are ready and waiting.
 func (r *Renderer) Idle() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()

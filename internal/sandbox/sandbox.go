@@ -96,6 +96,11 @@ type Spec struct {
 	// after the run as always). A command that exits without one ends the
 	// run as any other does.
 	AnswerLine bool
+	// ReadyLine says that the command writes one line on stdout, not part
+	// of its output, once it is ready for its stdin (a pooled renderer,
+	// after its warm-up): Sandbox.Ready is closed then. Without it, a
+	// sandbox is ready once started.
+	ReadyLine bool
 }
 
 // Limits bound one run. A zero field takes its default.
@@ -217,7 +222,8 @@ func checkSpec(spec Spec) error {
 
 // boundedBuffer keeps the first max bytes written; past them it keeps
 // nothing more and calls over once. When line is not nil, it is closed
-// once a newline has been written.
+// once a newline has been written. When ready is not nil, the first line
+// written is not kept, and ready is called once it is whole.
 type boundedBuffer struct {
 	mu       sync.Mutex
 	buf      bytes.Buffer
@@ -225,11 +231,24 @@ type boundedBuffer struct {
 	overflow bool
 	over     func()
 	line     chan struct{}
+	ready    func()
 }
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	written := len(p)
+	if b.ready != nil {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			return written, nil
+		}
+		b.ready()
+		b.ready = nil
+		if p = p[i+1:]; len(p) == 0 {
+			return written, nil
+		}
+	}
 	room := b.max - int64(b.buf.Len())
 	if b.line != nil && int64(len(p)) <= room && bytes.IndexByte(p, '\n') >= 0 && bytes.IndexByte(b.buf.Bytes(), '\n') < 0 {
 		// A whole line, all of it kept.
@@ -243,9 +262,10 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 				b.over()
 			}
 		}
-		return len(p), nil
+		return written, nil
 	}
-	return b.buf.Write(p)
+	b.buf.Write(p)
+	return written, nil
 }
 
 // firstLine is what was written up to the first newline, included.

@@ -13,6 +13,10 @@ import (
 	"github.com/ferry-gitops/ferry/internal/render"
 )
 
+// readyLine is what a pooled renderer writes once warm, before it reads
+// its request (Spec.ReadyLine).
+const readyLine = "ready\n"
+
 // maxRequest bounds the request a renderer process reads: a source spec
 // with its Helm values.
 const maxRequest = 16 << 20
@@ -20,12 +24,16 @@ const maxRequest = 16 << 20
 // Serve is the renderer process, the worker's binary in its render mode:
 // it reads one request from in, renders it with package render, and
 // writes the objects or the typed error to out. args are the process's
-// arguments after RenderArg (warmArg). It returns an error only when the
-// request cannot be read or the answer written; a render error is an
-// answer.
+// arguments after RenderArg (warmArg: warm up, then write readyLine). It
+// returns an error only when the request cannot be read or the answer
+// written; a render error is an answer.
 func Serve(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
 	if slices.Contains(args, warmArg) {
 		warmUp(ctx)
+		// The pool hands the sandbox out from now on (Spec.ReadyLine).
+		if _, err := io.WriteString(out, readyLine); err != nil {
+			return fmt.Errorf("write the ready line: %w", err)
+		}
 	}
 	// Large reads: the checkout's archive follows the request.
 	br := bufio.NewReaderSize(in, 1<<20)

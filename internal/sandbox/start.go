@@ -26,6 +26,10 @@ type Sandbox interface {
 	// Alive tells whether the command still waits (it did not die while
 	// idle).
 	Alive() bool
+	// Ready is closed once the command is ready for its stdin (at once
+	// unless the spec's ReadyLine) or has ended: a caller that waits on
+	// it checks Alive afterwards.
+	Ready() <-chan struct{}
 	// Destroy ends the command if it still runs and removes everything of
 	// the sandbox; it is safe to call more than once.
 	Destroy()
@@ -50,6 +54,8 @@ type started struct {
 	kill           context.CancelFunc
 	done           chan struct{}
 	waitErr        error // cmd.Wait's, once done is closed
+	ready          chan struct{}
+	readyOnce      sync.Once
 	// result reads how the command ended, as the mode understands it.
 	result func(res *Result, waitErr error) (*Result, error)
 	// cleanup removes the sandbox's state after the command ended.
@@ -62,7 +68,7 @@ type started struct {
 // when not nil, ends the command when the sandbox is to end (a timeout,
 // Destroy) instead of SIGKILL, which follows if the command has not
 // exited within its WaitDelay.
-func launch(name string, args, env []string, l Limits, answerLine bool, result func(*Result, error) (*Result, error), stop func(*exec.Cmd) error, cleanup func()) (*started, error) {
+func launch(name string, args, env []string, spec Spec, l Limits, result func(*Result, error) (*Result, error), stop func(*exec.Cmd) error, cleanup func()) (*started, error) {
 	ctx, kill := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, name, args...)
 	if stop != nil {
@@ -77,10 +83,15 @@ func launch(name string, args, env []string, l Limits, answerLine bool, result f
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	growPipe(stdin)
-	s := &started{cmd: cmd, stdin: stdin, kill: kill, done: make(chan struct{}), result: result, cleanup: cleanup,
+	s := &started{cmd: cmd, stdin: stdin, kill: kill, done: make(chan struct{}), ready: make(chan struct{}), result: result, cleanup: cleanup,
 		stdout: &boundedBuffer{max: l.Stdout, over: kill}, stderr: &boundedBuffer{max: l.Stderr}}
-	if answerLine {
+	if spec.AnswerLine {
 		s.stdout.line = make(chan struct{})
+	}
+	if spec.ReadyLine {
+		s.stdout.ready = s.setReady
+	} else {
+		s.setReady()
 	}
 	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
 	// The sandbox's processes may hold the pipes after the command is
@@ -94,9 +105,14 @@ func launch(name string, args, env []string, l Limits, answerLine bool, result f
 	go func() {
 		s.waitErr = cmd.Wait()
 		close(s.done)
+		s.setReady()
 	}()
 	return s, nil
 }
+
+func (s *started) setReady() { s.readyOnce.Do(func() { close(s.ready) }) }
+
+func (s *started) Ready() <-chan struct{} { return s.ready }
 
 // pipeSize is the size asked of a sandbox's stdin pipe, Linux's default
 // most (fs.pipe-max-size): a render's request and checkout reach the
