@@ -64,6 +64,11 @@ leaves it alone).`,
 			if err != nil {
 				return err
 			}
+			for _, in := range inputs {
+				for _, w := range in.app.Warnings() {
+					fmt.Fprintln(cmd.ErrOrStderr(), "ferry: warning:", w)
+				}
+			}
 			c, err := tf.dial(cmd.Context())
 			if err != nil {
 				return err

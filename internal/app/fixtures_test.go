@@ -67,8 +67,9 @@ var invalidFixtures = map[string]struct {
 	"invalid-api-version":           {fields: []string{"apiVersion"}},
 	"invalid-two-tools":             {fields: []string{"spec.source"}, contains: []string{"directory and helm"}},
 	"invalid-glob":                  {fields: []string{"spec.source.directory.include", "spec.source.directory.exclude"}},
-	"invalid-sync-options": {fields: []string{"spec.syncPolicy.syncOptions[1]", "spec.syncPolicy.syncOptions[2]",
-		"spec.syncPolicy.syncOptions[3]", "spec.syncPolicy.syncOptions[4]"}, contains: []string{`"Foo=true" is unknown`}},
+	// Foo=true ([2]) is unknown: accepted with a warning (TestUnknownSyncOptionWarns).
+	"invalid-sync-options": {fields: []string{"spec.syncPolicy.syncOptions[1]",
+		"spec.syncPolicy.syncOptions[3]", "spec.syncPolicy.syncOptions[4]"}, contains: []string{`"Validate=no"`}},
 	"invalid-backoff": {fields: []string{"spec.syncPolicy.retry.backoff.duration", "spec.syncPolicy.retry.backoff.factor",
 		"spec.syncPolicy.retry.backoff.maxDuration"}},
 	"invalid-ignore-differences": {fields: []string{"spec.ignoreDifferences[0].kind", "spec.ignoreDifferences[0].jsonPointers[0]",

@@ -164,10 +164,17 @@ func (o *SyncOptions) apply(item string) error {
 		return nil
 	}
 	if near := closestSyncOption(key); near != "" {
-		return fmt.Errorf("sync option %q is unknown: did you mean %s=%s?", item, near, value)
+		return &UnknownSyncOptionError{fmt.Sprintf("sync option %q is unknown: did you mean %s=%s?", item, near, value)}
 	}
-	return fmt.Errorf("sync option %q is unknown: known options are %s", item, knownSyncOptions())
+	return &UnknownSyncOptionError{fmt.Sprintf("sync option %q is unknown: known options are %s", item, knownSyncOptions())}
 }
+
+// UnknownSyncOptionError is a Key=Value sync option whose key Argo CD does
+// not have: Argo CD ignores it, and so does an app's spec.syncPolicy in
+// Ferry, with a warning (Application.Warnings) instead of a refusal.
+type UnknownSyncOptionError struct{ msg string }
+
+func (e *UnknownSyncOptionError) Error() string { return e.msg }
 
 // closestSyncOption is the known key that key differs from only in case, or "".
 func closestSyncOption(key string) string {

@@ -197,6 +197,9 @@ func (v *validator) syncPolicy(sp *SyncPolicy) {
 	for i, item := range sp.SyncOptions {
 		var o SyncOptions
 		if err := o.apply(item); err != nil {
+			if _, unknown := errors.AsType[*UnknownSyncOptionError](err); unknown {
+				continue // ignored, as Argo CD ignores it: a warning (Warnings)
+			}
 			v.add(fmt.Sprintf("spec.syncPolicy.syncOptions[%d]", i), "%s", err.Error())
 			parsed = false
 		}
