@@ -207,7 +207,15 @@ const sandboxTimeGoes = "Where the time of a warm gVisor render goes beyond the 
 	"and a fresh process's first render (its heap, under gVisor each new page a fault into the Sentry); the in-process render here is a warm process rendering the same files again. " +
 	"Tried and not kept: runsc's --file-access-mounts=exclusive (the first read no faster, and a checkout placed after the sandbox's start is missed), " +
 	"--directfs=false (slower), GOMAXPROCS=1 for the renderer, and the renderer's garbage collector off with 48 MiB of heap faulted in by the warm-up " +
-	"(9.4× and 12.0× against 10.2× and 10.8× without, taking turns: nothing out of the noise).\n\n" +
+	"(9.4× and 12.0× against 10.2× and 10.8× without, taking turns: nothing out of the noise). " +
+	"Then the renderer's phases timed from inside the sandbox (load 20-33) showed most of a slow warm render outside the renderer: " +
+	"1.28 s to the answer against 0.11 s from the request read to the answer encoded, because the pool counted a sandbox as ready once runsc run had been started, " +
+	"and the render wrote its request to a sandbox still booting. Now a sandbox joins the pool once its renderer writes its ready line after the warm-up, " +
+	"a render that finds the pool empty waits for the one the refill is starting, and the refill starts the next only after the render " +
+	"(this section waits for a ready pool). Inside the sandbox, a warm render of these 1,000 files is now: the archive read into memory 5-80 ms, " +
+	"the render 80-340 ms, the objects' JSON 5-40 ms (2 procs, 4-5 GCs, 23 MB allocated); in the worker, listing the checkout 5-80 ms and the archive 40-380 ms. " +
+	"The code before and after, taking turns (a 1,000-file checkout in internal/sandbox, 4 renders each, load 18-22): warm / in-process median " +
+	"1.02 and 1.43 before, 0.64 and 1.21 after on systrap; 2.68 and 2.23 before, 0.88 and 1.46 after on ptrace.\n\n" +
 	"A cold start is runsc's create and start of the sandbox and the renderer's start: 0.38-0.57 s on systrap at a load average near 1, 0.5-0.9 s at 17-30. " +
 	"The phases of one start at load 20 (runsc --debug-log): runsc run's cgroups made and joined 37 ms, the gofer started 61 ms, the sandbox process started 99 ms, " +
 	"its Go runtime up and boot dispatched 163 ms, boot (capabilities 35 ms, seccomp checks 38 ms, the systrap stub and its source process 40 ms) ready at 331 ms, " +
@@ -215,7 +223,11 @@ const sandboxTimeGoes = "Where the time of a warm gVisor render goes beyond the 
 	"Cut: the gofers' network namespace pinned once in /run/ferry/runsc (a new one for each gofer cost 0.3 s more) and the small renderer binary " +
 	"(the probe's round trip 0.69 s against 0.81 s with the worker's binary, median of 12 each, load 17-20). " +
 	"Tried and not kept (6 starts each, taking turns, load 20): --overlay2=none 0.59 s, --overlay2=none --file-access=shared 0.52 s, --directfs=false 0.63 s against 0.58 s as is; " +
-	"--ignore-cgroups 0.55 s, which would drop the memory limit; KVM is not offered here (no vmx/svm). The bundle (a directory and a config.json) costs under a millisecond.\n"
+	"--ignore-cgroups 0.55 s, which would drop the memory limit; KVM is not offered here (no vmx/svm). The bundle (a directory and a config.json) costs under a millisecond. " +
+	"This round (3 starts each, taking turns twice, load 20-22, the probe's round trip): the tools cache's runsc on systrap 0.52 and 0.40 s, on ptrace 0.41 and 0.37 s, " +
+	"Debian's runsc on ptrace 0.39 and 0.42 s (fastest 0.24 s), with --ignore-cgroups 0.39 and 0.59 s; under load, runsc's own start " +
+	"(re-executing itself for the gofer and the sandbox, capabilities, the systrap stub, seccomp) is most of it: under 300 ms is not reached with runsc on this machine, " +
+	"bwrap reaches it. The pool hides the start: a render takes a ready sandbox, or waits for the one being started.\n"
 
 func met(ok bool) string {
 	if ok {
