@@ -23,12 +23,16 @@ func TestSyncOptionsOf(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, app.SyncOptions{}, opts)
 
-	_, err = syncOptionsOf("web", []string{"CreateNamespace=yes", "Bogus=true"})
+	opts, err = syncOptionsOf("web", []string{"CreateNamespace=true", "Retry=true"})
+	require.NoError(t, err, "an option Argo CD does not have is ignored, as Argo CD ignores it")
+	assert.Equal(t, app.SyncOptions{CreateNamespace: true}, opts)
+
+	_, err = syncOptionsOf("web", []string{"CreateNamespace=yes", "Prune=ask"})
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, err, &appErr)
 	assert.True(t, appErr.NonRetryable(), "no retry fixes a spec")
 	assert.Equal(t, workflows.ErrInvalidSource, appErr.Type())
 	assert.Contains(t, appErr.Error(), `app "web": spec.syncPolicy.syncOptions: `)
 	assert.Contains(t, appErr.Error(), `"CreateNamespace=yes"`, "every bad item is named")
-	assert.Contains(t, appErr.Error(), `"Bogus=true"`, "every bad item is named")
+	assert.Contains(t, appErr.Error(), `"Prune=ask"`, "every bad item is named")
 }

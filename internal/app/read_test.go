@@ -29,7 +29,7 @@ spec:
   destination:
     name: mars
   syncPolicy:
-    syncOptions: [Foo=true]
+    syncOptions: [CreateNamespace=yes]
   pollIntervall: 3m
 `, []string{"spec.pollIntervall", "spec.source.targetRevision",
 			"spec.project", "spec.source.repoURL", "spec.source.path", "spec.destination.name", "spec.syncPolicy.syncOptions[0]"}},

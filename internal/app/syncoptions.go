@@ -86,10 +86,21 @@ func knownSyncOptions() string {
 	return strings.Join(names, ", ")
 }
 
-// ParseSyncOptions parses syncOptions items such as "CreateNamespace=true".
-// It reports every item that is malformed or unknown.
+// ParseSyncOptions parses an app's syncOptions items such as
+// "CreateNamespace=true". It reports every item that is malformed or has a
+// wrong value; an item whose key Argo CD does not have is ignored, as Argo
+// CD ignores it (Application.Warnings names it).
 func ParseSyncOptions(items []string) (SyncOptions, error) {
-	return SyncOptions{}.With(items)
+	var o SyncOptions
+	var errs []error
+	for _, item := range items {
+		if err := o.apply(item); err != nil {
+			if _, unknown := errors.AsType[*UnknownSyncOptionError](err); !unknown {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return o, errors.Join(errs...)
 }
 
 // ParseSyncOptionsAnnotation parses the comma-separated value of a

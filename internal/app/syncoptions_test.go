@@ -23,16 +23,16 @@ func TestParseSyncOptions(t *testing.T) {
 		{items: []string{"PrunePropagationPolicy=orphan"}, want: SyncOptions{PrunePropagationPolicy: "orphan"}},
 		{items: []string{"CreateNamespace=true", "CreateNamespace=false"}, want: SyncOptions{}}, // last wins
 		{items: []string{"CreateNamespace"}, wantErr: `"CreateNamespace" is not in Key=Value form: write e.g. CreateNamespace=true`},
-		{items: []string{"createNamespace=true"}, wantErr: "did you mean CreateNamespace=true?"},
+		{items: []string{"createNamespace=true"}, want: SyncOptions{}}, // unknown: ignored, as Argo CD does (a warning)
 		{items: []string{"CreateNamespace=yes"}, wantErr: "takes true or false"},
-		{items: []string{"Bogus=true"}, wantErr: `"Bogus=true" is unknown: known options are CreateNamespace=true|false`},
+		{items: []string{"Bogus=true", "Retry=true"}, want: SyncOptions{}}, // unknown: ignored (TestUnknownSyncOptionWarns)
 		{items: []string{"PrunePropagationPolicy=Foreground"}, wantErr: "foreground, background or orphan"},
 		{items: []string{"Delete=confirm"}, want: SyncOptions{DeleteConfirm: true}},
 		{items: []string{"Prune=confirm", "Delete=false"}, want: SyncOptions{PruneConfirm: true, DeleteFalse: true}},
 		{items: []string{"Prune=false", "Prune=confirm"}, want: SyncOptions{PruneConfirm: true}}, // last wins
 		{items: []string{"Prune=confirm", "Prune=true"}, want: SyncOptions{}},
 		{items: []string{"Delete=ask"}, wantErr: "Delete takes true, false or confirm"},
-		{items: []string{"A=1", "B=2"}, wantErr: `"B=2" is unknown`}, // every problem reported
+		{items: []string{"Validate=1", "Prune=2"}, wantErr: `"Prune=2"`}, // every problem reported
 	}
 	for _, tt := range tests {
 		got, err := ParseSyncOptions(tt.items)
