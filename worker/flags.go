@@ -95,7 +95,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.repoCreds.namespace, "repo-creds-namespace", "", "`NAMESPACE` of the control cluster whose Argo CD repository Secrets and argocd-tls-certs-cm are read at start, besides --repo-creds-dir")
 	fs.StringVar(&c.repoCreds.context, "repo-creds-context", "", "kubeconfig `CONTEXT` of the control cluster for --repo-creds-namespace (default: the current context; without a kubeconfig, the cluster the worker runs in)")
 	fs.StringVar(&c.customizations, "resource-customizations", "", "Argo CD's argocd-cm ConfigMap manifest `FILE`: its resource.customizations Lua health checks and ignoreDifferences apply in every region")
-	fs.StringVar(&c.notifications.config, "notifications-config", "", "Argo CD's argocd-notifications-cm ConfigMap manifest `FILE`: the triggers, templates and services (webhook, slack, github) of the notifications apps subscribe to by annotation; control workers")
+	fs.StringVar(&c.notifications.config, "notifications-config", "", "Argo CD's argocd-notifications-cm ConfigMap manifest `FILE`: the triggers, templates and services (webhook, slack, github) of the notifications apps subscribe to by annotation or that its subscriptions key selects; control workers")
 	fs.StringVar(&c.notifications.secret, "notifications-secret", "", "Secret manifest `FILE` (argocd-notifications-secret) holding the values of the services' $key references, beside FERRY_NOTIFY_<KEY> in the environment")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "`DIR` of the Git clone cache (default: ferry/repos in the user's cache directory)")
 	c.checkoutMaxFile = bytesFlag(gitsource.DefaultMaxFileBytes)

@@ -32,12 +32,6 @@ func loadNotifications(f notificationsFlags) (*notify.Config, *notify.Secrets, e
 	if err != nil {
 		return nil, nil, fmt.Errorf("--notifications-config %s: %w", f.config, err)
 	}
-	if cfg.HasSubscriptions() {
-		// The app's workflow evaluates triggers only for apps that carry a
-		// subscribe annotation; until it evaluates every app, a
-		// subscriptions key would silently miss the others.
-		return nil, nil, fmt.Errorf("--notifications-config %s: data[\"subscriptions\"]: subscriptions by selector are not applied by Ferry yet; subscribe apps with the notifications.argoproj.io/subscribe.<trigger>.<service> annotation instead, and remove this key from the file given to Ferry", f.config)
-	}
 	if err := secrets.Check(); err != nil {
 		return nil, nil, fmt.Errorf("--notifications-secret: %w", err)
 	}

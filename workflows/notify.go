@@ -17,9 +17,22 @@ import (
 // their triggers when their status changes; runs recorded before did not.
 const versionNotifications = "notifications"
 
+// versionDefaultSubscriptions: an app without subscribe annotations is
+// notified too when the ConfigMap's subscriptions key selects it; runs
+// recorded before looked at annotated apps only.
+const versionDefaultSubscriptions = "notifications-default-subscriptions"
+
+// notifySubscriptionsID names the recorded answer to "does the worker's
+// config subscribe apps by itself?" (a mutable side effect: recorded at
+// the first status change of a run, then only when it changes).
+const notifySubscriptionsID = "notifications-subscriptions"
+
 // Notifier is the worker's notifications config, as the workflow uses it.
 type Notifier interface {
 	Evaluate(appObject json.RawMessage, subs []notify.Subscription, now time.Time) ([]notify.Result, []string)
+	// HasSubscriptions: the config subscribes apps by itself (its
+	// subscriptions key), so an app without annotations may be notified.
+	HasSubscriptions() bool
 }
 
 // notifyState is what the app remembers of its notifications.
@@ -45,14 +58,15 @@ type evaluation struct {
 // config may change, the history keeps what was decided.
 func (s *appState) notify(ctx workflow.Context) {
 	subs := notify.Subscriptions(s.app.Metadata.Annotations)
-	if len(subs) == 0 {
-		return
-	}
 	digest := s.notifyDigest()
 	if digest == s.notifications.digest {
 		return
 	}
-	if workflow.GetVersion(ctx, versionNotifications, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if len(subs) == 0 {
+		if !s.subscribedByConfig(ctx) {
+			return
+		}
+	} else if workflow.GetVersion(ctx, versionNotifications, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return
 	}
 	s.notifications.digest = digest
@@ -107,6 +121,29 @@ func (s *appState) notify(ctx workflow.Context) {
 	}
 }
 
+// subscribedByConfig tells whether an app without subscribe annotations
+// is to be evaluated: the worker's config has a subscriptions key (which
+// of them select the app is Evaluate's to say). The answer is recorded,
+// once a run and when it changes, so that apps in a fleet without one
+// cost no more than that.
+func (s *appState) subscribedByConfig(ctx workflow.Context) bool {
+	if workflow.GetVersion(ctx, versionDefaultSubscriptions, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return false
+	}
+	cfg := s.cfg.Notifications
+	var has bool
+	err := workflow.MutableSideEffect(ctx, notifySubscriptionsID, func(workflow.Context) any {
+		return cfg != nil && cfg.HasSubscriptions()
+	}, func(a, b any) bool { return a == b }).Get(&has)
+	if err != nil || !has {
+		// Evaluated again at the next change of status, which may find
+		// a config with subscriptions.
+		s.notifications.digest = s.notifyDigest()
+		return false
+	}
+	return true
+}
+
 // notifyDigest is what triggers look at: the operation, sync and health
 // status, the revision, the conditions and the spec.
 func (s *appState) notifyDigest() string {
@@ -121,6 +158,10 @@ func (s *appState) notifyDigest() string {
 	}
 	for _, k := range workflow.DeterministicKeys(s.app.Metadata.Annotations) {
 		fmt.Fprintf(&b, "|%s=%s", k, s.app.Metadata.Annotations[k])
+	}
+	// Labels: what the subscriptions key's selectors look at.
+	for _, k := range workflow.DeterministicKeys(s.app.Metadata.Labels) {
+		fmt.Fprintf(&b, "|label %s=%s", k, s.app.Metadata.Labels[k])
 	}
 	return b.String()
 }

@@ -64,3 +64,58 @@ func (s *appSuite) TestAFailedSyncNotifiesOnce() {
 	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
 	s.NoError(s.env.GetWorkflowError())
 }
+
+// An app without subscribe annotations is notified when the config's
+// subscriptions key selects its labels, and not otherwise.
+func (s *appSuite) TestADefaultSubscriptionNotifiesTheAppItSelects() {
+	sent := s.failWithDefaultSubscription(map[string]string{"team": "web"})
+	s.Require().Len(sent, 1)
+	s.Equal("on-sync-failed", sent[0].Delivery.Trigger)
+	s.Equal("hook", sent[0].Delivery.Service)
+}
+
+func (s *appSuite) TestADefaultSubscriptionLeavesOutTheAppsItDoesNotSelect() {
+	s.Empty(s.failWithDefaultSubscription(map[string]string{"team": "db"}))
+}
+
+// failWithDefaultSubscription runs an unannotated app with these labels
+// whose sync fails, under a config subscribing team=web to on-sync-failed,
+// and returns what was sent.
+func (s *appSuite) failWithDefaultSubscription(labels map[string]string) []NotificationInput {
+	cfg, err := notify.FromData(map[string]string{
+		"service.webhook.hook": "url: http://127.0.0.1:1",
+		"subscriptions":        "- recipients: [hook]\n  triggers: [on-sync-failed]\n  selector: team=web\n",
+	})
+	s.Require().NoError(err)
+	s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1"), Notifications: cfg})
+	s.env.RegisterWorkflowWithOptions(s.wf.Notification, workflow.RegisterOptions{Name: NotificationWorkflow})
+	var mu sync.Mutex
+	var sent []NotificationInput
+	s.env.RegisterActivityWithOptions(func(_ context.Context, in NotificationInput) error {
+		mu.Lock()
+		defer mu.Unlock()
+		sent = append(sent, in)
+		return nil
+	}, activity.RegisterOptions{Name: ActivitySendNotification})
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	refused := temporal.NewNonRetryableApplicationError("Deployment/gb/web: apply: spec.replicas: Invalid value", ErrSyncFailed, nil)
+	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(SyncResult{}, refused)
+	var out []NotificationInput
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Require().NotNil(v.Status.OperationState)
+		s.Equal(app.OperationFailed, v.Status.OperationState.Phase)
+		mu.Lock()
+		defer mu.Unlock()
+		out = append(out, sent...)
+	}, 55*time.Second)
+	s.deleteAt(60*time.Second, false)
+	in := testApp(true)
+	in.Metadata.Labels = labels
+	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.NoError(s.env.GetWorkflowError())
+	return out
+}

@@ -12,6 +12,7 @@
 //	service.github[.<name>]  {appID, installationID, privateKey, enterpriseBaseURL} or {token}
 //	context                  a map of strings templates read as .context
 //	defaultTriggers          triggers of subscriptions that name none
+//	subscriptions            [{recipients, triggers, selector}]: default subscriptions of the apps whose labels the selector matches
 //
 // Conditions are github.com/expr-lang/expr expressions over the app, as
 // Argo CD evaluates them; templates are Go templates with Sprig's
@@ -20,7 +21,7 @@
 // on-health-degraded, on-deployed) are built in; the ConfigMap's own of the
 // same name replace them.
 //
-// Apps subscribe by annotation, as in Argo CD:
+// Apps subscribe by annotation, as in Argo CD (and by the subscriptions key):
 //
 //	notifications.argoproj.io/subscribe.<trigger>.<service>: <recipient>[;<recipient>…]
 //
