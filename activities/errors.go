@@ -31,7 +31,7 @@ func classify(err error) error {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ae.Type(), nil)
 	case render.IsUserError(err), manifests.IsFailed(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
-	case gitsource.IsNotFound(err), gitsource.IsCredentialRefused(err), gitsource.IsLimit(err),
+	case gitsource.IsNotFound(err), gitsource.IsUnsupportedScheme(err), gitsource.IsCredentialRefused(err), gitsource.IsLimit(err),
 		chartsource.IsNotFound(err), chartsource.IsLimit(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
 	case kube.IsRefused(err):

@@ -104,13 +104,39 @@ func checkRepoURL(raw string) string {
 		// manifests from such a source; Ferry reads only charts there.
 		return fmt.Sprintf("%q with no chart is an OCI artifact of plain manifests (Argo CD 3.1's OCI source), which Ferry does not read yet: "+
 			"name a chart of the registry in chart, or keep the manifests in Git (%s)", raw, repoURLForms)
-	default:
+	case "git", "ftp", "ftps":
+		// Transports Git has and Ferry does not fetch over: unencrypted
+		// or obsolete, each with a form that is neither.
 		return fmt.Sprintf("scheme %q is not supported: write the URL as %s", u.Scheme, repoURLForms)
+	default:
+		// A scheme of no Git transport (cnoe://name, a placeholder that a
+		// tool rewrites): kept with a warning (PlaceholderScheme).
 	}
 	if u.Host == "" {
 		return fmt.Sprintf("%q has no host: write it as %s", raw, repoURLForms)
 	}
 	return ""
+}
+
+// PlaceholderScheme returns the scheme of a repoURL written with a scheme
+// that is no Git transport (cnoe://jupyterhub, a placeholder that a tool
+// such as idpbuilder rewrites before it applies the file), or "". Argo CD
+// stores such an Application and shows the fetch's error; so does Ferry:
+// Validate accepts it and Warnings names it.
+func PlaceholderScheme(raw string) string {
+	if !strings.Contains(raw, "://") || checkRepoURL(raw) != "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	switch s := strings.ToLower(u.Scheme); s {
+	case "https", "http", "ssh", "file":
+		return ""
+	default:
+		return s
+	}
 }
 
 // checkRepoPath returns what is wrong with a path inside the repository, or "".

@@ -23,6 +23,9 @@ func TestCheckRepoURL(t *testing.T) {
 		{"ssh://git:pw@host/org/repo.git", "credentials belong in the worker configuration"},
 		{"https:///org/repo.git", "no host"},
 		{"git://host/repo.git", `scheme "git"`},
+		{"ftp://host/repo.git", `scheme "ftp"`},
+		{"cnoe://jupyterhub", ""}, // a placeholder: kept, with a warning
+		{"cnoe://", "no host"},
 		{"github.com/org/repo", "not a Git URL"},
 		{"host:repo.git", "not a Git URL"},
 		{"https://host/org repo.git", "spaces"},

@@ -40,3 +40,29 @@ func TestUnknownSyncOptionWarns(t *testing.T) {
 		t.Errorf("an app without unknown options warns: %q", w)
 	}
 }
+
+// TestPlaceholderRepoURLWarns: a repoURL whose scheme is no Git transport
+// (the corpus's cnoe://name, which idpbuilder rewrites) is accepted, as
+// Argo CD stores such an Application, and named in a warning with the
+// app, the field and the forms Ferry fetches; git:// and ftp:// are
+// transports Ferry refuses, with their fix.
+func TestPlaceholderRepoURLWarns(t *testing.T) {
+	a := validApp()
+	a.Spec.Source = Source{}
+	a.Spec.Sources = []Source{
+		{RepoURL: "https://charts.example.com", Chart: "hub", TargetRevision: "3.3.7"},
+		{RepoURL: "cnoe://jupyterhub", TargetRevision: "HEAD", Path: "manifests"},
+	}
+	if err := Validate(a, testOptions); err != nil {
+		t.Fatalf("Validate refused a placeholder repoURL: %v", err)
+	}
+	got := a.Warnings()
+	if len(got) != 1 || !strings.Contains(got[0], `application "web": spec.sources[1].repoURL: "cnoe://jupyterhub": scheme "cnoe" is no Git transport`) ||
+		!strings.Contains(got[0], "https://host/org/repo.git") {
+		t.Errorf("warnings = %q, want one naming the app, spec.sources[1].repoURL, the scheme and the forms to write", got)
+	}
+	a.Spec.Sources[1].RepoURL = "git://git.example.com/org/apps.git"
+	if err := Validate(a, testOptions); err == nil || !strings.Contains(err.Error(), `spec.sources[1].repoURL: scheme "git" is not supported`) {
+		t.Errorf("git:// = %v, want refused by name", err)
+	}
+}

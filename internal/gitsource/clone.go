@@ -202,6 +202,9 @@ func (c *clone) intact() bool {
 
 // fetch brings every branch and tag of the remote into the clone.
 func (r *Repos) fetch(ctx context.Context, c *clone, repoURL string, specs []config.RefSpec) error {
+	if err := checkScheme(repoURL); err != nil {
+		return err
+	}
 	auth, err := r.auth(repoURL)
 	if err != nil {
 		return err

@@ -147,6 +147,9 @@ func (r *Repos) listRefs(ctx context.Context, repoURL string, force bool, ttl ti
 }
 
 func (r *Repos) lsRemote(ctx context.Context, repoURL string) (refList, error) {
+	if err := checkScheme(repoURL); err != nil {
+		return nil, err
+	}
 	auth, err := r.auth(repoURL)
 	if err != nil {
 		return nil, err

@@ -209,3 +209,27 @@ func TestResolveCallerContext(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestResolveRefusesAPlaceholderScheme: a repoURL whose scheme Ferry does
+// not fetch over (cnoe://name, git://) gives a typed error naming the URL
+// and the forms to write, and makes no ls-remote; a full SHA's checkout
+// refuses it the same way.
+func TestResolveRefusesAPlaceholderScheme(t *testing.T) {
+	repos := newRepos(t, Options{})
+	for _, u := range []string{"cnoe://jupyterhub", "git://git.example.com/org/apps.git"} {
+		_, err := repos.Resolve(context.Background(), u, "HEAD")
+		if !IsUnsupportedScheme(err) || !strings.Contains(err.Error(), u) || !strings.Contains(err.Error(), "https://host/org/repo.git") {
+			t.Errorf("Resolve(%s) = %v, want an UnsupportedSchemeError naming it and the forms to write", u, err)
+		}
+		if n := repos.LsRemoteCalls(u); n != 0 {
+			t.Errorf("Resolve(%s) made %d ls-remote calls, want 0", u, n)
+		}
+		_, release, err := repos.Checkout(context.Background(), u, strings.Repeat("a", 40))
+		if err == nil {
+			release()
+		}
+		if !IsUnsupportedScheme(err) {
+			t.Errorf("Checkout(%s) = %v, want an UnsupportedSchemeError", u, err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package gitsource
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"path"
 	"regexp"
@@ -150,4 +151,40 @@ func redactErr(err error, rawURL string) error {
 		return err
 	}
 	return &redactedError{err: err, secrets: s}
+}
+
+// UnsupportedSchemeError says that a repository URL has a scheme Ferry
+// does not fetch over: a placeholder that a tool was meant to rewrite
+// (cnoe://name), or git:// and ftp://. Argo CD keeps such an Application
+// and shows why it cannot fetch it; so does Ferry. No retry helps until
+// the Application changes.
+type UnsupportedSchemeError struct {
+	RepoURL string // credentials removed
+	Scheme  string
+}
+
+func (e *UnsupportedSchemeError) Error() string {
+	return fmt.Sprintf("repository %s: scheme %q is not one Ferry fetches over: write repoURL as https://host/org/repo.git, ssh://git@host/org/repo.git, git@host:org/repo.git or file:///path/to/repo.git",
+		e.RepoURL, e.Scheme)
+}
+
+// IsUnsupportedScheme reports whether err is an *UnsupportedSchemeError.
+func IsUnsupportedScheme(err error) bool {
+	var e *UnsupportedSchemeError
+	return errors.As(err, &e)
+}
+
+// checkScheme refuses, before any network call, a URL whose scheme is not
+// https, http, ssh or file; a URL without one (scp-like, a local path) is
+// go-git's to read.
+func checkScheme(repoURL string) error {
+	scheme, _, ok := strings.Cut(repoURL, "://")
+	if !ok {
+		return nil
+	}
+	switch strings.ToLower(scheme) {
+	case "https", "http", "ssh", "file":
+		return nil
+	}
+	return &UnsupportedSchemeError{RepoURL: RedactURL(repoURL), Scheme: strings.ToLower(scheme)}
 }
