@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -14,11 +15,23 @@ import (
 // Notifications sends the notifications apps' triggers fire, through the
 // services of the worker's notifications config.
 type Notifications struct {
-	// Config is the worker's argocd-notifications-cm (nil: none).
-	Config *notify.Config
+	// Config is the worker's argocd-notifications-cm: a *notify.Config
+	// read from a file, or the *notify.Live the worker watches in its
+	// control cluster.
+	Config NotificationSender
 	// Secrets resolve the services' $secret references.
 	Secrets *notify.Secrets
 }
+
+// NotificationSender sends one notification through the worker's config.
+type NotificationSender interface {
+	Send(ctx context.Context, d notify.Delivery, appObject json.RawMessage, secrets *notify.Secrets) error
+}
+
+var (
+	_ NotificationSender = (*notify.Config)(nil)
+	_ NotificationSender = (*notify.Live)(nil)
+)
 
 // Register adds the notification activity to a worker of the control queue.
 func (n *Notifications) Register(w worker.Registry) {

@@ -97,6 +97,8 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.customizations, "resource-customizations", "", "Argo CD's argocd-cm ConfigMap manifest `FILE`: its resource.customizations Lua health checks and ignoreDifferences apply in every region")
 	fs.StringVar(&c.notifications.config, "notifications-config", "", "Argo CD's argocd-notifications-cm ConfigMap manifest `FILE`: the triggers, templates and services (webhook, slack, github) of the notifications apps subscribe to by annotation or that its subscriptions key selects; control workers")
 	fs.StringVar(&c.notifications.secret, "notifications-secret", "", "Secret manifest `FILE` (argocd-notifications-secret) holding the values of the services' $key references, beside FERRY_NOTIFY_<KEY> in the environment")
+	fs.StringVar(&c.notifications.namespace, "notifications-namespace", "", "`NAMESPACE` of the control cluster whose argocd-notifications-cm ConfigMap and argocd-notifications-secret Secret are the notifications config, watched so that an edit applies without a restart; instead of --notifications-config and --notifications-secret; control workers")
+	fs.StringVar(&c.notifications.context, "notifications-context", "", "kubeconfig `CONTEXT` of the control cluster for --notifications-namespace (default: the current context; without a kubeconfig, the cluster the worker runs in)")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "`DIR` of the Git clone cache (default: ferry/repos in the user's cache directory)")
 	c.checkoutMaxFile = bytesFlag(gitsource.DefaultMaxFileBytes)
 	fs.Var(&c.checkoutMaxFile, "checkout-max-file-size", "the largest file (`SIZE`) the worker fetches or checks out of a repository, any branch or tag; refused from its header, before it is read")
@@ -185,6 +187,9 @@ func (c *config) check() error {
 	}
 	if c.kubeconfig == "" && c.kubeContext != "" {
 		errs = append(errs, fmt.Errorf("--context %s needs --kubeconfig (or KUBECONFIG)", c.kubeContext))
+	}
+	if err := c.notifications.check(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.maxReconciles < 0 {
 		errs = append(errs, fmt.Errorf("--max-reconciles %d: give a positive number, or 0 for the default", c.maxReconciles))

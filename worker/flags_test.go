@@ -30,6 +30,12 @@ func TestParseFlags(t *testing.T) {
 		{name: "nothing to serve", args: []string{}, wantErr: "nothing to serve"},
 		{name: "invalid twin", env: map[string]string{"FERRY_RENDER_TIMEOUT": "abc"}, args: []string{"--control"},
 			wantErr: `FERRY_RENDER_TIMEOUT="abc" (the twin of --render-timeout): write a duration such as 90s`},
+		{name: "notifications from a file and the cluster", args: []string{"--control", "--notifications-config", "cm.yaml", "--notifications-namespace", "argocd"},
+			wantErr: "--notifications-namespace argocd reads argocd-notifications-cm and argocd-notifications-secret from the control cluster: give it or --notifications-config/--notifications-secret, not both"},
+		{name: "notifications secret file and the cluster", args: []string{"--control", "--notifications-secret", "s.yaml", "--notifications-namespace", "argocd"},
+			wantErr: "not both"},
+		{name: "notifications context needs a namespace", args: []string{"--control", "--notifications-context", "x"},
+			wantErr: "--notifications-context x needs --notifications-namespace"},
 		{name: "negative max reconciles", args: []string{"--control", "--max-reconciles", "-1"}, wantErr: "--max-reconciles -1: give a positive number"},
 	}
 	for _, tc := range cases {

@@ -27,6 +27,7 @@ import (
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/chartsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
+	"github.com/ferry-gitops/ferry/internal/notify"
 	"github.com/ferry-gitops/ferry/internal/sandbox"
 	"github.com/ferry-gitops/ferry/internal/webhook"
 	"github.com/ferry-gitops/ferry/workflows"
@@ -91,11 +92,11 @@ func run(ctx context.Context, cfg *config) error {
 	var workers []worker.Worker
 	opts := worker.Options{WorkerStopTimeout: cfg.shutdownTimeout}
 	cfg.tuning.apply(&opts)
-	notifications, notifySecrets, err := loadNotifications(cfg.notifications)
-	if err != nil {
-		return err
-	}
 	if cfg.control {
+		notifications, notifySecrets, err := loadNotifications(ctx, cfg)
+		if err != nil {
+			return err
+		}
 		w := worker.New(c, workflows.TaskQueue, opts)
 		wfCfg := workflows.Config{Regions: cfg.regionsCfg, MaxReconciles: cfg.maxReconciles,
 			FullCompareEvery: cfg.fullCompareEvery, FullCompareInterval: cfg.fullCompareInterval}
@@ -108,7 +109,11 @@ func run(ctx context.Context, cfg *config) error {
 		w.RegisterWorkflowWithOptions(wf.AppProject, workflow.RegisterOptions{Name: workflows.ProjectWorkflow})
 		w.RegisterWorkflowWithOptions(wf.ApplicationSet, workflow.RegisterOptions{Name: workflows.AppSetWorkflow})
 		w.RegisterWorkflowWithOptions(wf.Notification, workflow.RegisterOptions{Name: workflows.NotificationWorkflow})
-		(&activities.Notifications{Config: notifications, Secrets: notifySecrets}).Register(w)
+		var sender activities.NotificationSender = (*notify.Config)(nil)
+		if notifications != nil {
+			sender = notifications
+		}
+		(&activities.Notifications{Config: sender, Secrets: notifySecrets}).Register(w)
 		validate := app.ValidateOptions{Regions: cfg.regionsCfg}
 		charts, _ := loader.Charts.(*chartsource.Charts)
 		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate}).Register(w)

@@ -8,11 +8,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/ferry-gitops/ferry/internal/gitsource"
-	"github.com/ferry-gitops/ferry/internal/kube"
 )
 
 // repoCredsFlags say where in the control cluster the repository Secrets are.
@@ -63,17 +60,7 @@ func gitAuth(ctx context.Context, cfg *config) (gitsource.AuthProvider, error) {
 func readRepoCredsNamespace(ctx context.Context, cfg *config) (gitsource.RepoCredObjects, error) {
 	ns := cfg.repoCreds.namespace
 	out := gitsource.RepoCredObjects{Source: "namespace " + ns}
-	var rc *rest.Config
-	var err error
-	if cfg.kubeconfig == "" && cfg.repoCreds.context == "" {
-		rc, err = kube.InClusterConfig()
-	} else {
-		rc, err = kube.LoadConfig(cfg.kubeconfig, cfg.repoCreds.context)
-	}
-	if err != nil {
-		return out, err
-	}
-	cs, err := kubernetes.NewForConfig(rc)
+	cs, err := controlClient(cfg, cfg.repoCreds.context)
 	if err != nil {
 		return out, err
 	}

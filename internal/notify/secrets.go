@@ -14,11 +14,14 @@ import (
 const EnvPrefix = "FERRY_NOTIFY_"
 
 // Secrets are where $secret references are read: the environment first,
-// then the Secret manifest file (Argo CD's argocd-notifications-secret),
-// read afresh at each lookup so that a rotated secret is used at once.
+// then Argo CD's argocd-notifications-secret, as a manifest file read
+// afresh at each lookup or as the Secret the worker watches in its control
+// cluster, so that a rotated secret is used at once.
 type Secrets struct {
 	// File is a Secret manifest (data base64, or stringData); empty: none.
 	File string
+	// Watched is the Secret watched in the control cluster (nil: none).
+	Watched *WatchedSecret
 	// Env reads the environment (os.LookupEnv when nil).
 	Env func(string) (string, bool)
 }
@@ -46,6 +49,9 @@ func (s *Secrets) lookup(key string) (string, bool) {
 	}
 	if v, ok := env(EnvName(key)); ok {
 		return v, true
+	}
+	if s.Watched != nil {
+		return s.Watched.lookup(key)
 	}
 	data, err := s.fileData()
 	if err != nil {
@@ -94,9 +100,12 @@ func (s *Secrets) where(refs []string) string {
 		env = append(env, EnvName(r[1:]))
 	}
 	msg := "set " + strings.Join(env, ", ") + " in the worker's environment"
-	if s != nil && s.File != "" {
+	switch {
+	case s != nil && s.Watched != nil:
+		msg += " or add the keys to " + s.Watched.Name
+	case s != nil && s.File != "":
 		msg += " or add the keys to " + s.File
-	} else {
+	default:
 		msg += " or give a Secret file with --notifications-secret"
 	}
 	return msg
