@@ -204,7 +204,7 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 				s.idleAnswer(d.Region, out)
 			}
 			if children == nil {
-				s.setResources(target.Commit(), byRegion, regionErrs)
+				s.setResources(ctx, target.Commit(), byRegion, regionErrs)
 			}
 		})
 	}
@@ -227,7 +227,7 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 			s.refusedChildren = out.Refused
 		}
 	}
-	s.setResources(target.Commit(), byRegion, regionErrs)
+	s.setResources(ctx, target.Commit(), byRegion, regionErrs)
 }
 
 func (s *appState) shouldAutoSync(target Target) bool {

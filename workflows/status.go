@@ -20,9 +20,17 @@ const (
 	conditionRegionError     = "RegionUnreachable"
 )
 
+// versionUnreachableStays: a region shown Unreachable that neither answers
+// nor fails again in a later fold (an operation that skipped it or whose
+// sync there ended Unreachable, the other regions' answers to a compare
+// that still waits for it) stays Unreachable with its reason. Before, its
+// rows were gone and it was summarised from none: Synced and Healthy with
+// no resources, and the app with it, until its compare failed again.
+const versionUnreachableStays = "unreachable-stays"
+
 // setResources replaces the resource statuses of the regions that answered,
 // marks the others Unknown with the reason, and rolls the status up.
-func (s *appState) setResources(sha string, byRegion map[string][]app.ResourceStatus, regionErrs map[string]error) {
+func (s *appState) setResources(ctx workflow.Context, sha string, byRegion map[string][]app.ResourceStatus, regionErrs map[string]error) {
 	var resources []app.ResourceStatus
 	for _, r := range s.status.Resources {
 		// The child apps' rows stay too until their compare answers: the
@@ -47,6 +55,7 @@ func (s *appState) setResources(sha string, byRegion map[string][]app.ResourceSt
 		s.status.Regions[region] = sum
 		unreachable = append(unreachable, region+": "+msg)
 	}
+	unreachable = append(unreachable, s.keepUnreachable(ctx, prev, byRegion, regionErrs)...)
 	// A region whose compare runs on shows what it showed last, and the app
 	// as a whole is not known to be Synced or Healthy until it answers.
 	waiting := false
@@ -96,6 +105,26 @@ func (s *appState) setResources(sha string, byRegion map[string][]app.ResourceSt
 	} else {
 		s.clearCondition(conditionRegionError)
 	}
+}
+
+// keepUnreachable shows the regions that were Unreachable, and neither
+// answered nor failed now, as they were (versionUnreachableStays); it
+// returns their reasons.
+func (s *appState) keepUnreachable(ctx workflow.Context, prev map[string]app.RegionSummary, byRegion map[string][]app.ResourceStatus,
+	regionErrs map[string]error) (reasons []string) {
+	for _, region := range workflow.DeterministicKeys(prev) {
+		last := prev[region]
+		_, answered := byRegion[region]
+		if _, now := s.status.Regions[region]; !now || !last.Unreachable || answered || regionErrs[region] != nil || s.isStraggler(region) {
+			continue
+		}
+		if workflow.GetVersion(ctx, versionUnreachableStays, workflow.DefaultVersion, 1) < 1 {
+			return nil
+		}
+		s.status.Regions[region] = last
+		reasons = append(reasons, region+": "+last.Message)
+	}
+	return reasons
 }
 
 // setSyncedRevision records that a sync applied sha in region.

@@ -161,7 +161,7 @@ func (s *appState) foldRegion(ctx workflow.Context, op *operation, p syncParams,
 		rs.failed = append(rs.failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(err)))
 	}
 	if !p.dryRun {
-		s.setResources(op.target.Commit(), rs.byRegion, rs.unanswered)
+		s.setResources(ctx, op.target.Commit(), rs.byRegion, rs.unanswered)
 		if err == nil {
 			s.setSyncedRevision(d.Region, op.target.Commit())
 		}
