@@ -1,10 +1,12 @@
 package activities
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -46,12 +48,74 @@ func (r *Region) onReachability(st kube.Reachability) {
 // cache that no longer sees the region, or a wait on a server that answers
 // nothing.
 func (r *Region) unanswered() error {
-	if r.DisableLiveCache {
-		return nil // no probes: nothing to tell
-	}
-	err := r.Cluster.Unreachable()
+	err := r.silence()
 	if err == nil {
 		return nil
 	}
 	return temporal.NewApplicationError(fmt.Sprintf("Unreachable: region %s: its API server does not answer: %s", r.Name, err), workflows.ErrUnreachable)
+}
+
+// silence is why the probes find the region's API server silent; nil
+// while it answers, and without probes (no live cache).
+func (r *Region) silence() error {
+	if r.DisableLiveCache || r.Cluster == nil {
+		return nil
+	}
+	return r.Cluster.Unreachable()
+}
+
+// silenceCheck is how often a sync looks whether the probes have found
+// its region's API server silent.
+const silenceCheck = time.Second
+
+// whileAnswering is ctx until silence reports the region silent (looked at
+// once at once, then every `every`): a request to an API server that
+// stopped answering mid-sync (frozen: it accepts connections and answers
+// nothing) would hang as long as the server is stopped, and a wave's wait
+// would read a cache that no longer sees the region. The sync ends
+// instead, as soon as the probes tell (kube.WatchReachability: two probes
+// in a row), and its region is shown Unreachable while the other regions'
+// results stand. stop ends the watch and returns the silence that
+// cancelled ctx, nil when none did.
+func whileAnswering(ctx context.Context, silence func() error, every time.Duration) (_ context.Context, stop func() error) {
+	ctx, cancel := context.WithCancel(ctx)
+	var found error
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			if err := silence(); err != nil {
+				found = err
+				cancel()
+				return
+			}
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return ctx, func() error {
+		close(done)
+		<-exited
+		cancel()
+		return found
+	}
+}
+
+// silencedFailure is the failure of a sync that whileAnswering ended: the
+// region is Unreachable, and what it applied before stays. It travels in
+// the result, with the changes so far, rather than as a retryable error:
+// another attempt would hang as this one did until the region answers,
+// holding the operation (and the other regions' next sync) meanwhile. The
+// app syncs the region again once it answers.
+func (r *Region) silencedFailure(err error) *workflows.SyncFailure {
+	return &workflows.SyncFailure{Type: workflows.ErrUnreachable, Message: fmt.Sprintf(
+		"Unreachable: region %s: its API server stopped answering during the sync (%s); what was applied before stays, and the region syncs again once it answers",
+		r.Name, err)}
 }

@@ -18,7 +18,8 @@ import (
 // prune when asked) and reports every change and the region's state right
 // after, whether the sync went well or not. It heartbeats throughout, with
 // where the sync is, so a dead worker is noticed in seconds and another
-// one resumes the (idempotent) sync.
+// one resumes the (idempotent) sync. A region whose API server stops
+// answering mid-sync ends it Unreachable (whileAnswering).
 func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.SyncResult, error) {
 	return r.sync(ctx, in, false)
 }
@@ -36,6 +37,17 @@ func (r *Region) sync(ctx context.Context, in workflows.SyncInput, withHooks boo
 	// that it does not look like a dead worker.
 	stop := heartbeatEvery(ctx, heartbeatInterval, "sync")
 	defer stop()
+	ctx, answering := whileAnswering(ctx, r.silence, silenceCheck)
+	out, err := r.syncAnswering(ctx, in, withHooks)
+	if silent := answering(); silent != nil {
+		out.Failure, out.Resources = r.silencedFailure(silent), nil
+		return out, nil
+	}
+	return out, err
+}
+
+// syncAnswering is the sync while the region answers (whileAnswering).
+func (r *Region) syncAnswering(ctx context.Context, in workflows.SyncInput, withHooks bool) (workflows.SyncResult, error) {
 	r.watch(ctx, in.Target.App)
 	objs, err := r.load(ctx, in.Region, in.Target)
 	if err != nil {

@@ -193,7 +193,10 @@ type SyncResult struct {
 // every result so far, because Temporal keeps no result of a failed
 // activity; the workflow treats it as that activity's error.
 type SyncFailure struct {
-	// Type is the error type: ErrSyncFailed or ErrHookFailed.
+	// Type is the error type: ErrSyncFailed, ErrHookFailed, or
+	// ErrUnreachable when the region's API server stopped answering
+	// mid-sync (the region is shown Unreachable and synced again once it
+	// answers).
 	Type    string `json:"type"`
 	Message string `json:"message"`
 }

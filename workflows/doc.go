@@ -47,7 +47,8 @@
 // change. The corpus covers the paths gated above: hooks and hook
 // failures, PostSync and PostDelete, retries and continue-as-new, sync
 // windows, ownership and projects, rollback, an app of apps, a staged
-// rollout, an unreachable region and a frozen one (regions on their own),
+// rollout, an unreachable region, a frozen one (regions on their own) and
+// one frozen mid-sync (unreachable-stays),
 // webhook pushes, ApplicationSets; every workflow.GetVersion change has a
 // history that takes its new branch.
 package workflows
