@@ -67,10 +67,11 @@ func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workfl
 	if err := r.unanswered(); err != nil { // region_reachability.go
 		return workflows.CompareResult{}, err
 	}
-	objs, err := r.load(ctx, in.Region, in.Target)
+	all, err := r.loadAll(ctx, in.Region, in.Target)
 	if err != nil {
 		return workflows.CompareResult{}, err
 	}
+	objs, excluded := r.splitExcluded(ctx, in.Target.App, all)
 	opts, err := syncOptionsOf(in.Target.App, in.SyncOptions)
 	if err != nil {
 		return workflows.CompareResult{}, err
@@ -89,7 +90,7 @@ func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workfl
 	r.Cluster.NoteCompared(in.Target.App, states)
 	// Objects that could not be compared are Unknown with their reason; the
 	// others still count.
-	return workflows.CompareResult{Resources: r.statuses(states), Watched: watched && err == nil}, nil
+	return workflows.CompareResult{Resources: r.statuses(states), Watched: watched && err == nil, Excluded: excluded}, nil
 }
 
 // syncOptionsOf parses the operation's sync options (the app's
@@ -150,11 +151,21 @@ func (r *Region) DeleteResources(ctx context.Context, in workflows.DeleteInput) 
 	return workflows.DeleteResult{Deleted: deleted}, nil
 }
 
-// load fetches the target's manifests from the cache, or renders them again
-// from Git, and checks they are the ones the workflow rendered. A cached set
-// of another digest is stale (a hard refresh rendered anew on the control
-// worker, and this worker's cache is its own): it is rendered again.
+// load is loadAll less the kinds the region excludes.
 func (r *Region) load(ctx context.Context, region string, t workflows.Target) ([]*unstructured.Unstructured, error) {
+	objs, err := r.loadAll(ctx, region, t)
+	if err != nil {
+		return nil, err
+	}
+	return r.keptObjects(ctx, t.App, objs), nil
+}
+
+// loadAll fetches the target's manifests from the cache, or renders them
+// again from Git, and checks they are the ones the workflow rendered. A
+// cached set of another digest is stale (a hard refresh rendered anew on
+// the control worker, and this worker's cache is its own): it is rendered
+// again.
+func (r *Region) loadAll(ctx context.Context, region string, t workflows.Target) ([]*unstructured.Unstructured, error) {
 	if region != r.Name {
 		return nil, wrongRegion(r.Name, region)
 	}
@@ -177,7 +188,7 @@ func (r *Region) load(ctx context.Context, region string, t workflows.Target) ([
 			objs = append(objs, o)
 		}
 	}
-	return r.keptObjects(ctx, t.App, objs), nil
+	return objs, nil
 }
 
 func (r *Region) statuses(states []kube.ResourceState) []app.ResourceStatus {

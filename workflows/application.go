@@ -159,6 +159,9 @@ type appState struct {
 	// refusedChildren: the last compare found these children to name apps
 	// of another owner.
 	refusedChildren []string
+	// excluded: what each region's last compare left out as excluded by
+	// resource.exclusions/inclusions (excluded.go).
+	excluded map[string][]app.ResourceKey
 	// workerRegions is the worker's regions configuration; cfg.Regions the
 	// one the run recorded (recordRegions). regionsVersion: whether the run
 	// records it, once decided.

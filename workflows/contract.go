@@ -144,6 +144,10 @@ type CompareResult struct {
 	// including a change of health), so a poll may skip the next compare
 	// while the region's workers stay the same (idle.go).
 	Watched bool `json:"watched,omitempty"`
+	// Excluded are the target's resources of kinds the region's
+	// resource.exclusions/inclusions leave alone: neither compared nor
+	// applied, and named in the app's ExcludedResourceWarning.
+	Excluded []app.ResourceKey `json:"excluded,omitempty"`
 }
 
 type SyncInput struct {

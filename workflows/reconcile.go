@@ -202,6 +202,7 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 			} else {
 				byRegion[d.Region] = out.Resources
 				s.idleAnswer(d.Region, out)
+				s.noteExcluded(d.Region, out.Excluded)
 			}
 			if children == nil {
 				s.setResources(ctx, target.Commit(), byRegion, regionErrs)
