@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/chartsource"
+	"github.com/ferry-gitops/ferry/internal/customize"
 	"github.com/ferry-gitops/ferry/internal/diff"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
@@ -45,6 +47,9 @@ type diffFlags struct {
 	redisAddr  string
 	cacheDir   string
 	regions    []string
+	// customizations: the workers' argocd-cm, whose resource.exclusions
+	// and inclusions the diff leaves out as the workers do.
+	customizations string
 }
 
 func newDiffCmd(tf *temporalFlags) *cobra.Command {
@@ -54,7 +59,10 @@ func newDiffCmd(tf *temporalFlags) *cobra.Command {
 		Short: "Show, per region and per resource, a unified diff of the live state against Git",
 		Long: `Show a unified diff (like kubectl diff) of every resource that differs from Git,
 per region: live against what a sync would make of it (a server-side dry run),
-with the app's ignoreDifferences applied and Secret values masked.
+with the app's ignoreDifferences applied and Secret values masked. With the
+workers' argocd-cm (--resource-customizations), the kinds its
+resource.exclusions/inclusions leave alone are left out, as the workers leave
+them, and its resource.customizations.ignoreDifferences apply too.
 
 The diff is computed here: the CLI reads the app's spec from its workflow,
 renders its manifests from Git at the target revision (or reads them from the
@@ -81,12 +89,18 @@ Exit status: 0 when nothing differs, 1 when something does, 2 on error.`,
 		"the workers' manifest cache, read before rendering from Git (env FERRY_REDIS_ADDR or REDIS_ADDR)")
 	cmd.Flags().StringVar(&f.cacheDir, "cache-dir", defaultDiffCacheDir(), "directory of the CLI's Git clone cache")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only these regions (default: every destination)")
+	cmd.Flags().StringVar(&f.customizations, "resource-customizations", os.Getenv("FERRY_RESOURCE_CUSTOMIZATIONS"),
+		"the workers' argocd-cm ConfigMap manifest `FILE`: its resource.exclusions/inclusions and ignoreDifferences (default $FERRY_RESOURCE_CUSTOMIZATIONS)")
 	return cmd
 }
 
 // runDiff prints the diff of every region and returns how many resources
 // differ.
 func runDiff(ctx context.Context, tf *temporalFlags, f *diffFlags, name string, out io.Writer) (int, error) {
+	set, err := customize.ParseFile(f.customizations)
+	if err != nil {
+		return 0, err
+	}
 	c, err := tf.dial(ctx)
 	if err != nil {
 		return 0, err
@@ -108,7 +122,7 @@ func runDiff(ctx context.Context, tf *temporalFlags, f *diffFlags, name string, 
 	if err != nil {
 		return 0, fmt.Errorf("app %q: %w", name, err)
 	}
-	rules, err := diff.Compile(v.Spec.IgnoreDifferences)
+	rules, err := diff.Compile(append(slices.Clip(v.Spec.IgnoreDifferences), set.IgnoreAll()...))
 	if err != nil {
 		return 0, fmt.Errorf("app %q: %w", name, err)
 	}
@@ -119,7 +133,8 @@ func runDiff(ctx context.Context, tf *temporalFlags, f *diffFlags, name string, 
 		if len(f.regions) > 0 && !contains(f.regions, d.Region) {
 			continue
 		}
-		n, err := diffRegion(ctx, f, v, d, objs, kube.CompareRequest{Options: syncOpts, Ignore: rules}, out)
+		excluded := func(group, kind string) bool { return set.Excluded(group, kind, d.Region) }
+		n, err := diffRegion(ctx, f, v, d, objs, excluded, kube.CompareRequest{Options: syncOpts, Ignore: rules}, out)
 		differs += n
 		if err != nil {
 			fmt.Fprintf(out, "===== %s: %v\n", d.Region, err)
@@ -134,7 +149,7 @@ func runDiff(ctx context.Context, tf *temporalFlags, f *diffFlags, name string, 
 
 // diffRegion prints one region's diffs.
 func diffRegion(ctx context.Context, f *diffFlags, v *workflows.View, d app.Target, objs []*unstructured.Unstructured,
-	req kube.CompareRequest, out io.Writer) (int, error) {
+	excluded func(group, kind string) bool, req kube.CompareRequest, out io.Writer) (int, error) {
 	cfg, err := kube.LoadConfig(f.kubeconfig, d.Region)
 	if err != nil {
 		return 0, fmt.Errorf("%w (ferry app diff reads each region through the kubeconfig context named after it)", err)
@@ -143,9 +158,14 @@ func diffRegion(ctx context.Context, f *diffFlags, v *workflows.View, d app.Targ
 	if err != nil {
 		return 0, err
 	}
-	req.App, req.Namespace, req.Objects = v.Metadata.Name, d.Namespace, objs
+	req.App, req.Namespace = v.Metadata.Name, d.Namespace
+	for _, o := range objs {
+		if gvk := o.GroupVersionKind(); !excluded(gvk.Group, gvk.Kind) {
+			req.Objects = append(req.Objects, o)
+		}
+	}
 	for _, r := range v.Status.Resources {
-		if r.Region == d.Region {
+		if r.Region == d.Region && !excluded(r.Group, r.Kind) {
 			req.PreviousKeys = append(req.PreviousKeys, r.ResourceKey)
 		}
 	}

@@ -131,11 +131,14 @@ func run(ctx context.Context, cfg *config) error {
 		kubeOpts.Health.Custom = custom
 	}
 	for _, region := range cfg.regions {
+		excluded := excludedIn(custom, region, cfg.regionsCfg)
 		rest, err := regionConfig(cfg, region)
 		if err != nil {
 			return fmt.Errorf("region %s: %w", region, err)
 		}
-		cluster, err := kube.NewClusterWithOptions(rest, kubeOpts)
+		regionOpts := kubeOpts
+		regionOpts.Excluded = excluded
+		cluster, err := kube.NewClusterWithOptions(rest, regionOpts)
 		if err != nil {
 			return fmt.Errorf("region %s: %w", region, err)
 		}
@@ -143,7 +146,7 @@ func run(ctx context.Context, cfg *config) error {
 		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader,
 			Projects: &activities.TemporalProjects{Client: c}, Regions: cfg.regionsCfg,
 			RequireImpersonation: cfg.requireImpersonation, SystemIgnore: custom.IgnoreAll(),
-			Excluded: excludedIn(custom, region, cfg.regionsCfg)}
+			Excluded: excluded}
 		regionActivities.Register(w)
 		regionActivities.RegisterHooks(w)
 		workers = append(workers, w)

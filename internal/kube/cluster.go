@@ -49,6 +49,10 @@ type Options struct {
 	// Health tells an object's health; its zero value is package health's
 	// built-in checks, a Custom adds the operator's Lua health checks.
 	Health health.Checker
+	// Excluded tells which kinds the cluster's resource.exclusions or
+	// inclusions leave alone (nil: none): a delete of an app's resources
+	// neither lists nor deletes them, as Argo CD ignores them everywhere.
+	Excluded func(group, kind string) bool
 }
 
 // DefaultOptions returns the options NewCluster uses.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -66,6 +67,9 @@ func (c *Cluster) deleteAll(ctx context.Context, appName, propagation string, co
 		for _, gvk := range gvks {
 			kinds = append(kinds, gvk.GroupKind())
 		}
+	}
+	if ex := c.opts.Excluded; ex != nil {
+		kinds = slices.DeleteFunc(kinds, func(gk schema.GroupKind) bool { return ex(gk.Group, gk.Kind) })
 	}
 	objs, errs := c.listTracked(ctx, appName, kinds)
 	objs = keepDeleteFalse(objs)
