@@ -173,3 +173,30 @@ func TestDeleteAllForeground(t *testing.T) {
 	})
 	assert.False(t, e.exists(configMaps, "fg-child"))
 }
+
+// TestDeleteAllLeavesExcludedKinds: a cluster whose resource.exclusions
+// leave ConfigMaps alone deletes the app's other objects and not its
+// ConfigMap, applied before the kind was excluded.
+func TestDeleteAllLeavesExcludedKinds(t *testing.T) {
+	e := newEnv(t)
+	cs, err := e.apply(append(guestbook(t), configMap("settings", nil, nil)), nil)
+	require.NoError(t, err)
+	cfg, err := kube.LoadConfig(stack.Kubeconfig, region)
+	require.NoError(t, err)
+	opts := kube.DefaultOptions()
+	opts.Excluded = func(group, kind string) bool { return group == "" && kind == "ConfigMap" }
+	excluding, err := kube.NewClusterWithOptions(cfg, opts)
+	require.NoError(t, err)
+
+	deleted, err := excluding.DeleteAll(e.ctx, e.ns, "")
+	require.NoError(t, err)
+	var want []app.ResourceKey
+	for _, k := range keys(cs) {
+		if k.Kind != "ConfigMap" {
+			want = append(want, k)
+		}
+	}
+	require.Len(t, want, 2)
+	assert.ElementsMatch(t, want, deleted)
+	assert.True(t, e.exists(configMaps, "settings"), "the excluded ConfigMap stays")
+}
