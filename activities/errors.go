@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -27,8 +28,9 @@ func classify(err error) error {
 		return err
 	case errors.As(err, &ae) && ae.NonRetryable():
 		// Ours, from deep inside (who a write may go as): keep its type,
-		// with the message that names the object.
-		return temporal.NewNonRetryableApplicationError(err.Error(), ae.Type(), nil)
+		// with the message that names the object, without the SDK's
+		// "(type: …, retryable: …)" that its Error() adds in the middle.
+		return temporal.NewNonRetryableApplicationError(strings.Replace(err.Error(), ae.Error(), ae.Message(), 1), ae.Type(), nil)
 	case render.IsUserError(err), manifests.IsFailed(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
 	case gitsource.IsNotFound(err), gitsource.IsUnsupportedScheme(err), gitsource.IsCredentialRefused(err), gitsource.IsLimit(err),

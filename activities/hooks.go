@@ -25,12 +25,28 @@ func (r *Region) RegisterHooks(w worker.Registry) {
 // for them; it heartbeats throughout. A retried attempt (its worker died)
 // finds the hook objects the first one created and waits for those. A hook
 // that fails ends it with the non-retryable ErrHookFailed, carrying the
-// results so far.
+// results so far. A region whose API server stops answering while its
+// hooks run (a Job waited for, a request that hangs) ends it at once with
+// the non-retryable ErrUnreachable (whileAnswering), instead of at the
+// hook's timeout.
 func (r *Region) RunHooks(ctx context.Context, in workflows.RunHooksInput) (workflows.RunHooksResult, error) {
 	// Heartbeats while the manifests load (a render on a cache miss), so
 	// that it does not look like a dead worker.
 	stop := heartbeatEvery(ctx, heartbeatInterval, string(in.Phase)+" hooks")
 	defer stop()
+	var out workflows.RunHooksResult
+	silent, err := r.answering(ctx, func(ctx context.Context) (err error) {
+		out, err = r.runHooks(ctx, in)
+		return err
+	})
+	if silent != nil {
+		return workflows.RunHooksResult{}, r.silencedHooks("its "+in.Phase+" hooks", silent)
+	}
+	return out, err
+}
+
+// runHooks is RunHooks while the region answers.
+func (r *Region) runHooks(ctx context.Context, in workflows.RunHooksInput) (workflows.RunHooksResult, error) {
 	objs, err := r.load(ctx, in.Region, in.Target)
 	if err != nil {
 		return workflows.RunHooksResult{}, err
@@ -57,16 +73,23 @@ func (r *Region) RunHooks(ctx context.Context, in workflows.RunHooksInput) (work
 
 // DeleteHooks deletes the hook objects of one run that their delete policy
 // wants gone. It can be repeated: an object already gone, or created by
-// another run, is left alone.
+// another run, is left alone. A region whose API server stops answering
+// ends it with the non-retryable ErrUnreachable, as RunHooks.
 func (r *Region) DeleteHooks(ctx context.Context, in workflows.DeleteHooksInput) error {
 	if in.Region != r.Name {
 		return wrongRegion(r.Name, in.Region)
 	}
-	runner, err := r.hookRunner(ctx, r.writerOf(in.App))
-	if err != nil {
-		return classify(err)
+	silent, err := r.answering(ctx, func(ctx context.Context) error {
+		runner, err := r.hookRunner(ctx, r.writerOf(in.App))
+		if err != nil {
+			return err
+		}
+		return runner.Delete(ctx, in.App, in.OperationID, app.HookType(in.Phase), in.Hooks)
+	})
+	if silent != nil {
+		return r.silencedHooks("the deletion of its "+in.Phase+" hooks", silent)
 	}
-	return classify(runner.Delete(ctx, in.App, in.OperationID, app.HookType(in.Phase), in.Hooks))
+	return classify(err)
 }
 
 // hookRunner runs hooks in the region's cluster, heartbeating as it waits.

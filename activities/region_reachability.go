@@ -108,6 +108,26 @@ func whileAnswering(ctx context.Context, silence func() error, every time.Durati
 	}
 }
 
+// answering runs work while the region answers (whileAnswering): a sync,
+// a phase's hooks, a deletion of hook objects. It returns the silence that
+// ended work, nil when none did, beside work's own error.
+func (r *Region) answering(ctx context.Context, work func(context.Context) error) (silent, err error) {
+	return answering(ctx, r.silence, silenceCheck, work)
+}
+
+func answering(ctx context.Context, silence func() error, every time.Duration, work func(context.Context) error) (silent, err error) {
+	ctx, stop := whileAnswering(ctx, silence, every)
+	err = work(ctx)
+	return stop(), err
+}
+
+// silencedMessage says that the region's API server stopped answering
+// during what (the sync, its PreSync hooks, ...), and what follows.
+func (r *Region) silencedMessage(during string, err error) string {
+	return fmt.Sprintf("Unreachable: region %s: its API server stopped answering during %s (%s); what was applied before stays, and the region syncs again once it answers",
+		r.Name, during, err)
+}
+
 // silencedFailure is the failure of a sync that whileAnswering ended: the
 // region is Unreachable, and what it applied before stays. It travels in
 // the result, with the changes so far, rather than as a retryable error:
@@ -115,7 +135,14 @@ func whileAnswering(ctx context.Context, silence func() error, every time.Durati
 // holding the operation (and the other regions' next sync) meanwhile. The
 // app syncs the region again once it answers.
 func (r *Region) silencedFailure(err error) *workflows.SyncFailure {
-	return &workflows.SyncFailure{Type: workflows.ErrUnreachable, Message: fmt.Sprintf(
-		"Unreachable: region %s: its API server stopped answering during the sync (%s); what was applied before stays, and the region syncs again once it answers",
-		r.Name, err)}
+	return &workflows.SyncFailure{Type: workflows.ErrUnreachable, Message: r.silencedMessage("the sync", err)}
+}
+
+// silencedHooks is the error of a hook activity that whileAnswering ended:
+// the non-retryable ErrUnreachable, for the reason silencedFailure gives.
+// It carries no results: the hooks it ran are the region's to delete, and
+// a deletion would wait on the silent server as the hooks did; the next
+// run's BeforeHookCreation replaces them.
+func (r *Region) silencedHooks(during string, err error) error {
+	return temporal.NewNonRetryableApplicationError(r.silencedMessage(during, err), workflows.ErrUnreachable, nil)
 }

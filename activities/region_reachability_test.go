@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -78,4 +79,54 @@ func TestSilencedSyncIsUnreachable(t *testing.T) {
 func TestSilenceWithoutProbes(t *testing.T) {
 	assert.NoError(t, (&Region{Name: "us-east-1", DisableLiveCache: true}).silence())
 	assert.NoError(t, (&Region{Name: "us-east-1"}).silence(), "no Cluster")
+}
+
+// TestHooksEndOnceTheRegionIsSilent: a phase's hooks wait (a Job that
+// cannot run) while the probes find the region answering; once they find
+// it silent, the wait ends and the hook activity fails Unreachable, not
+// retried, instead of waiting for the hook's timeout.
+func TestHooksEndOnceTheRegionIsSilent(t *testing.T) {
+	var looks atomic.Int32
+	silent, err := answering(context.Background(), func() error {
+		if looks.Add(1) < 3 {
+			return nil
+		}
+		return errFrozen
+	}, time.Millisecond, func(ctx context.Context) error {
+		<-ctx.Done() // the hook's wait, or a request to the frozen server
+		return ctx.Err()
+	})
+	require.ErrorIs(t, silent, errFrozen)
+	require.ErrorIs(t, err, context.Canceled, "the wait was ended")
+
+	r := &Region{Name: "eu-west-1"}
+	got := r.silencedHooks("its PreSync hooks", silent)
+	var appErr *temporal.ApplicationError
+	require.ErrorAs(t, got, &appErr)
+	assert.True(t, appErr.NonRetryable(), "another attempt would wait on the silent server too")
+	assert.Equal(t, workflows.ErrUnreachable, appErr.Type())
+	assert.False(t, appErr.HasDetails(), "no results to delete in a region that does not answer")
+	assert.Equal(t, "Unreachable: region eu-west-1: its API server stopped answering during its PreSync hooks ("+errFrozen.Error()+
+		"); what was applied before stays, and the region syncs again once it answers", appErr.Message())
+
+	t.Run("answering throughout", func(t *testing.T) {
+		silent, err := answering(context.Background(), func() error { return nil }, time.Millisecond, func(context.Context) error {
+			time.Sleep(10 * time.Millisecond)
+			return nil
+		})
+		assert.NoError(t, silent)
+		assert.NoError(t, err)
+	})
+}
+
+// TestClassifyKeepsOursPlain: a non-retryable error of ours from deep
+// inside, wrapped on its way out, keeps its type, and its message reads as
+// the user should read it: without the SDK's "(type: …)" in the middle.
+func TestClassifyKeepsOursPlain(t *testing.T) {
+	inner := temporal.NewNonRetryableApplicationError("app \"shop\": project \"team-a\" denies the destination", workflows.ErrProjectDenied, nil)
+	var appErr *temporal.ApplicationError
+	require.ErrorAs(t, classify(fmt.Errorf("region eu-west-1: who the sync writes as: %w", inner)), &appErr)
+	assert.Equal(t, workflows.ErrProjectDenied, appErr.Type())
+	assert.True(t, appErr.NonRetryable())
+	assert.Equal(t, "region eu-west-1: who the sync writes as: app \"shop\": project \"team-a\" denies the destination", appErr.Message())
 }

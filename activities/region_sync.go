@@ -37,9 +37,12 @@ func (r *Region) sync(ctx context.Context, in workflows.SyncInput, withHooks boo
 	// that it does not look like a dead worker.
 	stop := heartbeatEvery(ctx, heartbeatInterval, "sync")
 	defer stop()
-	ctx, answering := whileAnswering(ctx, r.silence, silenceCheck)
-	out, err := r.syncAnswering(ctx, in, withHooks)
-	if silent := answering(); silent != nil {
+	var out workflows.SyncResult
+	silent, err := r.answering(ctx, func(ctx context.Context) (err error) {
+		out, err = r.syncAnswering(ctx, in, withHooks)
+		return err
+	})
+	if silent != nil {
 		out.Failure, out.Resources = r.silencedFailure(silent), nil
 		return out, nil
 	}
