@@ -48,7 +48,8 @@
 // failures, PostSync and PostDelete, retries and continue-as-new, sync
 // windows, ownership and projects, rollback, an app of apps, a staged
 // rollout, an unreachable region, a frozen one (regions on their own) and
-// one frozen mid-sync (unreachable-stays),
+// one frozen mid-sync (unreachable-stays) or during its PreSync hooks
+// (presync-unreachable, plain-error-messages),
 // webhook pushes, ApplicationSets; every workflow.GetVersion change has a
 // history that takes its new branch.
 package workflows

@@ -97,22 +97,35 @@ func chainTag(ctx workflow.Context) string {
 	return fmt.Sprintf("%08x", h.Sum32())
 }
 
+// versionPreSyncUnreachable: when the PreSync hooks failed only in regions
+// that could not be reached (their API server stopped answering while a
+// hook ran, or no worker took the hooks), the other regions go on to their
+// sync and those regions are shown Unreachable, as a region's sync that
+// ends Unreachable is; the operation fails Unreachable, and the app syncs
+// them once they answer. Before, the PreSync phase failed in every region.
+const versionPreSyncUnreachable = "presync-unreachable"
+
 // preSync runs the PreSync hooks in dests; when one fails, the SyncFail
 // hooks run and the error says why: nothing of the Sync phase is applied.
-func (s *appState) preSync(ctx workflow.Context, op *operation, dests []app.Target) ([]app.ResourceResult, error) {
+// When they failed only in unreachable regions, silent names those
+// regions and why, for the caller to leave out (versionPreSyncUnreachable).
+func (s *appState) preSync(ctx workflow.Context, op *operation, dests []app.Target) (_ []app.ResourceResult, silent map[string]error, _ error) {
 	if s.hookCount(HookPreSync) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	runID := op.hooks.runID()
 	op.state.Message = "running PreSync hooks"
 	s.publish(ctx)
-	ran, failed := runHookPhase(ctx, op.target, dests, runID, HookPreSync, s.hookSyncOptions())
+	ran, failed, errs := runHookPhase(ctx, op.target, dests, runID, HookPreSync, s.hookSyncOptions())
 	results := hookResourceResults(ran)
 	if len(failed) == 0 {
-		return results, nil
+		return results, nil, nil
+	}
+	if allUnreachable(errs) && workflow.GetVersion(ctx, versionPreSyncUnreachable, workflow.DefaultVersion, 1) >= 1 {
+		return results, errs, nil
 	}
 	err := &syncError{msg: "PreSync hooks failed: " + strings.Join(failed, "; ") + "; nothing of the Sync phase was applied"}
-	return append(results, s.syncFail(ctx, op, dests, err)...), err
+	return append(results, s.syncFail(ctx, op, dests, err)...), nil, err
 }
 
 // syncFail runs the SyncFail hooks after a failed PreSync or Sync phase
@@ -123,7 +136,7 @@ func (s *appState) syncFail(ctx workflow.Context, op *operation, dests []app.Tar
 	if op.hooks == nil || s.hookCount(HookSyncFail) == 0 || len(dests) == 0 || op.terminated != "" {
 		return nil
 	}
-	ran, failed := runHookPhase(ctx, op.target, dests, op.hooks.runID(), HookSyncFail, s.hookSyncOptions())
+	ran, failed, _ := runHookPhase(ctx, op.target, dests, op.hooks.runID(), HookSyncFail, s.hookSyncOptions())
 	if len(failed) > 0 {
 		err.msg += "; SyncFail hooks failed too: " + strings.Join(failed, "; ")
 	} else {
@@ -169,7 +182,7 @@ func (s *appState) postDelete(ctx workflow.Context, dests []app.Target) error {
 		return nil
 	}
 	runID := s.operationID() + "-" + chainTag(ctx) + "-delete"
-	_, failed := runHookPhase(ctx, s.targetOf(s.rendered), dests, runID, HookPostDelete, s.hookSyncOptions())
+	_, failed, _ := runHookPhase(ctx, s.targetOf(s.rendered), dests, runID, HookPostDelete, s.hookSyncOptions())
 	if len(failed) > 0 {
 		return fmt.Errorf("app %q: its resources are deleted, but PostDelete hooks failed: %s; the app is kept: fix the hook and delete it again",
 			s.app.Metadata.Name, strings.Join(failed, "; "))
@@ -179,16 +192,17 @@ func (s *appState) postDelete(ctx workflow.Context, dests []app.Target) error {
 
 // runHookPhase runs one phase's hooks in every region of dests at once,
 // then deletes the objects whose delete policy asked for it. It returns
-// every region's results and a message per region that failed.
-func runHookPhase(ctx workflow.Context, target Target, dests []app.Target, runID, phase string, opts []string) ([]HookResult, []string) {
+// every region's results, a message per region that failed, and the
+// error of each region that failed.
+func runHookPhase(ctx workflow.Context, target Target, dests []app.Target, runID, phase string, opts []string) (
+	ran []HookResult, failed []string, errs map[string]error) {
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
 		futures[i] = workflow.ExecuteActivity(hooksCtx(ctx, d.Region, hooksSummary(phase, d.Region)), ActivityRunHooks, RunHooksInput{
 			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: runID, Phase: phase, SyncOptions: opts,
 		})
 	}
-	var ran []HookResult
-	var failed []string
+	errs = map[string]error{}
 	for i, d := range dests {
 		var out RunHooksResult
 		err := futures[i].Get(ctx, &out)
@@ -197,11 +211,12 @@ func runHookPhase(ctx workflow.Context, target Target, dests []app.Target, runID
 		}
 		ran = append(ran, out.Hooks...)
 		if err != nil {
-			failed = append(failed, hookFailure(d.Region, err))
+			failed = append(failed, hookFailure(ctx, d.Region, err))
+			errs[d.Region] = err
 		}
 	}
 	deleteHooks(ctx, target.App, runID, phase, ran)
-	return ran, failed
+	return ran, failed, errs
 }
 
 // deleteHooks deletes, region by region at once, the hook objects whose
@@ -238,8 +253,8 @@ func hookDetails(err error) (RunHooksResult, bool) {
 	return RunHooksResult{}, false
 }
 
-func hookFailure(region string, err error) string {
-	msg := rootMessage(err)
+func hookFailure(ctx workflow.Context, region string, err error) string {
+	msg := rootMessage(ctx, err)
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == ErrHookFailed {
 		msg = appErr.Message() // without the error type: the message says it all

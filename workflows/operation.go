@@ -56,7 +56,7 @@ func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 		s.operationSeq++
 		op := &app.OperationState{
 			ID: s.operationID(), Revision: revision, Phase: app.OperationError,
-			Message: err.Error(), StartedAt: now, FinishedAt: &now,
+			Message: userMessage(ctx, err), StartedAt: now, FinishedAt: &now,
 		}
 		s.status.OperationState = op
 		s.publish(ctx)
@@ -262,7 +262,7 @@ func (s *appState) runDelete(ctx workflow.Context) bool {
 		for i, d := range dests {
 			var out DeleteResult
 			if err := futures[i].Get(ctx, &out); err != nil {
-				failed = append(failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(err)))
+				failed = append(failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(ctx, err)))
 			}
 			awaiting = append(awaiting, out.AwaitingConfirmation...)
 		}
@@ -275,7 +275,7 @@ func (s *appState) runDelete(ctx workflow.Context) bool {
 	}
 	if children := s.deleteChildren(ctx, len(failed) == 0); children != nil {
 		if err := children.Get(ctx, nil); err != nil {
-			failed = append(failed, "child apps: "+rootMessage(err))
+			failed = append(failed, "child apps: "+rootMessage(ctx, err))
 		}
 	}
 	if len(failed) > 0 {
@@ -325,8 +325,6 @@ func allPermanent(errs map[string]error) bool {
 	return len(errs) > 0
 }
 
-// rootMessage is the innermost message of an activity error, without the
-// activity envelope Temporal adds around it.
 // isUnreachable reports whether a region's activity failed because the
 // region could not be reached: no worker took it in time, a worker died
 // without another taking over, or the API server did not answer.
@@ -335,16 +333,4 @@ func isUnreachable(err error) bool {
 	var appErr *temporal.ApplicationError
 	var unanswered *unansweredError
 	return errors.As(err, &timeout) || (errors.As(err, &appErr) && appErr.Type() == ErrUnreachable) || errors.As(err, &unanswered)
-}
-
-func rootMessage(err error) string {
-	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) {
-		return appErr.Error()
-	}
-	var timeout *temporal.TimeoutError
-	if errors.As(err, &timeout) {
-		return "Unreachable: no answer from the region's workers (" + timeout.Error() + ")"
-	}
-	return err.Error()
 }

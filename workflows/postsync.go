@@ -16,7 +16,7 @@ import (
 // be gone, or on a later run: the signal goes to its workflow ID), and
 // fails when a hook failed, so the Web UI shows it.
 func (w *Workflows) PostSyncHooks(ctx workflow.Context, in PostSyncInput) (PostSyncResult, error) {
-	ran, failed := runHookPhase(ctx, in.Target, in.Destinations, in.OperationID, HookPostSync, in.SyncOptions)
+	ran, failed, _ := runHookPhase(ctx, in.Target, in.Destinations, in.OperationID, HookPostSync, in.SyncOptions)
 	out := PostSyncResult{
 		WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: in.Operation,
 		Phase: app.OperationSucceeded, Results: hookResourceResults(ran),
@@ -25,7 +25,7 @@ func (w *Workflows) PostSyncHooks(ctx workflow.Context, in PostSyncInput) (PostS
 	if len(failed) > 0 {
 		out.Phase, out.Message = app.OperationFailed, "PostSync hooks failed: "+strings.Join(failed, "; ")
 		if in.SyncFail {
-			ranFail, failedToo := runHookPhase(ctx, in.Target, in.Destinations, in.OperationID, HookSyncFail, in.SyncOptions)
+			ranFail, failedToo, _ := runHookPhase(ctx, in.Target, in.Destinations, in.OperationID, HookSyncFail, in.SyncOptions)
 			out.Results = append(out.Results, hookResourceResults(ranFail)...)
 			if len(failedToo) > 0 {
 				out.Message += "; SyncFail hooks failed too: " + strings.Join(failedToo, "; ")

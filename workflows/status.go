@@ -48,7 +48,7 @@ func (s *appState) setResources(ctx workflow.Context, sha string, byRegion map[s
 	s.status.Regions = app.SummarizeRegions(resources, s.regionNames())
 	var unreachable []string
 	for _, region := range workflow.DeterministicKeys(regionErrs) {
-		msg := rootMessage(regionErrs[region])
+		msg := rootMessage(ctx, regionErrs[region])
 		sum := s.status.Regions[region]
 		sum.Sync, sum.Health, sum.Message = app.SyncStatusUnknown, app.HealthUnknown, msg
 		sum.Unreachable = isUnreachable(regionErrs[region])
@@ -137,7 +137,7 @@ func (s *appState) setSyncedRevision(region, sha string) {
 
 func (s *appState) setComparisonError(ctx workflow.Context, err error) {
 	s.status.Sync.Status = app.SyncStatusUnknown
-	s.setCondition(conditionComparisonError, err.Error())
+	s.setCondition(conditionComparisonError, userMessage(ctx, err))
 }
 
 func (s *appState) setCondition(typ, msg string) { s.setConditionAt(typ, msg) }

@@ -29,10 +29,11 @@ func (s *appState) syncRegions(ctx workflow.Context, op *operation, p syncParams
 	rs := &regionSyncs{byRegion: make(map[string][]app.ResourceStatus, len(dests)),
 		regionErrs: make(map[string]error), unanswered: make(map[string]error)}
 	if op.hooks != nil && len(dests) > 0 {
-		ran, err := s.preSync(ctx, op, dests)
+		ran, silent, err := s.preSync(ctx, op, dests)
 		if rs.results = ran; err != nil {
 			return rs.results, err
 		}
+		dests = s.leaveOutSilent(ctx, op, rs, dests, silent)
 	}
 	futures := s.startSyncs(ctx, op, p, dests)
 	if withChildren {
@@ -57,6 +58,24 @@ func (s *appState) syncRegions(ctx workflow.Context, op *operation, p syncParams
 		return append(rs.results, s.syncFail(ctx, op, dests, err)...), err
 	}
 	return rs.results, nil
+}
+
+// leaveOutSilent drops from dests the regions whose PreSync hooks ended
+// Unreachable (versionPreSyncUnreachable): each is shown Unreachable at
+// once and counts as a region whose sync failed Unreachable; the others go
+// on to their sync.
+func (s *appState) leaveOutSilent(ctx workflow.Context, op *operation, rs *regionSyncs, dests []app.Target, silent map[string]error) []app.Target {
+	if len(silent) == 0 {
+		return dests
+	}
+	for _, region := range workflow.DeterministicKeys(silent) {
+		err := silent[region]
+		rs.regionErrs[region], rs.unanswered[region] = err, err
+		rs.failed = append(rs.failed, fmt.Sprintf("%s: %s", region, rootMessage(ctx, err)))
+	}
+	s.setResources(ctx, op.target.Commit(), rs.byRegion, rs.unanswered)
+	s.publish(ctx)
+	return slices.DeleteFunc(slices.Clone(dests), func(d app.Target) bool { return silent[d.Region] != nil })
 }
 
 // reachable drops the regions the last compare found unreachable, or whose
@@ -112,7 +131,7 @@ func (s *appState) foldChildren(ctx workflow.Context, p syncParams, rs *regionSy
 	err := children.Get(ctx, &out)
 	rs.results = append(rs.results, out.Results...)
 	if err != nil {
-		rs.failed = append(rs.failed, "child apps: "+rootMessage(err))
+		rs.failed = append(rs.failed, "child apps: "+rootMessage(ctx, err))
 	}
 	if !p.dryRun && out.Applied != nil {
 		s.childApps = out.Applied
@@ -158,7 +177,7 @@ func (s *appState) foldRegion(ctx workflow.Context, op *operation, p syncParams,
 		rs.regionErrs[d.Region], rs.unanswered[d.Region] = err, err
 	}
 	if err != nil {
-		rs.failed = append(rs.failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(err)))
+		rs.failed = append(rs.failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(ctx, err)))
 	}
 	if !p.dryRun {
 		s.setResources(ctx, op.target.Commit(), rs.byRegion, rs.unanswered)

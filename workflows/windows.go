@@ -59,7 +59,7 @@ func (s *appState) checkWindows(ctx workflow.Context, manual bool) (app.WindowDe
 	}).Get(ctx, &out)
 	if err != nil {
 		return app.WindowDecision{}, fmt.Errorf("app %q: read the sync windows of project %q: %s", s.app.Metadata.Name, project,
-			rootMessage(err))
+			rootMessage(ctx, err))
 	}
 	return out.WindowDecision, nil
 }
