@@ -299,22 +299,22 @@ func (r *Renderer) settings() *render.Renderer {
 	return &render.Renderer{}
 }
 
+// decodeResponse decodes the renderer's answer in one pass; utiljson
+// keeps whole numbers int64, as the in-process decoding does.
 func decodeResponse(appPath string, out []byte) (*render.Result, error) {
 	var resp response
-	if err := json.Unmarshal(out, &resp); err != nil {
+	if err := utiljson.Unmarshal(out, &resp); err != nil {
 		return nil, fmt.Errorf("render %s: the renderer's answer does not parse: %w", appPath, err)
 	}
 	if resp.Error != nil {
 		return nil, resp.Error.decode()
 	}
-	objs := make([]*unstructured.Unstructured, 0, len(resp.Objects))
-	for i, raw := range resp.Objects {
-		// utiljson keeps whole numbers int64, as the in-process decoding does.
-		var m map[string]any
-		if err := utiljson.Unmarshal(raw, &m); err != nil {
-			return nil, fmt.Errorf("render %s: object %d of the renderer's answer: %w", appPath, i, err)
+	objs := make([]*unstructured.Unstructured, len(resp.Objects))
+	for i, m := range resp.Objects {
+		if m == nil {
+			return nil, fmt.Errorf("render %s: object %d of the renderer's answer is null", appPath, i)
 		}
-		objs = append(objs, &unstructured.Unstructured{Object: m})
+		objs[i] = &unstructured.Unstructured{Object: m}
 	}
 	return &render.Result{Objects: objs, SourceType: resp.SourceType}, nil
 }

@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/ferry-gitops/ferry/internal/render"
 )
 
@@ -62,11 +64,36 @@ func Serve(ctx context.Context, args []string, in io.Reader, out io.Writer) erro
 	if !req.Probe && resp.Error == nil {
 		resp = renderResponse(ctx, req, files)
 	}
-	enc := json.NewEncoder(out)
-	if err := enc.Encode(resp); err != nil {
+	if err := writeResponse(out, req, resp); err != nil {
 		return fmt.Errorf("write the render answer: %w", err)
 	}
 	return nil
+}
+
+// writeResponse writes resp as one line of JSON; an object that does not
+// encode is named in a typed error instead.
+func writeResponse(out io.Writer, req request, resp response) error {
+	body, err := json.Marshal(resp)
+	if err != nil {
+		resp = response{Error: encodeError(objectError(req, resp.Objects, err))}
+		if body, err = json.Marshal(resp); err != nil {
+			return err
+		}
+	}
+	_, err = out.Write(append(body, '\n'))
+	return err
+}
+
+// objectError names the first of objs that does not encode, for err, the
+// answer's encoding error.
+func objectError(req request, objs []map[string]any, err error) error {
+	for _, obj := range objs {
+		if _, oerr := json.Marshal(obj); oerr != nil {
+			u := unstructured.Unstructured{Object: obj}
+			return fmt.Errorf("render %s: encode %s %s: %w", req.Source.Path, u.GetKind(), u.GetName(), oerr)
+		}
+	}
+	return fmt.Errorf("render %s: encode the answer: %w", req.Source.Path, err)
 }
 
 // readRequestLine reads the request: one line of JSON, or all of in when
@@ -123,13 +150,9 @@ func renderResponse(ctx context.Context, req request, files *render.Files) respo
 	if err != nil {
 		return response{Error: encodeError(err)}
 	}
-	resp := response{SourceType: res.SourceType, Objects: make([]json.RawMessage, 0, len(res.Objects))}
+	resp := response{SourceType: res.SourceType, Objects: make([]map[string]any, 0, len(res.Objects))}
 	for _, obj := range res.Objects {
-		raw, err := json.Marshal(obj.Object)
-		if err != nil {
-			return response{Error: encodeError(fmt.Errorf("render %s: encode %s %s: %w", req.Source.Path, obj.GetKind(), obj.GetName(), err))}
-		}
-		resp.Objects = append(resp.Objects, raw)
+		resp.Objects = append(resp.Objects, obj.Object)
 	}
 	return resp
 }

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -35,11 +34,12 @@ type request struct {
 }
 
 // response is what the renderer process writes on stdout: the result or
-// the error of the render.
+// the error of the render. The objects are encoded and decoded with the
+// answer, in one pass each (not one Marshal or Unmarshal per object).
 type response struct {
-	SourceType string            `json:"sourceType,omitempty"`
-	Objects    []json.RawMessage `json:"objects,omitempty"`
-	Error      *wireError        `json:"error,omitempty"`
+	SourceType string           `json:"sourceType,omitempty"`
+	Objects    []map[string]any `json:"objects,omitempty"`
+	Error      *wireError       `json:"error,omitempty"`
 }
 
 // Kinds of wireError: one per typed error of package render, so that the
