@@ -215,7 +215,18 @@ const sandboxTimeGoes = "Where the time of a warm gVisor render goes beyond the 
 	"(this section waits for a ready pool). Inside the sandbox, a warm render of these 1,000 files is now: the archive read into memory 5-80 ms, " +
 	"the render 80-340 ms, the objects' JSON 5-40 ms (2 procs, 4-5 GCs, 23 MB allocated); in the worker, listing the checkout 5-80 ms and the archive 40-380 ms. " +
 	"The code before and after, taking turns (a 1,000-file checkout in internal/sandbox, 4 renders each, load 18-22): warm / in-process median " +
-	"1.02 and 1.43 before, 0.64 and 1.21 after on systrap; 2.68 and 2.23 before, 0.88 and 1.46 after on ptrace.\n\n" +
+	"1.02 and 1.43 before, 0.64 and 1.21 after on systrap; 2.68 and 2.23 before, 0.88 and 1.46 after on ptrace. " +
+	"Then (load 2-6) the phases of a warm render of these 1,000 files: inside the sandbox the archive read 3-17 ms and the render 28-80 ms (4 GCs; " +
+	"about the in-process render, 30-56 ms in the same runs), in the worker listing the checkout 2.5-4.5 ms, its archive 6-10 ms, decoding the answer 4-14 ms. " +
+	"Kept: the answer encoded in the renderer and decoded in the worker in one pass (each object had been encoded alone, then compacted again inside the answer, " +
+	"and decoded as a raw message, then alone): BenchmarkRender1000 warm gVisor median 99 and 83 ms before and after, bwrap 74 and 65 ms (3 runs each, taking turns, load 2.5-4.2); " +
+	"the checkout's files read for the archive with plain open/read/close into one reused buffer (an os.File's fstat, non-blocking mode and poller were a third of the archive's time) " +
+	"and the renderer at GOGC 400 during its render, under the memory limit it sets at 80% of the sandbox's: gVisor 88 and 74 ms, bwrap 68 and 60 ms (4 runs each, taking turns, load 3.3-4.3). " +
+	"This section before and after both, taking turns (3 runs of 5 renders each, load 3.5-6): in-process 0.050 and 0.051 s, warm gVisor systrap 0.088 and 0.083 s (1.86× and 1.62×), " +
+	"ptrace 0.097 and 0.096 s (1.86× and 1.77×), bwrap 0.088 and 0.071 s (1.76× and 1.38×). " +
+	"Tried and not kept: a warm-up of 300 more manifests (heap and code paths of a larger directory render before the ready line): gVisor 81 and 77 ms, bwrap 57 and 55 ms (4 runs each, taking turns): in the noise. " +
+	"What is left beyond the in-process render is still the boundary: the worker's listing and archive of the checkout (about 8 ms), the answer's JSON encoded in the sandbox " +
+	"and decoded in the worker (about 10 ms, the decoding the same kind of work as the in-process render's last step), and under gVisor a fresh process's system calls and first touch of its heap.\n\n" +
 	"A cold start is runsc's create and start of the sandbox and the renderer's start: 0.38-0.57 s on systrap at a load average near 1, 0.5-0.9 s at 17-30. " +
 	"The phases of one start at load 20 (runsc --debug-log): runsc run's cgroups made and joined 37 ms, the gofer started 61 ms, the sandbox process started 99 ms, " +
 	"its Go runtime up and boot dispatched 163 ms, boot (capabilities 35 ms, seccomp checks 38 ms, the systrap stub and its source process 40 ms) ready at 331 ms, " +
