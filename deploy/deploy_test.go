@@ -73,6 +73,7 @@ type variant struct {
 	overlay      string // under deploy/
 	tls          bool
 	singleTenant bool   // region only
+	argocd       bool   // control only: components/argocd-namespace
 	role         string // "control" or "region"
 }
 
@@ -82,6 +83,7 @@ var (
 		{name: "control", overlay: "overlays/example/control", role: "control"},
 		{name: "region", overlay: regionOverlay, role: "region"},
 		{name: "control+tls", overlay: "overlays/example/control", tls: true, role: "control"},
+		{name: "control+argocd-namespace", overlay: "overlays/example/control", argocd: true, role: "control"},
 		{name: "region+tls", overlay: regionOverlay, tls: true, role: "region"},
 		{name: "region+single-tenant", overlay: regionOverlay, singleTenant: true, role: "region"},
 		{name: "region+single-tenant+tls", overlay: regionOverlay, singleTenant: true, tls: true, role: "region"},
@@ -95,6 +97,9 @@ func (v variant) components() []string {
 	}
 	if v.singleTenant {
 		out = append(out, "components/single-tenant")
+	}
+	if v.argocd {
+		out = append(out, "components/argocd-namespace")
 	}
 	return out
 }
@@ -302,6 +307,8 @@ func TestRenderedWorkers(t *testing.T) {
 				switch o.GetKind() {
 				case "Namespace", "ClusterRole", "ClusterRoleBinding":
 					assert.Empty(t, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
+				case "Role", "RoleBinding":
+					assert.Equal(t, argocdNamespace, o.GetNamespace(), "%s %s: in Argo CD's namespace", o.GetKind(), o.GetName())
 				default:
 					assert.Equal(t, namespace, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
 				}
@@ -312,7 +319,7 @@ func TestRenderedWorkers(t *testing.T) {
 			var c corev1.Container
 			switch v.role {
 			case "control":
-				d, c, env = checkControl(t, r)
+				d, c, env = checkControl(t, r, v.argocd)
 			case "region":
 				d, c, env = checkRegion(t, r, v.singleTenant)
 			}
@@ -321,10 +328,14 @@ func TestRenderedWorkers(t *testing.T) {
 	}
 }
 
-func checkControl(t *testing.T, r rendered) (*appsv1.Deployment, corev1.Container, map[string]string) {
-	assert.ElementsMatch(t, []string{"Namespace/ferry-system", "ServiceAccount/ferry-control",
+func checkControl(t *testing.T, r rendered, argocd bool) (*appsv1.Deployment, corev1.Container, map[string]string) {
+	kinds := []string{"Namespace/ferry-system", "ServiceAccount/ferry-control",
 		"ConfigMap/" + configMapName(t, r, "ferry-config"), "Deployment/ferry-control", "Service/ferry-control",
-		"PodDisruptionBudget/ferry-control"}, r.kinds())
+		"PodDisruptionBudget/ferry-control"}
+	if argocd {
+		kinds = append(kinds, "Role/ferry-control-argocd-config", "RoleBinding/ferry-control-argocd-config")
+	}
+	assert.ElementsMatch(t, kinds, r.kinds())
 
 	d, c, env := r.worker("ferry-control")
 	assert.Contains(t, c.Args, "--control")
@@ -348,10 +359,18 @@ func checkControl(t *testing.T, r rendered) (*appsv1.Deployment, corev1.Containe
 	}
 	assert.Equal(t, map[string]string{"webhook": "8080->webhook", "metrics": "9090->metrics"}, ports)
 
-	// The control worker never calls the Kubernetes API.
+	// The control worker calls the Kubernetes API only to read Argo CD's
+	// configuration, with components/argocd-namespace.
 	assert.Equal(t, "ferry-control", d.Spec.Template.Spec.ServiceAccountName)
 	require.NotNil(t, d.Spec.Template.Spec.AutomountServiceAccountToken)
-	assert.False(t, *d.Spec.Template.Spec.AutomountServiceAccountToken)
+	assert.Equal(t, argocd, *d.Spec.Template.Spec.AutomountServiceAccountToken, "the ServiceAccount token is mounted")
+	if argocd {
+		assert.Equal(t, argocdNamespace, env["FERRY_REPO_CREDS_NAMESPACE"])
+		assert.Equal(t, argocdNamespace, env["FERRY_NOTIFICATIONS_NAMESPACE"])
+	} else {
+		assert.NotContains(t, env, "FERRY_REPO_CREDS_NAMESPACE")
+		assert.NotContains(t, env, "FERRY_NOTIFICATIONS_NAMESPACE")
+	}
 	return d, c, env
 }
 
@@ -560,10 +579,14 @@ func TestServerSideDryRun(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			r := rendered{t: t, objs: render(t, v)}
-			// Namespaced dry runs need the Namespace: create it for real.
+			// Namespaced dry runs need the Namespace: create it for real,
+			// and Argo CD's, which its installation owns.
 			ns := r.find("Namespace", namespace)
 			_, err := c.apply(ctx, ns, false)
 			require.NoError(t, err, "create Namespace %s", namespace)
+			if v.argocd {
+				createArgoCDNamespace(t, ctx, c)
+			}
 			c.warn.take()
 
 			for _, obj := range r.objs {
@@ -613,22 +636,8 @@ func asRegionWorker(t *testing.T, ctx context.Context, v variant) (admin, sa *cl
 		}
 	}
 
-	// The pod's files: a token of the ServiceAccount and this API server's CA.
 	d := convert[appsv1.Deployment](t, r.find("Deployment", "ferry-region"))
-	clients := kubernetes.NewForConfigOrDie(admin.cfg)
-	tok, err := clients.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, d.Spec.Template.Spec.ServiceAccountName,
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(600))}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "token"), []byte(tok.Status.Token), 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "ca.crt"), admin.cfg.CAData, 0o600))
-	// What rest.InClusterConfig makes of them: client-go re-reads the token
-	// file as the kubelet rotates it.
-	cfg := &rest.Config{
-		Host:            admin.cfg.Host,
-		BearerTokenFile: filepath.Join(dir, "token"),
-		TLSClientConfig: rest.TLSClientConfig{CAFile: filepath.Join(dir, "ca.crt")},
-	}
+	cfg := inClusterConfig(t, ctx, admin, d.Spec.Template.Spec.ServiceAccountName)
 	sa = connect(t, cfg)
 	saClients = kubernetes.NewForConfigOrDie(cfg)
 
