@@ -29,15 +29,7 @@ func TestRegionWorkerKilledMidCompare(t *testing.T) {
 	e.WaitApp(t, name, sha1, 2*time.Minute)
 
 	frozen := regions[1]
-	require.NoError(t, stack.FreezeAPIServer(frozen))
-	thawed := false
-	thaw := func() {
-		if !thawed {
-			thawed = true
-			require.NoError(t, stack.ThawAPIServer(frozen))
-		}
-	}
-	t.Cleanup(thaw)
+	thaw := freeze(t, frozen)
 	repo.Write(map[string]string{"app/cm.yaml": configMap("settings", "v2")})
 	sha2 := repo.CommitAndPush("version 2")
 	e.MustFerry(t, "app", "refresh", name)

@@ -75,15 +75,7 @@ func TestRegionFrozenDuringPreSync(t *testing.T) {
 			"Job/migrate of " + job.Annotations[hooks.AnnotationOperation] + "; " + state
 	})
 
-	require.NoError(t, stack.FreezeAPIServer(frozen))
-	thawed := false
-	thaw := func() {
-		if !thawed {
-			thawed = true
-			require.NoError(t, stack.ThawAPIServer(frozen))
-		}
-	}
-	t.Cleanup(thaw)
+	thaw := freeze(t, frozen)
 
 	e2etest.Eventually(t, 3*time.Minute, "the operation of v2 ended with "+frozen+" Unreachable", func() (bool, string) {
 		state := get()

@@ -66,15 +66,7 @@ func TestRegionFrozenMidSync(t *testing.T) {
 		return ok && err == nil, state
 	})
 
-	require.NoError(t, stack.FreezeAPIServer(frozen))
-	thawed := false
-	thaw := func() {
-		if !thawed {
-			thawed = true
-			require.NoError(t, stack.ThawAPIServer(frozen))
-		}
-	}
-	t.Cleanup(thaw)
+	thaw := freeze(t, frozen)
 
 	// The operation ends: the regions that answered keep their results and
 	// stay Synced; the frozen one is Unreachable, saying why.

@@ -46,15 +46,7 @@ func TestFrozenRegionHoldsNoOneBack(t *testing.T) {
 	healthy := timelineSince(t, c, workflows.WorkflowID(name), workflows.SignalRefresh)
 	t.Logf("every region healthy, after the refresh signal: %s", healthy)
 
-	require.NoError(t, stack.FreezeAPIServer(frozen))
-	thawed := false
-	thaw := func() {
-		if !thawed {
-			thawed = true
-			require.NoError(t, stack.ThawAPIServer(frozen))
-		}
-	}
-	t.Cleanup(thaw)
+	thaw := freeze(t, frozen)
 	repo.Write(map[string]string{"app/cm.yaml": configMap("settings", "v3")})
 	sha3 := repo.CommitAndPush("v3")
 	e.MustFerry(t, "app", "refresh", name)

@@ -10,6 +10,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/devenv"
 )
@@ -56,4 +58,21 @@ func startFailoverWorkers(t *testing.T, e *e2etest.Env) []*e2etest.Worker {
 
 func configMap(name, version string) string {
 	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  version: %s\n", name, version)
+}
+
+// freeze stops region's kube-apiserver (SIGSTOP: it accepts connections and
+// answers nothing) and returns thaw, which lets it go on; thaw runs at the
+// test's end too, if the test has not called it.
+func freeze(t *testing.T, region string) (thaw func()) {
+	t.Helper()
+	require.NoError(t, stack.FreezeAPIServer(region))
+	thawed := false
+	thaw = func() {
+		if !thawed {
+			thawed = true
+			require.NoError(t, stack.ThawAPIServer(region))
+		}
+	}
+	t.Cleanup(thaw)
+	return thaw
 }
