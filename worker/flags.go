@@ -127,7 +127,9 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.Var(&c.render.sandbox, "render-sandbox", "how renders are isolated: `MODE` gvisor (runsc), process (bwrap) or none (in the worker's process, for development only) (default: gvisor where runsc is on PATH, else process where bwrap is)")
 	fs.Var(&c.render.memory, "render-memory", "the memory `SIZE` of one sandboxed render, e.g. 512Mi or 2Gi")
 	fs.IntVar(&c.render.pool, "render-sandbox-pool", defaultSandboxPool,
-		"`N` sandboxes kept started ahead of renders, each for one render, refilled in the background; 0: each render starts its own")
+		"`N` sandboxes kept started ahead of renders, refilled in the background; 0: each render starts its own")
+	fs.IntVar(&c.render.reuse, "render-sandbox-reuse", defaultSandboxReuse,
+		"`N`, the most renders of one checkout (one commit of a repository) a pooled sandbox serves, one after another; plugins always get a sandbox per render; 1: every render a sandbox of its own")
 	fs.StringVar(&c.render.runsc, "runsc", "", "the gVisor `PATH` of runsc that --render-sandbox gvisor runs (default: runsc on PATH)")
 	fs.StringVar(&c.render.runscPlatform, "runsc-platform", "", "runsc's `PLATFORM` for --render-sandbox gvisor: "+strings.Join(sandbox.Platforms, ", ")+
 		" (default: systrap where the runsc offers it and it works here, else ptrace)")
@@ -208,6 +210,9 @@ func (c *config) check() error {
 	}
 	if c.render.pool < 0 {
 		errs = append(errs, fmt.Errorf("--render-sandbox-pool %d: give a number of sandboxes, or 0 for none", c.render.pool))
+	}
+	if c.render.reuse < 1 {
+		errs = append(errs, fmt.Errorf("--render-sandbox-reuse %d: give a number of renders, 1 or more (1: a sandbox per render)", c.render.reuse))
 	}
 	if c.render.timeout < 0 {
 		errs = append(errs, fmt.Errorf("--render-timeout %s: give a positive duration, or 0 for the default", c.render.timeout))

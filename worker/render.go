@@ -26,6 +26,7 @@ type renderFlags struct {
 	maxSize          bytesFlag
 	maxArchiveSize   bytesFlag
 	pool             int
+	reuse            int
 	pluginDir        string
 	runsc            string
 	runscPlatform    string

@@ -76,7 +76,7 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 	}
 	r := &sandbox.Renderer{Binary: sandbox.RendererBinary(self), Settings: settings,
 		Limits: sandbox.Limits{Memory: memory}, MemoryFlag: memoryFlagName, PluginDir: cfg.render.pluginDir,
-		Pool: cfg.render.pool, PoolDir: state.Dir, State: state}
+		Pool: cfg.render.pool, Reuse: cfg.render.reuse, PoolDir: state.Dir, State: state}
 	start := time.Now()
 	if err := probeSandbox(cfg, mode, state, r); err != nil {
 		_ = r.Close()
@@ -86,7 +86,7 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 	platform := sandbox.Platform(r.Runner)
 	info.WithLabelValues(string(mode), platform).Set(1)
 	attrs := []any{"renderer", r.Binary, "memory", resource.NewQuantity(memory, resource.BinarySI).String(),
-		"pool", cfg.render.pool, "state", state.Dir, "probe", time.Since(start).Round(time.Millisecond),
+		"pool", cfg.render.pool, "reuse", cfg.render.reuse, "state", state.Dir, "probe", time.Since(start).Round(time.Millisecond),
 		"swept_containers", state.SweptContainers, "swept_dirs", state.SweptDirs}
 	if platform != "" {
 		attrs = append([]any{"platform", platform, "runsc", runscPath(cfg)}, attrs...)
@@ -139,6 +139,10 @@ func runscPath(cfg *config) string {
 
 // defaultSandboxPool is --render-sandbox-pool's default.
 const defaultSandboxPool = 2
+
+// defaultSandboxReuse is --render-sandbox-reuse's default: a new commit
+// of a repository that 100 apps render starts one sandbox, not 100.
+const defaultSandboxReuse = 100
 
 // sandboxFlag is --render-sandbox: a sandbox.Mode; empty means the
 // default.

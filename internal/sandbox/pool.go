@@ -192,6 +192,15 @@ func (p *pool[T]) release(s T, warm bool) {
 	p.signal()
 }
 
+// detach ends the pool's part in a sandbox get gave, which its caller
+// keeps: when it was the pool's (warm), the refill replaces it.
+func (p *pool[T]) detach(warm bool) {
+	if warm {
+		p.lent.Add(-1)
+	}
+	p.signal()
+}
+
 // discard destroys a sandbox in the background; close waits for it.
 func (p *pool[T]) discard(s T) {
 	p.mu.Lock()

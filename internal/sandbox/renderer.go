@@ -74,9 +74,11 @@ type Renderer struct {
 	PluginDir string
 	// Pool is how many sandboxes are kept started, the renderer in them
 	// waiting for its request, so that a render does not pay a sandbox's
-	// start; 0 starts each sandbox at its render. Each sandbox still
-	// serves one render only. See pool.go.
+	// start; 0 starts each sandbox at its render. See pool.go.
 	Pool int
+	// Reuse is how many renders of one checkout a sandbox of the pool may
+	// serve, one after another (renderer_reuse.go); 0 or 1: one each.
+	Reuse int
 	// PoolDir is the host directory that holds a directory per pooled
 	// sandbox, mounted read-only in it, into which a checkout too large to
 	// send is hard-linked at the render: best on the file system of the
@@ -88,6 +90,7 @@ type Renderer struct {
 
 	mu       sync.Mutex
 	pool     *pool[*slot]
+	shares   sharing
 	destroys sync.WaitGroup // of the sandboxes started for one render
 }
 
@@ -118,33 +121,18 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	remote, opts := remoteMounts(opts)
 	rctx, cancel := context.WithTimeout(ctx, timeout+timeoutGrace)
 	defer cancel()
-	entries, small, err := planArchive(real)
-	if err != nil {
-		return nil, fmt.Errorf("render %s: %w", appPath, err)
-	}
 	req := request{
-		Root: linkedDir, Source: src, Options: opts,
+		Source: src, Options: opts,
 		Limits: settings.Limits, Capabilities: settings.Capabilities, AllowRemoteBases: settings.AllowRemoteBases,
 		Plugins: settings.Plugins, Memory: limits.Memory,
 	}
-	if small {
-		req.Root, req.Archive = CheckoutDir, true
+	res, done, err := r.renderIn(rctx, real, req, limits, remote)
+	if err == nil && res.ExitCode == 0 && !res.OutOfMemory && !res.StdoutOverflow {
+		out, err := decodeResponse(appPath, res.Stdout)
+		done(err == nil)
+		return out, err
 	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		return nil, fmt.Errorf("render %s: encode the request: %w", appPath, err)
-	}
-	in, err := newCheckoutInput(append(body, '\n'), real, entries, small)
-	if err != nil {
-		return nil, fmt.Errorf("render %s: %w", appPath, err)
-	}
-	var res *Result
-	if len(remote) > 0 {
-		// A pooled sandbox was started with only its checkout mounted.
-		res, err = r.run(rctx, in, limits, remote...)
-	} else {
-		res, err = r.runIn(rctx, in, limits)
-	}
+	done(false)
 	switch {
 	case err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded):
 		return nil, &render.LimitError{Path: appPath, What: "render time", Limit: int64(timeout)}
@@ -156,10 +144,54 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 		return nil, &render.LimitError{Path: appPath, What: "render time", Limit: int64(timeout)}
 	case res.StdoutOverflow:
 		return nil, &render.LimitError{Path: appPath, What: "output size", Limit: limits.Stdout}
-	case res.ExitCode != 0:
-		return nil, fmt.Errorf("render %s: the renderer in the %s sandbox exited with status %d: %s", appPath, r.Runner.Mode(), res.ExitCode, lastLines(res.Stderr))
 	}
-	return decodeResponse(appPath, res.Stdout)
+	return nil, fmt.Errorf("render %s: the renderer in the %s sandbox exited with status %d: %s", appPath, r.Runner.Mode(), res.ExitCode, lastLines(res.Stderr))
+}
+
+// renderIn runs req in a sandbox: one that rendered the same checkout and
+// waits, else one of the pool or started for it, with the checkout sent
+// or mounted. done, called with whether the render succeeded, ends the
+// sandbox's part in it.
+func (r *Renderer) renderIn(ctx context.Context, real string, req request, limits Limits, remote []Mount) (res *Result, done func(ok bool), err error) {
+	done = func(bool) {}
+	share := r.reusable(real, req, remote)
+	if share {
+		if s := r.takeShared(real); s != nil {
+			res, err := r.askShared(ctx, s, req)
+			return res, func(ok bool) { r.keepShared(s, ok) }, err
+		}
+	}
+	entries, small, err := planArchive(real)
+	if err != nil {
+		return nil, done, err
+	}
+	req.Root = linkedDir
+	if small {
+		req.Root, req.Archive = CheckoutDir, true
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, done, fmt.Errorf("encode the request: %w", err)
+	}
+	in, err := newCheckoutInput(append(body, '\n'), real, entries, small)
+	if err != nil {
+		return nil, done, err
+	}
+	if len(remote) > 0 {
+		// A pooled sandbox was started with only its checkout mounted.
+		res, err = r.run(ctx, in, limits, remote...)
+		return res, done, err
+	}
+	p := r.warmPool()
+	if p == nil {
+		res, err = r.run(ctx, in, limits)
+		return res, done, err
+	}
+	var key string
+	if share {
+		key = real
+	}
+	return r.runPooled(ctx, p, in, req.Root, key)
 }
 
 // FetchRemoteBases is Settings': the worker reads the kustomizations and
@@ -217,15 +249,6 @@ func (r *Renderer) limits() Limits {
 		l.CPUTime = 2 * (renderTimeout(r.settings().Limits) + timeoutGrace)
 	}
 	return l.withDefaults()
-}
-
-// runIn renders in a pooled sandbox when r has a pool, else in one
-// started for the render.
-func (r *Renderer) runIn(ctx context.Context, in *checkoutInput, limits Limits) (*Result, error) {
-	if p := r.warmPool(); p != nil {
-		return r.runPooled(ctx, p, in)
-	}
-	return r.run(ctx, in, limits)
 }
 
 // run renders in a sandbox started for the render, which mounts the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 )
 
 // A pooled render's sandbox is started before its checkout is known, the
@@ -40,6 +41,7 @@ func (r *Renderer) Close() error {
 	if p != nil {
 		p.close()
 	}
+	r.closeShared()
 	r.destroys.Wait()
 	if r.State != nil {
 		return r.State.Close()
@@ -79,22 +81,35 @@ func (r *Renderer) startSlot(starter Starter, limits Limits) (*slot, error) {
 
 // runPooled renders in a sandbox of p: the request written to the
 // renderer that waits in it, with the checkout, or else the checkout
-// placed into its slot first.
-func (r *Renderer) runPooled(ctx context.Context, p *pool[*slot], in *checkoutInput) (*Result, error) {
+// placed into its slot first. With a key (the checkout on the host), the
+// sandbox may go on to serve that checkout's next renders (keepShared)
+// rather than be destroyed; root is the checkout in the sandbox.
+func (r *Renderer) runPooled(ctx context.Context, p *pool[*slot], in *checkoutInput, root, key string) (*Result, func(ok bool), error) {
+	none := func(bool) {}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
+		return nil, none, fmt.Errorf("sandbox: %w", err)
 	}
 	s, warm, err := p.get(ctx)
 	if err != nil {
-		return nil, err
+		return nil, none, err
 	}
-	defer p.release(s, warm)
 	if !in.archive {
 		if err := linkTree(in.root, s.dir); err != nil {
-			return nil, fmt.Errorf("sandbox: place the checkout in a pooled sandbox: %w", err)
+			p.release(s, warm)
+			return nil, none, fmt.Errorf("sandbox: place the checkout in a pooled sandbox: %w", err)
 		}
 	}
-	return s.Finish(ctx, in)
+	if key == "" {
+		defer p.release(s, warm)
+		res, err := s.Finish(ctx, in)
+		return res, none, err
+	}
+	start := time.Now()
+	res, err := s.Ask(ctx, in)
+	sh := &shared{slot: s, key: key, root: root, busy: time.Since(start)}
+	// The sandbox is the checkout's from now on: the pool refills.
+	p.detach(warm)
+	return res, func(ok bool) { r.keepShared(sh, ok) }, err
 }
 
 // Idle is how many sandboxes of r's pool are ready and waiting.

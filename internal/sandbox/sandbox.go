@@ -222,16 +222,20 @@ func checkSpec(spec Spec) error {
 
 // boundedBuffer keeps the first max bytes written; past them it keeps
 // nothing more and calls over once. When line is not nil, it is closed
-// once a newline has been written. When ready is not nil, the first line
-// written is not kept, and ready is called once it is whole.
+// once a newline has been written, and newline gets a token at each
+// newline written (takeLine takes the lines, each bounded by max on its
+// own). When ready is not nil, the first line written is not kept, and
+// ready is called once it is whole.
 type boundedBuffer struct {
-	mu       sync.Mutex
-	buf      bytes.Buffer
-	max      int64
-	overflow bool
-	over     func()
-	line     chan struct{}
-	ready    func()
+	mu         sync.Mutex
+	buf        bytes.Buffer
+	max        int64
+	overflow   bool
+	over       func()
+	line       chan struct{}
+	lineClosed bool
+	newline    chan struct{}
+	ready      func()
 }
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {
@@ -250,9 +254,16 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 		}
 	}
 	room := b.max - int64(b.buf.Len())
-	if b.line != nil && int64(len(p)) <= room && bytes.IndexByte(p, '\n') >= 0 && bytes.IndexByte(b.buf.Bytes(), '\n') < 0 {
+	if b.line != nil && int64(len(p)) <= room && bytes.IndexByte(p, '\n') >= 0 {
 		// A whole line, all of it kept.
-		defer close(b.line)
+		if !b.lineClosed {
+			b.lineClosed = true
+			defer close(b.line)
+		}
+		select {
+		case b.newline <- struct{}{}:
+		default:
+		}
 	}
 	if int64(len(p)) > room {
 		b.buf.Write(p[:max(room, 0)])
@@ -277,6 +288,22 @@ func (b *boundedBuffer) firstLine() []byte {
 		out = out[:i+1]
 	}
 	return bytes.Clone(out)
+}
+
+// takeLine takes the first line written and not taken yet, newline
+// included; ok is false while no whole line is there.
+func (b *boundedBuffer) takeLine() (line []byte, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	i := bytes.IndexByte(b.buf.Bytes(), '\n')
+	if i < 0 || b.overflow {
+		return nil, false
+	}
+	line = bytes.Clone(b.buf.Next(i + 1))
+	if b.buf.Len() == 0 {
+		b.buf.Reset()
+	}
+	return line, true
 }
 
 // bytes is what was written; the command must have ended.

@@ -28,11 +28,12 @@ const renderGCPercent = 400
 const maxRequest = 16 << 20
 
 // Serve is the renderer process, the worker's binary in its render mode:
-// it reads one request from in, renders it with package render, and
-// writes the objects or the typed error to out. args are the process's
-// arguments after RenderArg (warmArg: warm up, then write readyLine). It
-// returns an error only when the request cannot be read or the answer
-// written; a render error is an answer.
+// it reads a request from in, renders it with package render, and writes
+// the objects or the typed error to out, one line; then the next request,
+// of the same checkout (request.Again), until in ends. args are the
+// process's arguments after RenderArg (warmArg: warm up, then write
+// readyLine). It returns an error only when a request cannot be read or an
+// answer written; a render error is an answer.
 func Serve(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
 	if slices.Contains(args, warmArg) {
 		warmUp(ctx)
@@ -41,41 +42,92 @@ func Serve(ctx context.Context, args []string, in io.Reader, out io.Writer) erro
 			return fmt.Errorf("write the ready line: %w", err)
 		}
 	}
-	// Large reads: the checkout's archive follows the request.
+	// Large reads: the checkout's archive follows the first request.
 	br := bufio.NewReaderSize(in, 1<<20)
-	body, err := readRequestLine(br)
-	if err != nil {
-		return fmt.Errorf("read the render request: %w", err)
-	}
-	var req request
-	if err := json.Unmarshal(body, &req); err != nil {
-		return fmt.Errorf("read the render request: %w", err)
-	}
-	var resp response
-	var files *render.Files
-	if req.Archive {
-		// The checkout follows the request; a bad one is the worker's
-		// error, not the source's.
-		if files, err = placeCheckout(br, req); err != nil {
-			resp.Error = encodeError(fmt.Errorf("render %s: the sandbox's copy of the checkout: %w", req.Source.Path, err))
+	var co checkout
+	for first := true; ; first = false {
+		body, err := readRequestLine(br)
+		if err != nil {
+			return fmt.Errorf("read the render request: %w", err)
+		}
+		if !first && len(body) == 0 {
+			// The worker is done with this sandbox.
+			return nil
+		}
+		var req request
+		if err := json.Unmarshal(body, &req); err != nil {
+			return fmt.Errorf("read the render request: %w", err)
+		}
+		if req.Again == first {
+			return fmt.Errorf("read the render request: again is %t in request %d", req.Again, map[bool]int{true: 1, false: 2}[first])
+		}
+		resp := co.serve(ctx, br, req)
+		if err := writeResponse(out, req, resp); err != nil {
+			return fmt.Errorf("write the render answer: %w", err)
 		}
 	}
+}
+
+// checkout is what a renderer keeps of its checkout between requests:
+// the files of the archive, and whether they are written out at root.
+type checkout struct {
+	root    string
+	files   *render.Files
+	written bool
+}
+
+// serve answers req: the checkout placed (the first request's archive, or
+// the files kept), then the render.
+func (co *checkout) serve(ctx context.Context, br *bufio.Reader, req request) response {
+	var resp response
+	if !req.Again {
+		co.root = req.Root
+		if req.Archive {
+			// The checkout follows the request; a bad one is the worker's
+			// error, not the source's.
+			var err error
+			if co.files, err = readArchive(br, req.Root); err != nil {
+				resp.Error = encodeError(fmt.Errorf("render %s: the sandbox's copy of the checkout: %w", req.Source.Path, err))
+			}
+		}
+	}
+	req.Root = co.root
 	if req.Memory > 0 {
 		// Collect harder near the sandbox's limit, so that a render that
 		// fits is not killed for garbage it no longer holds.
 		debug.SetMemoryLimit(req.Memory / 10 * 8)
-		// And less often below it: a renderer serves one render and
-		// exits, so garbage it leaves costs nothing after the answer; a
-		// render of 1,000 files collected 4 times at the default.
+		// And less often below it: garbage a render leaves costs nothing
+		// once the sandbox is gone; a render of 1,000 files collected 4
+		// times at the default.
 		debug.SetGCPercent(renderGCPercent)
 	}
-	if !req.Probe && resp.Error == nil {
-		resp = renderResponse(ctx, req, files)
+	if req.Probe || resp.Error != nil {
+		return resp
 	}
-	if err := writeResponse(out, req, resp); err != nil {
-		return fmt.Errorf("write the render answer: %w", err)
+	files, err := co.place(req)
+	if err != nil {
+		return response{Error: encodeError(fmt.Errorf("render %s: the sandbox's copy of the checkout: %w", req.Source.Path, err))}
 	}
-	return nil
+	return renderResponse(ctx, req, files)
+}
+
+// place gives the files req's source renders from in memory (inMemory),
+// or nil after it wrote the checkout out at its root, once, for the
+// sources that read it there; nil too for a checkout mounted at its root.
+func (co *checkout) place(req request) (*render.Files, error) {
+	if co.files == nil {
+		return nil, nil
+	}
+	if inMemory(req, co.files) {
+		return co.files, nil
+	}
+	if !co.written {
+		if err := co.files.WriteTo(); err != nil {
+			return nil, err
+		}
+		co.written = true
+	}
+	return nil, nil
 }
 
 // writeResponse writes resp as one line of JSON; an object that does not
@@ -121,19 +173,6 @@ func readRequestLine(br *bufio.Reader) ([]byte, error) {
 			return nil, err
 		}
 	}
-}
-
-// placeCheckout reads the checkout's archive that follows req and keeps it
-// in memory when req's source renders from there (inMemory), else writes
-// it out at req.Root (files is then nil).
-func placeCheckout(r io.Reader, req request) (files *render.Files, err error) {
-	if files, err = readArchive(r, req.Root); err != nil {
-		return nil, err
-	}
-	if inMemory(req, files) {
-		return files, nil
-	}
-	return nil, files.WriteTo()
 }
 
 // inMemory tells whether req's source renders from its checkout in

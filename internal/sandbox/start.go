@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -14,8 +15,8 @@ import (
 )
 
 // Sandbox is one started sandbox: its command runs and waits for its
-// stdin. It serves exactly one run (Finish) and is then destroyed; nothing
-// of it is reused.
+// stdin. It serves one run (Finish), or a series of requests each
+// answered by a line (Ask), and is then destroyed.
 type Sandbox interface {
 	// Finish gives the command stdin, closes it, and waits for the command
 	// to end, as Runner.Run does; ctx bounds only this wait, and a command
@@ -23,6 +24,12 @@ type Sandbox interface {
 	// sandbox afterwards (in the background if it likes: what remains is
 	// only the sandbox's state); a sandbox serves one Finish.
 	Finish(ctx context.Context, stdin io.WriterTo) (*Result, error)
+	// Ask writes one request to the command's stdin, which stays open,
+	// and waits for the next line of its stdout, the request's answer
+	// (the spec's AnswerLine): Result.Stdout is that line. A command that
+	// ends first ends the run as in Finish. ctx bounds only this wait;
+	// the command is killed when it ends first. Asks follow one another.
+	Ask(ctx context.Context, stdin io.WriterTo) (*Result, error)
 	// Alive tells whether the command still waits (it did not die while
 	// idle).
 	Alive() bool
@@ -86,7 +93,7 @@ func launch(name string, args, env []string, spec Spec, l Limits, result func(*R
 	s := &started{cmd: cmd, stdin: stdin, kill: kill, done: make(chan struct{}), ready: make(chan struct{}), result: result, cleanup: cleanup,
 		stdout: &boundedBuffer{max: l.Stdout, over: kill}, stderr: &boundedBuffer{max: l.Stderr}}
 	if spec.AnswerLine {
-		s.stdout.line = make(chan struct{})
+		s.stdout.line, s.stdout.newline = make(chan struct{}), make(chan struct{}, 1)
 	}
 	if spec.ReadyLine {
 		s.stdout.ready = s.setReady
@@ -145,6 +152,11 @@ func (s *started) Finish(ctx context.Context, stdin io.WriterTo) (*Result, error
 		}
 		<-s.done
 	}
+	return s.ended(ctx)
+}
+
+// ended is the Result of a command that ended, as its mode reads it.
+func (s *started) ended(ctx context.Context) (*Result, error) {
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("sandbox: %w", ctx.Err())
 	}
@@ -155,6 +167,30 @@ func (s *started) Finish(ctx context.Context, stdin io.WriterTo) (*Result, error
 	}
 	res.ExitCode = code
 	return s.result(res, s.waitErr)
+}
+
+func (s *started) Ask(ctx context.Context, stdin io.WriterTo) (*Result, error) {
+	if s.stdout.newline == nil {
+		return nil, errors.New("sandbox: Ask needs a spec with AnswerLine")
+	}
+	stop := context.AfterFunc(ctx, s.kill)
+	defer stop()
+	// The renderer reads the whole request before it answers; a command
+	// that died does not read, and its end says why.
+	go func() { _, _ = stdin.WriteTo(s.stdin) }()
+	for {
+		if line, ok := s.stdout.takeLine(); ok && ctx.Err() == nil {
+			return s.result(&Result{Stdout: line}, nil)
+		}
+		select {
+		case <-s.done:
+			if line, ok := s.stdout.takeLine(); ok && ctx.Err() == nil {
+				return s.result(&Result{Stdout: line}, nil)
+			}
+			return s.ended(ctx)
+		case <-s.stdout.newline:
+		}
+	}
 }
 
 func (s *started) Alive() bool {
@@ -172,6 +208,8 @@ var answerGrace = 10 * time.Second
 
 func (s *started) Destroy() {
 	s.once.Do(func() {
+		// A renderer between requests (Ask) ends at the end of its stdin.
+		_ = s.stdin.Close()
 		if s.stdout.line != nil {
 			select {
 			case <-s.stdout.line:

@@ -29,6 +29,11 @@ type request struct {
 	// tar archive the renderer unpacks into Root (archive.go); else the
 	// checkout is mounted at Root.
 	Archive bool `json:"archive,omitempty"`
+	// Again says that the source renders from the checkout of the
+	// sandbox's earlier requests (a sandbox serves renders of one checkout
+	// only, renderer_reuse.go): nothing follows the request, and Root is
+	// the first request's.
+	Again bool `json:"again,omitempty"`
 	// Probe asks for an empty answer: the sandbox works.
 	Probe bool `json:"probe,omitempty"`
 }

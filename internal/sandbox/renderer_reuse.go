@@ -1,0 +1,152 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// A sandbox of the pool serves more than one render when they render the
+// same checkout: the same directory, that is one commit of one repository
+// (gitsource gives each commit's tree a directory of its own). A fleet
+// whose apps share a repository renders each commit once per app, and each
+// render would otherwise pay a sandbox's start (under gVisor a few tenths
+// of a second of CPU: half the CPU of 1,000 apps' onboarding) and the
+// checkout's listing and archive. What such a sandbox holds, the checkout
+// and the sources and options of the apps that render that commit, is what
+// the commit's author controls already. Plugins, which run the commit's
+// own programs, and sources with remote bases keep a sandbox per render.
+// A shared sandbox serves one render at a time and at most Renderer.Reuse
+// renders; it goes after reuseIdle without a render, once its renders used
+// a quarter of its CPU time, or after a render that failed.
+
+// reuseIdle is how long a shared sandbox waits for its checkout's next
+// render.
+const reuseIdle = 3 * time.Second
+
+// shared is a sandbox that rendered from its checkout and waits for the
+// next render of it.
+type shared struct {
+	*slot
+	key     string        // the checkout on the host
+	root    string        // the checkout in the sandbox
+	renders int           // served so far
+	busy    time.Duration // the renders' time so far
+	gen     int           // counts its waits, under sharing.mu
+}
+
+// sharing holds the shared sandboxes that wait, by checkout.
+type sharing struct {
+	mu     sync.Mutex
+	idle   map[string][]*shared
+	count  int
+	closed bool
+}
+
+// reusable tells whether a render of src from the checkout at key may
+// share a sandbox: r keeps a pool, shares (Reuse above 1), and the render
+// runs no plugin and mounts nothing of its own.
+func (r *Renderer) reusable(key string, in request, mounts []Mount) bool {
+	if r.Reuse <= 1 || len(mounts) > 0 || r.warmPool() == nil {
+		return false
+	}
+	if len(r.settings().Plugins) == 0 {
+		return true
+	}
+	typ, err := r.SourceType(key, in.Source)
+	return err == nil && typ != "Plugin"
+}
+
+// takeShared gives a sandbox that rendered the checkout at key before
+// and waits, or nil.
+func (r *Renderer) takeShared(key string) *shared {
+	r.shares.mu.Lock()
+	defer r.shares.mu.Unlock()
+	for list := r.shares.idle[key]; len(list) > 0; list = r.shares.idle[key] {
+		s := list[len(list)-1]
+		r.dropShared(s)
+		if s.Alive() {
+			return s
+		}
+		r.discard(s.slot)
+	}
+	return nil
+}
+
+// dropShared takes s out of the waiting ones; r.shares.mu is held.
+func (r *Renderer) dropShared(s *shared) bool {
+	list := r.shares.idle[s.key]
+	for i, w := range list {
+		if w == s {
+			list = append(list[:i], list[i+1:]...)
+			if len(list) == 0 {
+				delete(r.shares.idle, s.key)
+			} else {
+				r.shares.idle[s.key] = list
+			}
+			r.shares.count--
+			return true
+		}
+	}
+	return false
+}
+
+// keepShared has s wait for its checkout's next render when ok (the
+// render it served succeeded) and s may serve more, else destroys it.
+func (r *Renderer) keepShared(s *shared, ok bool) {
+	s.renders++
+	more := ok && s.Alive() && s.renders < r.Reuse && 4*s.busy < r.limits().CPUTime
+	r.shares.mu.Lock()
+	if !more || r.shares.closed || r.shares.count >= 2*max(r.Pool, 1) {
+		r.shares.mu.Unlock()
+		r.discard(s.slot)
+		return
+	}
+	if r.shares.idle == nil {
+		r.shares.idle = map[string][]*shared{}
+	}
+	r.shares.idle[s.key] = append(r.shares.idle[s.key], s)
+	r.shares.count++
+	s.gen++
+	gen := s.gen
+	r.shares.mu.Unlock()
+	time.AfterFunc(reuseIdle, func() {
+		r.shares.mu.Lock()
+		expired := s.gen == gen && r.dropShared(s)
+		r.shares.mu.Unlock()
+		if expired {
+			r.discard(s.slot)
+		}
+	})
+}
+
+// closeShared destroys the sandboxes that wait; later ones are destroyed
+// after their render.
+func (r *Renderer) closeShared() {
+	r.shares.mu.Lock()
+	r.shares.closed = true
+	var all []*shared
+	for _, list := range r.shares.idle {
+		all = append(all, list...)
+	}
+	r.shares.idle, r.shares.count = nil, 0
+	r.shares.mu.Unlock()
+	for _, s := range all {
+		r.discard(s.slot)
+	}
+}
+
+// askShared renders req in s, from the checkout s holds.
+func (r *Renderer) askShared(ctx context.Context, s *shared, req request) (*Result, error) {
+	req.Root, req.Again, req.Archive = s.root, true, false
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encode the request: %w", err)
+	}
+	start := time.Now()
+	defer func() { s.busy += time.Since(start) }()
+	return s.Ask(ctx, bytes.NewReader(append(body, '\n')))
+}

@@ -1,0 +1,196 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/render"
+)
+
+// sharedCount is how many sandboxes wait for their checkout's next render.
+func sharedCount(r *Renderer) int {
+	r.shares.mu.Lock()
+	defer r.shares.mu.Unlock()
+	return r.shares.count
+}
+
+// TestSharedSandboxRendersItsCheckoutAgain renders Argo CD's example apps
+// (a directory, Helm, Kustomize, Jsonnet, the same path twice) one after
+// another from one checkout with sharing on: one sandbox of the pool
+// serves them all, and each render is the same as in a sandbox started
+// for it. A failed render, another checkout and the idle time each end
+// the sharing.
+func TestSharedSandboxRendersItsCheckoutAgain(t *testing.T) {
+	root := corpusRoot(t)
+	sources := []app.Source{
+		{Path: "guestbook"},
+		{Path: "helm-guestbook", Helm: &app.HelmSource{ValueFiles: []string{"values-production.yaml"}}},
+		{Path: "kustomize-guestbook", Kustomize: &app.KustomizeSource{NamePrefix: "prod-"}},
+		{Path: "jsonnet-guestbook"},
+		{Path: "guestbook"},
+	}
+	forEachSandbox(t, func(t *testing.T, r Runner) {
+		cold := testRenderer(t, r, Limits{})
+		sr := pooledRenderer(t, r, 1)
+		sr.Reuse = 10
+		p := waitFull(t, sr)
+		opts := render.Options{AppName: "a", Namespace: "demo"}
+		for i, src := range sources {
+			want, err := cold.Render(context.Background(), root, src, opts)
+			if err != nil {
+				t.Fatalf("%s in a sandbox of its own: %v", src.Path, err)
+			}
+			got, err := sr.Render(context.Background(), root, src, opts)
+			if err != nil {
+				t.Fatalf("render %d, %s, in the shared sandbox: %v", i+1, src.Path, err)
+			}
+			if got.SourceType != want.SourceType || len(got.Objects) != len(want.Objects) {
+				t.Fatalf("%s: shared %s with %d objects, alone %s with %d", src.Path, got.SourceType, len(got.Objects), want.SourceType, len(want.Objects))
+			}
+			for j := range want.Objects {
+				if !reflect.DeepEqual(got.Objects[j].Object, want.Objects[j].Object) {
+					t.Errorf("%s: object %d differs:\nshared %#v\n alone %#v", src.Path, j, got.Objects[j].Object, want.Objects[j].Object)
+				}
+			}
+			if n := p.warm.Load() + p.cold.Load(); n != 1 {
+				t.Fatalf("after render %d of the checkout, %d sandboxes of the pool served them, want 1", i+1, n)
+			}
+		}
+		if sharedCount(sr) != 1 {
+			t.Fatalf("%d sandboxes wait for the checkout, want 1", sharedCount(sr))
+		}
+
+		// A render that fails ends the sharing: the next one takes a
+		// sandbox of the pool again.
+		if _, err := sr.Render(context.Background(), root, app.Source{Path: "no-such-app"}, opts); err == nil {
+			t.Fatal("rendered a path that does not exist")
+		}
+		if sharedCount(sr) != 0 {
+			t.Fatal("the sandbox of a failed render still waits for the checkout")
+		}
+		waitFull(t, sr)
+		if _, err := sr.Render(context.Background(), root, sources[0], opts); err != nil {
+			t.Fatal(err)
+		}
+		if n := p.warm.Load() + p.cold.Load(); n != 2 {
+			t.Fatalf("%d sandboxes of the pool served the renders, want 2 (one before the failure, one after)", n)
+		}
+
+		// Another checkout never sees this one's sandbox.
+		other := t.TempDir()
+		copyTree(t, filepath.Join(root, "guestbook"), filepath.Join(other, "guestbook"))
+		waitFull(t, sr)
+		if _, err := sr.Render(context.Background(), other, sources[0], opts); err != nil {
+			t.Fatal(err)
+		}
+		if n := p.warm.Load() + p.cold.Load(); n != 3 {
+			t.Fatalf("%d sandboxes of the pool served the renders, want 3: another checkout takes one of its own", n)
+		}
+		if sharedCount(sr) != 2 {
+			t.Fatalf("%d sandboxes wait, want 2 (one per checkout)", sharedCount(sr))
+		}
+
+		// Without renders, they go.
+		deadline := time.Now().Add(reuseIdle + 10*time.Second)
+		for sharedCount(sr) > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d shared sandboxes still wait %s after their last render", sharedCount(sr), reuseIdle+10*time.Second)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+}
+
+// TestSharedSandboxMemoryLimit: a render that needs more memory than the
+// sandbox has, in a sandbox that rendered its checkout before, ends as the
+// memory LimitError; the next render of the checkout works, in a new
+// sandbox.
+func TestSharedSandboxMemoryLimit(t *testing.T) {
+	root := t.TempDir()
+	copyTree(t, filepath.Join(corpusRoot(t), "guestbook"), filepath.Join(root, "guestbook"))
+	for name, content := range doublingChart {
+		file := filepath.Join(root, "bomb", name)
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	forEachSandbox(t, func(t *testing.T, r Runner) {
+		sr := testRenderer(t, r, Limits{Memory: 256 << 20})
+		sr.Pool, sr.PoolDir, sr.Reuse = 1, t.TempDir(), 10
+		p := waitFull(t, sr)
+		guestbook := app.Source{Path: "guestbook"}
+		if _, err := sr.Render(context.Background(), root, guestbook, render.Options{AppName: "g"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := sr.Render(context.Background(), root, app.Source{Path: "bomb"}, render.Options{AppName: "bomb"})
+		var limit *render.LimitError
+		if !errors.As(err, &limit) || limit.What != "memory" {
+			t.Fatalf("err = %v, want a memory LimitError", err)
+		}
+		if sharedCount(sr) != 0 {
+			t.Fatal("the sandbox that ran out of memory still waits for the checkout")
+		}
+		if _, err := sr.Render(context.Background(), root, guestbook, render.Options{AppName: "g"}); err != nil {
+			t.Fatalf("a render after the bomb: %v", err)
+		}
+		if n := p.warm.Load() + p.cold.Load(); n != 2 {
+			t.Fatalf("%d sandboxes of the pool served the renders, want 2", n)
+		}
+	})
+}
+
+// copyTree copies the regular files and directories under from to to.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPluginRendersShareNoSandbox: with sharing on, a plugin's renders of
+// one checkout still each get a sandbox of their own: none sees the file
+// the one before it left in /tmp.
+func TestPluginRendersShareNoSandbox(t *testing.T) {
+	forEachSandbox(t, func(t *testing.T, r Runner) {
+		sr := tmpPluginRenderer(t, r, 1, 0)
+		sr.Reuse = 10
+		root := tmpRepo(t)
+		for i := range 3 {
+			p := waitFull(t, sr)
+			warm := p.warm.Load()
+			if got := renderTmp(t, sr, root); got["tmp"] != "absent" {
+				t.Fatalf("render %d saw the file an earlier render left in /tmp", i+1)
+			}
+			if p.warm.Load() != warm+1 {
+				t.Fatalf("render %d did not take a sandbox of the pool", i+1)
+			}
+			if sharedCount(sr) != 0 {
+				t.Fatalf("after render %d a plugin's sandbox waits for the checkout", i+1)
+			}
+		}
+	})
+}
