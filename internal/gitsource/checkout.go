@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -18,6 +19,9 @@ type tree struct {
 	ready chan struct{} // closed once dir is written or err is set
 	err   error
 	users int // guarded by Repos.treesMu
+	// releases counts the times its last holder released it (under
+	// Repos.treesMu): only the latest release's linger removes it.
+	releases int
 }
 
 // Checkout returns a directory holding the files of commit sha (40 hex, as
@@ -43,6 +47,10 @@ func (r *Repos) Checkout(ctx context.Context, repoURL, sha string) (dir string, 
 	}
 	t.users++
 	r.treesMu.Unlock()
+	if !creator {
+		// The clone's use, for its eviction, as if the tree came from it.
+		r.touchClone(repoURL)
+	}
 
 	var once sync.Once
 	release = func() { once.Do(func() { r.releaseTree(key, t) }) }
@@ -69,19 +77,38 @@ func (r *Repos) Checkout(ctx context.Context, repoURL, sha string) (dir string, 
 	return t.dir, release, nil
 }
 
+// treeLinger is how long a tree no one holds stays for the next holder
+// of the same commit: the apps of one repository render a commit one after
+// another, and each would write the whole tree out again (and the render
+// sandbox that rendered it could not serve the next, which it knows by its
+// directory).
+var treeLinger = 10 * time.Second
+
 func (r *Repos) releaseTree(key string, t *tree) {
 	r.treesMu.Lock()
 	t.users--
 	last := t.users == 0
-	if last && r.trees[key] == t {
-		delete(r.trees, key)
+	if last {
+		t.releases++
 	}
+	release := t.releases
 	r.treesMu.Unlock()
-	if last && t.dir != "" {
-		if err := r.removeTree(t.dir); err != nil {
-			r.log.Warn("git cache: remove tree", "dir", t.dir, "err", err)
-		}
+	if !last || t.dir == "" {
+		return
 	}
+	time.AfterFunc(treeLinger, func() {
+		r.treesMu.Lock()
+		gone := t.users == 0 && t.releases == release && r.trees[key] == t
+		if gone {
+			delete(r.trees, key)
+		}
+		r.treesMu.Unlock()
+		if gone {
+			if err := r.removeTree(t.dir); err != nil {
+				r.log.Warn("git cache: remove tree", "dir", t.dir, "err", err)
+			}
+		}
+	})
 }
 
 // materialise writes the commit's files to a new directory named after

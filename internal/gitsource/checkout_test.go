@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func readTree(t *testing.T, dir, name string) string {
@@ -21,6 +22,9 @@ func readTree(t *testing.T, dir, name string) string {
 }
 
 func TestCheckoutTwoSHAs(t *testing.T) {
+	linger := treeLinger
+	treeLinger = 200 * time.Millisecond
+	t.Cleanup(func() { treeLinger = linger })
 	s := newGitServer(t)
 	fx := newFixtureRepo(t, s, "two")
 	repos := newRepos(t, Options{})
@@ -63,9 +67,27 @@ func TestCheckoutTwoSHAs(t *testing.T) {
 	}
 	releaseA2()
 	releaseB()
+	// A released tree stays a while for the next holder of its commit
+	// (the next app of the repository), then goes.
+	dirA3, releaseA3, err := repos.Checkout(ctx, fx.url, fx.a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dirA3 != dirA {
+		t.Errorf("checkout of a just after its release: %s, want the same tree %s", dirA3, dirA)
+	}
+	releaseA3()
+	deadline := time.Now().Add(treeLinger + 10*time.Second)
 	for _, dir := range []string{dirA, dirB} {
-		if _, err := os.Stat(dir); !os.IsNotExist(err) {
-			t.Errorf("tree %s still there after release: %v", dir, err)
+		for {
+			_, err := os.Stat(dir)
+			if os.IsNotExist(err) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("tree %s still there %s after its release: %v", dir, treeLinger+10*time.Second, err)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 	if n := repos.FetchCalls(fx.url); n != 1 {

@@ -57,6 +57,15 @@ func (r *Repos) acquireClone(repoURL string) *clone {
 	return c
 }
 
+// touchClone counts the repository's clone, if there is one, as used now.
+func (r *Repos) touchClone(repoURL string) {
+	r.clonesMu.Lock()
+	defer r.clonesMu.Unlock()
+	if c := r.clones[urlHash(repoURL)]; c != nil {
+		c.lastUsed = time.Now()
+	}
+}
+
 func (r *Repos) releaseClone(c *clone) {
 	r.clonesMu.Lock()
 	defer r.clonesMu.Unlock()
