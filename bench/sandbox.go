@@ -243,7 +243,12 @@ const sandboxTimeGoes = "Where the time of a warm gVisor render goes beyond the 
 	"Tried and not kept: a warm-up of 300 more manifests (heap and code paths of a larger directory render before the ready line): gVisor 81 and 77 ms, bwrap 57 and 55 ms (4 runs each, taking turns): in the noise; " +
 	"the archive made while it is written, in chunks of 256 KiB, so that the renderer reads one while the worker reads the next files: gVisor 80 and 77 ms, bwrap 59 and 59 ms (4 runs each, taking turns, load 2-3): in the noise. " +
 	"What is left beyond the in-process render is still the boundary: the worker's listing and archive of the checkout (about 8 ms), the answer's JSON encoded in the sandbox " +
-	"and decoded in the worker (2.3 ms to encode and 3.9 ms to decode the 1,000 objects outside any sandbox at load 2, 17 and 33 allocations an object; more under load and gVisor; the decoding the same kind of work as the in-process render's last step), and under gVisor a fresh process's system calls and first touch of its heap.\n\n" +
+	"and decoded in the worker (2.3 ms to encode and 3.9 ms to decode the 1,000 objects outside any sandbox at load 2, 17 and 33 allocations an object; more under load and gVisor; the decoding the same kind of work as the in-process render's last step), and under gVisor a fresh process's system calls and first touch of its heap. " +
+	"Most renders of a fleet are not a commit's first: the other apps of the same commit of a repository render in the sandbox that rendered it (--render-sandbox-reuse), " +
+	"which holds the checkout in memory and is sent the request alone: the render again in its sandbox. " +
+	"Onboarding 1,000 apps from 10 repositories (`-only onboarding -apps 1000 -onboard-floor=false`, gVisor systrap, taking turns with the worker's flags, load 1-5): " +
+	"278 s with a sandbox per render (half the machine's CPU in sandboxes' starts), 293 s with sharing alone (each render checked the commit out again, into a new directory, " +
+	"which the sandbox did not know), 154 s with the checkout kept 10 s for the next app, against 144 s with --render-sandbox none.\n\n" +
 	"A cold start is runsc's create and start of the sandbox and the renderer's start: 0.38-0.57 s on systrap at a load average near 1, 0.5-0.9 s at 17-30. " +
 	"The phases of one start at load 20 (runsc --debug-log): runsc run's cgroups made and joined 37 ms, the gofer started 61 ms, the sandbox process started 99 ms, " +
 	"its Go runtime up and boot dispatched 163 ms, boot (capabilities 35 ms, seccomp checks 38 ms, the systrap stub and its source process 40 ms) ready at 331 ms, " +
