@@ -246,7 +246,7 @@ const sandboxTimeGoes = "Where the time of a warm gVisor render goes beyond the 
 	"and decoded in the worker (2.3 ms to encode and 3.9 ms to decode the 1,000 objects outside any sandbox at load 2, 17 and 33 allocations an object; more under load and gVisor; the decoding the same kind of work as the in-process render's last step), and under gVisor a fresh process's system calls and first touch of its heap. " +
 	"Most renders of a fleet are not a commit's first: the other apps of the same commit of a repository render in the sandbox that rendered it (--render-sandbox-reuse), " +
 	"which holds the checkout in memory and is sent the request alone: the render again in its sandbox. " +
-	"Onboarding 1,000 apps from 10 repositories (`-only onboarding -apps 1000 -onboard-floor=false`, gVisor systrap, taking turns with the worker's flags, load 1-5): " +
+	"Onboarding 1,000 apps from 10 repositories (`-only onboarding -apps 1000 -onboard-floor=false`, gVisor systrap, one run each, one after another, load 1-5): " +
 	"278 s with a sandbox per render (half the machine's CPU in sandboxes' starts), 293 s with sharing alone (each render checked the commit out again, into a new directory, " +
 	"which the sandbox did not know), 154 s with the checkout kept 10 s for the next app, against 144 s with --render-sandbox none.\n\n" +
 	"A cold start is runsc's create and start of the sandbox and the renderer's start: 0.38-0.57 s on systrap at a load average near 1, 0.5-0.9 s at 17-30. " +
