@@ -114,15 +114,7 @@ func TestSharedSandboxRendersItsCheckoutAgain(t *testing.T) {
 func TestSharedSandboxMemoryLimit(t *testing.T) {
 	root := t.TempDir()
 	copyTree(t, filepath.Join(corpusRoot(t), "guestbook"), filepath.Join(root, "guestbook"))
-	for name, content := range doublingChart {
-		file := filepath.Join(root, "bomb", name)
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, filepath.Join(root, "bomb"), doublingChart)
 	forEachSandbox(t, func(t *testing.T, r Runner) {
 		sr := testRenderer(t, r, Limits{Memory: 256 << 20})
 		sr.Pool, sr.PoolDir, sr.Reuse = 1, t.TempDir(), 10

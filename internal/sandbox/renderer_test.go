@@ -121,15 +121,7 @@ data:
 // flag that raises it, and the process that asked is unharmed.
 func TestRendererMemoryLimit(t *testing.T) {
 	root := t.TempDir()
-	for name, content := range doublingChart {
-		file := filepath.Join(root, "bomb", name)
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, filepath.Join(root, "bomb"), doublingChart)
 	pid := os.Getpid()
 	forEachSandbox(t, func(t *testing.T, r Runner) {
 		sandboxed := testRenderer(t, r, Limits{Memory: 256 << 20})
@@ -151,6 +143,20 @@ func TestRendererMemoryLimit(t *testing.T) {
 			t.Fatalf("a render after the bomb: %v", err)
 		}
 	})
+}
+
+// writeFiles writes files (by slash-separated name) under dir.
+func writeFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // TestRendererOutputLimit stops a render whose manifests are larger than
