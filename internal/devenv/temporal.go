@@ -32,6 +32,26 @@ var SearchAttributes = map[string]string{
 	"FerryRepoURLs":     "KeywordList",
 }
 
+// devServerTuning makes the dev server as cheap per workflow task as the
+// server's own settings for a SQLite file are, without giving up anything a
+// production deployment keeps (bench/README.md has the figures):
+//   - journal_mode=wal with synchronous=2 (FULL), the pragmas of Temporal's
+//     own config/development-sqlite-file.yaml: every commit is still synced
+//     to disk before it is answered, but as one append and one fsync of the
+//     write-ahead log, where the default rollback journal creates, syncs and
+//     deletes a journal file and syncs the database on every commit (a fifth
+//     of the server's CPU samples on a fleet's idle polls).
+//   - system.forceSearchAttributesCacheRefreshOnRead=false, the server's
+//     default, which the CLI turns on so that a search attribute added while
+//     it runs is seen at once, at the price of a read of the cluster
+//     metadata from SQLite on every use of the search attributes: Ferry
+//     registers its own when the server starts (--search-attribute).
+var devServerTuning = []string{
+	"--sqlite-pragma", "journal_mode=wal",
+	"--sqlite-pragma", "synchronous=2",
+	"--dynamic-config-value", "system.forceSearchAttributesCacheRefreshOnRead=false",
+}
+
 // temporalServer is the Temporal dev server with its Web UI, on a SQLite file
 // so that a restart keeps every workflow.
 type temporalServer struct {
@@ -74,6 +94,7 @@ func (t *temporalServer) start(ctx context.Context) error {
 		"--log-level", "warn",
 		"--log-format", "text",
 	}
+	args = append(args, devServerTuning...)
 	for _, name := range sortedKeys(SearchAttributes) {
 		args = append(args, "--search-attribute", name+"="+SearchAttributes[name])
 	}
