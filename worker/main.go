@@ -65,10 +65,12 @@ func run(ctx context.Context, cfg *config) error {
 	if err != nil {
 		return err
 	}
+	conn := client.ConnectionOptions{TLS: tlsConfig}
+	cfg.tuning.connection(&conn)
 	c, err := client.DialContext(ctx, client.Options{
 		HostPort: cfg.temporalAddress, Namespace: cfg.namespace, Identity: workerIdentity(),
 		Logger: sdklog.NewStructuredLogger(logger), MetricsHandler: sdkMetrics,
-		ConnectionOptions: client.ConnectionOptions{TLS: tlsConfig},
+		ConnectionOptions: conn,
 	})
 	if err != nil {
 		return fmt.Errorf("connect to Temporal at %s (namespace %s): %w", cfg.temporalAddress, cfg.namespace, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 )
 
@@ -22,7 +23,15 @@ type tuning struct {
 	localSlots      int
 	stickyCache     int
 	stickyTimeout   time.Duration
+	// compression of the gRPC requests to Temporal (and so of its answers).
+	compression string
 }
+
+// Compressions of --temporal-compression.
+const (
+	compressionNone = "none"
+	compressionGzip = "gzip"
+)
 
 // pollersFlag is a number of pollers, or "auto": the SDK scales them
 // between 1 and 100 as tasks come.
@@ -69,6 +78,8 @@ func (t *tuning) define(fs *flag.FlagSet) {
 		"the most local activities (`N`: the Git ls-remote of a reconcile) a control worker runs at once; 0: the SDK's 1000")
 	fs.IntVar(&t.stickyCache, "sticky-cache-size", 0,
 		"how many app workflows (`N`) the worker keeps in memory between their tasks, so that a task does not replay the history; 0: the SDK's 10000")
+	fs.StringVar(&t.compression, "temporal-compression", compressionNone,
+		"`COMPRESSION` of the gRPC messages to and from Temporal: none, or gzip (the SDK's default), which costs the worker and the server a gzip stream per message and pays where bandwidth costs more than CPU")
 	fs.DurationVar(&t.stickyTimeout, "sticky-schedule-to-start", 0,
 		"how long (`DURATION`) a workflow task waits for the worker that holds the workflow in memory before any worker may take it; 0: the SDK's 5s")
 }
@@ -86,10 +97,22 @@ func (t *tuning) check() error {
 			errs = append(errs, fmt.Errorf("--%s %d: give a positive number, or 0 for the default", name, n))
 		}
 	}
+	if t.compression != compressionNone && t.compression != compressionGzip {
+		errs = append(errs, fmt.Errorf("--temporal-compression %q: write none or gzip", t.compression))
+	}
 	if t.stickyTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--sticky-schedule-to-start %s: give a positive duration, or 0 for the default", t.stickyTimeout))
 	}
 	return errors.Join(errs...)
+}
+
+// connection sets the client's connection options.
+func (t *tuning) connection(opts *client.ConnectionOptions) {
+	if t.compression == compressionGzip {
+		opts.GrpcCompression = &client.GrpcCompressionGzip{}
+	} else {
+		opts.GrpcCompression = &client.GrpcCompressionNone{}
+	}
 }
 
 // apply sets the options on opts; the sticky cache is the process's, set

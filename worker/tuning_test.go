@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 )
 
@@ -42,4 +43,27 @@ func TestTuningFlags(t *testing.T) {
 	}
 	_, err = parseFlags([]string{"--control", "--workflow-task-pollers", "many"}, io.Discard)
 	require.ErrorContains(t, err, "write a number of pollers, or auto")
+}
+
+// TestTemporalCompression: the worker's gRPC messages to Temporal are
+// uncompressed unless --temporal-compression gzip (or its environment
+// twin) asks for the SDK's gzip; anything else is refused.
+func TestTemporalCompression(t *testing.T) {
+	cfg, err := parseFlags([]string{"--control"}, io.Discard)
+	require.NoError(t, err)
+	var conn client.ConnectionOptions
+	cfg.tuning.connection(&conn)
+	assert.IsType(t, &client.GrpcCompressionNone{}, conn.GrpcCompression)
+
+	cfg, _, err = parse([]string{"--control"}, func(k string) (string, bool) {
+		return "gzip", k == "FERRY_TEMPORAL_COMPRESSION"
+	}, io.Discard)
+	require.NoError(t, err)
+	require.NoError(t, cfg.check())
+	conn = client.ConnectionOptions{}
+	cfg.tuning.connection(&conn)
+	assert.IsType(t, &client.GrpcCompressionGzip{}, conn.GrpcCompression)
+
+	_, err = parseFlags([]string{"--control", "--temporal-compression", "zstd"}, io.Discard)
+	require.ErrorContains(t, err, `--temporal-compression "zstd": write none or gzip`)
 }
