@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-
-	"github.com/ferry-gitops/ferry/internal/devenv"
 )
 
 const (
@@ -35,16 +33,12 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	e.logf("idle: settling for %s", f.poll)
 	sleep(ctx, f.poll)
 
-	pids := e.Stack.Pids()
-	procs := map[string]int{"worker": f.worker.Pid(), "apiserver": pids[f.region+"-apiserver"]}
-	// Temporal: the dev server's one process, or a cluster's services and
-	// its PostgreSQL (not its UI).
+	procs := map[string]int{"worker": f.worker.Pid(), "apiserver": e.Stack.Pids()[f.region+"-apiserver"]}
+	temporalIs, tprocs := e.temporalProcs()
 	var temporalProcs []string
-	for name, pid := range pids {
-		if (name == "temporal" || strings.HasPrefix(name, "temporal-") || name == "postgres") && name != "temporal-ui" {
-			procs[name] = pid
-			temporalProcs = append(temporalProcs, name)
-		}
+	for name, pid := range tprocs {
+		procs[name] = pid
+		temporalProcs = append(temporalProcs, name)
 	}
 	var mu sync.Mutex
 	start := map[string]runLength{}
@@ -196,10 +190,6 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	}
 	fig("worker-cpu", "worker CPU", "cores", fmt.Sprintf("CPU of the ferry-worker process (utime+stime from /proc), per %s interval.", procInterval), cpu["worker"])
 	fig("worker-rss", "worker memory", "MiB", fmt.Sprintf("Resident memory of the ferry-worker process (VmRSS), sampled every %s.", procInterval), rss)
-	temporalIs := "the Temporal dev server (SQLite)"
-	if e.Stack.Temporal == devenv.TemporalCluster {
-		temporalIs = "the Temporal cluster (" + strings.Join(slices.Sorted(slices.Values(temporalProcs)), ", ") + ")"
-	}
 	fig("temporal-cpu", "Temporal server CPU", "cores", fmt.Sprintf("CPU of %s, per %s interval.", temporalIs, procInterval), cpu["temporal-all"])
 	total := fig("ferry-cpu", "worker + Temporal CPU", "cores", fmt.Sprintf("CPU of the ferry-worker process and %s together, per %s interval.", temporalIs, procInterval), cpu["ferry"])
 	if planned >= 1000 && f.poll >= 180*time.Second {

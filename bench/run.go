@@ -32,11 +32,16 @@ const (
 	// ScenarioIdleCluster onboards ClusterIdleApps apps on a cluster and
 	// watches them idle at ClusterIdlePoll.
 	ScenarioIdleCluster = "idle-cluster"
+	// ScenarioIdleFloor and ScenarioIdleFloorCluster measure bare
+	// workflows looping as an idle app does, on the dev server and on a
+	// cluster: Temporal's own cost per idle poll (idlefloor.go).
+	ScenarioIdleFloor        = "idle-floor"
+	ScenarioIdleFloorCluster = "idle-floor-cluster"
 )
 
 // Scenarios lists every scenario in the order Run runs them.
 var Scenarios = []string{ScenarioPush, ScenarioFanout, ScenarioApply, ScenarioCompare, ScenarioRender, ScenarioSandbox, ScenarioOnboarding, ScenarioIdle, ScenarioPeerIdle,
-	ScenarioOnboardingCluster, ScenarioIdleCluster}
+	ScenarioOnboardingCluster, ScenarioIdleCluster, ScenarioIdleFloor, ScenarioIdleFloorCluster}
 
 // Config is what one ferry-bench run measures, and how much of it.
 type Config struct {
@@ -84,6 +89,9 @@ type Config struct {
 	ClusterApps     []int
 	ClusterIdleApps int
 	ClusterIdlePoll time.Duration
+	// FloorApps bare workflows loop every FloorPoll in the idle floor.
+	FloorApps int
+	FloorPoll time.Duration
 	// FluxKustomizeArgs are more flags for Flux's kustomize-controller (the
 	// peer of push, apply and peer-idle), such as its client-side limits;
 	// none runs it with its defaults, as Flux installs it.
@@ -123,6 +131,8 @@ func DefaultConfig() Config {
 		ClusterApps:      []int{1000},
 		ClusterIdleApps:  10000,
 		ClusterIdlePoll:  180 * time.Second,
+		FloorApps:        300,
+		FloorPoll:        20 * time.Second,
 	}
 }
 
@@ -210,6 +220,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.selected(ScenarioIdleCluster) && ctx.Err() == nil {
 		errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions[:1], devenv.TemporalCluster,
 			clusterSteps(&cfg, cfg.ClusterIdleApps, cfg.ClusterIdlePoll, ScenarioIdleCluster, ScenarioIdleCluster)))
+	}
+	for _, floor := range []struct {
+		name     string
+		temporal devenv.TemporalMode
+	}{{ScenarioIdleFloor, devenv.TemporalDev}, {ScenarioIdleFloorCluster, devenv.TemporalCluster}} {
+		if cfg.selected(floor.name) && ctx.Err() == nil {
+			title := fmt.Sprintf("Idle floor on %s: %d bare workflows looping every %s", floor.temporal, cfg.FloorApps, cfg.FloorPoll)
+			timeout := 2*(max(cfg.IdleWindow, 2*cfg.FloorPoll)+cfg.FloorPoll) + 5*time.Minute
+			errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions[:1], floor.temporal, []step{{floor.name, title, timeout, IdleFloor, ""}}))
+		}
 	}
 	rep.Finished, rep.LoadEnd = time.Now(), LoadAvg()
 	errs = append(errs, rep.Write())

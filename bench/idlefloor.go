@@ -1,0 +1,227 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/devenv"
+)
+
+// The idle floor: what Temporal itself costs per idle poll, with nothing of
+// Ferry's in it. Bare workflows loop as an idle app does — one timer, and
+// the workflow task it wakes, in which a local activity answers a small
+// result (the resolve's marker) — on an SDK worker in the bench's process,
+// so that the server's CPU per loop is the least any design with one timer
+// per app and poll pays on this Temporal. The timer alone (no local
+// activity) is measured too.
+const (
+	floorQueue    = "ferry-bench-floor"
+	floorWorkflow = "IdleFloor"
+	floorActivity = "IdleFloorResolve"
+)
+
+// floorResult stands for a ResolveResult: a SHA and a region's workers.
+type floorResult struct {
+	SHA     string            `json:"sha"`
+	Workers map[string]string `json:"workers,omitempty"`
+}
+
+// floorLoops counts the loops the floor's workflows ran (not replayed).
+var floorLoops atomic.Int64
+
+func idleFloorWorkflow(ctx workflow.Context, poll time.Duration, local bool) error {
+	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: 10 * time.Second})
+	for {
+		if local {
+			var out floorResult
+			if err := workflow.ExecuteLocalActivity(ctx, floorActivity, "https://git.example/repo.git").Get(ctx, &out); err != nil {
+				return err
+			}
+		}
+		if !workflow.IsReplaying(ctx) {
+			floorLoops.Add(1)
+		}
+		if err := workflow.Sleep(ctx, poll); err != nil {
+			return err
+		}
+	}
+}
+
+func idleFloorResolve(context.Context, string) (floorResult, error) {
+	return floorResult{SHA: strings.Repeat("a", 40), Workers: map[string]string{"us-east-1": "0123456789abcdef"}}, nil
+}
+
+// IdleFloor runs the floor's two variants on e's Temporal, one after the
+// other: FloorApps workflows each looping every FloorPoll, watched as
+// long as the idle scenario watches a fleet.
+func IdleFloor(ctx context.Context, e *Env, sec *Section) error {
+	cfg := e.Cfg
+	c, err := client.DialContext(ctx, client.Options{
+		HostPort: e.Stack.TemporalAddress, Namespace: e.Stack.Namespace,
+		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		// As ferry-worker's default (--temporal-compression none).
+		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}},
+	})
+	if err != nil {
+		return fmt.Errorf("idle floor: connect to Temporal: %w", err)
+	}
+	defer c.Close()
+	w := worker.New(c, floorQueue, worker.Options{})
+	w.RegisterWorkflowWithOptions(idleFloorWorkflow, workflow.RegisterOptions{Name: floorWorkflow})
+	w.RegisterActivityWithOptions(idleFloorResolve, activity.RegisterOptions{Name: floorActivity})
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("idle floor: start the worker: %w", err)
+	}
+	defer w.Stop()
+
+	temporalIs, procs := e.temporalProcs()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d bare workflows on %s, each looping every %s, on an SDK worker in the benchmark's process (gRPC uncompressed, as ferry-worker's default); "+
+		"watched for %s after a settling interval. \"Worker\" is the benchmark's process, which does nothing else meanwhile.\n\n",
+		cfg.FloorApps, temporalIs, cfg.FloorPoll, max(cfg.IdleWindow, 2*cfg.FloorPoll+cfg.FloorPoll/5))
+	fmt.Fprintf(&b, "| loop | loops/s | Temporal CPU | Temporal ms per loop | worker ms per loop | history events per loop |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, v := range []struct {
+		id, what string
+		local    bool
+	}{{"timer", "timer, workflow task", false}, {"timer-la", "timer, workflow task with a local activity", true}} {
+		m, err := e.floorVariant(ctx, c, procs, v.id, v.local)
+		if err != nil {
+			return err
+		}
+		tag := "idle-floor-" + v.id
+		if e.Stack.Temporal == devenv.TemporalCluster {
+			tag = "idle-floor-cluster-" + v.id
+		}
+		repro := cfg.reproduce(sec.Scenario, fmt.Sprintf("-floor-apps %d -floor-poll %s -idle-window %s", cfg.FloorApps, cfg.FloorPoll, cfg.IdleWindow))
+		sec.Figures = append(sec.Figures, &Figure{ID: tag, Title: fmt.Sprintf("Idle floor (%s): Temporal CPU per loop", v.what), Unit: "ms",
+			Samples: m.perLoop, Reproduce: repro,
+			What: fmt.Sprintf("CPU of %s per loop of a bare workflow (%s), per %s interval: the server's cost of one idle poll with nothing of Ferry's in it.", temporalIs, v.what, procInterval)})
+		fmt.Fprintf(&b, "| %s | %s | %s cores | %s | %s | %s |\n", v.what, num(m.rate), num(m.cores), num(Summarize(m.perLoop).Median), num(m.workerMs), num(m.events))
+	}
+	sec.Text = b.String()
+	return nil
+}
+
+// temporalProcs are the processes of e's Temporal, by name: the dev
+// server's one, or a cluster's services and its PostgreSQL (not its UI).
+func (e *Env) temporalProcs() (string, map[string]int) {
+	procs := map[string]int{}
+	for name, pid := range e.Stack.Pids() {
+		if (name == "temporal" || strings.HasPrefix(name, "temporal-") || name == "postgres") && name != "temporal-ui" {
+			procs[name] = pid
+		}
+	}
+	if e.Stack.Temporal == devenv.TemporalCluster {
+		return "the Temporal cluster (" + strings.Join(slices.Sorted(maps.Keys(procs)), ", ") + ")", procs
+	}
+	return "the Temporal dev server (SQLite)", procs
+}
+
+type floorMeasure struct {
+	rate, cores, workerMs, events float64
+	perLoop                       []float64
+}
+
+// floorVariant starts the workflows of one variant, lets them settle for
+// one poll, watches them, and terminates them.
+func (e *Env) floorVariant(ctx context.Context, c client.Client, procs map[string]int, id string, local bool) (floorMeasure, error) {
+	cfg := e.Cfg
+	var m floorMeasure
+	e.logf("idle floor %s: starting %d workflows", id, cfg.FloorApps)
+	ids := make([]string, cfg.FloorApps)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("floor/%s/%d", id, i)
+	}
+	if err := e.forApps(ctx, ids, func(ctx context.Context, wid string) error {
+		_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: wid, TaskQueue: floorQueue}, floorWorkflow, cfg.FloorPoll, local)
+		return err
+	}); err != nil {
+		return m, fmt.Errorf("idle floor: start: %w", err)
+	}
+	defer func() {
+		_ = e.forApps(context.WithoutCancel(ctx), ids, func(ctx context.Context, wid string) error {
+			return c.TerminateWorkflow(ctx, wid, "", "idle floor measured")
+		})
+	}()
+	sleep(ctx, cfg.FloorPoll+cfg.FloorPoll/5)
+	self := os.Getpid()
+	all := map[string]int{"worker": self}
+	for name, pid := range procs {
+		all[name] = pid
+	}
+	prev, err := sampleProcs(all)
+	if err != nil {
+		return m, err
+	}
+	first, began := prev, time.Now()
+	loops0 := floorLoops.Load()
+	events0, err := e.floorEvents(ctx, c, ids)
+	if err != nil {
+		return m, err
+	}
+	watch := max(cfg.IdleWindow, 2*cfg.FloorPoll+cfg.FloorPoll/5)
+	lastLoops := loops0
+	for time.Since(began) < watch {
+		sleep(ctx, procInterval)
+		if ctx.Err() != nil {
+			return m, ctx.Err()
+		}
+		now, err := sampleProcs(all)
+		if err != nil {
+			return m, err
+		}
+		loops := floorLoops.Load()
+		if d := loops - lastLoops; d > 0 {
+			var cpu time.Duration
+			for name := range procs {
+				cpu += now[name].CPU - prev[name].CPU
+			}
+			m.perLoop = append(m.perLoop, float64(cpu)/float64(time.Millisecond)/float64(d))
+		}
+		prev, lastLoops = now, loops
+	}
+	window := time.Since(began)
+	loops := float64(floorLoops.Load() - loops0)
+	events1, err := e.floorEvents(ctx, c, ids)
+	if err != nil {
+		return m, err
+	}
+	var serverCPU time.Duration
+	for name := range procs {
+		serverCPU += prev[name].CPU - first[name].CPU
+	}
+	m.rate = loops / window.Seconds()
+	m.cores = float64(serverCPU) / float64(window)
+	m.workerMs = float64(prev["worker"].CPU-first["worker"].CPU) / float64(time.Millisecond) / max(loops, 1)
+	m.events = float64(events1-events0) / max(loops, 1)
+	e.logf("idle floor %s: %.1f loops/s, Temporal %.3f cores, %.2f ms per loop", id, m.rate, m.cores, float64(serverCPU)/float64(time.Millisecond)/max(loops, 1))
+	return m, nil
+}
+
+// floorEvents is the sum of the workflows' history lengths.
+func (e *Env) floorEvents(ctx context.Context, c client.Client, ids []string) (int64, error) {
+	var total atomic.Int64
+	err := e.forApps(ctx, ids, func(ctx context.Context, wid string) error {
+		d, err := c.DescribeWorkflowExecution(ctx, wid, "")
+		if err != nil {
+			return err
+		}
+		total.Add(d.GetWorkflowExecutionInfo().GetHistoryLength())
+		return nil
+	})
+	return total.Load(), err
+}
