@@ -43,8 +43,13 @@ type floorResult struct {
 // floorLoops counts the loops the floor's workflows ran (not replayed).
 var floorLoops atomic.Int64
 
-func idleFloorWorkflow(ctx workflow.Context, poll time.Duration, local bool) error {
+// idleFloorWorkflow waits offset first, so that the fleet's loops spread
+// over the poll interval as the apps' jitter spreads theirs.
+func idleFloorWorkflow(ctx workflow.Context, poll, offset time.Duration, local bool) error {
 	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: 10 * time.Second})
+	if err := workflow.Sleep(ctx, offset); err != nil {
+		return err
+	}
 	for {
 		if local {
 			var out floorResult
@@ -91,7 +96,7 @@ func IdleFloor(ctx context.Context, e *Env, sec *Section) error {
 	temporalIs, procs := e.temporalProcs()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d bare workflows on %s, each looping every %s, on an SDK worker in the benchmark's process (gRPC uncompressed, as ferry-worker's default); "+
-		"watched for %s after a settling interval. \"Worker\" is the benchmark's process, which does nothing else meanwhile.\n\n",
+		"their starts spread over one interval, watched for %s after two intervals. \"Worker\" is the benchmark's process, which does nothing else meanwhile.\n\n",
 		cfg.FloorApps, temporalIs, cfg.FloorPoll, max(cfg.IdleWindow, 2*cfg.FloorPoll+cfg.FloorPoll/5))
 	fmt.Fprintf(&b, "| loop | loops/s | Temporal CPU | Temporal ms per loop | worker ms per loop | history events per loop |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, v := range []struct {
@@ -108,9 +113,10 @@ func IdleFloor(ctx context.Context, e *Env, sec *Section) error {
 		}
 		repro := cfg.reproduce(sec.Scenario, fmt.Sprintf("-floor-apps %d -floor-poll %s -idle-window %s", cfg.FloorApps, cfg.FloorPoll, cfg.IdleWindow))
 		sec.Figures = append(sec.Figures, &Figure{ID: tag, Title: fmt.Sprintf("Idle floor (%s): Temporal CPU per loop", v.what), Unit: "ms",
-			Samples: m.perLoop, Reproduce: repro,
-			What: fmt.Sprintf("CPU of %s per loop of a bare workflow (%s), per %s interval: the server's cost of one idle poll with nothing of Ferry's in it.", temporalIs, v.what, procInterval)})
-		fmt.Fprintf(&b, "| %s | %s | %s cores | %s | %s | %s |\n", v.what, num(m.rate), num(m.cores), num(Summarize(m.perLoop).Median), num(m.workerMs), num(m.events))
+			Samples: []float64{m.serverMs}, Reproduce: repro,
+			What: fmt.Sprintf("CPU of %s over the window, per loop of a bare workflow (%s) in it: the server's cost of one idle poll with nothing of Ferry's in it.", temporalIs, v.what)})
+		fmt.Fprintf(&b, "| %s | %s | %s cores | %s (per %s interval: median %s) | %s | %s |\n", v.what, num(m.rate), num(m.cores), num(m.serverMs),
+			procInterval, num(Summarize(m.perLoop).Median), num(m.workerMs), num(m.events))
 	}
 	sec.Text = b.String()
 	return nil
@@ -132,8 +138,8 @@ func (e *Env) temporalProcs() (string, map[string]int) {
 }
 
 type floorMeasure struct {
-	rate, cores, workerMs, events float64
-	perLoop                       []float64
+	rate, cores, serverMs, workerMs, events float64
+	perLoop                                 []float64
 }
 
 // floorVariant starts the workflows of one variant, lets them settle for
@@ -143,11 +149,13 @@ func (e *Env) floorVariant(ctx context.Context, c client.Client, procs map[strin
 	var m floorMeasure
 	e.logf("idle floor %s: starting %d workflows", id, cfg.FloorApps)
 	ids := make([]string, cfg.FloorApps)
+	offsets := make(map[string]time.Duration, len(ids))
 	for i := range ids {
 		ids[i] = fmt.Sprintf("floor/%s/%d", id, i)
+		offsets[ids[i]] = time.Duration(i) * cfg.FloorPoll / time.Duration(len(ids))
 	}
 	if err := e.forApps(ctx, ids, func(ctx context.Context, wid string) error {
-		_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: wid, TaskQueue: floorQueue}, floorWorkflow, cfg.FloorPoll, local)
+		_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: wid, TaskQueue: floorQueue}, floorWorkflow, cfg.FloorPoll, offsets[wid], local)
 		return err
 	}); err != nil {
 		return m, fmt.Errorf("idle floor: start: %w", err)
@@ -157,7 +165,7 @@ func (e *Env) floorVariant(ctx context.Context, c client.Client, procs map[strin
 			return c.TerminateWorkflow(ctx, wid, "", "idle floor measured")
 		})
 	}()
-	sleep(ctx, cfg.FloorPoll+cfg.FloorPoll/5)
+	sleep(ctx, 2*cfg.FloorPoll+cfg.FloorPoll/5) // the offsets, then one loop each
 	self := os.Getpid()
 	all := map[string]int{"worker": self}
 	for name, pid := range procs {
@@ -206,9 +214,10 @@ func (e *Env) floorVariant(ctx context.Context, c client.Client, procs map[strin
 	}
 	m.rate = loops / window.Seconds()
 	m.cores = float64(serverCPU) / float64(window)
+	m.serverMs = float64(serverCPU) / float64(time.Millisecond) / max(loops, 1)
 	m.workerMs = float64(prev["worker"].CPU-first["worker"].CPU) / float64(time.Millisecond) / max(loops, 1)
 	m.events = float64(events1-events0) / max(loops, 1)
-	e.logf("idle floor %s: %.1f loops/s, Temporal %.3f cores, %.2f ms per loop", id, m.rate, m.cores, float64(serverCPU)/float64(time.Millisecond)/max(loops, 1))
+	e.logf("idle floor %s: %.1f loops/s, Temporal %.3f cores, %.2f ms per loop", id, m.rate, m.cores, m.serverMs)
 	return m, nil
 }
 

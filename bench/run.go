@@ -227,7 +227,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}{{ScenarioIdleFloor, devenv.TemporalDev}, {ScenarioIdleFloorCluster, devenv.TemporalCluster}} {
 		if cfg.selected(floor.name) && ctx.Err() == nil {
 			title := fmt.Sprintf("Idle floor on %s: %d bare workflows looping every %s", floor.temporal, cfg.FloorApps, cfg.FloorPoll)
-			timeout := 2*(max(cfg.IdleWindow, 2*cfg.FloorPoll)+cfg.FloorPoll) + 5*time.Minute
+			timeout := 2*(max(cfg.IdleWindow, 2*cfg.FloorPoll)+3*cfg.FloorPoll) + 5*time.Minute
 			errs = append(errs, runSteps(ctx, &cfg, rep, cfg.Regions[:1], floor.temporal, []step{{floor.name, title, timeout, IdleFloor, ""}}))
 		}
 	}
