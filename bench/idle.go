@@ -87,7 +87,7 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 		}
 		temporal := 0.0
 		for name, pid := range procs {
-			s, err := SampleProc(pid)
+			s, err := SampleTree(pid)
 			if err != nil {
 				return err
 			}

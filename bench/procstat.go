@@ -45,11 +45,60 @@ func SampleProc(pid int) (ProcSample, error) {
 	return s, err
 }
 
-// sampleProcs samples every process of procs (by name), as SampleProc does.
+// SampleTree is SampleProc with the CPU of the process's children added:
+// those that ended and were waited for (cutime and cstime) and those
+// running (their own utime and stime). PostgreSQL serves each connection
+// from a child of the postmaster, which does little itself.
+func SampleTree(pid int) (ProcSample, error) {
+	s, err := SampleProc(pid)
+	if err != nil {
+		return s, err
+	}
+	if f, err := statFields(pid); err == nil && len(f) > 14 {
+		cutime, _ := strconv.ParseInt(f[13], 10, 64)
+		cstime, _ := strconv.ParseInt(f[14], 10, 64)
+		s.CPU += time.Duration(cutime+cstime) * time.Second / clockTicks
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return s, err
+	}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil || child == pid {
+			continue
+		}
+		f, err := statFields(child)
+		if err != nil || len(f) < 13 || f[1] != strconv.Itoa(pid) {
+			continue
+		}
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		s.CPU += time.Duration(utime+stime) * time.Second / clockTicks
+	}
+	return s, nil
+}
+
+// statFields are the fields of /proc/<pid>/stat after the command name:
+// f[0] is field 3 (state), f[1] the parent's pid.
+func statFields(pid int) ([]string, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	rest := string(data)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	return strings.Fields(rest), nil
+}
+
+// sampleProcs samples every process of procs (by name), as SampleTree does:
+// a process with its children.
 func sampleProcs(procs map[string]int) (map[string]ProcSample, error) {
 	out := make(map[string]ProcSample, len(procs))
 	for name, pid := range procs {
-		s, err := SampleProc(pid)
+		s, err := SampleTree(pid)
 		if err != nil {
 			return nil, err
 		}
