@@ -166,12 +166,12 @@ func (e *Env) floorVariant(ctx context.Context, c client.Client, procs map[strin
 		})
 	}()
 	sleep(ctx, 2*cfg.FloorPoll+cfg.FloorPoll/5) // the offsets, then one loop each
-	self := os.Getpid()
-	all := map[string]int{"worker": self}
-	for name, pid := range procs {
-		all[name] = pid
+	// The worker is this process alone: its children are the stack.
+	self0, err := SampleProc(os.Getpid())
+	if err != nil {
+		return m, err
 	}
-	prev, err := sampleProcs(all)
+	prev, err := sampleProcs(procs)
 	if err != nil {
 		return m, err
 	}
@@ -188,7 +188,7 @@ func (e *Env) floorVariant(ctx context.Context, c client.Client, procs map[strin
 		if ctx.Err() != nil {
 			return m, ctx.Err()
 		}
-		now, err := sampleProcs(all)
+		now, err := sampleProcs(procs)
 		if err != nil {
 			return m, err
 		}
@@ -215,7 +215,11 @@ func (e *Env) floorVariant(ctx context.Context, c client.Client, procs map[strin
 	m.rate = loops / window.Seconds()
 	m.cores = float64(serverCPU) / float64(window)
 	m.serverMs = float64(serverCPU) / float64(time.Millisecond) / max(loops, 1)
-	m.workerMs = float64(prev["worker"].CPU-first["worker"].CPU) / float64(time.Millisecond) / max(loops, 1)
+	self1, err := SampleProc(os.Getpid())
+	if err != nil {
+		return m, err
+	}
+	m.workerMs = float64(self1.CPU-self0.CPU) / float64(time.Millisecond) / max(loops, 1)
 	m.events = float64(events1-events0) / max(loops, 1)
 	e.logf("idle floor %s: %.1f loops/s, Temporal %.3f cores, %.2f ms per loop", id, m.rate, m.cores, m.serverMs)
 	return m, nil
