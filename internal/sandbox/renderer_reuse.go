@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/ferry-gitops/ferry/internal/render"
 )
 
 // A sandbox of the pool serves more than one render when they render the
@@ -57,7 +59,7 @@ func (r *Renderer) reusable(key string, in request, mounts []Mount) bool {
 		return true
 	}
 	typ, err := r.SourceType(key, in.Source)
-	return err == nil && typ != "Plugin"
+	return err == nil && typ != render.SourceTypePlugin
 }
 
 // takeShared gives a sandbox that rendered the checkout at key before

@@ -306,6 +306,14 @@ func (b *boundedBuffer) takeLine() (line []byte, ok bool) {
 	return line, true
 }
 
+// reset forgets what was written so far.
+func (b *boundedBuffer) reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
+	b.overflow = false
+}
+
 // bytes is what was written; the command must have ended.
 func (b *boundedBuffer) bytes() []byte {
 	b.mu.Lock()

@@ -59,7 +59,7 @@ func Serve(ctx context.Context, args []string, in io.Reader, out io.Writer) erro
 			return fmt.Errorf("read the render request: %w", err)
 		}
 		if req.Again == first {
-			return fmt.Errorf("read the render request: again is %t in request %d", req.Again, map[bool]int{true: 1, false: 2}[first])
+			return errors.New("read the render request: a sandbox's first request brings its checkout, and only the later ones render from it again")
 		}
 		resp := co.serve(ctx, br, req)
 		if err := writeResponse(out, req, resp); err != nil {

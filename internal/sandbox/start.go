@@ -175,6 +175,10 @@ func (s *started) Ask(ctx context.Context, stdin io.WriterTo) (*Result, error) {
 	}
 	stop := context.AfterFunc(ctx, s.kill)
 	defer stop()
+	// A command that ends during this request is judged by what it wrote
+	// since (a renderer killed for its memory may write nothing), and
+	// each request's error output has the bound to itself.
+	s.stderr.reset()
 	// The renderer reads the whole request before it answers; a command
 	// that died does not read, and its end says why.
 	go func() { _, _ = stdin.WriteTo(s.stdin) }()

@@ -30,7 +30,8 @@ var warmFiles = map[string]string{
 		"---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: warm\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: warm\n" +
 		"  template:\n    metadata:\n      labels:\n        app: warm\n    spec:\n      containers:\n      - name: warm\n        image: warm:1\n",
 	"app/svc.json":                 `{"apiVersion":"v1","kind":"Service","metadata":{"name":"warm"},"spec":{"ports":[{"port":80}]}}`,
-	"kustomize/kustomization.yaml": "resources:\n- ../app/cm.yaml\nnamePrefix: warm-\n",
+	"kustomize/kustomization.yaml": "resources:\n- cm.yaml\nnamePrefix: warm-\n",
+	"kustomize/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: warm\ndata:\n  key: value\n",
 }
 
 // warmUp renders warmFiles as Serve would: the directory source from
