@@ -70,7 +70,7 @@ func (r *Renderer) startSlot(starter Starter, limits Limits) (*slot, error) {
 		return nil, fmt.Errorf("sandbox: a pooled sandbox's checkout directory: %w", err)
 	}
 	spec := r.spec(dir, limits)
-	spec.Args, spec.ReadyLine = append(spec.Args, warmArg), true
+	spec.Args, spec.ReadyLine = append(spec.Args, warmArg, heapArg(limits.Memory)), true
 	sb, err := starter.Start(spec)
 	if err != nil {
 		_ = os.RemoveAll(dir)

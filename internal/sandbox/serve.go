@@ -31,12 +31,14 @@ const maxRequest = 16 << 20
 // it reads a request from in, renders it with package render, and writes
 // the objects or the typed error to out, one line; then the next request,
 // of the same checkout (request.Again), until in ends. args are the
-// process's arguments after RenderArg (warmArg: warm up, then write
-// readyLine). It returns an error only when a request cannot be read or an
-// answer written; a render error is an answer.
+// process's arguments after RenderArg (warmArg: warm up, fault in the
+// heap of heapArg, then write readyLine). It returns an error only when a
+// request cannot be read or an answer written; a render error is an
+// answer.
 func Serve(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
 	if slices.Contains(args, warmArg) {
 		warmUp(ctx)
+		faultInHeap(args)
 		// The pool hands the sandbox out from now on (Spec.ReadyLine).
 		if _, err := io.WriteString(out, readyLine); err != nil {
 			return fmt.Errorf("write the ready line: %w", err)
@@ -92,6 +94,8 @@ func (co *checkout) serve(ctx context.Context, br *bufio.Reader, req request) re
 		}
 	}
 	req.Root = co.root
+	// The collector is off while a pooled renderer waits (faultInHeap).
+	gcPercent := 100
 	if req.Memory > 0 {
 		// Collect harder near the sandbox's limit, so that a render that
 		// fits is not killed for garbage it no longer holds.
@@ -99,8 +103,9 @@ func (co *checkout) serve(ctx context.Context, br *bufio.Reader, req request) re
 		// And less often below it: garbage a render leaves costs nothing
 		// once the sandbox is gone; a render of 1,000 files collected 4
 		// times at the default.
-		debug.SetGCPercent(renderGCPercent)
+		gcPercent = renderGCPercent
 	}
+	debug.SetGCPercent(gcPercent)
 	if req.Probe || resp.Error != nil {
 		return resp
 	}
