@@ -13,9 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
-
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/render"
 )
@@ -320,26 +317,6 @@ func (r *Renderer) settings() *render.Renderer {
 		return r.Settings
 	}
 	return &render.Renderer{}
-}
-
-// decodeResponse decodes the renderer's answer in one pass; utiljson
-// keeps whole numbers int64, as the in-process decoding does.
-func decodeResponse(appPath string, out []byte) (*render.Result, error) {
-	var resp response
-	if err := utiljson.Unmarshal(out, &resp); err != nil {
-		return nil, fmt.Errorf("render %s: the renderer's answer does not parse: %w", appPath, err)
-	}
-	if resp.Error != nil {
-		return nil, resp.Error.decode()
-	}
-	objs := make([]*unstructured.Unstructured, len(resp.Objects))
-	for i, m := range resp.Objects {
-		if m == nil {
-			return nil, fmt.Errorf("render %s: object %d of the renderer's answer is null", appPath, i)
-		}
-		objs[i] = &unstructured.Unstructured{Object: m}
-	}
-	return &render.Result{Objects: objs, SourceType: resp.SourceType}, nil
 }
 
 func renderTimeout(l render.Limits) time.Duration {

@@ -10,8 +10,6 @@ import (
 	"runtime/debug"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/ferry-gitops/ferry/internal/render"
 )
 
@@ -63,8 +61,8 @@ func Serve(ctx context.Context, args []string, in io.Reader, out io.Writer) erro
 		if req.Again == first {
 			return errors.New("read the render request: a sandbox's first request brings its checkout, and only the later ones render from it again")
 		}
-		resp := co.serve(ctx, br, req)
-		if err := writeResponse(out, req, resp); err != nil {
+		resp, objs := co.serve(ctx, br, req)
+		if err := writeResponse(out, req, resp, objs); err != nil {
 			return fmt.Errorf("write the render answer: %w", err)
 		}
 	}
@@ -79,8 +77,8 @@ type checkout struct {
 }
 
 // serve answers req: the checkout placed (the first request's archive, or
-// the files kept), then the render.
-func (co *checkout) serve(ctx context.Context, br *bufio.Reader, req request) response {
+// the files kept), then the render, and its objects.
+func (co *checkout) serve(ctx context.Context, br *bufio.Reader, req request) (response, []map[string]any) {
 	var resp response
 	if !req.Again {
 		co.root = req.Root
@@ -107,11 +105,11 @@ func (co *checkout) serve(ctx context.Context, br *bufio.Reader, req request) re
 	}
 	debug.SetGCPercent(gcPercent)
 	if req.Probe || resp.Error != nil {
-		return resp
+		return resp, nil
 	}
 	files, err := co.place(req)
 	if err != nil {
-		return response{Error: encodeError(fmt.Errorf("render %s: the sandbox's copy of the checkout: %w", req.Source.Path, err))}
+		return response{Error: encodeError(fmt.Errorf("render %s: the sandbox's copy of the checkout: %w", req.Source.Path, err))}, nil
 	}
 	return renderResponse(ctx, req, files)
 }
@@ -133,32 +131,6 @@ func (co *checkout) place(req request) (*render.Files, error) {
 		co.written = true
 	}
 	return nil, nil
-}
-
-// writeResponse writes resp as one line of JSON; an object that does not
-// encode is named in a typed error instead.
-func writeResponse(out io.Writer, req request, resp response) error {
-	body, err := json.Marshal(resp)
-	if err != nil {
-		resp = response{Error: encodeError(objectError(req, resp.Objects, err))}
-		if body, err = json.Marshal(resp); err != nil {
-			return err
-		}
-	}
-	_, err = out.Write(append(body, '\n'))
-	return err
-}
-
-// objectError names the first of objs that does not encode, for err, the
-// answer's encoding error.
-func objectError(req request, objs []map[string]any, err error) error {
-	for _, obj := range objs {
-		if _, oerr := json.Marshal(obj); oerr != nil {
-			u := unstructured.Unstructured{Object: obj}
-			return fmt.Errorf("render %s: encode %s %s: %w", req.Source.Path, u.GetKind(), u.GetName(), oerr)
-		}
-	}
-	return fmt.Errorf("render %s: encode the answer: %w", req.Source.Path, err)
 }
 
 // readRequestLine reads the request: one line of JSON, or all of in when
@@ -194,17 +166,18 @@ func inMemory(req request, files *render.Files) bool {
 }
 
 // renderResponse renders req, from files when it is not nil (the
-// checkout in memory), else from the checkout at req.Root.
-func renderResponse(ctx context.Context, req request, files *render.Files) response {
+// checkout in memory), else from the checkout at req.Root: the response,
+// and the objects of a render that succeeded.
+func renderResponse(ctx context.Context, req request, files *render.Files) (response, []map[string]any) {
 	r := &render.Renderer{Limits: req.Limits, Capabilities: req.Capabilities, AllowRemoteBases: req.AllowRemoteBases,
 		Plugins: req.Plugins, RunPlugins: true, Files: files}
 	res, err := r.Render(ctx, req.Root, req.Source, req.Options)
 	if err != nil {
-		return response{Error: encodeError(err)}
+		return response{Error: encodeError(err)}, nil
 	}
-	resp := response{SourceType: res.SourceType, Objects: make([]map[string]any, 0, len(res.Objects))}
+	objs := make([]map[string]any, 0, len(res.Objects))
 	for _, obj := range res.Objects {
-		resp.Objects = append(resp.Objects, obj.Object)
+		objs = append(objs, obj.Object)
 	}
-	return resp
+	return response{SourceType: res.SourceType}, objs
 }

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -70,8 +69,8 @@ func warmUp(ctx context.Context) {
 		if inMemory(req, files) {
 			in = files
 		}
-		resp := renderResponse(ctx, req, in)
-		_ = json.NewEncoder(io.Discard).Encode(resp)
+		resp, objs := renderResponse(ctx, req, in)
+		_ = writeResponse(io.Discard, req, resp, objs)
 		if resp.Error != nil {
 			fmt.Fprintln(os.Stderr, "render sandbox: warm-up:", resp.Error.Text)
 		}

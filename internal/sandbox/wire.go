@@ -38,13 +38,13 @@ type request struct {
 	Probe bool `json:"probe,omitempty"`
 }
 
-// response is what the renderer process writes on stdout: the result or
-// the error of the render. The objects are encoded and decoded with the
-// answer, in one pass each (not one Marshal or Unmarshal per object).
+// response is the head of what the renderer process writes on stdout:
+// the source type or the error of the render, and the byte lengths of the
+// parts of the objects, which follow it on the same line (answer.go).
 type response struct {
-	SourceType string           `json:"sourceType,omitempty"`
-	Objects    []map[string]any `json:"objects,omitempty"`
-	Error      *wireError       `json:"error,omitempty"`
+	SourceType string     `json:"sourceType,omitempty"`
+	Parts      []int      `json:"parts,omitempty"`
+	Error      *wireError `json:"error,omitempty"`
 }
 
 // Kinds of wireError: one per typed error of package render, so that the
