@@ -48,11 +48,11 @@ type archiveEntry struct {
 }
 
 // planArchive lists the checkout at root for an archive; ok is false when
-// it is larger than archiveMaxBytes or archiveMaxFiles allow (the listing
-// stops there). Files other than directories, regular files and symlinks
-// are left out, as linkTree leaves them out.
+// it is larger than archiveMaxBytes or archiveMaxFiles allow. Files other
+// than directories, regular files and symlinks are left out, as linkTree
+// leaves them out. The walk reads only the directories; the regular files
+// are looked up after it, on every core (statFiles).
 func planArchive(root string) (entries []archiveEntry, ok bool, err error) {
-	var pages int64
 	errTooLarge := errors.New("too large")
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -78,14 +78,6 @@ func planArchive(root string) (entries []archiveEntry, ok bool, err error) {
 			}
 			e.mode = fs.ModeSymlink
 		case t.IsRegular():
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			e.mode, e.size = info.Mode().Perm(), info.Size()
-			if pages += (e.size + page - 1) / page; pages*page > archiveMaxBytes {
-				return errTooLarge
-			}
 		default:
 			return nil
 		}
@@ -95,10 +87,46 @@ func planArchive(root string) (entries []archiveEntry, ok bool, err error) {
 	if errors.Is(err, errTooLarge) {
 		return nil, false, nil
 	}
+	if err == nil {
+		err = statFiles(root, entries)
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("list the checkout: %w", err)
 	}
+	var pages int64
+	for _, e := range entries {
+		if pages += (e.size + page - 1) / page; pages*page > archiveMaxBytes {
+			return nil, false, nil
+		}
+	}
 	return entries, true, nil
+}
+
+// statFiles sets the mode and size of the regular files among entries
+// (those of mode 0), looked up on every core; a file that is no longer a
+// regular file is an error.
+func statFiles(root string, entries []archiveEntry) error {
+	var files []int
+	for i, e := range entries {
+		if e.mode == 0 {
+			files = append(files, i)
+		}
+	}
+	errs := make([]error, len(files))
+	eachPart(len(files), func(i int) {
+		e := &entries[files[i]]
+		file := filepath.Join(root, filepath.FromSlash(e.rel))
+		info, err := os.Lstat(file)
+		switch {
+		case err != nil:
+			errs[i] = err
+		case !info.Mode().IsRegular():
+			errs[i] = fmt.Errorf("%s changed while it was listed", file)
+		default:
+			e.mode, e.size = info.Mode().Perm(), info.Size()
+		}
+	})
+	return errors.Join(errs...)
 }
 
 // checkoutInput is a renderer's stdin: the request line, then the
@@ -143,10 +171,16 @@ func (in *checkoutInput) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
-// writeArchive writes entries of the checkout at root as a tar archive.
-func writeArchive(w io.Writer, root string, entries []archiveEntry) error {
-	tw := tar.NewWriter(w)
-	var data []byte // one file's contents, reused
+// writeArchive writes entries of the checkout at root as a tar archive to
+// buf: first the headers, with zeros in each file's place, then the
+// files, each read into its place, on every core.
+func writeArchive(buf *bytes.Buffer, root string, entries []archiveEntry) error {
+	type place struct {
+		file      string
+		off, size int
+	}
+	var places []place
+	tw := tar.NewWriter(buf)
 	for _, e := range entries {
 		h := &tar.Header{Name: e.rel, Mode: int64(e.mode.Perm())}
 		switch {
@@ -160,29 +194,40 @@ func writeArchive(w io.Writer, root string, entries []archiveEntry) error {
 		if err := tw.WriteHeader(h); err != nil {
 			return err
 		}
-		if h.Typeflag == tar.TypeReg {
-			var err error
-			if data, err = readSized(filepath.Join(root, filepath.FromSlash(e.rel)), e.size, data); err != nil {
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		// The tar.Writer writes through: the file starts here.
+		places = append(places, place{file: filepath.Join(root, filepath.FromSlash(e.rel)), off: buf.Len(), size: int(e.size)})
+		for left := e.size; left > 0; {
+			n, err := tw.Write(zeros[:min(left, int64(len(zeros)))])
+			if err != nil {
 				return err
 			}
-			if _, err := tw.Write(data); err != nil {
-				return err
-			}
+			left -= int64(n)
 		}
 	}
-	return tw.Close()
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	data := buf.Bytes()
+	errs := make([]error, len(places))
+	eachPart(len(places), func(i int) {
+		p := places[i]
+		errs[i] = readSized(p.file, data[p.off:p.off+p.size])
+	})
+	return errors.Join(errs...)
 }
 
-// readSized reads the first size bytes of the regular file at file into
-// buf (grown as needed). It opens the file with plain system calls: an
-// os.File's set-up (fstat, non-blocking mode, the poller) was a third of
-// the archive's time for a checkout of small files. A symlink in place of
-// the file listed is an error, as is a file shorter than listed.
-func readSized(file string, size int64, buf []byte) ([]byte, error) {
-	if int64(cap(buf)) < size {
-		buf = make([]byte, size)
-	}
-	buf = buf[:size]
+// zeros fills a file's place in the archive until the file is read into it.
+var zeros = make([]byte, 64<<10)
+
+// readSized fills buf with the first len(buf) bytes of the regular file at
+// file. It opens the file with plain system calls: an os.File's set-up
+// (fstat, non-blocking mode, the poller) was a third of the archive's time
+// for a checkout of small files. A symlink in place of the file listed is
+// an error, as is a file shorter than listed.
+func readSized(file string, buf []byte) error {
 	var fd int
 	var err error
 	for {
@@ -192,7 +237,7 @@ func readSized(file string, size int64, buf []byte) ([]byte, error) {
 		}
 	}
 	if err != nil {
-		return buf, &fs.PathError{Op: "open", Path: file, Err: err}
+		return &fs.PathError{Op: "open", Path: file, Err: err}
 	}
 	defer syscall.Close(fd)
 	for n := 0; n < len(buf); {
@@ -201,13 +246,13 @@ func readSized(file string, size int64, buf []byte) ([]byte, error) {
 		case err == syscall.EINTR:
 			continue
 		case err != nil:
-			return buf, &fs.PathError{Op: "read", Path: file, Err: err}
+			return &fs.PathError{Op: "read", Path: file, Err: err}
 		case m == 0:
-			return buf, fmt.Errorf("%s changed while it was sent", file)
+			return fmt.Errorf("%s changed while it was sent", file)
 		}
 		n += m
 	}
-	return buf, nil
+	return nil
 }
 
 // unpackArchive unpacks the archive that follows the request on the

@@ -19,7 +19,11 @@ import (
 // contents, executable bits and links, and no write permission anywhere.
 func TestArchiveRoundTrip(t *testing.T) {
 	src := t.TempDir()
-	for name, content := range map[string]string{"app/a.yaml": "kind: A\n", "app/sub/b.yaml": "kind: B\n", "bin/run.sh": "#!/bin/sh\n"} {
+	// Files of every size that puts the next header elsewhere: none, one
+	// block exactly, and more than writeArchive's zeros at a time.
+	files := map[string]string{"app/a.yaml": "kind: A\n", "app/sub/b.yaml": "kind: B\n", "bin/run.sh": "#!/bin/sh\n",
+		"empty": "", "block": strings.Repeat("b", tarBlock), "large.yaml": strings.Repeat("# a line of a large file\n", 8000)}
+	for name, content := range files {
 		file := filepath.Join(src, name)
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 			t.Fatal(err)
@@ -46,10 +50,11 @@ func TestArchiveRoundTrip(t *testing.T) {
 	if err := unpackArchive(&buf, dst); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{"app/a.yaml": "kind: A\n", "app/sub/b.yaml": "kind: B\n", "bin/run.sh": "#!/bin/sh\n", "link.yaml": "kind: A\n"} {
+	files["link.yaml"] = "kind: A\n"
+	for name, want := range files {
 		got, err := os.ReadFile(filepath.Join(dst, name))
 		if err != nil || string(got) != want {
-			t.Errorf("%s: %q, %v; want %q", name, got, err, want)
+			t.Errorf("%s: %d bytes (%.20q…), %v; want %d bytes (%.20q…)", name, len(got), got, err, len(want), want)
 		}
 	}
 	if link, err := os.Readlink(filepath.Join(dst, "link.yaml")); err != nil || link != "app/a.yaml" {
