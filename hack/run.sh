@@ -158,9 +158,15 @@ done
 # The demo repo: a few Deployments, Services and ConfigMaps, pushed to the
 # local Git server, which creates the repo on the first push and keeps it
 # for the next run (HEAD names main, as on a hosted Git server).
+# Cloned only when the server has it: a clone that fails leaves its HTTP
+# helper behind, an orphan for the host's init to reap.
 work=$(mktemp -d)
 demo=$work/demo
-git clone -q "$FERRY_GIT_URL/demo.git" "$demo" 2>/dev/null || git -c init.defaultBranch=main init -q "$demo"
+if [ -d "$state/git/demo.git" ]; then
+  git clone -q "$FERRY_GIT_URL/demo.git" "$demo"
+else
+  git -c init.defaultBranch=main init -q "$demo"
+fi
 rm -rf "$demo/manifests" && cp -r "$root/hack/demo/manifests" "$demo/manifests"
 git -C "$demo" add -A
 if ! git -C "$demo" diff --cached --quiet 2>/dev/null || ! git -C "$demo" rev-parse -q --verify HEAD >/dev/null; then

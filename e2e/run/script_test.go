@@ -304,9 +304,35 @@ func (s *script) requireGone(tree []process) {
 	}
 	for pgid := range groups {
 		if err := syscall.Kill(-pgid, 0); !errors.Is(err, syscall.ESRCH) {
-			left = append(left, fmt.Sprintf("process group %d", pgid))
+			left = append(left, fmt.Sprintf("process group %d: %s", pgid, groupMembers(pgid)))
 		}
 	}
 	left = append(left, s.marked()...)
 	require.Empty(s.t, left, "processes of hack/run.sh left after it exited")
+}
+
+// groupMembers names the processes of a process group, zombies too (a
+// signal to the group reaches them), as "pid comm state ppid" each.
+func groupMembers(pgid int) string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		closing := strings.LastIndexByte(s, ')')
+		fields := strings.Fields(s[closing+1:])
+		if len(fields) < 3 || fields[2] != strconv.Itoa(pgid) {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		out = append(out, fmt.Sprintf("%s %s state %s ppid %s (%s)", e.Name(), s[strings.IndexByte(s, '(')+1:closing], fields[0], fields[1],
+			strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))))
+	}
+	if len(out) == 0 {
+		return "none found under /proc"
+	}
+	return strings.Join(out, "; ")
 }
