@@ -244,6 +244,15 @@ const sandboxTimeGoes = "Where the time of a warm gVisor render goes beyond the 
 	"the archive made while it is written, in chunks of 256 KiB, so that the renderer reads one while the worker reads the next files: gVisor 80 and 77 ms, bwrap 59 and 59 ms (4 runs each, taking turns, load 2-3): in the noise. " +
 	"What is left beyond the in-process render is still the boundary: the worker's listing and archive of the checkout (about 8 ms), the answer's JSON encoded in the sandbox " +
 	"and decoded in the worker (2.3 ms to encode and 3.9 ms to decode the 1,000 objects outside any sandbox at load 2, 17 and 33 allocations an object; more under load and gVisor; the decoding the same kind of work as the in-process render's last step), and under gVisor a fresh process's system calls and first touch of its heap. " +
+	"Then (load 1-3): a pooled renderer faults in its heap (48 MiB at most, an eighth of the sandbox's memory) before its ready line, with the collector off until the request, " +
+	"so that the render allocates from pages gVisor has mapped (BenchmarkRender1000 warm gVisor 56-68 ms against 73-74 ms); the answer carries its objects in parts of 250, " +
+	"encoded in the sandbox and decoded in the worker on every core (1,000 ConfigMaps 5.4 ms against 7.8 ms); the archive's files looked up and read into their places on every core " +
+	"(4.8-4.9 ms against 5.4-5.6 ms for 1,000 files); and a pooled sandbox released after the worker decoded its answer, so that its end and the next start no longer share the cores " +
+	"with the decoding (median 5.5 ms, 2.3-15.5, against 2.9 ms, 1.7-9.1). This section's warm systrap render went from 1.82× to 1.51-1.54× (7 and 15 runs), ptrace from 1.84× to 1.43-1.68×. " +
+	"A warm systrap render of this section's 1,000 resources now (phases timed from inside, 6 renders, load near 1): in the worker listing the checkout 2.4-5.7 ms, " +
+	"its archive, the pipes and the wake-ups 6.6-9.3 ms, decoding 2.5-5.6 ms; inside the sandbox reading the archive 2.8-6.2 ms, the render 24-38 ms " +
+	"(the in-process render, the files read from disk included, 35-45 ms), encoding 1.9-6.6 ms. " +
+	"Tried and not kept: the renderer's binary read page by page before its ready line (in the noise), stdout through a pipe of 1 MiB read in reads of 256 KiB or 1 MiB (in the noise). " +
 	"Most renders of a fleet are not a commit's first: the other apps of the same commit of a repository render in the sandbox that rendered it (--render-sandbox-reuse), " +
 	"which holds the checkout in memory and is sent the request alone: the render again in its sandbox. " +
 	"Onboarding 1,000 apps from 10 repositories (`-only onboarding -apps 1000 -onboard-floor=false`, gVisor systrap, one run each, one after another, load 1-5): " +
