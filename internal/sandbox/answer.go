@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -35,14 +34,16 @@ func writeResponse(out io.Writer, req request, resp response, objs []map[string]
 		resp, parts = response{Error: encodeError(objectError(req, objs, err))}, nil
 	}
 	resp.Parts = make([]int, len(parts))
+	size := 0
 	for i, p := range parts {
 		resp.Parts[i] = len(p)
+		size += len(p)
 	}
 	head, err := json.Marshal(resp)
 	if err != nil {
 		return err
 	}
-	line := make([]byte, 0, len(head)+len(objs)*64+1)
+	line := make([]byte, 0, len(head)+size+1)
 	line = append(line, head...)
 	for _, p := range parts {
 		line = append(line, p...)
@@ -55,10 +56,10 @@ func writeResponse(out io.Writer, req request, resp response, objs []map[string]
 func encodeParts(objs []map[string]any) ([][]byte, error) {
 	n := (len(objs) + partObjects - 1) / partObjects
 	parts, errs := make([][]byte, n), make([]error, n)
-	eachPart(n, func(i int) {
+	onEveryCore(n, func(i int) {
 		parts[i], errs[i] = json.Marshal(objs[i*partObjects : min((i+1)*partObjects, len(objs))])
 	})
-	return parts, errors.Join(errs...)
+	return parts, firstError(errs)
 }
 
 // objectError names the first of objs that does not encode, for err, the
@@ -98,10 +99,10 @@ func decodeResponse(appPath string, out []byte) (*render.Result, error) {
 	for i := 1; i < len(resp.Parts); i++ {
 		offsets[i] = offsets[i-1] + resp.Parts[i-1]
 	}
-	eachPart(len(resp.Parts), func(i int) {
+	onEveryCore(len(resp.Parts), func(i int) {
 		errs[i] = utiljson.Unmarshal(rest[offsets[i]:offsets[i]+resp.Parts[i]], &parts[i])
 	})
-	if err := errors.Join(errs...); err != nil {
+	if err := firstError(errs); err != nil {
 		return nil, fmt.Errorf("render %s: the renderer's answer does not parse: %w", appPath, err)
 	}
 	var objs []*unstructured.Unstructured
@@ -116,8 +117,8 @@ func decodeResponse(appPath string, out []byte) (*render.Result, error) {
 	return &render.Result{Objects: objs, SourceType: resp.SourceType}, nil
 }
 
-// eachPart runs do for 0…n-1, on as many goroutines as there are cores.
-func eachPart(n int, do func(i int)) {
+// onEveryCore runs do for 0…n-1, on as many goroutines as there are cores.
+func onEveryCore(n int, do func(i int)) {
 	workers := min(n, runtime.GOMAXPROCS(0))
 	if workers <= 1 {
 		for i := range n {
@@ -139,4 +140,15 @@ func eachPart(n int, do func(i int)) {
 		})
 	}
 	wg.Wait()
+}
+
+// firstError is the first of errs that is not nil: of many parts or files
+// that failed, one says why.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

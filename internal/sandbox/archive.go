@@ -113,7 +113,7 @@ func statFiles(root string, entries []archiveEntry) error {
 		}
 	}
 	errs := make([]error, len(files))
-	eachPart(len(files), func(i int) {
+	onEveryCore(len(files), func(i int) {
 		e := &entries[files[i]]
 		file := filepath.Join(root, filepath.FromSlash(e.rel))
 		info, err := os.Lstat(file)
@@ -126,7 +126,7 @@ func statFiles(root string, entries []archiveEntry) error {
 			e.mode, e.size = info.Mode().Perm(), info.Size()
 		}
 	})
-	return errors.Join(errs...)
+	return firstError(errs)
 }
 
 // checkoutInput is a renderer's stdin: the request line, then the
@@ -212,11 +212,11 @@ func writeArchive(buf *bytes.Buffer, root string, entries []archiveEntry) error 
 	}
 	data := buf.Bytes()
 	errs := make([]error, len(places))
-	eachPart(len(places), func(i int) {
+	onEveryCore(len(places), func(i int) {
 		p := places[i]
 		errs[i] = readSized(p.file, data[p.off:p.off+p.size])
 	})
-	return errors.Join(errs...)
+	return firstError(errs)
 }
 
 // zeros fills a file's place in the archive until the file is read into it.
