@@ -14,10 +14,13 @@ import (
 // createNode registers the region's fake Node; kwok manages it because of
 // its annotation and reports it Ready.
 func (r *region) createNode(ctx context.Context, cs kubernetes.Interface) error {
+	// Room for the largest fleet the benchmarks run (10,000 apps, a pod or
+	// more each): at 1,000 pods, the 1,001st app's Deployment stayed
+	// Progressing, its pod Pending.
 	plenty := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("1000"),
-		corev1.ResourceMemory: resource.MustParse("1Ti"),
-		corev1.ResourcePods:   resource.MustParse("1000"),
+		corev1.ResourceCPU:    resource.MustParse("100000"),
+		corev1.ResourceMemory: resource.MustParse("100Ti"),
+		corev1.ResourcePods:   resource.MustParse("100000"),
 	}
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
