@@ -219,28 +219,32 @@ func processes() map[int]process {
 }
 
 // readProcess parses /proc/PID/stat: "pid (comm) state ppid pgrp ... starttime(22nd) ...".
+// A zombie is not found: it has exited; only its parent's wait is missing.
 func readProcess(pid int) (process, bool) {
+	p, state, ok := readStat(pid)
+	return p, ok && state != "Z"
+}
+
+// readStat is readProcess with zombies too, and the process's state.
+func readStat(pid int) (p process, state string, ok bool) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return process{}, false
+		return process{}, "", false
 	}
 	s := string(b)
 	open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
 	if open < 0 || closing < open {
-		return process{}, false
+		return process{}, "", false
 	}
 	fields := strings.Fields(s[closing+1:]) // from the 3rd field, state, on
 	if len(fields) < 20 {
-		return process{}, false
+		return process{}, "", false
 	}
-	p := process{pid: pid, comm: s[open+1 : closing]}
+	p = process{pid: pid, comm: s[open+1 : closing]}
 	p.ppid, _ = strconv.Atoi(fields[1])
 	p.pgid, _ = strconv.Atoi(fields[2])
 	p.start, _ = strconv.ParseUint(fields[19], 10, 64)
-	if fields[0] == "Z" {
-		return process{}, false // a zombie has exited; only its parent's wait is missing
-	}
-	return p, true
+	return p, fields[0], true
 }
 
 // tree returns the script's process and all its descendants.
@@ -312,23 +316,21 @@ func (s *script) requireGone(tree []process) {
 }
 
 // groupMembers names the processes of a process group, zombies too (a
-// signal to the group reaches them), as "pid comm state ppid" each.
+// signal to the group reaches them): pid, comm, state, parent, command line.
 func groupMembers(pgid int) string {
 	var out []string
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		s := string(b)
-		closing := strings.LastIndexByte(s, ')')
-		fields := strings.Fields(s[closing+1:])
-		if len(fields) < 3 || fields[2] != strconv.Itoa(pgid) {
+		p, state, ok := readStat(pid)
+		if !ok || p.pgid != pgid {
 			continue
 		}
-		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		out = append(out, fmt.Sprintf("%s %s state %s ppid %s (%s)", e.Name(), s[strings.IndexByte(s, '(')+1:closing], fields[0], fields[1],
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		out = append(out, fmt.Sprintf("%d %s state %s ppid %d (%s)", pid, p.comm, state, p.ppid,
 			strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))))
 	}
 	if len(out) == 0 {
