@@ -2,12 +2,15 @@ package gitsource
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ferry-gitops/ferry/internal/treearchive"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -106,6 +109,9 @@ func (r *Repos) releaseTree(key string, t *tree) {
 		if gone {
 			if err := r.removeTree(t.dir); err != nil {
 				r.log.Warn("git cache: remove tree", "dir", t.dir, "err", err)
+			}
+			if err := os.Remove(treearchive.Path(t.dir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				r.log.Warn("git cache: remove tree's archive", "dir", t.dir, "err", err)
 			}
 		}
 	})

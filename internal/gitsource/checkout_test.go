@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ferry-gitops/ferry/internal/treearchive"
 )
 
 func readTree(t *testing.T, dir, name string) string {
@@ -47,6 +49,9 @@ func TestCheckoutTwoSHAs(t *testing.T) {
 	if n := repos.FetchCalls(fx.url); n != 1 {
 		t.Errorf("FetchCalls = %d, want 1 (the first fetch brings both commits)", n)
 	}
+	if _, err := os.Stat(treearchive.Path(dirA)); err != nil {
+		t.Errorf("commit a has no archive beside its tree: %v", err)
+	}
 	if _, err := os.Stat(filepath.Join(dirA, ".git")); !os.IsNotExist(err) {
 		t.Errorf("the tree holds a .git: %v", err)
 	}
@@ -78,7 +83,8 @@ func TestCheckoutTwoSHAs(t *testing.T) {
 	}
 	releaseA3()
 	deadline := time.Now().Add(treeLinger + 10*time.Second)
-	for _, dir := range []string{dirA, dirB} {
+	// Each tree goes with the archive kept beside it.
+	for _, dir := range []string{dirA, dirB, treearchive.Path(dirA), treearchive.Path(dirB)} {
 		for {
 			_, err := os.Stat(dir)
 			if os.IsNotExist(err) {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/ferry-gitops/ferry/internal/treearchive"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -20,6 +22,9 @@ import (
 // crafted tree cannot write outside dest, through a symlink or otherwise.
 // Each file's size is checked against the limits of opts from its object's
 // header before it is read, and files are streamed, never held whole.
+// The tree's archive for a render sandbox is written beside dest at
+// treearchive.Path as the files are (none for a tree too large to send);
+// whoever removes dest removes it too.
 func (c *clone) export(ctx context.Context, sha plumbing.Hash, dest string, opts *Options) error {
 	commit, err := c.repo.CommitObject(sha)
 	if err != nil {
@@ -29,8 +34,16 @@ func (c *clone) export(ctx context.Context, sha plumbing.Hash, dest string, opts
 	if err != nil {
 		return fmt.Errorf("read tree: %w", err)
 	}
+	ar, err := treearchive.NewBuilder(treearchive.Path(dest))
+	if err != nil {
+		return err
+	}
 	var total int64
-	return c.exportTree(ctx, root, "", dest, opts, &total, 0)
+	if err := c.exportTree(ctx, root, "", dest, opts, ar, &total, 0); err != nil {
+		_ = ar.Discard()
+		return err
+	}
+	return ar.Close()
 }
 
 // maxTreeDepth bounds the nesting of directories an export follows.
@@ -41,7 +54,7 @@ const maxTreeDepth = 1024
 // walk as if it were done at a subtree it cannot read, which would make a
 // corrupt clone look like a commit with fewer files (and a sync prune the
 // rest).
-func (c *clone) exportTree(ctx context.Context, t *object.Tree, base, dest string, opts *Options, total *int64, depth int) error {
+func (c *clone) exportTree(ctx context.Context, t *object.Tree, base, dest string, opts *Options, ar *treearchive.Builder, total *int64, depth int) error {
 	if depth > maxTreeDepth {
 		return fmt.Errorf("walk tree: %s nests more than %d directories", base, maxTreeDepth)
 	}
@@ -53,8 +66,10 @@ func (c *clone) exportTree(ctx context.Context, t *object.Tree, base, dest strin
 		if err := checkTreePath(name); err != nil {
 			return err
 		}
+		var size int64
 		if entry.Mode.IsFile() {
-			size, err := c.objectSize(entry.Hash)
+			var err error
+			size, err = c.objectSize(entry.Hash)
 			if err != nil {
 				return fmt.Errorf("read %s: %w", name, err)
 			}
@@ -66,7 +81,7 @@ func (c *clone) exportTree(ctx context.Context, t *object.Tree, base, dest strin
 			}
 		}
 		target := filepath.Join(dest, filepath.FromSlash(name))
-		if err := c.writeEntry(target, entry); err != nil {
+		if err := c.writeEntry(target, name, entry, size, ar); err != nil {
 			return fmt.Errorf("write %s: %w", name, err)
 		}
 		if entry.Mode != filemode.Dir {
@@ -76,16 +91,19 @@ func (c *clone) exportTree(ctx context.Context, t *object.Tree, base, dest strin
 		if err != nil {
 			return fmt.Errorf("read tree %s: %w", name, err)
 		}
-		if err := c.exportTree(ctx, sub, name, dest, opts, total, depth+1); err != nil {
+		if err := c.exportTree(ctx, sub, name, dest, opts, ar, total, depth+1); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *clone) writeEntry(target string, entry object.TreeEntry) error {
+// writeEntry writes entry, the tree's name of size bytes (a file's), at
+// target and into the tree's archive.
+func (c *clone) writeEntry(target, name string, entry object.TreeEntry, size int64, ar *treearchive.Builder) error {
 	switch entry.Mode {
 	case filemode.Dir, filemode.Submodule:
+		ar.Add(name, fs.ModeDir, 0, "")
 		return os.Mkdir(target, 0o755)
 	case filemode.Symlink:
 		link, err := c.blobBytes(entry.Hash)
@@ -94,13 +112,14 @@ func (c *clone) writeEntry(target string, entry object.TreeEntry) error {
 		}
 		// Written as it is; whoever reads the tree decides whether a link
 		// may point where it does (render refuses links leaving the repo).
+		ar.Add(name, fs.ModeSymlink, 0, string(link))
 		return os.Symlink(string(link), target)
 	case filemode.Regular, filemode.Deprecated, filemode.Executable:
 		perm := os.FileMode(0o644)
 		if entry.Mode == filemode.Executable {
 			perm = 0o755
 		}
-		return c.writeBlob(target, entry.Hash, perm)
+		return c.writeBlob(target, entry.Hash, perm, ar.Add(name, perm, size, ""))
 	default:
 		return fmt.Errorf("unsupported file mode %s", entry.Mode)
 	}
@@ -119,7 +138,8 @@ func (c *clone) blobBytes(h plumbing.Hash) ([]byte, error) {
 	return io.ReadAll(rd)
 }
 
-func (c *clone) writeBlob(target string, h plumbing.Hash, perm os.FileMode) (err error) {
+// writeBlob writes blob h to the new file target of perm, and to also.
+func (c *clone) writeBlob(target string, h plumbing.Hash, perm os.FileMode, also io.Writer) (err error) {
 	blob, err := c.repo.BlobObject(h)
 	if err != nil {
 		return err
@@ -138,7 +158,7 @@ func (c *clone) writeBlob(target string, h plumbing.Hash, perm os.FileMode) (err
 			err = cerr
 		}
 	}()
-	_, err = io.Copy(f, rd)
+	_, err = io.Copy(io.MultiWriter(f, also), rd)
 	return err
 }
 

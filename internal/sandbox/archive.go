@@ -14,30 +14,22 @@ import (
 	"syscall"
 
 	"github.com/ferry-gitops/ferry/internal/render"
+	"github.com/ferry-gitops/ferry/internal/treearchive"
 )
 
 // A render's checkout reaches its sandbox as one tar archive on the
 // renderer's stdin, after the request line, when it is small enough
-// (archiveMaxBytes, archiveMaxFiles): the renderer unpacks it into the
+// (treearchive.MaxBytes, MaxFiles): the renderer unpacks it into the
 // sandbox's own tmpfs at CheckoutDir and renders from there. Reading a
 // file the first time through a bind mount costs a look-up on the host per
 // file and several switches into gVisor's Sentry; files in the Sentry's
 // tmpfs cost neither. The copy is the sandbox's alone, in its memory (the
 // tmpfs counts against Limits.Memory), and goes with it after the one
 // render; it is made read-only (no write permission on any file or
-// directory) before the render. A larger checkout is mounted read-only at
-// linkedDir as before (hard-linked into a pooled sandbox's slot).
-
-// archiveMaxBytes bounds the checkout sent as an archive: its files' pages
-// (each file rounded up to whole pages, as a tmpfs holds it). It is also
-// the size of the tmpfs at CheckoutDir.
-const archiveMaxBytes = 64 << 20
-
-// archiveMaxFiles bounds the entries (files, directories, symlinks) of
-// the checkout sent as an archive (a variable for the tests).
-var archiveMaxFiles = 10_000
-
-const page = 4096
+// directory) before the render. The archive is the one the Git cache kept
+// beside the checkout when it wrote it out (treearchive.Path), else one
+// made from the checkout's files. A larger checkout is mounted read-only
+// at linkedDir as before (hard-linked into a pooled sandbox's slot).
 
 // archiveEntry is one file of a checkout to send.
 type archiveEntry struct {
@@ -47,8 +39,35 @@ type archiveEntry struct {
 	link string // a symlink's target
 }
 
+// checkoutPlan is how a checkout reaches its sandbox.
+type checkoutPlan struct {
+	send bool // as an archive; else mounted
+	// saved is the size of the archive kept beside the checkout, 0 for
+	// none: then entries are the checkout's, listed for an archive.
+	saved   int64
+	entries []archiveEntry
+}
+
+// maxSaved bounds an archive kept beside a checkout that is sent as it
+// is: what treearchive.MaxFiles entries within MaxBytes take at most,
+// headers, padding and the archive's end included.
+func maxSaved() int64 {
+	return treearchive.MaxBytes + int64(treearchive.MaxFiles)*3*tarBlock + 2*tarBlock
+}
+
+// planCheckout plans the checkout at root: its kept archive when it has
+// one, else its files when they can be sent (planArchive).
+func planCheckout(root string) (checkoutPlan, error) {
+	info, err := os.Lstat(treearchive.Path(root))
+	if err == nil && info.Mode().IsRegular() && info.Size() > 0 && info.Size() <= maxSaved() {
+		return checkoutPlan{send: true, saved: info.Size()}, nil
+	}
+	entries, ok, err := planArchive(root)
+	return checkoutPlan{send: ok, entries: entries}, err
+}
+
 // planArchive lists the checkout at root for an archive; ok is false when
-// it is larger than archiveMaxBytes or archiveMaxFiles allow. Files other
+// it is larger than treearchive.MaxBytes or MaxFiles allow. Files other
 // than directories, regular files and symlinks are left out, as linkTree
 // leaves them out. The walk reads only the directories; the regular files
 // are looked up after it, on every core (statFiles).
@@ -61,7 +80,7 @@ func planArchive(root string) (entries []archiveEntry, ok bool, err error) {
 		if p == root {
 			return nil
 		}
-		if len(entries) >= archiveMaxFiles {
+		if len(entries) >= treearchive.MaxFiles {
 			return errTooLarge
 		}
 		rel, err := filepath.Rel(root, p)
@@ -95,7 +114,7 @@ func planArchive(root string) (entries []archiveEntry, ok bool, err error) {
 	}
 	var pages int64
 	for _, e := range entries {
-		if pages += (e.size + page - 1) / page; pages*page > archiveMaxBytes {
+		if pages += treearchive.Pages(e.size); pages*treearchive.Page > treearchive.MaxBytes {
 			return nil, false, nil
 		}
 	}
@@ -142,24 +161,30 @@ type checkoutInput struct {
 }
 
 // newCheckoutInput is the stdin of request (one line of JSON, its newline
-// included), with the archive of entries of the checkout at root when
-// archive is true.
-func newCheckoutInput(request []byte, root string, entries []archiveEntry, archive bool) (*checkoutInput, error) {
-	in := &checkoutInput{root: root, archive: archive}
-	if !archive {
+// included), with the archive of the checkout at root as plan sends it.
+func newCheckoutInput(request []byte, root string, plan checkoutPlan) (*checkoutInput, error) {
+	in := &checkoutInput{root: root, archive: plan.send}
+	switch {
+	case !plan.send:
 		in.data = request
-		return in, nil
+	case plan.saved > 0:
+		in.data = make([]byte, len(request)+int(plan.saved))
+		copy(in.data, request)
+		if err := readSized(treearchive.Path(root), in.data[len(request):]); err != nil {
+			return nil, fmt.Errorf("the checkout's archive: %w", err)
+		}
+	default:
+		var size int64
+		for _, e := range plan.entries {
+			size += 2*tarBlock + e.size
+		}
+		buf := bytes.NewBuffer(make([]byte, 0, int64(len(request))+size+2*tarBlock))
+		buf.Write(request)
+		if err := writeArchive(buf, root, plan.entries); err != nil {
+			return nil, fmt.Errorf("the checkout's archive: %w", err)
+		}
+		in.data = buf.Bytes()
 	}
-	var size int64
-	for _, e := range entries {
-		size += 2*tarBlock + e.size
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, int64(len(request))+size+2*tarBlock))
-	buf.Write(request)
-	if err := writeArchive(buf, root, entries); err != nil {
-		return nil, fmt.Errorf("the checkout's archive: %w", err)
-	}
-	in.data = buf.Bytes()
 	return in, nil
 }
 
@@ -182,15 +207,7 @@ func writeArchive(buf *bytes.Buffer, root string, entries []archiveEntry) error 
 	var places []place
 	tw := tar.NewWriter(buf)
 	for _, e := range entries {
-		h := &tar.Header{Name: e.rel, Mode: int64(e.mode.Perm())}
-		switch {
-		case e.mode.IsDir():
-			h.Typeflag, h.Mode = tar.TypeDir, 0o755
-		case e.mode&fs.ModeSymlink != 0:
-			h.Typeflag, h.Linkname, h.Mode = tar.TypeSymlink, e.link, 0o777
-		default:
-			h.Typeflag, h.Size = tar.TypeReg, e.size
-		}
+		h := treearchive.Header(e.rel, e.mode, e.size, e.link)
 		if err := tw.WriteHeader(h); err != nil {
 			return err
 		}
@@ -282,8 +299,8 @@ func readArchive(r io.Reader, dir string) (*render.Files, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read the checkout's archive: %w", err)
 		}
-		if n >= archiveMaxFiles {
-			return nil, fmt.Errorf("the checkout's archive has more than %d entries", archiveMaxFiles)
+		if n >= treearchive.MaxFiles {
+			return nil, fmt.Errorf("the checkout's archive has more than %d entries", treearchive.MaxFiles)
 		}
 		name := h.Name
 		if name == "" || path.IsAbs(name) || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") {
@@ -295,8 +312,8 @@ func readArchive(r io.Reader, dir string) (*render.Files, error) {
 		case tar.TypeSymlink:
 			err = files.Add(name, fs.ModeSymlink|0o777, nil, h.Linkname)
 		case tar.TypeReg:
-			if pages += (h.Size + page - 1) / page; pages*page > archiveMaxBytes {
-				return nil, fmt.Errorf("the checkout's archive holds more than %d bytes", archiveMaxBytes)
+			if pages += treearchive.Pages(h.Size); pages*treearchive.Page > treearchive.MaxBytes {
+				return nil, fmt.Errorf("the checkout's archive holds more than %d bytes", treearchive.MaxBytes)
 			}
 			data := make([]byte, h.Size)
 			if _, err := io.ReadFull(tr, data); err != nil {

@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/render"
+	"github.com/ferry-gitops/ferry/internal/treearchive"
 )
 
 // TestArchiveRoundTrip sends a checkout of files, directories and
@@ -125,14 +128,14 @@ func TestRendererSendsOrMountsTheCheckout(t *testing.T) {
 		{Path: "helm-guestbook", Helm: &app.HelmSource{ValueFiles: []string{"values-production.yaml"}}},
 		{Path: "kustomize-guestbook"},
 	}
-	max := archiveMaxFiles
-	t.Cleanup(func() { archiveMaxFiles = max })
+	max := treearchive.MaxFiles
+	t.Cleanup(func() { treearchive.MaxFiles = max })
 	forEachSandbox(t, func(t *testing.T, r Runner) {
 		for _, pool := range []int{0, 1} {
 			sandboxed := testRenderer(t, r, Limits{})
 			sandboxed.Pool, sandboxed.PoolDir = pool, t.TempDir()
 			for _, files := range []int{max, 0} {
-				archiveMaxFiles = files
+				treearchive.MaxFiles = files
 				for _, src := range sources {
 					opts := render.Options{AppName: "a", Namespace: "demo"}
 					want, err := sandboxed.Settings.Render(context.Background(), root, src, opts)
@@ -155,6 +158,64 @@ func TestRendererSendsOrMountsTheCheckout(t *testing.T) {
 				}
 			}
 			_ = sandboxed.Close()
+		}
+	})
+}
+
+// TestRendererSendsTheKeptArchive: a checkout with an archive kept beside
+// it (as the Git cache keeps one for each tree) reaches its sandbox as
+// that archive, not as its files read back: here the two differ, and the
+// render is the archive's. A kept archive the renderer cannot read fails
+// the render and names it.
+func TestRendererSendsTheKeptArchive(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "tree")
+	cm := func(name string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n"
+	}
+	if err := os.MkdirAll(filepath.Join(root, "app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "app", "cm.yaml"), []byte(cm("from-the-files")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := treearchive.NewBuilder(treearchive.Path(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := cm("from-the-archive")
+	b.Add("app", fs.ModeDir, 0, "")
+	if _, err := io.WriteString(b.Add("app/cm.yaml", 0o644, int64(len(body)), ""), body); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	src, opts := app.Source{Path: "app"}, render.Options{AppName: "a", Namespace: "demo"}
+	forEachSandbox(t, func(t *testing.T, r Runner) {
+		for _, pool := range []int{0, 1} {
+			sandboxed := testRenderer(t, r, Limits{})
+			sandboxed.Pool, sandboxed.PoolDir = pool, t.TempDir()
+			res, err := sandboxed.Render(context.Background(), root, src, opts)
+			if err != nil {
+				t.Fatalf("pool %d: %v", pool, err)
+			}
+			var names []string
+			for _, o := range res.Objects {
+				names = append(names, o.GetName())
+			}
+			if !reflect.DeepEqual(names, []string{"from-the-archive"}) {
+				t.Errorf("pool %d: rendered %v, want the archive's ConfigMap from-the-archive", pool, names)
+			}
+			_ = sandboxed.Close()
+		}
+	})
+	if err := os.WriteFile(treearchive.Path(root), []byte(strings.Repeat("not a tar archive\n", 100)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	forEachSandbox(t, func(t *testing.T, r Runner) {
+		_, err := testRenderer(t, r, Limits{}).Render(context.Background(), root, src, opts)
+		if err == nil || !strings.Contains(err.Error(), "the checkout's archive") {
+			t.Errorf("render of a checkout whose kept archive is not one: %v, want an error naming the checkout's archive", err)
 		}
 	})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/render"
+	"github.com/ferry-gitops/ferry/internal/treearchive"
 )
 
 // Paths inside a render's sandbox.
@@ -158,19 +159,19 @@ func (r *Renderer) renderIn(ctx context.Context, real string, req request, limit
 			return res, func(ok bool) { r.keepShared(s, ok) }, err
 		}
 	}
-	entries, small, err := planArchive(real)
+	plan, err := planCheckout(real)
 	if err != nil {
 		return nil, done, err
 	}
 	req.Root = linkedDir
-	if small {
+	if plan.send {
 		req.Root, req.Archive = CheckoutDir, true
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, done, fmt.Errorf("encode the request: %w", err)
 	}
-	in, err := newCheckoutInput(append(body, '\n'), real, entries, small)
+	in, err := newCheckoutInput(append(body, '\n'), real, plan)
 	if err != nil {
 		return nil, done, err
 	}
@@ -305,7 +306,7 @@ func (r *Renderer) spec(checkout string, limits Limits) Spec {
 		Env:     []string{"PATH=" + path, "HOME=/tmp", "TMPDIR=/tmp"},
 		Dir:     "/tmp",
 		Mounts:  mounts,
-		Scratch: []Scratch{{Target: CheckoutDir, Size: archiveMaxBytes}},
+		Scratch: []Scratch{{Target: CheckoutDir, Size: treearchive.MaxBytes}},
 		Limits:  limits,
 		// Serve's answer is one line of JSON.
 		AnswerLine: true,

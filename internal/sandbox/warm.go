@@ -114,7 +114,7 @@ func faultInHeap(args []string) {
 	chunks := make([][]byte, (size+1<<20-1)>>20)
 	for i := range chunks {
 		chunks[i] = make([]byte, 1<<20)
-		for j := 0; j < len(chunks[i]); j += page {
+		for j := 0; j < len(chunks[i]); j += os.Getpagesize() {
 			chunks[i][j] = 1
 		}
 	}
