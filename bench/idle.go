@@ -138,6 +138,7 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	// events of the window over the reconciles of the window.
 	var cycles, periods []float64
 	var events int64
+	var perApp []int64
 	continued := 0
 	if err := e.forApps(ctx, f.synced, func(ctx context.Context, name string) error {
 		rl, err := e.runLength(ctx, name)
@@ -163,6 +164,7 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 			periods = append(periods, cy.Period)
 		}
 		events += rl.Events - s.Events
+		perApp = append(perApp, rl.Events-s.Events)
 		mu.Unlock()
 		return nil
 	}); err != nil {
@@ -195,7 +197,18 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	if planned >= 1000 && f.poll >= 180*time.Second {
 		total.Goal = goal(goalIdleCPU)
 	}
-	fig("events", "history events per reconcile", "events", "Events in an app's history from one poll timer firing to the next: one whole idle reconcile, over every complete cycle of every app in the window.", cycles).Goal = goal(goalIdleEvents)
+	fig("events", "history events per reconcile", "events", "Events in an app's history from one poll timer firing to the next: one whole idle reconcile, over every complete cycle of every app in the window. "+
+		"An app whose repository the worker polls for it (--repo-poll-interval) has such a cycle only for its safety compare, every --full-compare-interval.", cycles)
+	// Per app and poll interval: what an app's history grows by while
+	// nothing changes, whether its polls are its own timers or the
+	// worker's listings of its repository (no event in the app's history).
+	perInterval := make([]float64, 0, len(perApp))
+	for _, ev := range perApp {
+		perInterval = append(perInterval, float64(ev)/intervals)
+	}
+	fig("events-per-poll", "history events per app per poll interval", "events", fmt.Sprintf("Events in each app's history over the window, divided by the poll intervals (%s) the window holds: "+
+		"the history of a no-change reconcile, whether it is the app's own poll or the worker's listing of its repository (--repo-poll-interval), "+
+		"which writes nothing to the app's history, with its safety compare every --full-compare-interval.", f.poll), perInterval).Goal = goal(goalIdleEvents)
 	fig("ls-remote", "ls-remote per repo per poll interval", "calls", fmt.Sprintf("ls-remote calls (GET info/refs?service=git-upload-pack in the Git server's log) per repo, divided by the poll intervals in the window; one sample per repo of %d apps.", appsPerRepo), lsPerRepo)
 	fig("api", "API requests per reconcile", "requests", fmt.Sprintf("Requests to the API server of %s for the apps' kinds (%s; all verbs but WATCH, from apiserver_request_total), less the stack's own rate measured before the worker started, divided by the reconciles (ferry_app_reconcile_total), per %s interval.", f.region, strings.Join(appKinds, ", "), apiInterval), perReconcileApp)
 

@@ -23,7 +23,8 @@ import (
 func TestWebhookRefreshesEverySourceOfAnApp(t *testing.T) {
 	const name, ns = "webhook-sources", "webhook-sources"
 	hookAddr := freeAddr(t)
-	startWorkerEnv(t, []string{"FERRY_WEBHOOK_GITHUB_SECRET=" + webhookSecret}, "--webhook-addr", hookAddr)
+	// The repository poll off: this test's refreshes are the webhook's.
+	startWorkerEnv(t, []string{"FERRY_WEBHOOK_GITHUB_SECRET=" + webhookSecret}, "--webhook-addr", hookAddr, "--repo-poll-interval", "0")
 	configMap := func(cm, env string) string {
 		return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + cm + "\ndata:\n  env: " + env + "\n"
 	}

@@ -66,7 +66,8 @@ func (h *hook) post(method, secret string, body []byte) int {
 func TestWebhook(t *testing.T) {
 	metricsAddr, hookAddr := freeAddr(t), freeAddr(t)
 	startWorkerEnv(t, []string{"FERRY_WEBHOOK_GITHUB_SECRET=" + webhookSecret},
-		"--metrics-addr", metricsAddr, "--webhook-addr", hookAddr)
+		// The repository poll off: this test's refreshes are the webhook's.
+		"--metrics-addr", metricsAddr, "--webhook-addr", hookAddr, "--repo-poll-interval", "0")
 	repo := newRepo(t, "webhook-guestbook")
 	repo.copyDir(filepath.Join(corpus, "guestbook"), "guestbook")
 	sha1 := repo.commitAndPush("guestbook")

@@ -51,8 +51,11 @@ type config struct {
 	// anyway (workflows.Config).
 	fullCompareEvery    int
 	fullCompareInterval time.Duration
-	tls                 tlsFlags
-	render              renderFlags
+	// repoPollInterval: how often a control worker lists each tracked
+	// repository for the apps (webhook.Poller); 0: the apps poll alone.
+	repoPollInterval time.Duration
+	tls              tlsFlags
+	render           renderFlags
 	// tuning: the Temporal worker's pollers, slots and sticky cache.
 	tuning tuning
 	// checkoutMaxFile and checkoutMaxSize bound what the Git clone cache
@@ -140,6 +143,9 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 		"an idle app whose regions' live caches saw no change leaves its polls' compares out, but compares every `N`th poll anyway (1: every poll); keep it equal on every control worker")
 	fs.DurationVar(&c.fullCompareInterval, "full-compare-interval", workflows.DefaultFullCompareInterval,
 		"and at least once per `DURATION`, whichever comes first; keep it equal on every control worker")
+	fs.DurationVar(&c.repoPollInterval, "repo-poll-interval", workflows.DefaultRepoPollInterval,
+		"a control worker lists each Git repository the apps track once per `DURATION` (one ls-remote however many apps track it) and refreshes the apps of what moved; "+
+			"an app whose poll interval is as long or longer then polls alone only every --full-compare-interval; 0: off, each app polls alone; keep it equal on every control worker")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "the `DURATION` running activities get to finish on SIGTERM")
 	c.tuning.define(fs)
 	return fs
@@ -201,6 +207,9 @@ func (c *config) check() error {
 	}
 	if c.fullCompareInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--full-compare-interval %s: give a positive duration, such as 30m", c.fullCompareInterval))
+	}
+	if c.repoPollInterval < 0 {
+		errs = append(errs, fmt.Errorf("--repo-poll-interval %s: give a positive duration, such as 3m, or 0 for off", c.repoPollInterval))
 	}
 	if c.render.maxObjects <= 0 {
 		errs = append(errs, fmt.Errorf("--render-max-objects %d: give a positive number", c.render.maxObjects))

@@ -101,7 +101,7 @@ func run(ctx context.Context, cfg *config) error {
 		}
 		w := worker.New(c, workflows.TaskQueue, opts)
 		wfCfg := workflows.Config{Regions: cfg.regionsCfg, MaxReconciles: cfg.maxReconciles,
-			FullCompareEvery: cfg.fullCompareEvery, FullCompareInterval: cfg.fullCompareInterval}
+			FullCompareEvery: cfg.fullCompareEvery, FullCompareInterval: cfg.fullCompareInterval, RepoPollInterval: cfg.repoPollInterval}
 		if notifications != nil {
 			wfCfg.Notifications = notifications
 		}
@@ -165,13 +165,20 @@ func run(ctx context.Context, cfg *config) error {
 		"/metrics": metricsHandler(registry),
 		"/healthz": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) }),
 	}
-	if cfg.webhookAddr != "" {
-		hook, closeHook := startWebhook(ctx, g, cfg, c, registry)
-		defer closeHook()
-		if cfg.webhookAddr == cfg.metricsAddr {
-			handlers[webhook.Path] = hook
-		} else {
-			g.Go(func() error { return serveWebhook(ctx, cfg.webhookAddr, hook) })
+	if cfg.webhookAddr != "" || cfg.control && cfg.repoPollInterval > 0 {
+		receiver, closeReceiver := startReceiver(ctx, g, cfg, c, registry)
+		defer closeReceiver()
+		switch cfg.webhookAddr {
+		case "":
+		case cfg.metricsAddr:
+			handlers[webhook.Path] = receiver
+		default:
+			g.Go(func() error { return serveWebhook(ctx, cfg.webhookAddr, receiver) })
+		}
+		if cfg.control && cfg.repoPollInterval > 0 {
+			poller := webhook.NewPoller(receiver, repos, cfg.repoPollInterval)
+			g.Go(func() error { poller.Run(ctx); return nil })
+			slog.Info("repo poll: listing the apps' repositories", "every", cfg.repoPollInterval)
 		}
 	}
 	if cfg.metricsAddr != "" {

@@ -24,9 +24,10 @@ func webhookSecretEnv(p webhook.Provider) string {
 	return "FERRY_WEBHOOK_" + strings.ToUpper(string(p)) + "_SECRET"
 }
 
-// startWebhook builds the webhook receiver and runs its signalling pool in
-// g; the caller serves the returned handler at webhook.Path.
-func startWebhook(ctx context.Context, g *errgroup.Group, cfg *config, c client.Client, reg prometheus.Registerer) (http.Handler, func()) {
+// startReceiver builds the receiver of pushes, the webhook's and the repo
+// poll's, and runs its signalling pool in g; the caller serves it at
+// webhook.Path when the worker has --webhook-addr.
+func startReceiver(ctx context.Context, g *errgroup.Group, cfg *config, c client.Client, reg prometheus.Registerer) (*webhook.Receiver, func()) {
 	opts := webhook.DefaultOptions()
 	opts.AllowUnsigned = cfg.webhookAllowUnsigned
 	opts.Secrets = map[webhook.Provider]string{}
@@ -40,6 +41,7 @@ func startWebhook(ctx context.Context, g *errgroup.Group, cfg *config, c client.
 		}
 	}
 	switch {
+	case cfg.webhookAddr == "":
 	case len(unsigned) > 0 && cfg.webhookAllowUnsigned:
 		slog.Warn("webhook: accepting unsigned deliveries (--webhook-allow-unsigned)", "providers", unsigned)
 	case len(signed) == 0:
@@ -59,7 +61,9 @@ func startWebhook(ctx context.Context, g *errgroup.Group, cfg *config, c client.
 	}
 	receiver := webhook.NewReceiver(opts, temporalApps{c}, dedupe, webhook.NewMetrics(reg))
 	g.Go(func() error { receiver.Run(ctx); return nil })
-	slog.Info("webhook: receiving pushes", "addr", cfg.webhookAddr, "path", webhook.Path, "signed", signed)
+	if cfg.webhookAddr != "" {
+		slog.Info("webhook: receiving pushes", "addr", cfg.webhookAddr, "path", webhook.Path, "signed", signed)
+	}
 	return receiver, cleanup
 }
 

@@ -27,6 +27,9 @@ type Config struct {
 	// FullCompareInterval (idle.go; 0: the defaults).
 	FullCompareEvery    int
 	FullCompareInterval time.Duration
+	// RepoPollInterval is how often the control workers list the apps'
+	// repositories for them (--repo-poll-interval; 0: off): see idle.go.
+	RepoPollInterval time.Duration
 	// Notifications evaluates the triggers apps subscribe to (nil: none
 	// configured). It may differ between workers: what it decided is in
 	// the history.
@@ -310,6 +313,9 @@ func (s *appState) shouldContinueAsNew(ctx workflow.Context, reconciles int) boo
 // of that timer.
 func (s *appState) pollDelay(now time.Time) (time.Duration, string) {
 	interval, summary := s.app.PollInterval(), timerNextPoll
+	if safety, ok := s.repoPolled(interval); ok {
+		interval, summary = safety, timerSafetyPoll
+	}
 	if s.childrenSettling() || s.resourcesSettling(now) {
 		interval, summary = min(interval, settlePoll), timerSettlePoll
 	}

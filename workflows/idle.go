@@ -25,16 +25,30 @@ import (
 // compared on every poll.
 const versionIdleSkip = "idle-skip-compare"
 
-// The defaults of Config.FullCompareEvery and FullCompareInterval.
+// Polled repositories. A control worker that lists the apps' repositories
+// itself (webhook.Poller, every Config.RepoPollInterval) refreshes the
+// apps of a branch or tag that moved as a webhook's push does; an app of
+// Git sources alone whose poll interval is that long or longer then polls
+// on its own only for its safety compare, every FullCompareInterval: no
+// timer, workflow task and resolve every poll interval. The setting is
+// recorded with the run's idle settings: a run recorded without it polls
+// as before.
+
+// The defaults of Config.FullCompareEvery and FullCompareInterval, and the
+// worker's --repo-poll-interval.
 const (
 	DefaultFullCompareEvery    = 10
 	DefaultFullCompareInterval = 30 * time.Minute
+	DefaultRepoPollInterval    = 3 * time.Minute
 )
 
 // idleSettings are the worker's, recorded once per run.
 type idleSettings struct {
 	Every    int           `json:"every"`
 	Interval time.Duration `json:"interval"`
+	// RepoPoll is Config.RepoPollInterval; 0 (and in runs recorded before
+	// it): the app polls alone.
+	RepoPoll time.Duration `json:"repoPoll,omitempty"`
 }
 
 // idleState is what the run knows of its polls' compares.
@@ -68,7 +82,7 @@ func (s *appState) idleBegin(ctx workflow.Context) {
 		st.decided = true
 		st.on = workflow.GetVersion(ctx, versionIdleSkip, workflow.DefaultVersion, 1) == 1
 		if st.on {
-			cfg := idleSettings{Every: s.cfg.FullCompareEvery, Interval: s.cfg.FullCompareInterval}
+			cfg := idleSettings{Every: s.cfg.FullCompareEvery, Interval: s.cfg.FullCompareInterval, RepoPoll: s.cfg.RepoPollInterval}
 			if err := workflow.SideEffect(ctx, func(workflow.Context) any { return cfg }).Get(&st.settings); err != nil {
 				st.on = false
 			}
@@ -157,3 +171,20 @@ func (s *appState) idleCompared(ctx workflow.Context, target Target) {
 // idleForget makes the next poll compare: something may have changed the
 // regions (an operation), or the status is not a compare's.
 func (s *appState) idleForget() { s.polls.last = nil }
+
+// repoPolled is how long the app waits for its next poll of its own when
+// a worker polls its repositories for it (above): the safety interval,
+// when the worker's repository poll is as frequent as the app's own
+// interval would be and every source is a Git repository's.
+func (s *appState) repoPolled(interval time.Duration) (time.Duration, bool) {
+	st := s.polls.settings
+	if !s.polls.on || st.RepoPoll <= 0 || interval < st.RepoPoll || st.Interval <= interval {
+		return 0, false
+	}
+	for _, src := range s.app.SourceList() {
+		if src.IsChartSource() {
+			return 0, false
+		}
+	}
+	return st.Interval, true
+}

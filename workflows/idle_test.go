@@ -138,3 +138,44 @@ func (s *appSuite) TestIdlePollsCompareOncePerInterval() {
 	s.GreaterOrEqual(compares, 5)
 	s.Less(compares, len(p.at)/3)
 }
+
+// TestRepoPolledAppPollsForItsSafetyCompareOnly: with the worker polling
+// the app's repository as often as the app would (RepoPollInterval), an
+// idle app of a Git source polls alone once per FullCompareInterval, and
+// compares each time; a push the worker's poll found refreshes it at
+// once. A worker that polls less often than the app leaves its polls as
+// they are.
+func (s *appSuite) TestRepoPolledAppPollsForItsSafetyCompareOnly() {
+	s.newEnv(Config{Regions: s.wf.cfg.Regions, RepoPollInterval: 10 * time.Second, FullCompareInterval: 2 * time.Minute})
+	p := &pollLog{workers: "w1", watched: true}
+	start := s.env.Now()
+	pushed := 7*time.Minute + 5*time.Second
+	s.idleRun(p, 12*time.Minute, map[time.Duration]func(){
+		pushed: func() {
+			s.env.SignalWorkflow(SignalRefresh, RefreshRequest{Push: &Push{Ref: "refs/heads/main", After: "2222222222222222222222222222222222222222"}})
+		},
+	})
+	s.Require().GreaterOrEqual(len(p.at), 5)
+	s.Less(len(p.at), 9, "polls of an app whose repository is polled for it: %v", p.at)
+	sawPush := false
+	for i := 1; i < len(p.at); i++ {
+		gap, since := p.at[i].Sub(p.at[i-1]), p.at[i].Sub(start)
+		if since >= pushed && !sawPush {
+			sawPush = true
+			s.Less(since, pushed+time.Second, "the push refreshes the app at once")
+			continue
+		}
+		if p.at[i-1].Sub(start) >= pushed && p.at[i-1].Sub(start) < pushed+time.Second {
+			continue // from the push's reconcile to the next safety poll
+		}
+		s.GreaterOrEqual(gap, 2*time.Minute, "reconcile %d at %s: the next safety poll", i, since)
+		s.Less(gap, 2*time.Minute+13*time.Second, "reconcile %d at %s", i, since)
+		s.True(p.compare[i], "reconcile %d at %s: a safety poll compares", i, since)
+	}
+	s.True(sawPush)
+
+	s.newEnv(Config{Regions: s.wf.cfg.Regions, RepoPollInterval: 30 * time.Second, FullCompareInterval: 2 * time.Minute})
+	p = &pollLog{workers: "w1", watched: true}
+	s.idleRun(p, 100*time.Second, nil)
+	s.Greater(len(p.at), 5, "an app that polls more often than the worker polls its repository polls on its own interval")
+}

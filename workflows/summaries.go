@@ -19,6 +19,7 @@ import (
 const (
 	timerNextPoll     = "next poll"
 	timerSettlePoll   = "next poll: resources settling"
+	timerSafetyPoll   = "next poll: safety compare (the repository is polled for the app)"
 	timerRetryBackoff = "retry backoff"
 	timerSoak         = "soak"
 	timerSyncWindow   = "sync window opens"

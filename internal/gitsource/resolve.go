@@ -194,3 +194,35 @@ func isHex(s string) bool {
 	}
 	return s != ""
 }
+
+// Refs is one listing of a repository's branches and tags.
+type Refs struct {
+	// Head is the branch HEAD names (refs/heads/main); "" when the server
+	// does not say.
+	Head string
+	// Commits are each branch's and tag's commit, by full ref name (an
+	// annotated tag's peeled).
+	Commits map[string]string
+}
+
+// ListRefs lists the repository's refs with a new ls-remote, which the
+// resolves of its revisions within RefsTTL then share.
+func (r *Repos) ListRefs(ctx context.Context, repoURL string) (Refs, error) {
+	l, err := r.listRefs(ctx, repoURL, true, r.opts.RefsTTL)
+	if err != nil {
+		return Refs{}, err
+	}
+	out := Refs{Commits: make(map[string]string, len(l))}
+	if head, ok := l["HEAD"]; ok && head.Type() == plumbing.SymbolicReference {
+		out.Head = head.Target().String()
+	}
+	for name := range l {
+		if !strings.HasPrefix(name, "refs/heads/") && !strings.HasPrefix(name, "refs/tags/") || strings.HasSuffix(name, "^{}") {
+			continue
+		}
+		if sha, ok := l.match(name); ok {
+			out.Commits[name] = sha
+		}
+	}
+	return out, nil
+}

@@ -3,6 +3,7 @@ package gitsource
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -231,5 +232,23 @@ func TestResolveRefusesAPlaceholderScheme(t *testing.T) {
 		if !IsUnsupportedScheme(err) {
 			t.Errorf("Checkout(%s) = %v, want an UnsupportedSchemeError", u, err)
 		}
+	}
+}
+
+// TestListRefs lists the fixture's refs from the Git server: its default
+// branch, each branch's and tag's commit (the annotated tag's peeled),
+// and nothing else.
+func TestListRefs(t *testing.T) {
+	s := newGitServer(t)
+	fx := newFixtureRepo(t, s, "listed")
+	repos := newRepos(t, Options{})
+	refs, err := repos.ListRefs(context.Background(), fx.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Refs{Head: "refs/heads/main", Commits: map[string]string{
+		"refs/heads/main": fx.a, "refs/heads/dev": fx.b, "refs/tags/v1": fx.a, "refs/tags/v2": fx.b}}
+	if !reflect.DeepEqual(refs, want) {
+		t.Errorf("ListRefs = %+v, want %+v", refs, want)
 	}
 }

@@ -56,6 +56,16 @@ func (x *Index) Lookup(ctx context.Context, keys []string) ([]Match, error) {
 	return match(byKey, keys), nil
 }
 
+// Repos returns every tracked repository's apps, by repo key, from a
+// listing at most MaxAge old. The map is shared: read it only.
+func (x *Index) Repos(ctx context.Context) (map[string][]App, error) {
+	byKey, built := x.snapshot()
+	if byKey == nil || x.now().Sub(built) > x.maxAge {
+		return x.rebuild(ctx)
+	}
+	return byKey, nil
+}
+
 // Invalidate makes the next Lookup list the apps again.
 func (x *Index) Invalidate() {
 	x.mu.Lock()

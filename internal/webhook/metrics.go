@@ -27,7 +27,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ferry_webhook_failures_total",
-			Help: "Accepted pushes whose processing failed, by stage (lookup: listing the apps; signal: signalling one app).",
+			Help: "Pushes whose processing failed, by stage (lookup: listing the apps; signal: signalling one app; poll: a repository's ls-remote in the repo poll).",
 		}, []string{"stage"}),
 	}
 	if reg != nil {

@@ -192,6 +192,23 @@ func (r *Receiver) verify(p *provider, h http.Header, body []byte) string {
 
 // accept dedupes the pushes and queues the new ones.
 func (r *Receiver) accept(ctx context.Context, w http.ResponseWriter, prov, label string, pushes []Push) {
+	fresh, queued := r.admit(ctx, pushes)
+	switch {
+	case fresh == 0:
+		r.reply(w, http.StatusAccepted, prov, label, resultDuplicate, "already delivered: nothing new to refresh")
+	case !queued:
+		w.Header().Set("Retry-After", strconv.Itoa(int(r.opts.RetryAfter.Seconds())))
+		r.reply(w, http.StatusServiceUnavailable, prov, label, resultUnavailable, "too many deliveries queued: retry later")
+	default:
+		r.reply(w, http.StatusAccepted, prov, label, resultAccepted,
+			fmt.Sprintf("%d push(es) queued: the apps tracking the repository will refresh", fresh))
+	}
+}
+
+// admit dedupes pushes and queues the fresh ones (not seen within
+// DedupeTTL) as one delivery; queued is false when the queue had no room,
+// and then they are forgotten, so that they are fresh again next time.
+func (r *Receiver) admit(ctx context.Context, pushes []Push) (fresh int, queued bool) {
 	var d delivery
 	for _, p := range pushes {
 		key := dedupeKey(p)
@@ -207,19 +224,15 @@ func (r *Receiver) accept(ctx context.Context, w http.ResponseWriter, prov, labe
 		d.pushes, d.keys = append(d.pushes, p), append(d.keys, key)
 	}
 	if len(d.pushes) == 0 {
-		r.reply(w, http.StatusAccepted, prov, label, resultDuplicate, "already delivered: nothing new to refresh")
-		return
+		return 0, true
 	}
 	if !r.enqueue(d) {
 		for _, k := range d.keys {
 			r.dedupe.Forget(context.WithoutCancel(ctx), k)
 		}
-		w.Header().Set("Retry-After", strconv.Itoa(int(r.opts.RetryAfter.Seconds())))
-		r.reply(w, http.StatusServiceUnavailable, prov, label, resultUnavailable, "too many deliveries queued: retry later")
-		return
+		return len(d.pushes), false
 	}
-	r.reply(w, http.StatusAccepted, prov, label, resultAccepted,
-		fmt.Sprintf("%d push(es) queued: the apps tracking the repository will refresh", len(d.pushes)))
+	return len(d.pushes), true
 }
 
 func (r *Receiver) enqueue(d delivery) bool {
