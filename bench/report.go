@@ -149,7 +149,11 @@ func (r *Report) markdown() string {
 		for _, f := range s.Figures {
 			sum := f.Summary()
 			if sum.N == 0 {
-				fmt.Fprintf(&b, "| [%s](#%s) | %s | 0 | – | not measured: %s |\n", f.Title, anchor(s.Title), f.Unit, oneLine(f.Note))
+				why := "not measured"
+				if f.Note != "" {
+					why += ": " + oneLine(f.Note)
+				}
+				fmt.Fprintf(&b, "| [%s](#%s) | %s | 0 | – | %s |\n", f.Title, anchor(s.Title), f.Unit, why)
 				continue
 			}
 			fmt.Fprintf(&b, "| [%s](#%s) | %s | %d | %s | %s |\n", f.Title, anchor(s.Title), f.Unit, sum.N, num(sum.Median), spread(sum))

@@ -18,6 +18,8 @@ func TestReportWrite(t *testing.T) {
 	}, {
 		ID: "push-ratio", Title: "Push ratio", Unit: "×", Samples: []float64{1.2, 1.4, 1.6},
 		What: "Ratio.", Reproduce: "make build && go run ./bench/cmd/ferry-bench -only push", Goal: &Goal{Max: 1.3, Source: "issue 20"},
+	}, {
+		ID: "push-none", Title: "Push unmeasured", Unit: "s", What: "Nothing.",
 	}}})
 	r.Add(&Section{Scenario: ScenarioIdle, Title: "Idle cost", Err: "the stack did not start"})
 	r.Add(&Section{Scenario: ScenarioIdle, Title: "Idle cost, large", Skipped: "the fleet was not idle"})
@@ -37,6 +39,7 @@ func TestReportWrite(t *testing.T) {
 		"Reproduce: `make build && go run ./bench/cmd/ferry-bench -only push`",
 		"**Did not finish:** the stack did not start",
 		"| Idle cost, large | | 0 | – | not measured: the fleet was not idle |",
+		"| [Push unmeasured](#push-to-synced) | s | 0 | – | not measured |",
 		"**Not measured:** the fleet was not idle.",
 		"| [Push ratio](#push-to-synced) | ≤ 1.30 × (issue 20) | 1.40 | not met |",
 		"Goal (issue 20): a median of at most 1.30 ×: **not met**.",
