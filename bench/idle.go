@@ -200,7 +200,7 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	perCycle := fig("events", "history events per reconcile", "events", "Events in an app's history from one poll timer firing to the next: one whole idle reconcile, over every complete cycle of every app in the window. "+
 		"An app whose repository the worker polls for it (--repo-poll-interval) has such a cycle only for its safety compare, every --full-compare-interval.", cycles)
 	if len(cycles) == 0 {
-		perCycle.Note = "no app's poll timer fired twice in the window (with the repo poll, that timer is the safety compare's: a window of two --full-compare-interval measures it); the whole window's events per reconcile are in the table above"
+		perCycle.Note = "no app's poll timer fired twice in the window (with the repo poll, that timer is the safety compare's: a window of two --full-compare-interval measures it); the whole window's events per reconcile are in the section's table"
 	}
 	// Per app and poll interval: what an app's history grows by while
 	// nothing changes, whether its polls are its own timers or the
