@@ -33,6 +33,9 @@ func TestWatchingReportsHealthAndNewObjects(t *testing.T) {
 		"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
 	}}
 	objs := []*unstructured.Unstructured{lb, configMap("settings", nil, nil)}
+	// Asked first, before anything has started the informers of the app's
+	// kinds: an apply starts them, and they may have synced by its return.
+	assert.False(t, cluster.Watching(objs, nil), "before the informers of the app's kinds have synced")
 	_, err := cluster.Apply(e.ctx, kube.ApplyRequest{App: e.ns, Namespace: e.ns, Objects: objs})
 	require.NoError(t, err)
 	compare := func() {
@@ -41,7 +44,6 @@ func TestWatchingReportsHealthAndNewObjects(t *testing.T) {
 		require.NoError(t, err)
 		cluster.NoteCompared(e.ns, states)
 	}
-	assert.False(t, cluster.Watching(objs, nil), "before the informers of the app's kinds have synced")
 	compare()
 	require.True(t, cluster.WaitSynced(e.ctx))
 	require.True(t, cluster.Watching(objs, nil), "every kind of the app is watched")
