@@ -69,6 +69,13 @@ func TestLiveCache(t *testing.T) {
 	objs := guestbook(t)
 	_, err := e.apply(objs, nil)
 	require.NoError(t, err)
+	// Until its rollout is done, the Deployment's status changes, and a
+	// compare rightly asks again for what changed.
+	e.eventually("the Deployment to be rolled out", func() bool {
+		d, err := e.dyn.Resource(deployments).Namespace(e.ns).Get(e.ctx, "guestbook-ui", metav1.GetOptions{})
+		require.NoError(t, err)
+		return rolledOut(d)
+	})
 	// An informer opens its watch just after its list has synced: that
 	// request is the cache's own, not one a compare sends.
 	var mu sync.Mutex
@@ -168,4 +175,17 @@ func TestDrift(t *testing.T) {
 
 	apply(objs[:1], true)
 	quiet("Ferry's own prune")
+}
+
+// rolledOut tells whether a Deployment's controller has finished with its
+// last change: its generation observed and its new ReplicaSet available.
+func rolledOut(d *unstructured.Unstructured) bool {
+	observed, _, _ := unstructured.NestedInt64(d.Object, "status", "observedGeneration")
+	conds, _, _ := unstructured.NestedSlice(d.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Progressing" {
+			return observed == d.GetGeneration() && m["reason"] == "NewReplicaSetAvailable"
+		}
+	}
+	return false
 }
