@@ -99,7 +99,8 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 	defer cancel()
 	e.logf("onboarding %d apps", n)
 	log0, lat0 := f.worker.logOffset(), f.worker.taskLatency()
-	cpu0, procs0 := machineCPU(), cpuByCommand()
+	cpu0, procs := machineCPU(), trackCPU(2*time.Second)
+	defer procs.stop()
 	began := time.Now()
 	applied, applyErr := e.applyFleet(octx, f.apps)
 	appliedIn := time.Since(began)
@@ -127,7 +128,7 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 		}
 	}
 	waited := time.Since(began)
-	spent, busy := cpuSpent(procs0, cpuByCommand()), busyCores(cpu0, machineCPU())
+	spent, busy := procs.stop(), busyCores(cpu0, machineCPU())
 	throttled := f.worker.throttled(log0, f.worker.logOffset())
 	latency := f.worker.taskLatency().describeSince(lat0)
 

@@ -20,10 +20,11 @@ func isTemporalCommand(cmd string) bool {
 
 // onboardCPU says where the machine's CPU went while n apps onboarded in
 // secs seconds: the core-seconds and the milliseconds per app of each of
-// the stack's processes (spent, from cpuByCommand), the rest of the
-// machine's busy cores (busy, on average: the processes that started and
-// ended meanwhile, such as render sandboxes and the ferry CLI, and other
-// users), and what the goal's time leaves per app on this machine's cores.
+// the stack's processes and of any other command of 1 % of the busy time
+// or more (spent, from a cpuTracker), the rest of the machine's busy cores
+// (busy, on average: smaller commands, processes shorter than a reading,
+// the kernel, other users), and what the goal's time leaves per app on
+// this machine's cores.
 func onboardCPU(spent map[string]float64, busy, secs float64, n int, goalSecs float64) string {
 	if n == 0 || secs <= 0 {
 		return ""
@@ -34,6 +35,10 @@ func onboardCPU(spent map[string]float64, busy, secs float64, n int, goalSecs fl
 		case isTemporalCommand(cmd):
 			rows["Temporal"] += d
 		case slices.Contains(stackCommands, cmd):
+			rows[cmd] += d
+		case d >= busy*secs/100:
+			// A command of 1 % of the busy time or more, by its name:
+			// render sandboxes, the ferry CLI, Git's server side.
 			rows[cmd] += d
 		}
 	}
@@ -47,7 +52,8 @@ func onboardCPU(spent map[string]float64, busy, secs float64, n int, goalSecs fl
 	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(rows[b], rows[a]) })
 	var b strings.Builder
 	b.WriteString("\nWhere the machine's CPU went from the first apply to the last app Synced and Healthy (utime+stime from /proc; " +
-		"the rest is the machine's busy time less the processes listed: processes that started and ended meanwhile, such as render sandboxes and the `ferry` CLI, and other users):\n\n" +
+		"every process read every 2 s, so that those that started and ended meanwhile count up to their last reading; besides the stack's, the commands of 1 % of the busy time or more; " +
+		"the rest is the machine's busy time less the processes listed: smaller commands, processes shorter than a reading, the kernel and other users):\n\n" +
 		"| process | core-seconds | ms per app |\n| --- | --- | --- |\n")
 	listed, kube := 0.0, 0.0
 	for _, name := range names {

@@ -215,9 +215,26 @@ func busyCores(a, b cpuTimes) float64 {
 // command name (kube-apiserver, etcd, temporal, ferry-worker, ...), less
 // the kernel's threads (children of kthreadd, pid 2), whose names change
 // with their work. Processes that exit between two readings are not in
-// the difference.
+// the difference: cpuTracker samples them.
 func cpuByCommand() map[string]time.Duration {
 	out := map[string]time.Duration{}
+	for _, p := range liveProcs() {
+		out[p.comm] += p.cpu
+	}
+	return out
+}
+
+// procCPU is one live process's CPU time so far (user + system).
+type procCPU struct {
+	pid   int
+	start uint64 // since boot, in clock ticks: a pid's reuse has another
+	comm  string
+	cpu   time.Duration
+}
+
+// liveProcs reads every live process but the kernel's threads.
+func liveProcs() []procCPU {
+	var out []procCPU
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
 		pid, err := strconv.Atoi(d.Name())
@@ -234,12 +251,14 @@ func cpuByCommand() map[string]time.Duration {
 			continue
 		}
 		f := strings.Fields(s[end+1:])
-		if len(f) < 13 || pid == 2 || f[1] == "2" { // f[1] is the parent's pid
+		if len(f) < 20 || pid == 2 || f[1] == "2" { // f[1] is the parent's pid
 			continue
 		}
 		utime, _ := strconv.ParseInt(f[11], 10, 64)
 		stime, _ := strconv.ParseInt(f[12], 10, 64)
-		out[s[open+1:end]] += time.Duration(utime+stime) * time.Second / clockTicks
+		start, _ := strconv.ParseUint(f[19], 10, 64)
+		out = append(out, procCPU{pid: pid, start: start, comm: s[open+1 : end],
+			cpu: time.Duration(utime+stime) * time.Second / clockTicks})
 	}
 	return out
 }
