@@ -170,6 +170,12 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 		total = lastDone.Sub(began).Seconds()
 	}
 	repro := cfg.reproduce(ScenarioOnboarding, fmt.Sprintf("-apps %d -app-resources %d", n, cfg.AppResources))
+	switch sec.Scenario {
+	case ScenarioOnboardingCluster:
+		repro = cfg.reproduce(sec.Scenario, fmt.Sprintf("-cluster-apps %d -app-resources %d", n, cfg.AppResources))
+	case scenarioOnboardingForIdle:
+		repro = cfg.reproduce(ScenarioIdleCluster, fmt.Sprintf("-cluster-idle-apps %d -app-resources %d -onboard-timeout %s", n, cfg.AppResources, cfg.OnboardTimeout))
+	}
 	all := &Figure{ID: fmt.Sprintf("onboard-%d-all", n), Title: fmt.Sprintf("Onboard %d apps, all Synced and Healthy", n), Unit: "s",
 		Reproduce: repro,
 		What:      fmt.Sprintf("Seconds from `ferry app apply -f DIR` of %d new apps (%d resources each, %d applied at a time) to the last app Synced and Healthy.", n, cfg.AppResources, applyParallel)}

@@ -298,6 +298,9 @@ func scaleSteps(cfg *Config, n int) []step {
 	return steps
 }
 
+// scenarioOnboardingForIdle is the onboarding that idle-cluster runs first.
+const scenarioOnboardingForIdle = ScenarioOnboardingCluster + "-for-idle"
+
 // clusterSteps onboard n apps on a Temporal cluster (scenario name), and
 // watch them idle when idle names the idle scenario.
 func clusterSteps(cfg *Config, n int, poll time.Duration, name, idle string) []step {
@@ -306,7 +309,7 @@ func clusterSteps(cfg *Config, n int, poll time.Duration, name, idle string) []s
 	if idle == "" {
 		return []step{fleetOnboardStep(cfg, &f, n, poll, name, "", on)}
 	}
-	return []step{fleetOnboardStep(cfg, &f, n, poll, ScenarioOnboardingCluster+"-for-idle", idle, on), fleetIdleStep(cfg, &f, n, poll, idle, on, nil)}
+	return []step{fleetOnboardStep(cfg, &f, n, poll, scenarioOnboardingForIdle, idle, on), fleetIdleStep(cfg, &f, n, poll, idle, on, nil)}
 }
 
 // onboardStep onboards a fleet of n apps into *f; it runs for scenario
