@@ -10,13 +10,24 @@ import (
 // Timeouts of activities. A region whose workers are gone is noticed by a
 // compare after compareScheduleToStart (and its sync is skipped then); a
 // sync waits regionScheduleToStart for a worker; a worker that dies
-// mid-render, mid-compare or mid-sync is noticed after activityHeartbeat.
+// mid-render or mid-compare is noticed after activityHeartbeat, mid-sync or
+// mid-hook after writeHeartbeat.
+//
+// The SDK sends an activity's heartbeats at most every 0.8 of its heartbeat
+// timeout, so a beat that takes more than a fifth of it to reach the
+// server times a live activity out. A write timed out so is redone whole,
+// adding its load where the server is already slow: with 10 s, a fleet of
+// 10,000 new apps on a loaded Temporal cluster had about one region
+// activity in eight timed out while it still ran. A region's writes (a
+// sync, its hooks) get the slack of 30 s; a compare is cheap to redo, and
+// its region's failover quick, at 10 s.
 const (
 	compareScheduleToStart = 20 * time.Second
 	regionScheduleToStart  = time.Minute
 	compareTimeout         = 5 * time.Minute
 	syncTimeout            = 30 * time.Minute
 	activityHeartbeat      = 10 * time.Second
+	writeHeartbeat         = 30 * time.Second
 	// A sync waits this long for what it applied to become healthy; then
 	// the app looks again every settlePoll until nothing is Progressing, as
 	// Argo CD reports health after the sync operation ends. A rollout stage
@@ -92,7 +103,7 @@ func syncCtx(ctx workflow.Context, region, summary string) workflow.Context {
 		TaskQueue:              RegionQueue(region),
 		ScheduleToStartTimeout: regionScheduleToStart,
 		StartToCloseTimeout:    syncTimeout,
-		HeartbeatTimeout:       activityHeartbeat,
+		HeartbeatTimeout:       writeHeartbeat,
 		// Apply is idempotent; a sync that dies with its worker is resumed by another.
 		RetryPolicy: activityRetry(10),
 	})

@@ -31,7 +31,7 @@ func hooksCtx(ctx workflow.Context, region, summary string) workflow.Context {
 		TaskQueue:              RegionQueue(region),
 		ScheduleToStartTimeout: regionScheduleToStart,
 		StartToCloseTimeout:    hooksTimeout,
-		HeartbeatTimeout:       activityHeartbeat,
+		HeartbeatTimeout:       writeHeartbeat,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
 			MaximumAttempts: 10, NonRetryableErrorTypes: hooksNonRetryable,
