@@ -40,9 +40,21 @@ func childKey(name, namespace string) app.ResourceKey {
 // previous children no longer rendered are OutOfSync (a prune deletes them).
 func (c *Children) CompareChildren(ctx context.Context, in workflows.ChildrenInput) (workflows.CompareChildrenResult, error) {
 	var out workflows.CompareChildrenResult
+	check, err := c.checkOf(ctx, in)
+	if err != nil {
+		return out, err
+	}
 	for _, child := range in.Children {
 		st := app.ResourceStatus{ResourceKey: childKey(child.Metadata.Name, child.Metadata.Namespace),
 			Status: app.SyncStatusOutOfSync, Health: app.HealthMissing, Message: "app not created yet"}
+		if err := check(&child); err != nil {
+			// Not the parent's to create: Degraded until Git or the
+			// project changes, whatever runs under that name.
+			st.Health, st.Message = app.HealthDegraded, err.Error()
+			out.Refused = append(out.Refused, child.Metadata.Name)
+			out.Resources = append(out.Resources, st)
+			continue
+		}
 		v, err := c.running(ctx, child.Metadata.Name)
 		switch {
 		case isNotFound(err):
@@ -78,11 +90,23 @@ func (c *Children) CompareChildren(ctx context.Context, in workflows.ChildrenInp
 // is, and is no child of this parent: its result names the owner.
 func (c *Children) SyncChildren(ctx context.Context, in workflows.ChildrenInput) (workflows.SyncChildrenResult, error) {
 	var out workflows.SyncChildrenResult
+	check, err := c.checkOf(ctx, in)
+	if err != nil {
+		return out, err
+	}
 	var errs []error
-	refused := 0
+	refused, projectRefused := 0, false
 	for _, child := range in.Children {
 		key := childKey(child.Metadata.Name, child.Metadata.Namespace)
 		result := app.ResourceResult{ResourceKey: key, Action: app.ActionConfigured}
+		if err := check(&child); err != nil {
+			// Refused before it starts, dry run or not: not a child.
+			result.Action, result.Message = app.ActionFailed, err.Error()
+			errs = append(errs, fmt.Errorf("app %q: %w", in.Parent, err))
+			refused, projectRefused = refused+1, true
+			out.Results = append(out.Results, result)
+			continue
+		}
 		if !in.DryRun {
 			if _, err := workflows.Apply(ctx, c.Client, &child, in.By(child.Metadata.Name)); err != nil {
 				result.Action, result.Message = app.ActionFailed, workflows.ErrorMessage(err)
@@ -117,12 +141,26 @@ func (c *Children) SyncChildren(ctx context.Context, in workflows.ChildrenInput)
 		}
 		out.Results = append(out.Results, result)
 	}
-	err := errors.Join(errs...)
+	err = errors.Join(errs...)
 	if err != nil && refused == len(errs) {
-		// Only refusals: no other attempt changes an owner's mind.
-		return out, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrAppOwned, nil)
+		// Only refusals: no other attempt changes an owner's or a
+		// project's mind.
+		typ := workflows.ErrAppOwned
+		if projectRefused {
+			typ = workflows.ErrProjectDenied
+		}
+		return out, temporal.NewNonRetryableApplicationError(err.Error(), typ, nil)
 	}
 	return out, classify(err)
+}
+
+// checkOf is the project check of the parent's children; a parent with
+// none to create or update needs no project.
+func (c *Children) checkOf(ctx context.Context, in workflows.ChildrenInput) (childCheck, error) {
+	if len(in.Children) == 0 {
+		return func(*app.Application) error { return nil }, nil
+	}
+	return parentProject(ctx, c.Client, in.Parent)
 }
 
 // running queries the app's workflow if it runs; a deleted app's closed

@@ -19,6 +19,7 @@ func ValidateProject(p *AppProject) error {
 	}
 	v := &validator{}
 	v.projectObject(p)
+	v.childProjects(p)
 	for i, r := range p.Spec.SourceRepos {
 		field := fmt.Sprintf("spec.sourceRepos[%d]", i)
 		switch {
