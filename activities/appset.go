@@ -48,7 +48,33 @@ func (a *AppSets) GenerateAppSet(ctx context.Context, in workflows.GenerateInput
 	case err != nil:
 		return workflows.GenerateResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidAppSet, nil)
 	}
-	return workflows.GenerateResult{Apps: res.Apps, Invalid: res.Invalid, Revisions: src.revisions}, nil
+	apps, refused, err := a.inProject(ctx, &in.Set, res.Apps)
+	if err != nil {
+		return workflows.GenerateResult{}, err
+	}
+	return workflows.GenerateResult{Apps: apps, Invalid: append(res.Invalid, refused...), Revisions: src.revisions}, nil
+}
+
+// inProject keeps the generated apps that the set's project allows it to
+// create (appset.ApplicationSet.Project); each other is refused, as an
+// invalid generated app is: never created or changed, and while there is
+// one the set deletes none.
+func (a *AppSets) inProject(ctx context.Context, set *appset.ApplicationSet, gen []app.Application) (kept []app.Application, refused []string, err error) {
+	if len(gen) == 0 {
+		return gen, nil, nil
+	}
+	check, err := projectCheck(ctx, a.Client, fmt.Sprintf("applicationset %q", set.Metadata.Name), set.Project())
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range gen {
+		if err := check(&gen[i]); err != nil {
+			refused = append(refused, err.Error())
+			continue
+		}
+		kept = append(kept, gen[i])
+	}
+	return kept, refused, nil
 }
 
 // ReconcileAppSet makes the set's apps what it generated, as its policy

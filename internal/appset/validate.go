@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -31,6 +33,9 @@ func validate(s *ApplicationSet) []app.FieldError {
 		add("metadata.name", "required: name the ApplicationSet (a DNS label, such as team-apps)")
 	case len(name) > 63 || !dnsLabel.MatchString(name):
 		add("metadata.name", "%q is not a DNS label: use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit", name)
+	}
+	if p, ok := s.Metadata.Annotations[ProjectAnnotation]; ok && len(validation.IsDNS1123Subdomain(strings.TrimSpace(p))) > 0 {
+		add(fmt.Sprintf("metadata.annotations[%q]", ProjectAnnotation), "%q is not a project name: name the AppProject the set runs under, such as team-a, or remove the annotation", p)
 	}
 	for i, o := range s.Spec.GoTemplateOptions {
 		if !goTemplateOptions[o] {
