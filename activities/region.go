@@ -42,6 +42,9 @@ type Region struct {
 	// (destinationServiceAccounts), the default project's included, rather
 	// than writing as the worker itself (region_identity.go).
 	RequireImpersonation bool
+	// Impersonable is where the ServiceAccounts the worker impersonates
+	// may be: a project naming one elsewhere fails its syncs here.
+	Impersonable app.ImpersonationScope
 	// SystemIgnore is ignored in every app's diffs besides its own
 	// ignoreDifferences: Argo CD's resource.customizations.ignoreDifferences.
 	SystemIgnore []app.IgnoreDifference

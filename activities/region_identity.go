@@ -34,6 +34,9 @@ func (r *Region) writer(a *app.Application, p *app.AppProject) (*kube.Cluster, e
 	if err == nil && user != "" && !found {
 		err = fmt.Errorf("app %q does not deploy to region %s, so its project names no service account to write there as", name, r.Name)
 	}
+	if err == nil && user != "" {
+		err = r.Impersonable.Check(user, name, p.Metadata.Name, r.Name)
+	}
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%v: nothing of this sync was applied in region %s", err, r.Name),
 			workflows.ErrProjectDenied, nil)

@@ -413,8 +413,8 @@ func checkRegion(t *testing.T, r rendered, singleTenant bool) (*appsv1.Deploymen
 	// every verb an applier uses, on everything. Bound to the worker.
 	role := convert[rbacv1.ClusterRole](t, r.find("ClusterRole", "ferry-region"))
 	impersonate := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"serviceaccounts"}, Verbs: []string{"impersonate"}}
-	assert.Contains(t, role.Rules, impersonate)
 	if singleTenant {
+		assert.Contains(t, role.Rules, impersonate)
 		assert.Contains(t, role.Rules, rbacv1.PolicyRule{APIGroups: []string{"*"}, Resources: []string{"*"},
 			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}})
 		assert.Equal(t, "false", env["FERRY_REQUIRE_IMPERSONATION"])
@@ -425,12 +425,17 @@ func checkRegion(t *testing.T, r rendered, singleTenant bool) (*appsv1.Deploymen
 				assert.Equal(t, []string{"get"}, rule.Verbs, "discovery")
 				continue
 			}
-			if rule.Resources[0] == "serviceaccounts" && rule.APIGroups[0] == "" {
-				assert.Equal(t, impersonate, rule)
-				continue
-			}
-			assert.Subset(t, []string{"get", "list", "watch"}, rule.Verbs, "the multi-tenant worker only reads, as itself: %+v", rule)
+			assert.Subset(t, []string{"get", "list", "watch"}, rule.Verbs, "the multi-tenant worker only reads, as itself, and impersonates nobody cluster-wide: %+v", rule)
 		}
+		// Impersonation is granted per tenant namespace, and the worker
+		// is told the same namespaces.
+		imp := convert[rbacv1.ClusterRole](t, r.find("ClusterRole", "ferry-region-impersonate"))
+		assert.Equal(t, []rbacv1.PolicyRule{impersonate}, imp.Rules)
+		rb := convert[rbacv1.RoleBinding](t, r.find("RoleBinding", "ferry-region-impersonate"))
+		assert.Equal(t, "team-a", rb.Namespace)
+		assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "ferry-region-impersonate"}, rb.RoleRef)
+		assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: "ferry-region", Namespace: namespace}}, rb.Subjects)
+		assert.Equal(t, "team-a", env["FERRY_IMPERSONATION_NAMESPACES"])
 	}
 	binding := convert[rbacv1.ClusterRoleBinding](t, r.find("ClusterRoleBinding", "ferry-region"))
 	assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "ferry-region"}, binding.RoleRef)
@@ -579,11 +584,16 @@ func TestServerSideDryRun(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			r := rendered{t: t, objs: render(t, v)}
-			// Namespaced dry runs need the Namespace: create it for real,
-			// and Argo CD's, which its installation owns.
-			ns := r.find("Namespace", namespace)
-			_, err := c.apply(ctx, ns, false)
-			require.NoError(t, err, "create Namespace %s", namespace)
+			// Namespaced dry runs need their Namespaces: create them for
+			// real (the worker's and the example tenant's), and Argo CD's,
+			// which its installation owns.
+			for _, ns := range r.objs {
+				if ns.GetKind() == "Namespace" {
+					_, err := c.apply(ctx, ns, false)
+					require.NoError(t, err, "create Namespace %s", ns.GetName())
+				}
+			}
+			var err error
 			if v.argocd {
 				createArgoCDNamespace(t, ctx, c)
 			}
@@ -627,7 +637,7 @@ func asRegionWorker(t *testing.T, ctx context.Context, v variant) (admin, sa *cl
 	t.Helper()
 	admin = connect(t, adminConfig(t))
 	r := rendered{t: t, objs: render(t, v)}
-	for _, kind := range []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding"} {
+	for _, kind := range []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "RoleBinding"} {
 		for _, o := range r.objs {
 			if o.GetKind() == kind {
 				_, err := admin.apply(ctx, o, false)
@@ -657,14 +667,23 @@ func asRegionWorker(t *testing.T, ctx context.Context, v variant) (admin, sa *cl
 	_, err = dc.OpenAPIV3().Paths()
 	require.NoError(t, err)
 
-	// It may not impersonate users, only ServiceAccounts.
-	for res, want := range map[string]bool{"users": false, "groups": false, "serviceaccounts": true} {
+	// It may not impersonate users, only ServiceAccounts: multi-tenant,
+	// only those of the tenant namespaces, never kube-system's.
+	for _, c := range []struct {
+		res, namespace string
+		want           bool
+	}{
+		{"users", "", false}, {"groups", "", false},
+		{"serviceaccounts", "team-a", true},
+		{"serviceaccounts", "kube-system", v.singleTenant},
+		{"serviceaccounts", "", v.singleTenant},
+	} {
 		review, err := saClients.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
 			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Verb: "impersonate", Resource: res}},
+				Verb: "impersonate", Resource: c.res, Namespace: c.namespace}},
 		}, metav1.CreateOptions{})
 		require.NoError(t, err)
-		assert.Equal(t, want, review.Status.Allowed, "the region worker may impersonate %s: %v", res, review.Status.Allowed)
+		assert.Equal(t, c.want, review.Status.Allowed, "the region worker may impersonate %s in namespace %q: %v", c.res, c.namespace, review.Status.Allowed)
 	}
 	return admin, sa, saClients
 }
@@ -678,13 +697,17 @@ func TestRegionWorkerIdentity(t *testing.T) {
 	admin, sa, _ := asRegionWorker(t, ctx, variant{overlay: regionOverlay})
 	clients := kubernetes.NewForConfigOrDie(admin.cfg)
 
-	// A tenant: namespace deploy-tenant, ServiceAccount deployer with a Role
+	// A tenant: the example's namespace team-a, whose RoleBinding lets the
+	// worker impersonate there, and ServiceAccount deployer with a Role
 	// over ConfigMaps there, as a platform team sets one up.
-	const tenant = "deploy-tenant"
-	_, err := clients.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenant}}, metav1.CreateOptions{})
+	const tenant = "team-a"
+	_, err := clients.CoreV1().ServiceAccounts(tenant).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "deployer"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = clients.CoreV1().Namespaces().Delete(context.Background(), tenant, metav1.DeleteOptions{}) })
-	_, err = clients.CoreV1().ServiceAccounts(tenant).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "deployer"}}, metav1.CreateOptions{})
+	t.Cleanup(func() {
+		_ = clients.CoreV1().ServiceAccounts(tenant).Delete(context.Background(), "deployer", metav1.DeleteOptions{})
+		_ = clients.RbacV1().Roles(tenant).Delete(context.Background(), "deployer", metav1.DeleteOptions{})
+		_ = clients.RbacV1().RoleBindings(tenant).Delete(context.Background(), "deployer", metav1.DeleteOptions{})
+	})
 	require.NoError(t, err)
 	_, err = clients.RbacV1().Roles(tenant).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "deployer"},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}}},
@@ -722,6 +745,14 @@ func TestRegionWorkerIdentity(t *testing.T) {
 	require.NoError(t, err, "watch across namespaces (the informer cache)")
 	w.Stop()
 	require.NoError(t, asTenant.dyn.Resource(configMaps).Namespace(tenant).Delete(ctx, "settings", metav1.DeleteOptions{}))
+
+	// A project naming a controller's ServiceAccount gets nothing from the
+	// cluster: the worker may not become it.
+	sysCfg := rest.CopyConfig(sa.cfg)
+	sysCfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:kube-system:replicaset-controller"}
+	_, err = kubernetes.NewForConfigOrDie(sysCfg).CoreV1().ConfigMaps("kube-system").List(ctx, metav1.ListOptions{})
+	require.True(t, apierrors.IsForbidden(err), "impersonating kube-system's replicaset-controller: %v", err)
+	require.Contains(t, err.Error(), "cannot impersonate resource \"serviceaccounts\"")
 }
 
 // TestSingleTenantRegionWorkerIdentity: with components/single-tenant the

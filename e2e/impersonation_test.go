@@ -216,3 +216,38 @@ func lastAudited(t *testing.T, region, verb, resource, namespace, name string) a
 	})
 	return *last
 }
+
+// TestImpersonationOfASystemServiceAccountRefused: a project, written
+// through Temporal as anyone with access could, names kube-system's
+// replicaset-controller for its destination. The region worker, started
+// with --impersonation-namespaces team-*, refuses to write as it: the sync
+// fails naming the ServiceAccount, the project and the setting, and
+// nothing is written, though both the worker and that ServiceAccount could.
+func TestImpersonationOfASystemServiceAccountRefused(t *testing.T) {
+	startWorker(t, "--impersonation-namespaces", "team-*")
+	ctx := context.Background()
+	cs := kubeClient(t, "us-east-1")
+	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-sys"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), "team-sys", metav1.DeleteOptions{}) })
+
+	repo := newRepo(t, "team-sys")
+	repo.write(map[string]string{"app/cm.yaml": configMap("settings", "v1")})
+	repo.commitAndPush("settings v1")
+	project := strings.NewReplacer("team-imp-other", "team-sys-other", "team-imp", "team-sys",
+		"defaultServiceAccount: deployer", "defaultServiceAccount: 'kube-system:replicaset-controller'").Replace(impersonatingProject(repo.URL))
+	mustFerry(t, "project", "apply", "-f", writeFile(t, project))
+	mustFerry(t, "app", "apply", "-f", writeFile(t, strings.ReplaceAll(impersonatingApp("team-sys-web", repo.URL, "team-sys"), "team-imp", "team-sys")))
+
+	out, err := ferry(t, "app", "sync", "team-sys-web", "--wait")
+	require.Error(t, err, out)
+	op := lastOp(t, "team-sys-web")
+	require.Equal(t, app.OperationFailed, op.Phase)
+	require.Contains(t, op.Message, `project "team-sys" names ServiceAccount kube-system:replicaset-controller to write as in region us-east-1, `+
+		`but the region's workers may impersonate ServiceAccounts of only namespaces team-* (--impersonation-namespaces)`)
+	_, err = cs.CoreV1().ConfigMaps("team-sys").Get(ctx, "settings", metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "nothing of the sync is in team-sys: %v", err)
+
+	mustFerry(t, "app", "delete", "team-sys-web", "--cascade=false")
+	mustFerry(t, "project", "delete", "team-sys")
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/regions"
 	"github.com/ferry-gitops/ferry/internal/render"
@@ -36,17 +37,20 @@ type config struct {
 	// requireImpersonation: every write of a region goes as a project's
 	// ServiceAccount (activities.Region.RequireImpersonation).
 	requireImpersonation bool
-	redisAddr            string
-	redis                redisFlags
-	repoCredsDir         string
-	customizations       string
-	notifications        notificationsFlags
-	repoCreds            repoCredsFlags
-	cacheDir             string
-	webhookAddr          string
-	metricsAddr          string
-	shutdownTimeout      time.Duration
-	maxReconciles        int
+	// impersonationNamespaces: where those ServiceAccounts may be
+	// (activities.Region.Impersonable).
+	impersonationNamespaces string
+	redisAddr               string
+	redis                   redisFlags
+	repoCredsDir            string
+	customizations          string
+	notifications           notificationsFlags
+	repoCreds               repoCredsFlags
+	cacheDir                string
+	webhookAddr             string
+	metricsAddr             string
+	shutdownTimeout         time.Duration
+	maxReconciles           int
 	// fullCompareEvery, fullCompareInterval: how often an idle app compares
 	// anyway (workflows.Config).
 	fullCompareEvery    int
@@ -87,6 +91,8 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.inClusterRegion, "in-cluster-region", "", "`REGION` that Argo CD's in-cluster destination (server https://kubernetes.default.svc, or name in-cluster) maps to; empty: the only region, else the one named in-cluster, else refused")
 	fs.BoolVar(&c.requireImpersonation, "require-impersonation", false,
 		"fail every sync, prune, delete and hook run in the --region clusters whose project names no ServiceAccount for its destination (destinationServiceAccounts), the default project's included, rather than write as the worker itself")
+	fs.StringVar(&c.impersonationNamespaces, "impersonation-namespaces", "",
+		"`GLOBS` (comma-separated) of the namespaces whose ServiceAccounts the --region workers may impersonate for a project; a project naming one elsewhere fails its syncs. Empty: every namespace but kube-system, kube-public and kube-node-lease")
 	fs.StringVar(&c.redisAddr, "redis-addr", "", "`HOST:PORT` of Redis, the manifest cache the workers share; empty: an in-process cache")
 	fs.StringVar(&c.redis.username, "redis-username", "", "Redis ACL `USER` (empty: the default user)")
 	fs.StringVar(&c.redis.password, "redis-password", "", "Redis `PASSWORD`; prefer its environment twin, which ps does not show")
@@ -199,6 +205,9 @@ func (c *config) check() error {
 	if err := c.notifications.check(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := c.impersonable().Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.maxReconciles < 0 {
 		errs = append(errs, fmt.Errorf("--max-reconciles %d: give a positive number, or 0 for the default", c.maxReconciles))
 	}
@@ -251,6 +260,12 @@ func (c *config) contextOf(region string) string {
 }
 
 func (c *config) regionList() []string { return splitList(c.knownRegions) }
+
+// impersonable is where the region workers may find the ServiceAccounts
+// they impersonate.
+func (c *config) impersonable() app.ImpersonationScope {
+	return app.ImpersonationScope{Namespaces: splitList(c.impersonationNamespaces), Flag: "--impersonation-namespaces"}
+}
 
 type stringList []string
 

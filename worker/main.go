@@ -147,7 +147,7 @@ func run(ctx context.Context, cfg *config) error {
 		w := worker.New(c, workflows.RegionQueue(region), opts)
 		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader,
 			Projects: &activities.TemporalProjects{Client: c}, Regions: cfg.regionsCfg,
-			RequireImpersonation: cfg.requireImpersonation, SystemIgnore: custom.IgnoreAll(),
+			RequireImpersonation: cfg.requireImpersonation, Impersonable: cfg.impersonable(), SystemIgnore: custom.IgnoreAll(),
 			Excluded: excluded}
 		regionActivities.Register(w)
 		regionActivities.RegisterHooks(w)
