@@ -68,7 +68,9 @@ func findCgroups() (*cgroups, error) {
 		}
 	}
 	var why []string
-	if v2 != "" {
+	if v2 == "" {
+		why = append(why, "cgroup v2 is not mounted")
+	} else {
 		cg := &cgroups{v2: true, parents: []string{v2}}
 		if err := enableV2(v2); err != nil {
 			why = append(why, "cgroup v2: "+err.Error())
