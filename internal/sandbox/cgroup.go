@@ -197,14 +197,38 @@ func containsWord(s, w string) bool {
 	return false
 }
 
-// check makes a cgroup with limits and removes it.
+// check makes a cgroup with limits and removes it, and removes the empty
+// ones that workers no longer running left (a worker that crashed takes
+// its sandboxes with it, not their cgroups).
 func (c *cgroups) check() error {
 	cg, err := c.create(64<<20, processLimit)
 	if err != nil {
 		return err
 	}
 	cg.remove()
+	for _, parent := range c.parents {
+		entries, _ := os.ReadDir(parent)
+		for _, e := range entries {
+			pid, ok := cgroupOwner(e.Name())
+			if ok && e.IsDir() && syscall.Kill(pid, 0) == syscall.ESRCH {
+				_ = os.Remove(filepath.Join(parent, e.Name())) // fails while a process is in it
+			}
+		}
+	}
 	return nil
+}
+
+// cgroupName names a sandbox's cgroup after the worker that made it.
+func cgroupName() string {
+	return fmt.Sprintf("ferry-%d-%s", os.Getpid(), strings.TrimPrefix(runID(), "ferry-"))
+}
+
+// cgroupOwner is the worker that made the cgroup name, if a worker did.
+func cgroupOwner(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "ferry-")
+	pid, _, found := strings.Cut(rest, "-")
+	n, err := strconv.Atoi(pid)
+	return n, ok && found && err == nil && n > 0
 }
 
 // cgroup is one sandbox's: a directory per hierarchy.
@@ -215,7 +239,7 @@ type cgroup struct {
 
 // create makes a cgroup bounding memory (without swap) and processes.
 func (c *cgroups) create(memory, processes int64) (*cgroup, error) {
-	name := fmt.Sprintf("ferry-%d-%s", os.Getpid(), strings.TrimPrefix(runID(), "ferry-"))
+	name := cgroupName()
 	cg := &cgroup{v2: c.v2}
 	for _, parent := range c.parents {
 		dir := filepath.Join(parent, name)

@@ -3,7 +3,9 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -147,4 +149,43 @@ func TestProcessSandboxRefusesNamespaces(t *testing.T) {
 			t.Errorf("a pipeline in the process sandbox: status %d, %q %s", res.ExitCode, res.Stdout, res.Stderr)
 		}
 	})
+}
+
+// TestProcessSandboxSweepsDeadWorkersCgroups: a cgroup a dead worker left
+// is removed when a process sandbox is made; a live worker's stays.
+func TestProcessSandboxSweepsDeadWorkersCgroups(t *testing.T) {
+	r := processRunner(t)
+	needsWholeBounds(t, r)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	parents := r.(*process).cgroups.parents
+	var left, kept []string
+	for _, parent := range parents {
+		l := filepath.Join(parent, fmt.Sprintf("ferry-%d-0123456789abcdef", dead.Process.Pid))
+		k := filepath.Join(parent, fmt.Sprintf("ferry-%d-0123456789abcdef", os.Getpid()))
+		for _, dir := range []string{l, k} {
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		left, kept = append(left, l), append(kept, k)
+	}
+	t.Cleanup(func() {
+		for _, dir := range append(left, kept...) {
+			_ = os.Remove(dir)
+		}
+	})
+	processRunner(t)
+	for _, dir := range left {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("the dead worker's cgroup %s is still there (stat: %v)", dir, err)
+		}
+	}
+	for _, dir := range kept {
+		if _, err := os.Stat(dir); err != nil {
+			t.Errorf("the live worker's cgroup %s: %v", dir, err)
+		}
+	}
 }
