@@ -82,6 +82,15 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 		_ = r.Close()
 		return nil, err
 	}
+	if err := sandbox.BoundsWhole(r.Runner); err != nil && len(settings.Plugins) > 0 {
+		_ = r.Close()
+		return nil, fmt.Errorf("--plugin-dir %s: a plugin may start any number of processes, and %w; "+
+			"let the worker manage a cgroup (cgroup v2 with the memory and pids controllers delegated to its cgroup, or writable cgroup v1 memory and pids hierarchies), "+
+			"choose --render-sandbox gvisor, or drop --plugin-dir", cfg.render.pluginDir, err)
+	} else if err != nil {
+		slog.Warn("render sandbox process: each render process's memory, CPU time and file size are bounded, not their sum nor their number; "+
+			"renders run one process, and plugins are refused", "reason", err)
+	}
 	r.Warm()
 	platform := sandbox.Platform(r.Runner)
 	info.WithLabelValues(string(mode), platform).Set(1)

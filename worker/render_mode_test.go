@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -102,4 +103,49 @@ func assertSandboxMetric(t *testing.T, reg *prometheus.Registry, mode string) {
 	m := families[0].GetMetric()[0]
 	assert.Equal(t, mode, m.GetLabel()[0].GetValue())
 	assert.Equal(t, 1.0, m.GetGauge().GetValue())
+}
+
+// noCgroupEnv marks the test binary run without cgroups.
+const noCgroupEnv = "FERRY_TEST_NO_CGROUP"
+
+// TestPluginsNeedABoundedProcessSandbox starts the worker's sandbox where
+// no cgroup can be had (a mount namespace without /sys/fs/cgroup, as a
+// container without cgroup access): process mode renders, but with
+// --plugin-dir the worker refuses to start, naming the flags to change.
+func TestPluginsNeedABoundedProcessSandbox(t *testing.T) {
+	for _, tool := range []string{"bwrap", "prlimit", "unshare"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (.ci/run installs it)", tool)
+		}
+	}
+	if os.Getenv(noCgroupEnv) == "" {
+		// The test again, in a mount namespace of its own without cgroups.
+		cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", `umount -R /sys/fs/cgroup && exec "$@"`, "sh",
+			os.Args[0], "-test.run=^TestPluginsNeedABoundedProcessSandbox$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), noCgroupEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS") {
+			t.Fatalf("without cgroups: %v\n%s", err, out)
+		}
+		return
+	}
+	pluginDir := t.TempDir()
+	require.NoError(t, os.WriteFile(pluginDir+"/cm.yaml", []byte("apiVersion: argoproj.io/v1alpha1\nkind: ConfigManagementPlugin\nmetadata: {name: cm}\nspec:\n  generate: {command: [sh, -c, 'echo {}']}\n"), 0o644))
+	plugins, err := render.LoadPlugins(pluginDir)
+	require.NoError(t, err)
+	cfg := &config{cacheDir: t.TempDir() + "/repos"}
+	cfg.render.sandbox.mode = sandbox.ModeProcess
+
+	r, err := newSandboxRenderer(cfg, &render.Renderer{}, prometheus.NewRegistry())
+	require.NoError(t, err, "without plugins the process sandbox runs: a render is one process")
+	require.Error(t, sandbox.BoundsWhole(r.(*sandbox.Renderer).Runner))
+	t.Cleanup(func() { _ = r.(*sandbox.Renderer).Close() })
+
+	cfg.render.pluginDir = pluginDir
+	_, err = newSandboxRenderer(cfg, &render.Renderer{Plugins: plugins}, prometheus.NewRegistry())
+	require.Error(t, err)
+	t.Log(err)
+	for _, want := range []string{"--plugin-dir " + pluginDir, "no cgroup", "--render-sandbox gvisor", "cgroup v2"} {
+		assert.ErrorContains(t, err, want)
+	}
 }

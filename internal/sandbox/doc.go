@@ -10,8 +10,11 @@
 //     with a read-only root built from bind mounts, --network=none and the
 //     memory limit as the container's cgroup limit.
 //   - process (ModeProcess): bwrap with its own user, PID, network, IPC and
-//     UTS namespaces, and rlimits for memory (RLIMIT_DATA), CPU time and
-//     file size set by prlimit before bwrap starts.
+//     UTS namespaces, no further user namespaces, a seccomp filter, rlimits
+//     for memory (RLIMIT_DATA), CPU time and file size set by prlimit before
+//     bwrap starts, and a cgroup of its own bounding the memory and the
+//     processes of the whole sandbox where the kernel gives one
+//     (BoundsWhole says when not).
 //
 // ModeNone is no sandbox at all: the worker renders in its own process,
 // for development only.

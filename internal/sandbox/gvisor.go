@@ -147,7 +147,7 @@ func (g *gvisor) Start(spec Spec) (Sandbox, error) {
 		_ = os.RemoveAll(bundle)
 		return nil, fmt.Errorf("sandbox: bundle: %w", err)
 	}
-	return launch(g.runsc, g.args("run", "--bundle", bundle, id), runscEnv, spec, l, gvisorResult, g.stop(id), func() { g.cleanup(id, bundle) })
+	return launch(g.runsc, g.args("run", "--bundle", bundle, id), runscEnv, spec, l, gvisorResult, g.stop(id), nil, func() { g.cleanup(id, bundle) })
 }
 
 // runscEnv is the environment of every runsc command.
@@ -301,6 +301,6 @@ func ociConfig(spec Spec, l Limits) ociSpec {
 		s.Linux.Namespaces = append(s.Linux.Namespaces, ociNamespace{Type: ns})
 	}
 	s.Linux.Resources.Memory.Limit = l.Memory
-	s.Linux.Resources.Pids.Limit = 512
+	s.Linux.Resources.Pids.Limit = processLimit
 	return s
 }

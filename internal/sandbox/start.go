@@ -74,8 +74,11 @@ type started struct {
 // by l; a worker that dies takes the command with it (Pdeathsig). stop,
 // when not nil, ends the command when the sandbox is to end (a timeout,
 // Destroy) instead of SIGKILL, which follows if the command has not
-// exited within its WaitDelay.
-func launch(name string, args, env []string, spec Spec, l Limits, result func(*Result, error) (*Result, error), stop func(*exec.Cmd) error, cleanup func()) (*started, error) {
+// exited within its WaitDelay. prepare, when not nil, adds to the
+// command before it starts; what it returns is called once it started or
+// failed to.
+func launch(name string, args, env []string, spec Spec, l Limits, result func(*Result, error) (*Result, error), stop func(*exec.Cmd) error,
+	prepare func(*exec.Cmd) (func(), error), cleanup func()) (*started, error) {
 	ctx, kill := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, name, args...)
 	if stop != nil {
@@ -104,6 +107,16 @@ func launch(name string, args, env []string, spec Spec, l Limits, result func(*R
 	// The sandbox's processes may hold the pipes after the command is
 	// killed; cleanup ends them.
 	cmd.WaitDelay = 5 * time.Second
+	if prepare != nil {
+		startedOrNot, err := prepare(cmd)
+		if err != nil {
+			_ = stdin.Close()
+			kill()
+			cleanup()
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		defer startedOrNot()
+	}
 	if err := cmd.Start(); err != nil {
 		kill()
 		cleanup()
