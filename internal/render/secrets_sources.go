@@ -59,9 +59,12 @@ func (s *secretScan) kustomization(m map[string]any, dir string) {
 		gen, _ := g.(map[string]any)
 		origin := "secretGenerator " + stringAt(gen, "name")
 		for _, l := range stringList(gen["literals"]) {
-			if k, v, ok := strings.Cut(l, "="); ok {
-				s.set.Add(strings.Trim(v, `"'`), origin+", literal "+k)
+			// A literal without its key is an error that quotes it whole.
+			k, v, ok := strings.Cut(l, "=")
+			if !ok {
+				k, v = "without a key", l
 			}
+			s.set.Add(strings.Trim(v, `"'`), origin+", literal "+k)
 		}
 		for _, f := range stringList(gen["files"]) {
 			key, path, ok := strings.Cut(f, "=")
@@ -81,9 +84,12 @@ func (s *secretScan) kustomization(m map[string]any, dir string) {
 			if !ok {
 				continue
 			}
+			// A bad line is an error that quotes it whole.
 			for _, line := range strings.Split(string(data), "\n") {
-				if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok && !strings.HasPrefix(k, "#") {
-					s.set.Add(strings.Trim(v, `"'`), origin+", env "+k)
+				line = strings.TrimSpace(line)
+				if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(k, "#") {
+					s.set.Add(v, origin+", env "+k)
+					s.set.Add(line, origin+", env "+k)
 				}
 			}
 		}
@@ -127,8 +133,19 @@ func (s *secretScan) patch(p any, dir string) {
 	origin := "a patch of Secret " + stringAt(target, "name")
 	for _, doc := range splitYAML(text) {
 		var v any
-		if yaml.Unmarshal(doc.data, &v) == nil {
-			s.leaves(v, origin)
+		if yaml.Unmarshal(doc.data, &v) != nil {
+			continue
+		}
+		switch v := v.(type) {
+		case []any: // JSON 6902 operations: what they write
+			for _, op := range v {
+				if m, ok := op.(map[string]any); ok {
+					s.leaves(m["value"], origin+", value at "+stringAt(m, "path"))
+				}
+			}
+		case map[string]any: // a strategic merge patch without its kind
+			s.leaves(v["data"], origin+", data")
+			s.leaves(v["stringData"], origin+", stringData")
 		}
 	}
 }

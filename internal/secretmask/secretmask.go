@@ -6,7 +6,7 @@
 // values at (AddDelimiter); Mask then replaces every form of every value
 // a message could quote: the value itself, its base64 (standard and URL
 // alphabets, padded or not), its escaped forms (JSON, Go's %q, YAML's
-// single quotes), each of its lines, and each part of it split at a
+// single quotes, Go's %v of its bytes), each of its lines, and each part of it split at a
 // delimiter. Masking by value rather than by message shape means that a
 // tool's new message cannot let a value through.
 //
@@ -19,6 +19,7 @@ package secretmask
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,6 +131,9 @@ func encodings(v string) []string {
 		base64.URLEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b),
 		strings.ReplaceAll(v, "'", "''"),
 	}
+	// Go's %v of the bytes, as a parser quotes a line it cannot read:
+	// [104 117 110 …].
+	out = append(out, strings.Trim(fmt.Sprint(b), "[]"))
 	if q := strconv.Quote(v); len(q) >= 2 {
 		out = append(out, q[1:len(q)-1])
 	}
