@@ -47,10 +47,10 @@ var kustomizeSecretCases = []secretCase{
 		"kustomization.yaml": "resources: [secret.yaml, deploy.yaml]\nreplacements:\n- source: {kind: Secret, name: db, fieldPath: stringData.password}\n" +
 			"  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [spec.template.metadata.annotations.db.deeper]\n"}},
 	{name: "patch writes a map where data is a string", files: map[string]string{
-		"secret.yaml": secretDoc + "data: '@B64@'\n",
+		"secret.yaml":        secretDoc + "data: '@B64@'\n",
 		"kustomization.yaml": "resources: [secret.yaml]\npatches:\n- patch: |\n    apiVersion: v1\n    kind: Secret\n    metadata: {name: db}\n    data: {password: '@B64@'}\n"}},
 	{name: "json patch test of a Secret fails", files: map[string]string{
-		"secret.yaml": secretDoc + "stringData:\n  password: other-value\n",
+		"secret.yaml":        secretDoc + "stringData:\n  password: other-value\n",
 		"kustomization.yaml": "resources: [secret.yaml]\npatches:\n- target: {kind: Secret, name: db}\n  patch: |\n    - op: test\n      path: /stringData/password\n      value: '@S@'\n"}},
 	{name: "json patch in a file replaces a missing path", files: map[string]string{
 		"secret.yaml": secretDoc + "stringData:\n  password: other-value\n", "patch.yaml": "- op: replace\n  path: /stringData/nothing/here\n  value: '@S@'\n",
