@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,4 +64,22 @@ replacements:
 		t.Errorf("the masked error is no longer a user's error: %v", err)
 	}
 	t.Log(msg)
+}
+
+// TestMaskErrorOfAnyError: an error the render did not make (a sandbox's
+// renderer that crashed, quoting its output) is masked with the secret
+// values of the checkout: a generator's literal, a Secret's data.
+func TestMaskErrorOfAnyError(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "app", "kustomization.yaml"), "resources: [../base]\nsecretGenerator:\n- name: db\n  literals: [password=hunter2hunter2]\n")
+	writeFile(t, filepath.Join(root, "base", "secret.yaml"), "apiVersion: v1\nkind: Secret\nmetadata:\n  name: tls\ndata:\n  key: "+
+		base64.StdEncoding.EncodeToString([]byte("private-key-bytes"))+"\n")
+	crash := errors.New("render app: the renderer exited with status 2: panic: hunter2hunter2 and private-key-bytes")
+	err := (&Renderer{}).MaskError(root, app.Source{Path: "app"}, Options{}, crash)
+	assertNoSecret(t, err.Error(), "hunter2hunter2", "private-key-bytes")
+	for _, want := range []string{"render app: the renderer exited with status 2: panic: ****** and ******", "secretGenerator db, literal password", "Secret tls, data.key"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
 }
