@@ -28,7 +28,8 @@ const failureFormat = "ferry-render-failure/1"
 type failure struct {
 	Format string `json:"format"`
 	// Msg is the error's message: no manifest content beyond what the
-	// error already says (render errors quote no Secret data).
+	// error already says (a render's errors come with every Secret value
+	// the renderer met masked: render.Renderer.Render, MaskError).
 	Msg string `json:"msg"`
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 )
@@ -21,6 +23,26 @@ type target struct {
 	reason   string  // why typ: "found kustomization.yaml", "spec.source sets it"
 	kustFile string  // for Kustomize: the kustomization file's name in dir
 	plugin   *Plugin // for Plugin: the plugin that renders it
+	// produced is what a failed render had produced (rendered templates,
+	// Kustomize's output), for secretValues; a render that failed after
+	// producing anything adds it (produce); a render abandoned at its
+	// timeout may still add, hence the lock.
+	mu       sync.Mutex
+	produced [][]byte
+}
+
+// produce keeps what a failing render produced, for secretValues.
+func (t *target) produce(out ...[]byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.produced = append(t.produced, out...)
+}
+
+// output is what produce kept.
+func (t *target) output() [][]byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.produced)
 }
 
 // SourceType tells how Render would render src from the checkout at root,

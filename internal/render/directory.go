@@ -29,9 +29,15 @@ import (
 //     a kind ending in "List" with items is flattened into its items.
 //
 // Objects come sorted by file path, then in document order. Errors name the
-// file (relative to root) and the line.
+// file (relative to root) and the line, with secret values masked as
+// Render's are.
 func (r *Renderer) Directory(root, path string, opts *app.DirectorySource) ([]*unstructured.Unstructured, error) {
-	return r.directory(context.Background(), root, app.Source{Path: path, Directory: opts}, Options{})
+	src := app.Source{Path: path, Directory: opts}
+	objs, err := r.directory(context.Background(), root, src, Options{})
+	if err != nil {
+		return nil, r.MaskError(root, src, Options{}, err)
+	}
+	return objs, nil
 }
 
 type manifestFile struct {

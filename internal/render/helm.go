@@ -85,6 +85,12 @@ func (r *Renderer) helm(ctx context.Context, t *target, h *app.HelmSource, opts 
 		if err != nil {
 			return nil, fail(err)
 		}
+		failed := func(err error) error {
+			for _, text := range rendered {
+				t.produce([]byte(text))
+			}
+			return err
+		}
 
 		var out []*unstructured.Unstructured
 		if !h.SkipCrds {
@@ -107,7 +113,7 @@ func (r *Renderer) helm(ctx context.Context, t *target, h *app.HelmSource, opts 
 			}
 			objs, err := decodeYAML(t.chartDisplay(name)+" (rendered)", []byte(rendered[name]))
 			if err != nil {
-				return nil, err
+				return nil, failed(err)
 			}
 			for _, o := range objs {
 				if !isHelmTestHook(o) {

@@ -66,15 +66,23 @@ func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.Kustomize
 		if err != nil {
 			return nil, r.kustomizeError(t, fsys, err)
 		}
+		failed := func(err error) error {
+			for _, res := range m.Resources() {
+				if y, yerr := res.AsYAML(); yerr == nil {
+					t.produce(y)
+				}
+			}
+			return err
+		}
 		var out []*unstructured.Unstructured
 		for _, res := range m.Resources() {
 			j, err := res.MarshalJSON()
 			if err != nil {
-				return nil, toolError("kustomize", t.appPath, err, t.root)
+				return nil, failed(toolError("kustomize", t.appPath, err, t.root))
 			}
 			objs, err := toObjects(j)
 			if err != nil {
-				return nil, &ManifestError{File: t.appPath + " (kustomize output " + res.CurId().String() + ")", Err: err}
+				return nil, failed(&ManifestError{File: t.appPath + " (kustomize output " + res.CurId().String() + ")", Err: err})
 			}
 			out = append(out, objs...)
 		}

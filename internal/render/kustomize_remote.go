@@ -58,7 +58,17 @@ type FetchFunc func(ctx context.Context, ref RemoteRef) (RemoteBase, error)
 // is not Kustomize, names none, or when r does not allow remote bases (a
 // render then refuses them). Errors name the kustomization, the field and
 // the reference.
+//
+// Its errors are masked as Render's are.
 func (r *Renderer) FetchRemoteBases(ctx context.Context, root string, src app.Source, opts Options, fetch FetchFunc) ([]RemoteBase, error) {
+	bases, err := r.fetchRemoteBases(ctx, root, src, opts, fetch)
+	if err != nil {
+		return nil, r.MaskError(root, src, opts, err)
+	}
+	return bases, nil
+}
+
+func (r *Renderer) fetchRemoteBases(ctx context.Context, root string, src app.Source, opts Options, fetch FetchFunc) ([]RemoteBase, error) {
 	if !r.AllowRemoteBases {
 		return nil, nil
 	}

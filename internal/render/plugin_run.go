@@ -81,7 +81,11 @@ func (r *Renderer) plugin(ctx context.Context, t *target, src app.Source, opts O
 	if err != nil {
 		return nil, err
 	}
-	return decodeYAML(fmt.Sprintf("%s (output of plugin %s)", t.appPath, p.FullName()), out)
+	objs, err := decodeYAML(fmt.Sprintf("%s (output of plugin %s)", t.appPath, p.FullName()), out)
+	if err != nil {
+		t.produce(out)
+	}
+	return objs, err
 }
 
 // runPluginCommand runs argv in dir with env and gives its stdout; an

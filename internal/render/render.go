@@ -183,13 +183,25 @@ func Directory(root, path string, opts *app.DirectorySource) ([]*unstructured.Un
 // never written to, and the same tree, source, options and Renderer give
 // the same objects. Whatever the source type, a render that gives more
 // objects or bytes than Limits allow is a *LimitError.
+//
+// No error shows a secret value the render met: see maskError.
 func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts Options) (*Result, error) {
+	res, t, err := r.render(ctx, root, src, opts)
+	if err != nil {
+		return nil, maskError(r.secretValues(root, src, opts, t), err)
+	}
+	return res, nil
+}
+
+// render is Render, its errors unmasked, with the target it rendered
+// (nil when the path did not resolve).
+func (r *Renderer) render(ctx context.Context, root string, src app.Source, opts Options) (*Result, *target, error) {
 	t, err := r.detect(ctx, root, src, opts)
 	if err != nil {
-		return nil, err
+		return nil, t, err
 	}
 	if r.Files != nil && t.typ != SourceTypeDirectory {
-		return nil, fmt.Errorf("render %s: a %s source is not rendered from a checkout in memory: write it out (Files.WriteTo)", t.appPath, t.typ)
+		return nil, t, fmt.Errorf("render %s: a %s source is not rendered from a checkout in memory: write it out (Files.WriteTo)", t.appPath, t.typ)
 	}
 	var objs []*unstructured.Unstructured
 	switch t.typ {
@@ -203,10 +215,10 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 		objs, err = r.directory(ctx, root, src, opts)
 	}
 	if err != nil {
-		return nil, err
+		return nil, t, err
 	}
 	if err := checkOutput(r.Limits.withDefaults(), t.appPath, objs); err != nil {
-		return nil, err
+		return nil, t, err
 	}
-	return &Result{Objects: objs, SourceType: t.typ}, nil
+	return &Result{Objects: objs, SourceType: t.typ}, t, nil
 }

@@ -103,8 +103,20 @@ func (r *Renderer) SourceType(root string, src app.Source) (string, error) {
 // Render renders src from the checkout at root in a sandbox. Errors are
 // render's typed errors as the renderer gave them; a sandbox that ran out
 // of memory or time is a *render.LimitError; a sandbox that could not run
-// is an error that is not a user's.
+// is an error that is not a user's. No error shows a secret value of the
+// checkout: the renderer masks those it met (render.Renderer.Render), and
+// every error is masked again here with those the checkout holds
+// (render.Renderer.MaskError), for what the sandbox adds (its error
+// output, a crashed renderer's last lines).
 func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts render.Options) (*render.Result, error) {
+	res, err := r.render(ctx, root, src, opts)
+	if err != nil {
+		return nil, r.settings().MaskError(root, src, opts, err)
+	}
+	return res, nil
+}
+
+func (r *Renderer) render(ctx context.Context, root string, src app.Source, opts render.Options) (*render.Result, error) {
 	appPath := displayAppPath(src.Path)
 	real, err := filepath.Abs(root)
 	if err == nil {
