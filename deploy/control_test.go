@@ -26,10 +26,19 @@ const argocdNamespace = "argocd"
 // installation would have.
 func createArgoCDNamespace(t *testing.T, ctx context.Context, c *cluster) {
 	t.Helper()
+	createNamespace(t, ctx, c, argocdNamespace)
+}
+
+// tenantNamespace is the example region overlay's tenant (tenants.yaml).
+const tenantNamespace = "team-a"
+
+// createNamespace creates a namespace that is not Ferry's to install.
+func createNamespace(t *testing.T, ctx context.Context, c *cluster, name string) {
+	t.Helper()
 	_, err := kubernetes.NewForConfigOrDie(c.cfg).CoreV1().Namespaces().Create(ctx,
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: argocdNamespace}}, metav1.CreateOptions{})
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	if !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err, "create Namespace %s", argocdNamespace)
+		require.NoError(t, err, "create Namespace %s", name)
 	}
 }
 

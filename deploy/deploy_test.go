@@ -308,7 +308,11 @@ func TestRenderedWorkers(t *testing.T) {
 				case "Namespace", "ClusterRole", "ClusterRoleBinding":
 					assert.Empty(t, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
 				case "Role", "RoleBinding":
-					assert.Equal(t, argocdNamespace, o.GetNamespace(), "%s %s: in Argo CD's namespace", o.GetKind(), o.GetName())
+					want, where := argocdNamespace, "in Argo CD's namespace"
+					if o.GetName() == "ferry-region-impersonate" {
+						want, where = tenantNamespace, "in the example tenant's namespace"
+					}
+					assert.Equal(t, want, o.GetNamespace(), "%s %s: %s", o.GetKind(), o.GetName(), where)
 				default:
 					assert.Equal(t, namespace, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
 				}
@@ -377,6 +381,7 @@ func checkControl(t *testing.T, r rendered, argocd bool) (*appsv1.Deployment, co
 func checkRegion(t *testing.T, r rendered, singleTenant bool) (*appsv1.Deployment, corev1.Container, map[string]string) {
 	assert.ElementsMatch(t, []string{"Namespace/ferry-system", "ServiceAccount/ferry-region",
 		"ClusterRole/ferry-region", "ClusterRoleBinding/ferry-region",
+		"ClusterRole/ferry-region-impersonate", "RoleBinding/ferry-region-impersonate",
 		"ConfigMap/" + configMapName(t, r, "ferry-region-config"),
 		"Deployment/ferry-region", "PodDisruptionBudget/ferry-region"}, r.kinds())
 
@@ -432,7 +437,7 @@ func checkRegion(t *testing.T, r rendered, singleTenant bool) (*appsv1.Deploymen
 		imp := convert[rbacv1.ClusterRole](t, r.find("ClusterRole", "ferry-region-impersonate"))
 		assert.Equal(t, []rbacv1.PolicyRule{impersonate}, imp.Rules)
 		rb := convert[rbacv1.RoleBinding](t, r.find("RoleBinding", "ferry-region-impersonate"))
-		assert.Equal(t, "team-a", rb.Namespace)
+		assert.Equal(t, tenantNamespace, rb.Namespace)
 		assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "ferry-region-impersonate"}, rb.RoleRef)
 		assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: "ferry-region", Namespace: namespace}}, rb.Subjects)
 		assert.Equal(t, "team-a", env["FERRY_IMPERSONATION_NAMESPACES"])
@@ -584,16 +589,18 @@ func TestServerSideDryRun(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			r := rendered{t: t, objs: render(t, v)}
-			// Namespaced dry runs need their Namespaces: create them for
-			// real (the worker's and the example tenant's), and Argo CD's,
-			// which its installation owns.
-			for _, ns := range r.objs {
-				if ns.GetKind() == "Namespace" {
-					_, err := c.apply(ctx, ns, false)
-					require.NoError(t, err, "create Namespace %s", ns.GetName())
-				}
+			// Namespaced dry runs need the Namespace: create it for real,
+			// and Argo CD's and the example tenant's, which their owners
+			// set up.
+			ns := r.find("Namespace", namespace)
+			_, err := c.apply(ctx, ns, false)
+			require.NoError(t, err, "create Namespace %s", namespace)
+			if v.argocd {
+				createArgoCDNamespace(t, ctx, c)
 			}
-			var err error
+			if v.role == "region" {
+				createNamespace(t, ctx, c, tenantNamespace)
+			}
 			if v.argocd {
 				createArgoCDNamespace(t, ctx, c)
 			}
@@ -637,6 +644,7 @@ func asRegionWorker(t *testing.T, ctx context.Context, v variant) (admin, sa *cl
 	t.Helper()
 	admin = connect(t, adminConfig(t))
 	r := rendered{t: t, objs: render(t, v)}
+	createNamespace(t, ctx, admin, tenantNamespace)
 	for _, kind := range []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "RoleBinding"} {
 		for _, o := range r.objs {
 			if o.GetKind() == kind {
@@ -700,7 +708,7 @@ func TestRegionWorkerIdentity(t *testing.T) {
 	// A tenant: the example's namespace team-a, whose RoleBinding lets the
 	// worker impersonate there, and ServiceAccount deployer with a Role
 	// over ConfigMaps there, as a platform team sets one up.
-	const tenant = "team-a"
+	const tenant = tenantNamespace
 	_, err := clients.CoreV1().ServiceAccounts(tenant).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "deployer"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() {
