@@ -186,7 +186,7 @@ func run(ctx context.Context, cfg *config) error {
 			gauge := newAppGauge(c, registry)
 			g.Go(func() error { gauge.run(ctx, 15*time.Second); return nil })
 		}
-		g.Go(func() error { return serveHTTP(ctx, cfg.metricsAddr, handlers) })
+		g.Go(func() error { return serveMux(ctx, cfg.metricsAddr, handlers) })
 	}
 	slog.Info("ferry-worker started", "temporal", cfg.temporalAddress, "control", cfg.control,
 		"regions", cfg.regions, "metrics", cfg.metricsAddr, "webhook", cfg.webhookAddr)
