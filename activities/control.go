@@ -27,6 +27,9 @@ type Control struct {
 	Loader *manifests.Loader
 	// Validate checks the child Applications an app of apps renders.
 	Validate app.ValidateOptions
+	// Projects reads an app's project, for the rule on the revisions a
+	// sync request names; nil applies the rule to every app.
+	Projects ProjectReader
 
 	workers workersCache // control_workers.go
 }
@@ -53,6 +56,11 @@ func (c *Control) ResolveRevision(ctx context.Context, in workflows.ResolveInput
 	sha, err := c.Repos.Resolve(ctx, in.RepoURL, in.TargetRevision, opts...)
 	if err != nil {
 		return workflows.ResolveResult{}, classify(err)
+	}
+	if in.Requested != nil {
+		if err := c.checkRequested(ctx, in, sha); err != nil {
+			return workflows.ResolveResult{}, err
+		}
 	}
 	return workflows.ResolveResult{SHA: sha, Workers: c.regionWorkers(ctx, in.Regions)}, nil
 }

@@ -118,7 +118,8 @@ func run(ctx context.Context, cfg *config) error {
 		(&activities.Notifications{Config: sender, Secrets: notifySecrets}).Register(w)
 		validate := app.ValidateOptions{Regions: cfg.regionsCfg}
 		charts, _ := loader.Charts.(*chartsource.Charts)
-		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate}).Register(w)
+		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate,
+			Projects: &activities.TemporalProjects{Client: c}}).Register(w)
 		(&activities.Children{Client: c}).Register(w)
 		(&activities.Projects{Client: c}).Register(w)
 		(&activities.AppSets{Client: c, Repos: repos, Validate: validate, Clusters: appSetClusters(cfg)}).Register(w)
@@ -186,7 +187,7 @@ func run(ctx context.Context, cfg *config) error {
 			gauge := newAppGauge(c, registry)
 			g.Go(func() error { gauge.run(ctx, 15*time.Second); return nil })
 		}
-		g.Go(func() error { return serveHTTP(ctx, cfg.metricsAddr, handlers) })
+		g.Go(func() error { return serveMux(ctx, cfg.metricsAddr, handlers) })
 	}
 	slog.Info("ferry-worker started", "temporal", cfg.temporalAddress, "control", cfg.control,
 		"regions", cfg.regions, "metrics", cfg.metricsAddr, "webhook", cfg.webhookAddr)

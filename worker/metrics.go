@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -29,26 +27,6 @@ func newMetrics(registry *prometheus.Registry) (client.MetricsHandler, func()) {
 		SanitizeOptions: &sdktally.PrometheusSanitizeOptions,
 	}, time.Second)
 	return sdktally.NewMetricsHandler(sdktally.NewPrometheusNamingScope(scope)), func() { _ = closer.Close() }
-}
-
-// serveHTTP serves /metrics, /healthz and extra handlers on addr until ctx ends.
-func serveHTTP(ctx context.Context, addr string, handlers map[string]http.Handler) error {
-	srv := &http.Server{Addr: addr, ReadHeaderTimeout: 10 * time.Second}
-	mux := http.NewServeMux()
-	for path, h := range handlers {
-		mux.Handle(path, h)
-	}
-	srv.Handler = mux
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-	}()
-	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }
 
 func metricsHandler(registry *prometheus.Registry) http.Handler {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/api/serviceerror"
@@ -67,24 +66,11 @@ func startReceiver(ctx context.Context, g *errgroup.Group, cfg *config, c client
 	return receiver, cleanup
 }
 
-// serveWebhook serves the receiver on addr until ctx ends.
+// serveWebhook serves the receiver on addr until ctx ends, with the
+// listeners' timeouts (listen.go): a slow client is cut off.
 func serveWebhook(ctx context.Context, addr string, h http.Handler) error {
-	mux := http.NewServeMux()
-	mux.Handle(webhook.Path, h)
-	srv := &http.Server{
-		Addr: addr, Handler: mux,
-		// A delivery is small and answered at once: a slow client is cut off.
-		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
-	}
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-	}()
-	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("webhook on %s: %w", addr, err)
+	if err := serveMux(ctx, addr, map[string]http.Handler{webhook.Path: h}); err != nil {
+		return fmt.Errorf("webhook: %w", err)
 	}
 	return nil
 }

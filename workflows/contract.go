@@ -52,6 +52,17 @@ type ResolveInput struct {
 	// Regions asks who serves these regions' task queues too
 	// (ResolveResult.Workers), so that one local activity answers both.
 	Regions []string `json:"regions,omitempty"`
+	// Requested is set when a sync request named TargetRevision instead of
+	// the app's spec: the activity then admits a branch, a tag or a commit
+	// in their history only, unless the app's project allows any revision.
+	Requested *RequestedRevision `json:"requested,omitempty"`
+}
+
+// RequestedRevision names the app whose sync request named a revision, and
+// its project.
+type RequestedRevision struct {
+	App     string `json:"app"`
+	Project string `json:"project"`
 }
 
 type ResolveResult struct {

@@ -56,7 +56,7 @@ func (t Target) SourceList() []app.Source {
 // without --revision asks) for the revisions the sources name, or one
 // revision per source joined by commas: a rollback's, or a sync's
 // --revision R1,R2.
-func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revision string, fresh, hard bool) (Target, error) {
+func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revision string, fresh, hard, requested bool) (Target, error) {
 	specDigest, restored := s.app.SpecDigest(), srcs != nil
 	if restored {
 		specDigest = s.specDigestWithSources(srcs)
@@ -83,7 +83,8 @@ func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revisi
 		}
 		wanted[i] = rev
 		futures[i] = workflow.ExecuteLocalActivity(resolveCtx(ctx, resolveSummary(src.RepoURL, rev)), ActivityResolveRevision,
-			ResolveInput{RepoURL: src.RepoURL, TargetRevision: rev, Chart: src.Chart, Fresh: fresh, MaxAge: s.app.PollInterval()})
+			ResolveInput{RepoURL: src.RepoURL, TargetRevision: rev, Chart: src.Chart, Fresh: fresh, MaxAge: s.app.PollInterval(),
+				Requested: s.requestedRevision(requested, src, rev)})
 	}
 	resolved := make([]SourceRevision, len(srcs))
 	revs := make([]string, len(srcs))

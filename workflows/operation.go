@@ -50,7 +50,7 @@ func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 	if revision == "" {
 		revision = src.Revision()
 	}
-	target, err := s.targetFrom(ctx, src, srcs, revision, true, false)
+	target, err := s.targetFrom(ctx, src, srcs, revision, true, false, req.RollbackID == nil && req.Revision != "")
 	if err != nil {
 		now := workflow.Now(ctx)
 		s.operationSeq++

@@ -142,7 +142,7 @@ func (s *appState) retargetForRetry(ctx workflow.Context, op *operation, retried
 	if revision == "" {
 		revision = s.app.Spec.Source.Revision()
 	}
-	target, err := s.targetFrom(ctx, s.app.Spec.Source, nil, revision, true, false)
+	target, err := s.targetFrom(ctx, s.app.Spec.Source, nil, revision, true, false, false)
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ func (s *appState) endAutoSync(run *operation) {
 // without a commit; the render activity then answers from the manifest
 // cache while their refs stay).
 func (s *appState) target(ctx workflow.Context, revision string, fresh, hard bool) (Target, error) {
-	return s.targetFrom(ctx, s.app.Spec.Source, nil, revision, fresh, hard)
+	return s.targetFrom(ctx, s.app.Spec.Source, nil, revision, fresh, hard, false)
 }
 
 // targetFrom is target for a source other than spec.source: a rollback's,
@@ -96,9 +96,9 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 // spec.source again. A multi-source app takes srcs (a rollback's: the
 // entry's sources with its revisions, one per source), or its spec.sources
 // when srcs is nil.
-func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.Source, revision string, fresh, hard bool) (Target, error) {
+func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.Source, revision string, fresh, hard, requested bool) (Target, error) {
 	if s.app.IsMultiSource() {
-		return s.targetSources(ctx, srcs, revision, fresh, hard) // multisource.go
+		return s.targetSources(ctx, srcs, revision, fresh, hard, requested) // multisource.go
 	}
 	if revision == "" {
 		revision = app.DefaultTargetRevision
@@ -106,7 +106,7 @@ func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.S
 	var resolved ResolveResult
 	err := workflow.ExecuteLocalActivity(resolveCtx(ctx, resolveSummary(src.RepoURL, revision)), ActivityResolveRevision,
 		ResolveInput{RepoURL: src.RepoURL, TargetRevision: revision, Chart: src.Chart, Fresh: fresh, MaxAge: s.app.PollInterval(),
-			Regions: s.polls.ask}).Get(ctx, &resolved)
+			Regions: s.polls.ask, Requested: s.requestedRevision(requested, src, revision)}).Get(ctx, &resolved)
 	if err != nil {
 		return Target{}, fmt.Errorf("resolve revision %q of %s: %w", revision, src.RepoURL, err)
 	}

@@ -139,3 +139,15 @@ func isRevisionName(rev string) bool {
 	}
 	return true
 }
+
+// requestedRevision marks the resolve of rev for src as a sync request's
+// (ferry app sync --revision), which the resolving activity checks against
+// the rule on requested revisions; nil for the revision the spec names
+// (which its author chose), a chart's version, and anything not requested.
+// Only the resolve's input changes, which a replay does not compare.
+func (s *appState) requestedRevision(requested bool, src app.Source, rev string) *RequestedRevision {
+	if !requested || src.IsChartSource() || rev == src.Revision() {
+		return nil
+	}
+	return &RequestedRevision{App: s.app.Metadata.Name, Project: s.app.ProjectOf()}
+}

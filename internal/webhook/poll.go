@@ -118,7 +118,7 @@ func (p *Poller) poll(ctx context.Context, log *slog.Logger, key string, apps []
 	if len(pushes) == 0 {
 		return
 	}
-	if _, queued := p.receiver.admit(ctx, pushes); !queued {
+	if _, queued := p.receiver.admit(ctx, pushes, false); !queued {
 		// The next round sees the same change again.
 		p.mu.Lock()
 		p.last[key] = prev

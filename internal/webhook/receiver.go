@@ -140,6 +140,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	prov, label := string(p.name), p.eventLabel(event)
+	if err := checkHeaders(p, event, req.Header); err != nil {
+		r.reply(w, http.StatusBadRequest, prov, label, resultMalformed, fmt.Sprintf("%s delivery refused: %v", prov, err))
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, r.opts.MaxBodyBytes))
 	if err != nil {
 		if errors.As(err, new(*http.MaxBytesError)) {
@@ -150,7 +154,8 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.reply(w, http.StatusBadRequest, prov, label, resultMalformed, "reading the body: "+err.Error())
 		return
 	}
-	if msg := r.verify(p, req.Header, body); msg != "" {
+	unsigned, msg := r.verify(p, req.Header, body)
+	if msg != "" {
 		r.reply(w, http.StatusUnauthorized, prov, label, resultUnauthorized, msg)
 		return
 	}
@@ -165,34 +170,55 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	payload, err := jsonPayload(req.Header.Get("Content-Type"), body)
 	if err == nil {
+		err = checkBody(p, event, payload)
+	}
+	if err == nil {
 		var pushes []Push
 		if pushes, err = p.parse(payload); err == nil {
-			r.accept(req.Context(), w, prov, label, pushes)
+			if unsigned {
+				pushes = unverified(pushes)
+			}
+			r.accept(req.Context(), w, prov, label, pushes, unsigned)
 			return
 		}
 	}
 	r.reply(w, http.StatusBadRequest, prov, label, resultMalformed, fmt.Sprintf("%s %s: %v", prov, event, err))
 }
 
-// verify returns why a delivery is refused, or "".
-func (r *Receiver) verify(p *provider, h http.Header, body []byte) string {
+// verify returns why a delivery is refused, or ""; unsigned is true when
+// it is accepted without a secret (AllowUnsigned).
+func (r *Receiver) verify(p *provider, h http.Header, body []byte) (unsigned bool, refused string) {
 	secret := r.opts.Secrets[p.name]
 	if secret == "" {
 		if r.opts.AllowUnsigned {
-			return ""
+			return true, ""
 		}
-		return fmt.Sprintf("no %s webhook secret is configured: set FERRY_WEBHOOK_%s_SECRET on the worker "+
+		return false, fmt.Sprintf("no %s webhook secret is configured: set FERRY_WEBHOOK_%s_SECRET on the worker "+
 			"(or start it with --webhook-allow-unsigned)", p.name, envProvider(p.name))
 	}
 	if err := p.verify(secret, h, body); err != nil {
-		return fmt.Sprintf("%s delivery refused: %v", p.name, err)
+		return false, fmt.Sprintf("%s delivery refused: %v", p.name, err)
 	}
-	return ""
+	return false, ""
 }
 
-// accept dedupes the pushes and queues the new ones.
-func (r *Receiver) accept(ctx context.Context, w http.ResponseWriter, prov, label string, pushes []Push) {
-	fresh, queued := r.admit(ctx, pushes)
+// unverified drops what an unsigned delivery claims beyond "this ref of
+// this repository moved": its list of changed files, which would let a
+// push skip rendering the apps whose manifest-generate-paths it did not
+// touch. Anyone may send it, so every app of the ref renders again; the
+// revision itself is always read from Git.
+func unverified(pushes []Push) []Push {
+	for i := range pushes {
+		pushes[i].Paths = nil
+	}
+	return pushes
+}
+
+// accept dedupes the pushes and queues the new ones. Unsigned pushes are
+// deduplicated apart from signed ones (and from the repo poll's), so that
+// one cannot make a genuine push of the same SHA count as a repeat.
+func (r *Receiver) accept(ctx context.Context, w http.ResponseWriter, prov, label string, pushes []Push, unsigned bool) {
+	fresh, queued := r.admit(ctx, pushes, unsigned)
 	switch {
 	case fresh == 0:
 		r.reply(w, http.StatusAccepted, prov, label, resultDuplicate, "already delivered: nothing new to refresh")
@@ -208,10 +234,13 @@ func (r *Receiver) accept(ctx context.Context, w http.ResponseWriter, prov, labe
 // admit dedupes pushes and queues the fresh ones (not seen within
 // DedupeTTL) as one delivery; queued is false when the queue had no room,
 // and then they are forgotten, so that they are fresh again next time.
-func (r *Receiver) admit(ctx context.Context, pushes []Push) (fresh int, queued bool) {
+func (r *Receiver) admit(ctx context.Context, pushes []Push, unsigned bool) (fresh int, queued bool) {
 	var d delivery
 	for _, p := range pushes {
 		key := dedupeKey(p)
+		if unsigned {
+			key = "unsigned:" + key
+		}
 		isNew, err := r.dedupe.FirstSeen(ctx, key, r.opts.DedupeTTL)
 		if err != nil {
 			r.log.Warn("webhook dedupe failed: treating the push as new", "ref", p.Ref, "error", err)

@@ -1,0 +1,57 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// ProjectReader reads an AppProject by name.
+type ProjectReader interface {
+	Project(ctx context.Context, name string) (*app.AppProject, error)
+}
+
+var _ ProjectReader = (*TemporalProjects)(nil)
+
+// Project reads the project from its workflow (the built-in default
+// project without asking).
+func (t *TemporalProjects) Project(ctx context.Context, name string) (*app.AppProject, error) {
+	v, err := workflows.GetProject(ctx, t.Client, name)
+	if err != nil {
+		return nil, err
+	}
+	return &v.AppProject, nil
+}
+
+// checkRequested admits the revision a sync request named, resolved to
+// sha: a branch, a tag or a commit in their history, or anything when the
+// app's project carries app.AnnotationSyncAnyRevision.
+func (c *Control) checkRequested(ctx context.Context, in workflows.ResolveInput, sha string) error {
+	req := in.Requested
+	if c.Projects != nil {
+		p, err := c.Projects.Project(ctx, req.Project)
+		if nf := (*workflows.ProjectNotFoundError)(nil); errors.As(err, &nf) {
+			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("app %q: %v", req.App, err), workflows.ErrProjectNotFound, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("app %q: read project %q: %w", req.App, req.Project, err)
+		}
+		if p.AllowsAnySyncRevision() {
+			return nil
+		}
+	}
+	err := c.Repos.CheckBranchOrTag(ctx, in.RepoURL, in.TargetRevision, sha)
+	if gitsource.IsRevisionRefused(err) {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"app %q: sync refused: %v; a sync takes a branch, a tag or a commit in their history, "+
+				"unless the app's project (%q) allows any revision with the annotation %s: \"true\"",
+			req.App, err, req.Project, app.AnnotationSyncAnyRevision), workflows.ErrInvalidSource, nil)
+	}
+	return classify(err)
+}
