@@ -27,6 +27,10 @@ type Control struct {
 	Loader *manifests.Loader
 	// Validate checks the child Applications an app of apps renders.
 	Validate app.ValidateOptions
+	// Projects reads an app's AppProject, whose sourceRepos the
+	// repositories a render fetches for its files (remote Kustomize bases,
+	// chart dependencies) must match; nil allows every repository.
+	Projects ProjectSource
 
 	workers workersCache // control_workers.go
 }
@@ -86,12 +90,13 @@ func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflo
 	defer heartbeatEvery(ctx, heartbeatInterval, "render")()
 	var loaded *manifests.Loaded
 	var err error
+	check := repoCheck(ctx, c.Projects, in.App)
 	if len(in.Sources) > 0 {
-		loaded, err = c.Loader.LoadSources(ctx, sourcesRequest(in.App, in.Namespace, in.Sources, in.Hard, in.Fresh))
+		loaded, err = c.Loader.LoadSources(ctx, sourcesRequest(in.App, in.Namespace, in.Sources, in.Hard, in.Fresh, check))
 	} else {
 		loaded, err = c.Loader.LoadApp(ctx, manifests.Request{
 			RepoURL: in.Source.RepoURL, SHA: in.SHA, Source: in.Source, App: in.App, Namespace: in.Namespace, Hard: in.Hard,
-			Fresh: in.Fresh,
+			Fresh: in.Fresh, RepoCheck: check,
 		})
 	}
 	if err != nil {

@@ -118,7 +118,8 @@ func run(ctx context.Context, cfg *config) error {
 		(&activities.Notifications{Config: sender, Secrets: notifySecrets}).Register(w)
 		validate := app.ValidateOptions{Regions: cfg.regionsCfg}
 		charts, _ := loader.Charts.(*chartsource.Charts)
-		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate}).Register(w)
+		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate,
+			Projects: &activities.TemporalProjects{Client: c}}).Register(w)
 		(&activities.Children{Client: c}).Register(w)
 		(&activities.Projects{Client: c}).Register(w)
 		(&activities.AppSets{Client: c, Repos: repos, Validate: validate, Clusters: appSetClusters(cfg)}).Register(w)
