@@ -51,11 +51,16 @@ func stackHosts(t *testing.T, more ...string) *netpolicy.Hosts {
 }
 
 // gitChart writes a repository checkout holding a chart at app/ whose
-// Chart.yaml depends on lib from repository.
+// Chart.yaml depends on lib 1.x from repository.
 func gitChart(t *testing.T, repository string) string {
 	t.Helper()
+	return gitChartOf(t, "lib", repository)
+}
+
+func gitChartOf(t *testing.T, lib, repository string) string {
+	t.Helper()
 	repo := t.TempDir()
-	chart := chartDir(t, "app", "0.1.0", dependency("lib", "1.x", repository), nil)
+	chart := chartDir(t, "app", "0.1.0", dependency(lib, "1.x", repository), nil)
 	require.NoError(t, os.Rename(chart, filepath.Join(repo, "app")))
 	return repo
 }
@@ -119,22 +124,23 @@ func TestIndexEntryArchiveURLOnAnUnlistedAddressIsNeverFetched(t *testing.T) {
 }
 
 func TestDependenciesOutsideTheProjectAreNeverFetched(t *testing.T) {
-	publish(t, "lib", "1.0.0", "", nil)
+	publish(t, "policylib", "1.0.0", "", nil)
 	c := newCharts(t, chartsource.Options{Hosts: stackHosts(t)})
 	refuse := func(repoURL string) error { return &netpolicy.RepoError{App: "shop", Project: "team-a"} }
 	ctx := netpolicy.WithRepoCheck(context.Background(), refuse)
-	_, _, err := c.WithDependencies(ctx, gitChart(t, servers.HelmRepoURL), "app")
+	_, _, err := c.WithDependencies(ctx, gitChartOf(t, "policylib", servers.HelmRepoURL), "app")
 	require.Error(t, err)
-	require.ErrorContains(t, err, `the Chart.yaml dependency "lib" of chart app names `+servers.HelmRepoURL)
+	require.True(t, netpolicy.IsDenied(err), "%v", err)
+	require.ErrorContains(t, err, `the Chart.yaml dependency "policylib" of chart app names `+servers.HelmRepoURL)
 	require.ErrorContains(t, err, `project "team-a" does not allow this repository (sourceRepos)`)
 	require.Zero(t, c.IndexFetches(servers.HelmRepoURL))
 
 	// Allowed by the project and listed by the operator: fetched.
 	allow := netpolicy.WithRepoCheck(context.Background(), func(string) error { return nil })
-	root, release, err := c.WithDependencies(allow, gitChart(t, servers.HelmRepoURL), "app")
+	root, release, err := c.WithDependencies(allow, gitChartOf(t, "policylib", servers.HelmRepoURL), "app")
 	require.NoError(t, err)
 	defer release()
-	require.FileExists(t, filepath.Join(root, "app", "charts", "lib-1.0.0.tgz"))
+	require.FileExists(t, filepath.Join(root, "app", "charts", "policylib-1.0.0.tgz"))
 }
 
 func TestChartSourceOnAnUnlistedAddressIsNeverFetched(t *testing.T) {
