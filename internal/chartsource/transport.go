@@ -234,8 +234,19 @@ func redactErr(err error, repoURL string) error {
 	if p, ok := u.User.Password(); ok && p != "" {
 		msg = strings.ReplaceAll(msg, p, "***")
 	}
-	return errors.New(msg)
+	return &redactedError{msg: msg, err: err}
 }
+
+// redactedError is an error with the credentials taken out of its text;
+// its cause stays reachable for errors.As (a refused dial, a timeout),
+// never for printing.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 type readCloser struct {
 	io.Reader
