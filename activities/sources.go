@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/netpolicy"
@@ -23,7 +24,7 @@ func sourcesRequest(appName, namespace string, sources []workflows.SourceRevisio
 // loadTarget loads the target's manifests: its one source, or every source
 // of a multi-source app put together.
 func (r *Region) loadTarget(ctx context.Context, t workflows.Target, hard bool) (*manifests.Loaded, error) {
-	check := repoCheck(ctx, r.Projects, t.App)
+	check := regionRepoCheck(ctx, r.Projects, t.App)
 	if len(t.Sources) > 0 {
 		return r.Loader.LoadSources(ctx, sourcesRequest(t.App, t.Namespace, t.Sources, hard, false, check))
 	}
@@ -33,19 +34,15 @@ func (r *Region) loadTarget(ctx context.Context, t workflows.Target, hard bool) 
 
 // repoCheck is the app's project's rule on the repositories a render of
 // the app fetches because its files name them (netpolicy.RepoCheck). The
-// project is read from the app's workflow, as a region reads it, and only
-// when the render is about to fetch such a repository: most renders fetch
-// none. Without projects (tests), every repository is allowed.
-func repoCheck(ctx context.Context, projects ProjectSource, appName string) netpolicy.RepoCheck {
-	if projects == nil {
-		return nil
-	}
+// project is read (through read) only when the render is about to fetch
+// such a repository: most renders fetch none.
+func repoCheck(appName string, read func() (*app.AppProject, error)) netpolicy.RepoCheck {
 	var once sync.Once
 	var check netpolicy.RepoCheck
 	var readErr error
 	return func(repoURL string) error {
 		once.Do(func() {
-			_, p, err := projects.AppProject(ctx, appName)
+			p, err := read()
 			if err != nil {
 				readErr = fmt.Errorf("read the project of app %q to check %s against its sourceRepos: %w", appName, gitsource.RedactURL(repoURL), err)
 				return
@@ -60,4 +57,17 @@ func repoCheck(ctx context.Context, projects ProjectSource, appName string) netp
 		}
 		return check(repoURL)
 	}
+}
+
+// regionRepoCheck reads the project as a region does, from the app's
+// workflow (a region's activity runs while that workflow waits, so it
+// answers); without projects (tests), every repository is allowed.
+func regionRepoCheck(ctx context.Context, projects ProjectSource, appName string) netpolicy.RepoCheck {
+	if projects == nil {
+		return nil
+	}
+	return repoCheck(appName, func() (*app.AppProject, error) {
+		_, p, err := projects.AppProject(ctx, appName)
+		return p, err
+	})
 }
