@@ -15,6 +15,7 @@ import (
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/hooks"
 	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/internal/netpolicy"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
@@ -27,8 +28,11 @@ type Control struct {
 	Loader *manifests.Loader
 	// Validate checks the child Applications an app of apps renders.
 	Validate app.ValidateOptions
-	// Projects reads an app's project, for the rule on the revisions a
-	// sync request names; nil applies the rule to every app.
+	// Projects reads AppProjects: the one a render names, whose
+	// sourceRepos the repositories a render fetches for its files (remote
+	// Kustomize bases, chart dependencies) must match, and an app's, for
+	// the rule on the revisions a sync request names. Nil allows every
+	// repository and applies the revision rule to every app.
 	Projects ProjectReader
 
 	workers workersCache // control_workers.go
@@ -87,6 +91,22 @@ func (c *Control) resolveChart(ctx context.Context, in workflows.ResolveInput) (
 	return workflows.ResolveResult{SHA: v, Workers: c.regionWorkers(ctx, in.Regions)}, nil
 }
 
+// ProjectReader reads an AppProject by name; *TemporalProjects is one.
+type ProjectReader interface {
+	Project(ctx context.Context, name string) (*app.AppProject, error)
+}
+
+// repoCheck is the rule of the project the render names. The render may
+// run as a local activity inside the app's workflow task, so it reads the
+// project's workflow, never the app's (which answers no query until the
+// task ends). The default project allows everything and is not read.
+func (c *Control) repoCheck(ctx context.Context, in workflows.RenderInput) netpolicy.RepoCheck {
+	if c.Projects == nil || in.Project == "" || in.Project == app.DefaultProject {
+		return nil
+	}
+	return repoCheck(in.App, func() (*app.AppProject, error) { return c.Projects.Project(ctx, in.Project) })
+}
+
 // Render renders the source at a SHA into the manifest cache and returns its
 // digest: the manifests themselves never enter the workflow history. A hard
 // one renders even when the cache holds the SHA, and replaces the entry.
@@ -94,12 +114,13 @@ func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflo
 	defer heartbeatEvery(ctx, heartbeatInterval, "render")()
 	var loaded *manifests.Loaded
 	var err error
+	check := c.repoCheck(ctx, in)
 	if len(in.Sources) > 0 {
-		loaded, err = c.Loader.LoadSources(ctx, sourcesRequest(in.App, in.Namespace, in.Sources, in.Hard, in.Fresh))
+		loaded, err = c.Loader.LoadSources(ctx, sourcesRequest(in.App, in.Namespace, in.Sources, in.Hard, in.Fresh, check))
 	} else {
 		loaded, err = c.Loader.LoadApp(ctx, manifests.Request{
 			RepoURL: in.Source.RepoURL, SHA: in.SHA, Source: in.Source, App: in.App, Namespace: in.Namespace, Hard: in.Hard,
-			Fresh: in.Fresh,
+			Fresh: in.Fresh, RepoCheck: check,
 		})
 	}
 	if err != nil {

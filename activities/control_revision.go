@@ -12,23 +12,6 @@ import (
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
-// ProjectReader reads an AppProject by name.
-type ProjectReader interface {
-	Project(ctx context.Context, name string) (*app.AppProject, error)
-}
-
-var _ ProjectReader = (*TemporalProjects)(nil)
-
-// Project reads the project from its workflow (the built-in default
-// project without asking).
-func (t *TemporalProjects) Project(ctx context.Context, name string) (*app.AppProject, error) {
-	v, err := workflows.GetProject(ctx, t.Client, name)
-	if err != nil {
-		return nil, err
-	}
-	return &v.AppProject, nil
-}
-
 // checkRequested admits the revision a sync request named, resolved to
 // sha: a branch, a tag or a commit in their history, or anything when the
 // app's project carries app.AnnotationSyncAnyRevision.
@@ -40,7 +23,7 @@ func (c *Control) checkRequested(ctx context.Context, in workflows.ResolveInput,
 			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("app %q: %v", req.App, err), workflows.ErrProjectNotFound, nil)
 		}
 		if err != nil {
-			return fmt.Errorf("app %q: read project %q: %w", req.App, req.Project, err)
+			return fmt.Errorf("app %q: %w", req.App, err)
 		}
 		if p.AllowsAnySyncRevision() {
 			return nil

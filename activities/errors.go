@@ -12,6 +12,7 @@ import (
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/internal/netpolicy"
 	"github.com/ferry-gitops/ferry/internal/render"
 	"github.com/ferry-gitops/ferry/workflows"
 )
@@ -31,6 +32,10 @@ func classify(err error) error {
 		// with the message that names the object, without the SDK's
 		// "(type: …, retryable: …)" that its Error() adds in the middle.
 		return temporal.NewNonRetryableApplicationError(strings.Replace(err.Error(), ae.Error(), ae.Message(), 1), ae.Type(), nil)
+	case netpolicy.IsDenied(err):
+		// The project's owner or the operator decides; before unreachable,
+		// as a refused dial is a *net.OpError.
+		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
 	case render.IsUserError(err), manifests.IsFailed(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
 	case gitsource.IsNotFound(err), gitsource.IsUnsupportedScheme(err), gitsource.IsCredentialRefused(err), gitsource.IsLimit(err),

@@ -50,6 +50,17 @@ func (t *TemporalProjects) AppProject(ctx context.Context, appName string) (*app
 	return &v.Application, &pv.AppProject, nil
 }
 
+// Project reads a project by name from its workflow.
+func (t *TemporalProjects) Project(ctx context.Context, name string) (*app.AppProject, error) {
+	pv, err := workflows.GetProject(ctx, t.Client, name)
+	if err != nil {
+		return nil, fmt.Errorf("read project %q: %w", name, err)
+	}
+	return &pv.AppProject, nil
+}
+
+var _ ProjectReader = (*TemporalProjects)(nil)
+
 // permitted checks the objects a sync or hook run is about to send against
 // the app's project, before the first of them is sent: a violation fails
 // the activity for good, naming each object, the rule and the project. It

@@ -2,14 +2,19 @@ package activities
 
 import (
 	"context"
+	"fmt"
+	"sync"
 
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/internal/netpolicy"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // sourcesRequest is the load of a multi-source app's sources.
-func sourcesRequest(appName, namespace string, sources []workflows.SourceRevision, hard, fresh bool) manifests.SourcesRequest {
-	req := manifests.SourcesRequest{App: appName, Namespace: namespace, Hard: hard, Fresh: fresh}
+func sourcesRequest(appName, namespace string, sources []workflows.SourceRevision, hard, fresh bool, check netpolicy.RepoCheck) manifests.SourcesRequest {
+	req := manifests.SourcesRequest{App: appName, Namespace: namespace, Hard: hard, Fresh: fresh, RepoCheck: check}
 	for _, s := range sources {
 		req.Sources = append(req.Sources, manifests.SourceAt{Source: s.Source, Revision: s.Revision})
 	}
@@ -19,8 +24,50 @@ func sourcesRequest(appName, namespace string, sources []workflows.SourceRevisio
 // loadTarget loads the target's manifests: its one source, or every source
 // of a multi-source app put together.
 func (r *Region) loadTarget(ctx context.Context, t workflows.Target, hard bool) (*manifests.Loaded, error) {
+	check := regionRepoCheck(ctx, r.Projects, t.App)
 	if len(t.Sources) > 0 {
-		return r.Loader.LoadSources(ctx, sourcesRequest(t.App, t.Namespace, t.Sources, hard, false))
+		return r.Loader.LoadSources(ctx, sourcesRequest(t.App, t.Namespace, t.Sources, hard, false, check))
 	}
-	return r.Loader.LoadApp(ctx, manifests.Request{RepoURL: t.Source.RepoURL, SHA: t.SHA, Source: t.Source, App: t.App, Namespace: t.Namespace, Hard: hard})
+	return r.Loader.LoadApp(ctx, manifests.Request{RepoURL: t.Source.RepoURL, SHA: t.SHA, Source: t.Source, App: t.App, Namespace: t.Namespace, Hard: hard,
+		RepoCheck: check})
+}
+
+// repoCheck is the app's project's rule on the repositories a render of
+// the app fetches because its files name them (netpolicy.RepoCheck). The
+// project is read (through read) only when the render is about to fetch
+// such a repository: most renders fetch none.
+func repoCheck(appName string, read func() (*app.AppProject, error)) netpolicy.RepoCheck {
+	var once sync.Once
+	var check netpolicy.RepoCheck
+	var readErr error
+	return func(repoURL string) error {
+		once.Do(func() {
+			p, err := read()
+			if err != nil {
+				readErr = fmt.Errorf("read the project of app %q to check %s against its sourceRepos: %w", appName, gitsource.RedactURL(repoURL), err)
+				return
+			}
+			check = p.RepoCheck(appName)
+		})
+		switch {
+		case readErr != nil:
+			return readErr
+		case check == nil:
+			return nil
+		}
+		return check(repoURL)
+	}
+}
+
+// regionRepoCheck reads the project as a region does, from the app's
+// workflow (a region's activity runs while that workflow waits, so it
+// answers); without projects (tests), every repository is allowed.
+func regionRepoCheck(ctx context.Context, projects ProjectSource, appName string) netpolicy.RepoCheck {
+	if projects == nil {
+		return nil
+	}
+	return repoCheck(appName, func() (*app.AppProject, error) {
+		_, p, err := projects.AppProject(ctx, appName)
+		return p, err
+	})
 }

@@ -5,10 +5,13 @@
 package e2e
 
 import (
+	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
@@ -61,6 +64,21 @@ func startWorkerWithEnv(t *testing.T, extraEnv []string, roles ...string) *worke
 }
 
 func (w *worker) stop() { w.Stop() }
+
+// allowHosts are the worker arguments that list, for its host policy, the
+// stack's servers and the test's own servers at urls, which listen on
+// loopback too (a flag replaces its FERRY_* twin, so the stack's are
+// repeated).
+func allowHosts(t *testing.T, urls ...string) []string {
+	t.Helper()
+	hosts := []string{testEnv().Stack.RenderAllowHosts()}
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		require.NoError(t, err)
+		hosts = append(hosts, u.Host)
+	}
+	return []string{"--render-allow-hosts", strings.Join(hosts, ",")}
+}
 
 // kill9 kills the worker the hard way, as a crashed machine would.
 func (w *worker) kill9() { w.Kill9() }

@@ -48,7 +48,7 @@ func TestRepoCredsFromNamespaceOverMutualTLS(t *testing.T) {
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
 
-	startWorker(t, "--repo-creds-namespace", "argocd", "--repo-creds-context", regions[0])
+	startWorker(t, append(allowHosts(t, url), "--repo-creds-namespace", "argocd", "--repo-creds-context", regions[0])...)
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("private", url, "app", "private", true, "3m")))
 	waitApp(t, "private", sha, 2*time.Minute)
 	for _, r := range regions {
@@ -77,7 +77,8 @@ func TestGitCredentialOnlyToItsHost(t *testing.T) {
 	creds := writeDir(t, map[string]string{"creds.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: team-a\n  labels:\n" +
 		"    argocd.argoproj.io/secret-type: repo-creds\nstringData:\n  url: " + prefixA + "\n  username: robot\n" +
 		"  password: hunter2-token\n  insecure: \"true\"\n"})
-	startWorkerEnv(t, []string{"FERRY_GIT_TOKEN=env-token", "FERRY_GIT_HOSTS=git.example.com"}, "--repo-creds-dir", creds)
+	startWorkerEnv(t, []string{"FERRY_GIT_TOKEN=env-token", "FERRY_GIT_HOSTS=git.example.com"},
+		append(allowHosts(t, a.URL("private"), b.URL("public")), "--repo-creds-dir", creds)...)
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("cred-a", a.URL("private"), "app", "cred-a", true, "3m")))
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("cred-b", b.URL("public"), "app", "cred-b", true, "3m")))
 	waitApp(t, "cred-a", shaA, 2*time.Minute)

@@ -19,6 +19,7 @@ func newCharts(cfg *config, auth gitsource.AuthProvider, limits render.Limits, m
 		MaxFiles:        limits.MaxFiles,
 		ArchiveFlag:     limits.Flags.ArchiveBytes,
 		Observe:         m.gitRequest,
+		Hosts:           cfg.render.hosts,
 	}
 	if rc, ok := auth.(*gitsource.RepoCreds); ok {
 		opts.Credentials = chartCreds{rc}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/internal/netpolicy"
 	"github.com/ferry-gitops/ferry/internal/regions"
 	"github.com/ferry-gitops/ferry/internal/render"
 	"github.com/ferry-gitops/ferry/internal/sandbox"
@@ -122,6 +123,8 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.tls.ca, "temporal-tls-ca", "", "PEM CA bundle `FILE` of the Temporal server; empty: the system roots (Temporal Cloud)")
 	fs.StringVar(&c.tls.serverName, "temporal-tls-server-name", "", "`NAME` to verify in the server's certificate; empty: the host of --temporal-address")
 	fs.BoolVar(&c.render.allowRemoteBases, "kustomize-allow-remote-bases", false, "let kustomizations name bases in other Git repositories, which the worker fetches with its own Git credentials and limits before the render (files given as HTTP URLs stay refused)")
+	fs.Var(&c.render.allowHosts, "render-allow-hosts",
+		"`HOSTS` a render's fetches (Git, Helm repositories, chart archives and dependencies, OCI, remote bases) may reach though they are loopback, private, link-local, CGNAT or cloud metadata addresses, which are refused otherwise: host names, IP addresses or CIDR ranges, each optionally with :PORT, comma-separated or repeated")
 	fs.StringVar(&c.render.kubeVersion, "helm-kube-version", "", "Kubernetes `VERSION` Helm charts see in .Capabilities (default: the version Ferry is built with)")
 	fs.StringVar(&c.render.apiVersions, "helm-api-versions", "", "API `VERSIONS` Helm charts see beyond the built-in ones, comma-separated, e.g. monitoring.coreos.com/v1")
 	fs.DurationVar(&c.render.timeout, "render-timeout", 0,
@@ -234,6 +237,11 @@ func (c *config) check() error {
 	}
 	if c.render.timeout < 0 {
 		errs = append(errs, fmt.Errorf("--render-timeout %s: give a positive duration, or 0 for the default", c.render.timeout))
+	}
+	if hosts, err := netpolicy.ParseHosts(c.render.allowHosts, "--render-allow-hosts"); err != nil {
+		errs = append(errs, err)
+	} else {
+		c.render.hosts = hosts
 	}
 	if _, err := c.redis.conn(c.redisAddr); err != nil {
 		errs = append(errs, err)

@@ -202,3 +202,22 @@ func TestRegionsConfigFlag(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "in-cluster", r.Name)
 }
+
+func TestRenderAllowHosts(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("FERRY_RENDER_ALLOW_HOSTS", "127.0.0.1:5000, git.internal,10.0.0.0/8")
+	cfg, err := parseFlags([]string{"--control"}, io.Discard)
+	require.NoError(t, err)
+	require.NoError(t, cfg.render.hosts.CheckURL("oci://127.0.0.1:5000/charts"))
+	require.NoError(t, cfg.render.hosts.CheckURL("http://10.1.2.3/charts"))
+	require.ErrorContains(t, cfg.render.hosts.CheckURL("http://127.0.0.1:5001/charts"), "lists it in --render-allow-hosts")
+
+	clearEnv(t)
+	cfg, err = parseFlags([]string{"--control"}, io.Discard)
+	require.NoError(t, err)
+	require.ErrorContains(t, cfg.render.hosts.CheckURL("http://169.254.169.254/"), "the cloud metadata address",
+		"a worker with no list refuses the metadata service")
+
+	_, err = parseFlags([]string{"--control", "--render-allow-hosts", "10.0.0.0/40"}, io.Discard)
+	require.ErrorContains(t, err, `--render-allow-hosts: "10.0.0.0/40" is not a CIDR range`)
+}

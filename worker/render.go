@@ -9,6 +9,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/internal/netpolicy"
 	"github.com/ferry-gitops/ferry/internal/render"
 )
 
@@ -17,19 +18,23 @@ import (
 // should have the same ones all the same.
 type renderFlags struct {
 	allowRemoteBases bool
-	kubeVersion      string
-	apiVersions      string
-	timeout          time.Duration
-	sandbox          sandboxFlag
-	memory           bytesFlag
-	maxObjects       int
-	maxSize          bytesFlag
-	maxArchiveSize   bytesFlag
-	pool             int
-	reuse            int
-	pluginDir        string
-	runsc            string
-	runscPlatform    string
+	// allowHosts and hosts: --render-allow-hosts, and the host policy
+	// check() reads from it.
+	allowHosts     stringList
+	hosts          *netpolicy.Hosts
+	kubeVersion    string
+	apiVersions    string
+	timeout        time.Duration
+	sandbox        sandboxFlag
+	memory         bytesFlag
+	maxObjects     int
+	maxSize        bytesFlag
+	maxArchiveSize bytesFlag
+	pool           int
+	reuse          int
+	pluginDir      string
+	runsc          string
+	runscPlatform  string
 }
 
 // newLoader builds the Git clone cache, the manifest cache and the loader
@@ -45,6 +50,8 @@ func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gits
 	opts.Observe = m.gitRequest
 	opts.MaxFileBytes, opts.FileFlag = int64(cfg.checkoutMaxFile), "--checkout-max-file-size"
 	opts.MaxCheckoutBytes, opts.CheckoutFlag = int64(cfg.checkoutMaxSize), "--checkout-max-size"
+	opts.Hosts = cfg.render.hosts
+	gitsource.InstallHostPolicy(cfg.render.hosts)
 	repos, err := gitsource.New(opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("git clone cache in %s: %w", cfg.cacheDir, err)

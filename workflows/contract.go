@@ -117,6 +117,9 @@ type RenderInput struct {
 	// Fresh lists the refs of remote Kustomize bases afresh (a refresh
 	// that is not hard), rather than from the worker's refs cache.
 	Fresh bool `json:"fresh,omitempty"`
+	// Project is the app's project, whose sourceRepos bind what the
+	// render fetches for the source's files; "" is the default project.
+	Project string `json:"project,omitempty"`
 }
 
 type RenderResult struct {

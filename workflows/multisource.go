@@ -106,7 +106,8 @@ func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revisi
 	}
 	var out RenderResult
 	err := workflow.ExecuteActivity(renderCtx(ctx, fmt.Sprintf("Render %d sources", len(srcs))), ActivityRender,
-		RenderInput{App: s.app.Metadata.Name, Sources: resolved, SHA: sha, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh}).Get(ctx, &out)
+		RenderInput{App: s.app.Metadata.Name, Sources: resolved, SHA: sha, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh,
+			Project: s.app.ProjectOf()}).Get(ctx, &out)
 	if err != nil {
 		return Target{}, fmt.Errorf("render the %d sources at %s: %w", len(srcs), shortRevisions(sha), err)
 	}

@@ -120,7 +120,8 @@ func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.S
 		return s.targetOf(r), nil
 	}
 	var out RenderResult
-	renderIn := RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh}
+	renderIn := RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh,
+		Project: s.app.ProjectOf()}
 	if s.renderLocally(ctx) {
 		err = workflow.ExecuteLocalActivity(renderLocalCtx(ctx, renderSummary(src, resolved.SHA)), ActivityRender, renderIn).Get(ctx, &out)
 	} else {

@@ -92,6 +92,7 @@ func (e *Env) Environ() []string {
 		"FERRY_REGIONS="+strings.Join(e.regions(), ","),
 		"KUBECONFIG="+e.Stack.Kubeconfig,
 		"FERRY_CACHE_KEY="+e.Stack.CacheKey,
+		"FERRY_RENDER_ALLOW_HOSTS="+e.Stack.RenderAllowHosts(),
 	)
 	if e.Stack.RegionsConfig != "" && slices.Equal(e.regions(), e.Stack.Regions) {
 		env = append(env, "FERRY_REGIONS_CONFIG="+e.Stack.RegionsConfig)

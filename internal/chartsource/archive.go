@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"helm.sh/helm/v3/pkg/repo"
 
 	"github.com/ferry-gitops/ferry/internal/listing"
+	"github.com/ferry-gitops/ferry/internal/netpolicy"
 )
 
 // Checkout writes version of chartName from repoURL into a new directory:
@@ -76,7 +78,7 @@ func (c *Charts) archive(ctx context.Context, repoURL, chartName, v string) ([]b
 			}
 			continue
 		}
-		data, err := c.fetchArchive(repoURL, chartName, v, cv)
+		data, err := c.fetchArchive(ctx, repoURL, chartName, v, cv)
 		if errors.Is(err, errDigestMismatch) && !want.Force {
 			continue
 		}
@@ -95,7 +97,7 @@ var errDigestMismatch = errors.New("the archive does not match the index's diges
 
 // fetchArchive returns the archive the index names for cv: the cached
 // copy, or a download checked against the index's digest.
-func (c *Charts) fetchArchive(repoURL, chartName, v string, cv version) ([]byte, error) {
+func (c *Charts) fetchArchive(ctx context.Context, repoURL, chartName, v string, cv version) ([]byte, error) {
 	if len(cv.urls) == 0 {
 		return nil, fmt.Errorf("the index lists no URL for it")
 	}
@@ -105,6 +107,9 @@ func (c *Charts) fetchArchive(repoURL, chartName, v string, cv version) ([]byte,
 	}
 	chartURL, err := repo.ResolveReferenceURL(repoURL, cv.urls[0])
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkArchiveURL(ctx, repoURL, chartName, v, chartURL); err != nil {
 		return nil, err
 	}
 	g, opts, err := c.httpGetter(repoURL)
@@ -130,12 +135,44 @@ func (c *Charts) fetchArchive(repoURL, chartName, v string, cv version) ([]byte,
 	return data, nil
 }
 
+// checkArchiveURL checks the archive URL an index.yaml entry names: the
+// host policy always, and the app's project when the URL is outside the
+// repository (an index may send the worker anywhere).
+func (c *Charts) checkArchiveURL(ctx context.Context, repoURL, chartName, v, chartURL string) error {
+	asker := fmt.Sprintf("the index.yaml entry of chart %q %s in %s", chartName, v, RedactURL(repoURL))
+	if err := c.opts.Hosts.CheckURL(chartURL); err != nil {
+		return &netpolicy.DeniedError{URL: RedactURL(chartURL), Asker: asker, Err: err}
+	}
+	if within(repoURL, chartURL) {
+		return nil
+	}
+	return netpolicy.Check(ctx, nil, asker, chartURL)
+}
+
+// within reports whether u is under the repository base: same scheme,
+// host and port, and a path below the repository's.
+func within(base, u string) bool {
+	b, err1 := url.Parse(base)
+	p, err2 := url.Parse(u)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if !strings.EqualFold(b.Scheme, p.Scheme) || !strings.EqualFold(b.Host, p.Host) {
+		return false
+	}
+	dir := strings.TrimSuffix(b.EscapedPath(), "/") + "/"
+	return strings.HasPrefix(p.EscapedPath(), dir) && !strings.Contains(p.EscapedPath(), "/../")
+}
+
 // ociArchive resolves the tag to its manifest digest and pulls by that
 // digest, once per digest.
 func (c *Charts) ociArchive(ctx context.Context, repoURL, chartName, v string) ([]byte, error) {
 	ref := ociRef(repoURL, chartName)
 	fail := func(err error) error {
 		return fmt.Errorf("pull chart oci://%s:%s: %w", ref, v, redactErr(err, repoURL))
+	}
+	if err := c.opts.Hosts.CheckURL(repoURL); err != nil {
+		return nil, fail(err)
 	}
 	client, err := c.registryClient(repoURL)
 	if err != nil {

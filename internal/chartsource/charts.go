@@ -16,6 +16,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/listing"
+	"github.com/ferry-gitops/ferry/internal/netpolicy"
 )
 
 // Defaults for the zero values of Options.
@@ -50,6 +51,10 @@ type Options struct {
 	MaxFiles int
 	// ArchiveFlag names the worker setting that raises MaxArchiveBytes.
 	ArchiveFlag string
+	// Hosts is the worker's host policy, checked on every URL before a
+	// request and on every address dialled (redirects included); nil
+	// allows every host.
+	Hosts *netpolicy.Hosts
 	// RequestTimeout bounds one request to a repository or registry.
 	RequestTimeout time.Duration
 	// Logger receives evictions and recoveries; nil means slog.Default().

@@ -12,6 +12,8 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"sigs.k8s.io/yaml"
+
+	"github.com/ferry-gitops/ferry/internal/netpolicy"
 )
 
 // maxDependencyDepth bounds how deep dependencies of dependencies are
@@ -96,6 +98,10 @@ func (c *Charts) vendorDependencies(ctx context.Context, dir string, b *budget, 
 func (c *Charts) vendorOne(ctx context.Context, dir string, dep *chart.Dependency, b *budget) error {
 	fail := func(err error) error {
 		return fmt.Errorf("%s: chart dependency %q version %q from %s: %w", b.display, dep.Name, dep.Version, RedactURL(dep.Repository), err)
+	}
+	asker := fmt.Sprintf("the Chart.yaml dependency %q of %s", dep.Name, b.display)
+	if err := netpolicy.Check(ctx, c.opts.Hosts, asker, dep.Repository); err != nil {
+		return err
 	}
 	v, err := c.Resolve(ctx, dep.Repository, dep.Name, dep.Version)
 	if err != nil {

@@ -36,6 +36,9 @@ type version struct {
 // index lists repoURL (for OCI: the chart's repository in it), shared by
 // every caller through the listing cache.
 func (c *Charts) index(ctx context.Context, repoURL, chartName string, want listing.Want) (*chartIndex, error) {
+	if err := c.opts.Hosts.CheckURL(repoURL); err != nil {
+		return nil, err
+	}
 	if IsOCI(repoURL) {
 		ref := ociRef(repoURL, chartName)
 		return c.indexes.Get(ctx, "oci://"+ref, want, c.opts.RequestTimeout, func(ctx context.Context) (*chartIndex, error) {

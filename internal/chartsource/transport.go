@@ -84,7 +84,7 @@ func (c *Charts) httpGetter(repoURL string) (getter.Getter, []getter.Option, err
 	if err != nil {
 		return nil, nil, fmt.Errorf("credentials for %s: %w", RedactURL(repoURL), err)
 	}
-	base := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsCfg, DisableCompression: true}
+	base := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsCfg, DisableCompression: true, DialContext: c.opts.Hosts.DialContext}
 	// Helm's getter takes an *http.Transport: the conditional round
 	// tripper is registered on it for both schemes.
 	// A non-nil TLSNextProto keeps HTTP/2 off the outer transport, which
@@ -113,7 +113,8 @@ func (c *Charts) registryClient(repoURL string) (*registry.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("credentials for %s: %w", RedactURL(repoURL), err)
 	}
-	hc := &http.Client{Timeout: c.opts.RequestTimeout, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsCfg}}
+	hc := &http.Client{Timeout: c.opts.RequestTimeout, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsCfg,
+		DialContext: c.opts.Hosts.DialContext}}
 	opts := []registry.ClientOption{registry.ClientOptHTTPClient(hc), registry.ClientOptWriter(io.Discard),
 		// Never the machine's docker credentials: only the worker's Secrets.
 		registry.ClientOptCredentialsFile(filepath.Join(c.opts.CacheDir, "no-registry-credentials.json"))}
@@ -233,8 +234,19 @@ func redactErr(err error, repoURL string) error {
 	if p, ok := u.User.Password(); ok && p != "" {
 		msg = strings.ReplaceAll(msg, p, "***")
 	}
-	return errors.New(msg)
+	return &redactedError{msg: msg, err: err}
 }
+
+// redactedError is an error with the credentials taken out of its text;
+// its cause stays reachable for errors.As (a refused dial, a timeout),
+// never for printing.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 type readCloser struct {
 	io.Reader

@@ -2,8 +2,10 @@ package devenv
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -25,7 +27,10 @@ func (s *Stack) Env() map[string]string {
 		"FERRY_STATE_DIR":        s.StateDir,
 		"FERRY_HELM_REPO_URL":    s.HelmRepoURL,
 		"FERRY_OCI_REGISTRY":     s.OCIRegistry,
-		"PATH":                   s.ToolsBin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		// The stack's own servers are on loopback, which a worker's host
+		// policy refuses unless listed.
+		"FERRY_RENDER_ALLOW_HOSTS": s.RenderAllowHosts(),
+		"PATH":                     s.ToolsBin + string(os.PathListSeparator) + os.Getenv("PATH"),
 	}
 	if s.HelmRepoUsername != "" {
 		env["FERRY_HELM_REPO_USERNAME"] = s.HelmRepoUsername
@@ -35,6 +40,25 @@ func (s *Stack) Env() map[string]string {
 		env["FERRY_REGIONS_CONFIG"] = s.RegionsConfig
 	}
 	return env
+}
+
+// RenderAllowHosts lists the stack's Git server, Helm repository and OCI
+// registry (host:port each, comma-separated) for a worker's
+// --render-allow-hosts: they listen on loopback.
+func (s *Stack) RenderAllowHosts() string {
+	var hosts []string
+	for _, raw := range []string{s.GitURL, s.HelmRepoURL, s.OCIRegistry} {
+		if raw == "" {
+			continue
+		}
+		if !strings.Contains(raw, "://") {
+			raw = "oci://" + raw
+		}
+		if u, err := url.Parse(raw); err == nil && u.Host != "" && !slices.Contains(hosts, u.Host) {
+			hosts = append(hosts, u.Host)
+		}
+	}
+	return strings.Join(hosts, ",")
 }
 
 // Environ is os.Environ with the stack's variables set, for a child process

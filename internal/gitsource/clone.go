@@ -214,6 +214,9 @@ func (r *Repos) fetch(ctx context.Context, c *clone, repoURL string, specs []con
 	if err := checkScheme(repoURL); err != nil {
 		return err
 	}
+	if err := r.checkHost(ctx, repoURL); err != nil {
+		return err
+	}
 	auth, err := r.auth(repoURL)
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 package gitsource
 
 import (
+	"github.com/ferry-gitops/ferry/internal/netpolicy"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -54,6 +56,9 @@ type Options struct {
 	// FileFlag and CheckoutFlag name the settings that raise MaxFileBytes
 	// and MaxCheckoutBytes, for the errors that report them.
 	FileFlag, CheckoutFlag string
+	// Hosts is the worker's host policy, checked on every repository URL
+	// before a request (see also InstallHostPolicy); nil allows every host.
+	Hosts *netpolicy.Hosts
 	// Logger receives clone recoveries and evictions; nil means slog.Default().
 	Logger *slog.Logger
 	// Observe, when set, is told of every network request: requestType

@@ -150,6 +150,9 @@ func (r *Repos) lsRemote(ctx context.Context, repoURL string) (refList, error) {
 	if err := checkScheme(repoURL); err != nil {
 		return nil, err
 	}
+	if err := r.checkHost(ctx, repoURL); err != nil {
+		return nil, err
+	}
 	auth, err := r.auth(repoURL)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/internal/netpolicy"
 	"github.com/ferry-gitops/ferry/internal/render"
 )
 
@@ -113,6 +114,11 @@ type Request struct {
 	// Refs are the other sources of a multi-source app whose files the
 	// source's Helm value files name ($ref/path), at their commits.
 	Refs []RefAt
+	// RepoCheck is the app's project's rule on the repositories its files
+	// ask for (remote Kustomize bases, chart dependencies, chart archives
+	// an index names elsewhere), checked before each is fetched and on
+	// every set they were rendered with; nil allows all.
+	RepoCheck netpolicy.RepoCheck
 }
 
 // Loaded is one rendered manifest set.
@@ -131,6 +137,8 @@ type Loaded struct {
 	// with: when there are any, the set can change without a new commit
 	// of the source's repository.
 	RemoteBases int
+	// Remote are those bases' repositories and refs.
+	Remote []render.RemoteRef
 }
 
 // Load is LoadApp without the Application's name and namespace: a Helm
@@ -157,7 +165,13 @@ func (l *Loader) Load(ctx context.Context, repoURL, sha string, src app.Source) 
 // detected rather than explicit, the Key entry is a marker sending later
 // loads to HelmKey without a checkout.
 func (l *Loader) LoadApp(ctx context.Context, req Request) (*Loaded, error) {
+	ctx = netpolicy.WithRepoCheck(ctx, req.RepoCheck)
 	loaded, err := l.loadApp(ctx, req)
+	if err == nil {
+		// A set another app rendered (a shared key, a joined flight) is
+		// this app's only when its project allows the same bases.
+		err = checkRemote(req, loaded.Remote)
+	}
 	if err == nil && l.Observer != nil {
 		l.Observer.Loaded(loaded.CacheHit)
 	}

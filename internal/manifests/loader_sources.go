@@ -11,6 +11,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/internal/netpolicy"
 	"github.com/ferry-gitops/ferry/internal/render"
 )
 
@@ -38,6 +39,8 @@ type SourcesRequest struct {
 	Namespace string
 	Hard      bool
 	Fresh     bool
+	// RepoCheck: as in Request, for every source.
+	RepoCheck netpolicy.RepoCheck
 }
 
 // LoadSources renders every source of a multi-source app that renders
@@ -67,7 +70,7 @@ func (l *Loader) LoadSources(ctx context.Context, req SourcesRequest) (*Loaded, 
 			continue
 		}
 		one := Request{RepoURL: s.Source.RepoURL, SHA: s.Revision, Source: s.Source, App: req.App, Namespace: req.Namespace,
-			Hard: req.Hard, Fresh: req.Fresh}
+			Hard: req.Hard, Fresh: req.Fresh, RepoCheck: req.RepoCheck}
 		for _, ref := range app.RefsOf(s.Source) {
 			r, ok := refs[ref]
 			if !ok {
@@ -92,6 +95,7 @@ func (l *Loader) LoadSources(ctx context.Context, req SourcesRequest) (*Loaded, 
 		}
 		out.CacheHit = out.CacheHit && loaded.CacheHit
 		out.RemoteBases += loaded.RemoteBases
+		out.Remote = append(out.Remote, loaded.Remote...)
 		if !slices.Contains(types, loaded.SourceType) {
 			types = append(types, loaded.SourceType)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/internal/netpolicy"
 	"github.com/ferry-gitops/ferry/internal/render"
 )
 
@@ -64,6 +65,9 @@ func (l *Loader) fetchRemote(ctx context.Context, req Request, dir string) (base
 		return nil, release, nil
 	}
 	bases, err = f.FetchRemoteBases(ctx, dir, renderSource(req.Source), req.renderOptions(nil), func(ctx context.Context, ref render.RemoteRef) (render.RemoteBase, error) {
+		if err := checkRemote(req, []render.RemoteRef{ref}); err != nil {
+			return render.RemoteBase{}, err
+		}
 		sha, err := res.Resolve(ctx, ref.Repo, ref.Ref, resolveOptions(req.Hard || req.Fresh)...)
 		if err != nil {
 			return render.RemoteBase{}, err
@@ -103,10 +107,7 @@ func remoteKey(key string, bases []render.RemoteBase) string {
 // remoteMarker is the entry kept under Key for a set with remote bases:
 // their refs, in the order the render met them.
 func remoteMarker(sourceType string, bases []render.RemoteBase) []byte {
-	refs := make([]render.RemoteRef, len(bases))
-	for i, b := range bases {
-		refs[i] = render.RemoteRef{Repo: b.Repo, Ref: b.Ref}
-	}
+	refs := refsOf(bases)
 	payload, _, _, err := encodeHeader(nil, header{SourceType: sourceType, Remote: refs})
 	if err != nil {
 		panic(err) // an empty set always encodes
@@ -122,6 +123,9 @@ func (l *Loader) loadRemote(ctx context.Context, req Request, key string, refs [
 	if res == nil {
 		return nil, false, nil
 	}
+	if err := checkRemote(req, refs); err != nil {
+		return nil, true, err
+	}
 	bases := make([]render.RemoteBase, len(refs))
 	for i, ref := range refs {
 		sha, err := res.Resolve(ctx, ref.Repo, ref.Ref, resolveOptions(req.Fresh)...)
@@ -132,7 +136,7 @@ func (l *Loader) loadRemote(ctx context.Context, req Request, key string, refs [
 	}
 	rkey := remoteKey(key, bases)
 	if got, _, hit := l.get(ctx, rkey, false); hit {
-		got.RemoteBases = len(refs)
+		got.RemoteBases, got.Remote = len(refs), refs
 		return got, true, nil
 	}
 	if err := l.failed(ctx, rkey, false); err != nil {
@@ -179,5 +183,33 @@ func (l *Loader) renderRemote(ctx context.Context, req Request, dir, key string,
 	}
 	l.put(ctx, key, remoteMarker(loaded.SourceType, bases), false)
 	loaded.RemoteBases = len(bases)
+	loaded.Remote = refsOf(bases)
 	return loaded, nil
+}
+
+func refsOf(bases []render.RemoteBase) []render.RemoteRef {
+	refs := make([]render.RemoteRef, len(bases))
+	for i, b := range bases {
+		refs[i] = render.RemoteRef{Repo: b.Repo, Ref: b.Ref}
+	}
+	return refs
+}
+
+// checkRemote checks remote bases against req's project before they are
+// fetched, and before a set rendered with them is given to req's app.
+// The host policy is the Git transport's (gitsource), at dial time.
+func checkRemote(req Request, refs []render.RemoteRef) error {
+	if req.RepoCheck == nil {
+		return nil
+	}
+	for _, ref := range refs {
+		if err := req.RepoCheck(ref.Repo); err != nil {
+			return &netpolicy.DeniedError{URL: gitsource.RedactURL(ref.String()), Asker: "a kustomization.yaml of " + sourceLabel(req), Err: err}
+		}
+	}
+	return nil
+}
+
+func sourceLabel(req Request) string {
+	return fmt.Sprintf("%s path %q (resources, bases or components)", gitsource.RedactURL(req.RepoURL), cleanPath(req.Source.Path))
 }
