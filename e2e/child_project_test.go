@@ -13,7 +13,7 @@ import (
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
-// kidsProject is a project that allows the repo in namespace kids-* of every
+// kidsProject is a project that allows the repo in namespace kids* of every
 // region; children lists the projects its apps may create children in
 // (ferry.dev/child-projects), none when empty.
 func kidsProject(name, repoURL, children string) string {
@@ -22,22 +22,14 @@ func kidsProject(name, repoURL, children string) string {
 	if children != "" {
 		fmt.Fprintf(&b, "  annotations:\n    ferry.dev/child-projects: %q\n", children)
 	}
-	fmt.Fprintf(&b, "spec:\n  sourceRepos: [%s]\n  destinations:\n  - {name: '*', namespace: 'kids-*'}\n", repoURL)
+	fmt.Fprintf(&b, "spec:\n  sourceRepos: [%s]\n  destinations:\n  - {name: '*', namespace: 'kids*'}\n", repoURL)
 	b.WriteString("  clusterResourceWhitelist: [{group: '', kind: Namespace}]\n")
 	return b.String()
 }
 
-// kidsApp is an automated app of the project in namespace kids-<name> of
-// every region.
-func kidsApp(name, project, repoURL, path string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: %s\n  namespace: argocd\nspec:\n  project: %s\n", name, project)
-	fmt.Fprintf(&b, "  source:\n    repoURL: %s\n    targetRevision: main\n    path: %s\n  destinations:\n", repoURL, path)
-	for _, r := range regions {
-		fmt.Fprintf(&b, "    - {name: %s, namespace: kids-%s}\n", r, name)
-	}
-	b.WriteString("  syncPolicy:\n    automated: {prune: true}\n    syncOptions: [CreateNamespace=true]\n")
-	return b.String()
+// kidsApp is childApp of project in namespace name, from path name.
+func kidsApp(name, project, repoURL string) string {
+	return strings.Replace(childApp(name, repoURL), "project: default", "project: "+project, 1)
 }
 
 // TestChildAppStaysInItsParentsProject: an app of apps of project kids-a
@@ -50,20 +42,20 @@ func TestChildAppStaysInItsParentsProject(t *testing.T) {
 	startWorker(t)
 	repo := newRepo(t, "kids")
 	repo.write(map[string]string{
-		"apps/kid-web.yaml": kidsApp("kid-web", "kids-a", repo.URL, "web"),
-		"apps/kid-ops.yaml": kidsApp("kid-ops", "kids-platform", repo.URL, "ops"),
-		"web/cm.yaml":       configMap("web", "v1"),
-		"ops/cm.yaml":       configMap("ops", "v1"),
+		"kids/kids-web.yaml": kidsApp("kids-web", "kids-a", repo.URL),
+		"kids/kids-ops.yaml": kidsApp("kids-ops", "kids-platform", repo.URL),
+		"kids-web/cm.yaml":   configMap("web", "v1"),
+		"kids-ops/cm.yaml":   configMap("ops", "v1"),
 	})
 	sha := repo.commitAndPush("two children")
 	mustFerry(t, "project", "apply", "-f", writeFile(t, kidsProject("kids-a", repo.URL, "")))
 	mustFerry(t, "project", "apply", "-f", writeFile(t, kidsProject("kids-platform", repo.URL, "")))
-	mustFerry(t, "app", "apply", "-f", writeFile(t, kidsApp("kids", "kids-a", repo.URL, "apps")))
+	mustFerry(t, "app", "apply", "-f", writeFile(t, kidsApp("kids", "kids-a", repo.URL)))
 
-	waitApp(t, "kid-web", sha, 2*time.Minute)
+	waitApp(t, "kids-web", sha, 2*time.Minute)
 	c := temporalClient(t)
-	want := `child app "kid-ops" is in project "kids-platform", but its parent app of apps "kids" is in project "kids-a", which does not allow children in "kids-platform"`
-	eventually(t, 2*time.Minute, "the parent refuses kid-ops, naming both projects", func() (bool, string) {
+	want := `child app "kids-ops" is in project "kids-platform", but its parent app of apps "kids" is in project "kids-a", which does not allow children in "kids-platform"`
+	eventually(t, 2*time.Minute, "the parent refuses kids-ops, naming both projects", func() (bool, string) {
 		v, err := queryView(t, c, "kids")
 		if err != nil {
 			return false, err.Error()
@@ -72,32 +64,32 @@ func TestChildAppStaysInItsParentsProject(t *testing.T) {
 		if op == nil || op.Phase != app.OperationFailed || !strings.Contains(op.Message, want) {
 			return false, fmt.Sprintf("operation %+v", op)
 		}
-		row := childRow(&v.Status, "kid-ops")
+		row := childRow(&v.Status, "kids-ops")
 		if row == nil || row.Health != app.HealthDegraded || !strings.Contains(row.Message, want) || !strings.Contains(row.Message, "ferry.dev/child-projects") {
-			return false, fmt.Sprintf("row of kid-ops: %+v", row)
+			return false, fmt.Sprintf("row of kids-ops: %+v", row)
 		}
 		return v.Status.Health.Status == app.HealthDegraded, "health " + string(v.Status.Health.Status)
 	})
-	_, err := queryView(t, c, "kid-ops")
-	require.Error(t, err, "kid-ops must not have started")
+	_, err := queryView(t, c, "kids-ops")
+	require.Error(t, err, "kids-ops must not have started")
 	for _, r := range regions {
-		_, err := kubeClient(t, r).CoreV1().Namespaces().Get(context.Background(), "kids-kid-ops", metav1.GetOptions{})
-		require.Error(t, err, "nothing of kid-ops in %s", r)
+		_, err := kubeClient(t, r).CoreV1().Namespaces().Get(context.Background(), "kids-ops", metav1.GetOptions{})
+		require.Error(t, err, "nothing of kids-ops in %s", r)
 	}
 	out, err := ferry(t, "app", "get", "kids")
 	require.NoError(t, err, out)
-	require.Contains(t, out, "kid-ops")
+	require.Contains(t, out, "kids-ops")
 
 	// kids-a now lets its apps create children in kids-platform.
 	mustFerry(t, "project", "apply", "-f", writeFile(t, kidsProject("kids-a", repo.URL, "kids-platform")))
 	mustFerry(t, "app", "refresh", "kids")
 	mustFerry(t, "app", "sync", "kids")
-	waitApp(t, "kid-ops", sha, 2*time.Minute)
+	waitApp(t, "kids-ops", sha, 2*time.Minute)
 	waitApp(t, "kids", sha, time.Minute)
 
 	mustFerry(t, "app", "delete", "kids")
-	appGone(t, c, "kid-ops")
-	appGone(t, c, "kid-web")
+	appGone(t, c, "kids-ops")
+	appGone(t, c, "kids-web")
 	mustFerry(t, "project", "delete", "kids-a")
 	mustFerry(t, "project", "delete", "kids-platform")
 }
