@@ -22,11 +22,14 @@ build:
 # Ferry's container image, without Docker (hack/image): the static binaries
 # on no base image, non-root (65532), pushed to IMAGE_REGISTRY (host:port;
 # default: the registry of the running `ferry dev up` in DEV_STATE_DIR). It
-# prints the image's reference by digest.
+# prints the image's reference by digest and writes the digest into the
+# example overlays of deploy/ (their images: entry ferry-worker).
 DEV_STATE_DIR ?= $${XDG_STATE_HOME:-$$HOME/.local/state}/ferry/dev
 IMAGE_REGISTRY ?=
 image: build
-	@$(GO) run ./hack/image -bin bin -state-dir "$(DEV_STATE_DIR)" $(if $(IMAGE_REGISTRY),-registry $(IMAGE_REGISTRY))
+	@$(GO) run ./hack/image -bin bin -state-dir "$(DEV_STATE_DIR)" \
+		-pin deploy/overlays/example/control/kustomization.yaml \
+		-pin deploy/overlays/example/region-us-east-1/kustomization.yaml $(if $(IMAGE_REGISTRY),-registry $(IMAGE_REGISTRY))
 
 run: tools build
 	@hack/run.sh

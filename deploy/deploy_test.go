@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -50,11 +51,14 @@ const (
 	region       = "us-east-1"
 	namespace    = "ferry-system"
 	fieldManager = "ferry-deploy-test"
-	image        = "registry.example.com/ferry/ferry-worker:v0.1.0"
 	tlsDir       = "/etc/ferry/tls"
 )
 
 var stack *devenv.Stack
+
+// pinnedImage is the overlays' image: the operator's repository and the
+// digest make image wrote, so every pod runs exactly the image built.
+var pinnedImage = regexp.MustCompile(`^registry\.example\.com/ferry/ferry-worker@sha256:[0-9a-f]{64}$`)
 
 // TestMain starts one real control plane for the package; with -short only
 // the rendering tests run.
@@ -226,7 +230,7 @@ func (r rendered) worker(name string) (*appsv1.Deployment, corev1.Container, map
 	require.Len(t, d.Spec.Template.Spec.Containers, 1)
 	c := d.Spec.Template.Spec.Containers[0]
 	assert.Equal(t, "ferry-worker", c.Name)
-	assert.Equal(t, image, c.Image, "the overlay's image")
+	assert.Regexp(t, pinnedImage, c.Image, "the overlay's image, by the digest make image wrote")
 	assert.Equal(t, []string{"ferry-worker"}, c.Command)
 	require.NotNil(t, d.Spec.Replicas)
 	assert.Equal(t, int32(2), *d.Spec.Replicas, "two workers poll each queue")

@@ -5,7 +5,8 @@
 //	go run ./hack/image -bin bin -registry 127.0.0.1:5000
 //
 // Without -registry it pushes to the registry of a running `ferry dev up`
-// (FERRY_OCI_REGISTRY in -state-dir's env).
+// (FERRY_OCI_REGISTRY in -state-dir's env). -pin writes the digest into a
+// kustomization's images: (deploy/overlays/example).
 package main
 
 import (
@@ -36,6 +37,11 @@ func run(args []string) error {
 	repo := fs.String("repository", "ferry/ferry-worker", "the image's repository in the registry")
 	tag := fs.String("tag", "dev", "the tag pushed")
 	ca := fs.String("ca-file", "/etc/ssl/certs/ca-certificates.crt", "the system roots put in the image (empty: none)")
+	var pins []string
+	fs.Func("pin", "a kustomization `FILE` whose images: entry ferry-worker gets the image's digest (repeatable)", func(v string) error {
+		pins = append(pins, v)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -62,6 +68,11 @@ func run(args []string) error {
 	digest, err := image.Push(context.Background(), img, ref+":"+*tag)
 	if err != nil {
 		return err
+	}
+	for _, k := range pins {
+		if err := image.PinDigest(k, "ferry-worker", digest.String()); err != nil {
+			return err
+		}
 	}
 	fmt.Println(ref + "@" + digest.String())
 	return nil
