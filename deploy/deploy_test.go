@@ -248,6 +248,18 @@ func (r rendered) worker(name string) (*appsv1.Deployment, corev1.Container, map
 	assert.Equal(t, "ferry", env["FERRY_NAMESPACE"], "the overlay's Temporal namespace")
 	assert.Equal(t, "<valueFrom>", env["GOMEMLIMIT"])
 
+	// Renders sandboxed: the pod runs on gVisor (a RuntimeClass of handler
+	// runsc) and the worker trusts that pod as its render sandbox, which it
+	// checks at start.
+	require.NotNil(t, d.Spec.Template.Spec.RuntimeClassName, "the pod's runtime: without gVisor, pod mode has no sandbox")
+	assert.Equal(t, "gvisor", *d.Spec.Template.Spec.RuntimeClassName)
+	rc := r.find("RuntimeClass", "gvisor")
+	assert.Equal(t, "runsc", rc.Object["handler"])
+	assert.Equal(t, "pod", env["FERRY_RENDER_SANDBOX"])
+	for _, a := range c.Args {
+		assert.False(t, strings.HasPrefix(a, "--render-sandbox") || strings.HasPrefix(a, "--plugin-dir"), "%s: the pod sandbox admits no plugins", a)
+	}
+
 	// /healthz and /metrics on --metrics-addr, all interfaces, named "metrics".
 	addr, ok := flagValue(c.Args, "metrics-addr")
 	require.True(t, ok, "--metrics-addr: without it the worker serves no /healthz for the probes (metrics are off by default)")
@@ -309,7 +321,7 @@ func TestRenderedWorkers(t *testing.T) {
 			for _, o := range r.objs {
 				assert.Equal(t, "ferry", o.GetLabels()["app.kubernetes.io/part-of"], "%s %s", o.GetKind(), o.GetName())
 				switch o.GetKind() {
-				case "Namespace", "ClusterRole", "ClusterRoleBinding":
+				case "Namespace", "ClusterRole", "ClusterRoleBinding", "RuntimeClass":
 					assert.Empty(t, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
 				case "Role", "RoleBinding":
 					assert.Equal(t, argocdNamespace, o.GetNamespace(), "%s %s: in Argo CD's namespace", o.GetKind(), o.GetName())
@@ -333,7 +345,7 @@ func TestRenderedWorkers(t *testing.T) {
 }
 
 func checkControl(t *testing.T, r rendered, argocd bool) (*appsv1.Deployment, corev1.Container, map[string]string) {
-	kinds := []string{"Namespace/ferry-system", "ServiceAccount/ferry-control",
+	kinds := []string{"RuntimeClass/gvisor", "Namespace/ferry-system", "ServiceAccount/ferry-control",
 		"ConfigMap/" + configMapName(t, r, "ferry-config"), "Deployment/ferry-control", "Service/ferry-control",
 		"PodDisruptionBudget/ferry-control"}
 	if argocd {
@@ -379,7 +391,7 @@ func checkControl(t *testing.T, r rendered, argocd bool) (*appsv1.Deployment, co
 }
 
 func checkRegion(t *testing.T, r rendered, singleTenant bool) (*appsv1.Deployment, corev1.Container, map[string]string) {
-	assert.ElementsMatch(t, []string{"Namespace/ferry-system", "ServiceAccount/ferry-region",
+	assert.ElementsMatch(t, []string{"RuntimeClass/gvisor", "Namespace/ferry-system", "ServiceAccount/ferry-region",
 		"ClusterRole/ferry-region", "ClusterRoleBinding/ferry-region",
 		"ConfigMap/" + configMapName(t, r, "ferry-region-config"),
 		"Deployment/ferry-region", "PodDisruptionBudget/ferry-region"}, r.kinds())
