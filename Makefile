@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 TEST_TIMEOUT ?= 75m
 
-.PHONY: all tools build run test test-cluster test-unit bench record-histories fmt vet
+.PHONY: all tools build image run test test-cluster test-unit bench record-histories fmt vet
 
 all: build
 
@@ -12,10 +12,24 @@ all: build
 tools:
 	@hack/tools.sh >/dev/null
 
+# Static binaries (no cgo): make image packs them into an image without a
+# base, and a render sandbox runs them without the host's libraries.
 build:
-	$(GO) build -o bin/ferry ./starter
-	$(GO) build -o bin/ferry-worker ./worker
-	$(GO) build -o bin/ferry-render ./renderer
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ferry ./starter
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ferry-worker ./worker
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ferry-render ./renderer
+
+# Ferry's container image, without Docker (hack/image): the static binaries
+# on no base image, non-root (65532), pushed to IMAGE_REGISTRY (host:port;
+# default: the registry of the running `ferry dev up` in DEV_STATE_DIR). It
+# prints the image's reference by digest and writes the digest into the
+# example overlays of deploy/ (their images: entry ferry-worker).
+DEV_STATE_DIR ?= $${XDG_STATE_HOME:-$$HOME/.local/state}/ferry/dev
+IMAGE_REGISTRY ?=
+image: build
+	@$(GO) run ./hack/image -bin bin -state-dir "$(DEV_STATE_DIR)" \
+		-pin deploy/overlays/example/control/kustomization.yaml \
+		-pin deploy/overlays/example/region-us-east-1/kustomization.yaml $(if $(IMAGE_REGISTRY),-registry $(IMAGE_REGISTRY))
 
 run: tools build
 	@hack/run.sh

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -50,11 +51,14 @@ const (
 	region       = "us-east-1"
 	namespace    = "ferry-system"
 	fieldManager = "ferry-deploy-test"
-	image        = "registry.example.com/ferry/ferry-worker:v0.1.0"
 	tlsDir       = "/etc/ferry/tls"
 )
 
 var stack *devenv.Stack
+
+// pinnedImage is the overlays' image: the operator's repository and the
+// digest make image wrote, so every pod runs exactly the image built.
+var pinnedImage = regexp.MustCompile(`^registry\.example\.com/ferry/ferry-worker@sha256:[0-9a-f]{64}$`)
 
 // TestMain starts one real control plane for the package; with -short only
 // the rendering tests run.
@@ -226,7 +230,7 @@ func (r rendered) worker(name string) (*appsv1.Deployment, corev1.Container, map
 	require.Len(t, d.Spec.Template.Spec.Containers, 1)
 	c := d.Spec.Template.Spec.Containers[0]
 	assert.Equal(t, "ferry-worker", c.Name)
-	assert.Equal(t, image, c.Image, "the overlay's image")
+	assert.Regexp(t, pinnedImage, c.Image, "the overlay's image, by the digest make image wrote")
 	assert.Equal(t, []string{"ferry-worker"}, c.Command)
 	require.NotNil(t, d.Spec.Replicas)
 	assert.Equal(t, int32(2), *d.Spec.Replicas, "two workers poll each queue")
@@ -243,6 +247,18 @@ func (r rendered) worker(name string) (*appsv1.Deployment, corev1.Container, map
 	assert.NotEmpty(t, env["FERRY_TEMPORAL_ADDRESS"])
 	assert.Equal(t, "ferry", env["FERRY_NAMESPACE"], "the overlay's Temporal namespace")
 	assert.Equal(t, "<valueFrom>", env["GOMEMLIMIT"])
+
+	// Renders sandboxed: the pod runs on gVisor (a RuntimeClass of handler
+	// runsc) and the worker trusts that pod as its render sandbox, which it
+	// checks at start.
+	require.NotNil(t, d.Spec.Template.Spec.RuntimeClassName, "the pod's runtime: without gVisor, pod mode has no sandbox")
+	assert.Equal(t, "gvisor", *d.Spec.Template.Spec.RuntimeClassName)
+	rc := r.find("RuntimeClass", "gvisor")
+	assert.Equal(t, "runsc", rc.Object["handler"])
+	assert.Equal(t, "pod", env["FERRY_RENDER_SANDBOX"])
+	for _, a := range c.Args {
+		assert.False(t, strings.HasPrefix(a, "--render-sandbox") || strings.HasPrefix(a, "--plugin-dir"), "%s: the pod sandbox admits no plugins", a)
+	}
 
 	// /healthz and /metrics on --metrics-addr, all interfaces, named "metrics".
 	addr, ok := flagValue(c.Args, "metrics-addr")
@@ -305,7 +321,7 @@ func TestRenderedWorkers(t *testing.T) {
 			for _, o := range r.objs {
 				assert.Equal(t, "ferry", o.GetLabels()["app.kubernetes.io/part-of"], "%s %s", o.GetKind(), o.GetName())
 				switch o.GetKind() {
-				case "Namespace", "ClusterRole", "ClusterRoleBinding":
+				case "Namespace", "ClusterRole", "ClusterRoleBinding", "RuntimeClass":
 					assert.Empty(t, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
 				case "Role", "RoleBinding":
 					want, where := argocdNamespace, "in Argo CD's namespace"
@@ -333,7 +349,7 @@ func TestRenderedWorkers(t *testing.T) {
 }
 
 func checkControl(t *testing.T, r rendered, argocd bool) (*appsv1.Deployment, corev1.Container, map[string]string) {
-	kinds := []string{"Namespace/ferry-system", "ServiceAccount/ferry-control",
+	kinds := []string{"RuntimeClass/gvisor", "Namespace/ferry-system", "ServiceAccount/ferry-control",
 		"ConfigMap/" + configMapName(t, r, "ferry-config"), "Deployment/ferry-control", "Service/ferry-control",
 		"PodDisruptionBudget/ferry-control"}
 	if argocd {
@@ -379,7 +395,7 @@ func checkControl(t *testing.T, r rendered, argocd bool) (*appsv1.Deployment, co
 }
 
 func checkRegion(t *testing.T, r rendered, singleTenant bool) (*appsv1.Deployment, corev1.Container, map[string]string) {
-	assert.ElementsMatch(t, []string{"Namespace/ferry-system", "ServiceAccount/ferry-region",
+	assert.ElementsMatch(t, []string{"RuntimeClass/gvisor", "Namespace/ferry-system", "ServiceAccount/ferry-region",
 		"ClusterRole/ferry-region", "ClusterRoleBinding/ferry-region",
 		"ClusterRole/ferry-region-impersonate", "RoleBinding/ferry-region-impersonate",
 		"ConfigMap/" + configMapName(t, r, "ferry-region-config"),

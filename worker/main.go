@@ -37,6 +37,10 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.RenderArg {
 		os.Exit(renderMode())
 	}
+	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "-version") {
+		fmt.Println(versionLine())
+		return
+	}
 	cfg, err := parseFlags(os.Args[1:], os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return

@@ -47,9 +47,15 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 		}
 	}
 	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "ferry_render_sandbox_info", Help: "The render sandbox in force (--render-sandbox): gvisor, process or none; for gvisor, runsc's platform (--runsc-platform).",
+		Name: "ferry_render_sandbox_info", Help: "The render sandbox in force (--render-sandbox): gvisor, process, pod or none; for gvisor, runsc's platform (--runsc-platform).",
 	}, []string{"mode", "platform"})
 	reg.MustRegister(info)
+	if err := checkSandboxHere(cfg, mode, settings); err != nil {
+		return nil, err
+	}
+	if mode == sandbox.ModePod {
+		return podRenderer(settings, info), nil
+	}
 	if mode == sandbox.ModeNone && len(settings.Plugins) > 0 {
 		return nil, fmt.Errorf("--plugin-dir %s: config-management plugins run only in a render sandbox, and --render-sandbox is none; "+
 			"choose gvisor or process, or drop --plugin-dir", cfg.render.pluginDir)

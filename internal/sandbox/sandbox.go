@@ -27,6 +27,11 @@ const (
 	ModeProcess Mode = "process"
 	// ModeNone renders in the worker's own process: for development only.
 	ModeNone Mode = "none"
+	// ModePod renders in the worker's own process, which gVisor runs: the
+	// worker's whole pod is the sandbox (a pod of RuntimeClass gvisor,
+	// deploy/). A worker refuses it where gVisor does not run it
+	// (UnderGVisor).
+	ModePod Mode = "pod"
 )
 
 // Modes are the modes in the order DefaultMode prefers them.
@@ -34,12 +39,12 @@ var Modes = []Mode{ModeGVisor, ModeProcess, ModeNone}
 
 // ParseMode reads a --render-sandbox value.
 func ParseMode(s string) (Mode, error) {
-	for _, m := range Modes {
+	for _, m := range append(Modes, ModePod) {
 		if string(m) == s {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("%q is not a render sandbox: write gvisor, process or none", s)
+	return "", fmt.Errorf("%q is not a render sandbox: write gvisor, process, pod or none", s)
 }
 
 // DefaultMode is gvisor where runsc (the executable runsc names, "" for
@@ -175,8 +180,8 @@ func New(mode Mode, stateDir string, gv GVisor) (Runner, error) {
 		return newGVisor(stateDir, gv)
 	case ModeProcess:
 		return newProcess()
-	case ModeNone:
-		return nil, errors.New("render sandbox none runs no sandbox")
+	case ModeNone, ModePod:
+		return nil, fmt.Errorf("render sandbox %s runs no sandbox of its own", mode)
 	}
 	return nil, fmt.Errorf("unknown render sandbox %q", mode)
 }
