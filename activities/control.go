@@ -42,6 +42,7 @@ type Control struct {
 func (c *Control) Register(w worker.Registry) {
 	w.RegisterActivityWithOptions(c.ResolveRevision, activity.RegisterOptions{Name: workflows.ActivityResolveRevision})
 	w.RegisterActivityWithOptions(c.Render, activity.RegisterOptions{Name: workflows.ActivityRender})
+	w.RegisterActivityWithOptions(c.HandOverManifests, activity.RegisterOptions{Name: workflows.ActivityHandOver})
 }
 
 // ResolveRevision turns a branch, tag, HEAD or SHA into a commit SHA, through

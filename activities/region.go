@@ -24,7 +24,10 @@ import (
 type Region struct {
 	Name    string
 	Cluster *kube.Cluster
-	Loader  *manifests.Loader
+	// Loader gives the manifests where the worker is a control worker too;
+	// HandOver, where it is not, has the control side hand them over.
+	Loader   *manifests.Loader
+	HandOver *HandOver
 	// HealthPoll is how often a sync checks health while it waits.
 	HealthPoll time.Duration
 	// DisableLiveCache keeps the Cluster's informer cache off: every
@@ -163,35 +166,35 @@ func (r *Region) load(ctx context.Context, region string, t workflows.Target) ([
 	return r.keptObjects(ctx, t.App, objs), nil
 }
 
-// loadAll fetches the target's manifests from the cache, or renders them
-// again from Git, and checks they are the ones the workflow rendered. A
-// cached set of another digest is stale (a hard refresh rendered anew on
-// the control worker, and this worker's cache is its own): it is rendered
-// again.
+// loadAll gives the target's manifests, checked to be the ones the
+// workflow rendered: from the worker's own loader where it is a control
+// worker too, else handed over by the control side (region_handover.go),
+// and never rendered here.
 func (r *Region) loadAll(ctx context.Context, region string, t workflows.Target) ([]*unstructured.Unstructured, error) {
 	if region != r.Name {
 		return nil, wrongRegion(r.Name, region)
 	}
-	loaded, err := r.loadTarget(ctx, t, false)
-	if err == nil && loaded.CacheHit && loaded.Digest != t.Digest {
-		loaded, err = r.loadTarget(ctx, t, true)
-	}
-	if err != nil {
-		return nil, classify(err)
-	}
-	if loaded.Digest != t.Digest {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-			"app %q: manifests of %s rendered in region %s differ from the control worker's (digest %.12s, want %.12s): run the same Ferry version on every worker",
-			t.App, t.SHA, r.Name, loaded.Digest, t.Digest), workflows.ErrInvalidManifests, nil)
+	var objs []*unstructured.Unstructured
+	if r.HandOver != nil {
+		var err error
+		if objs, err = r.HandOver.load(ctx, r, t); err != nil {
+			return nil, err
+		}
+	} else {
+		loaded, err := loadRendered(ctx, r.Loader, t, regionRepoCheck(ctx, r.Projects, t.App), "in region "+r.Name)
+		if err != nil {
+			return nil, err
+		}
+		objs = loaded.Objects
 	}
 	// The Applications of an app of apps run as apps, not as cluster objects.
-	objs := loaded.Objects[:0]
-	for _, o := range loaded.Objects {
+	kept := objs[:0]
+	for _, o := range objs {
 		if !app.IsApplication(o.GetAPIVersion(), o.GetKind()) {
-			objs = append(objs, o)
+			kept = append(kept, o)
 		}
 	}
-	return objs, nil
+	return kept, nil
 }
 
 func (r *Region) statuses(states []kube.ResourceState) []app.ResourceStatus {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/manifests"
@@ -23,13 +25,32 @@ func sourcesRequest(appName, namespace string, sources []workflows.SourceRevisio
 
 // loadTarget loads the target's manifests: its one source, or every source
 // of a multi-source app put together.
-func (r *Region) loadTarget(ctx context.Context, t workflows.Target, hard bool) (*manifests.Loaded, error) {
-	check := regionRepoCheck(ctx, r.Projects, t.App)
+func loadTarget(ctx context.Context, l *manifests.Loader, t workflows.Target, hard bool, check netpolicy.RepoCheck) (*manifests.Loaded, error) {
 	if len(t.Sources) > 0 {
-		return r.Loader.LoadSources(ctx, sourcesRequest(t.App, t.Namespace, t.Sources, hard, false, check))
+		return l.LoadSources(ctx, sourcesRequest(t.App, t.Namespace, t.Sources, hard, false, check))
 	}
-	return r.Loader.LoadApp(ctx, manifests.Request{RepoURL: t.Source.RepoURL, SHA: t.SHA, Source: t.Source, App: t.App, Namespace: t.Namespace, Hard: hard,
+	return l.LoadApp(ctx, manifests.Request{RepoURL: t.Source.RepoURL, SHA: t.SHA, Source: t.Source, App: t.App, Namespace: t.Namespace, Hard: hard,
 		RepoCheck: check})
+}
+
+// loadRendered loads the set the workflow rendered, of the target's
+// digest. A cached set of another digest is stale (a hard refresh rendered
+// anew on a control worker with a cache of its own): it is rendered again.
+// where names the worker, for the error when the digests still differ.
+func loadRendered(ctx context.Context, l *manifests.Loader, t workflows.Target, check netpolicy.RepoCheck, where string) (*manifests.Loaded, error) {
+	loaded, err := loadTarget(ctx, l, t, false, check)
+	if err == nil && loaded.CacheHit && loaded.Digest != t.Digest {
+		loaded, err = loadTarget(ctx, l, t, true, check)
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	if loaded.Digest != t.Digest {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"app %q: manifests of %s rendered %s differ from the ones its workflow rendered (digest %.12s, want %.12s): run the same Ferry version on every worker",
+			t.App, t.SHA, where, loaded.Digest, t.Digest), workflows.ErrInvalidManifests, nil)
+	}
+	return loaded, nil
 }
 
 // repoCheck is the app's project's rule on the repositories a render of

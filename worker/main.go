@@ -26,7 +26,9 @@ import (
 	"github.com/ferry-gitops/ferry/activities"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/chartsource"
+	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
+	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/notify"
 	"github.com/ferry-gitops/ferry/internal/sandbox"
 	"github.com/ferry-gitops/ferry/internal/webhook"
@@ -87,13 +89,22 @@ func run(ctx context.Context, cfg *config) error {
 	} else {
 		defer orphans.Close(30 * time.Second)
 	}
-	loader, repos, err := newLoader(cfg, registry)
-	if err != nil {
+	// Only a control worker renders: a worker of regions alone has the
+	// control side hand the manifests over (activities.HandOver), and needs
+	// no Git, plugins or render sandbox.
+	var loader *manifests.Loader
+	var repos *gitsource.Repos
+	var handOver *activities.HandOver
+	if cfg.control {
+		if loader, repos, err = newLoader(cfg, registry); err != nil {
+			return err
+		}
+		if c, ok := loader.Renderer.(io.Closer); ok {
+			// After the workers stopped (deferred later): the pooled sandboxes.
+			defer c.Close()
+		}
+	} else if handOver, err = newHandOver(c); err != nil {
 		return err
-	}
-	if c, ok := loader.Renderer.(io.Closer); ok {
-		// After the workers stopped (deferred later): the pooled sandboxes.
-		defer c.Close()
 	}
 	var workers []worker.Worker
 	opts := worker.Options{WorkerStopTimeout: cfg.shutdownTimeout}
@@ -115,6 +126,7 @@ func run(ctx context.Context, cfg *config) error {
 		w.RegisterWorkflowWithOptions(wf.AppProject, workflow.RegisterOptions{Name: workflows.ProjectWorkflow})
 		w.RegisterWorkflowWithOptions(wf.ApplicationSet, workflow.RegisterOptions{Name: workflows.AppSetWorkflow})
 		w.RegisterWorkflowWithOptions(wf.Notification, workflow.RegisterOptions{Name: workflows.NotificationWorkflow})
+		w.RegisterWorkflowWithOptions(wf.HandOverManifests, workflow.RegisterOptions{Name: workflows.HandOverWorkflow})
 		var sender activities.NotificationSender = (*notify.Config)(nil)
 		if notifications != nil {
 			sender = notifications
@@ -150,7 +162,7 @@ func run(ctx context.Context, cfg *config) error {
 			return fmt.Errorf("region %s: %w", region, err)
 		}
 		w := worker.New(c, workflows.RegionQueue(region), opts)
-		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader,
+		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader, HandOver: handOver,
 			Projects: &activities.TemporalProjects{Client: c}, Regions: cfg.regionsCfg,
 			RequireImpersonation: cfg.requireImpersonation, Impersonable: cfg.impersonable(), SystemIgnore: custom.IgnoreAll(),
 			Excluded: excluded}

@@ -3,9 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.temporal.io/sdk/client"
+
+	"github.com/ferry-gitops/ferry/activities"
+	"github.com/ferry-gitops/ferry/internal/handover"
 
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/manifests"
@@ -157,4 +162,16 @@ func result(err error) string {
 		return "error"
 	}
 	return "ok"
+}
+
+// newHandOver is how a worker of regions alone gets manifests: handed over
+// by the control workers, sealed to a key of this process, and kept in its
+// memory by digest.
+func newHandOver(c client.Client) (*activities.HandOver, error) {
+	keys, err := handover.NewKeys()
+	if err != nil {
+		return nil, err
+	}
+	slog.Info("manifests: handed over by the control workers; this worker renders nothing")
+	return &activities.HandOver{Client: c, Keys: keys, Cache: manifests.NewMemory(256<<20, time.Hour)}, nil
 }

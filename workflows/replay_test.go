@@ -28,6 +28,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 			r.RegisterWorkflowWithOptions(wf.AppProject, workflow.RegisterOptions{Name: ProjectWorkflow})
 			r.RegisterWorkflowWithOptions(wf.ApplicationSet, workflow.RegisterOptions{Name: AppSetWorkflow})
 			r.RegisterWorkflowWithOptions(wf.Notification, workflow.RegisterOptions{Name: NotificationWorkflow})
+			r.RegisterWorkflowWithOptions(wf.HandOverManifests, workflow.RegisterOptions{Name: HandOverWorkflow})
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}

@@ -1,0 +1,76 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"golang.org/x/sync/singleflight"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ferry-gitops/ferry/internal/handover"
+	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/workflows"
+)
+
+// HandOver gives a region worker that is no control worker the manifests
+// of a target: from its own memory, else handed over by the control side
+// (workflows.HandOver), sealed to this process's key. Such a worker never
+// renders, so it needs no Git credentials, plugins, render sandbox or the
+// control workers' FERRY_CACHE_KEY.
+type HandOver struct {
+	Client client.Client
+	Keys   *handover.Keys
+	// Cache keeps the sets handed over, by digest, in the worker's memory.
+	Cache manifests.Cache
+
+	flights singleflight.Group
+}
+
+func (h *HandOver) load(ctx context.Context, r *Region, t workflows.Target) ([]*unstructured.Unstructured, error) {
+	key := "handover/" + t.Digest
+	if payload, ok := h.Cache.Get(ctx, key); ok {
+		if objs, err := manifests.Decode(payload); err == nil {
+			return objs, nil
+		}
+	}
+	// One ask per set however many activities miss it at once.
+	v, err, _ := h.flights.Do(key, func() (any, error) { return h.ask(ctx, r, t) })
+	if err != nil {
+		return nil, err
+	}
+	h.Cache.Put(ctx, key, v.([]byte))
+	return manifests.Decode(v.([]byte))
+}
+
+// ask has the control side hand the set over, and checks it is the one
+// the app's workflow rendered.
+func (h *HandOver) ask(ctx context.Context, r *Region, t workflows.Target) ([]byte, error) {
+	in := workflows.HandOverInput{Target: t, Region: r.Name, PublicKey: h.Keys.Public()}
+	if r.Projects != nil {
+		_, p, err := r.Projects.AppProject(ctx, t.App)
+		if err != nil {
+			return nil, err
+		}
+		in.Project = p.Metadata.Name
+	}
+	res, err := workflows.HandOver(ctx, h.Client, in)
+	if err != nil {
+		return nil, classify(err)
+	}
+	payload, err := h.Keys.Open(res.Sealed)
+	if err != nil {
+		return nil, fmt.Errorf("app %q: %w", t.App, err)
+	}
+	objs, err := manifests.Decode(payload)
+	if err != nil {
+		return nil, fmt.Errorf("app %q: the handed-over manifests of %.12s: %w", t.App, t.SHA, err)
+	}
+	if digest, err := manifests.Digest(objs); err != nil || digest != t.Digest {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"app %q: the manifests handed over for %.12s are not the ones its workflow rendered (digest %.12s, want %.12s): nothing of them was applied in region %s",
+			t.App, t.SHA, digest, t.Digest, r.Name), workflows.ErrInvalidManifests, nil)
+	}
+	return payload, nil
+}
