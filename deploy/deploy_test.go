@@ -244,16 +244,23 @@ func (r rendered) worker(name string) (*appsv1.Deployment, corev1.Container, map
 	assert.Equal(t, "ferry", env["FERRY_NAMESPACE"], "the overlay's Temporal namespace")
 	assert.Equal(t, "<valueFrom>", env["GOMEMLIMIT"])
 
-	// Renders sandboxed: the pod runs on gVisor (a RuntimeClass of handler
-	// runsc) and the worker trusts that pod as its render sandbox, which it
-	// checks at start.
-	require.NotNil(t, d.Spec.Template.Spec.RuntimeClassName, "the pod's runtime: without gVisor, pod mode has no sandbox")
-	assert.Equal(t, "gvisor", *d.Spec.Template.Spec.RuntimeClassName)
-	rc := r.find("RuntimeClass", "gvisor")
-	assert.Equal(t, "runsc", rc.Object["handler"])
-	assert.Equal(t, "pod", env["FERRY_RENDER_SANDBOX"])
 	for _, a := range c.Args {
 		assert.False(t, strings.HasPrefix(a, "--render-sandbox") || strings.HasPrefix(a, "--plugin-dir"), "%s: the pod sandbox admits no plugins", a)
+	}
+	if name == "ferry-region" {
+		// A region worker renders nothing (the control workers hand it
+		// the manifests): no sandbox, no gVisor.
+		assert.Nil(t, d.Spec.Template.Spec.RuntimeClassName, "the region worker renders nothing: it needs no gVisor")
+		assert.NotContains(t, env, "FERRY_RENDER_SANDBOX")
+	} else {
+		// Renders sandboxed: the pod runs on gVisor (a RuntimeClass of
+		// handler runsc) and the worker trusts that pod as its render
+		// sandbox, which it checks at start.
+		require.NotNil(t, d.Spec.Template.Spec.RuntimeClassName, "the pod's runtime: without gVisor, pod mode has no sandbox")
+		assert.Equal(t, "gvisor", *d.Spec.Template.Spec.RuntimeClassName)
+		rc := r.find("RuntimeClass", "gvisor")
+		assert.Equal(t, "runsc", rc.Object["handler"])
+		assert.Equal(t, "pod", env["FERRY_RENDER_SANDBOX"])
 	}
 
 	// /healthz and /metrics on --metrics-addr, all interfaces, named "metrics".
@@ -391,7 +398,7 @@ func checkControl(t *testing.T, r rendered, argocd bool) (*appsv1.Deployment, co
 }
 
 func checkRegion(t *testing.T, r rendered, singleTenant bool) (*appsv1.Deployment, corev1.Container, map[string]string) {
-	assert.ElementsMatch(t, []string{"RuntimeClass/gvisor", "Namespace/ferry-system", "ServiceAccount/ferry-region",
+	assert.ElementsMatch(t, []string{"Namespace/ferry-system", "ServiceAccount/ferry-region",
 		"ClusterRole/ferry-region", "ClusterRoleBinding/ferry-region",
 		"ClusterRole/ferry-region-impersonate", "RoleBinding/ferry-region-impersonate",
 		"ConfigMap/" + configMapName(t, r, "ferry-region-config"),
