@@ -289,9 +289,20 @@ func (r rendered) worker(name string) (*appsv1.Deployment, corev1.Container, map
 	assert.True(t, *c.SecurityContext.ReadOnlyRootFilesystem)
 	require.NotNil(t, c.SecurityContext.AllowPrivilegeEscalation)
 	assert.False(t, *c.SecurityContext.AllowPrivilegeEscalation)
-	cacheDir, ok := flagValue(c.Args, "cache-dir")
-	require.True(t, ok, "--cache-dir: the default is under $HOME, on the read-only root")
-	for _, dir := range []string{cacheDir, "/tmp"} {
+	dirs := []string{"/tmp"}
+	if name == "ferry-region" {
+		// It clones nothing: no Git cache, and no Git credentials.
+		_, ok := flagValue(c.Args, "cache-dir")
+		assert.False(t, ok, "--cache-dir: the region worker clones nothing")
+		for _, src := range c.EnvFrom {
+			assert.Nil(t, src.SecretRef, "the region worker needs no Git credentials (Secret %v)", src.SecretRef)
+		}
+	} else {
+		cacheDir, ok := flagValue(c.Args, "cache-dir")
+		require.True(t, ok, "--cache-dir: the default is under $HOME, on the read-only root")
+		dirs = append(dirs, cacheDir)
+	}
+	for _, dir := range dirs {
 		v := volumeAt(t, d, c, dir)
 		assert.NotNil(t, v.EmptyDir, "%s is an emptyDir", dir)
 	}
