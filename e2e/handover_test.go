@@ -78,6 +78,9 @@ func TestRegionWorkersNeverRender(t *testing.T) {
 	log, err := os.ReadFile(regionWorker.Log)
 	require.NoError(t, err)
 	require.Contains(t, string(log), "this worker renders nothing")
+	gitHost := strings.TrimPrefix(strings.TrimPrefix(repo.URL, "http://"), "https://")
+	gitHost = gitHost[:strings.Index(gitHost, "/")]
+	require.NotContains(t, string(log), gitHost, "the region worker never names the Git server")
 	require.NotContains(t, string(log), `no plugin "greet"`)
 	mustFerry(t, "app", "delete", "handover", "--cascade")
 }
