@@ -4,12 +4,18 @@ SHELL := /bin/bash
 GO ?= go
 TEST_TIMEOUT ?= 75m
 
-.PHONY: all tools build image run test test-cluster test-unit bench record-histories fmt vet
+.PHONY: all deps tools build image run test test-cluster test-unit bench record-histories fmt vet
 
 all: build
 
-# Builds the stack's components once into ~/.cache/ferry/tools (by version).
-tools:
+# The Debian packages the stack needs, installed when missing (hack/deps.sh:
+# as root; otherwise it prints the one apt-get line to run and stops).
+deps:
+	@hack/deps.sh run
+
+# Builds the stack's components once into ~/.cache/ferry/tools (by version),
+# saying which, how many of how many, and for how long.
+tools: deps
 	@hack/tools.sh >/dev/null
 
 # Static binaries (no cgo): make image packs them into an image without a
@@ -35,6 +41,7 @@ run: tools build
 	@hack/run.sh
 
 test: tools build
+	@hack/deps.sh test
 	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin $(GO) test -count=1 -p 2 -timeout $(TEST_TIMEOUT) ./...
 	@$(MAKE) --no-print-directory test-cluster
 

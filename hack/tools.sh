@@ -50,14 +50,28 @@ if ! flock -n 9; then
   flock 9
 fi
 
-# build_once DIR CMD...: runs CMD in a scratch module dir unless DIR/.done exists.
+# build_once DIR CMD...: runs CMD in a scratch module dir unless DIR/.done
+# exists. A first build takes minutes per tool: it says which tool, how many of
+# how many (count_todo), and every minute how long it has been building.
+todo=0 done_n=0 start=$SECONDS
+count_todo() { local d; for d in "$@"; do [ -f "$d/.done" ] || todo=$((todo + 1)); done; }
+elapsed() { local s=$((SECONDS - $1)); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 build_once() {
   local dir=$1; shift
   [ -f "$dir/.done" ] && return 0
-  log "building $(basename "$dir") (first time only)"
+  done_n=$((done_n + 1))
+  local name t0=$SECONDS ticker
+  name=$(basename "$dir")
+  log "[$done_n/$todo] building $name (first time only; $(elapsed "$start") so far)"
+  ( while sleep 60 >/dev/null 2>&1; do log "[$done_n/$todo] still building $name: $(elapsed "$t0")"; done ) &
+  ticker=$!
   rm -rf "$dir"; mkdir -p "$dir/src"
-  ( cd "$dir/src" && "$@" )
+  local status=0
+  ( cd "$dir/src" && "$@" ) || status=$?
+  kill "$ticker" 2>/dev/null; wait "$ticker" 2>/dev/null || true
+  [ "$status" = 0 ] || { log "building $name failed (exit $status)"; exit "$status"; }
   touch "$dir/.done"
+  log "[$done_n/$todo] built $name in $(elapsed "$t0")"
 }
 
 temporal_build() {
@@ -172,6 +186,10 @@ flux_build() {
   chmod -R u+w ../crds
 }
 
+count_todo "$cache/temporal-$TEMPORAL_VERSION" "$cache/temporal-server-$TEMPORAL_SERVER_VERSION" \
+  "$cache/temporal-ui-$TEMPORAL_UI_VERSION" "$cache/kwok-$KWOK_VERSION" "$cache/etcd-$ETCD_VERSION" \
+  "$cache/kube-$KUBE_VERSION" "$cache/helm-$HELM_VERSION" "$cache/kustomize-$KUSTOMIZE_VERSION" \
+  "$cache/registry-$REGISTRY_VERSION" "$cache/runsc-$RUNSC_VERSION"
 build_once "$cache/temporal-$TEMPORAL_VERSION" temporal_build
 build_once "$cache/temporal-server-$TEMPORAL_SERVER_VERSION" temporal_server_build
 build_once "$cache/temporal-ui-$TEMPORAL_UI_VERSION" temporal_ui_build
@@ -204,6 +222,8 @@ if [ "${1:-}" = flux ]; then
     log "waiting for another hack/tools.sh flux to finish"
     flock 8
   fi
+  todo=0 done_n=0
+  count_todo "$cache/source-controller-$FLUX_SOURCE_VERSION" "$cache/kustomize-controller-$FLUX_KUSTOMIZE_VERSION"
   build_once "$cache/source-controller-$FLUX_SOURCE_VERSION" flux_build source-controller "$FLUX_SOURCE_VERSION"
   build_once "$cache/kustomize-controller-$FLUX_KUSTOMIZE_VERSION" flux_build kustomize-controller "$FLUX_KUSTOMIZE_VERSION"
   link "$cache/source-controller-$FLUX_SOURCE_VERSION/source-controller"
