@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 TEST_TIMEOUT ?= 75m
 
-.PHONY: all deps tools build image run test test-cluster test-unit bench record-histories fmt vet
+.PHONY: all deps docs tools build image run test test-cluster test-unit bench record-histories fmt vet
 
 all: build
 
@@ -80,6 +80,12 @@ bench: tools build
 # recordings stay: each is a workflow version that must keep replaying.
 record-histories: tools build
 	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin FERRY_RECORD_HISTORIES=1 $(GO) test -count=1 -timeout 45m ./e2e/...
+
+# Regenerates docs/reference (and the worker's flag block) from the code:
+# the CLI from cobra, the worker's flags, the fields of each kind. make test
+# fails while a generated page is stale.
+docs:
+	$(GO) test -count=1 ./starter ./worker ./internal/app ./internal/appset -run 'Reference|README' -update
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -11,14 +11,7 @@ import (
 )
 
 func main() {
-	root := &cobra.Command{
-		Use:           "ferry",
-		Short:         "Ferry keeps Kubernetes clusters in several regions in sync with Git",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.AddCommand(newDevCmd(), newAppCmd(), newProjectCmd(), newAppSetCmd())
-	if err := root.Execute(); err != nil {
+	if err := newRootCmd().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "ferry:", err)
 		var exit exitError
 		if errors.As(err, &exit) {
@@ -26,4 +19,17 @@ func main() {
 		}
 		os.Exit(1)
 	}
+}
+
+// newRootCmd is the whole command tree; docs/reference/cli is generated
+// from it.
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "ferry",
+		Short:         "Ferry keeps Kubernetes clusters in several regions in sync with Git",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newDevCmd(), newAppCmd(), newProjectCmd(), newAppSetCmd())
+	return root
 }
