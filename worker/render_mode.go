@@ -46,10 +46,7 @@ func newSandboxRenderer(cfg *config, settings *render.Renderer, reg prometheus.R
 			return nil, err
 		}
 	}
-	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "ferry_render_sandbox_info", Help: "The render sandbox in force (--render-sandbox): gvisor, process, pod or none; for gvisor, runsc's platform (--runsc-platform).",
-	}, []string{"mode", "platform"})
-	reg.MustRegister(info)
+	info := newSandboxInfo(reg)
 	if err := checkSandboxHere(cfg, mode, settings); err != nil {
 		return nil, err
 	}
@@ -188,4 +185,13 @@ func (b *bytesFlag) Set(v string) error {
 	}
 	*b = bytesFlag(q.Value())
 	return nil
+}
+
+// newSandboxInfo is the metric that names the render sandbox in force.
+func newSandboxInfo(reg prometheus.Registerer) *prometheus.GaugeVec {
+	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ferry_render_sandbox_info", Help: "The render sandbox in force (--render-sandbox): gvisor, process, pod or none; for gvisor, runsc's platform (--runsc-platform).",
+	}, []string{"mode", "platform"})
+	reg.MustRegister(info)
+	return info
 }
