@@ -49,7 +49,7 @@
 // windows, ownership and projects, rollback, an app of apps, a staged
 // rollout, an unreachable region, a frozen one (regions on their own) and
 // one frozen mid-sync (unreachable-stays) or during its PreSync hooks
-// (presync-unreachable, plain-error-messages),
-// webhook pushes, ApplicationSets; every workflow.GetVersion change has a
+// (presync-unreachable, plain-error-messages), a sync refused in regions
+// that answered (failed-sync-answered), webhook pushes, ApplicationSets; every workflow.GetVersion change has a
 // history that takes its new branch.
 package workflows

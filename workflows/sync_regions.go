@@ -109,13 +109,25 @@ func (s *appState) startSyncs(ctx workflow.Context, op *operation, p syncParams,
 	return futures
 }
 
+// versionFailedSyncAnswered: a region whose sync failed for a reason of
+// its own without reporting the region's state (a selection that names
+// nothing in the app, objects the project refuses, manifests it cannot
+// read: refused before anything was applied) answered. It keeps what its
+// last compare showed, and is neither shown Unknown nor named in the
+// RegionUnreachable condition: the operation says why it failed, as Argo
+// CD's operationState does. Only a region that did not answer (isUnreachable)
+// is left unknown. Before, every failure without the region's state was
+// folded in as a region that did not answer.
+const versionFailedSyncAnswered = "failed-sync-answered"
+
 // regionSyncs gathers the answers of an operation's region syncs.
 type regionSyncs struct {
 	results  []app.ResourceResult
 	byRegion map[string][]app.ResourceStatus
 	// regionErrs are the regions whose sync failed; unanswered those whose
-	// state is unknown (a failed sync that reports the region's state
-	// answered).
+	// state is unknown: that did not answer (a failed sync that reports
+	// the region's state, or fails for a reason of its own, answered:
+	// versionFailedSyncAnswered).
 	regionErrs, unanswered map[string]error
 	// failed says, per region (or the child apps), why it failed.
 	failed []string
@@ -173,6 +185,10 @@ func (s *appState) foldRegion(ctx workflow.Context, op *operation, p syncParams,
 	case reported && out.Resources != nil:
 		rs.regionErrs[d.Region] = err
 		rs.byRegion[d.Region] = out.Resources
+	case !isUnreachable(err) && workflow.GetVersion(ctx, versionFailedSyncAnswered, workflow.DefaultVersion, 1) >= 1:
+		// It answered, with a failure of the sync's own before it
+		// applied anything: it keeps the rows of its last compare.
+		rs.regionErrs[d.Region] = err
 	default:
 		rs.regionErrs[d.Region], rs.unanswered[d.Region] = err, err
 	}

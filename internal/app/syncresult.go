@@ -42,8 +42,8 @@ func resultCode(r ResourceResult) string {
 	case r.Action == ActionPruned:
 		return ResultPruned
 	case r.Action == ActionSkipped && strings.HasPrefix(r.Message, "no longer desired"):
-		// Prune=false keeps it; an apply that ApplyOutOfSyncOnly skipped
-		// is "skipped" too, and in sync.
+		// Prune=false keeps it. (An object ApplyOutOfSyncOnly found in
+		// sync is not in the results at all, as in Argo CD.)
 		return ResultPruneSkipped
 	}
 	return ResultSynced

@@ -286,6 +286,9 @@ func (s *syncRun) applyStep(ctx context.Context, wave int, group []*task) {
 			s.fail(t)
 			continue
 		}
+		if t.inSync {
+			continue
+		}
 		t.change.Wave = wave
 		s.cs.add(t.change)
 		switch gk := t.key; {

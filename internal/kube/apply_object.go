@@ -48,6 +48,7 @@ func (c *Cluster) applyOne(ctx context.Context, t *task, req ApplyRequest, pendi
 		if t.opts.ApplyOutOfSyncOnly {
 			if st, err := c.compareLive(ctx, t, existing, req.Ignore); err == nil && st.Sync == app.SyncStatusSynced {
 				t.change = Change{Key: t.key, Action: ActionSkipped, Message: "in sync: not applied (ApplyOutOfSyncOnly)"}
+				t.inSync = true
 				return
 			}
 		}

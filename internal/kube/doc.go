@@ -27,7 +27,7 @@
 // deletes and re-creates an object whose change the API server refuses as
 // immutable. Validate=false lets unknown fields through (they are dropped,
 // as the API server would drop them). ApplyOutOfSyncOnly skips objects a
-// comparison finds Synced. Prune=false keeps an object out of every prune,
+// comparison finds Synced, and leaves them out of the ChangeSet. Prune=false keeps an object out of every prune,
 // PruneLast prunes it after everything else is applied, healthy and
 // pruned, PrunePropagationPolicy picks foreground (default), background or
 // orphan for prunes. Delete=false keeps an object when the app is deleted.

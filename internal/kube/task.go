@@ -39,6 +39,11 @@ type task struct {
 	defaultNS string
 	// change is set by a successful apply; err by any failure.
 	change Change
+	// inSync: ApplyOutOfSyncOnly found the object in sync and did not
+	// write it. It is no change of the sync's, so the change set (the
+	// operation's results) leaves it out, as gitops-engine drops the
+	// tasks of in-sync resources before it runs any.
+	inSync bool
 	err    *ObjectError
 	// written is the object as the last write (or dry run) returned it.
 	written *unstructured.Unstructured
