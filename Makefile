@@ -52,7 +52,7 @@ test: tools build
 # flow (apply, three pushes synced to two regions, refresh, get, history,
 # metrics, delete), workflows surviving a restart of every process of the
 # cluster, and the temporal CLI against its frontend. CLUSTER_TESTS=.
-# runs the whole suite there (README, "On a Temporal cluster").
+# runs the whole suite there (docs/contributing/testing.md, "On a Temporal cluster").
 CLUSTER_TESTS ?= ^(TestEndToEnd|TestTemporalRestart|TestTemporalCLI)$$
 test-cluster: tools build
 	FERRY_TEMPORAL=cluster FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(CLUSTER_TESTS)' ./e2e/
@@ -81,11 +81,11 @@ bench: tools build
 record-histories: tools build
 	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin FERRY_RECORD_HISTORIES=1 $(GO) test -count=1 -timeout 45m ./e2e/...
 
-# Regenerates docs/reference (and the worker's flag block) from the code:
+# Regenerates docs/reference from the code:
 # the CLI from cobra, the worker's flags, the fields of each kind. make test
 # fails while a generated page is stale.
 docs:
-	$(GO) test -count=1 ./starter ./worker ./internal/app ./internal/appset -run 'Reference|README' -update
+	$(GO) test -count=1 ./starter ./worker ./internal/app ./internal/appset -run 'Reference' -update
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -1,6 +1,6 @@
 // Package docs holds Ferry's manual; its tests check that every relative
 // link of the manual and of README.md resolves, to a file and, with a
-// #fragment, to a heading of it.
+// #fragment, to a heading of it, and that the layout names every package.
 package docs
 
 import (

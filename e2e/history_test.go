@@ -147,7 +147,7 @@ func TestHistoryNamesEveryStep(t *testing.T) {
 	// The temporal CLI shows it as well.
 	require.Contains(t, temporalCLI(t, "workflow", "describe", "--workflow-id", workflows.WorkflowID("summaries")), summary)
 
-	// The README's saved queries find the app, or do not, as its state says.
+	// The saved queries of docs/concepts/temporal.md find the app, or do not, as its state says.
 	id := workflows.WorkflowID("summaries")
 	for q, want := range map[string]bool{
 		"FerrySyncStatus = 'Synced' AND FerryApp = 'summaries'":          true,

@@ -54,7 +54,7 @@ func appJSON(t *testing.T, yaml string, extra map[string]any) string {
 	return file
 }
 
-// TestTemporalCLI drives an app with the temporal CLI alone, as the README shows.
+// TestTemporalCLI drives an app with the temporal CLI alone, as docs/concepts/temporal.md shows.
 func TestTemporalCLI(t *testing.T) {
 	startWorker(t)
 	repo := newRepo(t, "cli")

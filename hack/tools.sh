@@ -22,16 +22,15 @@ FLUX_KUSTOMIZE_VERSION=v1.9.6
 # Module versions they require that the module proxy does not serve, each
 # replaced by the nearest release it does serve (same minor version).
 FLUX_SUBSTITUTES="github.com/fluxcd/pkg/artifact@v0.18.0"
-# The helm and kustomize CLIs config-management plugins run (README,
-# "Config-management plugins"): the releases of the libraries go.mod requires
+# The helm and kustomize CLIs config-management plugins run (docs/operator-manual/plugins.md): the releases of the libraries go.mod requires
 # (kustomize v5.8.2 is the CLI of sigs.k8s.io/kustomize/api v0.21.2).
 HELM_VERSION=v3.22.0
 KUSTOMIZE_VERSION=v5.8.2
 # The OCI registry of the stack (ferry dev up, FERRY_OCI_REGISTRY): the CNCF
 # distribution registry, newest release.
 REGISTRY_VERSION=v3.1.2
-# gVisor's runsc for the gvisor render sandbox (README, "Rendering in a
-# sandbox"): a current one offers the systrap platform, much faster than
+# gVisor's runsc for the gvisor render sandbox (docs/operator-manual/sandbox.md,
+# "Rendering in a sandbox"): a current one offers the systrap platform, much faster than
 # ptrace, the only one of Debian's runsc (0.0~20221219). gVisor tags no module
 # releases: this is a pseudo-version of its go branch. Workers started without
 # the tools bin dir first on PATH run the runsc on PATH (.ci/run installs
@@ -234,7 +233,7 @@ fi
 for c in redis-server git; do
   command -v "$c" >/dev/null || { log "$c is missing: install it (apt-get install -y redis-server git)"; exit 1; }
 done
-# Workers render in a sandbox (README, "Rendering in a sandbox"): gVisor, or bwrap.
+# Workers render in a sandbox (docs/operator-manual/sandbox.md): gVisor, or bwrap.
 if ! command -v runsc >/dev/null && ! command -v bwrap >/dev/null; then
   log "no render sandbox: install gVisor's runsc, or bubblewrap (apt-get install -y runsc bubblewrap)"; exit 1
 fi

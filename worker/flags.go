@@ -74,7 +74,7 @@ type config struct {
 
 // newFlagSet defines the worker's flags on c. A word in backquotes in a
 // usage string is the flag's placeholder in the usage text; the defaults
-// are the same on every machine, so that the README can show the usage.
+// are the same on every machine, so that docs/reference can show the usage.
 func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ferry-worker", flag.ContinueOnError)
 	fs.SetOutput(output)
@@ -87,7 +87,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig `FILE` with a context per region (default: $KUBECONFIG; none: the cluster the worker runs in, for one --region)")
 	fs.StringVar(&c.kubeContext, "context", "", "kubeconfig `CONTEXT` of the one region (default: the region's name)")
 	fs.StringVar(&c.regionsConfig, "regions-config", "",
-		"YAML `FILE` of the regions apps may target: each one's name, the server URL and aliases that destination.server and destination.name may address it by, labels, annotations, and which is Argo CD's in-cluster destination (see the README)")
+		"YAML `FILE` of the regions apps may target: each one's name, the server URL and aliases that destination.server and destination.name may address it by, labels, annotations, and which is Argo CD's in-cluster destination (see docs/operator-manual/regions-config.md)")
 	fs.StringVar(&c.knownRegions, "regions", "", "the `REGIONS` apps may target, comma-separated (with --regions-config: the same as the file's); empty accepts any")
 	fs.StringVar(&c.inClusterRegion, "in-cluster-region", "", "`REGION` that Argo CD's in-cluster destination (server https://kubernetes.default.svc, or name in-cluster) maps to; empty: the only region, else the one named in-cluster, else refused")
 	fs.BoolVar(&c.requireImpersonation, "require-impersonation", false,

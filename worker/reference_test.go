@@ -1,11 +1,14 @@
 package main
 
 import (
+	"flag"
 	"io"
 	"testing"
 
 	"github.com/ferry-gitops/ferry/internal/docgen"
 )
+
+var update = flag.Bool("update", false, "rewrite docs/reference/ferry-worker.md from the flag set")
 
 // TestWorkerReference checks docs/reference/ferry-worker.md against the flag
 // set: the page is the worker's usage text, each flag with its variable.
