@@ -100,8 +100,20 @@ func (a *AppSets) ReconcileAppSet(ctx context.Context, in workflows.ReconcileInp
 			}
 		}
 	}
+	release := in.DeleteAll && in.Policy != "" && !appset.PolicyDeletes(in.Policy)
 	for _, name := range in.Previous {
 		if generated[name] {
+			continue
+		}
+		if release {
+			row, err := a.release(ctx, in, name)
+			if err != nil {
+				return out, err
+			}
+			out.Apps = append(out.Apps, row)
+			if row.Action == workflows.AppFailed {
+				out.Owned = append(out.Owned, name)
+			}
 			continue
 		}
 		if in.NoDelete {
@@ -192,6 +204,33 @@ func (a *AppSets) delete(ctx context.Context, in workflows.ReconcileInput, name 
 		return row, nil
 	}
 	return row, fmt.Errorf("applicationset %q: delete app %q: %w", in.Set, name, err)
+}
+
+// release hands one app of a set being deleted, whose policy deletes no
+// app, over to the users: the app stays as it is, no longer the set's, as
+// Argo CD's controller drops the set's owner reference so that the
+// garbage collector leaves the app alone. An app that is gone or belongs
+// to another owner is left alone.
+func (a *AppSets) release(ctx context.Context, in workflows.ReconcileInput, name string) (workflows.AppSetApp, error) {
+	row := workflows.AppSetApp{Name: name, Action: workflows.AppReleased}
+	v, err := runningApp(ctx, a.Client, name)
+	switch {
+	case isNotFound(err):
+		return row, nil
+	case err != nil:
+		return row, fmt.Errorf("applicationset %q: query app %q: %w", in.Set, name, err)
+	case v.Owner != nil && *v.Owner != (workflows.Owner{AppSet: in.Set}):
+		return row, nil
+	}
+	_, err = workflows.Apply(ctx, a.Client, &v.Application, workflows.SpecRequest{ForceAdopt: true})
+	switch {
+	case err == nil:
+		return row, nil
+	case isNonRetryable(err), app.IsValidationError(err):
+		row.Action, row.Message = workflows.AppFailed, fmt.Sprintf("release app %q: %s", name, workflows.ErrorMessage(err))
+		return row, nil
+	}
+	return row, fmt.Errorf("applicationset %q: release app %q: %w", in.Set, name, err)
 }
 
 func isNonRetryable(err error) bool {

@@ -181,42 +181,36 @@ func (s *appSetState) reconcile(ctx workflow.Context, fresh bool) {
 	now := workflow.Now(ctx)
 	if err != nil {
 		msg := ErrorMessage(err)
-		s.setCondition(now, AppSetErrorOccurred, "True", "ApplicationGenerationFromParamsError", msg)
-		s.setCondition(now, AppSetParametersGenerated, "False", "ErrorOccurred", msg)
-		s.setCondition(now, AppSetResourcesUpToDate, "False", "ErrorOccurred", msg)
+		s.setError(now, reasonParamsGenerationError, msg)
+		s.setCondition(now, AppSetParametersGenerated, "False", reasonErrorOccurred, msg)
 		return
 	}
 	s.status.Revisions = gen.Revisions
-	s.setCondition(now, AppSetParametersGenerated, "True", "ParametersGenerated", "Successfully generated parameters for all Applications")
+	s.setCondition(now, AppSetParametersGenerated, "True", reasonParametersGenerated, msgParametersGenerated)
 	in := ReconcileInput{Set: name, Apps: gen.Apps, Previous: s.owned, Policy: s.set.Policy(),
 		NoDelete: !s.set.Deletes() || len(gen.Invalid) > 0, Preserve: s.set.PreserveResources(),
 		Ignore: s.set.Spec.IgnoreApplicationDifferences}
 	var res ReconcileResult
 	if err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Reconcile the apps of applicationset "+name), ActivityReconcileAppSet, in).Get(ctx, &res); err != nil {
-		msg := ErrorMessage(err)
-		s.setCondition(now, AppSetErrorOccurred, "True", "ApplicationSetReconcileError", msg)
-		s.setCondition(now, AppSetResourcesUpToDate, "False", "ErrorOccurred", msg)
+		s.setError(now, s.writeErrorReason(), ErrorMessage(err))
 		return
 	}
-	s.applyResult(now, res, gen.Invalid)
+	s.applyResult(now, res, gen.Invalid, gen.Apps)
 	s.publishOwned(ctx)
 	s.progress(ctx, gen.Apps, res)
 }
 
 // applyResult records what the reconcile did: the owned apps, their rows
 // and the conditions that sum them up.
-func (s *appSetState) applyResult(now time.Time, res ReconcileResult, invalid []string) {
+func (s *appSetState) applyResult(now time.Time, res ReconcileResult, invalid []string, generated []app.Application) {
 	s.owned = res.Owned
 	s.status.Resources = nil
-	problems := append([]string(nil), invalid...)
 	for _, a := range res.Apps {
 		switch a.Action {
 		case AppCreated, AppUpdated, AppDeleted:
 			s.settle = appSetSettlePolls
-		case AppRefused, AppFailed:
-			problems = append(problems, a.Message)
 		}
-		if a.Action == AppDeleted {
+		if a.Action == AppDeleted || a.Action == AppReleased {
 			continue
 		}
 		r := AppSetResource{Group: "argoproj.io", Version: "v1alpha1", Kind: app.Kind, Name: a.Name, Namespace: "argocd",
@@ -226,41 +220,7 @@ func (s *appSetState) applyResult(now time.Time, res ReconcileResult, invalid []
 		}
 		s.status.Resources = append(s.status.Resources, r)
 	}
-	if len(problems) > 0 {
-		msg := joinMessages(problems)
-		s.setCondition(now, AppSetErrorOccurred, "True", "ApplicationSetReconcileError", msg)
-		s.setCondition(now, AppSetResourcesUpToDate, "False", "ErrorOccurred", msg)
-		return
-	}
-	s.setCondition(now, AppSetErrorOccurred, "False", "ApplicationSetUpToDate", "Successfully generated parameters for all Applications")
-	s.setCondition(now, AppSetResourcesUpToDate, "True", "ApplicationSetUpToDate", "All applications have been generated successfully")
-}
-
-func joinMessages(msgs []string) string {
-	var b bytes.Buffer
-	for i, m := range msgs {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(m)
-	}
-	return b.String()
-}
-
-// setCondition sets a condition, keeping its transition time while its
-// status stays.
-func (s *appSetState) setCondition(now time.Time, typ, status, reason, msg string) {
-	for i, c := range s.status.Conditions {
-		if c.Type == typ {
-			if c.Status != status {
-				c.LastTransitionTime = now
-			}
-			c.Status, c.Reason, c.Message = status, reason, msg
-			s.status.Conditions[i] = c
-			return
-		}
-	}
-	s.status.Conditions = append(s.status.Conditions, AppSetCondition{Type: typ, Status: status, Reason: reason, Message: msg, LastTransitionTime: now})
+	s.setOutcome(now, res, invalid, generated)
 }
 
 // publishRepos keeps the memo naming the set's repositories current.
@@ -296,18 +256,29 @@ func (s *appSetState) publishOwned(ctx workflow.Context) {
 	s.published = owned
 }
 
+// versionDeletePolicy: runs from this version on let the set's
+// applicationsSync decide what its deletion does to its apps; the
+// recorded ones deleted them whatever the policy.
+const versionDeletePolicy = "appset-delete-policy"
+
 // runDelete deletes the set's apps (with their resources unless
-// preserveResourcesOnDeletion); true when none is left.
+// preserveResourcesOnDeletion) or, when its policy deletes no app
+// (create-only, create-update), releases them, as Argo CD's controller
+// drops its owner references from them; true when none is left the set's.
 func (s *appSetState) runDelete(ctx workflow.Context) bool {
 	p := s.deletion
-	in := ReconcileInput{Set: s.set.Metadata.Name, Previous: s.owned, Policy: appset.PolicySync,
+	policy := appset.PolicySync
+	if workflow.GetVersion(ctx, versionDeletePolicy, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		policy = s.set.Policy()
+	}
+	in := ReconcileInput{Set: s.set.Metadata.Name, Previous: s.owned, Policy: policy,
 		Preserve: s.set.PreserveResources(), DeleteAll: true}
 	var res ReconcileResult
 	err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Delete the apps of applicationset "+s.set.Metadata.Name), ActivityReconcileAppSet, in).Get(ctx, &res)
 	if err == nil {
-		s.applyResult(workflow.Now(ctx), res, nil)
+		s.applyResult(workflow.Now(ctx), res, nil, nil)
 		if len(res.Owned) > 0 {
-			err = fmt.Errorf("applicationset %q: %d app(s) not deleted: %s", s.set.Metadata.Name, len(res.Owned), joinMessages(res.Owned))
+			err = fmt.Errorf("applicationset %q: %d app(s) neither deleted nor released: %s", s.set.Metadata.Name, len(res.Owned), joinMessages(res.Owned))
 		}
 	}
 	p.err, p.done = err, true

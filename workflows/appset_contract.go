@@ -78,7 +78,8 @@ type ReconcileInput struct {
 	NoDelete bool `json:"noDelete,omitempty"`
 	// Preserve keeps the resources of the apps the set deletes.
 	Preserve bool `json:"preserve,omitempty"`
-	// DeleteAll deletes every previous app (the set is being deleted).
+	// DeleteAll deletes every previous app (the set is being deleted), or
+	// releases each when Policy deletes none (appset.PolicyDeletes).
 	DeleteAll bool `json:"deleteAll,omitempty"`
 	// Ignore is spec.ignoreApplicationDifferences: fields of the running
 	// apps an update keeps.
@@ -92,8 +93,12 @@ const (
 	AppUnchanged = "unchanged"
 	AppDeleted   = "deleted"
 	AppKept      = "kept"
-	AppRefused   = "refused"
-	AppFailed    = "failed"
+	// AppReleased: the set was deleted and its policy deletes no app; the
+	// app stays, no longer the set's (a user's, as after ferry app apply
+	// --force-adopt), as Argo CD drops the set's owner reference.
+	AppReleased = "released"
+	AppRefused  = "refused"
+	AppFailed   = "failed"
 )
 
 type ReconcileResult struct {

@@ -86,12 +86,22 @@ func TestAppSetWorkflow(t *testing.T) {
 		v := view()
 		require.Len(t, v.Status.Resources, 2)
 		require.Equal(t, "True", cond(v, AppSetResourcesUpToDate).Status)
+		// Argo CD's messages and reasons.
+		require.Equal(t, AppSetCondition{Type: AppSetResourcesUpToDate, Status: "True", Reason: "ApplicationSetUpToDate",
+			Message: "All applications have been generated successfully"}, withoutTime(cond(v, AppSetResourcesUpToDate)))
+		require.Equal(t, AppSetCondition{Type: AppSetErrorOccurred, Status: "False", Reason: "ApplicationSetUpToDate",
+			Message: "All applications have been generated successfully"}, withoutTime(cond(v, AppSetErrorOccurred)))
+		require.Equal(t, AppSetCondition{Type: AppSetParametersGenerated, Status: "True", Reason: "ParametersGenerated",
+			Message: "Successfully generated parameters for all Applications"}, withoutTime(cond(v, AppSetParametersGenerated)))
 		env.SignalWorkflow(SignalRefresh, RefreshRequest{})
 	}, time.Second)
 	env.RegisterDelayedCallback(func() {
 		v := view()
 		require.Equal(t, "True", cond(v, AppSetErrorOccurred).Status)
 		require.Equal(t, "bad template", cond(v, AppSetErrorOccurred).Message)
+		require.Equal(t, "ApplicationGenerationFromParamsError", cond(v, AppSetErrorOccurred).Reason)
+		require.Equal(t, AppSetCondition{Type: AppSetParametersGenerated, Status: "False", Reason: "ErrorOccurred", Message: "bad template"},
+			withoutTime(cond(v, AppSetParametersGenerated)))
 		require.Len(t, v.Status.Resources, 2, "a failed generation changes nothing")
 		env.SignalWorkflow(SignalRefresh, RefreshRequest{})
 	}, 2*time.Second)
@@ -114,5 +124,11 @@ func TestAppSetWorkflow(t *testing.T) {
 	require.Equal(t, []string{"a", "b"}, recs[1].Previous, "the apps it created are its own")
 	require.Len(t, recs[1].Apps, 1)
 	require.True(t, recs[2].DeleteAll)
+	require.Equal(t, appset.PolicySync, recs[2].Policy, "the default policy deletes the apps with the set")
 	require.Equal(t, []string{"a"}, recs[2].Previous)
+}
+
+func withoutTime(c AppSetCondition) AppSetCondition {
+	c.LastTransitionTime = time.Time{}
+	return c
 }

@@ -68,8 +68,12 @@ func (s Source) RendersNothing() bool {
 
 // RefValueFile splits a Helm value file naming another source's file,
 // $ref/path, into the ref and the path from that source's repository root.
+// A path starting with a variable of Argo CD's build environment
+// ($ARGOCD_APP_NAME/…, ${…}, $$ for a literal $) is a path of the source's
+// own repository: Argo CD reads a ref only when the first segment names a
+// source's ref, and no ref is named so.
 func RefValueFile(vf string) (ref, path string, ok bool) {
-	if !strings.HasPrefix(vf, "$") {
+	if !strings.HasPrefix(vf, "$") || strings.HasPrefix(vf, "$ARGOCD_") || strings.HasPrefix(vf, "${") || strings.HasPrefix(vf, "$$") {
 		return "", "", false
 	}
 	ref, path, _ = strings.Cut(vf[1:], "/")

@@ -133,6 +133,7 @@ func (s *ApplicationSet) renderApp(tmpl Template, params Params, opts app.Valida
 		return nil, err
 	}
 	obj := rendered.(map[string]any)
+	s.addResourcesFinalizer(obj)
 	if s.Spec.TemplatePatch != "" {
 		patch, err := r.renderString(s.Spec.TemplatePatch, params)
 		if err != nil {
@@ -150,6 +151,26 @@ func (s *ApplicationSet) renderApp(tmpl Template, params Params, opts app.Valida
 		return nil, err
 	}
 	return app.Read(raw, opts)
+}
+
+// addResourcesFinalizer gives a generated app whose template names no
+// finalizer Argo CD's resources finalizer, unless the set preserves
+// resources on deletion, as Argo CD's ApplicationSet controller does
+// (RenderTemplateParams): deleting the app then deletes its resources, and
+// users and tools read it to know so. A templatePatch comes after.
+func (s *ApplicationSet) addResourcesFinalizer(obj map[string]any) {
+	if s.PreserveResources() {
+		return
+	}
+	md, _ := obj["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		obj["metadata"] = md
+	}
+	if fs, _ := md["finalizers"].([]any); len(fs) > 0 {
+		return
+	}
+	md["finalizers"] = []any{app.ResourcesFinalizer}
 }
 
 // mergePatch applies a JSON merge patch (RFC 7386): objects merge, null

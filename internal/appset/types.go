@@ -175,10 +175,11 @@ func (s *ApplicationSet) Updates() bool {
 	return p == PolicySync || p == PolicyCreateUpdate
 }
 
-func (s *ApplicationSet) Deletes() bool {
-	p := s.Policy()
-	return p == PolicySync || p == PolicyCreateDelete
-}
+func (s *ApplicationSet) Deletes() bool { return PolicyDeletes(s.Policy()) }
+
+// PolicyDeletes reports whether applicationsSync policy p lets a set
+// delete its apps: sync and create-delete.
+func PolicyDeletes(p string) bool { return p == PolicySync || p == PolicyCreateDelete }
 
 // GitRepos are the repositories of the set's git generators, nested ones
 // included, sorted and without repeats.

@@ -45,13 +45,12 @@ func validate(s *ApplicationSet) []app.FieldError {
 	if s.Spec.TemplatePatch != "" && !s.Spec.GoTemplate {
 		add("spec.templatePatch", "needs goTemplate: true, as in Argo CD: set spec.goTemplate, or move the patch into spec.template")
 	}
-	if len(s.Spec.Generators) == 0 {
-		add("spec.generators", "required: list at least one generator (list, clusters, git, matrix or merge)")
-	}
 	for i, g := range s.Spec.Generators {
 		errs = append(errs, validateGenerator(g, fmt.Sprintf("spec.generators[%d]", i), 0)...)
 	}
-	if s.Spec.Template.Metadata.Name == "" && !generatorsNameApps(s.Spec.Generators) {
+	// generators: [] generates no app, as in Argo CD: the set then deletes
+	// its apps if its policy deletes, and needs no name.
+	if s.Spec.Template.Metadata.Name == "" && len(s.Spec.Generators) > 0 && !generatorsNameApps(s.Spec.Generators) {
 		add("spec.template.metadata.name", "required: name each generated app, such as '{{.path.basename}}' (goTemplate) or '{{path.basename}}'")
 	}
 	if sp := s.Spec.SyncPolicy; sp != nil && sp.ApplicationsSync != "" && !contains(policies, sp.ApplicationsSync) {

@@ -43,6 +43,11 @@ type keyInput struct {
 	// Helm value files name ($ref/path); left out when there are none, so
 	// that other keys stay what they were.
 	Refs []RefAt `json:"refs,omitempty"`
+	// BuildEnv is the build environment of a Helm render whose
+	// parameters or value file paths name it (render.HelmNamesBuildEnv):
+	// the app, its namespace and its source as written; left out
+	// otherwise, so that other keys stay what they were.
+	BuildEnv map[string]string `json:"buildEnv,omitempty"`
 }
 
 // helmRelease is what a Helm render takes from the Application rather
@@ -64,7 +69,7 @@ type helmRelease struct {
 // Application on the same path and options shares the set. A Helm render
 // depends on them, and is kept under HelmKey.
 func Key(repoURL, sha string, src app.Source, rendererVersion string) string {
-	return key(repoURL, sha, src, rendererVersion, nil, nil)
+	return key(repoURL, sha, src, rendererVersion, nil, nil, nil)
 }
 
 // HelmKey is Key for a Helm render: it adds the release name and namespace
@@ -75,7 +80,7 @@ func HelmKey(repoURL, sha string, src app.Source, rendererVersion string, opts r
 	return Request{RepoURL: repoURL, SHA: sha, Source: src, App: opts.AppName, Namespace: opts.Namespace}.helmKey(rendererVersion)
 }
 
-func key(repoURL, sha string, src app.Source, rendererVersion string, rel *helmRelease, refs []RefAt) string {
+func key(repoURL, sha string, src app.Source, rendererVersion string, rel *helmRelease, refs []RefAt, env map[string]string) string {
 	in := keyInput{
 		Format:    keyFormat,
 		Repo:      gitsource.NormalizeURL(repoURL),
@@ -89,6 +94,7 @@ func key(repoURL, sha string, src app.Source, rendererVersion string, rel *helmR
 		Renderer:  rendererVersion,
 		Release:   rel,
 		Refs:      normalizeRefs(refs),
+		BuildEnv:  env,
 	}
 	if src.Plugin != nil {
 		in.TargetRevision = src.TargetRevision

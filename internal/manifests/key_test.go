@@ -72,6 +72,21 @@ func TestHelmKey(t *testing.T) {
 	if k(named, "a", "x") != k(named, "b", "y") {
 		t.Error("an explicit release name and namespace do not make apps share the key")
 	}
+	// A parameter naming the build environment renders per app and per
+	// source as written, whatever the release.
+	env := func(target string) app.Source {
+		return app.Source{Path: "chart", TargetRevision: target, Helm: &app.HelmSource{ReleaseName: "r", Namespace: "n",
+			Parameters: []app.HelmParameter{{Name: "p", Value: "$ARGOCD_APP_NAME-$ARGOCD_APP_SOURCE_TARGET_REVISION"}}}}
+	}
+	if k(env("main"), "a", "x") == k(env("main"), "b", "x") || k(env("main"), "a", "x") == k(env("main"), "a", "y") {
+		t.Error("the app's name or namespace does not change the key of a chart whose parameters name them")
+	}
+	if k(env("main"), "a", "x") == k(env("v1"), "a", "x") {
+		t.Error("the targetRevision does not change the key of a chart whose parameters name it")
+	}
+	if k(env("main"), "a", "x") != k(env("main"), "a", "x") {
+		t.Error("the key of a chart naming the build environment is not stable")
+	}
 }
 
 func TestPluginKey(t *testing.T) {

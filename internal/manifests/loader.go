@@ -187,7 +187,7 @@ func (l *Loader) loadApp(ctx context.Context, req Request) (*Loaded, error) {
 	version := l.version()
 	helmKey := req.helmKey(version)
 	if !render.PerApp(req.Source) && !req.Source.IsChartSource() {
-		shared := key(req.RepoURL, sha, req.Source, version, nil, req.Refs)
+		shared := key(req.RepoURL, sha, req.Source, version, nil, req.Refs, nil)
 		v, err := l.flight(ctx, flightKey(req, shared), func(ctx context.Context) (any, error) { return l.loadShared(ctx, req, shared, helmKey) })
 		if err != nil {
 			return nil, err

@@ -148,7 +148,7 @@ func (l *Loader) refFiles(ctx context.Context, req Request) (map[string]string, 
 		releases = append(releases, release)
 		roots[r.Ref] = dir
 	}
-	files, err := render.ReadRefFiles(req.Source, roots, render.Limits{})
+	files, err := render.ReadRefFiles(req.Source, roots, render.Limits{}, render.BuildEnv(req.Source, req.renderOptions(nil)))
 	if err != nil {
 		releaseAll()
 		return nil, nil, err
@@ -178,5 +178,9 @@ func (req Request) helmKey(version string) string {
 	if h := req.Source.Helm; h != nil && h.Namespace != "" {
 		rel.Namespace = h.Namespace
 	}
-	return key(req.RepoURL, req.SHA, req.Source, version, rel, req.Refs)
+	var env map[string]string
+	if render.HelmNamesBuildEnv(req.Source.Helm) {
+		env = render.BuildEnv(req.Source, req.renderOptions(nil))
+	}
+	return key(req.RepoURL, req.SHA, req.Source, version, rel, req.Refs, env)
 }

@@ -23,7 +23,7 @@ import (
 // the sync to run; test hooks are left out (Argo CD never runs them),
 // and so is NOTES.txt. Templates cannot reach a cluster (lookup finds
 // nothing) or DNS.
-func (r *Renderer) helm(ctx context.Context, t *target, h *app.HelmSource, opts Options) ([]*unstructured.Unstructured, error) {
+func (r *Renderer) helm(ctx context.Context, t *target, h *app.HelmSource, opts Options, env map[string]string) ([]*unstructured.Unstructured, error) {
 	limits := r.Limits.withDefaults()
 	if h == nil {
 		h = &app.HelmSource{}
@@ -54,7 +54,7 @@ func (r *Renderer) helm(ctx context.Context, t *target, h *app.HelmSource, opts 
 	// of symlinks can make the walk as slow as any template.
 	return runBounded(ctx, limits, t.appPath, func(ctx context.Context) ([]*unstructured.Unstructured, error) {
 		b := newBudget(limits, t.appPath)
-		vals, err := helmValues(t, h, b, opts.RefFiles)
+		vals, err := helmValues(t, h, b, opts.RefFiles, env)
 		if err != nil {
 			return nil, err
 		}

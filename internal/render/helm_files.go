@@ -11,11 +11,11 @@ import (
 // helmFileParameters sets spec.source.helm.fileParameters into vals, as
 // helm template --set-file does (Argo CD passes them last): each value is
 // the content of a file of the repository, relative to the chart, read
-// under the render's budget.
-func helmFileParameters(t *target, h *app.HelmSource, b *budget, vals map[string]any) error {
+// under the render's budget. Its path may name the build environment.
+func helmFileParameters(t *target, h *app.HelmSource, b *budget, vals map[string]any, env map[string]string) error {
 	for i, fp := range h.FileParameters {
 		what := fmt.Sprintf("spec.source.helm.fileParameters[%d].path", i)
-		real, display, err := resolveInRepo(t.root, t.dir, fp.Path, what)
+		real, display, err := resolveInRepo(t.root, t.dir, Envsubst(fp.Path, env), what)
 		if err != nil {
 			return err
 		}

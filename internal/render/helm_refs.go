@@ -13,8 +13,10 @@ import (
 // Options.RefFiles: each confined to its checkout as value files are to
 // theirs (no absolute path, no '..' or symlink out of it), within limits'
 // file sizes. A file that does not exist is left out, for the render to
-// refuse or, with ignoreMissingValueFiles, skip.
-func ReadRefFiles(src app.Source, roots map[string]string, limits Limits) (map[string]string, error) {
+// refuse or, with ignoreMissingValueFiles, skip. As Argo CD does, the
+// build environment env is substituted into the path after the $ref
+// (Envsubst); files stays keyed by the valueFiles entry as written.
+func ReadRefFiles(src app.Source, roots map[string]string, limits Limits, env map[string]string) (map[string]string, error) {
 	if src.Helm == nil {
 		return nil, nil
 	}
@@ -33,6 +35,7 @@ func ReadRefFiles(src app.Source, roots map[string]string, limits Limits) (map[s
 		if err != nil {
 			return nil, fmt.Errorf("read %s: the checkout of ref %s: %w", what, ref, err)
 		}
+		rel = Envsubst(rel, env)
 		if rel == "" {
 			return nil, &SourceError{Path: vf, Msg: what + " names no file of ref " + ref}
 		}

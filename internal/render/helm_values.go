@@ -24,7 +24,11 @@ import (
 //
 // A value file of another source ($ref/path) comes from refFiles, which the
 // worker read from that source's checkout (ReadRefFiles).
-func helmValues(t *target, h *app.HelmSource, b *budget, refFiles map[string]string) (map[string]any, error) {
+//
+// As in Argo CD, the build environment env (BuildEnv) is substituted
+// (Envsubst) into the parameters' values and the paths of value files and
+// file parameters, never into values or valuesObject nor into a name.
+func helmValues(t *target, h *app.HelmSource, b *budget, refFiles map[string]string, env map[string]string) (map[string]any, error) {
 	vals := map[string]any{}
 	if h == nil {
 		return vals, nil
@@ -49,7 +53,7 @@ func helmValues(t *target, h *app.HelmSource, b *budget, refFiles map[string]str
 			vals = mergeValues(vals, m)
 			continue
 		}
-		real, display, err := resolveInRepo(t.root, t.dir, vf, what)
+		real, display, err := resolveInRepo(t.root, t.dir, Envsubst(vf, env), what)
 		if errors.Is(err, errNotInRepo) && h.IgnoreMissingValueFiles {
 			continue
 		}
@@ -91,7 +95,7 @@ func helmValues(t *target, h *app.HelmSource, b *budget, refFiles map[string]str
 			if p.ForceString != forced {
 				continue
 			}
-			set := p.Name + "=" + escapeSetValue(p.Value)
+			set := p.Name + "=" + escapeSetValue(Envsubst(p.Value, env))
 			parse := strvals.ParseInto
 			if forced {
 				parse = strvals.ParseIntoString
@@ -101,7 +105,7 @@ func helmValues(t *target, h *app.HelmSource, b *budget, refFiles map[string]str
 			}
 		}
 	}
-	if err := helmFileParameters(t, h, b, vals); err != nil {
+	if err := helmFileParameters(t, h, b, vals, env); err != nil {
 		return nil, err
 	}
 	return vals, nil

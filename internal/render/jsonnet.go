@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -38,16 +37,16 @@ func (e *jsonnetEval) file(ctx context.Context, f manifestFile, limits Limits) (
 	if e.opts != nil {
 		for _, v := range e.opts.ExtVars {
 			if v.Code {
-				vm.ExtCode(v.Name, e.expand(v.Value))
+				vm.ExtCode(v.Name, Envsubst(v.Value, e.env))
 			} else {
-				vm.ExtVar(v.Name, e.expand(v.Value))
+				vm.ExtVar(v.Name, Envsubst(v.Value, e.env))
 			}
 		}
 		for _, v := range e.opts.TLAs {
 			if v.Code {
-				vm.TLACode(v.Name, e.expand(v.Value))
+				vm.TLACode(v.Name, Envsubst(v.Value, e.env))
 			} else {
-				vm.TLAVar(v.Name, e.expand(v.Value))
+				vm.TLAVar(v.Name, Envsubst(v.Value, e.env))
 			}
 		}
 	}
@@ -82,17 +81,6 @@ func (e *jsonnetEval) file(ctx context.Context, f manifestFile, limits Limits) (
 		objs = append(objs, got...)
 	}
 	return objs, nil
-}
-
-// expand substitutes the build environment into a value as Argo CD does:
-// $NAME and ${NAME}, empty when unknown, $$ for a literal $.
-func (e *jsonnetEval) expand(s string) string {
-	return os.Expand(s, func(name string) string {
-		if name == "$" {
-			return "$"
-		}
-		return e.env[name]
-	})
 }
 
 func (e *jsonnetEval) importer() (*repoImporter, error) {
@@ -174,23 +162,6 @@ func (i *repoImporter) read(rel, importedPath string) (jsonnet.Contents, bool, e
 		return jsonnet.Contents{}, false, fmt.Errorf("import %q: %v", importedPath, err)
 	}
 	return jsonnet.MakeContentsRaw(data), true, nil
-}
-
-// BuildEnv is Argo CD's build environment of a render: what Jsonnet
-// variables (and plugins) may name.
-func BuildEnv(src app.Source, opts Options) map[string]string {
-	short := func(n int) string { return opts.Revision[:min(n, len(opts.Revision))] }
-	return map[string]string{
-		"ARGOCD_APP_NAME":                   opts.AppName,
-		"ARGOCD_APP_NAMESPACE":              opts.Namespace,
-		"ARGOCD_APP_PROJECT_NAME":           "default",
-		"ARGOCD_APP_REVISION":               opts.Revision,
-		"ARGOCD_APP_REVISION_SHORT":         short(7),
-		"ARGOCD_APP_REVISION_SHORT_8":       short(8),
-		"ARGOCD_APP_SOURCE_REPO_URL":        src.RepoURL,
-		"ARGOCD_APP_SOURCE_PATH":            src.Path,
-		"ARGOCD_APP_SOURCE_TARGET_REVISION": src.TargetRevision,
-	}
 }
 
 // PerApp reports whether src renders differently for each Application

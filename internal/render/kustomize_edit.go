@@ -63,7 +63,7 @@ func editKustomization(file string, data []byte, k *app.KustomizeSource, e kusto
 	if k.CommonAnnotationsEnvsubst && len(annotations) > 0 {
 		annotations = make(map[string]string, len(k.CommonAnnotations))
 		for key, val := range k.CommonAnnotations {
-			annotations[key] = e.envsubst(val)
+			annotations[key] = Envsubst(val, e.env)
 		}
 	}
 	if k.LabelWithoutSelector {

@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"slices"
 
@@ -18,12 +17,6 @@ import (
 type kustomizeEdits struct {
 	env    map[string]string
 	exists func(rel string) bool
-}
-
-// envsubst expands $VAR and ${VAR} of the build environment as Argo CD
-// does; a variable it does not have becomes empty.
-func (e kustomizeEdits) envsubst(s string) string {
-	return os.Expand(s, func(name string) string { return e.env[name] })
 }
 
 // addLabelsWithoutSelector adds labels as a labels entry that leaves

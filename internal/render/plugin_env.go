@@ -46,7 +46,7 @@ func (r *Renderer) pluginEnv(src app.Source, opts Options) ([]string, error) {
 		return env, nil
 	}
 	for _, e := range p.Env {
-		env = append(env, "ARGOCD_ENV_"+e.Name+"="+expandBuildEnv(e.Value, build))
+		env = append(env, "ARGOCD_ENV_"+e.Name+"="+Envsubst(e.Value, build))
 	}
 	params := p.Parameters
 	raw, err := json.Marshal(params)
@@ -75,15 +75,4 @@ var paramEnvInvalid = regexp.MustCompile(`[^A-Z0-9_]`)
 // PARAM_ variables: upper case, anything but letters, digits and _ made _.
 func paramEnvName(name string) string {
 	return paramEnvInvalid.ReplaceAllString(strings.ToUpper(name), "_")
-}
-
-// expandBuildEnv substitutes the build environment into a value as Argo
-// CD does: $NAME and ${NAME}, empty when unknown, $$ for a literal $.
-func expandBuildEnv(s string, env map[string]string) string {
-	return os.Expand(s, func(name string) string {
-		if name == "$" {
-			return "$"
-		}
-		return env[name]
-	})
 }

@@ -208,7 +208,7 @@ func (r *Renderer) render(ctx context.Context, root string, src app.Source, opts
 	case SourceTypeKustomize:
 		objs, err = r.kustomize(ctx, t, src.Kustomize, BuildEnv(src, opts), opts.RemoteBases)
 	case SourceTypeHelm:
-		objs, err = r.helm(ctx, t, src.Helm, opts)
+		objs, err = r.helm(ctx, t, src.Helm, opts, BuildEnv(src, opts))
 	case SourceTypePlugin:
 		objs, err = r.plugin(ctx, t, src, opts)
 	default:

@@ -42,7 +42,7 @@ func (r *Renderer) secretValues(root string, src app.Source, opts Options, t *ta
 	if t != nil && t.typ == SourceTypeHelm {
 		// What the values files and spec.source.helm give; an error leaves
 		// what was read before it.
-		helmVals, _ = helmValues(t, src.Helm, newBudget(limits, t.appPath), opts.RefFiles)
+		helmVals, _ = helmValues(t, src.Helm, newBudget(limits, t.appPath), opts.RefFiles, BuildEnv(src, opts))
 	}
 	for _, vals := range append(s.chartValues, helmVals) {
 		s.helmValues(vals)
