@@ -129,6 +129,8 @@ func TestAppSetAsArgoCDLeavesIt(t *testing.T) {
 	for _, set := range []string{"upd", "only"} {
 		require.Contains(t, mustFerry(t, "appset", "delete", set), fmt.Sprintf("applicationset %q deleted", set))
 	}
+	// The deletion that releases the apps (version appset-delete-policy).
+	recordWorkflowHistories(t, workflows.AppSetWorkflowID("only"), "appset-delete-policy")
 	for _, name := range []string{"upd-0", "upd-1", "only-0"} {
 		a, err := queryView(t, c, name)
 		require.NoError(t, err, "app %s stays after its set's deletion", name)
