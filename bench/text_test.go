@@ -16,7 +16,7 @@ import (
 // allTexts is one value of every textData type; TestTexts checks that it
 // lists every type of the package that has a textFile method.
 var allTexts = []textData{
-	renderText{}, sandboxText{}, pushText{}, fanoutText{}, applyText{}, compareText{},
+	renderText{}, sandboxText{}, pushText{}, fanoutText{}, applyText{}, compareText{}, onboardText{},
 }
 
 // TestTexts executes every block of every template file with its data
