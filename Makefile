@@ -64,16 +64,19 @@ test-unit:
 # The benchmarks on the real stack (bench/README.md), then the Go benchmarks
 # of the packages that have some; the report goes to $(BENCH_OUT)/report.md.
 # BENCH_FLAGS passes options to ferry-bench (BENCH_FLAGS='-only push -pushes 5');
-# BENCH_GO=0 skips the Go benchmarks. Flux's controllers, the peer of push, apply
+# A full run (no -only) is also kept as $(BENCH_RESULTS)/<date>-<commit>.md, Go
+# benchmarks included. BENCH_GO=0 skips the Go benchmarks. Flux's controllers, the peer of push, apply
 # and peer-idle, are built for the benchmarks only (hack/tools.sh flux, once).
 BENCH_OUT ?= bench/out
 BENCH_FLAGS ?=
 BENCH_GO ?= 1
+BENCH_RESULTS ?= bench/results
 bench: tools build
 	@mkdir -p $(BENCH_OUT)
 	@tools=$$(hack/tools.sh flux); status=0; \
-	FERRY_TOOLS_BIN=$$tools FERRY_BIN=$(CURDIR)/bin $(GO) run ./bench/cmd/ferry-bench $(BENCH_FLAGS) $(BENCH_OUT) || status=$$?; \
-	if [ "$(BENCH_GO)" = 1 ]; then FERRY_TOOLS_BIN=$$tools FERRY_BIN=$(CURDIR)/bin hack/bench-report.sh $(BENCH_OUT) || status=$$?; fi; \
+	FERRY_TOOLS_BIN=$$tools FERRY_BIN=$(CURDIR)/bin $(GO) run ./bench/cmd/ferry-bench -keep $(BENCH_RESULTS) $(BENCH_FLAGS) $(BENCH_OUT) || status=$$?; \
+	if [ "$(BENCH_GO)" = 1 ]; then FERRY_TOOLS_BIN=$$tools FERRY_BIN=$(CURDIR)/bin hack/bench-report.sh $(BENCH_OUT) || status=$$?; \
+		if [ -s $(BENCH_OUT)/kept ]; then sed -n '/^## Go benchmarks$$/,$$p' $(BENCH_OUT)/report.md | { echo; cat; } >> "$$(cat $(BENCH_OUT)/kept)"; fi; fi; \
 	echo "report: $(BENCH_OUT)/report.md"; exit $$status
 
 # Records more workflow histories for the replay tests to replay. Earlier

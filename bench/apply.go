@@ -104,32 +104,52 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 	}
 
 	repro := cfg.reproduce(ScenarioApply, fmt.Sprintf("-apply-runs %d -apply-resources %d", cfg.ApplyRuns, cfg.ApplyResources))
+	d := applyText{Mix: resourceMix(cfg.ApplyResources), Resources: cfg.ApplyResources, Region: region, Kubectl: e.kubectlVersion(),
+		KubectlApply: Summarize(kubectlApply), FerryOp: Summarize(ferryOp), Requests: ferryRequests.total(isAppKind),
+		Rate: Summarize(ferryRate).Mean, Limits: e.clientLimits(region), ByVerb: ferryRequests.breakdown(1)}
 	sec.Figures = append(sec.Figures,
 		&Figure{ID: "apply-ferry", Title: fmt.Sprintf("Apply %d resources, Ferry", cfg.ApplyResources), Unit: "s", Samples: ferry, Reproduce: repro,
-			What: "Seconds from `ferry app apply` of a new automated app to Synced and Healthy (its sync waits until the Deployments are Available)."},
+			What: say(d, "what-ferry")},
 		&Figure{ID: "apply-kubectl", Title: fmt.Sprintf("Apply %d resources, kubectl", cfg.ApplyResources), Unit: "s", Samples: kubectl, Reproduce: repro,
-			What: "Seconds of `kubectl create namespace`, `kubectl apply --server-side -f app/` and `kubectl wait --for=condition=Available deployment --all`, run one after the other."},
+			What: say(d, "what-kubectl")},
 		&Figure{ID: "apply-ratio", Title: "Apply ratio, Ferry / kubectl", Unit: "×", Samples: ratios(ferry, kubectl), Reproduce: repro,
-			What: "The two figures above divided pair by pair: below 1, Ferry is faster."},
+			What: say(d, "what-ratio")},
 	)
 	if flux != nil {
 		sec.Figures = append(sec.Figures, flux.figures(ferry, cfg.ApplyResources, repro)...)
 		peer.WriteString(flux.text())
 	}
-	sk, so := Summarize(kubectlApply), Summarize(ferryOp)
-	sec.Text = fmt.Sprintf("Resources: %s, in region %s, into a new namespace each run; Ferry, kubectl and Flux take turns (the order rotates every run). "+
-		"An app that only compares (no automated sync) rendered the commit into the manifest cache first, so Ferry's runs read it from Redis; kubectl reads the files from the working copy. "+
-		"kubectl is the stack's own (%s), with `--server-side`, field manager `kubectl`, one request per object, in sequence.\n\n"+
-		"| part | median | min–max |\n| --- | --- | --- |\n"+
-		"| kubectl apply alone (without the namespace and the wait) | %s s | %s–%s s |\n"+
-		"| Ferry's sync operation alone (StartedAt–FinishedAt: apply, then wait for health) | %s s | %s–%s s |\n\n"+
-		"Ferry's last run sent the API server %s requests for the apps' kinds, %s requests/s on average over its runs; %s\n",
-		resourceMix(cfg.ApplyResources), region, e.kubectlVersion(),
-		num(sk.Median), num(sk.Min), num(sk.Max), num(so.Median), num(so.Min), num(so.Max),
-		num(ferryRequests.total(isAppKind)), num(Summarize(ferryRate).Mean), e.clientLimits(region)+" By verb: "+ferryRequests.breakdown(1)+".")
+	sec.Text = say(d, "text")
 	sec.Text += "\n" + peer.String()
 	return nil
 }
+
+// applyText is the data of text/apply.md.tmpl.
+type applyText struct {
+	Mix                   string // resourceMix of Resources
+	Resources             int
+	Region, Kubectl       string
+	KubectlApply, FerryOp Summary
+	// Requests of Ferry's last run for the apps' kinds, and its mean rate
+	// over its runs; Limits and ByVerb describe them.
+	Requests, Rate float64
+	Limits, ByVerb string
+	// Flux is the second peer's, when it ran; Err why it did not.
+	Flux fluxApplyText
+	Err  string
+}
+
+// fluxApplyText is what Flux's apply measured, for its paragraph.
+type fluxApplyText struct {
+	Versions, Limits, ByVerb, Logs string
+	// Applied is the median time to its health check's start, seen in
+	// Caught of Runs runs; Least is the least time its client's limits
+	// allow.
+	Applied, Least, Requests, Rate float64
+	Caught, Runs                   int
+}
+
+func (applyText) textFile() string { return "apply" }
 
 // takingTurns is the order of the sides in run i: it rotates, so that
 // each side goes first as often as the others.

@@ -58,10 +58,9 @@ func CompareWarm(ctx context.Context, e *Env, sec *Section) error {
 	time.Sleep(2 * time.Second)
 
 	var text strings.Builder
-	fmt.Fprintf(&text, "Resources: %s, applied first with kube.Cluster.Apply (%s for all of them, in process), in region %s. "+
-		"The Compare activity (activities.Region.Compare) is called in the benchmark's process, with the manifests from the warm Redis cache and discovery cached; %s\n\n"+
-		"| client | median | min–max | ms per resource | API requests per resource | requests/s | Synced |\n| --- | --- | --- | --- | --- | --- | --- |\n",
-		resourceMix(cfg.CompareResources), applyTime.Round(100*time.Millisecond), region, e.clientLimits(region))
+	d := compareText{Mix: resourceMix(cfg.CompareResources), Resources: cfg.CompareResources, Applied: applyTime.Round(100 * time.Millisecond).String(),
+		Region: region, Limits: e.clientLimits(region)}
+	text.WriteString(say(d, "text"))
 	defer func() { sec.Text = text.String() }()
 	repro := cfg.reproduce(ScenarioCompare, fmt.Sprintf("-compare-runs %d -compare-resources %d", cfg.CompareRuns, cfg.CompareResources))
 
@@ -119,7 +118,7 @@ func CompareWarm(ctx context.Context, e *Env, sec *Section) error {
 		sec.Figures = append(sec.Figures, &Figure{
 			ID: fmt.Sprintf("compare-%d-%s", cfg.CompareResources, id), Title: fmt.Sprintf("Compare %d resources, %s", cfg.CompareResources, title), Unit: "s",
 			Samples: samples, Reproduce: repro,
-			What: fmt.Sprintf("Seconds of one region's Compare activity on %d resources already applied and in sync, manifests from the warm Redis cache; %s", cfg.CompareResources, what),
+			What: what,
 		})
 		return nil
 	}
@@ -128,10 +127,17 @@ func CompareWarm(ctx context.Context, e *Env, sec *Section) error {
 	if err != nil {
 		return err
 	}
-	if err := measure("live", "live cache", "as the worker runs it: the region's first Compare turns the live cache on, so live objects come from synced informers, "+
-		"and unchanged objects' results from the incremental compare cache (filled by the compare before the runs).", live); err != nil {
+	if err := measure("live", "live cache", say(d, "what-live"), live); err != nil {
 		return err
 	}
-	return measure("api", "live cache off", "with the live cache off (activities.Region.DisableLiveCache): every object is read from the API server, "+
-		"and the incremental compare cache spares the dry-run apply of those whose resourceVersion did not change.", plain)
+	return measure("api", "live cache off", say(d, "what-api"), plain)
 }
+
+// compareText is the data of text/compare.md.tmpl.
+type compareText struct {
+	Mix                     string // resourceMix of Resources
+	Resources               int
+	Applied, Region, Limits string
+}
+
+func (compareText) textFile() string { return "compare" }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ferry-gitops/ferry/workflows"
@@ -141,36 +140,52 @@ func FanOut(ctx context.Context, e *Env, sec *Section) error {
 	}
 
 	repro := cfg.reproduce(ScenarioFanout, fmt.Sprintf("-fanout-runs %d -fanout-resources %d", cfg.FanoutRuns, cfg.FanoutResources))
+	d := fanoutText{Mix: resourceMix(cfg.FanoutResources), Resources: cfg.FanoutResources, Regions: regions, First: regions[0], N: len(regions),
+		OpOne: Summarize(opOne).Median, OpMany: Summarize(opThree).Median, Cores: runtime.NumCPU(),
+		BusyOne: Summarize(busyOne).Median, BusyMany: Summarize(busyThree).Median, Spread: Summarize(scheduleSpread).Median,
+		SyncMany: Summarize(syncThree).Median, SyncOne: Summarize(syncOne).Median}
+	d.cpuTable(cpuOne, cpuThree, Summarize(one).Median)
 	sec.Figures = append(sec.Figures,
-		&Figure{ID: "fanout-1r", Title: "Fan-out, 1 region", Unit: "s", Samples: one, Reproduce: repro,
-			What: fmt.Sprintf("Seconds from `ferry app apply` of a new app of %d resources to Synced in %s.", cfg.FanoutResources, regions[0])},
+		&Figure{ID: "fanout-1r", Title: "Fan-out, 1 region", Unit: "s", Samples: one, Reproduce: repro, What: say(d, "what-one")},
 		&Figure{ID: fmt.Sprintf("fanout-%dr", len(regions)), Title: fmt.Sprintf("Fan-out, %d regions", len(regions)), Unit: "s", Samples: three, Reproduce: repro,
-			What: fmt.Sprintf("Seconds from `ferry app apply` of a new app of %d resources to Synced in every one of %s.", cfg.FanoutResources, strings.Join(regions, ", "))},
+			What: say(d, "what-many")},
 		&Figure{ID: "fanout-ratio", Title: fmt.Sprintf("Fan-out ratio, %d regions / 1", len(regions)), Unit: "×", Samples: ratios(three, one), Reproduce: repro,
-			What: "The two figures above divided pair by pair; bounded here by the machine's CPU (below).", Goal: &Goal{Max: 1.3, Source: "issue 6"}},
+			What: say(d, "what-ratio"), Goal: &Goal{Max: 1.3, Source: "issue 6"}},
 		&Figure{ID: "fanout-floor", Title: fmt.Sprintf("Fan-out floor, kubectl in %d regions at once", len(regions)), Unit: "s", Samples: floor, Reproduce: repro,
-			What: fmt.Sprintf("Seconds of %d `kubectl create namespace`, `kubectl apply --server-side` and `kubectl wait --for=condition=Available deployment --all` runs in parallel, one per region, of the same %d objects; in the same run, taking turns with Ferry's.", len(regions), cfg.FanoutResources)},
+			What: say(d, "what-floor")},
 		&Figure{ID: "fanout-floor-ratio", Title: fmt.Sprintf("Fan-out ratio, Ferry in %d regions / kubectl in %d regions", len(regions), len(regions)), Unit: "×", Samples: ratios(three, floor), Reproduce: repro,
-			Goal: goal(goalFanoutFloor),
-			What: "Ferry's three-region figure over the kubectl floor's, pair by pair: the same objects into the same regions on the same CPU, so the ratio is Ferry's own cost of a fan-out."},
+			Goal: goal(goalFanoutFloor), What: say(d, "what-floor-ratio")},
 	)
-	so, st := Summarize(opOne), Summarize(opThree)
-	sec.Text = fmt.Sprintf("App: %s, automated sync with CreateNamespace, a new app (and namespace) per run, one region and %d alternately (the order flips every pair). "+
-		"A first app, not counted, cloned the repo and filled the manifest cache (Redis), so every run renders from the cache as a fleet of apps on one repo would. "+
-		"One worker process serves the control queue and every region, on the same 2 cores as the %d control planes; in production each region has its own worker pool and its own cluster.\n\n"+
-		"The sync operations alone (StartedAt–FinishedAt in the status: apply, then wait for health) took a median of %s s in one region and %s s in %d; "+
-		"the rest is the CLI, the first reconcile's compare and Temporal's round trips.\n\n"+
-		"The machine's %d cores were busy %s on average (median of the runs) while one region synced, and %s while %d did: every process counts, "+
-		"the other users' of the machine too. All %d regions' control planes and the one worker share these cores, so the three-region figure is "+
-		"bounded by CPU here, where in production every region's API server and worker pool has its own. "+
-		"The histories agree: the %d regions' Sync activities were scheduled within %s ms of each other (median of the runs), so they ran in parallel, "+
-		"and each took %s s from start to close (median) against %s s for the single Sync of a one-region run.\n",
-		resourceMix(cfg.FanoutResources), len(regions), len(regions), num(so.Median), num(st.Median), len(regions),
-		runtime.NumCPU(), num(Summarize(busyOne).Median), num(Summarize(busyThree).Median), len(regions), len(regions),
-		len(regions), num(Summarize(scheduleSpread).Median), num(Summarize(syncThree).Median), num(Summarize(syncOne).Median))
-	sec.Text += cpuTable(cpuOne, cpuThree, len(regions), Summarize(one).Median)
+	sec.Text = say(d, "text")
 	return nil
 }
+
+// fanoutText is the data of text/fanout.md.tmpl: medians of the runs, in
+// seconds, cores and milliseconds (Spread).
+type fanoutText struct {
+	Mix                 string // resourceMix of Resources
+	Resources, N, Cores int
+	Regions             []string
+	First               string // the one region
+	OpOne, OpMany       float64
+	BusyOne, BusyMany   float64
+	Spread              float64
+	SyncOne, SyncMany   float64
+	// CPU is where it went by process, busiest first; the sums, the rest
+	// of the machine, and the least time N regions take on these cores
+	// (MinTime, and MinRatio times OneTime, the one-region median).
+	CPU                                []cpuRow
+	SumOne, SumMany, RestOne, RestMany float64
+	Factor, MinTime, MinRatio, OneTime float64
+}
+
+// cpuRow is a process's median core-seconds per run, one region and N.
+type cpuRow struct {
+	Name      string
+	One, Many float64
+}
+
+func (fanoutText) textFile() string { return "fanout" }
 
 // stackCommands are the processes of the stack and Ferry, by the name the
 // kernel gives them (15 characters at most).
@@ -180,7 +195,7 @@ var stackCommands = []string{"kube-apiserver", "etcd", "kube-controller", "kube-
 // core-seconds each of the stack's processes spent per run, busiest first,
 // then the rest of the machine; and what that means for the n-region time
 // on this machine's cores against the one-region time, oneTime seconds.
-func cpuTable(one, three map[string][]float64, n int, oneTime float64) string {
+func (d *fanoutText) cpuTable(one, three map[string][]float64, oneTime float64) {
 	med := func(m map[string][]float64, cmd string) float64 { return Summarize(m[cmd]).Median }
 	rest := func(m map[string][]float64) []float64 {
 		var out []float64
@@ -202,18 +217,12 @@ func cpuTable(one, three map[string][]float64, n int, oneTime float64) string {
 	}
 	cmds := slices.Clone(stackCommands)
 	slices.SortStableFunc(cmds, func(a, b string) int { return cmp.Compare(med(three, b), med(three, a)) })
-	var b strings.Builder
-	fmt.Fprintf(&b, "\nWhere the CPU went, per run (median core-seconds by process; short-lived ones such as the `ferry` CLI are not counted):\n\n| process | 1 region | %d regions |\n| --- | --- | --- |\n", n)
-	var sumOne, sumThree float64
 	for _, cmd := range cmds {
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", cmd, num(med(one, cmd)), num(med(three, cmd)))
-		sumOne, sumThree = sumOne+med(one, cmd), sumThree+med(three, cmd)
+		d.CPU = append(d.CPU, cpuRow{Name: cmd, One: med(one, cmd), Many: med(three, cmd)})
+		d.SumOne, d.SumMany = d.SumOne+med(one, cmd), d.SumMany+med(three, cmd)
 	}
-	fmt.Fprintf(&b, "| the stack and Ferry | %s | %s |\n", num(sumOne), num(sumThree))
-	fmt.Fprintf(&b, "| the rest of the machine | %s | %s |\n", num(Summarize(rest(one)).Median), num(Summarize(rest(three)).Median))
+	d.RestOne, d.RestMany = Summarize(rest(one)).Median, Summarize(rest(three)).Median
 	cores := float64(runtime.NumCPU())
-	fmt.Fprintf(&b, "\nThe %d-region run needs %s core-seconds of the stack and Ferry, %s times the one-region run's %s: "+
-		"%d cores cannot do that in less than %s s, %s times the one-region median of %s s, however parallel Ferry is.\n",
-		n, num(sumThree), num(sumThree/sumOne), num(sumOne), int(cores), num(sumThree/cores), num(sumThree/cores/oneTime), num(oneTime))
-	return b.String()
+	d.Factor, d.MinTime, d.OneTime = d.SumMany/d.SumOne, d.SumMany/cores, oneTime
+	d.MinRatio = d.MinTime / oneTime
 }

@@ -151,9 +151,9 @@ func (e *Env) pushFloor(ctx context.Context, sec *Section, region string, pushed
 	}
 	sec.Figures = append(sec.Figures,
 		&Figure{ID: "push-floor", Title: "Push floor, kubectl apply and rollout, 1 region", Unit: "s", Samples: floor, Reproduce: repro,
-			What: fmt.Sprintf("Seconds of `kubectl apply --server-side` of the push app's %d files at a new revision (every object changed, as a push changes them) into a namespace of %s, and `kubectl rollout status` of its Deployment, on the same stack after Ferry's pushes.", pushResources, region)},
+			What: say(pushText{Resources: pushResources, Region: region}, "what-floor")},
 		&Figure{ID: "push-floor-ratio", Title: "Push to Synced p50 / the floor's p50, 1 region", Unit: "×", Samples: ratio, Reproduce: repro, Goal: goal(goalPushFloor),
-			What: "The median of Ferry's push to Synced (1 region, refresh signal) over the floor's median."},
+			What: say(pushText{}, "what-floor-ratio")},
 	)
 	return nil
 }

@@ -32,7 +32,7 @@ func (e *Env) startFluxApply(ctx context.Context, repo *sizedRepo, peer *strings
 		if a != nil {
 			a.flux.Stop()
 		}
-		fmt.Fprintf(peer, "**Flux, the second peer, was not measured:** %s\n\n", oneLine(err.Error()))
+		peer.WriteString(say(applyText{Err: err.Error()}, "flux-not-measured"))
 		return nil
 	}
 	return a
@@ -92,25 +92,20 @@ func (a *fluxApply) run(ctx context.Context, e *Env, ns string) (time.Duration, 
 func (a *fluxApply) figures(ferry []float64, resources int, repro string) []*Figure {
 	return []*Figure{
 		{ID: "apply-flux", Title: fmt.Sprintf("Apply %d resources, Flux", resources), Unit: "s", Samples: a.samples, Reproduce: repro,
-			What: fmt.Sprintf("Seconds from creating the namespace and a Kustomization (wait: true) of the same files, its GitRepository already Ready, to the Kustomization Ready=True with the commit applied (%s).", a.flux.Versions)},
+			What: say(applyText{Flux: a.data()}, "what-flux")},
 		{ID: "apply-ratio-flux", Title: "Apply ratio, Ferry / Flux", Unit: "×", Samples: ratios(ferry, a.samples), Reproduce: repro,
-			What: "Ferry's time divided by Flux's of the same run: below 1, Ferry is faster."},
+			What: say(applyText{}, "what-flux-ratio")},
 	}
+}
+
+// data is what Flux's apply measured, for the report's sentences.
+func (a *fluxApply) data() fluxApplyText {
+	return fluxApplyText{Versions: a.flux.Versions, Limits: a.flux.Limits, ByVerb: a.requests.breakdown(1), Logs: a.flux.Logs(),
+		Applied: Summarize(a.applied).Median, Least: max(float64(2*a.repo.N-300), 0) / 50, Requests: a.requests.total(isAppKind),
+		Rate: Summarize(a.rate).Mean, Caught: len(a.applied), Runs: len(a.samples)}
 }
 
 // text describes Flux's setup and what it sent the API server.
 func (a *fluxApply) text() string {
-	return fmt.Sprintf("**Flux, the second peer** (%s, same cluster, same run, taking its turn with Ferry and kubectl): a GitRepository of the same repo, "+
-		"Ready with the commit's artifact before the first run (as Ferry's warm-up filled its manifest cache), then per run the namespace and a Kustomization "+
-		"of `./app` with `prune: true`, `wait: true`, `targetNamespace`, interval 1 h; the clock runs from the namespace's creation to the first read (every 100 ms) "+
-		"of the Kustomization Ready=True with `status.lastAppliedRevision` at the commit. What kustomize-controller does in that time: download the artifact from "+
-		"source-controller, `kustomize build`, a server-side apply dry run per object then the apply of what differs (4 at a time, `--concurrent-ssa`), "+
-		"then health polled every 5 s (the first poll at once) until the Deployments are Current; "+
-		"its health check was seen starting (the apply done) after %s s at the median (%d of %d runs caught it). "+
-		"Limits: %s. The apply phase makes at least two requests per object (the dry run, the apply) through that one client, so with the defaults it cannot take less than about "+
-		"(2 × %d − 300) / 50 = %s s: **with Flux's defaults much of this figure is that limit**, where Ferry's worker allows 1000 requests/s; "+
-		"`-flux-kustomize-args '--kube-api-qps=1000 --kube-api-burst=2000'` gives kustomize-controller the same limits. Its last run sent the API server %s requests for the apps' kinds, "+
-		"%s requests/s on average over its runs; by verb: %s. Logs: %s.\n",
-		a.flux.Versions, num(Summarize(a.applied).Median), len(a.applied), len(a.samples), a.flux.Limits, a.repo.N, num(max(float64(2*a.repo.N-300), 0)/50),
-		num(a.requests.total(isAppKind)), num(Summarize(a.rate).Mean), a.requests.breakdown(1), a.flux.Logs())
+	return say(applyText{Resources: a.repo.N, Flux: a.data()}, "flux")
 }

@@ -176,31 +176,35 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 	case scenarioOnboardingForIdle:
 		repro = cfg.reproduce(ScenarioIdleCluster, fmt.Sprintf("-cluster-idle-apps %d -app-resources %d -onboard-timeout %s", n, cfg.AppResources, cfg.OnboardTimeout))
 	}
+	d := onboardText{N: n, Repos: len(f.repos), PerRepo: appsPerRepo, Mix: resourceMix(cfg.AppResources), Resources: cfg.AppResources,
+		Region: f.region, Poll: poll.String(), Applied: len(applied), Parallel: applyParallel, ApplyTook: appliedIn.Round(100 * time.Millisecond).String(),
+		Synced: len(f.synced), AppsPerSec: float64(len(f.synced)) / total, ResourcesPerSec: float64(len(f.synced)*cfg.AppResources) / total,
+		Latency: latency, Throttled: throttled, Cluster: e.Stack.Temporal == devenv.TemporalCluster, Traced: maxTraced,
+		Waited: waited.Round(time.Second).String(), Timeout: cfg.OnboardTimeout.String()}
 	all := &Figure{ID: fmt.Sprintf("onboard-%d-all", n), Title: fmt.Sprintf("Onboard %d apps, all Synced and Healthy", n), Unit: "s",
 		Reproduce: repro,
-		What:      fmt.Sprintf("Seconds from `ferry app apply -f DIR` of %d new apps (%d resources each, %d applied at a time) to the last app Synced and Healthy.", n, cfg.AppResources, applyParallel)}
+		What:      say(d, "what-all")}
 	if n >= 1000 {
 		all.Goal = goal(goalOnboardAll)
 	}
 	if len(f.synced) == n {
 		all.Samples = []float64{total}
 	} else {
-		all.Note = fmt.Sprintf("Not reached: %d of the %d apps were applied and %d Synced and Healthy when the scenario stopped waiting, after %s (limit %s).",
-			len(applied), n, len(f.synced), waited.Round(time.Second), cfg.OnboardTimeout)
+		all.Note = say(d, "not-reached")
 	}
 	sec.Figures = append(sec.Figures, all,
 		&Figure{ID: fmt.Sprintf("onboard-%d-app", n), Title: fmt.Sprintf("Onboard %d apps, per app", n), Unit: "s",
 			Samples: perApp, Reproduce: repro,
-			What: fmt.Sprintf("Seconds from each app's own start (its workflow's start time, when the apply reached it) to the upsert of its search attributes that first showed it Synced and Healthy, from its history; over the apps whose history the breakdown read (all up to %d, else that many evenly spread).", maxTraced)},
+			What: say(d, "what-app")},
 		&Figure{ID: fmt.Sprintf("onboard-%d-apply", n), Title: fmt.Sprintf("Onboard %d apps, `ferry app apply` alone", n), Unit: "s",
 			Samples: []float64{appliedIn.Seconds()}, Reproduce: repro,
-			What: fmt.Sprintf("Seconds of the one `ferry app apply -f DIR --parallel %d` of the fleet, from its start to its exit.", applyParallel)},
+			What: say(d, "what-apply")},
 		&Figure{ID: fmt.Sprintf("onboard-%d-events", n), Title: fmt.Sprintf("Onboard %d apps, history events per app", n), Unit: "events",
 			Samples: events, Reproduce: repro,
-			What: "Events in an app's history from its start to the upsert that first showed it Synced and Healthy, over the apps whose history the breakdown read."},
+			What: say(d, "what-events")},
 		&Figure{ID: fmt.Sprintf("onboard-%d-tasks", n), Title: fmt.Sprintf("Onboard %d apps, workflow tasks per app", n), Unit: "tasks",
 			Samples: tasks, Reproduce: repro,
-			What: "Workflow tasks an app's history ran from its start to the upsert that first showed it Synced and Healthy (each one a wait for the worker), over the apps whose history the breakdown read."},
+			What: say(d, "what-tasks")},
 	)
 	if floor > 0 {
 		var ratio []float64
@@ -210,25 +214,15 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 		sec.Figures = append(sec.Figures,
 			&Figure{ID: fmt.Sprintf("onboard-%d-floor", n), Title: fmt.Sprintf("Onboard %d apps, the kubectl floor", n), Unit: "s",
 				Samples: []float64{floor.Seconds()}, Reproduce: repro,
-				What: fmt.Sprintf("Seconds for the same %d directories applied by kubectl, %d apps at a time as `ferry app apply --parallel %d`: per app `kubectl create namespace`, `kubectl apply --server-side` and `kubectl wait --for=condition=Available deployment --all`, on the same stack before Ferry's worker started.", n, applyParallel, applyParallel)},
+				What: say(d, "what-floor")},
 			&Figure{ID: fmt.Sprintf("onboard-%d-floor-app", n), Title: fmt.Sprintf("Onboard %d apps, the kubectl floor per app", n), Unit: "s",
-				Samples: floorApp, Reproduce: repro, What: "Seconds of each app's three kubectl commands in the floor."},
+				Samples: floorApp, Reproduce: repro, What: say(d, "what-floor-app")},
 			&Figure{ID: fmt.Sprintf("onboard-%d-ratio", n), Title: fmt.Sprintf("Onboard %d apps, Ferry / the kubectl floor", n), Unit: "×",
 				Samples: ratio, Reproduce: repro, Goal: goal(goalOnboardRatio),
-				What: "Ferry's whole onboarding (above) over the floor's whole time."},
+				What: say(d, "what-ratio")},
 		)
 	}
-	sec.Text = fmt.Sprintf("Fleet: %d apps in %d repos (%d apps to a repo, one directory each), each %s, automated sync with CreateNamespace into its own namespace in %s, poll interval %s. "+
-		"One worker process serves the control queue and the region. One `ferry app apply -f DIR` applied %d apps, %d at a time, in %s; "+
-		"%d apps were Synced and Healthy in the end, that is %s apps/s and %s resources/s over the whole onboarding. "+
-		"Meanwhile %s, and the worker's Kubernetes client logged %d waits of a second or more in its client-side rate limiter.\n",
-		n, len(f.repos), appsPerRepo, resourceMix(cfg.AppResources), f.region, poll, len(applied), applyParallel, appliedIn.Round(100*time.Millisecond),
-		len(f.synced), num(float64(len(f.synced))/total), num(float64(len(f.synced)*cfg.AppResources)/total), latency, throttled)
-	if e.Stack.Temporal == devenv.TemporalCluster {
-		sec.Text += "\nTemporal: a cluster (`ferry dev up --temporal cluster`: frontend, history, matching and worker services as processes of their own, on PostgreSQL).\n"
-	} else {
-		sec.Text += "\nTemporal: the dev server (one process, SQLite).\n"
-	}
+	sec.Text = say(d, "text")
 	sec.Text += breakdown
 	if n >= 1000 {
 		// Beside the goal: what its time leaves each app on these cores.
@@ -238,14 +232,33 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 	case octx.Err() != nil && ctx.Err() == nil:
 		// The limit is a measured outcome, not a failure of the benchmark:
 		// the figures above say how far the fleet got.
-		sec.Text += fmt.Sprintf("\n**Limit reached:** the onboarding stopped after %s with %d of the %d apps applied "+
-			"(the `ferry app apply` still running was stopped) and %d Synced and Healthy.\n",
-			cfg.OnboardTimeout, len(applied), n, len(f.synced))
+		sec.Text += say(d, "limit-reached")
 	case applyErr != nil:
 		return f, fmt.Errorf("ferry app apply: %w", applyErr)
 	}
 	return f, nil
 }
+
+// onboardText is the data of text/onboard.md.tmpl.
+type onboardText struct {
+	N, Repos, PerRepo, Resources, Parallel int
+	Mix                                    string // resourceMix of Resources
+	Region, Poll, ApplyTook                string
+	// Applied and Synced apps; their rates over the whole onboarding.
+	Applied, Synced             int
+	AppsPerSec, ResourcesPerSec float64
+	// Latency describes the task queues' waits; Throttled counts the
+	// client-side rate limiter's waits of a second or more.
+	Latency   string
+	Throttled int
+	// Cluster: Temporal is a cluster, not the dev server.
+	Cluster bool
+	// Traced is how many histories the breakdown reads at most.
+	Traced          int
+	Waited, Timeout string
+}
+
+func (onboardText) textFile() string { return "onboard" }
 
 // applyFleet writes every app's file into one directory and applies them
 // all with one `ferry app apply -f DIR`, as a CI job onboarding a fleet

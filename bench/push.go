@@ -43,21 +43,9 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 
 	var series []Series
 	var text strings.Builder
-	fmt.Fprintf(&text, "App: %s, automated sync with prune, poll interval 1 h (so only the notification can start the reconcile). "+
-		"Each push rewrites every object (a new value in the ConfigMap, a new pod template annotation, so the Deployment rolls out on kwok); "+
-		"the clock starts once `git push` has returned, right before the notification is sent, and stops at the first status query "+
-		"(every %s) that shows Synced at the pushed SHA in every region. One worker process serves the control queue and every region; "+
-		"Redis is the manifest cache. The first push of each app is a warm-up, not counted.\n\n", resourceMix(pushResources), statusPoll)
-	if w.Webhook {
-		text.WriteString("Notification: the `refresh` signal sent with the Temporal client (what `ferry app refresh` sends, without the CLI's start-up), " +
-			"and a GitHub push delivery signed with `X-Hub-Signature-256` posted to the worker's `POST /api/webhook`, alternately.\n\n")
-	} else {
-		text.WriteString("Notification: the `refresh` signal sent with the Temporal client (what `ferry app refresh` sends, without the CLI's start-up). " +
-			"**The worker does not serve `POST /api/webhook` yet** (a GET to it, which the contract answers 405, found nothing listening on " +
-			"`--webhook-addr`), so no webhook delivery was measured; once it does, this scenario sends signed GitHub deliveries too, with no change here.\n\n")
-	}
+	d := pushText{Mix: resourceMix(pushResources), StatusPoll: statusPoll.String(), Webhook: w.Webhook, Resources: pushResources}
+	text.WriteString(say(d, "text"))
 	var peer strings.Builder
-	text.WriteString("| regions | notification | pushes | p50 | p95 | min | max | sync operation p50 |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	defer func() { sec.Text = text.String() + "\n" + peer.String() }()
 
 	for _, regions := range regionSets {
@@ -120,7 +108,8 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 			}
 			if fp != nil {
 				if err := fp.push(ctx, i); err != nil {
-					fmt.Fprintf(&peer, "**Flux stopped measuring at push %d:** %s\n\n", i, oneLine(err.Error()))
+					d.Push, d.Err = i, err.Error()
+					peer.WriteString(say(d, "flux-stopped"))
 					fp.flux.Stop()
 					fp = nil
 				}
@@ -143,16 +132,15 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 				label += "s"
 			}
 			sec.Figures = append(sec.Figures, &Figure{
-				ID:    fmt.Sprintf("push-%s-%s", tag, mode),
-				Title: fmt.Sprintf("Push to Synced, %s, %s", label, mode),
-				What: fmt.Sprintf("Seconds from the %s after a push to Synced at the pushed commit in %s (%s).",
-					modeName(mode), label, strings.Join(regions, ", ")),
+				ID:        fmt.Sprintf("push-%s-%s", tag, mode),
+				Title:     fmt.Sprintf("Push to Synced, %s, %s", label, mode),
+				What:      say(pushText{Mode: mode, Label: label, Regions: regions}, "what"),
 				Unit:      "s",
 				Samples:   samples,
 				Reproduce: cfg.reproduce(ScenarioPush, fmt.Sprintf("-pushes %d", cfg.Pushes)),
 			})
 			s, op := Summarize(samples), Summarize(opDurations[mode])
-			fmt.Fprintf(&text, "| %s | %s | %d | %s s | %s s | %s s | %s s | %s s |\n", strings.Join(regions, ", "), modeName(mode),
+			fmt.Fprintf(&text, "| %s | %s | %d | %s s | %s s | %s s | %s s | %s s |\n", strings.Join(regions, ", "), say(pushText{Mode: mode}, "mode"),
 				s.N, num(s.Median), num(s.P95), num(s.Min), num(s.Max), num(op.Median))
 			series = append(series, Series{Name: fmt.Sprintf("%s, %s", label, mode), Samples: samples})
 		}
@@ -166,7 +154,7 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 			series = append(series, fp.report(sec, &text, &peer, refreshAt, cfg.reproduce(ScenarioPush, fmt.Sprintf("-pushes %d", cfg.Pushes))))
 		}
 	}
-	text.WriteString("\nThe sync operation column is the operation's own StartedAt–FinishedAt (apply, then wait for health) from the status; the rest of the latency is the reconcile before it (ls-remote, render of the new commit, compare) and Temporal's round trips.\n")
+	text.WriteString(say(d, "end"))
 	img := "push-to-synced.png"
 	if err := PlotCDF(filepath.Join(cfg.Out, img), "Push to Synced: cumulative distribution", "seconds from notification to Synced in every region (Flux: to its Kustomization Ready)", series); err != nil {
 		return err
@@ -175,9 +163,21 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 	return nil
 }
 
-func modeName(mode string) string {
-	if mode == "webhook" {
-		return "signed GitHub webhook delivery"
-	}
-	return "refresh signal"
+// pushText is the data of text/push.md.tmpl.
+type pushText struct {
+	Mix        string // resourceMix of Resources
+	Resources  int
+	StatusPoll string
+	// Webhook: the worker serves POST /api/webhook.
+	Webhook bool
+	// Mode ("refresh" or "webhook"), Label ("1 region") and Regions name
+	// the figure; Push and Err say why Flux stopped.
+	Mode, Label string
+	Regions     []string
+	// Region is the floor's.
+	Region string
+	Push   int
+	Err    string
 }
+
+func (pushText) textFile() string { return "push" }

@@ -60,16 +60,23 @@ func RenderColdWarm(ctx context.Context, e *Env, sec *Section) error {
 		e.logf("render run %d: cold %.3fs, warm clone %.3fs, warm cache %.3fs", i, cold[i], gitWarm[i], warm[i])
 	}
 	repro := cfg.reproduce(ScenarioRender, fmt.Sprintf("-render-runs %d -compare-resources %d", cfg.RenderRuns, cfg.CompareResources))
-	what := fmt.Sprintf("Seconds of manifests.Loader.Load of a commit of %d resources (one file each, a plain directory source)", cfg.CompareResources)
+	d := renderText{Resources: cfg.CompareResources, Mix: resourceMix(cfg.CompareResources)}
 	sec.Figures = append(sec.Figures,
 		&Figure{ID: "render-cold", Title: fmt.Sprintf("Render %d resources, cold", cfg.CompareResources), Unit: "s", Samples: cold, Reproduce: repro,
-			What: what + ", from nothing: clone over HTTP from the stack's Git server, check out, render, encode and digest."},
+			What: say(d, "what-cold")},
 		&Figure{ID: "render-warm-clone", Title: fmt.Sprintf("Render %d resources, warm clone", cfg.CompareResources), Unit: "s", Samples: gitWarm, Reproduce: repro,
-			What: what + ", the clone already there and the manifest cache empty: check out, render, encode and digest."},
+			What: say(d, "what-warm-clone")},
 		&Figure{ID: "render-warm", Title: fmt.Sprintf("Render %d resources, warm cache", cfg.CompareResources), Unit: "s", Samples: warm, Reproduce: repro,
-			What: what + ", a hit in the Redis manifest cache: get and decode."},
+			What: say(d, "what-warm")},
 	)
-	sec.Text = fmt.Sprintf("Manifests: %s, one YAML file each in `app/`. Called in the benchmark's process through the same Loader the workers use "+
-		"(the worker's defaults for the clone cache; a fresh clone cache directory per cold run).\n", resourceMix(cfg.CompareResources))
+	sec.Text = say(d, "text")
 	return nil
 }
+
+// renderText is the data of text/render.md.tmpl.
+type renderText struct {
+	Resources int
+	Mix       string // resourceMix of Resources
+}
+
+func (renderText) textFile() string { return "render" }

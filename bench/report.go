@@ -122,13 +122,40 @@ func (r *Report) Write() error {
 	if err := os.WriteFile(filepath.Join(r.Dir, "results.json"), data, 0o644); err != nil {
 		return fmt.Errorf("write the report: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(r.Dir, "report.md"), []byte(r.markdown()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.Dir, "report.md"), []byte(r.markdown("")), 0o644); err != nil {
 		return fmt.Errorf("write the report: %w", err)
 	}
 	return nil
 }
 
-func (r *Report) markdown() string {
+// Keep writes the report as dir/name.md, the record of a full run, with
+// its images beside it as name-<image>; it returns the file's path.
+func (r *Report) Keep(dir, name string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("keep the report in %s: %w", dir, err)
+	}
+	for _, s := range r.Sections {
+		for _, img := range s.Images {
+			data, err := os.ReadFile(filepath.Join(r.Dir, img))
+			if err != nil {
+				return "", fmt.Errorf("keep the report's image: %w", err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name+"-"+img), data, 0o644); err != nil {
+				return "", fmt.Errorf("keep the report's image: %w", err)
+			}
+		}
+	}
+	file := filepath.Join(dir, name+".md")
+	if err := os.WriteFile(file, []byte(r.markdown(name+"-")), 0o644); err != nil {
+		return "", fmt.Errorf("keep the report: %w", err)
+	}
+	return file, nil
+}
+
+// markdown is the report; its images are named imgPrefix+image.
+func (r *Report) markdown(imgPrefix string) string {
 	var b strings.Builder
 	b.WriteString("# Ferry benchmarks\n\n")
 	m := r.Machine
@@ -196,7 +223,7 @@ func (r *Report) markdown() string {
 			b.WriteString("\n\n")
 		}
 		for _, img := range s.Images {
-			fmt.Fprintf(&b, "![%s](%s)\n\n", img, img)
+			fmt.Fprintf(&b, "![%s](%s)\n\n", img, imgPrefix+img)
 		}
 		for _, f := range s.Figures {
 			sum := f.Summary()

@@ -63,3 +63,32 @@ func TestAnchor(t *testing.T) {
 		t.Errorf("anchor = %q", got)
 	}
 }
+
+func TestReportKeep(t *testing.T) {
+	out, results := t.TempDir(), t.TempDir()
+	r := &Report{Dir: out, Command: "ferry-bench", Started: time.Now(), Finished: time.Now(), Machine: Machine{Cores: 2}}
+	r.Add(&Section{Scenario: ScenarioPush, Title: "Push to Synced", Images: []string{"push-to-synced.png"}})
+	if err := os.WriteFile(filepath.Join(out, "push-to-synced.png"), []byte("png"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Write(); err != nil {
+		t.Fatal(err)
+	}
+	file, err := r.Keep(results, "2026-12-04-abc1234")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(results, "2026-12-04-abc1234.md"); file != want {
+		t.Errorf("Keep wrote %s, want %s", file, want)
+	}
+	md, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "![push-to-synced.png](2026-12-04-abc1234-push-to-synced.png)") {
+		t.Errorf("the kept report does not link its own copy of the image:\n%s", md)
+	}
+	if _, err := os.Stat(filepath.Join(results, "2026-12-04-abc1234-push-to-synced.png")); err != nil {
+		t.Errorf("the image was not kept beside the report: %v", err)
+	}
+}

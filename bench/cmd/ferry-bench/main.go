@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -55,6 +56,7 @@ func main() {
 	fs.BoolVar(&cfg.OnboardFloor, "onboard-floor", cfg.OnboardFloor, "apply each fleet with kubectl first (the floor), on the dev server's stack")
 	fluxArgs := fs.String("flux-kustomize-args", "", "more flags for Flux's kustomize-controller, space-separated (like '--kube-api-qps=1000 --kube-api-burst=2000'); default: Flux's defaults")
 	workerArgs := fs.String("worker-args", "", "more flags for every ferry-worker, space-separated; default: none")
+	keep := fs.String("keep", "", "on a full run (no -only) that was not interrupted, also keep the report as DIR/<date>-<commit>.md, beside OUT_DIR/kept naming it (make bench: bench/results)")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	_ = fs.Parse(os.Args[1:])
 	if fs.NArg() > 1 {
@@ -92,9 +94,22 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	keptNote := filepath.Join(cfg.Out, "kept")
+	if err := os.Remove(keptNote); err != nil && !os.IsNotExist(err) {
+		fail(err)
+	}
 	rep, err := bench.Run(ctx, cfg)
 	if rep != nil {
 		fmt.Printf("report: %s\n", filepath.Join(cfg.Out, "report.md"))
+	}
+	// A partial run is not kept: the results are the record of full runs.
+	if rep != nil && *keep != "" && len(cfg.Only) == 0 && ctx.Err() == nil {
+		file, kerr := rep.Keep(*keep, resultName(rep.Started))
+		if kerr == nil {
+			kerr = os.WriteFile(keptNote, []byte(file+"\n"), 0o644)
+			fmt.Printf("kept: %s\n", file)
+		}
+		err = errors.Join(err, kerr)
 	}
 	if err != nil {
 		fail(err)
@@ -116,10 +131,35 @@ func commit() string {
 		return ""
 	}
 	c := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+	if dirty() {
 		c += " with uncommitted changes"
 	}
 	return c
+}
+
+// resultName names a full run's kept report: the day it started (UTC),
+// the short commit of HEAD, and "-dirty" when the tree has changes that are
+// not committed (the binaries were built from those too).
+func resultName(started time.Time) string {
+	name := started.UTC().Format("2006-01-02")
+	if c := strings.Fields(os.Getenv("FERRY_BENCH_COMMIT")); len(c) > 0 {
+		return name + "-" + c[0]
+	}
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return name + "-unknown"
+	}
+	name += "-" + strings.TrimSpace(string(out))
+	if dirty() {
+		name += "-dirty"
+	}
+	return name
+}
+
+// dirty tells whether the checkout's tracked files have changes.
+func dirty() bool {
+	st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
+	return err == nil && len(st) > 0
 }
 
 func fail(err error) {
