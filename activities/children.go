@@ -209,7 +209,10 @@ func gone(in workflows.ChildrenInput) []string {
 	return names
 }
 
+// isNotFound: no workflow of that ID, or no running app of that name
+// (workflows.Query's answer for a deleted one).
 func isNotFound(err error) bool {
 	var nf *serviceerror.NotFound
-	return errors.As(err, &nf)
+	var gone *workflows.AppNotFoundError
+	return errors.As(err, &nf) || errors.As(err, &gone)
 }

@@ -52,6 +52,11 @@ func printView(out io.Writer, v *workflows.View, output string) error {
 	}
 	if op := s.OperationState; op != nil {
 		fmt.Fprintf(out, "Operation:     %s %s: %s\n", op.ID, op.Phase, op.Message)
+		if o := op.Operation; o != nil {
+			for _, info := range o.Info {
+				fmt.Fprintf(out, "Sync Info:     %s: %s\n", info.Name, info.Value)
+			}
+		}
 		if ps := op.PostSync; ps != nil {
 			fmt.Fprintf(out, "PostSync:      %s %s: %s\n", ps.WorkflowID, ps.Phase, ps.Message)
 		}

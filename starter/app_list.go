@@ -112,9 +112,9 @@ func listApps(ctx context.Context, c client.Client, out io.Writer, output string
 	return queryErr
 }
 
-// queryViews asks each app for its view, listQueries at a time. An app that
-// does not answer (it ended after the list) is left out and named in the
-// error; the others are returned.
+// queryViews asks each app for its view, listQueries at a time. An app
+// deleted after the list is left out; one that does not answer is left
+// out and named in the error; the others are returned.
 func queryViews(ctx context.Context, c client.Client, apps []*listedApp) ([]*listedApp, error) {
 	errs := make([]error, len(apps))
 	next := make(chan int)
@@ -123,6 +123,9 @@ func queryViews(ctx context.Context, c client.Client, apps []*listedApp) ([]*lis
 		wg.Go(func() {
 			for i := range next {
 				apps[i].view, errs[i] = queryApp(ctx, c, apps[i].name)
+				if workflows.IsAppNotFound(errs[i]) {
+					errs[i] = nil // deleted after the list: gone, as list shows it
+				}
 			}
 		})
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -103,9 +102,8 @@ func runSync(cmd *cobra.Command, tf *temporalFlags, name string, req workflows.S
 func followOperation(ctx context.Context, c client.Client, name, id string) (app.OperationState, error) {
 	for {
 		v, err := queryApp(ctx, c, name)
-		var notFound *serviceerror.NotFound
 		switch {
-		case errors.As(err, &notFound):
+		case workflows.IsAppNotFound(err): // deleted meanwhile
 			return app.OperationState{}, err
 		case err != nil:
 			// A query the workflow did not answer in time (a busy worker,

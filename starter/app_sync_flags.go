@@ -20,6 +20,7 @@ type syncFlags struct {
 	retryLimit, retryFactor   int64
 	retryDuration, retryMaxDu string
 	timeout                   time.Duration
+	info                      []string
 }
 
 func (f *syncFlags) register(cmd *cobra.Command) {
@@ -32,6 +33,7 @@ func (f *syncFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.retryDuration, "retry-backoff-duration", "5s", "the first retry's delay (a duration, or bare seconds)")
 	fl.StringVar(&f.retryMaxDu, "retry-backoff-max-duration", "3m", "the longest delay between retries")
 	fl.Int64Var(&f.retryFactor, "retry-backoff-factor", app.DefaultBackoffFactor, "the delay is multiplied by this after each retry")
+	fl.StringArrayVar(&f.info, "info", nil, "keep name=value on the operation (status.operationState.operation.info), as argocd app sync --info; repeatable")
 	fl.DurationVar(&f.timeout, "timeout", 0, "wait at most this long for the sync to end (implies --wait; the sync goes on after)")
 }
 
@@ -61,6 +63,11 @@ func (f *syncFlags) apply(cmd *cobra.Command, name string, req *workflows.SyncRe
 			errs = append(errs, err)
 		}
 	}
+	info, err := app.ParseOperationInfo(f.info)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--info: %w", err))
+	}
+	req.Info = info
 	if f.timeout < 0 {
 		errs = append(errs, errors.New("--timeout "+strconv.Quote(f.timeout.String())+": want a positive duration"))
 	}

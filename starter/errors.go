@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // appError turns a Temporal error into one a user can act on.
@@ -20,9 +20,10 @@ func appError(name, doing string, err error) error {
 	if msg := err.Error(); strings.HasPrefix(msg, fmt.Sprintf("app %q: project ", name)) {
 		return err
 	}
-	var notFound *serviceerror.NotFound
-	if errors.As(err, &notFound) {
-		return fmt.Errorf("app %q not found: create it with ferry app apply -f FILE", name)
+	// Deleted, or never created: the same answer, as argocd app get's
+	// NotFound (workflows.AppNotFoundError).
+	if workflows.IsAppNotFound(err) {
+		return &workflows.AppNotFoundError{Name: name}
 	}
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {

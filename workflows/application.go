@@ -193,6 +193,9 @@ type appState struct {
 	continuing *operation
 	// onboard: the shortcuts of a new app's first reconcile (onboard.go).
 	onboard onboardState
+	// deleted: the app's delete finished; the workflow ends, and its status
+	// query answers that the app does not exist (statusView).
+	deleted bool
 }
 
 // untouchedPush is a push that moved the app's branch without touching its
@@ -255,6 +258,7 @@ func (s *appState) run(ctx workflow.Context) error {
 		switch {
 		case s.deletion != nil:
 			if s.runDelete(ctx) {
+				s.deleted = true
 				return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 			}
 			s.deletion = nil
@@ -332,6 +336,18 @@ func (s *appState) carried() *Carried {
 
 func (s *appState) validateOptions() app.ValidateOptions {
 	return app.ValidateOptions{Regions: s.cfg.Regions}
+}
+
+// statusView answers the status query: the view, or, once the app is
+// deleted, that it does not exist, as Argo CD answers for a deleted
+// Application. A closed workflow answers queries from its history still
+// (temporal workflow query): the deleted app must not read as running.
+// It changes no command: a replayed run answers the same.
+func (s *appState) statusView() (View, error) {
+	if s.deleted {
+		return View{}, &AppNotFoundError{Name: s.app.Metadata.Name}
+	}
+	return s.view(), nil
 }
 
 func (s *appState) view() View {

@@ -10,7 +10,7 @@ import (
 )
 
 func (s *appSetState) registerHandlers(ctx workflow.Context) error {
-	if err := registerStatusAndRefresh(ctx, s.view, s.onRefresh); err != nil {
+	if err := registerStatusAndRefresh(ctx, func() (AppSetView, error) { return s.view(), nil }, s.onRefresh); err != nil {
 		return err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAppSetSpec, s.handleSpec,

@@ -167,14 +167,23 @@ func TerminateOp(ctx context.Context, c client.Client, name string) (*app.Operat
 	return out, err
 }
 
-// Query answers the status query of an app.
+// Query answers the status query of a running app. An app that was
+// deleted (its workflow closed) or never existed is an *AppNotFoundError,
+// as argocd app get answers NotFound: a closed workflow would still answer
+// with its last status, which reads as if the app ran on.
 func Query(ctx context.Context, c client.Client, name string) (*View, error) {
-	res, err := c.QueryWorkflow(ctx, WorkflowID(name), "", QueryStatus)
-	if err != nil {
+	res, err := c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
+		WorkflowID: WorkflowID(name), QueryType: QueryStatus,
+		QueryRejectCondition: enumspb.QUERY_REJECT_CONDITION_NOT_OPEN,
+	})
+	switch {
+	case err != nil && (isNotFound(err) || isDeletedAnswer(name, err)), err == nil && res.QueryRejected != nil:
+		return nil, &AppNotFoundError{Name: name}
+	case err != nil:
 		return nil, err
 	}
 	var v View
-	if err := res.Get(&v); err != nil {
+	if err := res.QueryResult.Get(&v); err != nil {
 		return nil, err
 	}
 	return &v, nil

@@ -12,7 +12,7 @@ import (
 )
 
 func (s *appState) registerHandlers(ctx workflow.Context) error {
-	if err := registerStatusAndRefresh(ctx, s.view, s.onRefresh); err != nil {
+	if err := registerStatusAndRefresh(ctx, s.statusView, s.onRefresh); err != nil {
 		return err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSync, s.handleSync,

@@ -85,6 +85,9 @@ type SyncRequest struct {
 	// Retry is the operation's retry policy in place of
 	// spec.syncPolicy.retry (--retry-limit, --retry-backoff-*).
 	Retry *app.RetryPolicy `json:"retry,omitempty"`
+	// Info are name=value pairs kept on the operation, as argocd app sync
+	// --info: its status.operationState.operation.info.
+	Info []app.Info `json:"info,omitempty"`
 	// unknown are the fields of the request's JSON that none of the above
 	// takes (UnmarshalJSON); the validator refuses them.
 	unknown []string

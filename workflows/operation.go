@@ -56,13 +56,13 @@ func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 		s.operationSeq++
 		op := &app.OperationState{
 			ID: s.operationID(), Revision: revision, Phase: app.OperationError,
-			Message: userMessage(ctx, err), StartedAt: now, FinishedAt: &now,
+			Message: userMessage(ctx, err), StartedAt: now, FinishedAt: &now, Operation: operationOf(req.Info),
 		}
 		s.status.OperationState = op
 		s.publish(ctx)
 		return op, nil
 	}
-	op := s.runOperation(ctx, target, requestParams(ctx, req), opRequest{revision: req.Revision, rollback: req.RollbackID != nil})
+	op := s.runOperation(ctx, target, requestParams(ctx, req), opRequest{revision: req.Revision, rollback: req.RollbackID != nil, info: req.Info})
 	return op.state, nil
 }
 
@@ -106,6 +106,18 @@ type opRequest struct {
 	auto     bool
 	revision string
 	rollback bool
+	// info is the request's, kept on the operation (operationOf).
+	info []app.Info
+}
+
+// operationOf is what the operation keeps of its request, as Argo CD's
+// operationState.operation: its info; nil without any. It changes no
+// command, so it needs no version.
+func operationOf(info []app.Info) *app.Operation {
+	if len(info) == 0 {
+		return nil
+	}
+	return &app.Operation{Info: info}
 }
 
 func (op *operation) id() string { return op.state.ID }
@@ -125,6 +137,7 @@ func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParam
 	op := &operation{target: target, params: p, request: req, specDigest: s.app.SpecDigest(), retry: s.retryPolicy(p), state: &app.OperationState{
 		ID: s.operationID(), Revision: target.Commit(), Phase: app.OperationRunning,
 		Message: "syncing regions " + strings.Join(s.regionNames(), ", "), StartedAt: workflow.Now(ctx),
+		Operation: operationOf(req.info),
 	}}
 	s.status.OperationState = op.state
 	s.publish(ctx)
@@ -158,6 +171,9 @@ func (s *appState) attempts(ctx workflow.Context, op *operation, first int64) {
 	st, retry := op.state, op.retry
 	retried := first > 0
 	for attempt := first; ; attempt++ {
+		if retried && argoRetryMessages(ctx) {
+			st.Message = retryingMessage(st.RetryCount)
+		}
 		// A retry syncs the app's spec as it is now.
 		err := s.retargetForRetry(ctx, op, retried)
 		op.beginAttempt(attempt)
@@ -193,13 +209,21 @@ func (s *appState) attempts(ctx workflow.Context, op *operation, first int64) {
 		}
 		st.Phase, st.Message = app.OperationFailed, err.Error()
 		if isPermanent(err) || !retry.ShouldRetry(attempt) {
+			if argoRetryMessages(ctx) {
+				st.Message = retriedMessage(st.Message, st.RetryCount)
+			}
 			return
 		}
 		st.RetryCount = attempt + 1
 		st.Phase = app.OperationRunning
-		st.Message = fmt.Sprintf("retrying (attempt %d) after: %s", attempt+1, err)
+		delay := retry.Delay(attempt)
+		if argoRetryMessages(ctx) {
+			st.Message = retryAtMessage(err.Error(), st.RetryCount, workflow.Now(ctx).Add(delay))
+		} else {
+			st.Message = fmt.Sprintf("retrying (attempt %d) after: %s", attempt+1, err)
+		}
 		s.publish(ctx)
-		again, err := s.waitToRetry(ctx, op, retry.Delay(attempt))
+		again, err := s.waitToRetry(ctx, op, delay)
 		switch {
 		case op.terminated != "":
 			op.endTerminated()

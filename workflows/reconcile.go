@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -74,8 +75,8 @@ func (s *appState) endAutoSync(run *operation) {
 		// As Argo CD: the automated sync is not tried again for this
 		// revision, and the condition says why until a sync succeeds.
 		msg := fmt.Sprintf("Failed last sync attempt to [%s]: %s", op.Revision, op.Message)
-		if op.RetryCount > 0 {
-			msg += fmt.Sprintf(" (retried %d times).", op.RetryCount)
+		if op.RetryCount > 0 && !strings.HasSuffix(op.Message, retriedSuffix(op.RetryCount)) {
+			msg += retriedSuffix(op.RetryCount) // an operation of a run before argoRetryMessages
 		}
 		s.setCondition(conditionSyncError, msg)
 	}

@@ -3,12 +3,10 @@ package workflows
 import "go.temporal.io/sdk/workflow"
 
 // registerStatusAndRefresh gives a long-running workflow (an app, a set)
-// its status query and a coroutine that hands each refresh signal to
-// onRefresh, in the order they arrive.
-func registerStatusAndRefresh[V any](ctx workflow.Context, view func() V, onRefresh func(RefreshRequest)) error {
-	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (V, error) {
-		return view(), nil
-	}); err != nil {
+// its status query, answered by view, and a coroutine that hands each
+// refresh signal to onRefresh, in the order they arrive.
+func registerStatusAndRefresh[V any](ctx workflow.Context, view func() (V, error), onRefresh func(RefreshRequest)) error {
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, view); err != nil {
 		return err
 	}
 	refreshes := workflow.GetSignalChannel(ctx, SignalRefresh)

@@ -30,6 +30,9 @@ func (s *appState) validateSyncOptions(req SyncRequest) error {
 	if err := req.Retry.Validate("sync request retry"); err != nil {
 		errs = append(errs, err)
 	}
+	if err := app.ValidateOperationInfo(req.Info); err != nil {
+		errs = append(errs, fmt.Errorf("sync request %w", err))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("app %q: %w", s.app.Metadata.Name, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
+
+	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 func TestIsRevisionName(t *testing.T) {
@@ -55,7 +57,9 @@ func (s *appSuite) TestSyncTakesOnlyTheAppsOwnRepository() {
 		rejected(map[string]any{"revision": "main", "repoURL": "https://evil.example.com/x.git"},
 			`sync request field "repoURL": a sync takes only a revision of the app's repository https://git.example.com/apps.git`)
 		rejected(map[string]any{"source": map[string]any{"repoURL": "https://evil.example.com/x.git"}, "revison": "main"},
-			`sync request field "source"`, `sync request field "revison" is unknown: the fields are applyOutOfSyncOnly, dryRun, force, labels, prune, resources, retry, revision, rollbackID`)
+			`sync request field "source"`, `sync request field "revison" is unknown: the fields are applyOutOfSyncOnly, dryRun, force, info, labels, prune, resources, retry, revision, rollbackID`)
+		rejected(SyncRequest{Info: []app.Info{{Name: "", Value: "v"}, {Name: "a", Value: "1"}, {Name: "a", Value: "2"}}},
+			`sync request info[0] "": the name is empty`, `info[2] "a": the name is given again`)
 		rejected(SyncRequest{Revision: "https://evil.example.com/x.git"},
 			`revision "https://evil.example.com/x.git" is not a branch, tag or commit SHA`, "change spec.source with ferry app apply")
 	}, time.Second)

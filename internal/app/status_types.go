@@ -85,12 +85,23 @@ type OperationState struct {
 	StartedAt  time.Time        `json:"startedAt"`
 	FinishedAt *time.Time       `json:"finishedAt,omitempty"`
 	RetryCount int64            `json:"retryCount,omitempty"`
+	// Operation is what was asked of the operation, as Argo CD's
+	// operationState.operation; nil when the request asked nothing to keep.
+	Operation *Operation `json:"operation,omitempty"`
 	// PostSync is the run of the operation's PostSync hooks, which goes on
 	// after the operation (a workflow of its own).
 	PostSync *HookRun `json:"postSync,omitempty"`
 	// SyncResult is Argo CD's view of Results, in views only
 	// (WithSyncResult): the state keeps the list once.
 	SyncResult *SyncResult `json:"syncResult,omitempty"`
+}
+
+// Operation is Argo CD's operationState.operation, as far as Ferry keeps
+// it: the info of argocd app sync --info.
+type Operation struct {
+	// Info are the name=value pairs the sync request recorded on the
+	// operation (ferry app sync --info), in the order given.
+	Info []Info `json:"info,omitempty"`
 }
 
 // HookRun is a run of hooks that outlives its operation: PostSync.

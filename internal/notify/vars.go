@@ -30,7 +30,13 @@ func AppObject(a app.Application, st app.Status) (json.RawMessage, error) {
 	if status, ok := m["status"].(map[string]any); ok {
 		if op, ok := status["operationState"].(map[string]any); ok {
 			op["syncResult"] = map[string]any{"revision": op["revision"], "resources": op["results"]}
-			op["operation"] = map[string]any{"sync": map[string]any{"revision": op["revision"]}}
+			// The operation's own (info), with sync.revision added.
+			operation, _ := op["operation"].(map[string]any)
+			if operation == nil {
+				operation = map[string]any{}
+			}
+			operation["sync"] = map[string]any{"revision": op["revision"]}
+			op["operation"] = operation
 		}
 	}
 	return json.Marshal(m)
