@@ -14,6 +14,8 @@ import (
 // worker process holds (internal/handover), so the history carries
 // ciphertext, never manifests in clear.
 const (
+	// HandOverWorkflow hands a region worker the manifests of a target,
+	// loaded on the control side and sealed to the region's key.
 	HandOverWorkflow = "HandOverManifests"
 	// ActivityHandOver loads the target's set on the control side (from
 	// its cache, else by rendering) and seals it to the asker's key.

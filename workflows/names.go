@@ -11,11 +11,21 @@ const (
 	// TaskQueue serves the workflows and the Git and render activities.
 	TaskQueue = "ferry"
 
-	QueryStatus   = "status"
+	// QueryStatus answers the app's View: the Application with its status,
+	// as Argo CD shows it; a deleted app's answers that it is not found.
+	QueryStatus = "status"
+	// SignalRefresh makes the app compare now (RefreshRequest): a user's
+	// refresh, a webhook's push, a region's drift.
 	SignalRefresh = "refresh"
-	UpdateSync    = "sync"
-	UpdateSpec    = "spec"
-	UpdateDelete  = "delete"
+	// UpdateSync starts a sync operation (SyncRequest) and answers once it
+	// has begun, with its ID.
+	UpdateSync = "sync"
+	// UpdateSpec replaces the app's spec (an Application and a SpecRequest),
+	// as ferry app apply does, and answers the app's View.
+	UpdateSpec = "spec"
+	// UpdateDelete deletes the app (DeleteRequest), its resources first
+	// when it cascades, and answers once it is gone (DeleteOutcome).
+	UpdateDelete = "delete"
 )
 
 // DeleteOutcome is the result of the delete update: empty once the app is

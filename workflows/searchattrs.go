@@ -7,16 +7,24 @@ import (
 
 // Names of the search attributes an app upserts (DESIGN.md).
 const (
-	SearchApp     = "FerryApp"
+	// SearchApp (Keyword) is the app's name.
+	SearchApp = "FerryApp"
+	// SearchRepoURL (Keyword) is the repository of the app's first source.
 	SearchRepoURL = "FerryRepoURL"
-	SearchSync    = "FerrySyncStatus"
-	SearchHealth  = "FerryHealthStatus"
-	SearchRev     = "FerryRevision"
+	// SearchSync (Keyword) is the app's sync status: Synced, OutOfSync, Unknown.
+	SearchSync = "FerrySyncStatus"
+	// SearchHealth (Keyword) is the app's health status: Healthy, Progressing, Degraded, …
+	SearchHealth = "FerryHealthStatus"
+	// SearchRev (Keyword) is the revision the app last compared: a commit SHA or a chart version.
+	SearchRev = "FerryRevision"
+	// SearchRegions (KeywordList) are the regions the app deploys to.
 	SearchRegions = "FerryRegions"
-	// SearchProject and SearchOperation are upserted by runs that reached
-	// the app-info version (status.go): the app's project, and the phase
-	// of its last operation (Running, Succeeded, Failed, …; empty: none).
-	SearchProject   = "FerryProject"
+	// SearchProject (Keyword) is the app's project; upserted by runs that
+	// reached the app-info version (status.go).
+	SearchProject = "FerryProject"
+	// SearchOperation (Keyword) is the phase of the app's last operation
+	// (Running, Succeeded, Failed, …; empty: none); upserted from the
+	// app-info version on.
 	SearchOperation = "FerryOperation"
 	// SearchRepoURLs (KeywordList) is every Git repository of the app's
 	// sources, as written (FerryRepoURL is the first): the webhook finds
