@@ -230,10 +230,11 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 
 // idleText is the data of text/idle.md.tmpl.
 type idleText struct {
-	// N apps of the Planned fleet were Synced and Healthy and watched.
-	N, Planned, PerRepo int
-	Mix                 string // resourceMix of the apps' resources
-	Poll, Window        string
+	// N apps of the Planned fleet were Synced and Healthy and watched;
+	// Applied, when too few were for the fleet to be idle.
+	N, Planned, Applied, PerRepo int
+	Mix                          string // resourceMix of the apps' resources
+	Poll, Window                 string
 	// ProcInterval and APIInterval: how often CPU and the API server were
 	// sampled; TemporalIs names Temporal's processes; Region and Kinds
 	// what the API requests count.

@@ -51,9 +51,13 @@ type stackText struct {
 	// Cluster: Temporal is a cluster of TemporalProcs, not the dev server.
 	Cluster       bool
 	TemporalProcs []string
-	// QPS and Burst: a worker's Kubernetes client-side rate limit.
-	QPS   float64
-	Burst int
+	// QPS and Burst: a worker's Kubernetes client-side rate limit;
+	// FluxArgs: the flags kustomize-controller ran with.
+	QPS      float64
+	Burst    int
+	FluxArgs []string
+	// Workflow and Activity: the task queues' waits.
+	Workflow, Activity taskWait
 }
 
 func (stackText) textFile() string { return "stack" }
