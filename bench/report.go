@@ -220,7 +220,8 @@ func (r *Report) markdown(imgPrefix string) string {
 			sum := f.Summary()
 			d.Fig = reportFigure{Title: f.Title, Unit: f.Unit, N: sum.N, Median: sum.Median, Spread: spread(sum), What: f.What,
 				Note: f.Note, Goal: f.Goal, GoalState: f.goalState(), Reproduce: f.Reproduce}
-			b.WriteString(say(d, "figure"))
+			// Its own line, so that the command stands out in the file.
+			b.WriteString(say(d, "figure") + "\n" + say(d, "reproduce"))
 		}
 	}
 	return b.String()
