@@ -223,22 +223,38 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 		return strings.Compare(string(a), string(b))
 	})
 	n := float64(len(traces))
-	var b strings.Builder
-	fmt.Fprintf(&b, "\nWhere each app's onboarding went, from the histories of %d of the apps (evenly spread over the fleet; all of them up to %d): "+
-		"from its workflow's start to the search-attribute upsert that first showed it Synced and Healthy, a mean of %s s, %s events "+
-		"(median %s, max %s) and %s workflow tasks (median %s, max %s). Steps overlap where the workflow waits on several things at once, so the shares need not add up to 100 %%; "+
-		"the health wait spans the settle timer and the compare after it.\n\n",
-		len(traces), maxTraced, num(total/n), num(Summarize(events).Mean), num(Summarize(events).Median), num(Summarize(events).Max),
-		num(Summarize(tasks).Mean), num(Summarize(tasks).Median), num(Summarize(tasks).Max))
-	b.WriteString("| step | mean per app | share of the app's onboarding |\n| --- | --- | --- |\n")
+	d := breakdownText{Traced: len(traces), Max: maxTraced, Mean: total / n,
+		EventsMean: Summarize(events).Mean, EventsMedian: Summarize(events).Median, EventsMax: Summarize(events).Max,
+		TasksMean: Summarize(tasks).Mean, TasksMedian: Summarize(tasks).Median, TasksMax: Summarize(tasks).Max, Failed: len(failed)}
 	for _, s := range steps {
-		fmt.Fprintf(&b, "| %s | %s s | %s %% |\n", s, num(sums[s]/n), num(100*sums[s]/total))
+		d.Steps = append(d.Steps, breakdownStep{Step: string(s), Mean: sums[s] / n, Share: 100 * sums[s] / total})
 	}
 	if len(failed) > 0 {
-		fmt.Fprintf(&b, "\n%d histories could not be read to the end: %s\n", len(failed), oneLine(failed[0]))
+		d.FirstFailure = failed[0]
 	}
-	return b.String(), traces, nil
+	return say(d, "text"), traces, nil
 }
+
+// breakdownText is the data of text/breakdown.md.tmpl: Traced histories
+// read (at most Max), their mean time to Synced and Healthy, their events
+// and workflow tasks, the steps, and the histories that Failed.
+type breakdownText struct {
+	Traced, Max, Failed                 int
+	Mean                                float64
+	EventsMean, EventsMedian, EventsMax float64
+	TasksMean, TasksMedian, TasksMax    float64
+	Steps                               []breakdownStep
+	FirstFailure                        string
+}
+
+// breakdownStep is a row: a step's mean seconds per app and its share (%)
+// of the app's onboarding.
+type breakdownStep struct {
+	Step        string
+	Mean, Share float64
+}
+
+func (breakdownText) textFile() string { return "breakdown" }
 
 func errJoinFirst(err error, failed []string) error {
 	if err != nil {

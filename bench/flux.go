@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"syscall"
 	"time"
 
@@ -295,8 +294,5 @@ var semver = regexp.MustCompile(`v[0-9]+\.[0-9]+\.[0-9]+`)
 // fluxLimits describes kustomize-controller's client-side rate limit: its
 // defaults (fluxcd/pkg/runtime/client), unless args set them.
 func fluxLimits(args []string) string {
-	if len(args) == 0 {
-		return "kustomize-controller's client allows 50 requests/s with bursts of 300, Flux's defaults (`--kube-api-qps`, `--kube-api-burst`), as Flux installs it"
-	}
-	return fmt.Sprintf("kustomize-controller ran with `%s` (-flux-kustomize-args); its client-side limits are Flux's defaults, 50 requests/s with bursts of 300, unless those set them", strings.Join(args, " "))
+	return say(stackText{FluxArgs: args}, "flux-limits")
 }

@@ -59,52 +59,64 @@ func PeerIdle(ctx context.Context, e *Env, sec *Section, n int, interval time.Du
 		sec.Figures = append(sec.Figures, fg)
 		return fg
 	}
-	cpu := fig("cpu", "controllers' CPU", "cores", fmt.Sprintf("CPU of source-controller and kustomize-controller together (utime+stime from /proc), per %s interval.", procInterval), w.cpu)
-	rss := fig("rss", "controllers' memory", "MiB", fmt.Sprintf("Resident memory of source-controller and kustomize-controller together (VmRSS), sampled every %s.", procInterval), w.rss)
-	fig("ls-remote", "Git ref checks per repo per poll interval", "calls", "GET info/refs?service=git-upload-pack in the Git server's log per repo, divided by the poll intervals in the window.", lsPerRepo)
-	api := fig("api", "API requests per reconcile", "requests", fmt.Sprintf("Requests to the API server of %s for the apps' kinds (%s; all verbs but WATCH), less the stack's own rate measured before Flux started, divided by kustomize-controller's reconciles of Kustomizations (controller_runtime_reconcile_total{controller=\"kustomization\"}), per %s interval.", region, strings.Join(appKinds, ", "), apiInterval), perApp)
+	d := fluxIdleText{Versions: f.Versions, Region: region, N: n, Namespace: fluxNamespace, Mix: resourceMix(cfg.AppResources),
+		Repos: plural(len(repos), "repo"), PerRepo: appsPerRepo, Interval: interval.String(), Jitter: 5,
+		Onboarded: onboarded.Round(time.Second).String(), Window: w.window.Round(time.Second).String(), Limits: f.Limits, Logs: f.Logs(),
+		ProcInterval: procInterval.String(), APIInterval: apiInterval.String(), Kinds: appKinds,
+		Reconciles: w.reconciles, ReconcilesPerSec: w.reconciles / w.window.Seconds(), Expected: float64(n) * intervals,
+		SourceReconciles: w.sourceReconciles, CPU: Summarize(w.cpu).Median,
+		MsPerReconcile: Summarize(w.cpu).Mean * w.window.Seconds() * 1000 / max(w.reconciles, 1),
+		KustomizeCPU:   Summarize(w.kustomizeCPU).Median, APIServerCPU: Summarize(w.apiserverCPU).Median,
+		LsRemote: sumInts(git.LsRemote), RepoCount: len(repos), LsPerRepo: Summarize(lsPerRepo).Median, Fetches: fetches,
+		APIApp: Summarize(perApp).Median, APIAppDetail: w.delta.breakdown(max(w.reconciles, 1)), APIAll: Summarize(perAll).Median, Background: bgAll,
+		Cores: ThisMachine().Cores, Scenario: ScenarioPeerIdle}
+	d.Behind = w.reconciles < 0.9*d.Expected
+	d.DonePercent = 100 * w.reconciles / d.Expected
+	cpu := fig("cpu", "controllers' CPU", "cores", say(d, "what-cpu"), w.cpu)
+	rss := fig("rss", "controllers' memory", "MiB", say(d, "what-rss"), w.rss)
+	fig("ls-remote", "Git ref checks per repo per poll interval", "calls", say(d, "what-ls-remote"), lsPerRepo)
+	api := fig("api", "API requests per reconcile", "requests", say(d, "what-api"), perApp)
 	ratios := peerIdleRatios(ferryIdle, n, cpu, rss, api)
 	for _, r := range ratios {
 		r.ID, r.Reproduce = tag+"-"+r.ID, repro
 	}
 	sec.Figures = append(sec.Figures, ratios...)
-
-	var b strings.Builder
-	fmt.Fprintf(&b, "Flux (%s) on the fleet's stack (region %s), after Ferry's idle window, with Ferry's worker stopped: %d Kustomizations in %s, "+
-		"each of the same %s as Ferry's apps (the same generated files, one directory each, in %s of up to %d apps), one GitRepository per repo, "+
-		"every interval %s (Ferry's poll interval; Flux adds up to %d %% jitter by default, Ferry up to 10 %%), `prune: true`, `wait: true`, `targetNamespace` of its own. "+
-		"Each had been Ready once %s after their creation; then a settling interval, then watched for %s. Both controllers run with their defaults "+
-		"(source-controller 2 reconciles at a time, kustomize-controller 4); %s. Logs: %s.\n\n",
-		f.Versions, region, n, fluxNamespace, resourceMix(cfg.AppResources), plural(len(repos), "repo"), appsPerRepo, interval, 5, onboarded.Round(time.Second), w.window.Round(time.Second), f.Limits, f.Logs())
-	fmt.Fprintf(&b, "What an idle reconcile is on each side: kustomize-controller, every interval per Kustomization, downloads the artifact from source-controller, "+
-		"runs `kustomize build`, dry-runs a server-side apply of every object, applies none (nothing differs), and checks health (one poll, all Current); "+
-		"source-controller, every interval per GitRepository, asks the Git server for its refs and skips the clone when the commit is the same. "+
-		"Ferry, every interval per app: one ls-remote per repo shared by its apps, then a compare against its watch cache (no dry run), recorded in Temporal. "+
-		"So Ferry's cost is spread over the worker and the Temporal server (and Redis, not measured); the ratios below give the worker alone and the worker with Temporal.\n\n")
-	fmt.Fprintf(&b, "| measure | value |\n| --- | --- |\n")
-	fmt.Fprintf(&b, "| Kustomization reconciles | %.0f, that is %s/s; %.0f expected from the interval alone |\n", w.reconciles, num(w.reconciles/w.window.Seconds()), float64(n)*intervals)
-	fmt.Fprintf(&b, "| GitRepository reconciles | %.0f |\n", w.sourceReconciles)
-	fmt.Fprintf(&b, "| source-controller + kustomize-controller CPU, median | %s cores (%s ms of CPU per Kustomization reconcile) |\n",
-		num(Summarize(w.cpu).Median), num(Summarize(w.cpu).Mean*w.window.Seconds()*1000/max(w.reconciles, 1)))
-	fmt.Fprintf(&b, "| of which kustomize-controller, median | %s cores |\n", num(Summarize(w.kustomizeCPU).Median))
-	fmt.Fprintf(&b, "| kube-apiserver CPU, median | %s cores |\n", num(Summarize(w.apiserverCPU).Median))
-	fmt.Fprintf(&b, "| Git ref checks in the window | %d over %d repos, %s per repo per interval; %d fetches |\n", sumInts(git.LsRemote), len(repos), num(Summarize(lsPerRepo).Median), fetches)
-	fmt.Fprintf(&b, "| API requests per reconcile, apps' kinds | %s |\n", withDetail(num(Summarize(perApp).Median), w.delta.breakdown(max(w.reconciles, 1))))
-	fmt.Fprintf(&b, "| API requests per reconcile, every kind | %s (the stack's own %s requests/s subtracted; Flux's status patches and Events count here) |\n", num(Summarize(perAll).Median), num(bgAll))
-	if expected := float64(n) * intervals; w.reconciles < 0.9*expected {
-		fmt.Fprintf(&b, "\n**Flux did not keep up:** %.0f Kustomization reconciles of the %.0f the interval asks for, with its controllers at %s cores of the machine's %d. "+
-			"So the CPU and memory ratios below set Ferry doing (nearly) every reconcile against Flux doing %s of them; per reconcile, compare the ms of CPU "+
-			"per reconcile here with those of Ferry's idle section.\n", w.reconciles, expected, num(Summarize(w.cpu).Median), ThisMachine().Cores, percent(w.reconciles/expected))
-	}
-	if len(ratios) == 0 {
-		fmt.Fprintf(&b, "\nNo ratio: Ferry's idle cost of %d apps was not measured in this run (run `-only idle,%s`).\n", n, ScenarioPeerIdle)
-	} else {
-		b.WriteString("\nRatios are of medians over each side's own window (the two windows follow each other, so they are not pairs): below 1, Ferry costs less. " +
-			"Memory compares the worker's RSS with both controllers'; Temporal's and Redis's memory are not in Ferry's figure.\n")
-	}
-	sec.Text = b.String()
+	d.Ratios = len(ratios) > 0
+	sec.Text = say(d, "text")
 	return nil
 }
+
+// fluxIdleText is the data of text/flux_idle.md.tmpl.
+type fluxIdleText struct {
+	// The Flux that ran, where, and the fleet: N Kustomizations in Repos
+	// (PerRepo apps each), at Interval with Flux's Jitter (%), Ready after
+	// Onboarded, then watched for Window.
+	Versions, Region, Namespace, Mix, Repos string
+	N, PerRepo, Jitter                      int
+	Interval, Onboarded, Window             string
+	Limits, Logs                            string
+	// What the figures sampled: every ProcInterval, the API server's
+	// requests for Kinds every APIInterval.
+	ProcInterval, APIInterval string
+	Kinds                     []string
+	// The table: reconciles (and those the interval asks for), CPU, Git
+	// and API requests per reconcile (Background subtracted, per second).
+	Reconciles, ReconcilesPerSec, Expected, SourceReconciles float64
+	CPU, MsPerReconcile, KustomizeCPU, APIServerCPU          float64
+	LsRemote, RepoCount, Fetches                             int
+	LsPerRepo, APIApp, APIAll, Background                    float64
+	APIAppDetail                                             string
+	// Behind: Flux did fewer than 90 % of the reconciles asked
+	// (DonePercent of them) on the machine's Cores.
+	Behind      bool
+	DonePercent float64
+	Cores       int
+	// Ratios: Ferry's idle of the same fleet ran (Scenario: how to run it).
+	Ratios   bool
+	Scenario string
+}
+
+func (fluxIdleText) textFile() string { return "flux_idle" }
 
 // fluxFleet pushes n apps' files, appsPerRepo to a repo, creates their
 // namespaces, a GitRepository per repo and a Kustomization per app, and
@@ -211,13 +223,14 @@ func peerIdleRatios(ferryIdle *Section, n int, cpu, rss, api *Figure) []*Figure 
 			out = append(out, &Figure{ID: id, Title: fmt.Sprintf("Idle %d apps: %s", n, title), Unit: "×", Samples: []float64{max(sum, 0) / m}, What: what})
 		}
 	}
-	ratio("ratio-cpu", "CPU ratio, Ferry worker / Flux", "Median CPU of the ferry-worker over the median CPU of source-controller and kustomize-controller together.",
+	var d fluxIdleText
+	ratio("ratio-cpu", "CPU ratio, Ferry worker / Flux", say(d, "what-ratio-cpu"),
 		[]string{"worker-cpu"}, cpu)
-	ratio("ratio-cpu-temporal", "CPU ratio, Ferry worker + Temporal / Flux", "Median CPU of the ferry-worker plus the Temporal server's median, over the two Flux controllers' median.",
+	ratio("ratio-cpu-temporal", "CPU ratio, Ferry worker + Temporal / Flux", say(d, "what-ratio-cpu-temporal"),
 		[]string{"worker-cpu", "temporal-cpu"}, cpu)
-	ratio("ratio-rss", "memory ratio, Ferry worker / Flux", "Median RSS of the ferry-worker over the median RSS of both Flux controllers together.",
+	ratio("ratio-rss", "memory ratio, Ferry worker / Flux", say(d, "what-ratio-rss"),
 		[]string{"worker-rss"}, rss)
-	ratio("ratio-api", "API requests per reconcile ratio, Ferry / Flux", "Ferry's median API requests per reconcile (apps' kinds) over Flux's per Kustomization reconcile (a negative median, the stack's own rate over-subtracted, counts as 0).",
+	ratio("ratio-api", "API requests per reconcile ratio, Ferry / Flux", say(d, "what-ratio-api"),
 		[]string{"api"}, api)
 	return out
 }
@@ -324,6 +337,3 @@ func (w *fluxWatch) perReconcile(keep func(apiKey) bool, background float64) []f
 	}
 	return out
 }
-
-// percent prints a fraction as a percentage.
-func percent(f float64) string { return num(f*100) + " %" }

@@ -95,20 +95,25 @@ func (p *fluxPush) samples() []float64 {
 	return out
 }
 
-// fluxPushText describes Flux's setup for the report.
-func fluxPushText(f *Flux) string {
-	return fmt.Sprintf("**Flux, the peer** (%s, in the same run, on the same cluster, region %s): the same files in a repo of their own on the same Git server; "+
-		"a GitRepository of its main branch and a Kustomization of `./app` with `prune: true`, `wait: true` (health checked before Ready, as Ferry's sync waits for health), "+
-		"`targetNamespace` (created beforehand, where Ferry's CreateNamespace creates it), both at an interval of 1 h. "+
-		"A Flux push follows every Ferry push of the one-region app, so load drift hits both alike. The notification is what `flux reconcile source git` does, "+
-		"the annotation `%s` set on the GitRepository (one PATCH to the API server); the clock starts right before it and stops at the first read of the Kustomization "+
-		"(every %s) that shows Ready=True with `status.lastAppliedRevision` naming the pushed SHA. "+
-		"Differences to keep in mind: source-controller then clones the commit, packs an artifact and serves it over HTTP, and kustomize-controller, woken by the new artifact, "+
-		"downloads it, builds it with kustomize, applies server-side and polls health every 5 s (the first poll at once); "+
-		"Ferry's refresh signal goes through Temporal (ls-remote, render from Redis or Git, compare, apply, health from its watch cache). "+
-		"Flux's webhook path (notification-controller's Receiver) is not run, so Flux has no webhook row; the ratio pairs Ferry's refresh signal, "+
-		"the like-for-like API call, with the Flux push right after it. Limits: %s. Logs: %s.\n\n",
-		f.Versions, f.Region, reconcileRequestAnnotation, statusPoll, f.Limits, f.Logs())
+// fluxPushText is the data of text/flux_push.md.tmpl.
+type fluxPushText struct {
+	// Versions, Region, Limits and Logs describe the Flux that ran.
+	Versions, Region, Limits, Logs string
+	Annotation, StatusPoll         string
+	Err                            string // why Flux was not measured
+	// Pushes measured, Applied of them caught with the apply done, at a
+	// median of AppliedMedian s; HealthCheck s after that to Ready.
+	Pushes, Applied            int
+	AppliedMedian, HealthCheck float64
+}
+
+func (fluxPushText) textFile() string { return "flux_push" }
+
+// text describes Flux's setup for the report.
+func (p *fluxPush) text() fluxPushText {
+	f := p.flux
+	return fluxPushText{Versions: f.Versions, Region: f.Region, Limits: f.Limits, Logs: f.Logs(),
+		Annotation: reconcileRequestAnnotation, StatusPoll: statusPoll.String()}
 }
 
 // startFluxPeer starts Flux's side of the push scenario and describes it
@@ -120,10 +125,11 @@ func (e *Env) startFluxPeer(ctx context.Context, peer *strings.Builder) *fluxPus
 		if p != nil {
 			p.flux.Stop()
 		}
-		fmt.Fprintf(peer, "**Flux, the peer, was not measured:** %s\n\n", oneLine(err.Error()))
+		peer.WriteString(say(fluxPushText{Err: err.Error()}, "not-measured"))
 		return nil
 	}
-	peer.WriteString(fluxPushText(p.flux))
+	var d fluxPushText = p.text()
+	peer.WriteString(say(d, "peer"))
 	return p
 }
 
@@ -140,20 +146,19 @@ func (p *fluxPush) report(sec *Section, table, peer *strings.Builder, ferryRefre
 			ferry, flux = append(ferry, a), append(flux, b)
 		}
 	}
+	s, a := Summarize(samples), Summarize(p.applied)
+	var d fluxPushText = p.text()
+	d.Pushes, d.Applied, d.AppliedMedian, d.HealthCheck = s.N, a.N, a.Median, s.Median-a.Median
 	sec.Figures = append(sec.Figures,
 		&Figure{ID: "push-1r-flux", Title: "Push to Ready, 1 region, Flux", Unit: "s", Samples: samples, Reproduce: repro,
-			What: fmt.Sprintf("Seconds from the `%s` annotation on the GitRepository after a push to the Kustomization Ready=True with the pushed commit applied (%s, wait: true).",
-				reconcileRequestAnnotation, p.flux.Versions)},
+			What: say(d, "what")},
 		&Figure{ID: "push-1r-flux-applied", Title: "Push to applied, 1 region, Flux", Unit: "s", Samples: p.applied, Reproduce: repro,
-			What: "Seconds from the annotation to the first read of the Kustomization showing its health check running for the pushed commit: the apply was done by then. Ferry's status shows no such moment, so this figure has no ratio; it says how much of Flux's latency is its health check's poll interval."},
+			What: say(d, "what-applied")},
 		&Figure{ID: "push-1r-ratio-flux", Title: "Push ratio, 1 region, Ferry refresh / Flux", Unit: "×", Samples: ratios(ferry, flux), Reproduce: repro,
-			What: "Ferry's refresh-signal latency divided by the latency of the Flux push made right after it, pair by pair: below 1, Ferry is faster."},
+			What: say(d, "what-ratio")},
 	)
-	s, a := Summarize(samples), Summarize(p.applied)
-	fmt.Fprintf(peer, "Where Flux's time goes: the health check for the pushed commit was seen starting (the apply done) %s s after the notification at the median (%d of %d pushes caught it), "+
-		"so the rest, about %s s, is the health check: its first poll comes at once, while the new ReplicaSet is still rolling out on kwok, and the next one 5 s later.\n\n",
-		num(a.Median), a.N, s.N, num(s.Median-a.Median))
-	fmt.Fprintf(table, "| %s | Flux: `%s` annotation | %d | %s s | %s s | %s s | %s s | – |\n",
-		p.flux.Region, reconcileRequestAnnotation, s.N, num(s.Median), num(s.P95), num(s.Min), num(s.Max))
+	peer.WriteString(say(d, "time-goes"))
+	fmt.Fprintf(table, "| %s | %s | %d | %s s | %s s | %s s | %s s | – |\n",
+		p.flux.Region, say(d, "notification"), s.N, num(s.Median), num(s.P95), num(s.Min), num(s.Max))
 	return Series{Name: "1 region, Flux", Samples: samples}
 }

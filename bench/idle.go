@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -190,17 +189,29 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 		sec.Figures = append(sec.Figures, f)
 		return f
 	}
-	fig("worker-cpu", "worker CPU", "cores", fmt.Sprintf("CPU of the ferry-worker process (utime+stime from /proc), per %s interval.", procInterval), cpu["worker"])
-	fig("worker-rss", "worker memory", "MiB", fmt.Sprintf("Resident memory of the ferry-worker process (VmRSS), sampled every %s.", procInterval), rss)
-	fig("temporal-cpu", "Temporal server CPU", "cores", fmt.Sprintf("CPU of %s, per %s interval.", temporalIs, procInterval), cpu["temporal-all"])
-	total := fig("ferry-cpu", "worker + Temporal CPU", "cores", fmt.Sprintf("CPU of the ferry-worker process and %s together, per %s interval.", temporalIs, procInterval), cpu["ferry"])
+	ps := Summarize(periods)
+	d := idleText{N: n, Planned: planned, PerRepo: appsPerRepo, Mix: resourceMix(cfg.AppResources), Poll: f.poll.String(),
+		Window: window.Round(time.Second).String(), ProcInterval: procInterval.String(), APIInterval: apiInterval.String(),
+		TemporalIs: temporalIs, Region: f.region, Kinds: appKinds,
+		Reconciles: reconciles, ReconcilesPerSec: reconciles / window.Seconds(), Expected: float64(len(f.synced)) * intervals,
+		PeriodMedian: ps.Median, PeriodP95: ps.P95, PeriodMax: ps.Max,
+		Throttled: f.worker.throttled(log0, log1), Latency: lat1.describeSince(lat0),
+		WorkerCPU: Summarize(cpu["worker"]).Median, WorkerMsPerReconcile: Summarize(cpu["worker"]).Mean * window.Seconds() * 1000 / max(reconciles, 1),
+		TemporalCPU: Summarize(cpu["temporal-all"]).Median, APIServerCPU: Summarize(cpu["apiserver"]).Median,
+		EventsPerReconcile: float64(events) / max(reconciles, 1), Events: events, Continued: continued,
+		LsRemote: sumInts(git.LsRemote), Repos: len(f.repos), LsPerRepo: Summarize(lsPerRepo).Median, Fetches: fetches,
+		APIApp: (apiDelta.total(isAppKind) - f.backgroundApp*window.Seconds()) / max(reconciles, 1), APIAppDetail: apiDelta.breakdown(max(reconciles, 1)),
+		APIAll: (apiDelta.total(nil) - f.backgroundAll*window.Seconds()) / max(reconciles, 1), Background: f.backgroundAll}
+	fig("worker-cpu", "worker CPU", "cores", say(d, "what-worker-cpu"), cpu["worker"])
+	fig("worker-rss", "worker memory", "MiB", say(d, "what-worker-rss"), rss)
+	fig("temporal-cpu", "Temporal server CPU", "cores", say(d, "what-temporal-cpu"), cpu["temporal-all"])
+	total := fig("ferry-cpu", "worker + Temporal CPU", "cores", say(d, "what-ferry-cpu"), cpu["ferry"])
 	if planned >= 1000 && f.poll >= 180*time.Second {
 		total.Goal = goal(goalIdleCPU)
 	}
-	perCycle := fig("events", "history events per reconcile", "events", "Events in an app's history from one poll timer firing to the next: one whole idle reconcile, over every complete cycle of every app in the window. "+
-		"An app whose repository the worker polls for it (--repo-poll-interval) has such a cycle only for its safety compare, every --full-compare-interval.", cycles)
+	perCycle := fig("events", "history events per reconcile", "events", say(d, "what-events"), cycles)
 	if len(cycles) == 0 {
-		perCycle.Note = "no app's poll timer fired twice in the window (with the repo poll, that timer is the safety compare's: a window of two --full-compare-interval measures it); the whole window's events per reconcile are in the section's table"
+		perCycle.Note = say(d, "no-cycle")
 	}
 	// Per app and poll interval: what an app's history grows by while
 	// nothing changes, whether its polls are its own timers or the
@@ -209,40 +220,45 @@ func Idle(ctx context.Context, e *Env, sec *Section, f *fleet) error {
 	for _, ev := range perApp {
 		perInterval = append(perInterval, float64(ev)/intervals)
 	}
-	fig("events-per-poll", "history events per app per poll interval", "events", fmt.Sprintf("Events in each app's history over the window, divided by the poll intervals (%s) the window holds: "+
-		"the history of a no-change reconcile, whether it is the app's own poll or the worker's listing of its repository (--repo-poll-interval), "+
-		"which writes nothing to the app's history, with its safety compare every --full-compare-interval.", f.poll), perInterval).Goal = goal(goalIdleEvents)
-	fig("ls-remote", "ls-remote per repo per poll interval", "calls", fmt.Sprintf("ls-remote calls (GET info/refs?service=git-upload-pack in the Git server's log) per repo, divided by the poll intervals in the window; one sample per repo of %d apps.", appsPerRepo), lsPerRepo)
-	fig("api", "API requests per reconcile", "requests", fmt.Sprintf("Requests to the API server of %s for the apps' kinds (%s; all verbs but WATCH, from apiserver_request_total), less the stack's own rate measured before the worker started, divided by the reconciles (ferry_app_reconcile_total), per %s interval.", f.region, strings.Join(appKinds, ", "), apiInterval), perReconcileApp)
-
-	expected := float64(len(f.synced)) * intervals
-	var b strings.Builder
-	fleetIs := fmt.Sprintf("the %d apps onboarded just before", n)
-	if n < planned {
-		fleetIs = fmt.Sprintf("the %d apps (of the %d planned) that the onboarding got Synced and Healthy within its limit; the rest were not applied, or their `ferry app apply` was cut off by the limit", n, planned)
-	}
-	fmt.Fprintf(&b, "Fleet: %s, each %s, polling every %s plus Ferry's jitter, with nothing changing in Git or in the cluster. "+
-		"Watched for %s after a settling poll interval.\n\n", fleetIs, resourceMix(cfg.AppResources), f.poll, window.Round(time.Second))
-	fmt.Fprintf(&b, "| measure | value |\n| --- | --- |\n")
-	fmt.Fprintf(&b, "| reconciles (ferry_app_reconcile_total) | %.0f, that is %s/s; %.0f expected from the poll interval alone |\n", reconciles, num(reconciles/window.Seconds()), expected)
-	ps := Summarize(periods)
-	fmt.Fprintf(&b, "| time between two polls of an app (timer fired to timer fired) | median %s s, p95 %s s, max %s s (poll interval %s + jitter up to 10%%, + the reconcile) |\n", num(ps.Median), num(ps.P95), num(ps.Max), f.poll)
-	fmt.Fprintf(&b, "| waits of the worker's Kubernetes client-side rate limiter (client-go logs those of 1 s or more) | %d |\n", f.worker.throttled(log0, log1))
-	fmt.Fprintf(&b, "| Temporal task queues | %s |\n", lat1.describeSince(lat0))
-	fmt.Fprintf(&b, "| worker CPU, median | %s cores (%s ms of CPU per reconcile) |\n", num(Summarize(cpu["worker"]).Median), num(Summarize(cpu["worker"]).Mean*window.Seconds()*1000/max(reconciles, 1)))
-	fmt.Fprintf(&b, "| Temporal server CPU, median | %s cores |\n", num(Summarize(cpu["temporal-all"]).Median))
-	fmt.Fprintf(&b, "| kube-apiserver CPU, median | %s cores |\n", num(Summarize(cpu["apiserver"]).Median))
-	fmt.Fprintf(&b, "| history events per reconcile, whole window | %s (%d events over %.0f reconciles; %d apps continued as new in the window and are left out) |\n",
-		num(float64(events)/max(reconciles, 1)), events, reconciles, continued)
-	fmt.Fprintf(&b, "| ls-remote calls in the window | %d over %d repos, %s per repo per poll interval; %d fetches |\n", sumInts(git.LsRemote), len(f.repos), num(Summarize(lsPerRepo).Median), fetches)
-	fmt.Fprintf(&b, "| API requests per reconcile, apps' kinds | %s |\n",
-		withDetail(num((apiDelta.total(isAppKind)-f.backgroundApp*window.Seconds())/max(reconciles, 1)), apiDelta.breakdown(max(reconciles, 1))))
-	fmt.Fprintf(&b, "| API requests per reconcile, every kind | %s (the stack's own %s requests/s subtracted) |\n",
-		num((apiDelta.total(nil)-f.backgroundAll*window.Seconds())/max(reconciles, 1)), num(f.backgroundAll))
-	sec.Text = b.String()
+	fig("events-per-poll", "history events per app per poll interval", "events", say(d, "what-events-per-poll"), perInterval).Goal = goal(goalIdleEvents)
+	fig("ls-remote", "ls-remote per repo per poll interval", "calls", say(d, "what-ls-remote"), lsPerRepo)
+	fig("api", "API requests per reconcile", "requests", say(d, "what-api"), perReconcileApp)
+	sec.Text = say(d, "text")
 	f.worker.Stop()
 	return nil
 }
+
+// idleText is the data of text/idle.md.tmpl.
+type idleText struct {
+	// N apps of the Planned fleet were Synced and Healthy and watched;
+	// Applied, when too few were for the fleet to be idle.
+	N, Planned, Applied, PerRepo int
+	Mix                          string // resourceMix of the apps' resources
+	Poll, Window                 string
+	// ProcInterval and APIInterval: how often CPU and the API server were
+	// sampled; TemporalIs names Temporal's processes; Region and Kinds
+	// what the API requests count.
+	ProcInterval, APIInterval, TemporalIs, Region string
+	Kinds                                         []string
+	// The table: the window's reconciles and those the poll interval
+	// alone expects, the time between two polls, the client-side rate
+	// limiter's waits, the task queues' waits, CPU, history events
+	// (Continued apps left out), Git requests and API requests per
+	// reconcile (APIAppDetail by verb; Background subtracted, per second).
+	Reconciles, ReconcilesPerSec, Expected float64
+	PeriodMedian, PeriodP95, PeriodMax     float64
+	Throttled                              int
+	Latency                                string
+	WorkerCPU, WorkerMsPerReconcile        float64
+	TemporalCPU, APIServerCPU              float64
+	EventsPerReconcile                     float64
+	Events                                 int64
+	Continued, LsRemote, Repos, Fetches    int
+	LsPerRepo, APIApp, APIAll, Background  float64
+	APIAppDetail                           string
+}
+
+func (idleText) textFile() string { return "idle" }
 
 // forApps runs fn for every app, eight at a time.
 func (e *Env) forApps(ctx context.Context, names []string, fn func(context.Context, string) error) error {

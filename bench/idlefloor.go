@@ -94,15 +94,12 @@ func IdleFloor(ctx context.Context, e *Env, sec *Section) error {
 	defer w.Stop()
 
 	temporalIs, procs := e.temporalProcs()
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d bare workflows on %s, each looping every %s, on an SDK worker in the benchmark's process (gRPC uncompressed, as ferry-worker's default); "+
-		"their starts spread over one interval, watched for %s after two intervals. \"Worker\" is the benchmark's process, which does nothing else meanwhile.\n\n",
-		cfg.FloorApps, temporalIs, cfg.FloorPoll, max(cfg.IdleWindow, 2*cfg.FloorPoll+cfg.FloorPoll/5))
-	fmt.Fprintf(&b, "| loop | loops/s | Temporal CPU | Temporal ms per loop | worker ms per loop | history events per loop |\n| --- | --- | --- | --- | --- | --- |\n")
+	d := floorText{Apps: cfg.FloorApps, TemporalIs: temporalIs, Poll: cfg.FloorPoll.String(),
+		Window: max(cfg.IdleWindow, 2*cfg.FloorPoll+cfg.FloorPoll/5).String(), ProcInterval: procInterval.String()}
 	for _, v := range []struct {
-		id, what string
-		local    bool
-	}{{"timer", "timer, workflow task", false}, {"timer-la", "timer, workflow task with a local activity", true}} {
+		id    string
+		local bool
+	}{{"timer", false}, {"timer-la", true}} {
 		m, err := e.floorVariant(ctx, c, procs, v.id, v.local)
 		if err != nil {
 			return err
@@ -111,16 +108,36 @@ func IdleFloor(ctx context.Context, e *Env, sec *Section) error {
 		if e.Stack.Temporal == devenv.TemporalCluster {
 			tag = "idle-floor-cluster-" + v.id
 		}
+		d.Local = v.local
+		d.Rows = append(d.Rows, floorRow{Local: v.local, Rate: m.rate, Cores: m.cores, ServerMs: m.serverMs, PerLoopMedian: Summarize(m.perLoop).Median, WorkerMs: m.workerMs, Events: m.events})
 		repro := cfg.reproduce(sec.Scenario, fmt.Sprintf("-floor-apps %d -floor-poll %s -idle-window %s", cfg.FloorApps, cfg.FloorPoll, cfg.IdleWindow))
-		sec.Figures = append(sec.Figures, &Figure{ID: tag, Title: fmt.Sprintf("Idle floor (%s): Temporal CPU per loop", v.what), Unit: "ms",
+		sec.Figures = append(sec.Figures, &Figure{ID: tag, Title: fmt.Sprintf("Idle floor (%s): Temporal CPU per loop", say(d, "loop")), Unit: "ms",
 			Samples: []float64{m.serverMs}, Reproduce: repro,
-			What: fmt.Sprintf("CPU of %s over the window, per loop of a bare workflow (%s) in it: the server's cost of one idle poll with nothing of Ferry's in it.", temporalIs, v.what)})
-		fmt.Fprintf(&b, "| %s | %s | %s cores | %s (per %s interval: median %s) | %s | %s |\n", v.what, num(m.rate), num(m.cores), num(m.serverMs),
-			procInterval, num(Summarize(m.perLoop).Median), num(m.workerMs), num(m.events))
+			What: say(d, "what")})
 	}
-	sec.Text = b.String()
+	sec.Text = say(d, "text")
 	return nil
 }
+
+// floorText is the data of text/idlefloor.md.tmpl.
+type floorText struct {
+	Apps                                   int
+	TemporalIs, Poll, Window, ProcInterval string
+	// Rows are the variants measured; Local is the one a figure
+	// describes.
+	Rows  []floorRow
+	Local bool
+}
+
+// floorRow is one variant's measures: Local, with a local activity in
+// each loop's workflow task.
+type floorRow struct {
+	Local                                          bool
+	Rate, Cores, ServerMs, PerLoopMedian, WorkerMs float64
+	Events                                         float64
+}
+
+func (floorText) textFile() string { return "idlefloor" }
 
 // temporalProcs are the processes of e's Temporal, by name: the dev
 // server's one, or a cluster's services and its PostgreSQL (not its UI).
@@ -131,10 +148,8 @@ func (e *Env) temporalProcs() (string, map[string]int) {
 			procs[name] = pid
 		}
 	}
-	if e.Stack.Temporal == devenv.TemporalCluster {
-		return "the Temporal cluster (" + strings.Join(slices.Sorted(maps.Keys(procs)), ", ") + ")", procs
-	}
-	return "the Temporal dev server (SQLite)", procs
+	d := stackText{Cluster: e.Stack.Temporal == devenv.TemporalCluster, TemporalProcs: slices.Sorted(maps.Keys(procs))}
+	return say(d, "temporal"), procs
 }
 
 type floorMeasure struct {

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/ferry-gitops/ferry/activities"
@@ -43,8 +42,25 @@ func (e *Env) clientLimits(region string) string {
 	if err != nil || cfg.QPS <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("a worker's client for a region (kube.LoadConfig) allows %s requests/s with bursts of %d, shared by every activity of that region.", num(float64(cfg.QPS)), cfg.Burst)
+	return say(stackText{QPS: float64(cfg.QPS), Burst: cfg.Burst}, "client-limits")
 }
+
+// stackText is the data of text/stack.md.tmpl: what the scenarios say of
+// the stack they share.
+type stackText struct {
+	// Cluster: Temporal is a cluster of TemporalProcs, not the dev server.
+	Cluster       bool
+	TemporalProcs []string
+	// QPS and Burst: a worker's Kubernetes client-side rate limit;
+	// FluxArgs: the flags kustomize-controller ran with.
+	QPS      float64
+	Burst    int
+	FluxArgs []string
+	// Workflow and Activity: the task queues' waits.
+	Workflow, Activity taskWait
+}
+
+func (stackText) textFile() string { return "stack" }
 
 // redisCache is the manifest cache the workers use: the stack's Redis.
 func (e *Env) redisCache() *manifests.Redis { return manifests.NewRedis(e.Stack.RedisAddr, time.Hour) }

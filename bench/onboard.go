@@ -162,7 +162,7 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 		lastDone = time.Time{} // not every app traced: the count's time stands
 	}
 	if err != nil {
-		breakdown = fmt.Sprintf("\nThe histories could not be read for the breakdown: %s\n", oneLine(err.Error()))
+		breakdown = say(onboardText{BreakdownErr: err.Error()}, "no-breakdown")
 	}
 
 	total := waited.Seconds()
@@ -256,6 +256,8 @@ type onboardText struct {
 	// Traced is how many histories the breakdown reads at most.
 	Traced          int
 	Waited, Timeout string
+	// BreakdownErr says why the histories could not be read.
+	BreakdownErr string
 }
 
 func (onboardText) textFile() string { return "onboard" }

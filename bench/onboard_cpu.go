@@ -2,7 +2,6 @@ package bench
 
 import (
 	"cmp"
-	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -50,25 +49,40 @@ func onboardCPU(spent map[string]float64, busy, secs float64, n int, goalSecs fl
 		}
 	})
 	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(rows[b], rows[a]) })
-	var b strings.Builder
-	b.WriteString("\nWhere the machine's CPU went from the first apply to the last app Synced and Healthy (utime+stime from /proc; " +
-		"every process read every 2 s, so that those that started and ended meanwhile count up to their last reading; besides the stack's, the commands of 1 % of the busy time or more; " +
-		"the rest is the machine's busy time less the processes listed: smaller commands, processes shorter than a reading, the kernel and other users):\n\n" +
-		"| process | core-seconds | ms per app |\n| --- | --- | --- |\n")
+	all := busy * secs
+	d := onboardCPUText{GoalSecs: goalSecs, Cores: runtime.NumCPU(), Kube: kubeCommands}
 	listed, kube := 0.0, 0.0
 	for _, name := range names {
-		d := rows[name]
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", name, num(d), num(d/float64(n)*1000))
-		listed += d
+		c := rows[name]
+		d.Rows = append(d.Rows, processCPU{Name: name, CoreSeconds: c, MsPerApp: c / float64(n) * 1000})
+		listed += c
 		if slices.Contains(kubeCommands, name) {
-			kube += d
+			kube += c
 		}
 	}
-	all := busy * secs
-	fmt.Fprintf(&b, "| the rest | %s | %s |\n| the machine, busy | %s | %s |\n", num(all-listed), num((all-listed)/float64(n)*1000), num(all), num(all/float64(n)*1000))
-	cores := float64(runtime.NumCPU())
-	fmt.Fprintf(&b, "\nIn %s s, %d cores give %s ms of CPU per app; this onboarding used %s ms per app, of which the cluster's own processes (%s) %s ms, "+
-		"the work of putting the objects there, which the kubectl floor pays too.\n",
-		num(goalSecs), int(cores), num(goalSecs*cores/float64(n)*1000), num(all/float64(n)*1000), strings.Join(kubeCommands, ", "), num(kube/float64(n)*1000))
-	return b.String()
+	d.Rest, d.RestPerApp = all-listed, (all-listed)/float64(n)*1000
+	d.Busy, d.BusyPerApp = all, all/float64(n)*1000
+	d.BudgetPerApp = goalSecs * float64(d.Cores) / float64(n) * 1000
+	d.KubePerApp = kube / float64(n) * 1000
+	return say(d, "text")
 }
+
+// onboardCPUText is the data of text/onboard_cpu.md.tmpl: the processes'
+// rows, the rest and the machine's busy time (core-seconds and ms per
+// app), and what GoalSecs leave per app on the machine's Cores, beside
+// what the cluster's own processes (Kube) took.
+type onboardCPUText struct {
+	Rows                               []processCPU
+	Rest, RestPerApp, Busy, BusyPerApp float64
+	GoalSecs, BudgetPerApp, KubePerApp float64
+	Cores                              int
+	Kube                               []string
+}
+
+// processCPU is one process's core-seconds and milliseconds per app.
+type processCPU struct {
+	Name                  string
+	CoreSeconds, MsPerApp float64
+}
+
+func (onboardCPUText) textFile() string { return "onboard_cpu" }

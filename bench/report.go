@@ -157,21 +157,11 @@ func (r *Report) Keep(dir, name string) (string, error) {
 // markdown is the report; its images are named imgPrefix+image.
 func (r *Report) markdown(imgPrefix string) string {
 	var b strings.Builder
-	b.WriteString("# Ferry benchmarks\n\n")
 	m := r.Machine
-	fmt.Fprintf(&b, "Run %s, %s on %d cores (%s), %.0f GiB, %s, load average %.2f at the start and %.2f at the end: ",
-		r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Finished.Sub(r.Started).Round(time.Second), m.Cores, m.CPU, m.MemGiB, m.GoVersion,
-		m.Load[0], r.LoadEnd[0])
-	b.WriteString("the machine is shared, so read every figure as measured under that load.\n")
-	fmt.Fprintf(&b, "Everything ran for real on one machine: the local stack of `internal/devenv` (Temporal dev server, one kube-apiserver with kwok per region, Redis, the Git server) and the `ferry` and `ferry-worker` binaries.\n\n")
-	fmt.Fprintf(&b, "Command: `%s`", r.Command)
-	if r.Commit != "" {
-		fmt.Fprintf(&b, " at commit %s", r.Commit)
-	}
-	b.WriteString("\n\n")
-
-	b.WriteString("## Figures\n\n")
-	b.WriteString("| figure | unit | runs | median | spread |\n| --- | --- | --- | --- | --- |\n")
+	d := reportText{Started: r.Started.UTC().Format("2006-01-02 15:04 UTC"), Took: r.Finished.Sub(r.Started).Round(time.Second).String(),
+		Cores: m.Cores, CPU: m.CPU, MemGiB: m.MemGiB, GoVersion: m.GoVersion, LoadStart: m.Load[0], LoadEnd: r.LoadEnd[0],
+		Command: r.Command, Commit: r.Commit}
+	b.WriteString(say(d, "header"))
 	for _, s := range r.Sections {
 		for _, f := range s.Figures {
 			sum := f.Summary()
@@ -194,7 +184,7 @@ func (r *Report) markdown(imgPrefix string) string {
 			fmt.Fprintf(&b, "| %s | | 0 | – | not measured: %s |\n", s.Title, oneLine(s.Skipped))
 		}
 	}
-	b.WriteString("\nSpread is p95 with min–max when a figure has 20 runs or more, else min–max. A ratio's runs are pairs, alternated so that the machine's load drifts over both sides alike.\n")
+	b.WriteString(say(d, "spread"))
 	var goals strings.Builder
 	for _, s := range r.Sections {
 		for _, f := range s.Figures {
@@ -204,19 +194,20 @@ func (r *Report) markdown(imgPrefix string) string {
 		}
 	}
 	if goals.Len() > 0 {
-		b.WriteString("\n## Goals\n\n| figure | goal (median) | median | |\n| --- | --- | --- | --- |\n")
+		b.WriteString(say(d, "goals"))
 		b.WriteString(goals.String())
-		fmt.Fprintf(&b, "\nLoad average %.2f at the start and %.2f at the end, on %d cores shared with the machine's other users: a goal not met here may be the machine's.\n", m.Load[0], r.LoadEnd[0], m.Cores)
+		b.WriteString(say(d, "goals-load"))
 	}
 
 	for _, s := range r.Sections {
 		fmt.Fprintf(&b, "\n## %s\n\n", s.Title)
-		fmt.Fprintf(&b, "Ran %s for %s.\n\n", s.Started.UTC().Format("15:04:05 UTC"), s.Duration)
+		d.SectionStarted, d.SectionDuration, d.Err, d.Skipped = s.Started.UTC().Format("15:04:05 UTC"), s.Duration, s.Err, s.Skipped
+		b.WriteString(say(d, "ran"))
 		if s.Err != "" {
-			fmt.Fprintf(&b, "**Did not finish:** %s\n\n", oneLine(s.Err))
+			b.WriteString(say(d, "did-not-finish"))
 		}
 		if s.Skipped != "" {
-			fmt.Fprintf(&b, "**Not measured:** %s.\n\n", oneLine(s.Skipped))
+			b.WriteString(say(d, "not-measured"))
 		}
 		if s.Text != "" {
 			b.WriteString(strings.TrimSpace(s.Text))
@@ -227,24 +218,36 @@ func (r *Report) markdown(imgPrefix string) string {
 		}
 		for _, f := range s.Figures {
 			sum := f.Summary()
-			if sum.N == 0 {
-				fmt.Fprintf(&b, "**%s** (%s): not measured. %s", f.Title, f.Unit, f.What)
-			} else if sum.N == 1 {
-				fmt.Fprintf(&b, "**%s** (%s): %s, one run. %s", f.Title, f.Unit, num(sum.Median), f.What)
-			} else {
-				fmt.Fprintf(&b, "**%s** (%s): median %s, %s, %d runs. %s", f.Title, f.Unit, num(sum.Median), spread(sum), sum.N, f.What)
-			}
-			if f.Note != "" {
-				fmt.Fprintf(&b, " %s", f.Note)
-			}
-			if f.Goal != nil {
-				fmt.Fprintf(&b, " Goal (%s): a median of at most %s %s: **%s**.", f.Goal.Source, num(f.Goal.Max), f.Unit, f.goalState())
-			}
-			fmt.Fprintf(&b, "\nReproduce: `%s`\n\n", f.Reproduce)
+			d.Fig = reportFigure{Title: f.Title, Unit: f.Unit, N: sum.N, Median: sum.Median, Spread: spread(sum), What: f.What,
+				Note: f.Note, Goal: f.Goal, GoalState: f.goalState(), Reproduce: f.Reproduce}
+			// Its own line, so that the command stands out in the file.
+			b.WriteString(say(d, "figure") + "\n" + say(d, "reproduce"))
 		}
 	}
 	return b.String()
 }
+
+// reportText is the data of text/report.md.tmpl: the run (Started, Took,
+// the machine, the command), the section being written and the figure
+// being described.
+type reportText struct {
+	Started, Took, CPU, GoVersion, Command, Commit string
+	Cores                                          int
+	MemGiB, LoadStart, LoadEnd                     float64
+	SectionStarted, SectionDuration, Err, Skipped  string
+	Fig                                            reportFigure
+}
+
+// reportFigure is a figure as the report describes it: N samples, their
+// Median and Spread, and whether the median met its Goal (GoalState).
+type reportFigure struct {
+	Title, Unit, Spread, What, Note, GoalState, Reproduce string
+	N                                                     int
+	Median                                                float64
+	Goal                                                  *Goal
+}
+
+func (reportText) textFile() string { return "report" }
 
 func spread(s Summary) string {
 	switch {

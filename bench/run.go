@@ -339,7 +339,7 @@ func fleetIdleStep(cfg *Config, f **fleet, n int, poll time.Duration, name, on s
 			case len(fl.synced) < fl.applied*9/10:
 				// Apps still syncing: the fleet is not idle. That is a
 				// measured outcome (the onboarding's figures), not a failure.
-				sec.Skipped = fmt.Sprintf("only %d of the %d apps applied were Synced and Healthy when the onboarding stopped, so the fleet was not idle", len(fl.synced), fl.applied)
+				sec.Skipped = say(idleText{N: len(fl.synced), Applied: fl.applied}, "not-idle")
 				return nil
 			}
 			if section != nil {

@@ -17,6 +17,8 @@ import (
 // lists every type of the package that has a textFile method.
 var allTexts = []textData{
 	renderText{}, sandboxText{}, pushText{}, fanoutText{}, applyText{}, compareText{}, onboardText{},
+	idleText{}, stackText{}, floorText{}, breakdownText{}, onboardCPUText{}, reportText{},
+	fluxPushText{}, fluxIdleText{},
 }
 
 // TestTexts executes every block of every template file with its data

@@ -253,13 +253,19 @@ func (w *Worker) taskLatency() taskLatency {
 // describeSince says how long tasks waited on average since an earlier
 // reading: a worker short of pollers or of CPU shows here first.
 func (t taskLatency) describeSince(before taskLatency) string {
-	mean := func(sum, count float64) string {
-		if count <= 0 {
-			return "–"
-		}
-		return num(sum/count*1000) + " ms"
+	wf := taskWait{Count: t.workflowCount - before.workflowCount}
+	if wf.Count > 0 {
+		wf.MeanMs = (t.workflowSum - before.workflowSum) / wf.Count * 1000
 	}
-	return fmt.Sprintf("workflow tasks waited %s on average before the worker took them (%.0f tasks), activities %s (%.0f tasks)",
-		mean(t.workflowSum-before.workflowSum, t.workflowCount-before.workflowCount), t.workflowCount-before.workflowCount,
-		mean(t.activitySum-before.activitySum, t.activityCount-before.activityCount), t.activityCount-before.activityCount)
+	act := taskWait{Count: t.activityCount - before.activityCount}
+	if act.Count > 0 {
+		act.MeanMs = (t.activitySum - before.activitySum) / act.Count * 1000
+	}
+	return say(stackText{Workflow: wf, Activity: act}, "task-latency")
+}
+
+// taskWait is the tasks that a queue's pollers took, and their mean wait
+// (schedule to start) in milliseconds.
+type taskWait struct {
+	Count, MeanMs float64
 }
