@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/ferry-gitops/ferry/internal/regions"
 	"github.com/ferry-gitops/ferry/workflows"
 )
 
@@ -15,12 +16,16 @@ import (
 // projects through the Temporal client.
 type Projects struct {
 	Client client.Client
+	// Regions are the workers' regions configuration: how destinations
+	// match a project's (aliases, server URLs, in-cluster).
+	Regions *regions.Config
 }
 
 // Register adds the project activities to a worker of the control queue.
 func (p *Projects) Register(w worker.Registry) {
 	w.RegisterActivityWithOptions(p.ProjectApps, activity.RegisterOptions{Name: workflows.ActivityProjectApps})
 	w.RegisterActivityWithOptions(p.SyncWindows, activity.RegisterOptions{Name: workflows.ActivitySyncWindows})
+	w.RegisterActivityWithOptions(p.ProjectPermissions, activity.RegisterOptions{Name: workflows.ActivityProjectPermissions})
 }
 
 // ProjectApps lists the running apps whose spec.project names the project.

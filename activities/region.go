@@ -86,6 +86,9 @@ func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workfl
 	if err != nil {
 		return workflows.CompareResult{}, err
 	}
+	if req.Prohibits, err = r.prohibits(ctx, in.Project); err != nil {
+		return workflows.CompareResult{}, err
+	}
 	watched := r.watching(objs, in.Known) // region_watch.go
 	// The dry runs of the compare go as the sync's writes would.
 	states, err := r.writerOf(in.Target.App).Compare(ctx, req)
@@ -202,6 +205,7 @@ func (r *Region) statuses(states []kube.ResourceState) []app.ResourceStatus {
 	for _, s := range states {
 		out = append(out, app.ResourceStatus{
 			ResourceKey: s.Key, Region: r.Name, Status: s.Sync, Health: s.Health, HealthMessage: s.HealthMessage, Message: s.Message,
+			RequiresPruning: s.RequiresPruning, CountsAs: s.CountsAs,
 		})
 	}
 	return out

@@ -20,6 +20,7 @@ import (
 // a region queue directly.
 type ProjectSource interface {
 	AppProject(ctx context.Context, appName string) (*app.Application, *app.AppProject, error)
+	ProjectReader
 }
 
 // TemporalProjects reads an app's spec.project from the app's workflow and
@@ -139,4 +140,24 @@ func (r *Region) pruneCheck(ctx context.Context, t workflows.Target) func([]*uns
 		}
 		return nil
 	}
+}
+
+// prohibits is the rule of the project a compare names on the kinds and
+// namespaces of the app's objects in this region (kube.CompareRequest
+// Prohibits): a compare shows what the project does not permit as Argo
+// CD's controller does. The default project permits everything and is not
+// read; nor is any project where the worker reads none.
+func (r *Region) prohibits(ctx context.Context, project string) (func(app.PlacedObject) string, error) {
+	if r.Projects == nil || project == "" || project == app.DefaultProject {
+		return nil, nil
+	}
+	p, err := r.Projects.Project(ctx, project)
+	var nf *workflows.ProjectNotFoundError
+	if errors.As(err, &nf) {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrProjectDenied, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func(o app.PlacedObject) string { return p.Prohibits(r.Name, r.Regions, o) }, nil
 }

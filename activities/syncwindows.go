@@ -23,3 +23,17 @@ func (p *Projects) SyncWindows(ctx context.Context, in workflows.SyncWindowsInpu
 	}
 	return workflows.SyncWindowsResult{WindowDecision: v.SyncAllowed(in.Subject, in.Now, in.Manual)}, nil
 }
+
+// ProjectPermissions reads the app's project and lists, in Argo CD's
+// words, the repositories and destinations of the app it does not permit.
+func (p *Projects) ProjectPermissions(ctx context.Context, in workflows.ProjectPermissionsInput) (workflows.ProjectPermissionsResult, error) {
+	v, err := workflows.GetProject(ctx, p.Client, in.Project)
+	var nf *workflows.ProjectNotFoundError
+	if errors.As(err, &nf) {
+		return workflows.ProjectPermissionsResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrProjectNotFound, nil)
+	}
+	if err != nil {
+		return workflows.ProjectPermissionsResult{}, err
+	}
+	return workflows.ProjectPermissionsResult{InvalidSpec: v.PermissionConditions(in.Repos, in.Destinations, p.Regions)}, nil
+}

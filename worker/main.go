@@ -137,7 +137,7 @@ func run(ctx context.Context, cfg *config) error {
 		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate,
 			Projects: &activities.TemporalProjects{Client: c}}).Register(w)
 		(&activities.Children{Client: c}).Register(w)
-		(&activities.Projects{Client: c}).Register(w)
+		(&activities.Projects{Client: c, Regions: cfg.regionsCfg}).Register(w)
 		(&activities.AppSets{Client: c, Repos: repos, Validate: validate, Clusters: appSetClusters(cfg)}).Register(w)
 		workers = append(workers, w)
 	}

@@ -149,6 +149,9 @@ type CompareInput struct {
 	SyncOptions []string `json:"syncOptions,omitempty"`
 	// IgnoreDifferences are the app's spec.ignoreDifferences.
 	IgnoreDifferences []app.IgnoreDifference `json:"ignoreDifferences,omitempty"`
+	// Project is the app's project, whose kinds and destinations the
+	// compare shows the app's objects against; "" is the default project.
+	Project string `json:"project,omitempty"`
 }
 
 type CompareResult struct {

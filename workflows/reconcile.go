@@ -26,6 +26,10 @@ func (s *appState) reconcile(ctx workflow.Context) {
 	}()
 
 	s.idleBegin(ctx)
+	if s.projectRefuses(ctx) { // project_permits.go
+		s.idleForget()
+		return
+	}
 	target, err := s.target(ctx, s.app.Spec.Source.TargetRevision, fresh, hard)
 	s.polls.ask = nil
 	if err != nil {
@@ -183,7 +187,7 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 	for _, d := range dests {
 		futures[d.Region] = workflow.ExecuteActivity(compareCtx(ctx, d.Region), ActivityCompare,
 			CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace, Known: s.knownKeys(d.Region),
-				SyncOptions: s.appSyncOptions(), IgnoreDifferences: s.app.Spec.IgnoreDifferences})
+				SyncOptions: s.appSyncOptions(), IgnoreDifferences: s.app.Spec.IgnoreDifferences, Project: s.app.ProjectOf()})
 	}
 	children := s.compareChildren(ctx)
 	byRegion := make(map[string][]app.ResourceStatus, len(dests))

@@ -21,6 +21,9 @@ func (s *appSuite) windowsStandIn(window app.SyncWindow, asked *atomic.Int32) {
 		s.Equal("team-a", in.Project)
 		return SyncWindowsResult{WindowDecision: p.SyncAllowed(in.Subject, in.Now, in.Manual)}, nil
 	}, activity.RegisterOptions{Name: ActivitySyncWindows})
+	s.env.RegisterActivityWithOptions(func(context.Context, ProjectPermissionsInput) (ProjectPermissionsResult, error) {
+		return ProjectPermissionsResult{}, nil // the project permits the app
+	}, activity.RegisterOptions{Name: ActivityProjectPermissions})
 }
 
 func windowApp(automated bool) Input {

@@ -62,21 +62,42 @@ func (p *AppProject) CheckObjects(appName, region string, rc *regions.Config, ob
 	var out []ObjectViolation
 	id := identityOf(region, rc)
 	for _, o := range objs {
-		k := o.Key
-		switch {
-		case !o.Known:
-			out = append(out, ObjectViolation{Key: k, Rule: "clusterResourceWhitelist/namespaceResourceWhitelist",
-				Reason: "its kind is not served by the region's API server, so its scope cannot be checked"})
-		case o.Namespaced && !p.PermitsKind(k.Group, k.Kind, true):
-			out = append(out, ObjectViolation{Key: k, Rule: p.KindRule(k.Group, k.Kind, true), Reason: "namespaced kind " + k.Kind + " is not allowed"})
-		case !o.Namespaced && !p.PermitsKind(k.Group, k.Kind, false):
-			out = append(out, ObjectViolation{Key: k, Rule: p.KindRule(k.Group, k.Kind, false), Reason: "cluster-scoped kind " + k.Kind + " is not allowed"})
-		case o.Namespaced && !p.permits(id, k.Namespace):
-			out = append(out, ObjectViolation{Key: k, Rule: "destinations", Reason: fmt.Sprintf("namespace %s of region %s is not a destination", k.Namespace, region)})
+		if v := p.violation(id, region, o); v != nil {
+			out = append(out, *v)
 		}
 	}
 	if len(out) == 0 {
 		return nil
 	}
 	return &ObjectsError{App: appName, Project: p.Metadata.Name, Region: region, Violations: out}
+}
+
+// Prohibits tells why the project does not permit the object in region,
+// as "namespaced kind Service is not allowed (namespaceResourceBlacklist)",
+// or "" when it does. A kind whose scope is unknown is not judged here: a
+// sync refuses it (CheckObjects).
+func (p *AppProject) Prohibits(region string, rc *regions.Config, o PlacedObject) string {
+	if !o.Known {
+		return ""
+	}
+	if v := p.violation(identityOf(region, rc), region, o); v != nil {
+		return fmt.Sprintf("%s (%s)", v.Reason, v.Rule)
+	}
+	return ""
+}
+
+func (p *AppProject) violation(id regionIdentity, region string, o PlacedObject) *ObjectViolation {
+	k := o.Key
+	switch {
+	case !o.Known:
+		return &ObjectViolation{Key: k, Rule: "clusterResourceWhitelist/namespaceResourceWhitelist",
+			Reason: "its kind is not served by the region's API server, so its scope cannot be checked"}
+	case o.Namespaced && !p.PermitsKind(k.Group, k.Kind, true):
+		return &ObjectViolation{Key: k, Rule: p.KindRule(k.Group, k.Kind, true), Reason: "namespaced kind " + k.Kind + " is not allowed"}
+	case !o.Namespaced && !p.PermitsKind(k.Group, k.Kind, false):
+		return &ObjectViolation{Key: k, Rule: p.KindRule(k.Group, k.Kind, false), Reason: "cluster-scoped kind " + k.Kind + " is not allowed"}
+	case o.Namespaced && !p.permits(id, k.Namespace):
+		return &ObjectViolation{Key: k, Rule: "destinations", Reason: fmt.Sprintf("namespace %s of region %s is not a destination", k.Namespace, region)}
+	}
+	return nil
 }

@@ -77,13 +77,14 @@ func RollUpHealth(resources []ResourceStatus) HealthStatusCode {
 	return worst
 }
 
-// RollUpSync is the sync status of a set of resources: OutOfSync if any is,
-// else Unknown if any could not be compared, else Synced (also when the set
-// is empty: nothing to deploy is in sync).
+// RollUpSync is the sync status of a set of resources: OutOfSync if any
+// counts as OutOfSync, else Unknown if any could not be compared, else
+// Synced (also when the set is empty: nothing to deploy is in sync). A
+// resource counts as its CountsAs when it has one (ResourceStatus.AppSync).
 func RollUpSync(resources []ResourceStatus) SyncStatusCode {
 	status := SyncStatusSynced
 	for _, r := range resources {
-		switch r.Status {
+		switch r.AppSync() {
 		case SyncStatusOutOfSync:
 			return SyncStatusOutOfSync
 		case SyncStatusSynced:

@@ -74,6 +74,23 @@ type ResourceStatus struct {
 	HealthMessage string `json:"-"`
 	// Message says how it compares: which paths differ, that it is missing.
 	Message string `json:"message,omitempty"`
+	// RequiresPruning: the app tracks it but no longer wants it (Argo
+	// CD's requiresPruning).
+	RequiresPruning bool `json:"requiresPruning,omitempty"`
+	// CountsAs is what the resource counts as in the app's (and its
+	// region's) sync status when that is not Status, as Argo CD's
+	// controller rolls the status up: Synced for a resource to prune that
+	// says IgnoreExtraneous (it shows OutOfSync), OutOfSync for a resource
+	// of the app that its project does not permit (it shows Unknown).
+	CountsAs SyncStatusCode `json:"countsAs,omitempty"`
+}
+
+// AppSync is what r counts as in the app's sync status (CountsAs).
+func (r ResourceStatus) AppSync() SyncStatusCode {
+	if r.CountsAs != "" {
+		return r.CountsAs
+	}
+	return r.Status
 }
 
 type OperationState struct {

@@ -29,6 +29,12 @@ type CompareRequest struct {
 	Options app.SyncOptions
 	// Ignore are the app's ignoreDifferences; nil ignores nothing.
 	Ignore *diff.Rules
+	// Prohibits tells why the app's project does not permit an object
+	// ("" when it does; nil permits all). A desired object it refuses is
+	// not compared: Unknown, as Argo CD's controller shows a managed
+	// resource its project does not permit; a tracked one no longer
+	// desired is left out, as Argo CD hides such live objects.
+	Prohibits func(app.PlacedObject) string
 }
 
 // ResourceState is how one object compares.
@@ -45,6 +51,11 @@ type ResourceState struct {
 	// spec.replicas"), that it is missing, or that it is no longer desired.
 	// It never holds values.
 	Message string
+	// RequiresPruning: tracked by the app and no longer desired.
+	RequiresPruning bool
+	// CountsAs is what it counts as in the app's sync status when that is
+	// not Sync (app.ResourceStatus.CountsAs).
+	CountsAs app.SyncStatusCode
 }
 
 // Compare predicts, for every desired object, what a sync would make of the
@@ -53,8 +64,9 @@ type ResourceState struct {
 // that with the live object with package diff: normalised, less what the
 // app's ignoreDifferences ignore. Equal is Synced; different or missing is
 // OutOfSync. Tracked objects of the app that are no longer desired come
-// after, OutOfSync (Synced when their compare options say
-// IgnoreExtraneous): a sync with prune deletes them.
+// after, OutOfSync: a sync with prune deletes them. One whose compare
+// options say IgnoreExtraneous still shows OutOfSync but counts as Synced
+// for the app, whatever its Prune sync option (Argo CD's CompareAppState).
 //
 // Live objects come from the live cache when it is on (EnableLiveCache),
 // and a result is reused while neither the desired object, the live one's
@@ -80,6 +92,8 @@ func (c *Cluster) Compare(ctx context.Context, req CompareRequest) ([]ResourceSt
 			t.err = nil
 			states[i] = ResourceState{Key: t.key, Sync: app.SyncStatusOutOfSync, Health: app.HealthMissing,
 				Message: "missing (its CustomResourceDefinition is not served yet)"}
+		case prohibited(req, t) != "":
+			states[i] = prohibitedState(t.key, prohibited(req, t))
 		default:
 			states[i] = c.compareOne(ctx, t, req.Ignore)
 		}
@@ -110,7 +124,8 @@ func (c *Cluster) extraneous(ctx context.Context, req CompareRequest, want map[a
 	live, errs := c.listTracked(ctx, req.App, kindsOf(req.Objects, req.PreviousKeys))
 	var stale []*unstructured.Unstructured
 	for _, obj := range live {
-		if !want[identity(KeyOf(obj))] && !syncplan.IsHook(obj) {
+		placed := app.PlacedObject{Key: KeyOf(obj), Known: true, Namespaced: obj.GetNamespace() != ""}
+		if !want[identity(KeyOf(obj))] && !syncplan.IsHook(obj) && (req.Prohibits == nil || req.Prohibits(placed) == "") {
 			stale = append(stale, obj)
 		}
 	}
@@ -118,17 +133,9 @@ func (c *Cluster) extraneous(ctx context.Context, req CompareRequest, want map[a
 	var out []ResourceState
 	for _, obj := range stale {
 		code, msg := c.opts.Health.Get(obj)
-		st := ResourceState{Key: KeyOf(obj), Sync: app.SyncStatusOutOfSync, Health: code, HealthMessage: msg,
-			Message: "no longer desired: a sync with prune deletes it"}
 		opts, _ := req.Options.WithAnnotation(obj.GetAnnotations()[app.AnnotationSyncOptions])
-		switch {
-		case opts.PruneFalse:
-			st.Message = "no longer desired; kept by Prune=false"
-		case opts.PruneConfirm:
-			st.Message = "no longer desired: a sync with prune deletes it once confirmed (Prune=confirm: ferry app confirm)"
-		case ignoreExtraneous(obj):
-			st.Sync, st.Message = app.SyncStatusSynced, "no longer desired; ignored (IgnoreExtraneous): a sync with prune deletes it"
-		}
+		st := extraneousState(KeyOf(obj), opts, ignoreExtraneous(obj))
+		st.Health, st.HealthMessage = code, msg
 		out = append(out, st)
 	}
 	return out, errs

@@ -155,15 +155,75 @@ func TestDiffMasksSecrets(t *testing.T) {
 	assert.Empty(t, none, "no diff once in sync")
 }
 
-// TestIgnoreExtraneous: a tracked object no longer desired does not make
-// the app OutOfSync when it says IgnoreExtraneous; Prune=false keeps it
-// OutOfSync (as Argo CD shows it) but never pruned.
+// TestIgnoreExtraneous: a tracked object no longer desired shows OutOfSync
+// whatever its options, as Argo CD's CompareAppState shows it; it counts
+// toward the app's sync status unless its compare options say
+// IgnoreExtraneous. Prune=false and Prune=confirm decide what a sync does
+// with it, never whether it counts (Argo CD's "Sync Options": "The app will
+// be out of sync if Argo CD expects a resource to be pruned"). A desired
+// object with IgnoreExtraneous is compared as any other.
 func TestIgnoreExtraneous(t *testing.T) {
 	e := newEnv(t)
-	extra := configMap("extra", nil, map[string]string{"argocd.argoproj.io/compare-options": "IgnoreExtraneous"})
-	kept := withOptions(configMap("kept", nil, nil), "Prune=false")
-	cs, err := e.apply([]*unstructured.Unstructured{configMap("main", nil, nil), extra, kept}, nil)
+	ignore := map[string]string{app.AnnotationCompareOptions: "IgnoreExtraneous"}
+	cases := []struct {
+		name          string
+		compare, sync string
+		wantMessage   string
+		counts        bool // toward the app's sync status
+	}{
+		{name: "plain", wantMessage: "a sync with prune deletes it", counts: true},
+		{name: "ignored", compare: "IgnoreExtraneous", wantMessage: "not counted in the app's sync status (IgnoreExtraneous)"},
+		{name: "kept", sync: "Prune=false", wantMessage: "kept by Prune=false", counts: true},
+		{name: "kept-ignored", compare: "IgnoreExtraneous", sync: "Prune=false", wantMessage: "kept by Prune=false; not counted"},
+		{name: "confirm", sync: "Prune=confirm", wantMessage: "once confirmed (Prune=confirm", counts: true},
+		{name: "confirm-ignored", compare: "IgnoreExtraneous", sync: "Prune=confirm", wantMessage: "once confirmed (Prune=confirm: ferry app confirm); not counted"},
+	}
+	main := configMap("main", nil, ignore)
+	objs := []*unstructured.Unstructured{main}
+	for _, c := range cases {
+		ann := map[string]string{}
+		if c.compare != "" {
+			ann[app.AnnotationCompareOptions] = c.compare
+		}
+		if c.sync != "" {
+			ann[app.AnnotationSyncOptions] = c.sync
+		}
+		objs = append(objs, configMap(c.name, nil, ann))
+	}
+	cs, err := e.apply(objs, nil)
 	require.NoError(t, err)
-	states := e.compare([]*unstructured.Unstructured{configMap("main", nil, nil)}, keys(cs))
-	assert.Equal(t, map[string]app.SyncStatusCode{"ConfigMap/main": "Synced", "ConfigMap/extra": "Synced", "ConfigMap/kept": "OutOfSync"}, syncs(states))
+	desired := []*unstructured.Unstructured{configMap("main", nil, ignore)}
+	states := e.compare(desired, keys(cs))
+	byName := map[string]kube.ResourceState{}
+	for _, s := range states {
+		byName[s.Key.Name] = s
+	}
+	require.Equal(t, app.SyncStatusSynced, byName["main"].Sync, "a desired object in sync")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, ok := byName[c.name]
+			require.True(t, ok, "the extraneous ConfigMap is listed: %v", states)
+			assert.Equal(t, app.SyncStatusOutOfSync, st.Sync, "an extraneous resource shows OutOfSync")
+			assert.True(t, st.RequiresPruning)
+			assert.Contains(t, st.Message, c.wantMessage)
+			// The app is the desired ConfigMap (Synced) and this one.
+			rows := []app.ResourceStatus{{ResourceKey: byName["main"].Key, Status: byName["main"].Sync},
+				{ResourceKey: st.Key, Status: st.Sync, CountsAs: st.CountsAs}}
+			want := app.SyncStatusSynced
+			if c.counts {
+				want = app.SyncStatusOutOfSync
+			}
+			assert.Equal(t, want, app.RollUpSync(rows), "the app's sync status")
+		})
+	}
+
+	// IgnoreExtraneous on a desired object that differs changes nothing.
+	changed := configMap("main", nil, ignore)
+	_ = unstructured.SetNestedStringMap(changed.Object, map[string]string{"greeting": "bonjour"}, "data")
+	for _, s := range e.compare([]*unstructured.Unstructured{changed}, keys(cs)) {
+		if s.Key.Name == "main" {
+			assert.Equal(t, app.SyncStatusOutOfSync, s.Sync)
+			assert.Empty(t, s.CountsAs, "a desired object counts as it shows")
+		}
+	}
 }

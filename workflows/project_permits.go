@@ -1,0 +1,97 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// ActivityProjectPermissions tells whether the app's project still permits
+// its source repositories and destinations (control worker, run as a local
+// activity).
+const ActivityProjectPermissions = "ProjectPermissions"
+
+// changeProjectPermissions gates the check at each reconcile: runs recorded
+// before it check nothing, so their histories replay unchanged.
+const changeProjectPermissions = "project-permissions"
+
+// ProjectPermissionsInput names the app's project, repositories and
+// destinations.
+type ProjectPermissionsInput struct {
+	App          string            `json:"app"`
+	Project      string            `json:"project"`
+	Repos        []string          `json:"repos,omitempty"`
+	Destinations []app.Destination `json:"destinations,omitempty"`
+}
+
+// ProjectPermissionsResult holds the messages of Argo CD's InvalidSpecError
+// conditions; none when the project permits the app.
+type ProjectPermissionsResult struct {
+	InvalidSpec []string `json:"invalidSpec,omitempty"`
+}
+
+// projectRefuses checks, before anything else of a reconcile, that the
+// app's project still permits its repositories and destinations (it may
+// have been edited since the app was applied), as Argo CD's controller
+// does at every refresh (refreshAppConditions): when it does not, the app
+// gets one InvalidSpecError condition per refusal, in Argo CD's words, its
+// sync and health become Unknown, and the reconcile stops: nothing is
+// rendered, compared or synced. status.resources keep what was last
+// compared, as Argo CD keeps them. An app of the default project, which
+// permits everything, asks nothing.
+func (s *appState) projectRefuses(ctx workflow.Context) bool {
+	project := s.app.ProjectOf()
+	if project == app.DefaultProject {
+		s.setInvalidSpec(nil)
+		return false
+	}
+	if workflow.GetVersion(ctx, changeProjectPermissions, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return false
+	}
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: resolveTimeout,
+		RetryPolicy:         activityRetry(3),
+		Summary:             "permissions of project " + project,
+	})
+	var out ProjectPermissionsResult
+	err := workflow.ExecuteLocalActivity(lctx, ActivityProjectPermissions, ProjectPermissionsInput{
+		App: s.app.Metadata.Name, Project: project, Repos: s.app.RepoURLs(), Destinations: s.app.DestinationList(),
+	}).Get(ctx, &out)
+	var appErr *temporal.ApplicationError
+	switch {
+	case errors.As(err, &appErr) && appErr.Type() == ErrProjectNotFound:
+		out.InvalidSpec = []string{app.MissingProjectCondition(project)}
+	case err != nil:
+		s.setComparisonError(ctx, fmt.Errorf("app %q: read project %q: %s", s.app.Metadata.Name, project, rootMessage(ctx, err)))
+		return true
+	}
+	s.setInvalidSpec(out.InvalidSpec)
+	if len(out.InvalidSpec) == 0 {
+		return false
+	}
+	s.status.Sync.Status = app.SyncStatusUnknown
+	s.status.Health = app.HealthStatus{Status: app.HealthUnknown}
+	for _, region := range workflow.DeterministicKeys(s.status.Regions) {
+		sum := s.status.Regions[region]
+		sum.Sync, sum.Health = app.SyncStatusUnknown, app.HealthUnknown
+		sum.Message = "not compared: the app's project does not permit it (InvalidSpecError)"
+		s.status.Regions[region] = sum
+	}
+	return true
+}
+
+// setInvalidSpec replaces the InvalidSpecError conditions with one per
+// message, as Argo CD lists them.
+func (s *appState) setInvalidSpec(msgs []string) {
+	s.status.Conditions = slices.DeleteFunc(s.status.Conditions, func(c app.Condition) bool {
+		return c.Type == app.ConditionInvalidSpecError
+	})
+	for _, m := range msgs {
+		s.status.Conditions = append(s.status.Conditions, app.Condition{Type: app.ConditionInvalidSpecError, Message: m})
+	}
+}

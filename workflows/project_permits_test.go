@@ -1,0 +1,74 @@
+package workflows
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// An app whose project no longer permits its repository and one of its
+// destinations shows Argo CD's InvalidSpecError conditions, sync and health
+// Unknown, and is neither compared nor synced; once the project permits it
+// again, the next refresh compares and syncs it, and the conditions go.
+func (s *appSuite) TestProjectThatNoLongerPermitsStopsTheCompare() {
+	narrowed := app.AppProject{Metadata: app.ObjectMeta{Name: "team-a"}, Spec: app.ProjectSpec{
+		SourceRepos:  []string{"https://git.example.com/other.git"},
+		Destinations: []app.ProjectDestination{{Name: "us-east-1", Namespace: "gb"}},
+	}}
+	wide := app.AppProject{Metadata: app.ObjectMeta{Name: "team-a"}, Spec: app.ProjectSpec{
+		SourceRepos:  []string{"*"},
+		Destinations: []app.ProjectDestination{{Name: "*", Namespace: "*"}},
+	}}
+	var permits atomic.Bool
+	s.env.RegisterActivityWithOptions(func(_ context.Context, in ProjectPermissionsInput) (ProjectPermissionsResult, error) {
+		s.Equal("team-a", in.Project)
+		p := narrowed
+		if permits.Load() {
+			p = wide
+		}
+		return ProjectPermissionsResult{InvalidSpec: p.PermissionConditions(in.Repos, in.Destinations, nil)}, nil
+	}, activity.RegisterOptions{Name: ActivityProjectPermissions})
+	s.env.RegisterActivityWithOptions(func(context.Context, SyncWindowsInput) (SyncWindowsResult, error) {
+		return SyncWindowsResult{WindowDecision: app.WindowDecision{Allowed: true}}, nil
+	}, activity.RegisterOptions{Name: ActivitySyncWindows})
+	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "1111111111111111"}, nil)
+	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	cluster := &fakeCluster{synced: map[string]string{}}
+	var compares atomic.Int32
+	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(func(ctx context.Context, in CompareInput) (CompareResult, error) {
+		compares.Add(1)
+		s.Equal("team-a", in.Project, "the compare names the project")
+		return cluster.compare(ctx, in)
+	})
+	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
+
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Equal(int32(0), compares.Load(), "nothing is compared")
+		s.Equal(app.SyncStatusUnknown, v.Status.Sync.Status)
+		s.Equal(app.HealthUnknown, v.Status.Health.Status)
+		s.Equal([]app.Condition{
+			{Type: "InvalidSpecError", Message: "application repo https://git.example.com/apps.git is not permitted in project 'team-a'"},
+			{Type: "InvalidSpecError", Message: "application destination server 'eu-west-1' and namespace 'gb' do not match any of the allowed destinations in project 'team-a'"},
+		}, v.Status.Conditions)
+		s.Nil(v.Status.OperationState, "nor synced")
+		permits.Store(true)
+		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{})
+	}, time.Second)
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Positive(compares.Load())
+		s.Empty(v.Status.Conditions)
+		s.Equal(app.SyncStatusSynced, v.Status.Sync.Status, "compared and synced")
+	}, time.Minute)
+	s.deleteAt(2*time.Minute, false)
+	in := testApp(true)
+	in.Spec.Project = "team-a"
+	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.NoError(s.env.GetWorkflowError())
+}
