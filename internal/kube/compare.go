@@ -32,8 +32,10 @@ type CompareRequest struct {
 	// Prohibits tells why the app's project does not permit an object
 	// ("" when it does; nil permits all). A desired object it refuses is
 	// not compared: Unknown, as Argo CD's controller shows a managed
-	// resource its project does not permit; a tracked one no longer
-	// desired is left out, as Argo CD hides such live objects.
+	// resource its project does not permit. A tracked one no longer
+	// desired shows the same way, where Argo CD hides it: so that a sync
+	// with prune names it when it refuses to delete it, rather than
+	// leaving it without a word.
 	Prohibits func(app.PlacedObject) string
 }
 
@@ -124,8 +126,7 @@ func (c *Cluster) extraneous(ctx context.Context, req CompareRequest, want map[a
 	live, errs := c.listTracked(ctx, req.App, kindsOf(req.Objects, req.PreviousKeys))
 	var stale []*unstructured.Unstructured
 	for _, obj := range live {
-		placed := app.PlacedObject{Key: KeyOf(obj), Known: true, Namespaced: obj.GetNamespace() != ""}
-		if !want[identity(KeyOf(obj))] && !syncplan.IsHook(obj) && (req.Prohibits == nil || req.Prohibits(placed) == "") {
+		if !want[identity(KeyOf(obj))] && !syncplan.IsHook(obj) {
 			stale = append(stale, obj)
 		}
 	}
@@ -133,6 +134,12 @@ func (c *Cluster) extraneous(ctx context.Context, req CompareRequest, want map[a
 	var out []ResourceState
 	for _, obj := range stale {
 		code, msg := c.opts.Health.Get(obj)
+		if why := prohibitedLive(req, obj); why != "" {
+			st := prohibitedState(KeyOf(obj), why)
+			st.RequiresPruning = true
+			out = append(out, st)
+			continue
+		}
 		opts, _ := req.Options.WithAnnotation(obj.GetAnnotations()[app.AnnotationSyncOptions])
 		st := extraneousState(KeyOf(obj), opts, ignoreExtraneous(obj))
 		st.Health, st.HealthMessage = code, msg

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 )
@@ -46,4 +47,12 @@ func prohibited(req CompareRequest, t *task) string {
 func prohibitedState(key app.ResourceKey, why string) ResourceState {
 	return ResourceState{Key: key, Sync: app.SyncStatusUnknown, Health: app.HealthMissing, CountsAs: app.SyncStatusOutOfSync,
 		Message: "not permitted by the app's project: " + why + "; not compared"}
+}
+
+// prohibitedLive is why the app's project does not permit the live obj, or "".
+func prohibitedLive(req CompareRequest, obj *unstructured.Unstructured) string {
+	if req.Prohibits == nil {
+		return ""
+	}
+	return req.Prohibits(app.PlacedObject{Key: KeyOf(obj), Known: true, Namespaced: obj.GetNamespace() != ""})
 }

@@ -227,3 +227,37 @@ func TestIgnoreExtraneous(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareProhibited: what the app's project does not permit is not
+// compared: a desired object shows Unknown and Missing, counted OutOfSync
+// for the app (Argo CD's controller hides its live object); a tracked one
+// no longer desired shows the same way, to be pruned. The rest compares.
+func TestCompareProhibited(t *testing.T) {
+	e := newEnv(t)
+	cs, err := e.apply([]*unstructured.Unstructured{configMap("main", nil, nil), configMap("blocked", nil, nil), configMap("extra", nil, nil)}, nil)
+	require.NoError(t, err)
+	prohibits := func(o app.PlacedObject) string {
+		assert.True(t, o.Namespaced, "a ConfigMap is namespaced") // called from the compare's goroutines
+		if o.Key.Name == "blocked" || o.Key.Name == "extra" {
+			return "namespaced kind ConfigMap is not allowed (namespaceResourceBlacklist)"
+		}
+		return ""
+	}
+	states, err := e.cluster.Compare(e.ctx, kube.CompareRequest{App: e.ns, Namespace: e.ns, PreviousKeys: keys(cs), Prohibits: prohibits,
+		Objects: []*unstructured.Unstructured{configMap("main", nil, nil), configMap("blocked", nil, nil)}})
+	require.NoError(t, err)
+	byName := map[string]kube.ResourceState{}
+	for _, s := range states {
+		byName[s.Key.Name] = s
+	}
+	require.Len(t, byName, 3, "%+v", states)
+	assert.Equal(t, app.SyncStatusSynced, byName["main"].Sync)
+	for _, name := range []string{"blocked", "extra"} {
+		st := byName[name]
+		assert.Equal(t, app.SyncStatusUnknown, st.Sync, name)
+		assert.Equal(t, app.HealthMissing, st.Health, name)
+		assert.Equal(t, app.SyncStatusOutOfSync, st.CountsAs, name)
+		assert.Contains(t, st.Message, "not permitted by the app's project: namespaced kind ConfigMap is not allowed (namespaceResourceBlacklist)")
+		assert.Equal(t, name == "extra", st.RequiresPruning, name)
+	}
+}

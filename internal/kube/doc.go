@@ -39,8 +39,9 @@
 // before its first write instead (shared.go).
 //
 // Compare options (argocd.argoproj.io/compare-options) of an object:
-// IgnoreExtraneous keeps it Synced once it is no longer desired; any other
-// is the object's error (app.ParseCompareOptions). Options that fail to
+// IgnoreExtraneous: once it is no longer desired it shows OutOfSync but
+// counts as Synced for the app (ResourceState.CountsAs); any other is the
+// object's error (app.ParseCompareOptions). Options that fail to
 // read stop a sync before its first write and show in a compare as the
 // object's Unknown state.
 //
