@@ -86,6 +86,10 @@ func TestProjectAppliesToTheCompare(t *testing.T) {
 	require.Equal(t, app.HealthUnknown, v.Status.Health.Status)
 	out := mustFerry(t, "app", "get", "team-c-web")
 	require.Contains(t, out, destinationError)
+	// Argo CD empties the app's resource tree.
+	out = mustFerry(t, "app", "resources", "team-c-web")
+	require.Empty(t, orphanRows(out, "No"), "no resource is listed: %s", out)
+	require.Contains(t, out, "InvalidSpecError: "+sourceError)
 
 	// Permitted again, but Services may no longer be managed.
 	mustFerry(t, "project", "apply", "-f", writeFile(t, teamCProject(repo.URL, true, "Service")))

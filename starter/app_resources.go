@@ -94,6 +94,16 @@ func runResources(ctx context.Context, tf *temporalFlags, f *resourcesFlags, nam
 	if err != nil {
 		return err
 	}
+	if invalid := invalidSpec(v.Status.Conditions); len(invalid) > 0 {
+		// The app's project no longer permits it: Argo CD empties its
+		// resource tree, managed and orphaned, until it does again.
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "REGION\tGROUP\tKIND\tNAMESPACE\tNAME\tORPHANED")
+		for _, cond := range invalid {
+			fmt.Fprintf(errOut, "%s: %s\n", cond.Type, cond.Message)
+		}
+		return tw.Flush()
+	}
 	var proj *workflows.ProjectView
 	if mode != listManaged {
 		if proj, err = workflows.GetProject(ctx, c, v.ProjectOf()); err != nil {
@@ -179,4 +189,15 @@ func runningApps(ctx context.Context, c client.Client) (map[string]bool, error) 
 	out := map[string]bool{}
 	err := workflows.ListApps(ctx, c, func(name string, _ workflows.Summary) { out[name] = true })
 	return out, err
+}
+
+// invalidSpec are the app's InvalidSpecError conditions.
+func invalidSpec(conds []app.Condition) []app.Condition {
+	var out []app.Condition
+	for _, c := range conds {
+		if c.Type == app.ConditionInvalidSpecError {
+			out = append(out, c)
+		}
+	}
+	return out
 }
