@@ -27,12 +27,6 @@ type ConfirmResult struct {
 	Deletion bool `json:"deletion,omitempty"`
 }
 
-// Version changes of the confirmations, for workflow.GetVersion.
-const (
-	changePruneConfirm  = "prune-confirm"
-	changeDeleteConfirm = "delete-confirm"
-)
-
 // conditionDeletionPending is the condition of an app whose cascading
 // delete waits for its confirmation.
 const conditionDeletionPending = "DeletionPending"
@@ -75,7 +69,6 @@ func (s *appState) awaitPruneConfirmation(ctx workflow.Context, op *operation) (
 	if len(op.awaitingPrune) == 0 || p.pruneConfirmed || p.dryRun {
 		return false, nil
 	}
-	_ = workflow.GetVersion(ctx, changePruneConfirm, workflow.DefaultVersion, 1)
 	op.state.Phase, op.state.Message = app.OperationRunning, waitingMessage("pruning", op.awaitingPrune)
 	s.publish(ctx)
 	if err := workflow.Await(ctx, func() bool { return s.pruneConfirmedOp == op.id() || s.deletion != nil }); err != nil {
@@ -93,7 +86,6 @@ func (s *appState) awaitPruneConfirmation(ctx workflow.Context, op *operation) (
 // answers meanwhile that the deletion waits (pendingDelete.waiting).
 func (s *appState) awaitDeleteConfirmation(ctx workflow.Context, awaiting []app.ResourceKey) error {
 	p := s.deletion
-	_ = workflow.GetVersion(ctx, changeDeleteConfirm, workflow.DefaultVersion, 1)
 	p.waiting = waitingMessage("deletion", awaiting) + ": ferry app confirm " + s.app.Metadata.Name + " deletes them"
 	s.setCondition(conditionDeletionPending, p.waiting)
 	s.publish(ctx)

@@ -10,11 +10,6 @@ import (
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
-// changeSyncRequestOptions versions what a sync request may ask beyond a
-// revision: a selective sync (no hooks, no history entry, a narrowed
-// region sync), Force and ApplyOutOfSyncOnly, its own retry policy.
-const changeSyncRequestOptions = "sync-request-options"
-
 // validateSyncOptions refuses a malformed selection or retry policy of a
 // sync request, naming every problem at once.
 func (s *appState) validateSyncOptions(req SyncRequest) error {
@@ -45,7 +40,6 @@ func requestParams(ctx workflow.Context, req SyncRequest) syncParams {
 	if len(req.Resources) == 0 && len(req.Labels) == 0 && !req.Force && !req.ApplyOutOfSyncOnly && req.Retry == nil {
 		return p
 	}
-	_ = workflow.GetVersion(ctx, changeSyncRequestOptions, workflow.DefaultVersion, 1)
 	if len(req.Resources) > 0 || len(req.Labels) > 0 {
 		p.selection = &app.Selection{Resources: req.Resources, Labels: req.Labels}
 	}

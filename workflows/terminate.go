@@ -23,8 +23,6 @@ type TerminateOpRequest struct{}
 
 // Version changes of the running operation's control, for GetVersion.
 const (
-	// changeTerminateOp: a terminate-op update cancels the operation.
-	changeTerminateOp = "terminate-op"
 	// changeRetryWait: the wait before a retry ends early for a
 	// terminate-op or a delete, and continues as new when the history
 	// asks for it.
@@ -49,7 +47,6 @@ func (s *appState) handleTerminateOp(ctx workflow.Context, _ TerminateOpRequest)
 	if op == nil {
 		return s.status.OperationState, nil
 	}
-	_ = workflow.GetVersion(ctx, changeTerminateOp, workflow.DefaultVersion, 1)
 	op.terminate("by ferry app terminate-op")
 	if err := workflow.Await(ctx, func() bool { return op.state.FinishedAt != nil }); err != nil {
 		return nil, err
