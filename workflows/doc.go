@@ -26,7 +26,11 @@
 // the command is issued, and keep the old branch until no history of the
 // old code can be running anywhere (a release note says when it goes).
 // A change to what a query or an update handler computes, to an activity's
-// implementation, or to a log line needs neither.
+// implementation, or to a log line needs neither. A marker that branches
+// on nothing gates nothing: the SDK leaves version markers out of its
+// determinism check, so a history replays whether the code still asks for
+// its change or not (four such markers, on paths only a new update or
+// request field reaches, were removed, and their histories still replay).
 //
 // The worker's configuration the workflow reads (Config) is recorded the
 // same way: a value that changes what the workflow does goes through a
