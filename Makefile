@@ -88,7 +88,7 @@ record-histories: tools build
 # the CLI from cobra, the worker's flags, the fields of each kind. make test
 # fails while a generated page is stale.
 docs:
-	$(GO) test -count=1 ./starter ./worker ./internal/app ./internal/appset -run 'Reference' -update
+	$(GO) test -count=1 ./starter ./worker ./contract ./internal/app ./internal/appset -run 'Reference' -update
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

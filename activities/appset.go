@@ -11,10 +11,11 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/appset"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // AppSets runs the generators of ApplicationSets and drives the apps they
@@ -30,29 +31,29 @@ type AppSets struct {
 
 // Register adds the ApplicationSet activities to a worker of the control queue.
 func (a *AppSets) Register(w worker.Registry) {
-	w.RegisterActivityWithOptions(a.GenerateAppSet, activity.RegisterOptions{Name: workflows.ActivityGenerateAppSet})
-	w.RegisterActivityWithOptions(a.ReconcileAppSet, activity.RegisterOptions{Name: workflows.ActivityReconcileAppSet})
-	w.RegisterActivityWithOptions(a.SyncAppSetApps, activity.RegisterOptions{Name: workflows.ActivitySyncAppSetApps})
+	w.RegisterActivityWithOptions(a.GenerateAppSet, activity.RegisterOptions{Name: contract.ActivityGenerateAppSet})
+	w.RegisterActivityWithOptions(a.ReconcileAppSet, activity.RegisterOptions{Name: contract.ActivityReconcileAppSet})
+	w.RegisterActivityWithOptions(a.SyncAppSetApps, activity.RegisterOptions{Name: contract.ActivitySyncAppSetApps})
 }
 
 // GenerateAppSet runs the set's generators and renders its template. A
 // generator or template that cannot run is not retried; Git is.
-func (a *AppSets) GenerateAppSet(ctx context.Context, in workflows.GenerateInput) (workflows.GenerateResult, error) {
+func (a *AppSets) GenerateAppSet(ctx context.Context, in contract.GenerateInput) (contract.GenerateResult, error) {
 	defer heartbeatEvery(ctx, heartbeatInterval, "generate")()
 	src := &gitTrees{repos: a.Repos, fresh: in.Fresh, maxAge: in.MaxAge}
 	defer src.release()
 	res, err := appset.Generate(ctx, &in.Set, appset.Options{Source: src, Clusters: a.Clusters, Validate: a.Validate})
 	switch {
 	case err != nil && isGitError(err):
-		return workflows.GenerateResult{}, classify(err)
+		return contract.GenerateResult{}, classify(err)
 	case err != nil:
-		return workflows.GenerateResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidAppSet, nil)
+		return contract.GenerateResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidAppSet, nil)
 	}
 	apps, refused, err := a.inProject(ctx, &in.Set, res.Apps)
 	if err != nil {
-		return workflows.GenerateResult{}, err
+		return contract.GenerateResult{}, err
 	}
-	return workflows.GenerateResult{Apps: apps, Invalid: append(res.Invalid, refused...), Revisions: src.revisions}, nil
+	return contract.GenerateResult{Apps: apps, Invalid: append(res.Invalid, refused...), Revisions: src.revisions}, nil
 }
 
 // inProject keeps the generated apps that the set's project allows it to
@@ -83,9 +84,9 @@ func (a *AppSets) inProject(ctx context.Context, set *appset.ApplicationSet, gen
 // the set preserves resources). An app of another owner is never touched:
 // it is reported as refused. Each step is idempotent, so that an attempt
 // cut short by a crash is finished by the next: every app exists once.
-func (a *AppSets) ReconcileAppSet(ctx context.Context, in workflows.ReconcileInput) (workflows.ReconcileResult, error) {
+func (a *AppSets) ReconcileAppSet(ctx context.Context, in contract.ReconcileInput) (contract.ReconcileResult, error) {
 	defer heartbeatEvery(ctx, heartbeatInterval, "reconcile")()
-	var out workflows.ReconcileResult
+	var out contract.ReconcileResult
 	generated := map[string]bool{}
 	if !in.DeleteAll {
 		for i := range in.Apps {
@@ -111,13 +112,13 @@ func (a *AppSets) ReconcileAppSet(ctx context.Context, in workflows.ReconcileInp
 				return out, err
 			}
 			out.Apps = append(out.Apps, row)
-			if row.Action == workflows.AppFailed {
+			if row.Action == contract.AppFailed {
 				out.Owned = append(out.Owned, name)
 			}
 			continue
 		}
 		if in.NoDelete {
-			out.Apps = append(out.Apps, workflows.AppSetApp{Name: name, Action: workflows.AppKept,
+			out.Apps = append(out.Apps, contract.AppSetApp{Name: name, Action: contract.AppKept,
 				Message: "no longer generated; kept, as spec.syncPolicy.applicationsSync (or an invalid generated app) allows no delete"})
 			out.Owned = append(out.Owned, name)
 			continue
@@ -127,7 +128,7 @@ func (a *AppSets) ReconcileAppSet(ctx context.Context, in workflows.ReconcileInp
 			return out, err
 		}
 		out.Apps = append(out.Apps, row)
-		if row.Action == workflows.AppFailed {
+		if row.Action == contract.AppFailed {
 			out.Owned = append(out.Owned, name)
 		}
 	}
@@ -136,44 +137,44 @@ func (a *AppSets) ReconcileAppSet(ctx context.Context, in workflows.ReconcileInp
 
 // apply creates or updates one generated app; owned tells whether it is
 // the set's afterwards. An error is one another attempt may fix.
-func (a *AppSets) apply(ctx context.Context, in workflows.ReconcileInput, gen *app.Application) (workflows.AppSetApp, bool, error) {
+func (a *AppSets) apply(ctx context.Context, in contract.ReconcileInput, gen *app.Application) (contract.AppSetApp, bool, error) {
 	name := gen.Metadata.Name
-	row := workflows.AppSetApp{Name: name}
-	by := workflows.SpecRequest{AppSet: in.Set, Created: slices.Contains(in.Previous, name)}
+	row := contract.AppSetApp{Name: name}
+	by := contract.SpecRequest{AppSet: in.Set, Created: slices.Contains(in.Previous, name)}
 	v, err := runningApp(ctx, a.Client, name)
 	switch {
 	case isNotFound(err):
-		row.Action = workflows.AppCreated
+		row.Action = contract.AppCreated
 	case err != nil:
 		return row, false, fmt.Errorf("applicationset %q: query app %q: %w", in.Set, name, err)
 	default:
-		if err := workflows.CheckOwner(name, v.Owner, by); err != nil {
-			row.Action, row.Message = workflows.AppRefused, workflows.ErrorMessage(err)
+		if err := contract.CheckOwner(name, v.Owner, by); err != nil {
+			row.Action, row.Message = contract.AppRefused, contract.ErrorMessage(err)
 			return row, false, nil
 		}
 		observe(&row, v)
 		if gen, err = appset.KeepIgnored(in.Ignore, &v.Application, gen); err != nil {
-			row.Action, row.Message = workflows.AppFailed, fmt.Sprintf("app %q: %v", name, err)
+			row.Action, row.Message = contract.AppFailed, fmt.Sprintf("app %q: %v", name, err)
 			return row, true, nil
 		}
 		switch {
 		case !appset.Differs(&v.Application, gen):
-			row.Action = workflows.AppUnchanged
+			row.Action = contract.AppUnchanged
 			return row, true, nil
 		case in.Policy == appset.PolicyCreateOnly || in.Policy == appset.PolicyCreateDelete:
-			row.Action, row.Message = workflows.AppKept, "the generated spec differs; not updated, as applicationsSync is "+in.Policy
+			row.Action, row.Message = contract.AppKept, "the generated spec differs; not updated, as applicationsSync is "+in.Policy
 			return row, true, nil
 		}
-		row.Action = workflows.AppUpdated
+		row.Action = contract.AppUpdated
 	}
-	nv, err := workflows.Apply(ctx, a.Client, gen, by)
+	nv, err := ferryclient.Apply(ctx, a.Client, gen, by)
 	switch {
-	case workflows.IsOwnerRefusal(err):
+	case contract.IsOwnerRefusal(err):
 		// Claimed by someone else between the query and the apply.
-		row.Action, row.Message = workflows.AppRefused, workflows.ErrorMessage(err)
+		row.Action, row.Message = contract.AppRefused, contract.ErrorMessage(err)
 		return row, false, nil
 	case err != nil && app.IsValidationError(err), err != nil && isNonRetryable(err):
-		row.Action, row.Message = workflows.AppFailed, fmt.Sprintf("app %q: %s", name, workflows.ErrorMessage(err))
+		row.Action, row.Message = contract.AppFailed, fmt.Sprintf("app %q: %s", name, contract.ErrorMessage(err))
 		return row, by.Created, nil
 	case err != nil:
 		return row, false, fmt.Errorf("applicationset %q: apply app %q: %w", in.Set, name, err)
@@ -183,24 +184,24 @@ func (a *AppSets) apply(ctx context.Context, in workflows.ReconcileInput, gen *a
 }
 
 // delete deletes one app the set owns and no longer generates.
-func (a *AppSets) delete(ctx context.Context, in workflows.ReconcileInput, name string) (workflows.AppSetApp, error) {
-	row := workflows.AppSetApp{Name: name, Action: workflows.AppDeleted}
+func (a *AppSets) delete(ctx context.Context, in contract.ReconcileInput, name string) (contract.AppSetApp, error) {
+	row := contract.AppSetApp{Name: name, Action: contract.AppDeleted}
 	if _, err := runningApp(ctx, a.Client, name); isNotFound(err) {
 		return row, nil
 	} else if err != nil {
 		return row, fmt.Errorf("applicationset %q: query app %q: %w", in.Set, name, err)
 	}
 	cascade := !in.Preserve
-	err := workflows.Delete(ctx, a.Client, name, workflows.DeleteRequest{AppSet: in.Set, Cascade: &cascade})
+	err := ferryclient.Delete(ctx, a.Client, name, contract.DeleteRequest{AppSet: in.Set, Cascade: &cascade})
 	switch {
 	case err == nil, isNotFound(err):
 		return row, nil
-	case workflows.IsOwnerRefusal(err):
+	case contract.IsOwnerRefusal(err):
 		// Adopted by a user meanwhile: no longer the set's.
-		row.Action, row.Message = workflows.AppRefused, workflows.ErrorMessage(err)
+		row.Action, row.Message = contract.AppRefused, contract.ErrorMessage(err)
 		return row, nil
 	case isNonRetryable(err):
-		row.Action, row.Message = workflows.AppFailed, fmt.Sprintf("delete app %q: %s", name, workflows.ErrorMessage(err))
+		row.Action, row.Message = contract.AppFailed, fmt.Sprintf("delete app %q: %s", name, contract.ErrorMessage(err))
 		return row, nil
 	}
 	return row, fmt.Errorf("applicationset %q: delete app %q: %w", in.Set, name, err)
@@ -211,23 +212,23 @@ func (a *AppSets) delete(ctx context.Context, in workflows.ReconcileInput, name 
 // Argo CD's controller drops the set's owner reference so that the
 // garbage collector leaves the app alone. An app that is gone or belongs
 // to another owner is left alone.
-func (a *AppSets) release(ctx context.Context, in workflows.ReconcileInput, name string) (workflows.AppSetApp, error) {
-	row := workflows.AppSetApp{Name: name, Action: workflows.AppReleased}
+func (a *AppSets) release(ctx context.Context, in contract.ReconcileInput, name string) (contract.AppSetApp, error) {
+	row := contract.AppSetApp{Name: name, Action: contract.AppReleased}
 	v, err := runningApp(ctx, a.Client, name)
 	switch {
 	case isNotFound(err):
 		return row, nil
 	case err != nil:
 		return row, fmt.Errorf("applicationset %q: query app %q: %w", in.Set, name, err)
-	case v.Owner != nil && *v.Owner != (workflows.Owner{AppSet: in.Set}):
+	case v.Owner != nil && *v.Owner != (contract.Owner{AppSet: in.Set}):
 		return row, nil
 	}
-	_, err = workflows.Apply(ctx, a.Client, &v.Application, workflows.SpecRequest{ForceAdopt: true})
+	_, err = ferryclient.Apply(ctx, a.Client, &v.Application, contract.SpecRequest{ForceAdopt: true})
 	switch {
 	case err == nil:
 		return row, nil
 	case isNonRetryable(err), app.IsValidationError(err):
-		row.Action, row.Message = workflows.AppFailed, fmt.Sprintf("release app %q: %s", name, workflows.ErrorMessage(err))
+		row.Action, row.Message = contract.AppFailed, fmt.Sprintf("release app %q: %s", name, contract.ErrorMessage(err))
 		return row, nil
 	}
 	return row, fmt.Errorf("applicationset %q: release app %q: %w", in.Set, name, err)

@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/appset"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // gitTrees is the Source of one generation: each (repo, revision) is
@@ -29,7 +29,7 @@ type gitTrees struct {
 	mu        sync.Mutex
 	trees     map[string]*checkedOut
 	releases  []func()
-	revisions []workflows.RepoRevision
+	revisions []contract.RepoRevision
 }
 
 var _ appset.Source = (*gitTrees)(nil)
@@ -73,7 +73,7 @@ func (g *gitTrees) Tree(ctx context.Context, repoURL, revision string) (appset.T
 		g.trees = map[string]*checkedOut{}
 	}
 	g.trees[key] = t
-	g.revisions = append(g.revisions, workflows.RepoRevision{RepoURL: repoURL, Revision: revision, SHA: sha})
+	g.revisions = append(g.revisions, contract.RepoRevision{RepoURL: repoURL, Revision: revision, SHA: sha})
 	return t, nil
 }
 

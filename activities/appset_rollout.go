@@ -8,13 +8,13 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // observe copies into a set's row of an app what the set watches: its
 // sync and health, and for a RollingSync its revision and last operation.
-func observe(row *workflows.AppSetApp, v *workflows.View) {
+func observe(row *contract.AppSetApp, v *contract.View) {
 	st := &v.Status
 	row.Sync, row.Health = st.Sync.Status, st.Health.Status
 	row.Revision, row.ReconciledAt = st.Sync.Revision, st.ReconciledAt
@@ -28,11 +28,11 @@ func observe(row *workflows.AppSetApp, v *workflows.View) {
 // An app whose sync is running, or began after it became Pending, is left
 // alone, so a retry after a crash starts nothing twice. It returns once
 // each app accepted its sync; the set follows them by their status.
-func (a *AppSets) SyncAppSetApps(ctx context.Context, in workflows.SyncAppSetAppsInput) (workflows.SyncAppSetAppsResult, error) {
+func (a *AppSets) SyncAppSetApps(ctx context.Context, in contract.SyncAppSetAppsInput) (contract.SyncAppSetAppsResult, error) {
 	defer heartbeatEvery(ctx, heartbeatInterval, "sync")()
-	var out workflows.SyncAppSetAppsResult
+	var out contract.SyncAppSetAppsResult
 	refuse := func(name, msg string) {
-		out.Refused = append(out.Refused, workflows.AppSetApp{Name: name, Message: msg})
+		out.Refused = append(out.Refused, contract.AppSetApp{Name: name, Message: msg})
 	}
 	for _, s := range in.Apps {
 		v, err := runningApp(ctx, a.Client, s.Name)
@@ -50,15 +50,15 @@ func (a *AppSets) SyncAppSetApps(ctx context.Context, in workflows.SyncAppSetApp
 			continue
 		}
 		_, err = a.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-			WorkflowID: workflows.WorkflowID(s.Name), UpdateName: workflows.UpdateSync,
-			Args: []any{workflows.SyncRequest{Prune: s.Prune}}, WaitForStage: client.WorkflowUpdateStageAccepted,
+			WorkflowID: contract.WorkflowID(s.Name), UpdateName: contract.UpdateSync,
+			Args: []any{contract.SyncRequest{Prune: s.Prune}}, WaitForStage: client.WorkflowUpdateStageAccepted,
 		})
 		var refused *temporal.ApplicationError
 		switch {
 		case err == nil: // accepted: the app runs the sync
 			continue
 		case errors.As(err, &refused), isNotFound(err): // its validator said no
-			refuse(s.Name, workflows.ErrorMessage(err))
+			refuse(s.Name, contract.ErrorMessage(err))
 			continue
 		}
 		return out, fmt.Errorf("applicationset %q: sync app %q: %w", in.Set, s.Name, err)

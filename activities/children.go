@@ -13,8 +13,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // Children runs the child Applications of an app of apps as apps of their
@@ -25,9 +26,9 @@ type Children struct {
 
 // Register adds the app-of-apps activities to a worker of the control queue.
 func (c *Children) Register(w worker.Registry) {
-	w.RegisterActivityWithOptions(c.CompareChildren, activity.RegisterOptions{Name: workflows.ActivityCompareChildren})
-	w.RegisterActivityWithOptions(c.SyncChildren, activity.RegisterOptions{Name: workflows.ActivitySyncChildren})
-	w.RegisterActivityWithOptions(c.DeleteChildren, activity.RegisterOptions{Name: workflows.ActivityDeleteChildren})
+	w.RegisterActivityWithOptions(c.CompareChildren, activity.RegisterOptions{Name: contract.ActivityCompareChildren})
+	w.RegisterActivityWithOptions(c.SyncChildren, activity.RegisterOptions{Name: contract.ActivitySyncChildren})
+	w.RegisterActivityWithOptions(c.DeleteChildren, activity.RegisterOptions{Name: contract.ActivityDeleteChildren})
 }
 
 // childKey names a child Application as a resource of its parent.
@@ -38,8 +39,8 @@ func childKey(name, namespace string) app.ResourceKey {
 // CompareChildren reports each child as a resource of the parent: Synced
 // when its app runs with the spec Git holds, with the child's own health;
 // previous children no longer rendered are OutOfSync (a prune deletes them).
-func (c *Children) CompareChildren(ctx context.Context, in workflows.ChildrenInput) (workflows.CompareChildrenResult, error) {
-	var out workflows.CompareChildrenResult
+func (c *Children) CompareChildren(ctx context.Context, in contract.ChildrenInput) (contract.CompareChildrenResult, error) {
+	var out contract.CompareChildrenResult
 	check, err := c.checkOf(ctx, in)
 	if err != nil {
 		return out, err
@@ -61,9 +62,9 @@ func (c *Children) CompareChildren(ctx context.Context, in workflows.ChildrenInp
 		case err != nil:
 			return out, fmt.Errorf("app %q: query child app %q: %w", in.Parent, child.Metadata.Name, err)
 		default:
-			if err := workflows.CheckOwner(child.Metadata.Name, v.Owner, in.By(child.Metadata.Name)); err != nil {
+			if err := contract.CheckOwner(child.Metadata.Name, v.Owner, in.By(child.Metadata.Name)); err != nil {
 				// Not ours: Degraded until the parent's Git lets go of it.
-				st.Health, st.Message = app.HealthDegraded, workflows.ErrorMessage(err)
+				st.Health, st.Message = app.HealthDegraded, contract.ErrorMessage(err)
 				out.Refused = append(out.Refused, child.Metadata.Name)
 				break
 			}
@@ -88,8 +89,8 @@ func (c *Children) CompareChildren(ctx context.Context, in workflows.ChildrenInp
 // cascading when they carry Argo CD's resources finalizer. A child that
 // names an app of another owner is refused by that app, which stays as it
 // is, and is no child of this parent: its result names the owner.
-func (c *Children) SyncChildren(ctx context.Context, in workflows.ChildrenInput) (workflows.SyncChildrenResult, error) {
-	var out workflows.SyncChildrenResult
+func (c *Children) SyncChildren(ctx context.Context, in contract.ChildrenInput) (contract.SyncChildrenResult, error) {
+	var out contract.SyncChildrenResult
 	check, err := c.checkOf(ctx, in)
 	if err != nil {
 		return out, err
@@ -108,10 +109,10 @@ func (c *Children) SyncChildren(ctx context.Context, in workflows.ChildrenInput)
 			continue
 		}
 		if !in.DryRun {
-			if _, err := workflows.Apply(ctx, c.Client, &child, in.By(child.Metadata.Name)); err != nil {
-				result.Action, result.Message = app.ActionFailed, workflows.ErrorMessage(err)
+			if _, err := ferryclient.Apply(ctx, c.Client, &child, in.By(child.Metadata.Name)); err != nil {
+				result.Action, result.Message = app.ActionFailed, contract.ErrorMessage(err)
 				errs = append(errs, fmt.Errorf("app %q: child app %q: %s", in.Parent, child.Metadata.Name, result.Message))
-				if workflows.IsOwnerRefusal(err) {
+				if contract.IsOwnerRefusal(err) {
 					refused++
 					out.Results = append(out.Results, result)
 					continue
@@ -130,9 +131,9 @@ func (c *Children) SyncChildren(ctx context.Context, in workflows.ChildrenInput)
 		if !in.DryRun {
 			err := c.deleteChild(ctx, in.Parent, name)
 			if err != nil {
-				result.Action, result.Message = app.ActionFailed, workflows.ErrorMessage(err)
+				result.Action, result.Message = app.ActionFailed, contract.ErrorMessage(err)
 				errs = append(errs, fmt.Errorf("app %q: delete child app %q: %s", in.Parent, name, result.Message))
-				if workflows.IsOwnerRefusal(err) {
+				if contract.IsOwnerRefusal(err) {
 					refused++ // adopted by another owner: no longer ours
 				} else {
 					out.Applied = append(out.Applied, name)
@@ -145,9 +146,9 @@ func (c *Children) SyncChildren(ctx context.Context, in workflows.ChildrenInput)
 	if err != nil && refused == len(errs) {
 		// Only refusals: no other attempt changes an owner's or a
 		// project's mind.
-		typ := workflows.ErrAppOwned
+		typ := contract.ErrAppOwned
 		if projectRefused {
-			typ = workflows.ErrProjectDenied
+			typ = contract.ErrProjectDenied
 		}
 		return out, temporal.NewNonRetryableApplicationError(err.Error(), typ, nil)
 	}
@@ -156,7 +157,7 @@ func (c *Children) SyncChildren(ctx context.Context, in workflows.ChildrenInput)
 
 // checkOf is the project check of the parent's children; a parent with
 // none to create or update needs no project.
-func (c *Children) checkOf(ctx context.Context, in workflows.ChildrenInput) (childCheck, error) {
+func (c *Children) checkOf(ctx context.Context, in contract.ChildrenInput) (childCheck, error) {
 	if len(in.Children) == 0 {
 		return func(*app.Application) error { return nil }, nil
 	}
@@ -165,21 +166,21 @@ func (c *Children) checkOf(ctx context.Context, in workflows.ChildrenInput) (chi
 
 // running queries the app's workflow if it runs; a deleted app's closed
 // workflow answers queries still, so it is NotFound here.
-func (c *Children) running(ctx context.Context, name string) (*workflows.View, error) {
+func (c *Children) running(ctx context.Context, name string) (*contract.View, error) {
 	return runningApp(ctx, c.Client, name)
 }
 
 // runningApp queries the app's workflow if it runs; a deleted app's closed
 // workflow answers queries still, so it is NotFound here.
-func runningApp(ctx context.Context, c client.Client, name string) (*workflows.View, error) {
-	desc, err := c.DescribeWorkflowExecution(ctx, workflows.WorkflowID(name), "")
+func runningApp(ctx context.Context, c client.Client, name string) (*contract.View, error) {
+	desc, err := c.DescribeWorkflowExecution(ctx, contract.WorkflowID(name), "")
 	if err != nil {
 		return nil, err
 	}
 	if desc.WorkflowExecutionInfo.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return nil, serviceerror.NewNotFound("app " + name + " is not running")
 	}
-	return workflows.Query(ctx, c, name)
+	return ferryclient.Query(ctx, c, name)
 }
 
 func (c *Children) deleteChild(ctx context.Context, parent, name string) error {
@@ -191,7 +192,7 @@ func (c *Children) deleteChild(ctx context.Context, parent, name string) error {
 		return err
 	}
 	// Its resources finalizer decides, in its workflow.
-	err = workflows.Delete(ctx, c.Client, name, workflows.DeleteRequest{Parent: parent})
+	err = ferryclient.Delete(ctx, c.Client, name, contract.DeleteRequest{Parent: parent})
 	if isNotFound(err) {
 		return nil
 	}
@@ -199,7 +200,7 @@ func (c *Children) deleteChild(ctx context.Context, parent, name string) error {
 }
 
 // gone are the previous children the parent no longer renders.
-func gone(in workflows.ChildrenInput) []string {
+func gone(in contract.ChildrenInput) []string {
 	var names []string
 	for _, name := range in.Previous {
 		if !slices.ContainsFunc(in.Children, func(a app.Application) bool { return a.Metadata.Name == name }) {
@@ -210,9 +211,9 @@ func gone(in workflows.ChildrenInput) []string {
 }
 
 // isNotFound: no workflow of that ID, or no running app of that name
-// (workflows.Query's answer for a deleted one).
+// (ferryclient.Query's answer for a deleted one).
 func isNotFound(err error) bool {
 	var nf *serviceerror.NotFound
-	var gone *workflows.AppNotFoundError
+	var gone *contract.AppNotFoundError
 	return errors.As(err, &nf) || errors.As(err, &gone)
 }

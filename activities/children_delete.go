@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ferry-gitops/ferry/workflows"
+	"github.com/ferry-gitops/ferry/contract"
 )
 
 // DeleteChildren deletes the child apps an app of apps created, as its
@@ -19,12 +19,12 @@ import (
 // another owner took over meanwhile is left alone and reported Refused; a
 // child whose delete failed is kept, and the activity fails so that it is
 // tried again.
-func (c *Children) DeleteChildren(ctx context.Context, in workflows.ChildrenInput) (workflows.DeleteChildrenResult, error) {
+func (c *Children) DeleteChildren(ctx context.Context, in contract.ChildrenInput) (contract.DeleteChildrenResult, error) {
 	stop := heartbeatEvery(ctx, heartbeatInterval, "delete child apps")
 	defer stop()
 	var (
 		mu   sync.Mutex
-		out  workflows.DeleteChildrenResult
+		out  contract.DeleteChildrenResult
 		errs []error
 		wg   sync.WaitGroup
 	)
@@ -38,11 +38,11 @@ func (c *Children) DeleteChildren(ctx context.Context, in workflows.ChildrenInpu
 			switch {
 			case err == nil:
 				out.Deleted = append(out.Deleted, name)
-			case workflows.IsOwnerRefusal(err):
+			case contract.IsOwnerRefusal(err):
 				out.Refused = append(out.Refused, name)
 			default:
 				out.Kept = append(out.Kept, name)
-				errs = append(errs, fmt.Errorf("app %q: delete child app %q: %s", in.Parent, name, workflows.ErrorMessage(err)))
+				errs = append(errs, fmt.Errorf("app %q: delete child app %q: %s", in.Parent, name, contract.ErrorMessage(err)))
 			}
 		}()
 	}
@@ -56,13 +56,13 @@ func (c *Children) DeleteChildren(ctx context.Context, in workflows.ChildrenInpu
 func (c *Children) deleteChildAndWait(ctx context.Context, parent, name string) error {
 	for {
 		err := c.deleteChild(ctx, parent, name)
-		if err == nil || !strings.Contains(err.Error(), workflows.ErrDeleting.Error()) {
+		if err == nil || !strings.Contains(err.Error(), contract.ErrDeleting.Error()) {
 			return err
 		}
 		// Its workflow ends once that delete succeeds; if it fails, the
 		// child stays and is deleted again here.
 		wait, cancel := context.WithTimeout(ctx, 30*time.Second)
-		_ = c.Client.GetWorkflow(wait, workflows.WorkflowID(name), "").Get(wait, nil)
+		_ = c.Client.GetWorkflow(wait, contract.WorkflowID(name), "").Get(wait, nil)
 		cancel()
 		if ctx.Err() != nil {
 			return ctx.Err()

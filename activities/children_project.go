@@ -8,8 +8,9 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // childCheck refuses a child app whose project its parent's project does
@@ -32,10 +33,10 @@ func parentProject(ctx context.Context, c client.Client, parent string) (childCh
 // ApplicationSet running under project, creates. A project that does not
 // exist allows no child: that does not change with another attempt.
 func projectCheck(ctx context.Context, c client.Client, parent, project string) (childCheck, error) {
-	pv, err := workflows.GetProject(ctx, c, project)
-	var nf *workflows.ProjectNotFoundError
+	pv, err := ferryclient.GetProject(ctx, c, project)
+	var nf *contract.ProjectNotFoundError
 	if errors.As(err, &nf) {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v: no child app is created or changed", parent, err), workflows.ErrProjectDenied, nil)
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v: no child app is created or changed", parent, err), contract.ErrProjectDenied, nil)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: read project %q: %w", parent, project, err)

@@ -10,13 +10,13 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/chartsource"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/hooks"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/netpolicy"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // Control holds the Git and render activities of the control queue.
@@ -40,14 +40,14 @@ type Control struct {
 
 // Register adds the control activities to a worker of the control queue.
 func (c *Control) Register(w worker.Registry) {
-	w.RegisterActivityWithOptions(c.ResolveRevision, activity.RegisterOptions{Name: workflows.ActivityResolveRevision})
-	w.RegisterActivityWithOptions(c.Render, activity.RegisterOptions{Name: workflows.ActivityRender})
-	w.RegisterActivityWithOptions(c.HandOverManifests, activity.RegisterOptions{Name: workflows.ActivityHandOver})
+	w.RegisterActivityWithOptions(c.ResolveRevision, activity.RegisterOptions{Name: contract.ActivityResolveRevision})
+	w.RegisterActivityWithOptions(c.Render, activity.RegisterOptions{Name: contract.ActivityRender})
+	w.RegisterActivityWithOptions(c.HandOverManifests, activity.RegisterOptions{Name: contract.ActivityHandOver})
 }
 
 // ResolveRevision turns a branch, tag, HEAD or SHA into a commit SHA, through
 // the ls-remote that every app on the repo shares.
-func (c *Control) ResolveRevision(ctx context.Context, in workflows.ResolveInput) (workflows.ResolveResult, error) {
+func (c *Control) ResolveRevision(ctx context.Context, in contract.ResolveInput) (contract.ResolveResult, error) {
 	if in.Chart != "" {
 		return c.resolveChart(ctx, in)
 	}
@@ -60,23 +60,23 @@ func (c *Control) ResolveRevision(ctx context.Context, in workflows.ResolveInput
 	}
 	sha, err := c.Repos.Resolve(ctx, in.RepoURL, in.TargetRevision, opts...)
 	if err != nil {
-		return workflows.ResolveResult{}, classify(err)
+		return contract.ResolveResult{}, classify(err)
 	}
 	if in.Requested != nil {
 		if err := c.checkRequested(ctx, in, sha); err != nil {
-			return workflows.ResolveResult{}, err
+			return contract.ResolveResult{}, err
 		}
 	}
-	return workflows.ResolveResult{SHA: sha, Workers: c.regionWorkers(ctx, in.Regions)}, nil
+	return contract.ResolveResult{SHA: sha, Workers: c.regionWorkers(ctx, in.Regions)}, nil
 }
 
 // resolveChart turns a chart version or semver constraint into the newest
 // matching version, through the index (or tag list) every app on the
 // repository shares.
-func (c *Control) resolveChart(ctx context.Context, in workflows.ResolveInput) (workflows.ResolveResult, error) {
+func (c *Control) resolveChart(ctx context.Context, in contract.ResolveInput) (contract.ResolveResult, error) {
 	if c.Charts == nil {
-		return workflows.ResolveResult{}, temporal.NewNonRetryableApplicationError(
-			"this worker reads no Helm repositories", workflows.ErrInvalidSource, nil)
+		return contract.ResolveResult{}, temporal.NewNonRetryableApplicationError(
+			"this worker reads no Helm repositories", contract.ErrInvalidSource, nil)
 	}
 	var opts []chartsource.ResolveOption
 	switch {
@@ -87,9 +87,9 @@ func (c *Control) resolveChart(ctx context.Context, in workflows.ResolveInput) (
 	}
 	v, err := c.Charts.Resolve(ctx, in.RepoURL, in.Chart, in.TargetRevision, opts...)
 	if err != nil {
-		return workflows.ResolveResult{}, classify(err)
+		return contract.ResolveResult{}, classify(err)
 	}
-	return workflows.ResolveResult{SHA: v, Workers: c.regionWorkers(ctx, in.Regions)}, nil
+	return contract.ResolveResult{SHA: v, Workers: c.regionWorkers(ctx, in.Regions)}, nil
 }
 
 // ProjectReader reads an AppProject by name; *TemporalProjects is one.
@@ -101,7 +101,7 @@ type ProjectReader interface {
 // run as a local activity inside the app's workflow task, so it reads the
 // project's workflow, never the app's (which answers no query until the
 // task ends). The default project allows everything and is not read.
-func (c *Control) repoCheck(ctx context.Context, in workflows.RenderInput) netpolicy.RepoCheck {
+func (c *Control) repoCheck(ctx context.Context, in contract.RenderInput) netpolicy.RepoCheck {
 	if c.Projects == nil || in.Project == "" || in.Project == app.DefaultProject {
 		return nil
 	}
@@ -111,7 +111,7 @@ func (c *Control) repoCheck(ctx context.Context, in workflows.RenderInput) netpo
 // Render renders the source at a SHA into the manifest cache and returns its
 // digest: the manifests themselves never enter the workflow history. A hard
 // one renders even when the cache holds the SHA, and replaces the entry.
-func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflows.RenderResult, error) {
+func (c *Control) Render(ctx context.Context, in contract.RenderInput) (contract.RenderResult, error) {
 	defer heartbeatEvery(ctx, heartbeatInterval, "render")()
 	var loaded *manifests.Loaded
 	var err error
@@ -125,7 +125,7 @@ func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflo
 		})
 	}
 	if err != nil {
-		return workflows.RenderResult{}, classify(err)
+		return contract.RenderResult{}, classify(err)
 	}
 	objs := make([]map[string]any, len(loaded.Objects))
 	for i, o := range loaded.Objects {
@@ -133,12 +133,12 @@ func (c *Control) Render(ctx context.Context, in workflows.RenderInput) (workflo
 	}
 	children, err := app.ChildrenOf(in.App, objs, c.Validate)
 	if err != nil {
-		return workflows.RenderResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
+		return contract.RenderResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidManifests, nil)
 	}
 	hookCounts, err := hooks.Count(loaded.Objects)
 	if err != nil {
-		return workflows.RenderResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
+		return contract.RenderResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidManifests, nil)
 	}
-	return workflows.RenderResult{Digest: loaded.Digest, Count: len(loaded.Objects) - len(children), Children: children, Hooks: hookCounts,
+	return contract.RenderResult{Digest: loaded.Digest, Count: len(loaded.Objects) - len(children), Children: children, Hooks: hookCounts,
 		RemoteBases: loaded.RemoteBases}, nil
 }

@@ -9,10 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // workersTTL is how long the control worker reuses what it learnt of a
@@ -56,7 +55,7 @@ func (wc *workersCache) digest(ctx context.Context, region string) string {
 	if ok && time.Since(e.at) < workersTTL {
 		return e.digest
 	}
-	resp, err := activity.GetClient(ctx).DescribeTaskQueue(ctx, workflows.RegionQueue(region), enumspb.TASK_QUEUE_TYPE_ACTIVITY)
+	resp, err := activity.GetClient(ctx).DescribeTaskQueue(ctx, contract.RegionQueue(region), enumspb.TASK_QUEUE_TYPE_ACTIVITY)
 	if err != nil {
 		slog.Warn("region workers: cannot describe the task queue; the app compares", "region", region, "error", err)
 		return ""

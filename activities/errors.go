@@ -8,13 +8,13 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/chartsource"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/netpolicy"
 	"github.com/ferry-gitops/ferry/internal/render"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // classify marks the errors that another attempt cannot fix as
@@ -35,16 +35,16 @@ func classify(err error) error {
 	case netpolicy.IsDenied(err):
 		// The project's owner or the operator decides; before unreachable,
 		// as a refused dial is a *net.OpError.
-		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidSource, nil)
 	case render.IsUserError(err), manifests.IsFailed(err):
-		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidManifests, nil)
 	case gitsource.IsNotFound(err), gitsource.IsUnsupportedScheme(err), gitsource.IsCredentialRefused(err), gitsource.IsLimit(err),
 		chartsource.IsNotFound(err), chartsource.IsLimit(err):
-		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidSource, nil)
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidSource, nil)
 	case kube.IsRefused(err):
-		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrSyncFailed, nil)
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrSyncFailed, nil)
 	case unreachable(err):
-		return temporal.NewApplicationError("Unreachable: "+err.Error(), workflows.ErrUnreachable)
+		return temporal.NewApplicationError("Unreachable: "+err.Error(), contract.ErrUnreachable)
 	}
 	// The message only: wrapped causes may carry details we do not want in
 	// a history, and the message already names the object.

@@ -8,17 +8,17 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/hooks"
 	"github.com/ferry-gitops/ferry/internal/kube"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // RegisterHooks adds the hook activities to a worker of RegionQueue(r.Name).
 func (r *Region) RegisterHooks(w worker.Registry) {
-	w.RegisterActivityWithOptions(r.RunHooks, activity.RegisterOptions{Name: workflows.ActivityRunHooks})
-	w.RegisterActivityWithOptions(r.DeleteHooks, activity.RegisterOptions{Name: workflows.ActivityDeleteHooks})
-	w.RegisterActivityWithOptions(r.SyncWithHooks, activity.RegisterOptions{Name: workflows.ActivitySyncWithHooks})
+	w.RegisterActivityWithOptions(r.RunHooks, activity.RegisterOptions{Name: contract.ActivityRunHooks})
+	w.RegisterActivityWithOptions(r.DeleteHooks, activity.RegisterOptions{Name: contract.ActivityDeleteHooks})
+	w.RegisterActivityWithOptions(r.SyncWithHooks, activity.RegisterOptions{Name: contract.ActivitySyncWithHooks})
 }
 
 // RunHooks runs one phase's hooks in the region, wave by wave, and waits
@@ -29,45 +29,45 @@ func (r *Region) RegisterHooks(w worker.Registry) {
 // hooks run (a Job waited for, a request that hangs) ends it at once with
 // the non-retryable ErrUnreachable (whileAnswering), instead of at the
 // hook's timeout.
-func (r *Region) RunHooks(ctx context.Context, in workflows.RunHooksInput) (workflows.RunHooksResult, error) {
+func (r *Region) RunHooks(ctx context.Context, in contract.RunHooksInput) (contract.RunHooksResult, error) {
 	// Heartbeats while the manifests load (a render on a cache miss), so
 	// that it does not look like a dead worker.
 	stop := heartbeatEvery(ctx, heartbeatInterval, string(in.Phase)+" hooks")
 	defer stop()
-	var out workflows.RunHooksResult
+	var out contract.RunHooksResult
 	silent, err := r.answering(ctx, func(ctx context.Context) (err error) {
 		out, err = r.runHooks(ctx, in)
 		return err
 	})
 	if silent != nil {
-		return workflows.RunHooksResult{}, r.silencedHooks("its "+in.Phase+" hooks", silent)
+		return contract.RunHooksResult{}, r.silencedHooks("its "+in.Phase+" hooks", silent)
 	}
 	return out, err
 }
 
 // runHooks is RunHooks while the region answers.
-func (r *Region) runHooks(ctx context.Context, in workflows.RunHooksInput) (workflows.RunHooksResult, error) {
+func (r *Region) runHooks(ctx context.Context, in contract.RunHooksInput) (contract.RunHooksResult, error) {
 	objs, err := r.load(ctx, in.Region, in.Target)
 	if err != nil {
-		return workflows.RunHooksResult{}, err
+		return contract.RunHooksResult{}, err
 	}
 	opts, err := syncOptionsOf(in.Target.App, in.SyncOptions)
 	if err != nil {
-		return workflows.RunHooksResult{}, err
+		return contract.RunHooksResult{}, err
 	}
 	cluster, err := r.permitted(ctx, in.Target, in.Namespace, opts, objs)
 	if err != nil {
-		return workflows.RunHooksResult{}, err
+		return contract.RunHooksResult{}, err
 	}
 	runner, err := r.hookRunner(ctx, cluster)
 	if err != nil {
-		return workflows.RunHooksResult{}, classify(err)
+		return contract.RunHooksResult{}, classify(err)
 	}
 	results, err := runner.Run(ctx, hooks.Request{
 		App: in.Target.App, Namespace: in.Namespace, OperationID: in.OperationID, Phase: app.HookType(in.Phase),
 		Objects: objs, CreateNamespace: opts.CreateNamespace,
 	})
-	out := workflows.RunHooksResult{Hooks: r.hookResults(results)}
+	out := contract.RunHooksResult{Hooks: r.hookResults(results)}
 	return out, r.classifyHooks(err, out)
 }
 
@@ -75,7 +75,7 @@ func (r *Region) runHooks(ctx context.Context, in workflows.RunHooksInput) (work
 // wants gone. It can be repeated: an object already gone, or created by
 // another run, is left alone. A region whose API server stops answering
 // ends it with the non-retryable ErrUnreachable, as RunHooks.
-func (r *Region) DeleteHooks(ctx context.Context, in workflows.DeleteHooksInput) error {
+func (r *Region) DeleteHooks(ctx context.Context, in contract.DeleteHooksInput) error {
 	if in.Region != r.Name {
 		return wrongRegion(r.Name, in.Region)
 	}
@@ -106,10 +106,10 @@ func (r *Region) hookRunner(ctx context.Context, cluster *kube.Cluster) (*hooks.
 	}, nil
 }
 
-func (r *Region) hookResults(results []hooks.Result) []workflows.HookResult {
-	out := make([]workflows.HookResult, len(results))
+func (r *Region) hookResults(results []hooks.Result) []contract.HookResult {
+	out := make([]contract.HookResult, len(results))
 	for i, h := range results {
-		out[i] = workflows.HookResult{ResourceKey: h.Key, Region: r.Name, Phase: string(h.Phase), Wave: h.Wave,
+		out[i] = contract.HookResult{ResourceKey: h.Key, Region: r.Name, Phase: string(h.Phase), Wave: h.Wave,
 			Status: string(h.Status), Message: h.Message, Delete: h.Delete}
 	}
 	return out
@@ -117,9 +117,9 @@ func (r *Region) hookResults(results []hooks.Result) []workflows.HookResult {
 
 // classifyHooks makes a failed hook, or one that cannot be run as written,
 // the non-retryable ErrHookFailed with the results so far as its details.
-func (r *Region) classifyHooks(err error, sofar workflows.RunHooksResult) error {
+func (r *Region) classifyHooks(err error, sofar contract.RunHooksResult) error {
 	if hooks.IsFailed(err) || hooks.IsInvalid(err) {
-		return temporal.NewNonRetryableApplicationError(r.Name+": "+err.Error(), workflows.ErrHookFailed, nil, sofar)
+		return temporal.NewNonRetryableApplicationError(r.Name+": "+err.Error(), contract.ErrHookFailed, nil, sofar)
 	}
 	if errors.Is(err, context.Canceled) {
 		return err

@@ -8,8 +8,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/notify"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // Notifications sends the notifications apps' triggers fire, through the
@@ -35,13 +35,13 @@ var (
 
 // Register adds the notification activity to a worker of the control queue.
 func (n *Notifications) Register(w worker.Registry) {
-	w.RegisterActivityWithOptions(n.SendNotification, activity.RegisterOptions{Name: workflows.ActivitySendNotification})
+	w.RegisterActivityWithOptions(n.SendNotification, activity.RegisterOptions{Name: contract.ActivitySendNotification})
 }
 
 // SendNotification renders and sends one notification. A receiver that is
 // down or answers 5xx is retried by the workflow's policy; one the config
 // cannot send is refused for good. Errors name no secret (package notify).
-func (n *Notifications) SendNotification(ctx context.Context, in workflows.NotificationInput) error {
+func (n *Notifications) SendNotification(ctx context.Context, in contract.NotificationInput) error {
 	err := n.Config.Send(ctx, in.Delivery, in.Object, n.Secrets)
 	switch {
 	case err == nil:
@@ -49,7 +49,7 @@ func (n *Notifications) SendNotification(ctx context.Context, in workflows.Notif
 			"trigger", in.Delivery.Trigger, "service", in.Delivery.Service)
 		return nil
 	case notify.IsPermanent(err):
-		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrNotificationRefused, nil)
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrNotificationRefused, nil)
 	}
 	return temporal.NewApplicationError(err.Error(), "")
 }

@@ -7,8 +7,9 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/regions"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // Projects answers what a workflow cannot find out itself: which apps use a
@@ -23,13 +24,13 @@ type Projects struct {
 
 // Register adds the project activities to a worker of the control queue.
 func (p *Projects) Register(w worker.Registry) {
-	w.RegisterActivityWithOptions(p.ProjectApps, activity.RegisterOptions{Name: workflows.ActivityProjectApps})
-	w.RegisterActivityWithOptions(p.SyncWindows, activity.RegisterOptions{Name: workflows.ActivitySyncWindows})
-	w.RegisterActivityWithOptions(p.ProjectPermissions, activity.RegisterOptions{Name: workflows.ActivityProjectPermissions})
+	w.RegisterActivityWithOptions(p.ProjectApps, activity.RegisterOptions{Name: contract.ActivityProjectApps})
+	w.RegisterActivityWithOptions(p.SyncWindows, activity.RegisterOptions{Name: contract.ActivitySyncWindows})
+	w.RegisterActivityWithOptions(p.ProjectPermissions, activity.RegisterOptions{Name: contract.ActivityProjectPermissions})
 }
 
 // ProjectApps lists the running apps whose spec.project names the project.
-func (p *Projects) ProjectApps(ctx context.Context, in workflows.ProjectAppsInput) (workflows.ProjectAppsResult, error) {
-	apps, err := workflows.AppsOfProject(ctx, p.Client, in.Project)
-	return workflows.ProjectAppsResult{Apps: apps}, err
+func (p *Projects) ProjectApps(ctx context.Context, in contract.ProjectAppsInput) (contract.ProjectAppsResult, error) {
+	apps, err := ferryclient.AppsOfProject(ctx, p.Client, in.Project)
+	return contract.ProjectAppsResult{Apps: apps}, err
 }

@@ -12,12 +12,12 @@ import (
 	"go.temporal.io/sdk/worker"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/diff"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/regions"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // Region holds the activities of one region's queue.
@@ -61,45 +61,45 @@ type Region struct {
 
 // Register adds the region activities to a worker of RegionQueue(r.Name).
 func (r *Region) Register(w worker.Registry) {
-	w.RegisterActivityWithOptions(r.Compare, activity.RegisterOptions{Name: workflows.ActivityCompare})
-	w.RegisterActivityWithOptions(r.Sync, activity.RegisterOptions{Name: workflows.ActivitySync})
-	w.RegisterActivityWithOptions(r.DeleteResources, activity.RegisterOptions{Name: workflows.ActivityDeleteResources})
+	w.RegisterActivityWithOptions(r.Compare, activity.RegisterOptions{Name: contract.ActivityCompare})
+	w.RegisterActivityWithOptions(r.Sync, activity.RegisterOptions{Name: contract.ActivitySync})
+	w.RegisterActivityWithOptions(r.DeleteResources, activity.RegisterOptions{Name: contract.ActivityDeleteResources})
 }
 
 // Compare diffs the target manifests against the live state of the region.
-func (r *Region) Compare(ctx context.Context, in workflows.CompareInput) (workflows.CompareResult, error) {
+func (r *Region) Compare(ctx context.Context, in contract.CompareInput) (contract.CompareResult, error) {
 	defer heartbeatEvery(ctx, heartbeatInterval, "compare")()
 	r.watch(ctx, in.Target.App)
 	if err := r.unanswered(); err != nil { // region_reachability.go
-		return workflows.CompareResult{}, err
+		return contract.CompareResult{}, err
 	}
 	all, err := r.loadAll(ctx, in.Region, in.Target)
 	if err != nil {
-		return workflows.CompareResult{}, err
+		return contract.CompareResult{}, err
 	}
 	objs, excluded := r.splitExcluded(ctx, in.Target.App, all)
 	opts, err := syncOptionsOf(in.Target.App, in.SyncOptions)
 	if err != nil {
-		return workflows.CompareResult{}, err
+		return contract.CompareResult{}, err
 	}
 	req, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, opts, in.IgnoreDifferences)
 	if err != nil {
-		return workflows.CompareResult{}, err
+		return contract.CompareResult{}, err
 	}
 	if req.Prohibits, err = r.prohibits(ctx, in.Project); err != nil {
-		return workflows.CompareResult{}, err
+		return contract.CompareResult{}, err
 	}
 	watched := r.watching(objs, in.Known) // region_watch.go
 	// The dry runs of the compare go as the sync's writes would.
 	states, err := r.writerOf(in.Target.App).Compare(ctx, req)
 	var objErrs *kube.ObjectErrors
 	if err != nil && (!errors.As(err, &objErrs) || len(states) == 0 || unreachable(err)) {
-		return workflows.CompareResult{}, classify(err)
+		return contract.CompareResult{}, classify(err)
 	}
 	r.Cluster.NoteCompared(in.Target.App, states)
 	// Objects that could not be compared are Unknown with their reason; the
 	// others still count.
-	return workflows.CompareResult{Resources: r.statuses(states), Watched: watched && err == nil, Excluded: excluded}, nil
+	return contract.CompareResult{Resources: r.statuses(states), Watched: watched && err == nil, Excluded: excluded}, nil
 }
 
 // syncOptionsOf parses the operation's sync options (the app's
@@ -110,7 +110,7 @@ func syncOptionsOf(appName string, items []string) (app.SyncOptions, error) {
 	opts, err := app.ParseSyncOptions(items)
 	if err != nil {
 		return app.SyncOptions{}, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("app %q: spec.syncPolicy.syncOptions: %v", appName, err), workflows.ErrInvalidSource, nil)
+			fmt.Sprintf("app %q: spec.syncPolicy.syncOptions: %v", appName, err), contract.ErrInvalidSource, nil)
 	}
 	return opts, nil
 }
@@ -122,7 +122,7 @@ func (r *Region) compareRequest(appName, namespace string, objs []*unstructured.
 	rules, err := diff.Compile(append(slices.Clip(ignore), r.SystemIgnore...))
 	if err != nil {
 		return kube.CompareRequest{}, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("app %q: %v", appName, err), workflows.ErrInvalidSource, nil)
+			fmt.Sprintf("app %q: %v", appName, err), contract.ErrInvalidSource, nil)
 	}
 	return kube.CompareRequest{App: appName, Namespace: namespace, Objects: objs, PreviousKeys: r.keptKeys(known), Options: opts, Ignore: rules}, nil
 }
@@ -133,35 +133,35 @@ const waveTimeout = 5 * time.Minute
 
 // DeleteResources deletes every resource the app owns in the region and
 // waits until they are gone.
-func (r *Region) DeleteResources(ctx context.Context, in workflows.DeleteInput) (workflows.DeleteResult, error) {
+func (r *Region) DeleteResources(ctx context.Context, in contract.DeleteInput) (contract.DeleteResult, error) {
 	if in.Region != r.Name {
-		return workflows.DeleteResult{}, wrongRegion(r.Name, in.Region)
+		return contract.DeleteResult{}, wrongRegion(r.Name, in.Region)
 	}
 	r.watch(ctx, in.App)
 	stop := heartbeatEvery(ctx, heartbeatInterval, "delete")
 	defer stop()
 	deleted, awaiting, err := r.writerOf(in.App).DeleteAllConfirmed(ctx, in.App, in.Propagation, in.Confirmed)
 	if err != nil {
-		return workflows.DeleteResult{}, classify(err)
+		return contract.DeleteResult{}, classify(err)
 	}
 	if len(awaiting) > 0 {
-		return workflows.DeleteResult{AwaitingConfirmation: awaiting}, nil
+		return contract.DeleteResult{AwaitingConfirmation: awaiting}, nil
 	}
 	err = kube.Poll(ctx, r.poll(), func(ctx context.Context) (bool, error) {
 		left, err := r.Cluster.Remaining(ctx, in.App, deleted)
 		return err == nil && len(left) == 0, err
 	})
 	if err != nil && ctx.Err() != nil {
-		return workflows.DeleteResult{}, ctx.Err()
+		return contract.DeleteResult{}, ctx.Err()
 	}
 	if err != nil {
-		return workflows.DeleteResult{}, classify(err)
+		return contract.DeleteResult{}, classify(err)
 	}
-	return workflows.DeleteResult{Deleted: deleted}, nil
+	return contract.DeleteResult{Deleted: deleted}, nil
 }
 
 // load is loadAll less the kinds the region excludes.
-func (r *Region) load(ctx context.Context, region string, t workflows.Target) ([]*unstructured.Unstructured, error) {
+func (r *Region) load(ctx context.Context, region string, t contract.Target) ([]*unstructured.Unstructured, error) {
 	objs, err := r.loadAll(ctx, region, t)
 	if err != nil {
 		return nil, err
@@ -173,7 +173,7 @@ func (r *Region) load(ctx context.Context, region string, t workflows.Target) ([
 // workflow rendered: from the worker's own loader where it is a control
 // worker too, else handed over by the control side (region_handover.go),
 // and never rendered here.
-func (r *Region) loadAll(ctx context.Context, region string, t workflows.Target) ([]*unstructured.Unstructured, error) {
+func (r *Region) loadAll(ctx context.Context, region string, t contract.Target) ([]*unstructured.Unstructured, error) {
 	if region != r.Name {
 		return nil, wrongRegion(r.Name, region)
 	}
@@ -237,7 +237,7 @@ func (r *Region) poll() time.Duration {
 func wrongRegion(mine, asked string) error {
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 		"a worker of region %s got work for region %s: check the --region of the workers polling %s",
-		mine, asked, workflows.RegionQueue(mine)), workflows.ErrWrongRegion, nil)
+		mine, asked, contract.RegionQueue(mine)), contract.ErrWrongRegion, nil)
 }
 
 // heartbeatInterval is how often a long activity heartbeats: well inside

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/chartsource"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
@@ -25,7 +26,6 @@ import (
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/render"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // beatCounter runs activities in a test environment and counts the
@@ -99,7 +99,7 @@ func TestHeartbeatEvery(t *testing.T) {
 func TestWrongRegion(t *testing.T) {
 	// No cluster: a call that reached it would panic.
 	r := &Region{Name: "us-east-1", DisableLiveCache: true}
-	target := workflows.Target{App: "web", SHA: "0123456789abcdef0123456789abcdef01234567", Digest: "d"}
+	target := contract.Target{App: "web", SHA: "0123456789abcdef0123456789abcdef01234567", Digest: "d"}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
 	env.RegisterActivity(r.Compare)
@@ -109,23 +109,23 @@ func TestWrongRegion(t *testing.T) {
 	env.RegisterActivity(r.RunHooks)
 	calls := map[string]func() error{
 		"Compare": func() error {
-			_, err := env.ExecuteActivity(r.Compare, workflows.CompareInput{Region: "eu-west-1", Target: target})
+			_, err := env.ExecuteActivity(r.Compare, contract.CompareInput{Region: "eu-west-1", Target: target})
 			return err
 		},
 		"Sync": func() error {
-			_, err := env.ExecuteActivity(r.Sync, workflows.SyncInput{Region: "eu-west-1", Target: target})
+			_, err := env.ExecuteActivity(r.Sync, contract.SyncInput{Region: "eu-west-1", Target: target})
 			return err
 		},
 		"DeleteResources": func() error {
-			_, err := env.ExecuteActivity(r.DeleteResources, workflows.DeleteInput{Region: "eu-west-1", App: "web"})
+			_, err := env.ExecuteActivity(r.DeleteResources, contract.DeleteInput{Region: "eu-west-1", App: "web"})
 			return err
 		},
 		"DeleteHooks": func() error {
-			_, err := env.ExecuteActivity(r.DeleteHooks, workflows.DeleteHooksInput{Region: "eu-west-1", App: "web"})
+			_, err := env.ExecuteActivity(r.DeleteHooks, contract.DeleteHooksInput{Region: "eu-west-1", App: "web"})
 			return err
 		},
 		"RunHooks": func() error {
-			_, err := env.ExecuteActivity(r.RunHooks, workflows.RunHooksInput{Region: "eu-west-1", Target: target})
+			_, err := env.ExecuteActivity(r.RunHooks, contract.RunHooksInput{Region: "eu-west-1", Target: target})
 			return err
 		},
 	}
@@ -134,10 +134,10 @@ func TestWrongRegion(t *testing.T) {
 			err := call()
 			var appErr *temporal.ApplicationError
 			require.ErrorAs(t, err, &appErr)
-			assert.Equal(t, workflows.ErrWrongRegion, appErr.Type())
+			assert.Equal(t, contract.ErrWrongRegion, appErr.Type())
 			assert.True(t, appErr.NonRetryable())
 			assert.Contains(t, appErr.Error(), "a worker of region us-east-1 got work for region eu-west-1")
-			assert.Contains(t, appErr.Error(), workflows.RegionQueue("us-east-1"))
+			assert.Contains(t, appErr.Error(), contract.RegionQueue("us-east-1"))
 		})
 	}
 }
@@ -148,15 +148,15 @@ func TestWrongRegion(t *testing.T) {
 func TestClassifyHooks(t *testing.T) {
 	r := &Region{Name: "eu-west-1"}
 	job := app.ResourceKey{Group: "batch", Kind: "Job", Namespace: "shop", Name: "migrate"}
-	sofar := workflows.RunHooksResult{Hooks: []workflows.HookResult{{ResourceKey: job, Region: r.Name, Phase: "PreSync", Status: "Failed", Message: "BackoffLimitExceeded"}}}
+	sofar := contract.RunHooksResult{Hooks: []contract.HookResult{{ResourceKey: job, Region: r.Name, Phase: "PreSync", Status: "Failed", Message: "BackoffLimitExceeded"}}}
 	for _, hookErr := range []error{&hooks.FailedError{}, &hooks.InvalidError{}} {
 		err := r.classifyHooks(hookErr, sofar)
 		var appErr *temporal.ApplicationError
 		require.ErrorAs(t, err, &appErr)
-		assert.Equal(t, workflows.ErrHookFailed, appErr.Type())
+		assert.Equal(t, contract.ErrHookFailed, appErr.Type())
 		assert.True(t, appErr.NonRetryable())
 		assert.True(t, strings.HasPrefix(appErr.Error(), "eu-west-1: "), "names the region: %v", appErr)
-		var got workflows.RunHooksResult
+		var got contract.RunHooksResult
 		require.True(t, appErr.HasDetails())
 		require.NoError(t, appErr.Details(&got))
 		assert.Equal(t, sofar, got, "the results so far travel with the failure")
@@ -165,7 +165,7 @@ func TestClassifyHooks(t *testing.T) {
 	assert.NoError(t, r.classifyHooks(nil, sofar))
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, r.classifyHooks(&net.OpError{Op: "dial", Err: errors.New("connection refused")}, sofar), &appErr)
-	assert.Equal(t, workflows.ErrUnreachable, appErr.Type())
+	assert.Equal(t, contract.ErrUnreachable, appErr.Type())
 	assert.False(t, appErr.NonRetryable())
 }
 
@@ -174,7 +174,7 @@ func TestClassifyHooks(t *testing.T) {
 func TestHookResultsAndStatuses(t *testing.T) {
 	r := &Region{Name: "ap-south-1"}
 	job := app.ResourceKey{Group: "batch", Kind: "Job", Namespace: "shop", Name: "migrate"}
-	assert.Equal(t, []workflows.HookResult{{ResourceKey: job, Region: r.Name, Phase: "Sync", Wave: 2, Status: "Failed", Message: "BackoffLimitExceeded",
+	assert.Equal(t, []contract.HookResult{{ResourceKey: job, Region: r.Name, Phase: "Sync", Wave: 2, Status: "Failed", Message: "BackoffLimitExceeded",
 		Delete: true}}, r.hookResults([]hooks.Result{{Key: job, Phase: app.HookTypeSync, Wave: 2, Status: hooks.Failed, Message: "BackoffLimitExceeded", Delete: true}}))
 	web := app.ResourceKey{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "web"}
 	assert.Equal(t, []app.ResourceStatus{{ResourceKey: web, Region: r.Name, Status: "Synced", Health: "Degraded",
@@ -220,7 +220,7 @@ func TestSelected(t *testing.T) {
 	_, _, err = selected(objs, known, "shop", &app.Selection{Resources: []app.SyncResource{{Kind: "Secret", Name: "token"}}})
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, err, &appErr)
-	assert.Equal(t, workflows.ErrInvalidManifests, appErr.Type())
+	assert.Equal(t, contract.ErrInvalidManifests, appErr.Type())
 	assert.True(t, appErr.NonRetryable())
 	assert.Contains(t, appErr.Error(), ":Secret:token")
 }
@@ -241,15 +241,15 @@ func TestClassifyDomainErrors(t *testing.T) {
 		typ       string
 		retryable bool
 	}{
-		{"render refused the source", &render.SourceError{Path: "guestbook", Msg: "directory.include: glob \"{a\": bad"}, workflows.ErrInvalidManifests, false},
-		{"a remembered render failure", &manifests.FailedError{Msg: "render guestbook: bad"}, workflows.ErrInvalidManifests, false},
-		{"revision not found", fmt.Errorf("resolve: %w", &gitsource.RevisionNotFoundError{RepoURL: "https://git.example.com/a.git", Revision: "nope"}), workflows.ErrInvalidSource, false},
-		{"git limit", &gitsource.LimitError{What: "file size", Limit: 1 << 20}, workflows.ErrInvalidSource, false},
-		{"credential over plain http", &gitsource.PlainHTTPError{Host: "git.example.com", Fix: "allow it"}, workflows.ErrInvalidSource, false},
-		{"chart not found", &chartsource.NotFoundError{RepoURL: "https://charts.example.com", Chart: "web", Revision: "9.9.9"}, workflows.ErrInvalidSource, false},
-		{"chart limit", &chartsource.LimitError{What: "chart size", Limit: 1 << 20}, workflows.ErrInvalidSource, false},
-		{"API server timed out", fmt.Errorf("get deployments: %w", timeoutError{}), workflows.ErrUnreachable, true},
-		{"API server refused an object", refused(), workflows.ErrSyncFailed, false},
+		{"render refused the source", &render.SourceError{Path: "guestbook", Msg: "directory.include: glob \"{a\": bad"}, contract.ErrInvalidManifests, false},
+		{"a remembered render failure", &manifests.FailedError{Msg: "render guestbook: bad"}, contract.ErrInvalidManifests, false},
+		{"revision not found", fmt.Errorf("resolve: %w", &gitsource.RevisionNotFoundError{RepoURL: "https://git.example.com/a.git", Revision: "nope"}), contract.ErrInvalidSource, false},
+		{"git limit", &gitsource.LimitError{What: "file size", Limit: 1 << 20}, contract.ErrInvalidSource, false},
+		{"credential over plain http", &gitsource.PlainHTTPError{Host: "git.example.com", Fix: "allow it"}, contract.ErrInvalidSource, false},
+		{"chart not found", &chartsource.NotFoundError{RepoURL: "https://charts.example.com", Chart: "web", Revision: "9.9.9"}, contract.ErrInvalidSource, false},
+		{"chart limit", &chartsource.LimitError{What: "chart size", Limit: 1 << 20}, contract.ErrInvalidSource, false},
+		{"API server timed out", fmt.Errorf("get deployments: %w", timeoutError{}), contract.ErrUnreachable, true},
+		{"API server refused an object", refused(), contract.ErrSyncFailed, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

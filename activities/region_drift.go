@@ -12,15 +12,15 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // Drift signals. A region worker turns its Cluster's live cache on with its
 // first activity; from then on a change that someone else makes to a
 // resource of an app this worker has served is sent to the app's workflow
-// as a refresh signal carrying a workflows.Drift, so an app with selfHeal
+// as a refresh signal carrying a contract.Drift, so an app with selfHeal
 // is put back in seconds instead of at its next poll, and one without shows
 // OutOfSync as soon.
 const (
@@ -42,7 +42,7 @@ type driftSignals struct {
 	mu     sync.Mutex
 	client client.Client
 	apps   map[string]bool // the apps this worker has served
-	queued map[string]*workflows.Drift
+	queued map[string]*contract.Drift
 	sent   map[string]time.Time
 }
 
@@ -51,7 +51,7 @@ type driftSignals struct {
 func (r *Region) watch(ctx context.Context, appName string) {
 	d := &r.drift
 	d.once.Do(func() {
-		d.apps, d.queued, d.sent = map[string]bool{}, map[string]*workflows.Drift{}, map[string]time.Time{}
+		d.apps, d.queued, d.sent = map[string]bool{}, map[string]*contract.Drift{}, map[string]time.Time{}
 		if !r.DisableLiveCache && !r.Cluster.LiveCacheEnabled() {
 			r.Cluster.EnableLiveCache(context.Background(), r.onDrift)
 			r.Cluster.WatchReachability(context.Background(), kube.ProbeInterval, r.onReachability)
@@ -75,7 +75,7 @@ func (r *Region) onDrift(ev kube.Drift) {
 	}
 	q, pending := d.queued[ev.App]
 	if !pending {
-		q = &workflows.Drift{Region: r.Name}
+		q = &contract.Drift{Region: r.Name}
 		d.queued[ev.App] = q
 		wait := max(driftDelay, time.Until(d.sent[ev.App].Add(driftCooldown)))
 		time.AfterFunc(wait, func() { r.flushDrift(ev.App) })
@@ -109,7 +109,7 @@ func (r *Region) flushDrift(appName string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := c.SignalWorkflow(ctx, workflows.WorkflowID(appName), "", workflows.SignalRefresh, workflows.RefreshRequest{Drift: q})
+	err := c.SignalWorkflow(ctx, contract.WorkflowID(appName), "", contract.SignalRefresh, contract.RefreshRequest{Drift: q})
 	var notFound *serviceerror.NotFound
 	switch {
 	case err == nil:
@@ -128,7 +128,7 @@ func (r *Region) flushDrift(appName string) {
 
 // requeueDrift puts a drift whose signal failed back in the queue, merged
 // with what came since, to be sent after driftCooldown.
-func (r *Region) requeueDrift(appName string, q *workflows.Drift) {
+func (r *Region) requeueDrift(appName string, q *contract.Drift) {
 	d := &r.drift
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -9,14 +9,15 @@ import (
 	"golang.org/x/sync/singleflight"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/handover"
 	"github.com/ferry-gitops/ferry/internal/manifests"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // HandOver gives a region worker that is no control worker the manifests
 // of a target: from its own memory, else handed over by the control side
-// (workflows.HandOver), sealed to this process's key. Such a worker never
+// (ferryclient.HandOver), sealed to this process's key. Such a worker never
 // renders, so it needs no Git credentials, plugins, render sandbox or the
 // control workers' FERRY_CACHE_KEY.
 type HandOver struct {
@@ -28,7 +29,7 @@ type HandOver struct {
 	flights singleflight.Group
 }
 
-func (h *HandOver) load(ctx context.Context, r *Region, t workflows.Target) ([]*unstructured.Unstructured, error) {
+func (h *HandOver) load(ctx context.Context, r *Region, t contract.Target) ([]*unstructured.Unstructured, error) {
 	key := "handover/" + t.Digest
 	if payload, ok := h.Cache.Get(ctx, key); ok {
 		if objs, err := manifests.Decode(payload); err == nil {
@@ -46,8 +47,8 @@ func (h *HandOver) load(ctx context.Context, r *Region, t workflows.Target) ([]*
 
 // ask has the control side hand the set over, and checks it is the one
 // the app's workflow rendered.
-func (h *HandOver) ask(ctx context.Context, r *Region, t workflows.Target) ([]byte, error) {
-	in := workflows.HandOverInput{Target: t, Region: r.Name, PublicKey: h.Keys.Public()}
+func (h *HandOver) ask(ctx context.Context, r *Region, t contract.Target) ([]byte, error) {
+	in := contract.HandOverInput{Target: t, Region: r.Name, PublicKey: h.Keys.Public()}
 	if r.Projects != nil {
 		_, p, err := r.Projects.AppProject(ctx, t.App)
 		if err != nil {
@@ -55,7 +56,7 @@ func (h *HandOver) ask(ctx context.Context, r *Region, t workflows.Target) ([]by
 		}
 		in.Project = p.Metadata.Name
 	}
-	res, err := workflows.HandOver(ctx, h.Client, in)
+	res, err := ferryclient.HandOver(ctx, h.Client, in)
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -70,7 +71,7 @@ func (h *HandOver) ask(ctx context.Context, r *Region, t workflows.Target) ([]by
 	if digest, err := manifests.Digest(objs); err != nil || digest != t.Digest {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 			"app %q: the manifests handed over for %.12s are not the ones its workflow rendered (digest %.12s, want %.12s): nothing of them was applied in region %s",
-			t.App, t.SHA, digest, t.Digest, r.Name), workflows.ErrInvalidManifests, nil)
+			t.App, t.SHA, digest, t.Digest, r.Name), contract.ErrInvalidManifests, nil)
 	}
 	return payload, nil
 }

@@ -6,9 +6,9 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // Who a region worker writes as. With destinationServiceAccounts in the
@@ -39,7 +39,7 @@ func (r *Region) writer(a *app.Application, p *app.AppProject) (*kube.Cluster, e
 	}
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%v: nothing of this sync was applied in region %s", err, r.Name),
-			workflows.ErrProjectDenied, nil)
+			contract.ErrProjectDenied, nil)
 	}
 	if user == "" {
 		return r.Cluster, nil

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestSyncOptionsOf: the operation's options are parsed once into the
@@ -31,7 +31,7 @@ func TestSyncOptionsOf(t *testing.T) {
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, err, &appErr)
 	assert.True(t, appErr.NonRetryable(), "no retry fixes a spec")
-	assert.Equal(t, workflows.ErrInvalidSource, appErr.Type())
+	assert.Equal(t, contract.ErrInvalidSource, appErr.Type())
 	assert.Contains(t, appErr.Error(), `app "web": spec.syncPolicy.syncOptions: `)
 	assert.Contains(t, appErr.Error(), `"CreateNamespace=yes"`, "every bad item is named")
 	assert.Contains(t, appErr.Error(), `"Prune=ask"`, "every bad item is named")

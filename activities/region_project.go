@@ -9,9 +9,10 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // ProjectSource tells a region worker an app, as its workflow runs it, and
@@ -32,18 +33,18 @@ type TemporalProjects struct {
 var _ ProjectSource = (*TemporalProjects)(nil)
 
 func (t *TemporalProjects) AppProject(ctx context.Context, appName string) (*app.Application, *app.AppProject, error) {
-	v, err := workflows.Query(ctx, t.Client, appName)
+	v, err := ferryclient.Query(ctx, t.Client, appName)
 	if isNotFound(err) {
 		return nil, nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-			"app %q does not run: a region worker applies only what a running app asks for", appName), workflows.ErrProjectDenied, nil)
+			"app %q does not run: a region worker applies only what a running app asks for", appName), contract.ErrProjectDenied, nil)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("app %q: ask its workflow for its project: %w", appName, err)
 	}
-	pv, err := workflows.GetProject(ctx, t.Client, v.ProjectOf())
-	var nf *workflows.ProjectNotFoundError
+	pv, err := ferryclient.GetProject(ctx, t.Client, v.ProjectOf())
+	var nf *contract.ProjectNotFoundError
 	if errors.As(err, &nf) {
-		return nil, nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("app %q: %v", appName, err), workflows.ErrProjectDenied, nil)
+		return nil, nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("app %q: %v", appName, err), contract.ErrProjectDenied, nil)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("app %q: read project %q: %w", appName, v.ProjectOf(), err)
@@ -53,7 +54,7 @@ func (t *TemporalProjects) AppProject(ctx context.Context, appName string) (*app
 
 // Project reads a project by name from its workflow.
 func (t *TemporalProjects) Project(ctx context.Context, name string) (*app.AppProject, error) {
-	pv, err := workflows.GetProject(ctx, t.Client, name)
+	pv, err := ferryclient.GetProject(ctx, t.Client, name)
 	if err != nil {
 		return nil, fmt.Errorf("read project %q: %w", name, err)
 	}
@@ -71,7 +72,7 @@ var _ ProjectReader = (*TemporalProjects)(nil)
 // With CreateNamespace=true the namespace the sync would create counts as
 // one of its objects (a cluster-scoped Namespace), as in Argo CD, unless the
 // region has it already.
-func (r *Region) permitted(ctx context.Context, t workflows.Target, namespace string, opts app.SyncOptions, objs []*unstructured.Unstructured) (*kube.Cluster, error) {
+func (r *Region) permitted(ctx context.Context, t contract.Target, namespace string, opts app.SyncOptions, objs []*unstructured.Unstructured) (*kube.Cluster, error) {
 	if r.Projects == nil {
 		return r.Cluster, nil
 	}
@@ -85,7 +86,7 @@ func (r *Region) permitted(ctx context.Context, t workflows.Target, namespace st
 	return r.writer(a, p)
 }
 
-func (r *Region) check(ctx context.Context, p *app.AppProject, t workflows.Target, namespace string, opts app.SyncOptions, objs []*unstructured.Unstructured) error {
+func (r *Region) check(ctx context.Context, p *app.AppProject, t contract.Target, namespace string, opts app.SyncOptions, objs []*unstructured.Unstructured) error {
 	if p.Metadata.Name == app.DefaultProject {
 		return nil // allows everything
 	}
@@ -93,7 +94,7 @@ func (r *Region) check(ctx context.Context, p *app.AppProject, t workflows.Targe
 		if !p.PermitsRepo(src.RepoURL) {
 			return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 				"app %q: project %q does not allow source repository %s (sourceRepos): nothing of this sync was applied in region %s",
-				t.App, p.Metadata.Name, src.RepoURL, r.Name), workflows.ErrProjectDenied, nil)
+				t.App, p.Metadata.Name, src.RepoURL, r.Name), contract.ErrProjectDenied, nil)
 		}
 	}
 	placed, err := r.Cluster.Placements(namespace, objs)
@@ -110,7 +111,7 @@ func (r *Region) check(ctx context.Context, p *app.AppProject, t workflows.Targe
 		}
 	}
 	if err := p.CheckObjects(t.App, r.Name, r.Regions, placed); err != nil {
-		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrProjectDenied, nil)
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrProjectDenied, nil)
 	}
 	return nil
 }
@@ -119,7 +120,7 @@ func (r *Region) check(ctx context.Context, p *app.AppProject, t workflows.Targe
 // (a project narrowed since they were applied), as Argo CD refuses to
 // sync a resource its project does not permit: nothing is pruned then.
 // The project is read when there is something to prune, not before.
-func (r *Region) pruneCheck(ctx context.Context, t workflows.Target) func([]*unstructured.Unstructured) error {
+func (r *Region) pruneCheck(ctx context.Context, t contract.Target) func([]*unstructured.Unstructured) error {
 	if r.Projects == nil {
 		return nil
 	}
@@ -136,7 +137,7 @@ func (r *Region) pruneCheck(ctx context.Context, t workflows.Target) func([]*uns
 			return classify(err)
 		}
 		if err := p.CheckObjects(t.App, r.Name, r.Regions, placed); err != nil {
-			return temporal.NewNonRetryableApplicationError("prune refused: "+err.Error(), workflows.ErrProjectDenied, nil)
+			return temporal.NewNonRetryableApplicationError("prune refused: "+err.Error(), contract.ErrProjectDenied, nil)
 		}
 		return nil
 	}
@@ -152,9 +153,9 @@ func (r *Region) prohibits(ctx context.Context, project string) (func(app.Placed
 		return nil, nil
 	}
 	p, err := r.Projects.Project(ctx, project)
-	var nf *workflows.ProjectNotFoundError
+	var nf *contract.ProjectNotFoundError
 	if errors.As(err, &nf) {
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrProjectDenied, nil)
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrProjectDenied, nil)
 	}
 	if err != nil {
 		return nil, err

@@ -10,8 +10,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/kube"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // What a drift signal's By says when the region's API server stopped
@@ -52,7 +52,7 @@ func (r *Region) unanswered() error {
 	if err == nil {
 		return nil
 	}
-	return temporal.NewApplicationError(fmt.Sprintf("Unreachable: region %s: its API server does not answer: %s", r.Name, err), workflows.ErrUnreachable)
+	return temporal.NewApplicationError(fmt.Sprintf("Unreachable: region %s: its API server does not answer: %s", r.Name, err), contract.ErrUnreachable)
 }
 
 // silence is why the probes find the region's API server silent; nil
@@ -134,8 +134,8 @@ func (r *Region) silencedMessage(during string, err error) string {
 // another attempt would hang as this one did until the region answers,
 // holding the operation (and the other regions' next sync) meanwhile. The
 // app syncs the region again once it answers.
-func (r *Region) silencedFailure(err error) *workflows.SyncFailure {
-	return &workflows.SyncFailure{Type: workflows.ErrUnreachable, Message: r.silencedMessage("the sync", err)}
+func (r *Region) silencedFailure(err error) *contract.SyncFailure {
+	return &contract.SyncFailure{Type: contract.ErrUnreachable, Message: r.silencedMessage("the sync", err)}
 }
 
 // silencedHooks is the error of a hook activity that whileAnswering ended:
@@ -144,5 +144,5 @@ func (r *Region) silencedFailure(err error) *workflows.SyncFailure {
 // a deletion would wait on the silent server as the hooks did; the next
 // run's BeforeHookCreation replaces them.
 func (r *Region) silencedHooks(during string, err error) error {
-	return temporal.NewNonRetryableApplicationError(r.silencedMessage(during, err), workflows.ErrUnreachable, nil)
+	return temporal.NewNonRetryableApplicationError(r.silencedMessage(during, err), contract.ErrUnreachable, nil)
 }

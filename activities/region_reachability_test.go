@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 var errFrozen = errors.New("Get \"https://127.0.0.1:6443/readyz\": context deadline exceeded")
@@ -65,13 +64,13 @@ func TestWhileAnsweringEndsASyncOnceTheRegionIsSilent(t *testing.T) {
 func TestSilencedSyncIsUnreachable(t *testing.T) {
 	r := &Region{Name: "eu-west-1"}
 	f := r.silencedFailure(errFrozen)
-	assert.Equal(t, workflows.ErrUnreachable, f.Type)
+	assert.Equal(t, contract.ErrUnreachable, f.Type)
 	assert.Contains(t, f.Message, "Unreachable: region eu-west-1: its API server stopped answering during the sync")
 	assert.Contains(t, f.Message, "syncs again once it answers")
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, f.Err(), &appErr)
 	assert.True(t, appErr.NonRetryable())
-	assert.Equal(t, workflows.ErrUnreachable, appErr.Type())
+	assert.Equal(t, contract.ErrUnreachable, appErr.Type())
 }
 
 // TestSilenceWithoutProbes: without a live cache there are no probes, and
@@ -104,7 +103,7 @@ func TestHooksEndOnceTheRegionIsSilent(t *testing.T) {
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, got, &appErr)
 	assert.True(t, appErr.NonRetryable(), "another attempt would wait on the silent server too")
-	assert.Equal(t, workflows.ErrUnreachable, appErr.Type())
+	assert.Equal(t, contract.ErrUnreachable, appErr.Type())
 	assert.False(t, appErr.HasDetails(), "no results to delete in a region that does not answer")
 	assert.Equal(t, "Unreachable: region eu-west-1: its API server stopped answering during its PreSync hooks ("+errFrozen.Error()+
 		"); what was applied before stays, and the region syncs again once it answers", appErr.Message())
@@ -123,10 +122,10 @@ func TestHooksEndOnceTheRegionIsSilent(t *testing.T) {
 // inside, wrapped on its way out, keeps its type, and its message reads as
 // the user should read it: without the SDK's "(type: …)" in the middle.
 func TestClassifyKeepsOursPlain(t *testing.T) {
-	inner := temporal.NewNonRetryableApplicationError("app \"shop\": project \"team-a\" denies the destination", workflows.ErrProjectDenied, nil)
+	inner := temporal.NewNonRetryableApplicationError("app \"shop\": project \"team-a\" denies the destination", contract.ErrProjectDenied, nil)
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, classify(fmt.Errorf("region eu-west-1: who the sync writes as: %w", inner)), &appErr)
-	assert.Equal(t, workflows.ErrProjectDenied, appErr.Type())
+	assert.Equal(t, contract.ErrProjectDenied, appErr.Type())
 	assert.True(t, appErr.NonRetryable())
 	assert.Equal(t, "region eu-west-1: who the sync writes as: app \"shop\": project \"team-a\" denies the destination", appErr.Message())
 }

@@ -7,9 +7,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // selected narrows a selective sync (argocd app sync --resource, --label)
@@ -50,7 +50,7 @@ func selected(objs []*unstructured.Unstructured, known []app.ResourceKey, namesp
 		names = append(names, sel.Labels...)
 		return nil, nil, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("selective sync: no resource of the app matches %s: see ferry app get for the app's resources", strings.Join(names, ", ")),
-			workflows.ErrInvalidManifests, nil)
+			contract.ErrInvalidManifests, nil)
 	}
 	return outObjs, outKnown, nil
 }

@@ -8,10 +8,10 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/hooks"
 	"github.com/ferry-gitops/ferry/internal/kube"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // Sync applies the target in the region (kube.Cluster.Apply: wave by wave,
@@ -20,7 +20,7 @@ import (
 // where the sync is, so a dead worker is noticed in seconds and another
 // one resumes the (idempotent) sync. A region whose API server stops
 // answering mid-sync ends it Unreachable (whileAnswering).
-func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.SyncResult, error) {
+func (r *Region) Sync(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 	return r.sync(ctx, in, false)
 }
 
@@ -28,16 +28,16 @@ func (r *Region) Sync(ctx context.Context, in workflows.SyncInput) (workflows.Sy
 // sync, with the hooks of each wave run once that wave's objects are
 // applied, as in Argo CD. A retried attempt finds the hook objects the
 // first one created, as RunHooks does.
-func (r *Region) SyncWithHooks(ctx context.Context, in workflows.SyncInput) (workflows.SyncResult, error) {
+func (r *Region) SyncWithHooks(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 	return r.sync(ctx, in, true)
 }
 
-func (r *Region) sync(ctx context.Context, in workflows.SyncInput, withHooks bool) (workflows.SyncResult, error) {
+func (r *Region) sync(ctx context.Context, in contract.SyncInput, withHooks bool) (contract.SyncResult, error) {
 	// Heartbeats while the manifests load (a render on a cache miss), so
 	// that it does not look like a dead worker.
 	stop := heartbeatEvery(ctx, heartbeatInterval, "sync")
 	defer stop()
-	var out workflows.SyncResult
+	var out contract.SyncResult
 	silent, err := r.answering(ctx, func(ctx context.Context) (err error) {
 		out, err = r.syncAnswering(ctx, in, withHooks)
 		return err
@@ -50,29 +50,29 @@ func (r *Region) sync(ctx context.Context, in workflows.SyncInput, withHooks boo
 }
 
 // syncAnswering is the sync while the region answers (whileAnswering).
-func (r *Region) syncAnswering(ctx context.Context, in workflows.SyncInput, withHooks bool) (workflows.SyncResult, error) {
+func (r *Region) syncAnswering(ctx context.Context, in contract.SyncInput, withHooks bool) (contract.SyncResult, error) {
 	r.watch(ctx, in.Target.App)
 	objs, err := r.load(ctx, in.Region, in.Target)
 	if err != nil {
-		return workflows.SyncResult{}, err
+		return contract.SyncResult{}, err
 	}
 	opts, err := syncOptionsOf(in.Target.App, in.SyncOptions)
 	if err != nil {
-		return workflows.SyncResult{}, err
+		return contract.SyncResult{}, err
 	}
 	cluster, err := r.permitted(ctx, in.Target, in.Namespace, opts, objs)
 	if err != nil {
-		return workflows.SyncResult{}, err
+		return contract.SyncResult{}, err
 	}
 	cmp, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, opts, in.IgnoreDifferences)
 	if err != nil {
-		return workflows.SyncResult{}, err
+		return contract.SyncResult{}, err
 	}
 	// A selective sync applies (and prunes) only what it names; the state
 	// after is the whole app's, so the rest shows OutOfSync.
 	toApply, previous, err := selected(objs, cmp.PreviousKeys, in.Namespace, in.Selection)
 	if err != nil {
-		return workflows.SyncResult{}, err
+		return contract.SyncResult{}, err
 	}
 	req := kube.ApplyRequest{
 		App: in.Target.App, Namespace: in.Namespace, Objects: toApply, PreviousKeys: previous,
@@ -80,10 +80,10 @@ func (r *Region) syncAnswering(ctx context.Context, in workflows.SyncInput, with
 		WaveTimeout: max(in.HealthTimeout, waveTimeout), WaitLast: in.WaitHealthy,
 		Progress: func(p kube.Progress) { activity.RecordHeartbeat(ctx, p.String()) },
 	}
-	var out workflows.SyncResult
+	var out contract.SyncResult
 	if withHooks && !in.DryRun {
 		if req.SyncHooks, err = r.syncHooks(ctx, cluster, in, objs, opts, &out); err != nil {
-			return workflows.SyncResult{}, err
+			return contract.SyncResult{}, err
 		}
 	}
 	changes, err := cluster.Apply(ctx, req)
@@ -102,11 +102,11 @@ func (r *Region) syncAnswering(ctx context.Context, in workflows.SyncInput, with
 // syncHooks runs the Sync-phase hooks of objs through the hook runner,
 // keeping their results in out.Hooks (the workflow deletes them as their
 // policy asks); nil when there are none.
-func (r *Region) syncHooks(ctx context.Context, cluster *kube.Cluster, in workflows.SyncInput, objs []*unstructured.Unstructured,
-	opts app.SyncOptions, out *workflows.SyncResult) (*kube.SyncHooks, error) {
+func (r *Region) syncHooks(ctx context.Context, cluster *kube.Cluster, in contract.SyncInput, objs []*unstructured.Unstructured,
+	opts app.SyncOptions, out *contract.SyncResult) (*kube.SyncHooks, error) {
 	all, err := hooks.Of(objs)
 	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrInvalidManifests, nil)
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidManifests, nil)
 	}
 	var waves []int
 	for _, h := range all {
@@ -160,14 +160,14 @@ func (r *Region) statesAfter(ctx context.Context, cluster *kube.Cluster, req kub
 // beside every change so far and the region's state: Temporal keeps no
 // result of a failed activity. Anything else fails the activity, which is
 // retried.
-func (r *Region) outcome(out workflows.SyncResult, err error) (workflows.SyncResult, error) {
+func (r *Region) outcome(out contract.SyncResult, err error) (contract.SyncResult, error) {
 	switch {
 	case err == nil:
 		return out, nil
 	case kube.IsUnhealthy(err), kube.IsRefused(err):
-		out.Failure = &workflows.SyncFailure{Type: workflows.ErrSyncFailed, Message: err.Error()}
+		out.Failure = &contract.SyncFailure{Type: contract.ErrSyncFailed, Message: err.Error()}
 	case hooks.IsFailed(err), hooks.IsInvalid(err):
-		out.Failure = &workflows.SyncFailure{Type: workflows.ErrHookFailed, Message: r.Name + ": " + err.Error()}
+		out.Failure = &contract.SyncFailure{Type: contract.ErrHookFailed, Message: r.Name + ": " + err.Error()}
 	default:
 		return out, classify(err)
 	}

@@ -12,10 +12,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/hooks"
 	"github.com/ferry-gitops/ferry/internal/kube"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 var sa = app.ResourceKey{Kind: "ServiceAccount", Namespace: "shop", Name: "Bad_Name"}
@@ -30,7 +30,7 @@ func refused() error {
 // of a failed activity); what another attempt may fix stays the error.
 func TestOutcomeKeepsResultsWithFailures(t *testing.T) {
 	r := &Region{Name: "us-east-1"}
-	results := workflows.SyncResult{Results: []app.ResourceResult{{ResourceKey: sa, Region: r.Name, Action: kube.ActionFailed}}}
+	results := contract.SyncResult{Results: []app.ResourceResult{{ResourceKey: sa, Region: r.Name, Action: kube.ActionFailed}}}
 	cases := []struct {
 		name     string
 		err      error
@@ -39,9 +39,9 @@ func TestOutcomeKeepsResultsWithFailures(t *testing.T) {
 		retried  bool
 	}{
 		{name: "success", err: nil},
-		{name: "refused object", err: refused(), failure: workflows.ErrSyncFailed},
-		{name: "unhealthy wave", err: &kube.HealthError{Wave: 0, Objects: []string{"Pod/shop/p: Degraded"}}, failure: workflows.ErrSyncFailed},
-		{name: "failed hook", err: &hooks.FailedError{}, failure: workflows.ErrHookFailed},
+		{name: "refused object", err: refused(), failure: contract.ErrSyncFailed},
+		{name: "unhealthy wave", err: &kube.HealthError{Wave: 0, Objects: []string{"Pod/shop/p: Degraded"}}, failure: contract.ErrSyncFailed},
+		{name: "failed hook", err: &hooks.FailedError{}, failure: contract.ErrHookFailed},
 		{name: "unreachable", err: &net.OpError{Op: "dial", Err: errors.New("connection refused")}, activity: true, retried: true},
 		{name: "cancelled", err: context.Canceled, activity: true, retried: true},
 	}
@@ -100,9 +100,9 @@ func TestClassify(t *testing.T) {
 		typ       string
 		retryable bool
 	}{
-		{refused(), workflows.ErrSyncFailed, false},
-		{&net.OpError{Op: "dial", Err: errors.New("connection refused")}, workflows.ErrUnreachable, true},
-		{temporal.NewNonRetryableApplicationError("denied", workflows.ErrProjectDenied, nil), workflows.ErrProjectDenied, false},
+		{refused(), contract.ErrSyncFailed, false},
+		{&net.OpError{Op: "dial", Err: errors.New("connection refused")}, contract.ErrUnreachable, true},
+		{temporal.NewNonRetryableApplicationError("denied", contract.ErrProjectDenied, nil), contract.ErrProjectDenied, false},
 		{errors.New("etcd leader changed"), "", true},
 	}
 	for _, c := range cases {

@@ -7,15 +7,15 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/netpolicy"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // sourcesRequest is the load of a multi-source app's sources.
-func sourcesRequest(appName, namespace string, sources []workflows.SourceRevision, hard, fresh bool, check netpolicy.RepoCheck) manifests.SourcesRequest {
+func sourcesRequest(appName, namespace string, sources []contract.SourceRevision, hard, fresh bool, check netpolicy.RepoCheck) manifests.SourcesRequest {
 	req := manifests.SourcesRequest{App: appName, Namespace: namespace, Hard: hard, Fresh: fresh, RepoCheck: check}
 	for _, s := range sources {
 		req.Sources = append(req.Sources, manifests.SourceAt{Source: s.Source, Revision: s.Revision})
@@ -25,7 +25,7 @@ func sourcesRequest(appName, namespace string, sources []workflows.SourceRevisio
 
 // loadTarget loads the target's manifests: its one source, or every source
 // of a multi-source app put together.
-func loadTarget(ctx context.Context, l *manifests.Loader, t workflows.Target, hard bool, check netpolicy.RepoCheck) (*manifests.Loaded, error) {
+func loadTarget(ctx context.Context, l *manifests.Loader, t contract.Target, hard bool, check netpolicy.RepoCheck) (*manifests.Loaded, error) {
 	if len(t.Sources) > 0 {
 		return l.LoadSources(ctx, sourcesRequest(t.App, t.Namespace, t.Sources, hard, false, check))
 	}
@@ -37,7 +37,7 @@ func loadTarget(ctx context.Context, l *manifests.Loader, t workflows.Target, ha
 // digest. A cached set of another digest is stale (a hard refresh rendered
 // anew on a control worker with a cache of its own): it is rendered again.
 // where names the worker, for the error when the digests still differ.
-func loadRendered(ctx context.Context, l *manifests.Loader, t workflows.Target, check netpolicy.RepoCheck, where string) (*manifests.Loaded, error) {
+func loadRendered(ctx context.Context, l *manifests.Loader, t contract.Target, check netpolicy.RepoCheck, where string) (*manifests.Loaded, error) {
 	loaded, err := loadTarget(ctx, l, t, false, check)
 	if err == nil && loaded.CacheHit && loaded.Digest != t.Digest {
 		loaded, err = loadTarget(ctx, l, t, true, check)
@@ -48,7 +48,7 @@ func loadRendered(ctx context.Context, l *manifests.Loader, t workflows.Target, 
 	if loaded.Digest != t.Digest {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 			"app %q: manifests of %s rendered %s differ from the ones its workflow rendered (digest %.12s, want %.12s): run the same Ferry version on every worker",
-			t.App, t.SHA, where, loaded.Digest, t.Digest), workflows.ErrInvalidManifests, nil)
+			t.App, t.SHA, where, loaded.Digest, t.Digest), contract.ErrInvalidManifests, nil)
 	}
 	return loaded, nil
 }

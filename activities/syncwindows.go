@@ -4,36 +4,36 @@ import (
 	"context"
 	"errors"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"go.temporal.io/sdk/temporal"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // SyncWindows reads the app's project from its workflow and decides what
 // its sync windows say at the time the workflow gives: the workflow
 // computes nothing from the clock itself.
-func (p *Projects) SyncWindows(ctx context.Context, in workflows.SyncWindowsInput) (workflows.SyncWindowsResult, error) {
-	v, err := workflows.GetProject(ctx, p.Client, in.Project)
-	var nf *workflows.ProjectNotFoundError
+func (p *Projects) SyncWindows(ctx context.Context, in contract.SyncWindowsInput) (contract.SyncWindowsResult, error) {
+	v, err := ferryclient.GetProject(ctx, p.Client, in.Project)
+	var nf *contract.ProjectNotFoundError
 	if errors.As(err, &nf) {
-		return workflows.SyncWindowsResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrProjectNotFound, nil)
+		return contract.SyncWindowsResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrProjectNotFound, nil)
 	}
 	if err != nil {
-		return workflows.SyncWindowsResult{}, err
+		return contract.SyncWindowsResult{}, err
 	}
-	return workflows.SyncWindowsResult{WindowDecision: v.SyncAllowed(in.Subject, in.Now, in.Manual)}, nil
+	return contract.SyncWindowsResult{WindowDecision: v.SyncAllowed(in.Subject, in.Now, in.Manual)}, nil
 }
 
 // ProjectPermissions reads the app's project and lists, in Argo CD's
 // words, the repositories and destinations of the app it does not permit.
-func (p *Projects) ProjectPermissions(ctx context.Context, in workflows.ProjectPermissionsInput) (workflows.ProjectPermissionsResult, error) {
-	v, err := workflows.GetProject(ctx, p.Client, in.Project)
-	var nf *workflows.ProjectNotFoundError
+func (p *Projects) ProjectPermissions(ctx context.Context, in contract.ProjectPermissionsInput) (contract.ProjectPermissionsResult, error) {
+	v, err := ferryclient.GetProject(ctx, p.Client, in.Project)
+	var nf *contract.ProjectNotFoundError
 	if errors.As(err, &nf) {
-		return workflows.ProjectPermissionsResult{}, temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrProjectNotFound, nil)
+		return contract.ProjectPermissionsResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrProjectNotFound, nil)
 	}
 	if err != nil {
-		return workflows.ProjectPermissionsResult{}, err
+		return contract.ProjectPermissionsResult{}, err
 	}
-	return workflows.ProjectPermissionsResult{InvalidSpec: v.PermissionConditions(in.Repos, in.Destinations, p.Regions)}, nil
+	return contract.ProjectPermissionsResult{InvalidSpec: v.PermissionConditions(in.Repos, in.Destinations, p.Regions)}, nil
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ferry-gitops/ferry/workflows"
+	"github.com/ferry-gitops/ferry/contract"
 )
 
 // ApplyVsKubectl syncs ApplyResources resources into a new namespace with
@@ -38,7 +38,7 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 		return err
 	}
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	_, _, err = e.waitFor(wctx, warm.Name, "compared", 200*time.Millisecond, func(v *workflows.View) bool {
+	_, _, err = e.waitFor(wctx, warm.Name, "compared", 200*time.Millisecond, func(v *contract.View) bool {
 		return v.Status.Sync.Revision == repo.Commit.SHA && len(v.Status.Resources) >= cfg.ApplyResources
 	})
 	cancel()

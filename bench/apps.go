@@ -13,8 +13,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // appSpec is a benchmark Application: automated sync with prune and self
@@ -89,12 +89,12 @@ func (e *Env) applyApps(ctx context.Context, apps []appSpec, parallel int) (map[
 }
 
 // view queries an app's status.
-func (e *Env) view(ctx context.Context, name string) (*workflows.View, error) {
-	res, err := e.Temporal.QueryWorkflow(ctx, workflows.WorkflowID(name), "", workflows.QueryStatus)
+func (e *Env) view(ctx context.Context, name string) (*contract.View, error) {
+	res, err := e.Temporal.QueryWorkflow(ctx, contract.WorkflowID(name), "", contract.QueryStatus)
 	if err != nil {
 		return nil, err
 	}
-	var v workflows.View
+	var v contract.View
 	if err := res.Get(&v); err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (e *Env) view(ctx context.Context, name string) (*workflows.View, error) {
 
 // syncedAt reports whether every region of the app is Synced at sha (any
 // revision when sha is empty), and Healthy too when healthy is set.
-func syncedAt(v *workflows.View, sha string, regions []string, healthy bool) bool {
+func syncedAt(v *contract.View, sha string, regions []string, healthy bool) bool {
 	st := v.Status
 	if st.Sync.Status != app.SyncStatusSynced || (sha != "" && st.Sync.Revision != sha) {
 		return false
@@ -125,12 +125,12 @@ func syncedAt(v *workflows.View, sha string, regions []string, healthy bool) boo
 
 // waitSynced polls the app's status every poll until syncedAt holds, and
 // returns when it first saw it so.
-func (e *Env) waitSynced(ctx context.Context, name, sha string, regions []string, healthy bool, poll time.Duration) (time.Time, *workflows.View, error) {
-	return e.waitFor(ctx, name, "Synced at "+short(sha), poll, func(v *workflows.View) bool { return syncedAt(v, sha, regions, healthy) })
+func (e *Env) waitSynced(ctx context.Context, name, sha string, regions []string, healthy bool, poll time.Duration) (time.Time, *contract.View, error) {
+	return e.waitFor(ctx, name, "Synced at "+short(sha), poll, func(v *contract.View) bool { return syncedAt(v, sha, regions, healthy) })
 }
 
 // waitFor polls the app's status every poll until cond holds.
-func (e *Env) waitFor(ctx context.Context, name, what string, poll time.Duration, cond func(*workflows.View) bool) (time.Time, *workflows.View, error) {
+func (e *Env) waitFor(ctx context.Context, name, what string, poll time.Duration, cond func(*contract.View) bool) (time.Time, *contract.View, error) {
 	last := "no answer yet"
 	for {
 		v, err := e.view(ctx, name)
@@ -151,7 +151,7 @@ func (e *Env) waitFor(ctx context.Context, name, what string, poll time.Duration
 	}
 }
 
-func describe(v *workflows.View) string {
+func describe(v *contract.View) string {
 	if v == nil {
 		return "no status"
 	}

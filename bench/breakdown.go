@@ -12,8 +12,8 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // onboardStep is where an app's onboarding time goes, as its history shows
@@ -50,7 +50,7 @@ type onboardTrace struct {
 // Synced and Healthy, and sums the time of each step. Steps may overlap
 // (parallel regions), so their shares need not add up to the whole.
 func (e *Env) onboardHistory(ctx context.Context, name string) (*onboardTrace, error) {
-	it := e.Temporal.GetWorkflowHistory(ctx, workflows.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := e.Temporal.GetWorkflowHistory(ctx, contract.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	tr, err := traceOnboarding(it)
 	if err != nil {
 		return nil, fmt.Errorf("app %s: %w", name, err)
@@ -135,7 +135,7 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 				started = ev.GetActivityTaskTimedOutEventAttributes().GetStartedEventId()
 			}
 			tr.Steps[activityRun(actType[started])] += since(started)
-			if actType[started] == workflows.ActivitySync && firstSyncClosed.IsZero() {
+			if actType[started] == contract.ActivitySync && firstSyncClosed.IsZero() {
 				firstSyncClosed = at
 			}
 		case enumspb.EVENT_TYPE_TIMER_STARTED:
@@ -151,7 +151,7 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 					attrs[k] = v
 				}
 			}
-			if attrs[workflows.SearchSync] == string(app.SyncStatusSynced) && attrs[workflows.SearchHealth] == string(app.HealthHealthy) {
+			if attrs[contract.SearchSync] == string(app.SyncStatusSynced) && attrs[contract.SearchHealth] == string(app.HealthHealthy) {
 				tr.Start, tr.Total, tr.Events = began, at.Sub(began), ev.GetEventId()
 				if !firstSyncClosed.IsZero() {
 					tr.Steps[stepSyncToHeal] = at.Sub(firstSyncClosed)

@@ -4,13 +4,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/types/known/timestamppb"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 type sliceHistory struct{ events []*historypb.HistoryEvent }
@@ -77,12 +76,12 @@ func TestTraceOnboarding(t *testing.T) {
 	add(500, enumspb.EVENT_TYPE_MARKER_RECORDED, func(ev *historypb.HistoryEvent) {
 		ev.Attributes = &historypb.HistoryEvent_MarkerRecordedEventAttributes{MarkerRecordedEventAttributes: &historypb.MarkerRecordedEventAttributes{MarkerName: "LocalActivity"}}
 	})
-	activity(workflows.ActivityRender, 500, 600, 1600)
+	activity(contract.ActivityRender, 500, 600, 1600)
 	wft(1600, 1700, 1750)
-	upsert(1750, map[string]string{workflows.SearchSync: "OutOfSync", workflows.SearchHealth: "Missing"})
-	activity(workflows.ActivitySync, 1750, 2750, 3000)
+	upsert(1750, map[string]string{contract.SearchSync: "OutOfSync", contract.SearchHealth: "Missing"})
+	activity(contract.ActivitySync, 1750, 2750, 3000)
 	wft(3000, 3100, 3150)
-	upsert(3150, map[string]string{workflows.SearchSync: "Synced", workflows.SearchHealth: "Progressing"})
+	upsert(3150, map[string]string{contract.SearchSync: "Synced", contract.SearchHealth: "Progressing"})
 	add(3150, enumspb.EVENT_TYPE_TIMER_STARTED, func(ev *historypb.HistoryEvent) {
 		ev.Attributes = &historypb.HistoryEvent_TimerStartedEventAttributes{TimerStartedEventAttributes: &historypb.TimerStartedEventAttributes{TimerId: "1"}}
 	})
@@ -90,7 +89,7 @@ func TestTraceOnboarding(t *testing.T) {
 		ev.Attributes = &historypb.HistoryEvent_TimerFiredEventAttributes{TimerFiredEventAttributes: &historypb.TimerFiredEventAttributes{TimerId: "1"}}
 	})
 	wft(8150, 8200, 8300)
-	upsert(8300, map[string]string{workflows.SearchHealth: "Healthy"})
+	upsert(8300, map[string]string{contract.SearchHealth: "Healthy"})
 	wft(9000, 9100, 9200) // after Healthy: not counted
 	tr, err := traceOnboarding(&sliceHistory{events: events})
 	if err != nil {
@@ -104,15 +103,15 @@ func TestTraceOnboarding(t *testing.T) {
 		t.Errorf("total %v, events %d; want 8.3s to the Healthy upsert, event 25", tr.Total, tr.Events)
 	}
 	for step, want := range map[onboardStep]int{
-		stepWFTWait:                            300 + 100 + 100 + 50,
-		stepWFTLocal:                           200,
-		stepWFTRun:                             50 + 50 + 100,
-		activityWait(workflows.ActivityRender): 100,
-		activityRun(workflows.ActivityRender):  1000,
-		activityWait(workflows.ActivitySync):   1000,
-		activityRun(workflows.ActivitySync):    250,
-		stepTimer:                              5000,
-		stepSyncToHeal:                         8300 - 3000,
+		stepWFTWait:                           300 + 100 + 100 + 50,
+		stepWFTLocal:                          200,
+		stepWFTRun:                            50 + 50 + 100,
+		activityWait(contract.ActivityRender): 100,
+		activityRun(contract.ActivityRender):  1000,
+		activityWait(contract.ActivitySync):   1000,
+		activityRun(contract.ActivitySync):    250,
+		stepTimer:                             5000,
+		stepSyncToHeal:                        8300 - 3000,
 	} {
 		if got := ms(tr.Steps[step]); got != want {
 			t.Errorf("%s: %d ms, want %d", step, got, want)

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/ferry-gitops/ferry/activities"
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // CompareWarm measures the Compare activity of a region, the work of every
@@ -50,8 +50,8 @@ func CompareWarm(ctx context.Context, e *Env, sec *Section) error {
 	if err != nil {
 		return fmt.Errorf("apply the %d resources to compare: %w", loaded.Count, err)
 	}
-	in := workflows.CompareInput{
-		Target: workflows.Target{App: name, Source: src, SHA: repo.Commit.SHA, Digest: loaded.Digest},
+	in := contract.CompareInput{
+		Target: contract.Target{App: name, Source: src, SHA: repo.Commit.SHA, Digest: loaded.Digest},
 		Region: region, Namespace: name,
 	}
 	// The Deployments roll out meanwhile; the first compare warms discovery.
@@ -84,7 +84,7 @@ func CompareWarm(ctx context.Context, e *Env, sec *Section) error {
 			if err != nil {
 				return err
 			}
-			var res workflows.CompareResult
+			var res contract.CompareResult
 			d, err := timeIt(ctx, func(ctx context.Context) (err error) {
 				res, err = acts.Compare(ctx, in)
 				return err

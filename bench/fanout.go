@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ferry-gitops/ferry/workflows"
+	"github.com/ferry-gitops/ferry/contract"
 )
 
 func minTime(a, b time.Time) time.Time {
@@ -70,7 +70,7 @@ func FanOut(ctx context.Context, e *Env, sec *Section) error {
 		if s := v.Status.OperationState; s != nil && s.FinishedAt != nil {
 			op = s.FinishedAt.Sub(s.StartedAt).Seconds()
 		}
-		if spans, err := e.activitySpans(ctx, name, workflows.ActivitySync); err == nil && len(spans) > 0 {
+		if spans, err := e.activitySpans(ctx, name, contract.ActivitySync); err == nil && len(spans) > 0 {
 			first, last := spans[0].Scheduled, spans[0].Scheduled
 			for _, sp := range spans {
 				if !sp.Started.IsZero() && !sp.Closed.IsZero() {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ferry-gitops/ferry/workflows"
+	"github.com/ferry-gitops/ferry/contract"
 )
 
 // pushResources is the size of the push scenario's app: a Deployment, its
@@ -93,7 +93,7 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 			began := time.Now()
 			switch mode {
 			case "refresh":
-				err = e.Temporal.SignalWorkflow(ctx, workflows.WorkflowID(name), "", workflows.SignalRefresh, workflows.RefreshRequest{})
+				err = e.Temporal.SignalWorkflow(ctx, contract.WorkflowID(name), "", contract.SignalRefresh, contract.RefreshRequest{})
 			case "webhook":
 				err = deliverGitHub(ctx, w.WebhookAddr, repo, c)
 			}

@@ -6,12 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // runLength is where an app's current run stands: its run ID and how many
@@ -22,7 +21,7 @@ type runLength struct {
 }
 
 func (e *Env) runLength(ctx context.Context, name string) (runLength, error) {
-	d, err := e.Temporal.DescribeWorkflowExecution(ctx, workflows.WorkflowID(name), "")
+	d, err := e.Temporal.DescribeWorkflowExecution(ctx, contract.WorkflowID(name), "")
 	if err != nil {
 		return runLength{}, err
 	}
@@ -47,7 +46,7 @@ func (e *Env) reconcileCycles(ctx context.Context, name, runID string, from int6
 	for done := false; !done; {
 		resp, err := e.Temporal.WorkflowService().GetWorkflowExecutionHistoryReverse(ctx, &workflowservice.GetWorkflowExecutionHistoryReverseRequest{
 			Namespace:       e.Stack.Namespace,
-			Execution:       &commonpb.WorkflowExecution{WorkflowId: workflows.WorkflowID(name), RunId: runID},
+			Execution:       &commonpb.WorkflowExecution{WorkflowId: contract.WorkflowID(name), RunId: runID},
 			MaximumPageSize: 200,
 			NextPageToken:   token,
 		})
@@ -83,7 +82,7 @@ func (e *Env) reconcileCycles(ctx context.Context, name, runID string, from int6
 func (e *Env) countApps(ctx context.Context, where string) (int64, error) {
 	resp, err := e.Temporal.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
 		Namespace: e.Stack.Namespace,
-		Query:     fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s", workflows.ApplicationWorkflow, where),
+		Query:     fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s", contract.ApplicationWorkflow, where),
 	})
 	if err != nil {
 		return 0, err
@@ -100,7 +99,7 @@ type activitySpan struct {
 
 // activitySpans lists the activities of one type in the app's current run.
 func (e *Env) activitySpans(ctx context.Context, name, activityType string) ([]activitySpan, error) {
-	it := e.Temporal.GetWorkflowHistory(ctx, workflows.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := e.Temporal.GetWorkflowHistory(ctx, contract.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	byID := map[int64]*activitySpan{}
 	var order []int64
 	for it.HasNext() {
@@ -145,13 +144,13 @@ func (e *Env) appStartTimes(ctx context.Context) (map[string]time.Time, error) {
 	for {
 		resp, err := e.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 			Namespace: e.Stack.Namespace, PageSize: 1000, NextPageToken: token,
-			Query: fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflows.ApplicationWorkflow),
+			Query: fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", contract.ApplicationWorkflow),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("list the apps: %w", err)
 		}
 		for _, ex := range resp.GetExecutions() {
-			if name, ok := strings.CutPrefix(ex.GetExecution().GetWorkflowId(), workflows.WorkflowID("")); ok {
+			if name, ok := strings.CutPrefix(ex.GetExecution().GetWorkflowId(), contract.WorkflowID("")); ok {
 				out[name] = ex.GetStartTime().AsTime()
 			}
 		}
@@ -168,13 +167,13 @@ func (e *Env) appNames(ctx context.Context, where string) ([]string, error) {
 	for {
 		resp, err := e.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 			Namespace: e.Stack.Namespace, PageSize: 1000, NextPageToken: token,
-			Query: fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s", workflows.ApplicationWorkflow, where),
+			Query: fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s", contract.ApplicationWorkflow, where),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("list the apps: %w", err)
 		}
 		for _, ex := range resp.GetExecutions() {
-			if name, ok := strings.CutPrefix(ex.GetExecution().GetWorkflowId(), workflows.WorkflowID("")); ok {
+			if name, ok := strings.CutPrefix(ex.GetExecution().GetWorkflowId(), contract.WorkflowID("")); ok {
 				out = append(out, name)
 			}
 		}

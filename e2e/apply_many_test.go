@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/serviceerror"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // writeDir writes files (name -> content) into a new directory.
@@ -108,7 +107,7 @@ func TestApplyManyInvalidFileAppliesNone(t *testing.T) {
 	rows := listedApps(t)
 	for _, name := range names {
 		require.NotContains(t, rows, name)
-		_, err := c.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID(name), "")
+		_, err := c.DescribeWorkflowExecution(context.Background(), contract.WorkflowID(name), "")
 		var notFound *serviceerror.NotFound
 		require.True(t, errors.As(err, &notFound), "no workflow started for %s: %v", name, err)
 	}

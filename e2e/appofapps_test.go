@@ -11,8 +11,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // childApp is a child Application of the parent, kept in the parent's path:
@@ -63,7 +63,7 @@ func TestAppOfApps(t *testing.T) {
 	require.False(t, hasChildRow(st, "child-b"))
 	c := temporalClient(t)
 	eventually(t, time.Minute, "child-b deleted", func() (bool, string) {
-		d, err := c.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID("child-b"), "")
+		d, err := c.DescribeWorkflowExecution(context.Background(), contract.WorkflowID("child-b"), "")
 		if err != nil {
 			return false, err.Error()
 		}
@@ -143,7 +143,7 @@ func TestAppOfAppsChildCannotTakeOverAnotherOwnersApp(t *testing.T) {
 		}
 		return v.Status.Health.Status == app.HealthDegraded, "health " + string(v.Status.Health.Status)
 	})
-	unchanged := func(name, path string, owner workflows.Owner) {
+	unchanged := func(name, path string, owner contract.Owner) {
 		t.Helper()
 		v, err := queryView(t, c, name)
 		require.NoError(t, err)
@@ -156,8 +156,8 @@ func TestAppOfAppsChildCannotTakeOverAnotherOwnersApp(t *testing.T) {
 			require.Equal(t, "v1", cm.Data["version"], "%s's ConfigMap in %s", name, r)
 		}
 	}
-	unchanged("payments", "payments", workflows.Owner{})
-	unchanged("shared", "shared", workflows.Owner{Parent: "team-a"})
+	unchanged("payments", "payments", contract.Owner{})
+	unchanged("shared", "shared", contract.Owner{Parent: "team-a"})
 
 	// A user's plain apply of team-a's child is refused, naming the owner.
 	userShared := writeFile(t, strings.Replace(appYAML("shared", repo.URL, "shared", "shared", true, "3m"), "3m", "2m", 1))
@@ -165,14 +165,14 @@ func TestAppOfAppsChildCannotTakeOverAnotherOwnersApp(t *testing.T) {
 	require.Error(t, err, out)
 	require.Contains(t, out, `app "shared" is owned by app of apps "team-a"`)
 	require.Contains(t, out, "--force-adopt")
-	unchanged("shared", "shared", workflows.Owner{Parent: "team-a"})
+	unchanged("shared", "shared", contract.Owner{Parent: "team-a"})
 	require.Contains(t, mustFerry(t, "app", "get", "shared"), `app of apps "team-a"`)
 
 	// --force-adopt: the user's now; team-a is refused at its next sync.
 	mustFerry(t, "app", "apply", "-f", userShared, "--force-adopt")
 	v, err := queryView(t, c, "shared")
 	require.NoError(t, err)
-	require.Equal(t, &workflows.Owner{}, v.Owner)
+	require.Equal(t, &contract.Owner{}, v.Owner)
 	require.Equal(t, "2m", v.Spec.PollInterval)
 	mustFerry(t, "app", "refresh", "team-a")
 	eventually(t, time.Minute, "team-a finds shared adopted", func() (bool, string) {

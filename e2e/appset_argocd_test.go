@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // policyAppSet is listAppSet with spec.syncPolicy written out
@@ -31,15 +30,15 @@ func policyAppSet(name, repoURL, syncPolicy string, n int) string {
 
 // setUpToDate waits until the set's last reconcile succeeded with its apps
 // as names, and returns its view.
-func setUpToDate(t *testing.T, c client.Client, name string, names ...string) *workflows.AppSetView {
+func setUpToDate(t *testing.T, c client.Client, name string, names ...string) *contract.AppSetView {
 	t.Helper()
-	var v *workflows.AppSetView
+	var v *contract.AppSetView
 	eventually(t, 2*time.Minute, "applicationset "+name+" up to date with "+fmt.Sprint(names), func() (bool, string) {
 		var err error
 		if v, err = queryAppSet(t, c, name); err != nil {
 			return false, err.Error()
 		}
-		ok := condition(v, workflows.AppSetResourcesUpToDate).Status == "True" && fmt.Sprint(setApps(v)) == fmt.Sprint(names)
+		ok := condition(v, contract.AppSetResourcesUpToDate).Status == "True" && fmt.Sprint(setApps(v)) == fmt.Sprint(names)
 		return ok, fmt.Sprintf("%+v", v.Status)
 	})
 	return v
@@ -86,9 +85,9 @@ func TestAppSetAsArgoCDLeavesIt(t *testing.T) {
 	require.Empty(t, kept.Metadata.Finalizers, "preserveResourcesOnDeletion: no finalizer")
 	v := setUpToDate(t, c, "fin", "fin-0")
 	for typ, want := range map[string][3]string{
-		workflows.AppSetResourcesUpToDate:   {"True", "ApplicationSetUpToDate", "All applications have been generated successfully"},
-		workflows.AppSetErrorOccurred:       {"False", "ApplicationSetUpToDate", "All applications have been generated successfully"},
-		workflows.AppSetParametersGenerated: {"True", "ParametersGenerated", "Successfully generated parameters for all Applications"},
+		contract.AppSetResourcesUpToDate:   {"True", "ApplicationSetUpToDate", "All applications have been generated successfully"},
+		contract.AppSetErrorOccurred:       {"False", "ApplicationSetUpToDate", "All applications have been generated successfully"},
+		contract.AppSetParametersGenerated: {"True", "ParametersGenerated", "Successfully generated parameters for all Applications"},
 	} {
 		got := condition(v, typ)
 		require.Equal(t, want, [3]string{got.Status, got.Reason, got.Message}, "condition %s", typ)
@@ -130,11 +129,11 @@ func TestAppSetAsArgoCDLeavesIt(t *testing.T) {
 		require.Contains(t, mustFerry(t, "appset", "delete", set), fmt.Sprintf("applicationset %q deleted", set))
 	}
 	// The deletion that releases the apps (version appset-delete-policy).
-	recordWorkflowHistories(t, workflows.AppSetWorkflowID("only"), "appset-delete-policy")
+	recordWorkflowHistories(t, contract.AppSetWorkflowID("only"), "appset-delete-policy")
 	for _, name := range []string{"upd-0", "upd-1", "only-0"} {
 		a, err := queryView(t, c, name)
 		require.NoError(t, err, "app %s stays after its set's deletion", name)
-		require.Equal(t, &workflows.Owner{}, a.Owner, "app %s is no longer the set's", name)
+		require.Equal(t, &contract.Owner{}, a.Owner, "app %s is no longer the set's", name)
 		require.True(t, cmExists(t, name), "app %s keeps its resources", name)
 		mustFerry(t, "app", "delete", name, "--cascade")
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/appset"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // rollingAppSet is a RollingSync set of three apps of a list generator:
@@ -52,7 +52,7 @@ spec:
 	return b.String()
 }
 
-func appStatusOf(v *workflows.AppSetView, name string) appset.ApplicationStatus {
+func appStatusOf(v *contract.AppSetView, name string) appset.ApplicationStatus {
 	for _, s := range v.Status.ApplicationStatus {
 		if s.Application == name {
 			return s
@@ -90,15 +90,15 @@ func TestAppSetRollingSync(t *testing.T) {
 	for _, a := range []string{"rs-a1", "rs-a2", "rs-b1"} {
 		waitApp(t, a, sha1, 3*time.Minute)
 	}
-	var v *workflows.AppSetView
+	var v *contract.AppSetView
 	eventually(t, time.Minute, "the rollout completes", func() (bool, string) {
 		var err error
 		if v, err = queryAppSet(t, c, "rs"); err != nil {
 			return false, err.Error()
 		}
-		return condition(v, workflows.AppSetRolloutProgressing).Status == "False", fmt.Sprintf("%+v", v.Status)
+		return condition(v, contract.AppSetRolloutProgressing).Status == "False", fmt.Sprintf("%+v", v.Status)
 	})
-	require.Equal(t, "ApplicationSet Rollout has completed", condition(v, workflows.AppSetRolloutProgressing).Message)
+	require.Equal(t, "ApplicationSet Rollout has completed", condition(v, contract.AppSetRolloutProgressing).Message)
 	for _, a := range []string{"rs-a1", "rs-a2", "rs-b1"} {
 		av, err := queryView(t, c, a)
 		require.NoError(t, err)
@@ -135,7 +135,7 @@ func TestAppSetRollingSync(t *testing.T) {
 		if v, err = queryAppSet(t, c, "rs"); err != nil {
 			return false, err.Error()
 		}
-		cond := condition(v, workflows.AppSetRolloutProgressing)
+		cond := condition(v, contract.AppSetRolloutProgressing)
 		a2 := appStatusOf(v, "rs-a2")
 		return cond.Status == "True" && strings.Contains(cond.Message, `rollout of step 1: app "rs-a2": sync Failed`) &&
 			a2.Status == appset.ProgressiveProgressing && strings.Contains(a2.Message, "Bad_Name"), fmt.Sprintf("%+v", v.Status)
@@ -164,7 +164,7 @@ func TestAppSetRollingSync(t *testing.T) {
 		if v, err = queryAppSet(t, c, "rs"); err != nil {
 			return false, err.Error()
 		}
-		return condition(v, workflows.AppSetRolloutProgressing).Status == "False", fmt.Sprintf("%+v", v.Status)
+		return condition(v, contract.AppSetRolloutProgressing).Status == "False", fmt.Sprintf("%+v", v.Status)
 	})
 	for _, r := range regions {
 		require.Equal(t, "v2", configMapVersion(t, r, "rs-b1", "cm-b1"), "step 2 synced in %s", r)
@@ -173,7 +173,7 @@ func TestAppSetRollingSync(t *testing.T) {
 	for _, a := range []string{"rs-a1", "rs-a2"} {
 		require.True(t, b1Again.After(*appStatusOf(v, a).LastTransitionTime), "step 2 after %s was Healthy", a)
 	}
-	recordWorkflowHistories(t, workflows.AppSetWorkflowID("rs"), "appset-rolling")
+	recordWorkflowHistories(t, contract.AppSetWorkflowID("rs"), "appset-rolling")
 	mustFerry(t, "appset", "delete", "rs")
 	for _, a := range []string{"rs-a1", "rs-a2", "rs-b1"} {
 		appGone(t, c, a)

@@ -15,8 +15,9 @@ import (
 	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/webhook"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // dirsAppSet is a git directories generator over apps/* of the repo, less
@@ -36,21 +37,21 @@ func dirsAppSet(name, repoURL, prefix string) string {
 	return b.String()
 }
 
-func queryAppSet(t *testing.T, c client.Client, name string) (*workflows.AppSetView, error) {
+func queryAppSet(t *testing.T, c client.Client, name string) (*contract.AppSetView, error) {
 	t.Helper()
-	return workflows.GetAppSet(context.Background(), c, name)
+	return ferryclient.GetAppSet(context.Background(), c, name)
 }
 
-func condition(v *workflows.AppSetView, typ string) workflows.AppSetCondition {
+func condition(v *contract.AppSetView, typ string) contract.AppSetCondition {
 	for _, c := range v.Status.Conditions {
 		if c.Type == typ {
 			return c
 		}
 	}
-	return workflows.AppSetCondition{}
+	return contract.AppSetCondition{}
 }
 
-func setApps(v *workflows.AppSetView) []string {
+func setApps(v *contract.AppSetView) []string {
 	var names []string
 	for _, r := range v.Status.Resources {
 		names = append(names, r.Name)
@@ -63,7 +64,7 @@ func setApps(v *workflows.AppSetView) []string {
 func appGone(t *testing.T, c client.Client, name string) {
 	t.Helper()
 	eventually(t, 2*time.Minute, "app "+name+" deleted", func() (bool, string) {
-		d, err := c.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID(name), "")
+		d, err := c.DescribeWorkflowExecution(context.Background(), contract.WorkflowID(name), "")
 		if err != nil {
 			return false, err.Error()
 		}
@@ -102,7 +103,7 @@ func TestAppSetGitDirectories(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		ok := slices.Equal(setApps(v), []string{"dirs-a", "dirs-b", "dirs-c"}) && condition(v, workflows.AppSetResourcesUpToDate).Status == "True"
+		ok := slices.Equal(setApps(v), []string{"dirs-a", "dirs-b", "dirs-c"}) && condition(v, contract.AppSetResourcesUpToDate).Status == "True"
 		for _, r := range v.Status.Resources {
 			ok = ok && r.Status == "Synced" && r.Health != nil && r.Health.Status == "Healthy"
 		}
@@ -110,8 +111,8 @@ func TestAppSetGitDirectories(t *testing.T) {
 	})
 	v, err := queryView(t, c, "dirs-a")
 	require.NoError(t, err)
-	require.Equal(t, &workflows.Owner{AppSet: "dirs"}, v.Owner)
-	_, err = c.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID("dirs-skip"), "")
+	require.Equal(t, &contract.Owner{AppSet: "dirs"}, v.Owner)
+	_, err = c.DescribeWorkflowExecution(context.Background(), contract.WorkflowID("dirs-skip"), "")
 	require.Error(t, err, "the excluded directory generates no app")
 	require.Contains(t, mustFerry(t, "appset", "get", "dirs"), "dirs-b")
 	require.Contains(t, mustFerry(t, "appset", "list"), "dirs")
@@ -132,14 +133,14 @@ func TestAppSetGitDirectories(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		cond := condition(v, workflows.AppSetResourcesUpToDate)
+		cond := condition(v, contract.AppSetResourcesUpToDate)
 		return cond.Status == "False" && strings.Contains(cond.Message,
 			`app "dirs-e" is owned by a user (ferry app apply): applicationset "dirs" cannot change or delete it`), fmt.Sprintf("%+v", v.Status.Conditions)
 	})
 	v, err = queryView(t, c, "dirs-e")
 	require.NoError(t, err)
 	require.Equal(t, "user", v.Spec.Source.Path, "the user's app keeps its spec")
-	require.Equal(t, &workflows.Owner{}, v.Owner)
+	require.Equal(t, &contract.Owner{}, v.Owner)
 
 	// apps/b removed: its app and its ConfigMaps go.
 	repo.git("rm", "-q", "-r", "apps/b", "apps/e")
@@ -160,7 +161,7 @@ func TestAppSetGitDirectories(t *testing.T) {
 			return false, err.Error()
 		}
 		return slices.Equal(setApps(v), []string{"dirs-a", "dirs-c", "dirs-d"}) &&
-			condition(v, workflows.AppSetResourcesUpToDate).Status == "True", fmt.Sprintf("%+v", v.Status)
+			condition(v, contract.AppSetResourcesUpToDate).Status == "True", fmt.Sprintf("%+v", v.Status)
 	})
 
 	// The set deleted: its apps and their resources go; the user's stays.
@@ -176,7 +177,7 @@ func TestAppSetGitDirectories(t *testing.T) {
 	out, err = ferry(t, "appset", "get", "dirs")
 	require.Error(t, err)
 	require.Contains(t, out, `applicationset "dirs" not found`)
-	recordWorkflowHistories(t, workflows.AppSetWorkflowID("dirs"), "appset-dirs")
+	recordWorkflowHistories(t, contract.AppSetWorkflowID("dirs"), "appset-dirs")
 }
 
 // listAppSet is a list generator of n elements, each an app with one
@@ -203,7 +204,7 @@ func listAppSet(name, repoURL, policy, version string, n int) string {
 func appRuns(t *testing.T, c client.Client, name string) int {
 	t.Helper()
 	resp, err := c.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
-		Query: fmt.Sprintf("WorkflowId = '%s'", workflows.WorkflowID(name)),
+		Query: fmt.Sprintf("WorkflowId = '%s'", contract.WorkflowID(name)),
 	})
 	require.NoError(t, err)
 	return len(resp.Executions)
@@ -223,7 +224,7 @@ func TestAppSetWorkerKilledWhileCreating(t *testing.T) {
 	eventually(t, 2*time.Minute, "the set has begun creating its apps", func() (bool, string) {
 		created := 0
 		for i := range n {
-			if _, err := c.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID(fmt.Sprintf("crash-%d", i)), ""); err == nil {
+			if _, err := c.DescribeWorkflowExecution(context.Background(), contract.WorkflowID(fmt.Sprintf("crash-%d", i)), ""); err == nil {
 				created++
 			}
 		}
@@ -239,11 +240,11 @@ func TestAppSetWorkerKilledWhileCreating(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		return len(v.Status.Resources) == n && condition(v, workflows.AppSetResourcesUpToDate).Status == "True", fmt.Sprintf("%+v", v.Status)
+		return len(v.Status.Resources) == n && condition(v, contract.AppSetResourcesUpToDate).Status == "True", fmt.Sprintf("%+v", v.Status)
 	})
 	// The kill landed while the apps were being created: the first
 	// reconcile finished on a later attempt, on the new worker.
-	it := c.GetWorkflowHistory(context.Background(), workflows.AppSetWorkflowID("crash"), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := c.GetWorkflowHistory(context.Background(), contract.AppSetWorkflowID("crash"), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	scheduled := map[int64]string{}
 	attempt := int32(0)
 	for it.HasNext() && attempt == 0 {
@@ -252,7 +253,7 @@ func TestAppSetWorkerKilledWhileCreating(t *testing.T) {
 		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
 			scheduled[ev.GetEventId()] = a.GetActivityType().GetName()
 		}
-		if a := ev.GetActivityTaskStartedEventAttributes(); a != nil && scheduled[a.GetScheduledEventId()] == workflows.ActivityReconcileAppSet {
+		if a := ev.GetActivityTaskStartedEventAttributes(); a != nil && scheduled[a.GetScheduledEventId()] == contract.ActivityReconcileAppSet {
 			attempt = a.GetAttempt()
 		}
 	}
@@ -262,7 +263,7 @@ func TestAppSetWorkerKilledWhileCreating(t *testing.T) {
 		require.Equal(t, 1, appRuns(t, c, name), "app %s exists once", name)
 		v, err := queryView(t, c, name)
 		require.NoError(t, err)
-		require.Equal(t, &workflows.Owner{AppSet: "crash"}, v.Owner)
+		require.Equal(t, &contract.Owner{AppSet: "crash"}, v.Owner)
 	}
 	mustFerry(t, "appset", "delete", "crash")
 	for i := range n {

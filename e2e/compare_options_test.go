@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // annotatedConfigMap is a ConfigMap with the compare and sync options given
@@ -79,10 +79,10 @@ spec:
 }
 
 // refreshedAt refreshes the app and waits until it has compared sha.
-func refreshedAt(t *testing.T, name, sha string) *workflows.View {
+func refreshedAt(t *testing.T, name, sha string) *contract.View {
 	t.Helper()
 	mustFerry(t, "app", "refresh", name)
-	var v *workflows.View
+	var v *contract.View
 	eventually(t, time.Minute, "app "+name+" compared at "+short(sha), func() (bool, string) {
 		var err error
 		v, err = queryView(t, temporalClient(t), name)

@@ -11,8 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // guardedConfigMap is a ConfigMap carrying the sync-options annotation.
@@ -108,7 +108,7 @@ func TestPruneAndDeleteConfirm(t *testing.T) {
 
 	require.Contains(t, mustFerry(t, "app", "confirm", name), "deletion confirmed")
 	eventually(t, 2*time.Minute, "the app and its resources are gone", func() (bool, string) {
-		desc, err := c.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID(name), "")
+		desc, err := c.DescribeWorkflowExecution(context.Background(), contract.WorkflowID(name), "")
 		require.NoError(t, err)
 		got := configMapsIn(t, name, "vault")
 		status := desc.WorkflowExecutionInfo.GetStatus()

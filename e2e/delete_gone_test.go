@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/stretchr/testify/require"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestADeletedAppIsGone: once ferry app delete has finished, the app does
@@ -51,12 +50,12 @@ func TestADeletedAppIsGone(t *testing.T) {
 	// workflow's own answer (its history replayed), not its last status.
 	c := temporalClient(t)
 	_, err := queryView(t, c, name)
-	var gone *workflows.AppNotFoundError
-	require.True(t, errors.As(err, &gone), "workflows.Query: %v", err)
-	_, err = c.QueryWorkflow(context.Background(), workflows.WorkflowID(name), "", workflows.QueryStatus)
+	var gone *contract.AppNotFoundError
+	require.True(t, errors.As(err, &gone), "ferryclient.Query: %v", err)
+	_, err = c.QueryWorkflow(context.Background(), contract.WorkflowID(name), "", contract.QueryStatus)
 	require.Error(t, err, "the closed workflow's status query")
 	require.Contains(t, err.Error(), notFound)
-	out, err := tryTemporalCLI("workflow", "query", "--workflow-id", workflows.WorkflowID(name), "--type", workflows.QueryStatus, "--output", "json")
+	out, err := tryTemporalCLI("workflow", "query", "--workflow-id", contract.WorkflowID(name), "--type", contract.QueryStatus, "--output", "json")
 	require.Error(t, err, out)
 	// Its log line escapes the quotes around the name.
 	require.Contains(t, out, `app \"gone\" not found`, out)
@@ -65,7 +64,7 @@ func TestADeletedAppIsGone(t *testing.T) {
 	mustFerry(t, "app", "apply", "-f", file)
 	waitApp(t, name, sha, 2*time.Minute)
 	out = mustFerry(t, "app", "get", name, "-o", "json")
-	var v workflows.View
+	var v contract.View
 	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
 	require.Equal(t, sha, v.Status.Sync.Revision)
 	require.Len(t, v.Status.History, 1, "the app created again starts its history afresh")

@@ -6,11 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestDeleteAppOfAppsCascadesToItsChildren: `ferry app delete PARENT`
@@ -54,7 +53,7 @@ func TestDeleteAppOfAppsCascadesToItsChildren(t *testing.T) {
 	require.Contains(t, mustFerry(t, "app", "delete", "tree"), `application "tree" deleted`)
 	c := temporalClient(t)
 	for _, name := range []string{"tree", "tree-a", "tree-b", "tree-c", "tree-c1"} {
-		d, err := c.DescribeWorkflowExecution(ctx, workflows.WorkflowID(name), "")
+		d, err := c.DescribeWorkflowExecution(ctx, contract.WorkflowID(name), "")
 		require.NoError(t, err)
 		require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, d.WorkflowExecutionInfo.GetStatus(), "app %s deleted", name)
 	}

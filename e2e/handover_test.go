@@ -8,12 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // greetPlugin is a config-management plugin that a worker without
@@ -61,7 +60,7 @@ func TestRegionWorkersNeverRender(t *testing.T) {
 	// The handovers ran, and their histories hold ciphertext only.
 	c := temporalClient(t)
 	list, err := c.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
-		Query: "WorkflowType = '" + workflows.HandOverWorkflow + "'"})
+		Query: "WorkflowType = '" + contract.HandOverWorkflow + "'"})
 	require.NoError(t, err)
 	require.NotEmpty(t, list.Executions, "the region worker asked for the manifests")
 	for _, ex := range list.Executions {

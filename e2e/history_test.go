@@ -13,21 +13,21 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // histories returns every run of the app's workflow, JSON-encoded as
 // `temporal workflow show --output json` writes them.
 func histories(t *testing.T, c client.Client, name string) map[string][]byte {
 	t.Helper()
-	return e2etest.WorkflowHistories(t, c, workflows.WorkflowID(name))
+	return e2etest.WorkflowHistories(t, c, contract.WorkflowID(name))
 }
 
 // recordHistories keeps the app's histories for the replay tests of
 // workflows/ when FERRY_RECORD_HISTORIES is set (make record-histories).
 func recordHistories(t *testing.T, name string) {
-	recordWorkflowHistories(t, workflows.WorkflowID(name), name)
+	recordWorkflowHistories(t, contract.WorkflowID(name), name)
 }
 
 // recordWorkflowHistories keeps the histories of any workflow, in files
@@ -40,7 +40,7 @@ func recordWorkflowHistories(t *testing.T, workflowID, name string) {
 func events(t *testing.T, c client.Client, name string) []*historypb.HistoryEvent {
 	t.Helper()
 	var out []*historypb.HistoryEvent
-	it := c.GetWorkflowHistory(context.Background(), workflows.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := c.GetWorkflowHistory(context.Background(), contract.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)
@@ -96,17 +96,17 @@ func TestHistoryNamesEveryStep(t *testing.T) {
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
 			attrs := ev.GetActivityTaskScheduledEventAttributes()
 			switch attrs.GetActivityType().GetName() {
-			case workflows.ActivityCompare:
-				var in workflows.CompareInput
+			case contract.ActivityCompare:
+				var in contract.CompareInput
 				require.NoError(t, dc.FromPayloads(attrs.GetInput(), &in))
 				require.Equal(t, "Compare "+in.Region, summary, "event %d", ev.GetEventId())
 				compared[in.Region]++
-			case workflows.ActivitySync:
-				var in workflows.SyncInput
+			case contract.ActivitySync:
+				var in contract.SyncInput
 				require.NoError(t, dc.FromPayloads(attrs.GetInput(), &in))
 				require.Equal(t, "Sync "+in.Region, summary, "event %d", ev.GetEventId())
 				synced[in.Region]++
-			case workflows.ActivityRender:
+			case contract.ActivityRender:
 				rendered = append(rendered, summary)
 			}
 			require.NotEmpty(t, summary, "activity %s of event %d has a summary", attrs.GetActivityType().GetName(), ev.GetEventId())
@@ -136,7 +136,7 @@ func TestHistoryNamesEveryStep(t *testing.T) {
 	require.Contains(t, rendered, "Render "+repo.URL+" app@"+short(sha))
 	require.Contains(t, resolved, "Resolve "+repo.URL+" main", "the resolve, a local activity, is named too")
 
-	desc, err := c.DescribeWorkflow(context.Background(), workflows.WorkflowID("summaries"), "")
+	desc, err := c.DescribeWorkflow(context.Background(), contract.WorkflowID("summaries"), "")
 	require.NoError(t, err)
 	summary, err := desc.GetStaticSummary()
 	require.NoError(t, err)
@@ -145,10 +145,10 @@ func TestHistoryNamesEveryStep(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, details, "**regions** "+strings.Join(regions, ", "))
 	// The temporal CLI shows it as well.
-	require.Contains(t, temporalCLI(t, "workflow", "describe", "--workflow-id", workflows.WorkflowID("summaries")), summary)
+	require.Contains(t, temporalCLI(t, "workflow", "describe", "--workflow-id", contract.WorkflowID("summaries")), summary)
 
 	// The saved queries of docs/concepts/temporal.md find the app, or do not, as its state says.
-	id := workflows.WorkflowID("summaries")
+	id := contract.WorkflowID("summaries")
 	for q, want := range map[string]bool{
 		"FerrySyncStatus = 'Synced' AND FerryApp = 'summaries'":          true,
 		"FerrySyncStatus = 'OutOfSync' AND FerryApp = 'summaries'":       false,

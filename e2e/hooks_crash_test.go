@@ -13,8 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // gatedHookJob is a PreSync Job whose pod waits behind a scheduling gate
@@ -70,14 +70,14 @@ func TestWorkerKilledWhileAPreSyncHookRuns(t *testing.T) {
 	startWorker(t)
 
 	eventually(t, 2*time.Minute, "a new worker retries the hook activity", func() (bool, string) {
-		desc, err := c.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID("hookcrash"), "")
+		desc, err := c.DescribeWorkflowExecution(context.Background(), contract.WorkflowID("hookcrash"), "")
 		if err != nil {
 			return false, err.Error()
 		}
 		var seen []string
 		for _, a := range desc.PendingActivities {
 			seen = append(seen, fmt.Sprintf("%s attempt %d %s", a.ActivityType.GetName(), a.Attempt, a.State))
-			if a.ActivityType.GetName() == workflows.ActivityRunHooks && a.Attempt >= 2 && a.State == enumspb.PENDING_ACTIVITY_STATE_STARTED {
+			if a.ActivityType.GetName() == contract.ActivityRunHooks && a.Attempt >= 2 && a.State == enumspb.PENDING_ACTIVITY_STATE_STARTED {
 				return true, ""
 			}
 		}
@@ -195,7 +195,7 @@ func TestPostDeleteHooksRunAfterACascadingDelete(t *testing.T) {
 		require.NoError(t, err, "the PostDelete hook ran in %s", r)
 		require.NotNil(t, j.Status.CompletionTime, "and completed before the delete returned")
 	}
-	desc, err := c.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID("postdelete"), "")
+	desc, err := c.DescribeWorkflowExecution(context.Background(), contract.WorkflowID("postdelete"), "")
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status, "the app is gone")
 	recordHistories(t, "postdelete")

@@ -18,9 +18,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/devenv"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // hookJobYAML is a Job hook of the given phase and delete policy; failing
@@ -124,7 +124,7 @@ func postSyncRan(t *testing.T, workflowID string) string {
 			return fmt.Sprintf("history of %s: %v", workflowID, err)
 		}
 		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
-			var in workflows.RunHooksInput
+			var in contract.RunHooksInput
 			_ = converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &in)
 			scheduled[ev.EventId] = a.GetActivityType().GetName() + " " + in.Region
 		}
@@ -132,7 +132,7 @@ func postSyncRan(t *testing.T, workflowID string) string {
 			out = append(out, fmt.Sprintf("%s: attempt %d started", scheduled[a.GetScheduledEventId()], a.GetAttempt()))
 		}
 		if a := ev.GetActivityTaskCompletedEventAttributes(); a != nil {
-			var res workflows.RunHooksResult
+			var res contract.RunHooksResult
 			_ = converter.GetDefaultDataConverter().FromPayloads(a.GetResult(), &res)
 			out = append(out, fmt.Sprintf("%s: completed with %+v", scheduled[a.GetScheduledEventId()], res.Hooks))
 		}
@@ -187,7 +187,7 @@ func TestPreSyncAndPostSyncHooks(t *testing.T) {
 	op := lastOp(t, "hooks")
 	require.Equal(t, app.OperationSucceeded, op.Phase, op.Message)
 	require.ElementsMatch(t, []string{"us-east-1 Job/pre-post-sync-before Succeeded", "eu-west-1 Job/pre-post-sync-before Succeeded"},
-		hookResults(op, workflows.HookPreSync))
+		hookResults(op, contract.HookPreSync))
 
 	// The operation is done; its PostSync hooks run in a workflow of their
 	// own, started once every region is Synced and Healthy.
@@ -209,10 +209,10 @@ func TestPreSyncAndPostSyncHooks(t *testing.T) {
 	desc, err := c.DescribeWorkflowExecution(context.Background(), op.PostSync.WorkflowID, "")
 	require.NoError(t, err)
 	info := desc.WorkflowExecutionInfo
-	require.Equal(t, workflows.PostSyncWorkflow, info.Type.Name)
+	require.Equal(t, contract.PostSyncWorkflow, info.Type.Name)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, info.Status)
 	require.NotNil(t, info.ParentExecution, "linked to its parent")
-	require.Equal(t, workflows.WorkflowID("hooks"), info.ParentExecution.WorkflowId)
+	require.Equal(t, contract.WorkflowID("hooks"), info.ParentExecution.WorkflowId)
 	require.True(t, info.CloseTime.AsTime().After(*op.FinishedAt), "the operation finished (%s) before its PostSync workflow did (%s)",
 		op.FinishedAt, info.CloseTime.AsTime())
 	require.Equal(t, enumspb.PARENT_CLOSE_POLICY_ABANDON, childClosePolicy(t, "hooks", op.PostSync.WorkflowID))
@@ -249,7 +249,7 @@ func TestPreSyncAndPostSyncHooks(t *testing.T) {
 // child workflow id.
 func childClosePolicy(t *testing.T, name, id string) enumspb.ParentClosePolicy {
 	t.Helper()
-	it := temporalClient(t).GetWorkflowHistory(context.Background(), workflows.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := temporalClient(t).GetWorkflowHistory(context.Background(), contract.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)
@@ -289,7 +289,7 @@ func TestAFailedPreSyncHookStopsTheSync(t *testing.T) {
 	require.Contains(t, op.Message, `container "main" exited with code 1 (Error): failed on purpose`)
 	require.Contains(t, op.Message, "nothing of the Sync phase was applied")
 	require.ElementsMatch(t, []string{"us-east-1 Job/notify-failure Succeeded", "eu-west-1 Job/notify-failure Succeeded"},
-		hookResults(op, workflows.HookSyncFail))
+		hookResults(op, contract.HookSyncFail))
 	require.Nil(t, op.PostSync)
 	for _, r := range regions {
 		cs := kubeClient(t, r)

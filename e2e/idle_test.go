@@ -13,9 +13,9 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // gaugeCRD is a custom resource with a status subresource that no
@@ -46,7 +46,7 @@ const gauge = "apiVersion: example.com/v1\nkind: Gauge\nmetadata:\n  name: meter
 type pollCycle struct {
 	firedAt  int64 // the TimerFired event
 	compared bool  // a Compare was scheduled in it
-	signals  []workflows.RefreshRequest
+	signals  []contract.RefreshRequest
 }
 
 // pollCycles cuts the history into poll cycles, from the first poll timer
@@ -64,7 +64,7 @@ func pollCycles(t *testing.T, history []*historypb.HistoryEvent, from int64) []p
 				out = append(out, pollCycle{firedAt: ev.GetEventId()})
 			}
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-			if len(out) > 0 && ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() == workflows.ActivityCompare {
+			if len(out) > 0 && ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() == contract.ActivityCompare {
 				out[len(out)-1].compared = true
 			}
 		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
@@ -76,11 +76,11 @@ func pollCycles(t *testing.T, history []*historypb.HistoryEvent, from int64) []p
 	return out
 }
 
-func signalOf(t *testing.T, ev *historypb.HistoryEvent) workflows.RefreshRequest {
+func signalOf(t *testing.T, ev *historypb.HistoryEvent) contract.RefreshRequest {
 	t.Helper()
-	var req workflows.RefreshRequest
+	var req contract.RefreshRequest
 	attrs := ev.GetWorkflowExecutionSignaledEventAttributes()
-	if attrs.GetSignalName() == workflows.SignalRefresh {
+	if attrs.GetSignalName() == contract.SignalRefresh {
 		require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(attrs.GetInput(), &req))
 	}
 	return req
@@ -135,7 +135,7 @@ func waitDriftSignal(t *testing.T, name string, from int64, by string) {
 					signalled = true
 				}
 			case signalled && ev.GetEventType() == enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
-				ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() == workflows.ActivityCompare:
+				ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() == contract.ActivityCompare:
 				return true, ""
 			}
 		}

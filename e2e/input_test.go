@@ -11,8 +11,8 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestBadInputIsRefused: bad Applications and bad requests get a clear
@@ -35,7 +35,7 @@ func TestBadInputIsRefused(t *testing.T) {
 			out, err := ferry(t, "app", "apply", "-f", writeFile(t, tc.file))
 			require.Error(t, err, out)
 			require.Contains(t, out, tc.want)
-			_, err = c.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID("strict"), "")
+			_, err = c.DescribeWorkflowExecution(context.Background(), contract.WorkflowID("strict"), "")
 			var notFound *serviceerror.NotFound
 			require.True(t, errors.As(err, &notFound), "no workflow started: %v", err)
 		})
@@ -56,7 +56,7 @@ func TestBadInputIsRefused(t *testing.T) {
 	require.NoError(t, err)
 	bad.Spec.Destinations = append(bad.Spec.Destinations, app.Destination{Name: "mars"})
 	handle, err := c.UpdateWorkflow(context.Background(), client.UpdateWorkflowOptions{
-		WorkflowID: workflows.WorkflowID("strict"), UpdateName: workflows.UpdateSpec,
+		WorkflowID: contract.WorkflowID("strict"), UpdateName: contract.UpdateSpec,
 		Args: []any{bad}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {

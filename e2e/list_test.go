@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // withLabels puts metadata.labels into an appYAML document.
@@ -46,7 +46,7 @@ func TestListOutputs(t *testing.T) {
 	// The apps are listed once the visibility store has them, and compared.
 	eventually(t, time.Minute, "the three apps compared, as -o json shows them", func() (bool, string) {
 		out := mustFerry(t, "app", "list", "-l", "suite=list", "-o", "json")
-		var views []workflows.View
+		var views []contract.View
 		require.NoError(t, json.Unmarshal([]byte(out), &views), out)
 		if len(views) != 3 {
 			return false, out
@@ -60,10 +60,10 @@ func TestListOutputs(t *testing.T) {
 	})
 
 	// -o json is an array of what ferry app get -o json prints, sorted by name.
-	var views []workflows.View
+	var views []contract.View
 	out := mustFerry(t, "app", "list", "-l", "suite=list", "-o", "json")
 	require.NoError(t, json.Unmarshal([]byte(out), &views), out)
-	var one workflows.View
+	var one contract.View
 	require.NoError(t, json.Unmarshal([]byte(mustFerry(t, "app", "get", "list-a", "-o", "json")), &one))
 	require.Equal(t, "list-a", views[0].Metadata.Name)
 	require.Equal(t, one.Application, views[0].Application)
@@ -76,7 +76,7 @@ func TestListOutputs(t *testing.T) {
 	require.Empty(t, mustFerry(t, "app", "list", "-l", "suite=list,team=red", "-o", "name"))
 
 	// -o yaml: the same array in YAML.
-	var fromYAML []workflows.View
+	var fromYAML []contract.View
 	out = mustFerry(t, "app", "list", "-l", "team in (green)", "-o", "yaml")
 	require.NoError(t, yaml.Unmarshal([]byte(out), &fromYAML), out)
 	require.Len(t, fromYAML, 1, out)

@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/devenv"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 var stack *devenv.Stack
@@ -99,7 +99,7 @@ func temporalClient(t *testing.T) client.Client {
 	return testEnv().TemporalClient(t)
 }
 
-func queryView(t *testing.T, c client.Client, name string) (*workflows.View, error) {
+func queryView(t *testing.T, c client.Client, name string) (*contract.View, error) {
 	return e2etest.Query(c, name)
 }
 

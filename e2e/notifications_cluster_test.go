@@ -13,8 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // notifyClusterConfig is argocd-notifications-cm's data: a webhook whose
@@ -78,7 +78,7 @@ func TestNotificationsConfigFromTheControlCluster(t *testing.T) {
 		_, d, bodies := hook.state()
 		for id, count := range d {
 			require.Equal(t, 1, count, "delivery %s", id)
-			require.True(t, strings.HasPrefix(id, workflows.WorkflowID(name)+"/notify/"), id)
+			require.True(t, strings.HasPrefix(id, contract.WorkflowID(name)+"/notify/"), id)
 		}
 		return bodies
 	}
@@ -124,7 +124,7 @@ func TestNotificationsConfigFromTheControlCluster(t *testing.T) {
 	}
 
 	c := temporalClient(t)
-	for run, data := range e2etest.WorkflowHistories(t, c, workflows.WorkflowID(name)) {
+	for run, data := range e2etest.WorkflowHistories(t, c, contract.WorkflowID(name)) {
 		require.NotContains(t, string(data), token, "history %s", run)
 	}
 	log, err := os.ReadFile(w.Log)

@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/stretchr/testify/require"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestDefaultSubscriptionsNotifyTheAppsTheySelect: the ConfigMap's
@@ -68,13 +67,13 @@ data:
 	}
 	_, delivered, bodies := hook.state()
 	require.Equal(t, map[string]int{id: 1}, delivered, "exactly one delivery, for the selected app")
-	require.True(t, strings.HasPrefix(id, workflows.WorkflowID(selected)+"/notify/"), id)
+	require.True(t, strings.HasPrefix(id, contract.WorkflowID(selected)+"/notify/"), id)
 	require.Contains(t, bodies[id], "The sync of application "+selected+" to revision")
 
 	c := temporalClient(t)
 	for _, ev := range events(t, c, other) {
 		if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil {
-			require.NotEqual(t, workflows.NotificationWorkflow, a.WorkflowType.GetName(),
+			require.NotEqual(t, contract.NotificationWorkflow, a.WorkflowType.GetName(),
 				"the app the selector leaves out starts no notification (%s)", a.WorkflowId)
 		}
 	}

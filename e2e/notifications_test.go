@@ -20,9 +20,9 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/notify"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // receiver is a loopback webhook receiver that answers 503 until told
@@ -219,7 +219,7 @@ func TestNotificationOfAFailedSyncIsSentOnce(t *testing.T) {
 	_, delivered, bodies := hook.state()
 	require.Equal(t, map[string]int{id: 1}, delivered, "exactly one delivery of the failed sync")
 	require.Equal(t, fmt.Sprintf(`POST /hooks/%s {"app": "%s", "revision": "%s", "phase": "Failed"}`, name, name, sha), bodies[id])
-	require.True(t, strings.HasPrefix(id, workflows.WorkflowID(name)+"/notify/"), id)
+	require.True(t, strings.HasPrefix(id, contract.WorkflowID(name)+"/notify/"), id)
 	for _, a := range hook.auth {
 		require.Equal(t, "Bearer "+notifyReceiverToken, a, "the header's $secret is resolved from the environment")
 	}
@@ -229,7 +229,7 @@ func TestNotificationOfAFailedSyncIsSentOnce(t *testing.T) {
 	})
 	require.Equal(t, []string{fmt.Sprintf("ferry-e2e/%s %s failure continuous-delivery/%s", name, sha, name)}, gh.seen())
 
-	histories := e2etest.WorkflowHistories(t, c, workflows.WorkflowID(name))
+	histories := e2etest.WorkflowHistories(t, c, contract.WorkflowID(name))
 	for run, data := range e2etest.WorkflowHistories(t, c, id) {
 		histories["notification "+run] = data
 	}

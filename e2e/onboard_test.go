@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 const onboardDeployment = `apiVersion: apps/v1
@@ -71,7 +71,7 @@ func TestNewAppOfOneRegionSyncsAtOnce(t *testing.T) {
 		}
 	}
 	require.True(t, renderedLocally, "the first render is a local activity named Render %s", repo.URL)
-	require.Equal(t, workflows.ActivitySync, first, "the first activity scheduled syncs the region")
+	require.Equal(t, contract.ActivitySync, first, "the first activity scheduled syncs the region")
 	recordHistories(t, name)
 	mustFerry(t, "app", "delete", name, "--cascade")
 	eventually(t, time.Minute, "the app's Deployment deleted", func() (bool, string) {

@@ -12,8 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // greetingConfigMap is a ConfigMap "settings" with data.greeting.
@@ -113,7 +113,7 @@ func TestDeleteWithResourcesFinalizer(t *testing.T) {
 	require.Equal(t, everywhere("-"), greetings(t, "fin-none"), "without the finalizer, delete cascades by default")
 	c := temporalClient(t)
 	for name := range apps {
-		desc, err := c.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID(name), "")
+		desc, err := c.DescribeWorkflowExecution(context.Background(), contract.WorkflowID(name), "")
 		require.NoError(t, err)
 		require.NotEqual(t, enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, desc.WorkflowExecutionInfo.GetStatus(), "app %s is deleted", name)
 	}

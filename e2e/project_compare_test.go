@@ -11,8 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 const webService = `apiVersion: v1
@@ -116,7 +116,7 @@ func TestProjectAppliesToTheCompare(t *testing.T) {
 	require.NoError(t, err, "the Service is still in the cluster")
 
 	recordHistories(t, "team-c-web")
-	recordWorkflowHistories(t, workflows.ProjectWorkflowID("team-c"), "project-team-c")
+	recordWorkflowHistories(t, contract.ProjectWorkflowID("team-c"), "project-team-c")
 	mustFerry(t, "app", "delete", "team-c-web")
 }
 

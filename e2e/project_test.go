@@ -19,8 +19,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 const clusterRoleBinding = `apiVersion: rbac.authorization.k8s.io/v1
@@ -74,7 +74,7 @@ func TestProjectEnforcedInTheRegion(t *testing.T) {
 
 	mustFerry(t, "project", "apply", "-f", writeFile(t, teamAProject(repo.URL)))
 	out := mustFerry(t, "project", "get", "team-a", "-o", "json")
-	var v workflows.ProjectView
+	var v contract.ProjectView
 	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
 	require.Equal(t, []string{repo.URL}, v.Spec.SourceRepos)
 	require.Contains(t, mustFerry(t, "project", "list"), "team-a")
@@ -138,13 +138,13 @@ func TestProjectEnforcedInTheRegion(t *testing.T) {
 	require.Error(t, err)
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, err, &appErr)
-	require.Equal(t, workflows.ErrProjectDenied, appErr.Type())
+	require.Equal(t, contract.ErrProjectDenied, appErr.Type())
 	require.Contains(t, appErr.Error(), `project "team-a" does not allow ClusterRoleBinding.rbac.authorization.k8s.io team-a-takes-over`)
 	_, err = cs.RbacV1().ClusterRoleBindings().Get(context.Background(), "team-a-takes-over", metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "the forged sync applied no ClusterRoleBinding: %v", err)
 
 	recordHistories(t, "team-a-web")
-	recordWorkflowHistories(t, workflows.ProjectWorkflowID("team-a"), "project-team-a")
+	recordWorkflowHistories(t, contract.ProjectWorkflowID("team-a"), "project-team-a")
 	mustFerry(t, "app", "delete", "team-a-web", "--cascade")
 	mustFerry(t, "project", "delete", "team-a")
 	out, err = ferry(t, "project", "get", "team-a")
@@ -154,41 +154,41 @@ func TestProjectEnforcedInTheRegion(t *testing.T) {
 
 // syncInputOf is the input of the app's first Sync of sha, from its
 // history: what a forger with a Temporal client would send again.
-func syncInputOf(t *testing.T, name, sha string) workflows.SyncInput {
+func syncInputOf(t *testing.T, name, sha string) contract.SyncInput {
 	t.Helper()
 	c := temporalClient(t)
 	dc := converter.GetDefaultDataConverter()
 	for _, ev := range events(t, c, name) {
 		attrs := ev.GetActivityTaskScheduledEventAttributes()
-		if ev.GetEventType() != enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED || attrs.GetActivityType().GetName() != workflows.ActivitySync {
+		if ev.GetEventType() != enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED || attrs.GetActivityType().GetName() != contract.ActivitySync {
 			continue
 		}
-		var in workflows.SyncInput
+		var in contract.SyncInput
 		require.NoError(t, dc.FromPayloads(attrs.GetInput(), &in))
 		if in.Target.SHA == sha {
 			return in
 		}
 	}
 	t.Fatalf("app %s scheduled no Sync of %s", name, short(sha))
-	return workflows.SyncInput{}
+	return contract.SyncInput{}
 }
 
 // scheduleSync runs a Sync activity on the input's region queue from a
 // workflow of the test's own, as any Temporal client could.
-func scheduleSync(t *testing.T, in workflows.SyncInput) error {
+func scheduleSync(t *testing.T, in contract.SyncInput) error {
 	t.Helper()
 	c := temporalClient(t)
 	queue := "e2e-forge-" + fmt.Sprint(time.Now().UnixNano())
 	w := sdkworker.New(c, queue, sdkworker.Options{})
-	forge := func(ctx workflow.Context, in workflows.SyncInput) error {
+	forge := func(ctx workflow.Context, in contract.SyncInput) error {
 		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-			TaskQueue: workflows.RegionQueue(in.Region), StartToCloseTimeout: time.Minute,
+			TaskQueue: contract.RegionQueue(in.Region), StartToCloseTimeout: time.Minute,
 			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1},
 		})
 		// A sync that fails for good says so inside its result (the
 		// workflow reads it as the activity's error; so does this one).
-		var res workflows.SyncResult
-		if err := workflow.ExecuteActivity(ctx, workflows.ActivitySync, in).Get(ctx, &res); err != nil {
+		var res contract.SyncResult
+		if err := workflow.ExecuteActivity(ctx, contract.ActivitySync, in).Get(ctx, &res); err != nil {
 			return err
 		}
 		return res.Failure.Err()

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // retryingForEverApp applies an app whose wave 0 stays Degraded, retried
@@ -43,7 +43,7 @@ func retryingForEverApp(t *testing.T, name, backoff string) (manifest func(path 
 // runID is the run of the app's workflow that runs now.
 func runID(t *testing.T, name string) string {
 	t.Helper()
-	d, err := temporalClient(t).DescribeWorkflowExecution(context.Background(), workflows.WorkflowID(name), "")
+	d, err := temporalClient(t).DescribeWorkflowExecution(context.Background(), contract.WorkflowID(name), "")
 	require.NoError(t, err)
 	return d.WorkflowExecutionInfo.Execution.RunId
 }

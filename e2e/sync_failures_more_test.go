@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestSyncFailRunsAfterAFailedPostSyncHook: as in Argo CD, a PostSync hook
@@ -46,7 +46,7 @@ func TestSyncFailRunsAfterAFailedPostSyncHook(t *testing.T) {
 	require.Contains(t, op.Message, "2 SyncFail hooks ran")
 	var syncFail []string
 	for _, r := range op.PostSync.Results {
-		if r.HookType == workflows.HookSyncFail {
+		if r.HookType == contract.HookSyncFail {
 			syncFail = append(syncFail, fmt.Sprintf("%s %s/%s %s", r.Region, r.Kind, r.Name, r.HookPhase))
 		}
 	}

@@ -12,9 +12,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/devenv"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // The failure paths of a sync, on Argo CD's semantics (its hook and
@@ -87,7 +87,7 @@ func TestAFailingSyncHookKeepsEveryResult(t *testing.T) {
 		require.Equal(t, app.ActionCreated, cm.Action)
 		hook, ok := resultOf(op, r, "Job", "check")
 		require.True(t, ok, "the hook's result in %s: %v", r, resultsOf(op))
-		require.Equal(t, workflows.HookSync, hook.HookType)
+		require.Equal(t, contract.HookSync, hook.HookType)
 		require.Equal(t, "Failed", hook.HookPhase)
 	}
 	mustFerry(t, "app", "delete", "synchookfail", "--cascade")

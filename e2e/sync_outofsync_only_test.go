@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestApplyOutOfSyncOnlyListsWhatWasSynced: with ApplyOutOfSyncOnly=true
@@ -67,7 +67,7 @@ func TestApplyOutOfSyncOnlyListsWhatWasSynced(t *testing.T) {
 func syncResultsOf(t *testing.T, name string) []string {
 	t.Helper()
 	out := mustFerry(t, "app", "get", name, "-o", "json")
-	var v workflows.View
+	var v contract.View
 	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
 	op := v.Status.OperationState
 	require.NotNil(t, op, "an operation ran")

@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 func windowsProjectYAML(repoURL, windows string) string {
@@ -125,8 +124,8 @@ spec:
 	require.Contains(t, out, `app "windowed": sync blocked by deny sync window team-w/syncWindows[0]`)
 	require.Contains(t, out, "manualSync: true")
 	handle, err := c.UpdateWorkflow(context.Background(), client.UpdateWorkflowOptions{
-		WorkflowID: workflows.WorkflowID("windowed"), UpdateName: workflows.UpdateSync,
-		Args: []any{workflows.SyncRequest{}}, WaitForStage: client.WorkflowUpdateStageCompleted,
+		WorkflowID: contract.WorkflowID("windowed"), UpdateName: contract.UpdateSync,
+		Args: []any{contract.SyncRequest{}}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
 		err = handle.Get(context.Background(), nil)

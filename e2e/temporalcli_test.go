@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // temporalCLI runs the temporal CLI of the stack against its server.
@@ -64,13 +64,13 @@ func TestTemporalCLI(t *testing.T) {
 	// The Application as JSON, as a user would convert their YAML.
 	file := appJSON(t, appYAML("cli", repo.URL, "app", "cli", false, "3m"), nil)
 
-	id := workflows.WorkflowID("cli")
+	id := contract.WorkflowID("cli")
 	temporalCLI(t, "workflow", "start", "--type", "Application", "--task-queue", "ferry", "--workflow-id", id, "--input-file", file)
 
 	status := func() app.Status {
 		out := temporalCLI(t, "workflow", "query", "--workflow-id", id, "--type", "status", "--output", "json")
 		var res struct {
-			QueryResult []workflows.View `json:"queryResult"`
+			QueryResult []contract.View `json:"queryResult"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(out), &res), out)
 		require.Len(t, res.QueryResult, 1, out)
@@ -106,7 +106,7 @@ func TestTemporalCLIRefusesUnknownFields(t *testing.T) {
 	repo.write(map[string]string{"app/cm.yaml": configMap("settings", "v1")})
 	sha := repo.commitAndPush("v1")
 	yaml := appYAML("clistrict", repo.URL, "app", "clistrict", false, "3m")
-	id := workflows.WorkflowID("clistrict")
+	id := contract.WorkflowID("clistrict")
 
 	bad := appJSON(t, yaml, map[string]any{"targetRevison": "v2", "repoUrl": repo.URL})
 	out, err := tryTemporalCLI("workflow", "execute", "--type", "Application", "--task-queue", "ferry",
@@ -126,10 +126,10 @@ func TestTemporalCLIRefusesUnknownFields(t *testing.T) {
 	// The same app without the typo runs; a spec update with it is refused.
 	temporalCLI(t, "workflow", "start", "--type", "Application", "--task-queue", "ferry",
 		"--workflow-id", id, "--input-file", appJSON(t, yaml, nil))
-	status := func() workflows.View {
+	status := func() contract.View {
 		out := temporalCLI(t, "workflow", "query", "--workflow-id", id, "--type", "status", "--output", "json")
 		var res struct {
-			QueryResult []workflows.View `json:"queryResult"`
+			QueryResult []contract.View `json:"queryResult"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(out), &res), out)
 		require.Len(t, res.QueryResult, 1, out)

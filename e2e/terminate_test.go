@@ -13,8 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // retryingSync starts a manual sync of an app whose wave 0 stays Degraded
@@ -86,7 +86,7 @@ func TestTerminateOpStopsAnOperationThatRetriesForEver(t *testing.T) {
 	retryingSync(t, name)
 	mustFerry(t, "app", "delete", name, "--cascade")
 	eventually(t, time.Minute, "the app's workflow ends", func() (bool, string) {
-		d, err := c.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID(name), "")
+		d, err := c.DescribeWorkflowExecution(context.Background(), contract.WorkflowID(name), "")
 		if err != nil {
 			var nf *serviceerror.NotFound
 			return errors.As(err, &nf), err.Error()

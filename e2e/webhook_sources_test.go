@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/webhook"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestWebhookRefreshesEverySourceOfAnApp: an app of two Git directory
@@ -51,7 +51,7 @@ func TestWebhookRefreshesEverySourceOfAnApp(t *testing.T) {
 	for _, repo := range []string{base.URL, extra.URL} {
 		eventually(t, time.Minute, "the app listed under FerryRepoURLs = "+repo, func() (bool, string) {
 			resp, err := c.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
-				Query: fmt.Sprintf("%s = '%s' AND ExecutionStatus = 'Running'", workflows.SearchRepoURLs, repo)})
+				Query: fmt.Sprintf("%s = '%s' AND ExecutionStatus = 'Running'", contract.SearchRepoURLs, repo)})
 			if err != nil {
 				return false, err.Error()
 			}
@@ -59,7 +59,7 @@ func TestWebhookRefreshesEverySourceOfAnApp(t *testing.T) {
 			for _, e := range resp.Executions {
 				ids = append(ids, e.GetExecution().GetWorkflowId())
 			}
-			return len(ids) == 1 && ids[0] == workflows.WorkflowID(name), fmt.Sprint(ids)
+			return len(ids) == 1 && ids[0] == contract.WorkflowID(name), fmt.Sprint(ids)
 		})
 	}
 

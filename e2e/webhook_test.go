@@ -17,9 +17,9 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/webhook"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 const webhookSecret = "e2e-webhook-s3cret"
@@ -185,11 +185,11 @@ func waitSynced(t *testing.T, c client.Client, name, sha string, start time.Time
 func refreshSignals(t *testing.T, c client.Client, name string) int {
 	t.Helper()
 	n := 0
-	it := c.GetWorkflowHistory(context.Background(), workflows.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := c.GetWorkflowHistory(context.Background(), contract.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)
-		if s := ev.GetWorkflowExecutionSignaledEventAttributes(); s != nil && s.GetSignalName() == workflows.SignalRefresh {
+		if s := ev.GetWorkflowExecutionSignaledEventAttributes(); s != nil && s.GetSignalName() == contract.SignalRefresh {
 			n++
 		}
 	}

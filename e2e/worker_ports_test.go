@@ -13,10 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestWorkerMetricsOnlyWhenAsked: a worker started without --metrics-addr
@@ -48,8 +47,8 @@ func TestWorkerMetricsOnlyWhenAsked(t *testing.T) {
 func waitPolling(t *testing.T, w *worker) {
 	t.Helper()
 	c := temporalClient(t)
-	eventually(t, time.Minute, fmt.Sprintf("worker %d polling queue %s", w.Pid(), workflows.TaskQueue), func() (bool, string) {
-		resp, err := c.DescribeTaskQueue(context.Background(), workflows.TaskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+	eventually(t, time.Minute, fmt.Sprintf("worker %d polling queue %s", w.Pid(), contract.TaskQueue), func() (bool, string) {
+		resp, err := c.DescribeTaskQueue(context.Background(), contract.TaskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
 		if err != nil {
 			return false, err.Error()
 		}

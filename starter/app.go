@@ -8,8 +8,9 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 func newAppCmd() *cobra.Command {
@@ -74,7 +75,7 @@ leaves it alone).`,
 				return err
 			}
 			defer c.Close()
-			apply := applier(cmd.Context(), c, opts, workflows.SpecRequest{ForceAdopt: forceAdopt}, cmd.ErrOrStderr())
+			apply := applier(cmd.Context(), c, opts, contract.SpecRequest{ForceAdopt: forceAdopt}, cmd.ErrOrStderr())
 			return applyAll(cmd.Context(), inputs, parallel, apply, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -93,8 +94,8 @@ func newRefreshCmd(tf *temporalFlags) *cobra.Command {
 		Short: "Compare the app with Git and its regions now",
 		Args:  cobra.ExactArgs(1),
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			err := c.SignalWorkflow(cmd.Context(), workflows.WorkflowID(args[0]), "", workflows.SignalRefresh,
-				workflows.RefreshRequest{Hard: hard})
+			err := c.SignalWorkflow(cmd.Context(), contract.WorkflowID(args[0]), "", contract.SignalRefresh,
+				contract.RefreshRequest{Hard: hard})
 			if err != nil {
 				return appError(args[0], "refresh", err)
 			}
@@ -129,11 +130,11 @@ gone.`,
   ferry app delete guestbook --cascade=false`,
 		Args: cobra.ExactArgs(1),
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			req := workflows.DeleteRequest{Cascade: &cascade, Propagation: policy}
+			req := contract.DeleteRequest{Cascade: &cascade, Propagation: policy}
 			if policy != "" && !cascade {
 				return fmt.Errorf("app %q: --propagation-policy %s deletes the resources and --cascade=false keeps them: give one of them", args[0], policy)
 			}
-			out, err := workflows.DeleteApp(cmd.Context(), c, args[0], req)
+			out, err := ferryclient.DeleteApp(cmd.Context(), c, args[0], req)
 			if err != nil {
 				return appError(args[0], "delete", err)
 			}
@@ -165,7 +166,7 @@ with it afterwards. Refused while automated sync is on.`,
 			if err != nil || id < 0 {
 				return fmt.Errorf("rollback ID %q: want a history ID such as 3: see ferry app history %s", args[1], args[0])
 			}
-			return runSync(cmd, tf, args[0], workflows.SyncRequest{RollbackID: &id, Prune: prune}, wait)
+			return runSync(cmd, tf, args[0], contract.SyncRequest{RollbackID: &id, Prune: prune}, wait)
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "wait", true, "wait until the operation ends")

@@ -3,10 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 func newConfirmCmd(tf *temporalFlags) *cobra.Command {
@@ -21,7 +20,7 @@ what the app waits for (the operation's message, or the DeletionPending
 condition). A confirmation counts for the running operation only.`,
 		Args: cobra.ExactArgs(1),
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			out, err := workflows.Confirm(cmd.Context(), c, args[0])
+			out, err := ferryclient.Confirm(cmd.Context(), c, args[0])
 			if err != nil {
 				return appError(args[0], "confirm", err)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/chartsource"
 	"github.com/ferry-gitops/ferry/internal/customize"
@@ -21,7 +22,6 @@ import (
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/redisconn"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // `ferry app diff` computes the diff itself, on the machine it runs on:
@@ -148,7 +148,7 @@ func runDiff(ctx context.Context, tf *temporalFlags, f *diffFlags, name string, 
 }
 
 // diffRegion prints one region's diffs.
-func diffRegion(ctx context.Context, f *diffFlags, v *workflows.View, d app.Target, objs []*unstructured.Unstructured,
+func diffRegion(ctx context.Context, f *diffFlags, v *contract.View, d app.Target, objs []*unstructured.Unstructured,
 	excluded func(group, kind string) bool, req kube.CompareRequest, out io.Writer) (int, error) {
 	cfg, err := kube.LoadConfig(f.kubeconfig, d.Region)
 	if err != nil {

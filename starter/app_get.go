@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 func newGetCmd(tf *temporalFlags) *cobra.Command {
@@ -19,7 +19,7 @@ func newGetCmd(tf *temporalFlags) *cobra.Command {
 		Use:   "get NAME",
 		Short: "Show an app: its sync and health, per region and per resource",
 		Args:  cobra.ExactArgs(1),
-		RunE: tf.runOnApp(func(cmd *cobra.Command, v *workflows.View) error {
+		RunE: tf.runOnApp(func(cmd *cobra.Command, v *contract.View) error {
 			return printView(cmd.OutOrStdout(), v, output)
 		}),
 	}
@@ -27,7 +27,7 @@ func newGetCmd(tf *temporalFlags) *cobra.Command {
 	return cmd
 }
 
-func printView(out io.Writer, v *workflows.View, output string) error {
+func printView(out io.Writer, v *contract.View, output string) error {
 	if done, err := printStructured(out, v, output); done {
 		return err
 	}
@@ -124,7 +124,7 @@ func newHistoryCmd(tf *temporalFlags) *cobra.Command {
 		Use:   "history NAME",
 		Short: "List the app's last deployments (IDs for ferry app rollback)",
 		Args:  cobra.ExactArgs(1),
-		RunE: tf.runOnApp(func(cmd *cobra.Command, v *workflows.View) error {
+		RunE: tf.runOnApp(func(cmd *cobra.Command, v *contract.View) error {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tDATE\tREVISION")
 			for _, h := range v.Status.History {

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // printSources lists a multi-source app's sources, one line each: what it
 // is, what it tracks and the revision it is at (status.sync.revisions).
-func printSources(out io.Writer, v *workflows.View) {
+func printSources(out io.Writer, v *contract.View) {
 	revs := v.Status.Sync.Revisions
 	for i, src := range v.Spec.Sources {
 		what := "path " + orDefault(src.Path, ".")

@@ -14,8 +14,9 @@ import (
 	"go.temporal.io/sdk/client"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // listOutputs are the formats of `ferry app list -o`, as argocd app list has them.
@@ -62,8 +63,8 @@ metadata.labels, with Kubernetes' label selector syntax.`,
 // the output or the selector needs it.
 type listedApp struct {
 	name    string
-	summary workflows.Summary
-	view    *workflows.View
+	summary contract.Summary
+	view    *contract.View
 	// appSet is the ApplicationSet that owns the app, if any.
 	appSet string
 }
@@ -71,7 +72,7 @@ type listedApp struct {
 // nameAppSets sets the appSet of each app an ApplicationSet owns, from the
 // sets' listing.
 func nameAppSets(ctx context.Context, c client.Client, apps []*listedApp) error {
-	sets, err := workflows.ListAppSets(ctx, c)
+	sets, err := ferryclient.ListAppSets(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func nameAppSets(ctx context.Context, c client.Client, apps []*listedApp) error 
 
 func listApps(ctx context.Context, c client.Client, out io.Writer, output string, sel labels.Selector) error {
 	var apps []*listedApp
-	err := workflows.ListApps(ctx, c, func(name string, s workflows.Summary) {
+	err := ferryclient.ListApps(ctx, c, func(name string, s contract.Summary) {
 		apps = append(apps, &listedApp{name: name, summary: s})
 	})
 	if err != nil {
@@ -123,7 +124,7 @@ func queryViews(ctx context.Context, c client.Client, apps []*listedApp) ([]*lis
 		wg.Go(func() {
 			for i := range next {
 				apps[i].view, errs[i] = queryApp(ctx, c, apps[i].name)
-				if workflows.IsAppNotFound(errs[i]) {
+				if ferryclient.IsAppNotFound(errs[i]) {
 					errs[i] = nil // deleted after the list: gone, as list shows it
 				}
 			}
@@ -146,7 +147,7 @@ func queryViews(ctx context.Context, c client.Client, apps []*listedApp) ([]*lis
 func printApps(out io.Writer, apps []*listedApp, output string) error {
 	switch output {
 	case "json", "yaml":
-		views := make([]*workflows.View, len(apps))
+		views := make([]*contract.View, len(apps))
 		for i, a := range apps {
 			views[i] = a.view
 		}
@@ -181,7 +182,7 @@ func printApps(out io.Writer, apps []*listedApp, output string) error {
 }
 
 // namespacesOf lists the destinations' namespaces, each once.
-func namespacesOf(v *workflows.View) string {
+func namespacesOf(v *contract.View) string {
 	var ns []string
 	for _, d := range v.Destinations(knownRegions()) {
 		if d.Namespace != "" && !slices.Contains(ns, d.Namespace) {

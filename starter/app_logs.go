@@ -17,9 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // `ferry app logs` streams the logs of the app's pods, read through the
@@ -106,7 +106,7 @@ func runLogs(ctx context.Context, tf *temporalFlags, f *logsFlags, name string, 
 }
 
 // regionStreams finds the containers whose logs are asked for in region.
-func regionStreams(ctx context.Context, f *logsFlags, region string, v *workflows.View) ([]logStream, error) {
+func regionStreams(ctx context.Context, f *logsFlags, region string, v *contract.View) ([]logStream, error) {
 	cfg, err := kube.LoadConfig(f.kubeconfig, region)
 	if err != nil {
 		return nil, fmt.Errorf("%w (the ferry CLI reads each region through the kubeconfig context named after it)", err)

@@ -15,10 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/diff"
 	"github.com/ferry-gitops/ferry/internal/kube"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // `ferry app manifests` prints what Git says (rendered here, as `ferry app
@@ -93,7 +93,7 @@ func runManifests(ctx context.Context, tf *temporalFlags, f *manifestsFlags, nam
 
 // liveObjects reads the app's resources in region as the status lists
 // them. An object that is gone is skipped.
-func liveObjects(ctx context.Context, kubeconfig, region string, v *workflows.View) ([]*unstructured.Unstructured, error) {
+func liveObjects(ctx context.Context, kubeconfig, region string, v *contract.View) ([]*unstructured.Unstructured, error) {
 	cluster, err := regionCluster(kubeconfig, region)
 	if err != nil {
 		return nil, err

@@ -14,11 +14,12 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/customize"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/orphans"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // `ferry app resources` lists the app's resources, and with its project's
@@ -104,9 +105,9 @@ func runResources(ctx context.Context, tf *temporalFlags, f *resourcesFlags, nam
 		}
 		return tw.Flush()
 	}
-	var proj *workflows.ProjectView
+	var proj *contract.ProjectView
 	if mode != listManaged {
-		if proj, err = workflows.GetProject(ctx, c, v.ProjectOf()); err != nil {
+		if proj, err = ferryclient.GetProject(ctx, c, v.ProjectOf()); err != nil {
 			return projectError(v.ProjectOf(), "query", err)
 		}
 		if proj.Spec.OrphanedResources == nil && mode == listOrphaned {
@@ -187,7 +188,7 @@ func findOrphans(ctx context.Context, kubeconfig, region string, req orphans.Req
 // runningApps are the names of the running apps.
 func runningApps(ctx context.Context, c client.Client) (map[string]bool, error) {
 	out := map[string]bool{}
-	err := workflows.ListApps(ctx, c, func(name string, _ workflows.Summary) { out[name] = true })
+	err := ferryclient.ListApps(ctx, c, func(name string, _ contract.Summary) { out[name] = true })
 	return out, err
 }
 

@@ -10,12 +10,13 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 func newSyncCmd(tf *temporalFlags) *cobra.Command {
-	var req workflows.SyncRequest
+	var req contract.SyncRequest
 	var wait bool
 	var sf syncFlags
 	cmd := &cobra.Command{
@@ -47,7 +48,7 @@ func newSyncCmd(tf *temporalFlags) *cobra.Command {
 
 // runSync sends the sync update. Without wait it returns once the workflow
 // accepted it; with wait it prints progress and fails when the operation does.
-func runSync(cmd *cobra.Command, tf *temporalFlags, name string, req workflows.SyncRequest, wait bool) error {
+func runSync(cmd *cobra.Command, tf *temporalFlags, name string, req contract.SyncRequest, wait bool) error {
 	ctx := cmd.Context()
 	c, err := tf.dial(ctx)
 	if err != nil {
@@ -68,7 +69,7 @@ func runSync(cmd *cobra.Command, tf *temporalFlags, name string, req workflows.S
 		go printProgress(progress, c, name, out)
 	}
 	handle, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: workflows.WorkflowID(name), UpdateName: workflows.UpdateSync,
+		WorkflowID: contract.WorkflowID(name), UpdateName: contract.UpdateSync,
 		Args: []any{req}, WaitForStage: stage,
 	})
 	if err != nil {
@@ -103,7 +104,7 @@ func followOperation(ctx context.Context, c client.Client, name, id string) (app
 	for {
 		v, err := queryApp(ctx, c, name)
 		switch {
-		case workflows.IsAppNotFound(err): // deleted meanwhile
+		case ferryclient.IsAppNotFound(err): // deleted meanwhile
 			return app.OperationState{}, err
 		case err != nil:
 			// A query the workflow did not answer in time (a busy worker,
@@ -184,7 +185,7 @@ func checkSyncWindows(ctx context.Context, c client.Client, name string) error {
 	if v.ProjectOf() == app.DefaultProject {
 		return nil
 	}
-	p, err := workflows.GetProject(ctx, c, v.ProjectOf())
+	p, err := ferryclient.GetProject(ctx, c, v.ProjectOf())
 	if err != nil {
 		return appError(name, "read the sync windows of project "+v.ProjectOf(), err)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // syncFlags are argocd app sync's flags for a selective sync, its apply
@@ -38,7 +38,7 @@ func (f *syncFlags) register(cmd *cobra.Command) {
 }
 
 // apply puts the flags into the request, refusing every bad one at once.
-func (f *syncFlags) apply(cmd *cobra.Command, name string, req *workflows.SyncRequest) error {
+func (f *syncFlags) apply(cmd *cobra.Command, name string, req *contract.SyncRequest) error {
 	var errs []error
 	for _, s := range f.resources {
 		r, err := app.ParseSyncResource(s)

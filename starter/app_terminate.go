@@ -3,10 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 func newTerminateOpCmd(tf *temporalFlags) *cobra.Command {
@@ -21,7 +20,7 @@ next retry stops at once. The app goes on reconciling; an automated app does
 not sync the same revision again until Git or its spec changes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			op, err := workflows.TerminateOp(cmd.Context(), c, args[0])
+			op, err := ferryclient.TerminateOp(cmd.Context(), c, args[0])
 			if err != nil {
 				return appError(args[0], "terminate-op", err)
 			}

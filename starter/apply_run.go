@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // defaultApplyParallel is how many applies `ferry app apply` has in flight
@@ -16,7 +16,7 @@ import (
 // fleet does not flood one dev server with workflow starts.
 const defaultApplyParallel = 8
 
-// applyFunc applies one Application: workflows.Apply on a client.
+// applyFunc applies one Application: ferryclient.Apply on a client.
 type applyFunc func(ctx context.Context, a *app.Application) error
 
 // applyFailedError says how many of the apps failed; each one's error went
@@ -81,7 +81,7 @@ func applyAll(ctx context.Context, inputs []applyInput, parallel int, apply appl
 			}
 			continue
 		}
-		fmt.Fprintf(stdout, "application %q applied (workflow %s)\n", name, workflows.WorkflowID(name))
+		fmt.Fprintf(stdout, "application %q applied (workflow %s)\n", name, contract.WorkflowID(name))
 	}
 	wg.Wait()
 	switch {

@@ -12,8 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/appset"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 func newAppSetCmd() *cobra.Command {
@@ -43,7 +44,7 @@ var appSets = objectKind[*appset.ApplicationSet]{
 	},
 	kind: "ApplicationSet",
 	apply: func(ctx context.Context, c client.Client, s *appset.ApplicationSet) error {
-		_, err := workflows.ApplyAppSet(ctx, c, s)
+		_, err := ferryclient.ApplyAppSet(ctx, c, s)
 		return err
 	},
 	fail: appSetError,
@@ -62,7 +63,7 @@ func newAppSetGetCmd(tf *temporalFlags) *cobra.Command {
 		Short: "Show a set: its conditions and generated apps with their sync and health",
 		Args:  cobra.ExactArgs(1),
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			v, err := workflows.GetAppSet(cmd.Context(), c, args[0])
+			v, err := ferryclient.GetAppSet(cmd.Context(), c, args[0])
 			if err != nil {
 				return appSetError(args[0], "query", err)
 			}
@@ -73,7 +74,7 @@ func newAppSetGetCmd(tf *temporalFlags) *cobra.Command {
 	return cmd
 }
 
-func printAppSet(out io.Writer, v *workflows.AppSetView, output string) error {
+func printAppSet(out io.Writer, v *contract.AppSetView, output string) error {
 	if done, err := printStructured(out, v, output); done {
 		return err
 	}
@@ -118,15 +119,15 @@ func newAppSetListCmd(tf *temporalFlags) *cobra.Command {
 		Short: "List the ApplicationSets with their apps and health",
 		Args:  cobra.NoArgs,
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, _ []string) error {
-			sets, err := workflows.ListAppSets(cmd.Context(), c)
+			sets, err := ferryclient.ListAppSets(cmd.Context(), c)
 			if err != nil {
 				return err
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tAPPS\tUP-TO-DATE\tREPOS")
 			for _, s := range sets {
-				v, err := workflows.GetAppSet(cmd.Context(), c, s.Name)
-				var nf *workflows.AppSetNotFoundError
+				v, err := ferryclient.GetAppSet(cmd.Context(), c, s.Name)
+				var nf *contract.AppSetNotFoundError
 				switch {
 				case errors.As(err, &nf):
 					continue // deleted meanwhile
@@ -135,7 +136,7 @@ func newAppSetListCmd(tf *temporalFlags) *cobra.Command {
 				}
 				upToDate := "Unknown"
 				for _, cond := range v.Status.Conditions {
-					if cond.Type == workflows.AppSetResourcesUpToDate {
+					if cond.Type == contract.AppSetResourcesUpToDate {
 						upToDate = cond.Status
 					}
 				}
@@ -148,18 +149,18 @@ func newAppSetListCmd(tf *temporalFlags) *cobra.Command {
 
 func newAppSetRefreshCmd(tf *temporalFlags) *cobra.Command {
 	return appSets.nameCmd(tf, "refresh", "Run a set's generators now, with its repositories' refs listed anew",
-		"refresh requested", workflows.RefreshAppSet)
+		"refresh requested", ferryclient.RefreshAppSet)
 }
 
 func newAppSetDeleteCmd(tf *temporalFlags) *cobra.Command {
 	return appSets.nameCmd(tf, "delete", "Delete a set and the apps it generated (their resources too, unless preserveResourcesOnDeletion)",
-		"deleted", workflows.DeleteAppSet)
+		"deleted", ferryclient.DeleteAppSet)
 }
 
 // appSetError turns a Temporal error into one a user can act on.
 func appSetError(name, doing string, err error) error {
-	return objectError("applicationset", name, doing, err, &workflows.AppSetNotFoundError{Name: name}, func(err error) bool {
-		var nf *workflows.AppSetNotFoundError
+	return objectError("applicationset", name, doing, err, &contract.AppSetNotFoundError{Name: name}, func(err error) bool {
+		var nf *contract.AppSetNotFoundError
 		return errors.As(err, &nf)
 	})
 }

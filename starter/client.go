@@ -10,10 +10,11 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/clienttls"
 	"github.com/ferry-gitops/ferry/internal/regions"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // temporalFlags are shared by every `ferry app` command.
@@ -91,7 +92,7 @@ func (f *temporalFlags) run(fn func(cmd *cobra.Command, c client.Client, args []
 
 // runOnApp adapts a command body that reads the status of the app named by
 // its first argument.
-func (f *temporalFlags) runOnApp(fn func(cmd *cobra.Command, v *workflows.View) error) func(*cobra.Command, []string) error {
+func (f *temporalFlags) runOnApp(fn func(cmd *cobra.Command, v *contract.View) error) func(*cobra.Command, []string) error {
 	return f.run(func(cmd *cobra.Command, c client.Client, args []string) error {
 		v, err := queryApp(cmd.Context(), c, args[0])
 		if err != nil {
@@ -102,8 +103,8 @@ func (f *temporalFlags) runOnApp(fn func(cmd *cobra.Command, v *workflows.View) 
 }
 
 // queryApp answers the status query of the app called name.
-func queryApp(ctx context.Context, c client.Client, name string) (*workflows.View, error) {
-	v, err := workflows.Query(ctx, c, name)
+func queryApp(ctx context.Context, c client.Client, name string) (*contract.View, error) {
+	v, err := ferryclient.Query(ctx, c, name)
 	if err != nil {
 		return nil, appError(name, "query", err)
 	}

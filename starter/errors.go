@@ -7,8 +7,9 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // appError turns a Temporal error into one a user can act on.
@@ -21,9 +22,9 @@ func appError(name, doing string, err error) error {
 		return err
 	}
 	// Deleted, or never created: the same answer, as argocd app get's
-	// NotFound (workflows.AppNotFoundError).
-	if workflows.IsAppNotFound(err) {
-		return &workflows.AppNotFoundError{Name: name}
+	// NotFound (contract.AppNotFoundError).
+	if ferryclient.IsAppNotFound(err) {
+		return &contract.AppNotFoundError{Name: name}
 	}
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {

@@ -7,10 +7,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/temporal"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // objectFiles reads the files of a kind that `ferry <kind> apply -f` takes
@@ -78,7 +77,7 @@ func (k objectFiles[T]) read(src string, stdin io.Reader) (T, error) {
 // the error for an object that does not exist; isNotFound knows it; names
 // are how a message that names the object already begins.
 func objectError(noun, name, doing string, err error, notFound error, isNotFound func(error) bool, names ...string) error {
-	var noWorker *workflows.NoWorkerError
+	var noWorker *contract.NoWorkerError
 	var missing *serviceerror.NotFound
 	var appErr *temporal.ApplicationError
 	switch {

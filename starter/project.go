@@ -11,8 +11,9 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 func newProjectCmd() *cobra.Command {
@@ -47,7 +48,7 @@ var projects = objectKind[*app.AppProject]{
 	},
 	kind: "AppProject",
 	apply: func(ctx context.Context, c client.Client, p *app.AppProject) error {
-		_, err := workflows.ApplyProject(ctx, c, p)
+		_, err := ferryclient.ApplyProject(ctx, c, p)
 		return err
 	},
 	fail: projectError,
@@ -66,7 +67,7 @@ func newProjectGetCmd(tf *temporalFlags) *cobra.Command {
 		Short: "Show a project's rules",
 		Args:  cobra.ExactArgs(1),
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			v, err := workflows.GetProject(cmd.Context(), c, args[0])
+			v, err := ferryclient.GetProject(cmd.Context(), c, args[0])
 			if err != nil {
 				return projectError(args[0], "query", err)
 			}
@@ -77,7 +78,7 @@ func newProjectGetCmd(tf *temporalFlags) *cobra.Command {
 	return cmd
 }
 
-func printProject(out io.Writer, v *workflows.ProjectView, output string) error {
+func printProject(out io.Writer, v *contract.ProjectView, output string) error {
 	if done, err := printStructured(out, v, output); done {
 		return err
 	}
@@ -135,15 +136,15 @@ func newProjectListCmd(tf *temporalFlags) *cobra.Command {
 		Short: "List the projects, the built-in default first",
 		Args:  cobra.NoArgs,
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, _ []string) error {
-			names, err := workflows.ListProjects(cmd.Context(), c)
+			names, err := ferryclient.ListProjects(cmd.Context(), c)
 			if err != nil {
 				return err
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tDESCRIPTION")
 			for _, name := range names {
-				v, err := workflows.GetProject(cmd.Context(), c, name)
-				var nf *workflows.ProjectNotFoundError
+				v, err := ferryclient.GetProject(cmd.Context(), c, name)
+				var nf *contract.ProjectNotFoundError
 				switch {
 				case errors.As(err, &nf):
 					continue // deleted meanwhile
@@ -158,13 +159,13 @@ func newProjectListCmd(tf *temporalFlags) *cobra.Command {
 }
 
 func newProjectDeleteCmd(tf *temporalFlags) *cobra.Command {
-	return projects.nameCmd(tf, "delete", "Delete a project; refused while apps use it", "deleted", workflows.DeleteProject)
+	return projects.nameCmd(tf, "delete", "Delete a project; refused while apps use it", "deleted", ferryclient.DeleteProject)
 }
 
 // projectError turns a Temporal error into one a user can act on.
 func projectError(name, doing string, err error) error {
-	return objectError("project", name, doing, err, &workflows.ProjectNotFoundError{Name: name}, func(err error) bool {
-		var nf *workflows.ProjectNotFoundError
+	return objectError("project", name, doing, err, &contract.ProjectNotFoundError{Name: name}, func(err error) bool {
+		var nf *contract.ProjectNotFoundError
 		return errors.As(err, &nf)
 	}, "appproject")
 }

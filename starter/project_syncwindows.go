@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // windowRow is one window of `ferry project windows`: as written, and its
@@ -29,7 +29,7 @@ func newProjectWindowsCmd(tf *temporalFlags) *cobra.Command {
 		Short: "List a project's sync windows: whether each is active now, and when it next opens and closes",
 		Args:  cobra.ExactArgs(1),
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			v, err := workflows.GetProject(cmd.Context(), c, args[0])
+			v, err := ferryclient.GetProject(cmd.Context(), c, args[0])
 			if err != nil {
 				return projectError(args[0], "query", err)
 			}

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
-
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // appGauge keeps ferry_apps{sync_status,health_status}, the running apps
@@ -55,7 +55,7 @@ func (g *appGauge) run(ctx context.Context, every time.Duration) {
 func (g *appGauge) refresh(ctx context.Context) error {
 	counts := map[[2]string]int{}
 	var infos [][]string
-	err := workflows.ListApps(ctx, g.client, func(name string, s workflows.Summary) {
+	err := ferryclient.ListApps(ctx, g.client, func(name string, s contract.Summary) {
 		counts[[2]string{orUnknown(s.Sync), orUnknown(s.Health)}]++
 		regions := slices.Sorted(slices.Values(s.Regions))
 		infos = append(infos, []string{name, s.Project, s.RepoURL, strings.Join(regions, ","),

@@ -4,10 +4,11 @@ import (
 	"context"
 	"strings"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/appset"
 	"github.com/ferry-gitops/ferry/internal/regions"
 	"github.com/ferry-gitops/ferry/internal/webhook"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // appSetClusters are the regions of the regions configuration as the
@@ -27,19 +28,19 @@ func appSetClusters(cfg *config) []appset.Cluster {
 
 // appSetWebhookPrefix marks the ApplicationSets among the webhook's "apps":
 // an app's name has no '/', a set's workflow ID has.
-var appSetWebhookPrefix = workflows.AppSetWorkflowID("")
+var appSetWebhookPrefix = contract.AppSetWorkflowID("")
 
 // appSetsOfRepos lists the running sets as the webhook's apps, one entry
 // per repository of their git generators.
 func appSetsOfRepos(ctx context.Context, a temporalApps) ([]webhook.App, error) {
-	sets, err := workflows.ListAppSets(ctx, a.client)
+	sets, err := ferryclient.ListAppSets(ctx, a.client)
 	if err != nil {
 		return nil, err
 	}
 	var out []webhook.App
 	for _, s := range sets {
 		for _, repo := range s.Repos {
-			out = append(out, webhook.App{Name: workflows.AppSetWorkflowID(s.Name), RepoURL: repo})
+			out = append(out, webhook.App{Name: contract.AppSetWorkflowID(s.Name), RepoURL: repo})
 		}
 	}
 	return out, nil

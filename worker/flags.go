@@ -10,13 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/netpolicy"
 	"github.com/ferry-gitops/ferry/internal/regions"
 	"github.com/ferry-gitops/ferry/internal/render"
 	"github.com/ferry-gitops/ferry/internal/sandbox"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // config is the worker's configuration. Every flag has a FERRY_* twin in
@@ -147,12 +147,12 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 		" (default: systrap where the runsc offers it and it works here, else ptrace)")
 	fs.StringVar(&c.render.pluginDir, "plugin-dir", "", "`DIR` of config-management plugins (Argo CD's ConfigManagementPlugin files, *.yaml); its bin/ is on their PATH in the sandbox; empty: none")
 	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
-		fmt.Sprintf("after `N` reconciles, or N retries of a running operation, an app workflow continues as new (0: %d); keep it equal on every control worker", workflows.DefaultMaxReconciles))
-	fs.IntVar(&c.fullCompareEvery, "full-compare-every", workflows.DefaultFullCompareEvery,
+		fmt.Sprintf("after `N` reconciles, or N retries of a running operation, an app workflow continues as new (0: %d); keep it equal on every control worker", contract.DefaultMaxReconciles))
+	fs.IntVar(&c.fullCompareEvery, "full-compare-every", contract.DefaultFullCompareEvery,
 		"an idle app whose regions' live caches saw no change leaves its polls' compares out, but compares every `N`th poll anyway (1: every poll); keep it equal on every control worker")
-	fs.DurationVar(&c.fullCompareInterval, "full-compare-interval", workflows.DefaultFullCompareInterval,
+	fs.DurationVar(&c.fullCompareInterval, "full-compare-interval", contract.DefaultFullCompareInterval,
 		"and at least once per `DURATION`, whichever comes first; keep it equal on every control worker")
-	fs.DurationVar(&c.repoPollInterval, "repo-poll-interval", workflows.DefaultRepoPollInterval,
+	fs.DurationVar(&c.repoPollInterval, "repo-poll-interval", contract.DefaultRepoPollInterval,
 		"a control worker lists each Git repository the apps track once per `DURATION` (one ls-remote however many apps track it) and refreshes the apps of what moved; "+
 			"an app whose poll interval is as long or longer then polls alone only every --full-compare-interval; 0: off, each app polls alone; keep it equal on every control worker")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "the `DURATION` running activities get to finish on SIGTERM")

@@ -19,11 +19,11 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/rest"
 
 	"github.com/ferry-gitops/ferry/activities"
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/chartsource"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
@@ -114,19 +114,14 @@ func run(ctx context.Context, cfg *config) error {
 		if err != nil {
 			return err
 		}
-		w := worker.New(c, workflows.TaskQueue, opts)
+		w := worker.New(c, contract.TaskQueue, opts)
 		wfCfg := workflows.Config{Regions: cfg.regionsCfg, MaxReconciles: cfg.maxReconciles,
 			FullCompareEvery: cfg.fullCompareEvery, FullCompareInterval: cfg.fullCompareInterval, RepoPollInterval: cfg.repoPollInterval}
 		if notifications != nil {
 			wfCfg.Notifications = notifications
 		}
 		wf := workflows.New(wfCfg)
-		w.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: workflows.ApplicationWorkflow})
-		w.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: workflows.PostSyncWorkflow})
-		w.RegisterWorkflowWithOptions(wf.AppProject, workflow.RegisterOptions{Name: workflows.ProjectWorkflow})
-		w.RegisterWorkflowWithOptions(wf.ApplicationSet, workflow.RegisterOptions{Name: workflows.AppSetWorkflow})
-		w.RegisterWorkflowWithOptions(wf.Notification, workflow.RegisterOptions{Name: workflows.NotificationWorkflow})
-		w.RegisterWorkflowWithOptions(wf.HandOverManifests, workflow.RegisterOptions{Name: workflows.HandOverWorkflow})
+		wf.Register(w)
 		var sender activities.NotificationSender = (*notify.Config)(nil)
 		if notifications != nil {
 			sender = notifications
@@ -161,7 +156,7 @@ func run(ctx context.Context, cfg *config) error {
 		if err != nil {
 			return fmt.Errorf("region %s: %w", region, err)
 		}
-		w := worker.New(c, workflows.RegionQueue(region), opts)
+		w := worker.New(c, contract.RegionQueue(region), opts)
 		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader, HandOver: handOver,
 			Projects: &activities.TemporalProjects{Client: c}, Regions: cfg.regionsCfg,
 			RequireImpersonation: cfg.requireImpersonation, Impersonable: cfg.impersonable(), SystemIgnore: custom.IgnoreAll(),

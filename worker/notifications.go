@@ -6,8 +6,8 @@ import (
 	"os"
 
 	"github.com/ferry-gitops/ferry/activities"
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/notify"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 type notificationsFlags struct {
@@ -23,7 +23,7 @@ type notificationsFlags struct {
 // notification activity use it: a *notify.Config of a file, or the
 // *notify.Live of the control cluster.
 type notifier interface {
-	workflows.Notifier
+	contract.Notifier
 	activities.NotificationSender
 }
 

@@ -14,8 +14,9 @@ import (
 	"go.temporal.io/sdk/client"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/webhook"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // webhookSecretEnv names the environment variable of a provider's secret.
@@ -88,7 +89,7 @@ var _ webhook.Refresher = temporalApps{}
 // both.
 func (a temporalApps) Apps(ctx context.Context) ([]webhook.App, error) {
 	var apps []webhook.App
-	err := workflows.ListApps(ctx, a.client, func(name string, s workflows.Summary) {
+	err := ferryclient.ListApps(ctx, a.client, func(name string, s contract.Summary) {
 		for _, repo := range s.GitRepoURLs() {
 			apps = append(apps, webhook.App{Name: name, RepoURL: repo})
 		}
@@ -105,12 +106,12 @@ func (a temporalApps) Apps(ctx context.Context) ([]webhook.App, error) {
 // revision one of its sources tracks.
 func (a temporalApps) Refresh(ctx context.Context, m webhook.Match, p webhook.Push) error {
 	app := m.App
-	id := workflows.WorkflowID(app)
+	id := contract.WorkflowID(app)
 	if set, ok := appSetOf(app); ok {
-		id = workflows.AppSetWorkflowID(set)
+		id = contract.AppSetWorkflowID(set)
 	}
-	err := a.client.SignalWorkflow(ctx, id, "", workflows.SignalRefresh, workflows.RefreshRequest{
-		Push: &workflows.Push{Repos: m.RepoURLs, Ref: p.Ref, Before: p.Before, After: p.After, DefaultBranch: p.DefaultBranch, Paths: p.Paths},
+	err := a.client.SignalWorkflow(ctx, id, "", contract.SignalRefresh, contract.RefreshRequest{
+		Push: &contract.Push{Repos: m.RepoURLs, Ref: p.Ref, Before: p.Before, After: p.After, DefaultBranch: p.DefaultBranch, Paths: p.Paths},
 	})
 	if _, gone := errors.AsType[*serviceerror.NotFound](err); gone {
 		return fmt.Errorf("signal app %s: %w", app, webhook.ErrAppGone)

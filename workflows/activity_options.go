@@ -3,6 +3,7 @@ package workflows
 import (
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -41,9 +42,9 @@ const (
 )
 
 // permanent errors fail an operation without the retries of syncPolicy.retry.
-var permanent = []string{ErrInvalidManifests, ErrInvalidSource, ErrWrongRegion}
+var permanent = []string{contract.ErrInvalidManifests, contract.ErrInvalidSource, contract.ErrWrongRegion}
 
-var nonRetryable = append([]string{ErrSyncFailed}, permanent...)
+var nonRetryable = append([]string{contract.ErrSyncFailed}, permanent...)
 
 func activityRetry(maxAttempts int32) *temporal.RetryPolicy {
 	return &temporal.RetryPolicy{
@@ -54,9 +55,6 @@ func activityRetry(maxAttempts int32) *temporal.RetryPolicy {
 		NonRetryableErrorTypes: nonRetryable,
 	}
 }
-
-// The option builders take the activity's summary (summaries.go): the
-// Web UI shows it in place of the bare activity type.
 
 func resolveCtx(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
@@ -69,7 +67,7 @@ func resolveCtx(ctx workflow.Context, summary string) workflow.Context {
 func renderCtx(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:             summary,
-		TaskQueue:           TaskQueue,
+		TaskQueue:           contract.TaskQueue,
 		StartToCloseTimeout: renderTimeout,
 		HeartbeatTimeout:    activityHeartbeat,
 		RetryPolicy:         activityRetry(5),
@@ -89,7 +87,7 @@ func renderLocalCtx(ctx workflow.Context, summary string) workflow.Context {
 func compareCtx(ctx workflow.Context, region string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:                compareSummary(region),
-		TaskQueue:              RegionQueue(region),
+		TaskQueue:              contract.RegionQueue(region),
 		ScheduleToStartTimeout: compareScheduleToStart,
 		StartToCloseTimeout:    compareTimeout,
 		HeartbeatTimeout:       activityHeartbeat,
@@ -100,7 +98,7 @@ func compareCtx(ctx workflow.Context, region string) workflow.Context {
 func syncCtx(ctx workflow.Context, region, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:                summary,
-		TaskQueue:              RegionQueue(region),
+		TaskQueue:              contract.RegionQueue(region),
 		ScheduleToStartTimeout: regionScheduleToStart,
 		StartToCloseTimeout:    syncTimeout,
 		HeartbeatTimeout:       writeHeartbeat,

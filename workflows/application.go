@@ -6,13 +6,10 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/regions"
 )
-
-// DefaultMaxReconciles bounds the reconciles of one run before it continues
-// as new, so that a history stays far below Temporal's limits.
-const DefaultMaxReconciles = 200
 
 // Config is the worker's knowledge the workflows need. Validators use it;
 // it must be the same on every control worker.
@@ -33,7 +30,7 @@ type Config struct {
 	// Notifications evaluates the triggers apps subscribe to (nil: none
 	// configured). It may differ between workers: what it decided is in
 	// the history.
-	Notifications Notifier
+	Notifications contract.Notifier
 }
 
 // Workflows are registered on the control queue by the worker.
@@ -43,13 +40,13 @@ type Workflows struct {
 
 func New(cfg Config) *Workflows {
 	if cfg.MaxReconciles <= 0 {
-		cfg.MaxReconciles = DefaultMaxReconciles
+		cfg.MaxReconciles = contract.DefaultMaxReconciles
 	}
 	if cfg.FullCompareEvery <= 0 {
-		cfg.FullCompareEvery = DefaultFullCompareEvery
+		cfg.FullCompareEvery = contract.DefaultFullCompareEvery
 	}
 	if cfg.FullCompareInterval <= 0 {
-		cfg.FullCompareInterval = DefaultFullCompareInterval
+		cfg.FullCompareInterval = contract.DefaultFullCompareInterval
 	}
 	return &Workflows{cfg: cfg}
 }
@@ -61,7 +58,7 @@ type Input struct {
 	app.Application
 	Carried *Carried `json:"ferryCarried,omitempty"`
 	// Owner is whom a new app belongs to (Apply); left out: a user.
-	Owner *Owner `json:"ferryOwner,omitempty"`
+	Owner *contract.Owner `json:"ferryOwner,omitempty"`
 }
 
 // Carried is the state that survives continue-as-new.
@@ -74,7 +71,7 @@ type Carried struct {
 	SearchUpserted searchAttrs `json:"searchUpserted"`
 	ChildApps      []string    `json:"childApps,omitempty"`
 	// Owner: nil when the app began before owners were recorded.
-	Owner *Owner `json:"owner,omitempty"`
+	Owner *contract.Owner `json:"owner,omitempty"`
 	// Notifications: what the app has notified.
 	Notifications *notifyState `json:"notifications,omitempty"`
 	// Operation is the operation that continued as new between two of its
@@ -123,14 +120,14 @@ type refreshReq struct {
 
 // pendingSync is a sync update waiting for the loop to run it.
 type pendingSync struct {
-	req    SyncRequest
+	req    contract.SyncRequest
 	result *app.OperationState
 	err    error
 	done   bool
 }
 
 type pendingDelete struct {
-	req  DeleteRequest
+	req  contract.DeleteRequest
 	err  error
 	done bool
 	// waiting says what the delete waits to be confirmed for (Delete=confirm);
@@ -158,7 +155,7 @@ type appState struct {
 	// childApps are the apps this app of apps created and has not pruned.
 	childApps []string
 	// owner is whom the app belongs to; nil: not recorded (CheckOwner).
-	owner *Owner
+	owner *contract.Owner
 	// refusedChildren: the last compare found these children to name apps
 	// of another owner.
 	refusedChildren []string
@@ -343,15 +340,15 @@ func (s *appState) validateOptions() app.ValidateOptions {
 // Application. A closed workflow answers queries from its history still
 // (temporal workflow query): the deleted app must not read as running.
 // It changes no command: a replayed run answers the same.
-func (s *appState) statusView() (View, error) {
+func (s *appState) statusView() (contract.View, error) {
 	if s.deleted {
-		return View{}, &AppNotFoundError{Name: s.app.Metadata.Name}
+		return contract.View{}, &contract.AppNotFoundError{Name: s.app.Metadata.Name}
 	}
 	return s.view(), nil
 }
 
-func (s *appState) view() View {
+func (s *appState) view() contract.View {
 	st := s.status
 	st.OperationState = st.OperationState.WithSyncResult()
-	return View{Application: s.app, Status: st, Owner: s.owner}
+	return contract.View{Application: s.app, Status: st, Owner: s.owner}
 }

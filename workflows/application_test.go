@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/regions"
 )
@@ -36,14 +37,24 @@ func ptr[T any](v T) *T { return &v }
 func (s *appSuite) newEnv(cfg Config) {
 	s.env = s.NewTestWorkflowEnvironment()
 	s.wf = New(cfg)
-	s.env.RegisterWorkflowWithOptions(s.wf.Application, workflow.RegisterOptions{Name: ApplicationWorkflow})
+	s.env.RegisterWorkflowWithOptions(s.wf.Application, workflow.RegisterOptions{Name: contract.ApplicationWorkflow})
 	// Stand-ins with the real signatures; each test says what they return.
 	reg := func(fn any, name string) { s.env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
-	reg(func(context.Context, ResolveInput) (ResolveResult, error) { return ResolveResult{}, nil }, ActivityResolveRevision)
-	reg(func(context.Context, RenderInput) (RenderResult, error) { return RenderResult{}, nil }, ActivityRender)
-	reg(func(context.Context, CompareInput) (CompareResult, error) { return CompareResult{}, nil }, ActivityCompare)
-	reg(func(context.Context, SyncInput) (SyncResult, error) { return SyncResult{}, nil }, ActivitySync)
-	reg(func(context.Context, DeleteInput) (DeleteResult, error) { return DeleteResult{}, nil }, ActivityDeleteResources)
+	reg(func(context.Context, contract.ResolveInput) (contract.ResolveResult, error) {
+		return contract.ResolveResult{}, nil
+	}, contract.ActivityResolveRevision)
+	reg(func(context.Context, contract.RenderInput) (contract.RenderResult, error) {
+		return contract.RenderResult{}, nil
+	}, contract.ActivityRender)
+	reg(func(context.Context, contract.CompareInput) (contract.CompareResult, error) {
+		return contract.CompareResult{}, nil
+	}, contract.ActivityCompare)
+	reg(func(context.Context, contract.SyncInput) (contract.SyncResult, error) {
+		return contract.SyncResult{}, nil
+	}, contract.ActivitySync)
+	reg(func(context.Context, contract.DeleteInput) (contract.DeleteResult, error) {
+		return contract.DeleteResult{}, nil
+	}, contract.ActivityDeleteResources)
 }
 
 func (s *appSuite) AfterTest(_, _ string) { s.env.AssertExpectations(s.T()) }
@@ -71,64 +82,66 @@ type fakeCluster struct {
 	synced map[string]string // region -> SHA applied
 }
 
-func (f *fakeCluster) compare(_ context.Context, in CompareInput) (CompareResult, error) {
+func (f *fakeCluster) compare(_ context.Context, in contract.CompareInput) (contract.CompareResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.compareLocked(in), nil
 }
 
-func (f *fakeCluster) compareLocked(in CompareInput) CompareResult {
+func (f *fakeCluster) compareLocked(in contract.CompareInput) contract.CompareResult {
 	st, health := app.SyncStatusOutOfSync, app.HealthMissing
 	if f.synced[in.Region] == in.Target.SHA {
 		st, health = app.SyncStatusSynced, app.HealthHealthy
 	}
-	return CompareResult{Resources: []app.ResourceStatus{{
+	return contract.CompareResult{Resources: []app.ResourceStatus{{
 		ResourceKey: app.ResourceKey{Group: "apps", Kind: "Deployment", Namespace: in.Namespace, Name: "web"},
 		Region:      in.Region, Status: st, Health: health,
 	}}}
 }
 
-func (f *fakeCluster) sync(_ context.Context, in SyncInput) (SyncResult, error) {
+func (f *fakeCluster) sync(_ context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.synced[in.Region] = in.Target.SHA
-	cmp := f.compareLocked(CompareInput{Target: in.Target, Region: in.Region, Namespace: in.Namespace})
-	return SyncResult{Resources: cmp.Resources, Results: []app.ResourceResult{{ResourceKey: cmp.Resources[0].ResourceKey, Region: in.Region, Action: "configured"}}}, nil
+	cmp := f.compareLocked(contract.CompareInput{Target: in.Target, Region: in.Region, Namespace: in.Namespace})
+	return contract.SyncResult{Resources: cmp.Resources, Results: []app.ResourceResult{{ResourceKey: cmp.Resources[0].ResourceKey, Region: in.Region, Action: "configured"}}}, nil
 }
 
-func (s *appSuite) query() View {
-	res, err := s.env.QueryWorkflow(QueryStatus)
+func (s *appSuite) query() contract.View {
+	res, err := s.env.QueryWorkflow(contract.QueryStatus)
 	s.Require().NoError(err)
-	var v View
+	var v contract.View
 	s.Require().NoError(res.Get(&v))
 	return v
 }
 
 func (s *appSuite) deleteAt(d time.Duration, cascade bool) {
 	s.env.RegisterDelayedCallback(func() {
-		s.env.UpdateWorkflow(UpdateDelete, "delete", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateDelete, "delete", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { s.Fail("delete rejected", err) },
 			OnAccept:   func() {},
 			OnComplete: func(any, error) {},
-		}, DeleteRequest{Cascade: &cascade})
+		}, contract.DeleteRequest{Cascade: &cascade})
 	}, d)
 }
 
 func (s *appSuite) TestAutoSyncOncePerRevisionThenNewCommitViaRefresh() {
 	cluster := &fakeCluster{synced: map[string]string{}}
 	sha := "1111111111111111111111111111111111111111"
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
-		func(context.Context, ResolveInput) (ResolveResult, error) { return ResolveResult{SHA: sha}, nil })
-	renders := 0
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in RenderInput) (RenderResult, error) {
-			renders++
-			return RenderResult{Digest: "d-" + in.SHA[:4], Count: 1}, nil
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(context.Context, contract.ResolveInput) (contract.ResolveResult, error) {
+			return contract.ResolveResult{SHA: sha}, nil
 		})
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	renders := 0
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.RenderInput) (contract.RenderResult, error) {
+			renders++
+			return contract.RenderResult{Digest: "d-" + in.SHA[:4], Count: 1}, nil
+		})
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 	var syncs atomic.Int32
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 			syncs.Add(1)
 			return cluster.sync(ctx, in)
 		})
@@ -142,7 +155,7 @@ func (s *appSuite) TestAutoSyncOncePerRevisionThenNewCommitViaRefresh() {
 		s.Equal(1, renders, "an unchanged SHA and spec is not rendered again")
 		s.Len(v.Status.History, 1)
 		sha = "2222222222222222222222222222222222222222"
-		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{})
+		s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{})
 	}, 35*time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
@@ -156,19 +169,19 @@ func (s *appSuite) TestAutoSyncOncePerRevisionThenNewCommitViaRefresh() {
 		s.Equal(sha, v.Status.Regions["eu-west-1"].Revision)
 	}, 37*time.Second)
 	s.deleteAt(40*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(true))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
 	s.True(s.env.IsWorkflowCompleted())
 	s.NoError(s.env.GetWorkflowError())
 }
 
 func (s *appSuite) TestFailedAutoSyncIsNotRetriedForTheSameRevision() {
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	refused := temporal.NewNonRetryableApplicationError("Deployment/gb/web: apply: spec.replicas: Invalid value", ErrSyncFailed, nil)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	refused := temporal.NewNonRetryableApplicationError("Deployment/gb/web: apply: spec.replicas: Invalid value", contract.ErrSyncFailed, nil)
 	// syncPolicy.retry.limit 2: the first attempt and two retries, then Failed; no more for this SHA.
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(SyncResult{}, refused).Times(2 * 3)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(contract.SyncResult{}, refused).Times(2 * 3)
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
 		s.Require().NotNil(v.Status.OperationState)
@@ -181,15 +194,15 @@ func (s *appSuite) TestFailedAutoSyncIsNotRetriedForTheSameRevision() {
 	s.deleteAt(60*time.Second, false)
 	in := testApp(true)
 	in.Spec.SyncPolicy.Retry = &app.RetryPolicy{Limit: 2, Backoff: &app.Backoff{Duration: "1s"}}
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.NoError(s.env.GetWorkflowError())
 }
 
 func (s *appSuite) TestValidatorsRejectBadUpdates() {
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{"us-east-1": "aaaaaaaaaaaaaaaa", "eu-west-1": "aaaaaaaaaaaaaaaa"}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 	rejected := func(name string, arg any, want string) {
 		s.env.UpdateWorkflow(name, name+"-"+want, &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { s.ErrorContains(err, want) },
@@ -198,44 +211,44 @@ func (s *appSuite) TestValidatorsRejectBadUpdates() {
 		}, arg)
 	}
 	s.env.RegisterDelayedCallback(func() {
-		rejected(UpdateSync, SyncRequest{RollbackID: ptr(int64(0))}, "rollback is not allowed while automated sync is on")
+		rejected(contract.UpdateSync, contract.SyncRequest{RollbackID: ptr(int64(0))}, "rollback is not allowed while automated sync is on")
 		bad := testApp(true).Application
 		bad.Spec.Source.RepoURL = ""
-		rejected(UpdateSpec, bad, "repoURL")
+		rejected(contract.UpdateSpec, bad, "repoURL")
 		mars := testApp(true).Application
 		mars.Spec.Destinations = []app.Destination{{Name: "mars"}}
-		rejected(UpdateSpec, mars, "mars")
+		rejected(contract.UpdateSpec, mars, "mars")
 		renamed := testApp(true).Application
 		renamed.Metadata.Name = "other"
-		rejected(UpdateSpec, renamed, "cannot be renamed")
+		rejected(contract.UpdateSpec, renamed, "cannot be renamed")
 		v := s.query()
 		s.Equal("https://git.example.com/apps.git", v.Spec.Source.RepoURL, "nothing changed")
 	}, time.Second)
 	s.deleteAt(2*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(true))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
 	s.NoError(s.env.GetWorkflowError())
 }
 
 func (s *appSuite) TestManualSyncAndRollback() {
 	sha := "1111111111111111"
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in ResolveInput) (ResolveResult, error) {
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.ResolveInput) (contract.ResolveResult, error) {
 			switch in.TargetRevision {
 			case "v1", "0000000000000000":
-				return ResolveResult{SHA: "0000000000000000"}, nil
+				return contract.ResolveResult{SHA: "0000000000000000"}, nil
 			}
-			return ResolveResult{SHA: sha}, nil
+			return contract.ResolveResult{SHA: sha}, nil
 		})
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in RenderInput) (RenderResult, error) {
-			return RenderResult{Digest: "d" + in.SHA, Count: 1}, nil
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.RenderInput) (contract.RenderResult, error) {
+			return contract.RenderResult{Digest: "d" + in.SHA, Count: 1}, nil
 		})
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
 	var ops []*app.OperationState
-	syncReq := func(req SyncRequest) {
-		s.env.UpdateWorkflow(UpdateSync, "", &testsuite.TestUpdateCallback{
+	syncReq := func(req contract.SyncRequest) {
+		s.env.UpdateWorkflow(contract.UpdateSync, "", &testsuite.TestUpdateCallback{
 			OnReject: func(err error) { s.Fail("sync rejected", err) },
 			OnAccept: func() {},
 			OnComplete: func(res any, err error) {
@@ -246,16 +259,16 @@ func (s *appSuite) TestManualSyncAndRollback() {
 	}
 	s.env.RegisterDelayedCallback(func() {
 		s.Equal(app.SyncStatusOutOfSync, s.query().Status.Sync.Status, "not automated: no sync on its own")
-		syncReq(SyncRequest{Revision: "v1"})
+		syncReq(contract.SyncRequest{Revision: "v1"})
 	}, time.Second)
-	s.env.RegisterDelayedCallback(func() { syncReq(SyncRequest{}) }, 2*time.Second)
+	s.env.RegisterDelayedCallback(func() { syncReq(contract.SyncRequest{}) }, 2*time.Second)
 	s.env.RegisterDelayedCallback(func() {
-		s.env.UpdateWorkflow(UpdateSync, "", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateSync, "", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { s.ErrorContains(err, "no history entry with ID 7") },
 			OnAccept:   func() { s.Fail("rollback to a missing entry accepted") },
 			OnComplete: func(any, error) {},
-		}, SyncRequest{RollbackID: ptr(int64(7))})
-		syncReq(SyncRequest{RollbackID: ptr(int64(0))})
+		}, contract.SyncRequest{RollbackID: ptr(int64(7))})
+		syncReq(contract.SyncRequest{RollbackID: ptr(int64(0))})
 	}, 3*time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		s.Require().Len(ops, 3)
@@ -268,35 +281,35 @@ func (s *appSuite) TestManualSyncAndRollback() {
 		s.Len(s.query().Status.History, 3)
 	}, 4*time.Second)
 	s.deleteAt(5*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 }
 
 func (s *appSuite) TestCascadeDeleteRemovesResourcesInEveryRegion() {
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 	// Without a finalizer naming a policy, foreground, as argocd app delete.
-	s.env.OnActivity(ActivityDeleteResources, mock.Anything, DeleteInput{App: "guestbook", Region: "us-east-1", Propagation: app.PropagationForeground}).Return(DeleteResult{}, nil).Once()
-	s.env.OnActivity(ActivityDeleteResources, mock.Anything, DeleteInput{App: "guestbook", Region: "eu-west-1", Propagation: app.PropagationForeground}).Return(DeleteResult{}, nil).Once()
+	s.env.OnActivity(contract.ActivityDeleteResources, mock.Anything, contract.DeleteInput{App: "guestbook", Region: "us-east-1", Propagation: app.PropagationForeground}).Return(contract.DeleteResult{}, nil).Once()
+	s.env.OnActivity(contract.ActivityDeleteResources, mock.Anything, contract.DeleteInput{App: "guestbook", Region: "eu-west-1", Propagation: app.PropagationForeground}).Return(contract.DeleteResult{}, nil).Once()
 	s.deleteAt(time.Second, true)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.True(s.env.IsWorkflowCompleted())
 	s.NoError(s.env.GetWorkflowError())
 }
 
 func (s *appSuite) TestContinueAsNewCarriesState() {
 	s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1"), MaxReconciles: 3})
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil).Once()
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil).Once()
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync).Twice()
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(true))
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync).Twice()
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
 	var can *workflow.ContinueAsNewError
 	s.Require().True(errors.As(s.env.GetWorkflowError(), &can), "got %v", s.env.GetWorkflowError())
-	s.Equal(ApplicationWorkflow, can.WorkflowType.Name)
+	s.Equal(contract.ApplicationWorkflow, can.WorkflowType.Name)
 	var next Input
 	s.Require().NoError(converterFor().FromPayloads(can.Input, &next))
 	s.Equal("guestbook", next.Metadata.Name)

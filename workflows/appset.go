@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/appset"
 )
@@ -22,13 +23,6 @@ const maxAppSetLoops = 200
 // after it changed its apps, so that their sync and health show soon.
 const appSetSettlePolls = 24
 
-// AppSetCarried is the state a run hands the next on continue-as-new.
-type AppSetCarried struct {
-	Owned   []string     `json:"owned,omitempty"`
-	Status  AppSetStatus `json:"status"`
-	Refresh bool         `json:"refresh,omitempty"`
-}
-
 type pendingAppSetDelete struct {
 	err  error
 	done bool
@@ -38,7 +32,7 @@ type pendingAppSetDelete struct {
 type appSetState struct {
 	set    appset.ApplicationSet
 	owned  []string
-	status AppSetStatus
+	status contract.AppSetStatus
 	// refresh: run the generators now; fresh asks Git itself.
 	refresh  *refreshReq
 	deletion *pendingAppSetDelete
@@ -90,8 +84,8 @@ func (s *appSetState) run(ctx workflow.Context, first bool) error {
 				return err
 			}
 			if s.deletion == nil {
-				return workflow.NewContinueAsNewError(ctx, AppSetWorkflow, appSetInput{ApplicationSet: s.set,
-					Carried: &AppSetCarried{Owned: s.owned, Status: s.status, Refresh: s.refresh != nil}})
+				return workflow.NewContinueAsNewError(ctx, contract.AppSetWorkflow, AppSetInput{ApplicationSet: s.set,
+					Carried: &contract.AppSetCarried{Owned: s.owned, Status: s.status, Refresh: s.refresh != nil}})
 			}
 		}
 		if s.refresh != nil || s.deletion != nil {
@@ -153,18 +147,15 @@ func (s *appSetState) requeue() time.Duration {
 func appSetActivityCtx(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:             summary,
-		TaskQueue:           TaskQueue,
+		TaskQueue:           contract.TaskQueue,
 		StartToCloseTimeout: renderTimeout,
 		HeartbeatTimeout:    activityHeartbeat,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 10,
-			NonRetryableErrorTypes: []string{ErrInvalidAppSet},
+			NonRetryableErrorTypes: []string{contract.ErrInvalidAppSet},
 		},
 	})
 }
-
-// ErrInvalidAppSet: the generators or the template cannot run as given.
-const ErrInvalidAppSet = "InvalidApplicationSet"
 
 // reconcile runs the generators and makes the apps what they generate.
 func (s *appSetState) reconcile(ctx workflow.Context, fresh bool) {
@@ -175,24 +166,24 @@ func (s *appSetState) reconcile(ctx workflow.Context, fresh bool) {
 		// they compare the new commit.
 		s.settle = appSetSettlePolls
 	}
-	var gen GenerateResult
-	err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Generate applicationset "+name), ActivityGenerateAppSet,
-		GenerateInput{Set: s.set, Fresh: fresh, MaxAge: s.requeue()}).Get(ctx, &gen)
+	var gen contract.GenerateResult
+	err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Generate applicationset "+name), contract.ActivityGenerateAppSet,
+		contract.GenerateInput{Set: s.set, Fresh: fresh, MaxAge: s.requeue()}).Get(ctx, &gen)
 	now := workflow.Now(ctx)
 	if err != nil {
-		msg := ErrorMessage(err)
+		msg := contract.ErrorMessage(err)
 		s.setError(now, reasonParamsGenerationError, msg)
-		s.setCondition(now, AppSetParametersGenerated, "False", reasonErrorOccurred, msg)
+		s.setCondition(now, contract.AppSetParametersGenerated, "False", reasonErrorOccurred, msg)
 		return
 	}
 	s.status.Revisions = gen.Revisions
-	s.setCondition(now, AppSetParametersGenerated, "True", reasonParametersGenerated, msgParametersGenerated)
-	in := ReconcileInput{Set: name, Apps: gen.Apps, Previous: s.owned, Policy: s.set.Policy(),
+	s.setCondition(now, contract.AppSetParametersGenerated, "True", reasonParametersGenerated, msgParametersGenerated)
+	in := contract.ReconcileInput{Set: name, Apps: gen.Apps, Previous: s.owned, Policy: s.set.Policy(),
 		NoDelete: !s.set.Deletes() || len(gen.Invalid) > 0, Preserve: s.set.PreserveResources(),
 		Ignore: s.set.Spec.IgnoreApplicationDifferences}
-	var res ReconcileResult
-	if err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Reconcile the apps of applicationset "+name), ActivityReconcileAppSet, in).Get(ctx, &res); err != nil {
-		s.setError(now, s.writeErrorReason(), ErrorMessage(err))
+	var res contract.ReconcileResult
+	if err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Reconcile the apps of applicationset "+name), contract.ActivityReconcileAppSet, in).Get(ctx, &res); err != nil {
+		s.setError(now, s.writeErrorReason(), contract.ErrorMessage(err))
 		return
 	}
 	s.applyResult(now, res, gen.Invalid, gen.Apps)
@@ -202,21 +193,21 @@ func (s *appSetState) reconcile(ctx workflow.Context, fresh bool) {
 
 // applyResult records what the reconcile did: the owned apps, their rows
 // and the conditions that sum them up.
-func (s *appSetState) applyResult(now time.Time, res ReconcileResult, invalid []string, generated []app.Application) {
+func (s *appSetState) applyResult(now time.Time, res contract.ReconcileResult, invalid []string, generated []app.Application) {
 	s.owned = res.Owned
 	s.status.Resources = nil
 	for _, a := range res.Apps {
 		switch a.Action {
-		case AppCreated, AppUpdated, AppDeleted:
+		case contract.AppCreated, contract.AppUpdated, contract.AppDeleted:
 			s.settle = appSetSettlePolls
 		}
-		if a.Action == AppDeleted || a.Action == AppReleased {
+		if a.Action == contract.AppDeleted || a.Action == contract.AppReleased {
 			continue
 		}
-		r := AppSetResource{Group: "argoproj.io", Version: "v1alpha1", Kind: app.Kind, Name: a.Name, Namespace: "argocd",
+		r := contract.AppSetResource{Group: "argoproj.io", Version: "v1alpha1", Kind: app.Kind, Name: a.Name, Namespace: "argocd",
 			Status: a.Sync, Message: a.Message}
 		if a.Health != "" {
-			r.Health = &AppSetHealth{Status: a.Health}
+			r.Health = &contract.AppSetHealth{Status: a.Health}
 		}
 		s.status.Resources = append(s.status.Resources, r)
 	}
@@ -229,7 +220,7 @@ func (s *appSetState) publishRepos(ctx workflow.Context) {
 	if fmt.Sprint(repos) == fmt.Sprint(s.repos) {
 		return
 	}
-	if err := workflow.UpsertMemo(ctx, map[string]any{memoAppSetRepos: repos}); err != nil {
+	if err := workflow.UpsertMemo(ctx, map[string]any{contract.MemoAppSetRepos: repos}); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert memo failed", "error", err)
 		return
 	}
@@ -249,7 +240,7 @@ func (s *appSetState) publishOwned(ctx workflow.Context) {
 		return
 	}
 	owned := append([]string{}, s.owned...)
-	if err := workflow.UpsertMemo(ctx, map[string]any{memoAppSetOwned: owned}); err != nil {
+	if err := workflow.UpsertMemo(ctx, map[string]any{contract.MemoAppSetOwned: owned}); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert memo failed", "error", err)
 		return
 	}
@@ -271,10 +262,10 @@ func (s *appSetState) runDelete(ctx workflow.Context) bool {
 	if workflow.GetVersion(ctx, versionDeletePolicy, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
 		policy = s.set.Policy()
 	}
-	in := ReconcileInput{Set: s.set.Metadata.Name, Previous: s.owned, Policy: policy,
+	in := contract.ReconcileInput{Set: s.set.Metadata.Name, Previous: s.owned, Policy: policy,
 		Preserve: s.set.PreserveResources(), DeleteAll: true}
-	var res ReconcileResult
-	err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Delete the apps of applicationset "+s.set.Metadata.Name), ActivityReconcileAppSet, in).Get(ctx, &res)
+	var res contract.ReconcileResult
+	err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Delete the apps of applicationset "+s.set.Metadata.Name), contract.ActivityReconcileAppSet, in).Get(ctx, &res)
 	if err == nil {
 		s.applyResult(workflow.Now(ctx), res, nil, nil)
 		if len(res.Owned) > 0 {
@@ -288,22 +279,22 @@ func (s *appSetState) runDelete(ctx workflow.Context) bool {
 
 // appSetInput is the workflow input: the set, and on continue-as-new the
 // state carried over.
-type appSetInput struct {
+type AppSetInput struct {
 	appset.ApplicationSet
-	Carried *AppSetCarried `json:"ferryCarried,omitempty"`
+	Carried *contract.AppSetCarried `json:"ferryCarried,omitempty"`
 }
 
 // parseAppSetInput reads the input as `ferry appset apply` reads a file.
-func parseAppSetInput(raw json.RawMessage) (*appset.ApplicationSet, *AppSetCarried, error) {
+func parseAppSetInput(raw json.RawMessage) (*appset.ApplicationSet, *contract.AppSetCarried, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return nil, nil, fmt.Errorf("parse ApplicationSet: expected a JSON object: %w", err)
 	}
-	var carried *AppSetCarried
+	var carried *contract.AppSetCarried
 	if c, ok := fields[carriedKey]; ok {
 		delete(fields, carriedKey)
 		if !bytes.Equal(bytes.TrimSpace(c), []byte("null")) {
-			carried = &AppSetCarried{}
+			carried = &contract.AppSetCarried{}
 			if err := json.Unmarshal(c, carried); err != nil {
 				return nil, nil, fmt.Errorf("parse the state carried over from the previous run (%s): %w", carriedKey, err)
 			}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -31,10 +32,10 @@ const (
 // could not be deleted, else when a generated app is invalid; otherwise
 // ResourcesUpToDate True and ErrorOccurred False, both saying
 // msgUpToDate. generated are the apps the generators produced.
-func (s *appSetState) setOutcome(now time.Time, res ReconcileResult, invalid []string, generated []app.Application) {
+func (s *appSetState) setOutcome(now time.Time, res contract.ReconcileResult, invalid []string, generated []app.Application) {
 	var writes, deletes []string
 	for _, a := range res.Apps {
-		if a.Action != AppRefused && a.Action != AppFailed {
+		if a.Action != contract.AppRefused && a.Action != contract.AppFailed {
 			continue
 		}
 		if slices.ContainsFunc(generated, func(g app.Application) bool { return g.Metadata.Name == a.Name }) {
@@ -51,16 +52,16 @@ func (s *appSetState) setOutcome(now time.Time, res ReconcileResult, invalid []s
 	case len(invalid) > 0:
 		s.setError(now, reasonValidationError, validationMessage(invalid))
 	default:
-		s.setCondition(now, AppSetResourcesUpToDate, "True", reasonUpToDate, msgUpToDate)
-		s.setCondition(now, AppSetErrorOccurred, "False", reasonUpToDate, msgUpToDate)
+		s.setCondition(now, contract.AppSetResourcesUpToDate, "True", reasonUpToDate, msgUpToDate)
+		s.setCondition(now, contract.AppSetErrorOccurred, "False", reasonUpToDate, msgUpToDate)
 	}
 }
 
 // setError sets ErrorOccurred True, and ResourcesUpToDate False with the
 // same message, as Argo CD's setApplicationSetStatusCondition does.
 func (s *appSetState) setError(now time.Time, reason, msg string) {
-	s.setCondition(now, AppSetErrorOccurred, "True", reason, msg)
-	s.setCondition(now, AppSetResourcesUpToDate, "False", reasonErrorOccurred, msg)
+	s.setCondition(now, contract.AppSetErrorOccurred, "True", reason, msg)
+	s.setCondition(now, contract.AppSetResourcesUpToDate, "False", reasonErrorOccurred, msg)
 }
 
 // writeErrorReason is Argo CD's reason when writing the apps failed: its
@@ -107,5 +108,5 @@ func (s *appSetState) setCondition(now time.Time, typ, status, reason, msg strin
 			return
 		}
 	}
-	s.status.Conditions = append(s.status.Conditions, AppSetCondition{Type: typ, Status: status, Reason: reason, Message: msg, LastTransitionTime: now})
+	s.status.Conditions = append(s.status.Conditions, contract.AppSetCondition{Type: typ, Status: status, Reason: reason, Message: msg, LastTransitionTime: now})
 }

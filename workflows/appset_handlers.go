@@ -6,29 +6,30 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/appset"
 )
 
 func (s *appSetState) registerHandlers(ctx workflow.Context) error {
-	if err := registerStatusAndRefresh(ctx, func() (AppSetView, error) { return s.view(), nil }, s.onRefresh); err != nil {
+	if err := registerStatusAndRefresh(ctx, func() (contract.AppSetView, error) { return s.view(), nil }, s.onRefresh); err != nil {
 		return err
 	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAppSetSpec, s.handleSpec,
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateAppSetSpec, s.handleSpec,
 		workflow.UpdateHandlerOptions{Validator: s.validateSpec}); err != nil {
 		return err
 	}
-	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateAppSetDelete, s.handleDelete,
+	return workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateAppSetDelete, s.handleDelete,
 		workflow.UpdateHandlerOptions{Validator: s.validateDelete})
 }
 
-func (s *appSetState) view() AppSetView {
-	return AppSetView{ApplicationSet: s.set, Status: s.status}
+func (s *appSetState) view() contract.AppSetView {
+	return contract.AppSetView{ApplicationSet: s.set, Status: s.status}
 }
 
 // onRefresh: a push (from the webhook, for one of the set's repositories)
 // or `ferry appset refresh` runs the generators now, with the repositories'
 // refs listed anew.
-func (s *appSetState) onRefresh(req RefreshRequest) {
+func (s *appSetState) onRefresh(req contract.RefreshRequest) {
 	if req.Drift != nil {
 		return // an app's drift is the app's business
 	}
@@ -59,10 +60,10 @@ func (s *appSetState) validateSpec(ctx workflow.Context, raw json.RawMessage) er
 	return nil
 }
 
-func (s *appSetState) handleSpec(ctx workflow.Context, raw json.RawMessage) (AppSetView, error) {
+func (s *appSetState) handleSpec(ctx workflow.Context, raw json.RawMessage) (contract.AppSetView, error) {
 	next, err := appset.Read(raw) // a replay runs no validator
 	if err != nil {
-		return AppSetView{}, err
+		return contract.AppSetView{}, err
 	}
 	s.set = *next
 	if s.refresh == nil {
@@ -71,7 +72,7 @@ func (s *appSetState) handleSpec(ctx workflow.Context, raw json.RawMessage) (App
 	return s.view(), nil
 }
 
-func (s *appSetState) validateDelete(ctx workflow.Context, _ DeleteAppSetRequest) error {
+func (s *appSetState) validateDelete(ctx workflow.Context, _ contract.DeleteAppSetRequest) error {
 	if s.deletion != nil {
 		return s.errDeleting()
 	}
@@ -80,7 +81,7 @@ func (s *appSetState) validateDelete(ctx workflow.Context, _ DeleteAppSetRequest
 
 // handleDelete deletes the set's apps, then the set; it answers once
 // they are gone.
-func (s *appSetState) handleDelete(ctx workflow.Context, _ DeleteAppSetRequest) error {
+func (s *appSetState) handleDelete(ctx workflow.Context, _ contract.DeleteAppSetRequest) error {
 	p := &pendingAppSetDelete{}
 	s.deletion = p
 	if err := workflow.Await(ctx, func() bool { return p.done }); err != nil {

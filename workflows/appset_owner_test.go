@@ -3,6 +3,7 @@ package workflows
 import (
 	"testing"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/stretchr/testify/require"
 )
 
@@ -10,25 +11,25 @@ import (
 // generated; a user's app, another set's and an app of apps' child are
 // refused with their owner named, and a user may still adopt its apps.
 func TestAppSetOwnership(t *testing.T) {
-	set := SpecRequest{AppSet: "team"}
-	require.NoError(t, CheckOwner("a", &Owner{AppSet: "team"}, set))
-	require.NoError(t, CheckOwner("a", nil, SpecRequest{AppSet: "team", Created: true}))
-	for owner, want := range map[*Owner]string{
+	set := contract.SpecRequest{AppSet: "team"}
+	require.NoError(t, contract.CheckOwner("a", &contract.Owner{AppSet: "team"}, set))
+	require.NoError(t, contract.CheckOwner("a", nil, contract.SpecRequest{AppSet: "team", Created: true}))
+	for owner, want := range map[*contract.Owner]string{
 		{}:                 `app "a" is owned by a user (ferry app apply): applicationset "team" cannot change or delete it`,
 		{AppSet: "other"}:  `app "a" is owned by applicationset "other": applicationset "team" cannot change or delete it`,
 		{Parent: "parent"}: `app "a" is owned by app of apps "parent": applicationset "team" cannot change or delete it`,
 		nil:                `app "a" has no recorded owner and applicationset "team" did not create it`,
 	} {
-		err := CheckOwner("a", owner, set)
-		require.True(t, IsOwnerRefusal(err), "%v", owner)
+		err := contract.CheckOwner("a", owner, set)
+		require.True(t, contract.IsOwnerRefusal(err), "%v", owner)
 		require.ErrorContains(t, err, want)
 	}
-	err := CheckOwner("a", &Owner{AppSet: "team"}, SpecRequest{})
+	err := contract.CheckOwner("a", &contract.Owner{AppSet: "team"}, contract.SpecRequest{})
 	require.ErrorContains(t, err, `app "a" is owned by applicationset "team" (its spec comes from the generators of applicationset "team")`)
-	require.NoError(t, CheckOwner("a", &Owner{AppSet: "team"}, SpecRequest{ForceAdopt: true}))
-	require.ErrorContains(t, CheckOwner("a", &Owner{AppSet: "team"}, SpecRequest{Parent: "p"}), `app "a" is owned by applicationset "team": app of apps "p" cannot`)
+	require.NoError(t, contract.CheckOwner("a", &contract.Owner{AppSet: "team"}, contract.SpecRequest{ForceAdopt: true}))
+	require.ErrorContains(t, contract.CheckOwner("a", &contract.Owner{AppSet: "team"}, contract.SpecRequest{Parent: "p"}), `app "a" is owned by applicationset "team": app of apps "p" cannot`)
 
-	require.NoError(t, checkDeleteOwner("a", &Owner{AppSet: "team"}, DeleteRequest{AppSet: "team"}))
-	require.ErrorContains(t, checkDeleteOwner("a", &Owner{}, DeleteRequest{AppSet: "team"}), `app "a" is owned by a user (ferry app apply): applicationset "team" cannot delete it`)
-	require.NoError(t, checkDeleteOwner("a", &Owner{AppSet: "team"}, DeleteRequest{}))
+	require.NoError(t, checkDeleteOwner("a", &contract.Owner{AppSet: "team"}, contract.DeleteRequest{AppSet: "team"}))
+	require.ErrorContains(t, checkDeleteOwner("a", &contract.Owner{}, contract.DeleteRequest{AppSet: "team"}), `app "a" is owned by a user (ferry app apply): applicationset "team" cannot delete it`)
+	require.NoError(t, checkDeleteOwner("a", &contract.Owner{AppSet: "team"}, contract.DeleteRequest{}))
 }

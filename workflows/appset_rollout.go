@@ -5,26 +5,18 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/appset"
 )
 
-// A RollingSync set (spec.strategy.type RollingSync) syncs its apps step
-// by step, as Argo CD's progressive syncs: its apps have automated sync off
-// (appset.Generate turns it off), and after each reconcile the set moves
-// them along status.applicationStatus and starts the syncs of the apps a
-// step made Pending. Everything it knows is in its status, carried over on
-// continue-as-new, so a rollout goes on where it was after any crash. Sets
-// of other strategies take none of these steps: the histories recorded
-// before RollingSync existed never reach them.
-
 // progress advances the rollout after a reconcile that produced res from
 // the generated apps gen.
-func (s *appSetState) progress(ctx workflow.Context, gen []app.Application, res ReconcileResult) {
+func (s *appSetState) progress(ctx workflow.Context, gen []app.Application, res contract.ReconcileResult) {
 	if !s.set.RollingSync() {
 		if len(s.status.ApplicationStatus) > 0 { // no longer RollingSync
 			s.status.ApplicationStatus, s.rolling = nil, false
-			s.status.Conditions = slices.DeleteFunc(s.status.Conditions, func(c AppSetCondition) bool { return c.Type == AppSetRolloutProgressing })
+			s.status.Conditions = slices.DeleteFunc(s.status.Conditions, func(c contract.AppSetCondition) bool { return c.Type == contract.AppSetRolloutProgressing })
 		}
 		return
 	}
@@ -42,7 +34,7 @@ func (s *appSetState) progress(ctx workflow.Context, gen []app.Application, res 
 			continue // no longer generated, or not the set's
 		}
 		apps = append(apps, appset.RolloutApp{
-			Name: r.Name, Labels: g.Metadata.Labels, Changed: r.Action == AppCreated || r.Action == AppUpdated,
+			Name: r.Name, Labels: g.Metadata.Labels, Changed: r.Action == contract.AppCreated || r.Action == contract.AppUpdated,
 			Sync: r.Sync, Health: r.Health, Revision: r.Revision, ReconciledAt: r.ReconciledAt,
 			OpStartedAt: r.OpStartedAt, OpPhase: r.OpPhase, OpMessage: r.OpMessage,
 		})
@@ -50,31 +42,31 @@ func (s *appSetState) progress(ctx workflow.Context, gen []app.Application, res 
 	ro := s.set.Progress(apps, s.status.ApplicationStatus, now)
 	s.status.ApplicationStatus = ro.Statuses
 	s.rolling = ro.Comparing
-	var syncs []AppSetSyncOf
+	var syncs []contract.AppSetSyncOf
 	for i, st := range ro.Statuses {
 		switch {
 		case st.Status == appset.ProgressivePending:
-			syncs = append(syncs, AppSetSyncOf{Name: st.Application, Prune: s.set.RolloutPrune(generated[st.Application]), Since: *st.LastTransitionTime})
+			syncs = append(syncs, contract.AppSetSyncOf{Name: st.Application, Prune: s.set.RolloutPrune(generated[st.Application]), Since: *st.LastTransitionTime})
 			s.rolling = true
 		case st.Status == appset.ProgressiveProgressing && apps[i].OpPhase != app.OperationFailed && apps[i].OpPhase != app.OperationError:
 			s.rolling = true
 		}
 	}
 	if ro.Progressing {
-		s.setCondition(now, AppSetRolloutProgressing, "True", "ApplicationSetModified", ro.Message)
+		s.setCondition(now, contract.AppSetRolloutProgressing, "True", "ApplicationSetModified", ro.Message)
 	} else {
-		s.setCondition(now, AppSetRolloutProgressing, "False", "ApplicationSetRolloutComplete", ro.Message)
+		s.setCondition(now, contract.AppSetRolloutProgressing, "False", "ApplicationSetRolloutComplete", ro.Message)
 	}
 	if len(syncs) == 0 {
 		return
 	}
-	var sr SyncAppSetAppsResult
+	var sr contract.SyncAppSetAppsResult
 	err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Sync the Pending apps of applicationset "+s.set.Metadata.Name),
-		ActivitySyncAppSetApps, SyncAppSetAppsInput{Set: s.set.Metadata.Name, Apps: syncs}).Get(ctx, &sr)
+		contract.ActivitySyncAppSetApps, contract.SyncAppSetAppsInput{Set: s.set.Metadata.Name, Apps: syncs}).Get(ctx, &sr)
 	if err != nil {
 		sr.Refused = nil
 		for _, sy := range syncs {
-			sr.Refused = append(sr.Refused, AppSetApp{Name: sy.Name, Message: ErrorMessage(err)})
+			sr.Refused = append(sr.Refused, contract.AppSetApp{Name: sy.Name, Message: contract.ErrorMessage(err)})
 		}
 	}
 	for _, r := range sr.Refused {

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/appset"
 )
@@ -37,36 +38,36 @@ spec:
 	require.NoError(t, err)
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestWorkflowEnvironment()
-	env.RegisterWorkflowWithOptions(New(Config{}).ApplicationSet, workflow.RegisterOptions{Name: AppSetWorkflow})
-	env.RegisterActivityWithOptions(func(_ context.Context, in GenerateInput) (GenerateResult, error) {
+	env.RegisterWorkflowWithOptions(New(Config{}).ApplicationSet, workflow.RegisterOptions{Name: contract.AppSetWorkflow})
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.GenerateInput) (contract.GenerateResult, error) {
 		res, err := appset.Generate(context.Background(), &in.Set, appset.Options{})
-		return GenerateResult{Apps: res.Apps}, err
-	}, activity.RegisterOptions{Name: ActivityGenerateAppSet})
+		return contract.GenerateResult{Apps: res.Apps}, err
+	}, activity.RegisterOptions{Name: contract.ActivityGenerateAppSet})
 	var mu sync.Mutex
-	world := map[string]*AppSetApp{}
-	env.RegisterActivityWithOptions(func(_ context.Context, in ReconcileInput) (ReconcileResult, error) {
+	world := map[string]*contract.AppSetApp{}
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.ReconcileInput) (contract.ReconcileResult, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		var out ReconcileResult
+		var out contract.ReconcileResult
 		for _, a := range in.Apps {
 			row, ok := world[a.Metadata.Name]
 			if !ok {
 				now := env.Now()
-				row = &AppSetApp{Name: a.Metadata.Name, Sync: app.SyncStatusOutOfSync, Health: app.HealthMissing, Revision: "sha1", ReconciledAt: &now}
+				row = &contract.AppSetApp{Name: a.Metadata.Name, Sync: app.SyncStatusOutOfSync, Health: app.HealthMissing, Revision: "sha1", ReconciledAt: &now}
 				world[row.Name] = row
-				out.Apps = append(out.Apps, AppSetApp{Name: row.Name, Action: AppCreated})
+				out.Apps = append(out.Apps, contract.AppSetApp{Name: row.Name, Action: contract.AppCreated})
 			} else {
 				r := *row
-				r.Action = AppUnchanged
+				r.Action = contract.AppUnchanged
 				out.Apps = append(out.Apps, r)
 			}
 			out.Owned = append(out.Owned, a.Metadata.Name)
 		}
 		return out, nil
-	}, activity.RegisterOptions{Name: ActivityReconcileAppSet})
+	}, activity.RegisterOptions{Name: contract.ActivityReconcileAppSet})
 	var syncs [][]string
 	healthyWhenB1Synced := true
-	env.RegisterActivityWithOptions(func(_ context.Context, in SyncAppSetAppsInput) (SyncAppSetAppsResult, error) {
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.SyncAppSetAppsInput) (contract.SyncAppSetAppsResult, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		var names []string
@@ -79,29 +80,29 @@ spec:
 				healthyWhenB1Synced = world["a1"].Health == app.HealthHealthy && world["a2"].Health == app.HealthHealthy
 			}
 			started, done := env.Now().Add(time.Millisecond), env.Now().Add(time.Second)
-			*world[s.Name] = AppSetApp{Name: s.Name, Sync: app.SyncStatusSynced, Health: app.HealthHealthy, Revision: "sha1",
+			*world[s.Name] = contract.AppSetApp{Name: s.Name, Sync: app.SyncStatusSynced, Health: app.HealthHealthy, Revision: "sha1",
 				ReconciledAt: &done, OpStartedAt: &started, OpPhase: app.OperationSucceeded}
 		}
 		if len(names) > 0 {
 			syncs = append(syncs, names)
 		}
-		return SyncAppSetAppsResult{}, nil
-	}, activity.RegisterOptions{Name: ActivitySyncAppSetApps})
+		return contract.SyncAppSetAppsResult{}, nil
+	}, activity.RegisterOptions{Name: contract.ActivitySyncAppSetApps})
 
-	var final AppSetView
+	var final contract.AppSetView
 	env.RegisterDelayedCallback(func() {
-		res, err := env.QueryWorkflow(QueryStatus)
+		res, err := env.QueryWorkflow(contract.QueryStatus)
 		require.NoError(t, err)
 		require.NoError(t, res.Get(&final))
 		env.CancelWorkflow()
 	}, 2*time.Minute)
-	env.ExecuteWorkflow(AppSetWorkflow, appSetInput{ApplicationSet: *set})
+	env.ExecuteWorkflow(contract.AppSetWorkflow, AppSetInput{ApplicationSet: *set})
 
 	require.Equal(t, [][]string{{"a1", "a2"}, {"b1"}}, syncs, "step 2 syncs after step 1")
 	require.True(t, healthyWhenB1Synced, "step 1 was Healthy when step 2 began")
-	var cond AppSetCondition
+	var cond contract.AppSetCondition
 	for _, c := range final.Status.Conditions {
-		if c.Type == AppSetRolloutProgressing {
+		if c.Type == contract.AppSetRolloutProgressing {
 			cond = c
 		}
 	}

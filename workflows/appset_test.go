@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/appset"
 )
@@ -45,74 +46,74 @@ func named(names ...string) []app.Application {
 func TestAppSetWorkflow(t *testing.T) {
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestWorkflowEnvironment()
-	env.RegisterWorkflowWithOptions(New(Config{}).ApplicationSet, workflow.RegisterOptions{Name: AppSetWorkflow})
+	env.RegisterWorkflowWithOptions(New(Config{}).ApplicationSet, workflow.RegisterOptions{Name: contract.AppSetWorkflow})
 	generated := [][]string{{"a", "b"}, nil, {"a"}}
-	var gens []GenerateInput
-	env.RegisterActivityWithOptions(func(_ context.Context, in GenerateInput) (GenerateResult, error) {
+	var gens []contract.GenerateInput
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.GenerateInput) (contract.GenerateResult, error) {
 		gens = append(gens, in)
 		names := generated[min(len(gens), len(generated))-1]
 		if names == nil {
-			return GenerateResult{}, temporal.NewNonRetryableApplicationError("bad template", ErrInvalidAppSet, nil)
+			return contract.GenerateResult{}, temporal.NewNonRetryableApplicationError("bad template", contract.ErrInvalidAppSet, nil)
 		}
-		return GenerateResult{Apps: named(names...)}, nil
-	}, activity.RegisterOptions{Name: ActivityGenerateAppSet})
-	var recs []ReconcileInput
-	env.RegisterActivityWithOptions(func(_ context.Context, in ReconcileInput) (ReconcileResult, error) {
+		return contract.GenerateResult{Apps: named(names...)}, nil
+	}, activity.RegisterOptions{Name: contract.ActivityGenerateAppSet})
+	var recs []contract.ReconcileInput
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.ReconcileInput) (contract.ReconcileResult, error) {
 		recs = append(recs, in)
-		var out ReconcileResult
+		var out contract.ReconcileResult
 		for _, a := range in.Apps {
-			out.Apps = append(out.Apps, AppSetApp{Name: a.Metadata.Name, Action: AppCreated, Sync: app.SyncStatusSynced, Health: app.HealthHealthy})
+			out.Apps = append(out.Apps, contract.AppSetApp{Name: a.Metadata.Name, Action: contract.AppCreated, Sync: app.SyncStatusSynced, Health: app.HealthHealthy})
 			out.Owned = append(out.Owned, a.Metadata.Name)
 		}
 		return out, nil
-	}, activity.RegisterOptions{Name: ActivityReconcileAppSet})
+	}, activity.RegisterOptions{Name: contract.ActivityReconcileAppSet})
 
-	view := func() AppSetView {
-		res, err := env.QueryWorkflow(QueryStatus)
+	view := func() contract.AppSetView {
+		res, err := env.QueryWorkflow(contract.QueryStatus)
 		require.NoError(t, err)
-		var v AppSetView
+		var v contract.AppSetView
 		require.NoError(t, res.Get(&v))
 		return v
 	}
-	cond := func(v AppSetView, typ string) AppSetCondition {
+	cond := func(v contract.AppSetView, typ string) contract.AppSetCondition {
 		for _, c := range v.Status.Conditions {
 			if c.Type == typ {
 				return c
 			}
 		}
-		return AppSetCondition{}
+		return contract.AppSetCondition{}
 	}
 	env.RegisterDelayedCallback(func() {
 		v := view()
 		require.Len(t, v.Status.Resources, 2)
-		require.Equal(t, "True", cond(v, AppSetResourcesUpToDate).Status)
+		require.Equal(t, "True", cond(v, contract.AppSetResourcesUpToDate).Status)
 		// Argo CD's messages and reasons.
-		require.Equal(t, AppSetCondition{Type: AppSetResourcesUpToDate, Status: "True", Reason: "ApplicationSetUpToDate",
-			Message: "All applications have been generated successfully"}, withoutTime(cond(v, AppSetResourcesUpToDate)))
-		require.Equal(t, AppSetCondition{Type: AppSetErrorOccurred, Status: "False", Reason: "ApplicationSetUpToDate",
-			Message: "All applications have been generated successfully"}, withoutTime(cond(v, AppSetErrorOccurred)))
-		require.Equal(t, AppSetCondition{Type: AppSetParametersGenerated, Status: "True", Reason: "ParametersGenerated",
-			Message: "Successfully generated parameters for all Applications"}, withoutTime(cond(v, AppSetParametersGenerated)))
-		env.SignalWorkflow(SignalRefresh, RefreshRequest{})
+		require.Equal(t, contract.AppSetCondition{Type: contract.AppSetResourcesUpToDate, Status: "True", Reason: "ApplicationSetUpToDate",
+			Message: "All applications have been generated successfully"}, withoutTime(cond(v, contract.AppSetResourcesUpToDate)))
+		require.Equal(t, contract.AppSetCondition{Type: contract.AppSetErrorOccurred, Status: "False", Reason: "ApplicationSetUpToDate",
+			Message: "All applications have been generated successfully"}, withoutTime(cond(v, contract.AppSetErrorOccurred)))
+		require.Equal(t, contract.AppSetCondition{Type: contract.AppSetParametersGenerated, Status: "True", Reason: "ParametersGenerated",
+			Message: "Successfully generated parameters for all Applications"}, withoutTime(cond(v, contract.AppSetParametersGenerated)))
+		env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{})
 	}, time.Second)
 	env.RegisterDelayedCallback(func() {
 		v := view()
-		require.Equal(t, "True", cond(v, AppSetErrorOccurred).Status)
-		require.Equal(t, "bad template", cond(v, AppSetErrorOccurred).Message)
-		require.Equal(t, "ApplicationGenerationFromParamsError", cond(v, AppSetErrorOccurred).Reason)
-		require.Equal(t, AppSetCondition{Type: AppSetParametersGenerated, Status: "False", Reason: "ErrorOccurred", Message: "bad template"},
-			withoutTime(cond(v, AppSetParametersGenerated)))
+		require.Equal(t, "True", cond(v, contract.AppSetErrorOccurred).Status)
+		require.Equal(t, "bad template", cond(v, contract.AppSetErrorOccurred).Message)
+		require.Equal(t, "ApplicationGenerationFromParamsError", cond(v, contract.AppSetErrorOccurred).Reason)
+		require.Equal(t, contract.AppSetCondition{Type: contract.AppSetParametersGenerated, Status: "False", Reason: "ErrorOccurred", Message: "bad template"},
+			withoutTime(cond(v, contract.AppSetParametersGenerated)))
 		require.Len(t, v.Status.Resources, 2, "a failed generation changes nothing")
-		env.SignalWorkflow(SignalRefresh, RefreshRequest{})
+		env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{})
 	}, 2*time.Second)
 	env.RegisterDelayedCallback(func() {
-		env.UpdateWorkflow(UpdateAppSetDelete, "del", &testsuite.TestUpdateCallback{
+		env.UpdateWorkflow(contract.UpdateAppSetDelete, "del", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { t.Errorf("delete refused: %v", err) },
 			OnAccept:   func() {},
 			OnComplete: func(_ any, err error) { require.NoError(t, err) },
-		}, DeleteAppSetRequest{})
+		}, contract.DeleteAppSetRequest{})
 	}, 3*time.Second)
-	env.ExecuteWorkflow(AppSetWorkflow, appSetInput{ApplicationSet: *testAppSet(t)})
+	env.ExecuteWorkflow(contract.AppSetWorkflow, AppSetInput{ApplicationSet: *testAppSet(t)})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
 
@@ -128,7 +129,7 @@ func TestAppSetWorkflow(t *testing.T) {
 	require.Equal(t, []string{"a"}, recs[2].Previous)
 }
 
-func withoutTime(c AppSetCondition) AppSetCondition {
+func withoutTime(c contract.AppSetCondition) contract.AppSetCondition {
 	c.LastTransitionTime = time.Time{}
 	return c
 }

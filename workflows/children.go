@@ -5,6 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -30,24 +31,18 @@ func (s *appState) hasChildren() bool {
 	return (s.rendered != nil && len(s.rendered.Children) > 0) || len(s.childApps) > 0
 }
 
-func (s *appState) childrenInput(p syncParams) ChildrenInput {
-	in := ChildrenInput{Parent: s.app.Metadata.Name, Previous: s.childApps, Prune: p.prune, DryRun: p.dryRun}
+func (s *appState) childrenInput(p syncParams) contract.ChildrenInput {
+	in := contract.ChildrenInput{Parent: s.app.Metadata.Name, Previous: s.childApps, Prune: p.prune, DryRun: p.dryRun}
 	if s.rendered != nil {
 		in.Children = s.rendered.Children
 	}
 	return in
 }
 
-// By is how the parent applies its child name: as its owner, which created
-// it before when it is among the previous children.
-func (in ChildrenInput) By(name string) SpecRequest {
-	return SpecRequest{Parent: in.Parent, Created: slices.Contains(in.Previous, name)}
-}
-
 func childrenCtx(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:             summary,
-		TaskQueue:           TaskQueue,
+		TaskQueue:           contract.TaskQueue,
 		StartToCloseTimeout: compareTimeout,
 		RetryPolicy:         activityRetry(5),
 	})
@@ -59,7 +54,7 @@ func (s *appState) compareChildren(ctx workflow.Context) workflow.Future {
 	if !s.hasChildren() {
 		return nil
 	}
-	return workflow.ExecuteActivity(childrenCtx(ctx, childrenSummary("Compare", syncParams{})), ActivityCompareChildren, s.childrenInput(syncParams{}))
+	return workflow.ExecuteActivity(childrenCtx(ctx, childrenSummary("Compare", syncParams{})), contract.ActivityCompareChildren, s.childrenInput(syncParams{}))
 }
 
 // syncChildren starts creating, updating and pruning the child apps, or
@@ -68,5 +63,5 @@ func (s *appState) syncChildren(ctx workflow.Context, p syncParams) workflow.Fut
 	if !s.hasChildren() {
 		return nil
 	}
-	return workflow.ExecuteActivity(childrenCtx(ctx, childrenSummary("Sync", p)), ActivitySyncChildren, s.childrenInput(p))
+	return workflow.ExecuteActivity(childrenCtx(ctx, childrenSummary("Sync", p)), contract.ActivitySyncChildren, s.childrenInput(p))
 }

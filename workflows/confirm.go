@@ -6,33 +6,16 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
-
-// UpdateConfirm confirms what an app waits for: the prunes of its running
-// operation that objects marked Prune=confirm hold back, and the deletes of
-// its cascading delete that objects marked Delete=confirm hold back. It is
-// Argo CD's argocd.argoproj.io/deletion-approved annotation, given after
-// the operation (or the delete) began.
-const UpdateConfirm = "confirm"
-
-// ConfirmRequest is the payload of the confirm update.
-type ConfirmRequest struct{}
-
-// ConfirmResult says what the confirm update confirmed.
-type ConfirmResult struct {
-	// Operation is the ID of the running operation whose prunes may go on.
-	Operation string `json:"operation,omitempty"`
-	// Deletion: the app's deletion may delete what Delete=confirm held back.
-	Deletion bool `json:"deletion,omitempty"`
-}
 
 // conditionDeletionPending is the condition of an app whose cascading
 // delete waits for its confirmation.
 const conditionDeletionPending = "DeletionPending"
 
 // validateConfirm refuses a confirmation that nothing could use.
-func (s *appState) validateConfirm(ctx workflow.Context, _ ConfirmRequest) error {
+func (s *appState) validateConfirm(ctx workflow.Context, _ contract.ConfirmRequest) error {
 	if s.deletion != nil || s.operationRunning() {
 		return nil
 	}
@@ -40,8 +23,8 @@ func (s *appState) validateConfirm(ctx workflow.Context, _ ConfirmRequest) error
 		"or a cascading delete delete what is marked Delete=confirm (see ferry app get %s)", s.app.Metadata.Name, s.app.Metadata.Name)
 }
 
-func (s *appState) handleConfirm(ctx workflow.Context, _ ConfirmRequest) (ConfirmResult, error) {
-	var out ConfirmResult
+func (s *appState) handleConfirm(ctx workflow.Context, _ contract.ConfirmRequest) (contract.ConfirmResult, error) {
+	var out contract.ConfirmResult
 	if s.operationRunning() {
 		s.pruneConfirmedOp = s.status.OperationState.ID
 		out.Operation = s.pruneConfirmedOp

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/regions"
 )
@@ -21,35 +22,35 @@ func (s *appSuite) TestDeletePropagation() {
 	cases := []struct {
 		name      string
 		finalizer string
-		req       DeleteRequest
+		req       contract.DeleteRequest
 		want      string // "": no DeleteResources
 		rejected  string
 	}{
-		{name: "cascade, no finalizer", req: DeleteRequest{Cascade: &yes}, want: app.PropagationForeground},
-		{name: "cascade, background finalizer", finalizer: app.BackgroundFinalizer, req: DeleteRequest{Cascade: &yes}, want: app.PropagationBackground},
-		{name: "policy over finalizer", finalizer: app.BackgroundFinalizer, req: DeleteRequest{Cascade: &yes, Propagation: "orphan"}, want: app.PropagationOrphan},
-		{name: "left out, finalizer decides", finalizer: app.ResourcesFinalizer, req: DeleteRequest{Parent: ""}, want: app.PropagationForeground},
-		{name: "left out, no finalizer", req: DeleteRequest{}},
-		{name: "left out, a policy asks", req: DeleteRequest{Propagation: "background"}, want: app.PropagationBackground},
-		{name: "cascade false over finalizer", finalizer: app.ResourcesFinalizer, req: DeleteRequest{Cascade: &no}},
-		{name: "unknown policy", req: DeleteRequest{Propagation: "sideways"}, rejected: `delete propagation policy "sideways" is unknown: want foreground, background or orphan`},
-		{name: "policy without cascade", req: DeleteRequest{Cascade: &no, Propagation: "foreground"}, rejected: "cascade is false"},
+		{name: "cascade, no finalizer", req: contract.DeleteRequest{Cascade: &yes}, want: app.PropagationForeground},
+		{name: "cascade, background finalizer", finalizer: app.BackgroundFinalizer, req: contract.DeleteRequest{Cascade: &yes}, want: app.PropagationBackground},
+		{name: "policy over finalizer", finalizer: app.BackgroundFinalizer, req: contract.DeleteRequest{Cascade: &yes, Propagation: "orphan"}, want: app.PropagationOrphan},
+		{name: "left out, finalizer decides", finalizer: app.ResourcesFinalizer, req: contract.DeleteRequest{Parent: ""}, want: app.PropagationForeground},
+		{name: "left out, no finalizer", req: contract.DeleteRequest{}},
+		{name: "left out, a policy asks", req: contract.DeleteRequest{Propagation: "background"}, want: app.PropagationBackground},
+		{name: "cascade false over finalizer", finalizer: app.ResourcesFinalizer, req: contract.DeleteRequest{Cascade: &no}},
+		{name: "unknown policy", req: contract.DeleteRequest{Propagation: "sideways"}, rejected: `delete propagation policy "sideways" is unknown: want foreground, background or orphan`},
+		{name: "policy without cascade", req: contract.DeleteRequest{Cascade: &no, Propagation: "foreground"}, rejected: "cascade is false"},
 	}
 	for _, c := range cases {
 		s.Run(c.name, func() {
 			s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1")})
-			s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-			s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+			s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+			s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 			cluster := &fakeCluster{synced: map[string]string{}}
-			s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+			s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 			var got []string
-			s.env.OnActivity(ActivityDeleteResources, mock.Anything, mock.Anything).Return(
-				func(_ context.Context, in DeleteInput) (DeleteResult, error) {
+			s.env.OnActivity(contract.ActivityDeleteResources, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in contract.DeleteInput) (contract.DeleteResult, error) {
 					got = append(got, in.Propagation)
-					return DeleteResult{}, nil
+					return contract.DeleteResult{}, nil
 				}).Maybe()
 			s.env.RegisterDelayedCallback(func() {
-				s.env.UpdateWorkflow(UpdateDelete, "first-delete", &testsuite.TestUpdateCallback{
+				s.env.UpdateWorkflow(contract.UpdateDelete, "first-delete", &testsuite.TestUpdateCallback{
 					OnReject: func(err error) {
 						if c.rejected == "" {
 							s.Fail("delete rejected", err)
@@ -71,7 +72,7 @@ func (s *appSuite) TestDeletePropagation() {
 			if c.finalizer != "" {
 				in.Metadata.Finalizers = []string{c.finalizer}
 			}
-			s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+			s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 			s.NoError(s.env.GetWorkflowError())
 			if c.want == "" {
 				s.Empty(got, "no resources deleted")
@@ -90,36 +91,36 @@ func (s *appSuite) TestCascadeDeleteOfAnAppOfAppsDeletesItsChildren() {
 		s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1")})
 		children := []app.Application{{Metadata: app.ObjectMeta{Name: "child-a"}}, {Metadata: app.ObjectMeta{Name: "child-b"}}}
 		reg := func(fn any, name string) { s.env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
-		reg(func(context.Context, ChildrenInput) (CompareChildrenResult, error) {
-			return CompareChildrenResult{}, nil
-		}, ActivityCompareChildren)
-		reg(func(_ context.Context, in ChildrenInput) (SyncChildrenResult, error) {
-			return SyncChildrenResult{Applied: []string{"child-a", "child-b"}}, nil
-		}, ActivitySyncChildren)
-		var deleted []ChildrenInput
-		reg(func(_ context.Context, in ChildrenInput) (DeleteChildrenResult, error) {
+		reg(func(context.Context, contract.ChildrenInput) (contract.CompareChildrenResult, error) {
+			return contract.CompareChildrenResult{}, nil
+		}, contract.ActivityCompareChildren)
+		reg(func(_ context.Context, in contract.ChildrenInput) (contract.SyncChildrenResult, error) {
+			return contract.SyncChildrenResult{Applied: []string{"child-a", "child-b"}}, nil
+		}, contract.ActivitySyncChildren)
+		var deleted []contract.ChildrenInput
+		reg(func(_ context.Context, in contract.ChildrenInput) (contract.DeleteChildrenResult, error) {
 			deleted = append(deleted, in)
-			return DeleteChildrenResult{Deleted: in.Previous}, nil
-		}, ActivityDeleteChildren)
-		s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-		s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Children: children}, nil)
+			return contract.DeleteChildrenResult{Deleted: in.Previous}, nil
+		}, contract.ActivityDeleteChildren)
+		s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+		s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Children: children}, nil)
 		cluster := &fakeCluster{synced: map[string]string{}}
-		s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-		s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
-		s.env.OnActivity(ActivityDeleteResources, mock.Anything, mock.Anything).Return(DeleteResult{}, nil).Maybe()
+		s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+		s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
+		s.env.OnActivity(contract.ActivityDeleteResources, mock.Anything, mock.Anything).Return(contract.DeleteResult{}, nil).Maybe()
 		s.env.RegisterDelayedCallback(func() {
-			s.env.UpdateWorkflow(UpdateSync, "sync", &testsuite.TestUpdateCallback{
+			s.env.UpdateWorkflow(contract.UpdateSync, "sync", &testsuite.TestUpdateCallback{
 				OnReject: func(err error) { s.Fail("sync rejected", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
-			}, SyncRequest{})
+			}, contract.SyncRequest{})
 		}, time.Second)
 		s.deleteAt(2*time.Second, cascade)
-		s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+		s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 		s.NoError(s.env.GetWorkflowError())
 		if !cascade {
 			s.Empty(deleted, "--cascade=false leaves the child apps")
 			continue
 		}
 		s.Require().Len(deleted, 1)
-		s.Equal(ChildrenInput{Parent: "guestbook", Previous: []string{"child-a", "child-b"}}, deleted[0])
+		s.Equal(contract.ChildrenInput{Parent: "guestbook", Previous: []string{"child-a", "child-b"}}, deleted[0])
 	}
 }

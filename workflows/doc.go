@@ -1,7 +1,14 @@
 // Package workflows holds Ferry's Temporal workflows: orchestration only,
 // deterministic, no I/O. The Application workflow is one app's durable
-// reconcile loop; AppProject, ApplicationSet and PostSyncHooks are the
-// others.
+// reconcile loop; AppProject, ApplicationSet, PostSyncHooks, Notification
+// and HandOverManifests are the others; Register registers them all, for
+// the worker and for the replay test alike.
+//
+// Every file of this package replays. What crosses a process boundary
+// (names, inputs and results, views, errors, search attributes) is in
+// package contract; the client that starts, updates and queries workflows
+// is package ferryclient. TestWorkflowsImportNoIO keeps this package to
+// the SDK's deterministic packages, contract and Ferry's pure domain.
 //
 // # Changing a workflow safely
 //

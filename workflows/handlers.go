@@ -2,12 +2,12 @@ package workflows
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -15,23 +15,23 @@ func (s *appState) registerHandlers(ctx workflow.Context) error {
 	if err := registerStatusAndRefresh(ctx, s.statusView, s.onRefresh); err != nil {
 		return err
 	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSync, s.handleSync,
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateSync, s.handleSync,
 		workflow.UpdateHandlerOptions{Validator: s.validateSync}); err != nil {
 		return err
 	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateSpec, s.handleSpec,
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateSpec, s.handleSpec,
 		workflow.UpdateHandlerOptions{Validator: s.validateSpec}); err != nil {
 		return err
 	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateConfirm, s.handleConfirm,
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateConfirm, s.handleConfirm,
 		workflow.UpdateHandlerOptions{Validator: s.validateConfirm}); err != nil {
 		return err
 	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateTerminateOp, s.handleTerminateOp,
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateTerminateOp, s.handleTerminateOp,
 		workflow.UpdateHandlerOptions{Validator: s.validateTerminateOp}); err != nil {
 		return err
 	}
-	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateDelete, s.handleDelete,
+	return workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateDelete, s.handleDelete,
 		workflow.UpdateHandlerOptions{Validator: s.validateDelete})
 }
 
@@ -39,7 +39,7 @@ func (s *appState) registerHandlers(ctx workflow.Context) error {
 // not move a revision the app tracks is ignored; one that touched none of
 // a single-source app's manifest-generate-paths refreshes without
 // rendering again (a multi-source app renders its sources together).
-func (s *appState) onRefresh(req RefreshRequest) {
+func (s *appState) onRefresh(req contract.RefreshRequest) {
 	if p := req.Push; p != nil {
 		if !pushMovesApp(&s.app, p) {
 			return
@@ -72,12 +72,9 @@ func (s *appState) requestRefresh(hard bool) {
 	s.refresh.DriftOnly = false
 }
 
-// ErrDeleting refuses an update of an app whose delete is under way.
-var ErrDeleting = errors.New("the app is being deleted: wait for the delete to finish")
-
-func (s *appState) validateSync(ctx workflow.Context, req SyncRequest) error {
+func (s *appState) validateSync(ctx workflow.Context, req contract.SyncRequest) error {
 	if s.deletion != nil {
-		return ErrDeleting
+		return contract.ErrDeleting
 	}
 	if err := s.validateSyncSource(req); err != nil {
 		return err
@@ -102,7 +99,7 @@ func (s *appState) validateSync(ctx workflow.Context, req SyncRequest) error {
 	return nil
 }
 
-func (s *appState) handleSync(ctx workflow.Context, req SyncRequest) (*app.OperationState, error) {
+func (s *appState) handleSync(ctx workflow.Context, req contract.SyncRequest) (*app.OperationState, error) {
 	p := &pendingSync{req: req}
 	s.syncs = append(s.syncs, p)
 	if err := workflow.Await(ctx, func() bool { return p.done }); err != nil {
@@ -115,11 +112,11 @@ func (s *appState) handleSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 // is parsed as strictly as `ferry app apply` parses a file (every unknown or
 // unsupported field named), then validated; one from another owner than
 // the app's is refused (CheckOwner).
-func (s *appState) validateSpec(ctx workflow.Context, raw json.RawMessage, by SpecRequest) error {
+func (s *appState) validateSpec(ctx workflow.Context, raw json.RawMessage, by contract.SpecRequest) error {
 	if s.deletion != nil {
-		return ErrDeleting
+		return contract.ErrDeleting
 	}
-	if err := CheckOwner(s.app.Metadata.Name, s.owner, by); err != nil {
+	if err := contract.CheckOwner(s.app.Metadata.Name, s.owner, by); err != nil {
 		return err
 	}
 	next, err := parseSpec(raw)
@@ -133,17 +130,17 @@ func (s *appState) validateSpec(ctx workflow.Context, raw json.RawMessage, by Sp
 	return app.Validate(&next, s.validateOptions())
 }
 
-func (s *appState) handleSpec(ctx workflow.Context, raw json.RawMessage, by SpecRequest) (View, error) {
+func (s *appState) handleSpec(ctx workflow.Context, raw json.RawMessage, by contract.SpecRequest) (contract.View, error) {
 	// The validator parsed it already; a replay runs no validator.
 	next, err := parseSpec(raw)
 	if err != nil {
-		return View{}, err
+		return contract.View{}, err
 	}
 	unchanged := next.SpecDigest() == s.app.SpecDigest()
 	s.app = next
 	// The validator let it through: the sender owns the app now (the same
 	// owner, an adopting user, or the first to claim an unrecorded app).
-	owner := by.owner()
+	owner := by.Owner()
 	s.owner = &owner
 	if unchanged {
 		// The same spec again, as the update that starts a new app carries
@@ -157,11 +154,11 @@ func (s *appState) handleSpec(ctx workflow.Context, raw json.RawMessage, by Spec
 	return s.view(), nil
 }
 
-func (s *appState) validateDelete(ctx workflow.Context, req DeleteRequest) error {
+func (s *appState) validateDelete(ctx workflow.Context, req contract.DeleteRequest) error {
 	if s.deletion != nil {
-		return ErrDeleting
+		return contract.ErrDeleting
 	}
-	if err := req.validate(s.app.Metadata.Name); err != nil {
+	if err := req.Validate(s.app.Metadata.Name); err != nil {
 		return err
 	}
 	return checkDeleteOwner(s.app.Metadata.Name, s.owner, req)
@@ -169,16 +166,16 @@ func (s *appState) validateDelete(ctx workflow.Context, req DeleteRequest) error
 
 // handleDelete answers once the app is deleted, the deletion failed, or it
 // waits for its confirmation (Delete=confirm): it goes on once confirmed.
-func (s *appState) handleDelete(ctx workflow.Context, req DeleteRequest) (DeleteOutcome, error) {
+func (s *appState) handleDelete(ctx workflow.Context, req contract.DeleteRequest) (contract.DeleteOutcome, error) {
 	p := &pendingDelete{req: req}
 	s.deletion = p
 	if err := workflow.Await(ctx, func() bool { return p.done || p.waiting != "" }); err != nil {
-		return DeleteOutcome{}, err
+		return contract.DeleteOutcome{}, err
 	}
 	if !p.done {
-		return DeleteOutcome{Waiting: p.waiting}, nil
+		return contract.DeleteOutcome{Waiting: p.waiting}, nil
 	}
-	return DeleteOutcome{}, p.err
+	return contract.DeleteOutcome{}, p.err
 }
 
 // invalidInput fails the workflow for good: the app as given cannot run.

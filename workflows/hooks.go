@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -23,12 +24,12 @@ const hooksChange = "sync-hooks"
 // much earlier (internal/hooks), and a dead worker is noticed by heartbeat.
 const hooksTimeout = 24 * time.Hour
 
-var hooksNonRetryable = append([]string{ErrHookFailed, ErrSyncFailed}, permanent...)
+var hooksNonRetryable = append([]string{contract.ErrHookFailed, contract.ErrSyncFailed}, permanent...)
 
 func hooksCtx(ctx workflow.Context, region, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:                summary,
-		TaskQueue:              RegionQueue(region),
+		TaskQueue:              contract.RegionQueue(region),
 		ScheduleToStartTimeout: regionScheduleToStart,
 		StartToCloseTimeout:    hooksTimeout,
 		HeartbeatTimeout:       writeHeartbeat,
@@ -110,13 +111,13 @@ const versionPreSyncUnreachable = "presync-unreachable"
 // When they failed only in unreachable regions, silent names those
 // regions and why, for the caller to leave out (versionPreSyncUnreachable).
 func (s *appState) preSync(ctx workflow.Context, op *operation, dests []app.Target) (_ []app.ResourceResult, silent map[string]error, _ error) {
-	if s.hookCount(HookPreSync) == 0 {
+	if s.hookCount(contract.HookPreSync) == 0 {
 		return nil, nil, nil
 	}
 	runID := op.hooks.runID()
 	op.state.Message = "running PreSync hooks"
 	s.publish(ctx)
-	ran, failed, errs := runHookPhase(ctx, op.target, dests, runID, HookPreSync, s.hookSyncOptions())
+	ran, failed, errs := runHookPhase(ctx, op.target, dests, runID, contract.HookPreSync, s.hookSyncOptions())
 	results := hookResourceResults(ran)
 	if len(failed) == 0 {
 		return results, nil, nil
@@ -133,10 +134,10 @@ func (s *appState) preSync(ctx workflow.Context, op *operation, dests []app.Targ
 func (s *appState) syncFail(ctx workflow.Context, op *operation, dests []app.Target, err *syncError) []app.ResourceResult {
 	// A terminated operation runs no SyncFail hooks: it stops, as Argo
 	// CD's does.
-	if op.hooks == nil || s.hookCount(HookSyncFail) == 0 || len(dests) == 0 || op.terminated != "" {
+	if op.hooks == nil || s.hookCount(contract.HookSyncFail) == 0 || len(dests) == 0 || op.terminated != "" {
 		return nil
 	}
-	ran, failed, _ := runHookPhase(ctx, op.target, dests, op.hooks.runID(), HookSyncFail, s.hookSyncOptions())
+	ran, failed, _ := runHookPhase(ctx, op.target, dests, op.hooks.runID(), contract.HookSyncFail, s.hookSyncOptions())
 	if len(failed) > 0 {
 		err.msg += "; SyncFail hooks failed too: " + strings.Join(failed, "; ")
 	} else {
@@ -148,15 +149,15 @@ func (s *appState) syncFail(ctx workflow.Context, op *operation, dests []app.Tar
 // syncActivity is the activity that syncs a region, and the operation ID
 // it gets: an app with Sync-phase hooks runs them within the sync.
 func (s *appState) syncActivity(op *operation) (name, id string, options func(workflow.Context, string, string) workflow.Context) {
-	if op.hooks != nil && s.hookCount(HookSync) > 0 {
-		return ActivitySyncWithHooks, op.hooks.runID(), hooksCtx
+	if op.hooks != nil && s.hookCount(contract.HookSync) > 0 {
+		return contract.ActivitySyncWithHooks, op.hooks.runID(), hooksCtx
 	}
-	return ActivitySync, op.id(), syncCtx
+	return contract.ActivitySync, op.id(), syncCtx
 }
 
 // syncHooksRan folds the Sync-phase hooks a region ran (also when its sync
 // failed) into results, and deletes those their policy wants gone.
-func (s *appState) syncHooksRan(ctx workflow.Context, op *operation, out SyncResult, err error) []app.ResourceResult {
+func (s *appState) syncHooksRan(ctx workflow.Context, op *operation, out contract.SyncResult, err error) []app.ResourceResult {
 	ran := out.Hooks
 	if d, ok := hookDetails(err); ok {
 		ran = d.Hooks
@@ -164,7 +165,7 @@ func (s *appState) syncHooksRan(ctx workflow.Context, op *operation, out SyncRes
 	if len(ran) == 0 || op.hooks == nil {
 		return nil
 	}
-	deleteHooks(ctx, s.app.Metadata.Name, op.hooks.runID(), HookSync, ran)
+	deleteHooks(ctx, s.app.Metadata.Name, op.hooks.runID(), contract.HookSync, ran)
 	return hookResourceResults(ran)
 }
 
@@ -178,11 +179,11 @@ func (s *appState) hookSyncOptions() []string {
 // postDelete runs the PostDelete hooks once a cascading delete removed the
 // app's resources; a failure keeps the app.
 func (s *appState) postDelete(ctx workflow.Context, dests []app.Target) error {
-	if s.hookCount(HookPostDelete) == 0 || !s.hooksOn(ctx) {
+	if s.hookCount(contract.HookPostDelete) == 0 || !s.hooksOn(ctx) {
 		return nil
 	}
 	runID := s.operationID() + "-" + chainTag(ctx) + "-delete"
-	_, failed, _ := runHookPhase(ctx, s.targetOf(s.rendered), dests, runID, HookPostDelete, s.hookSyncOptions())
+	_, failed, _ := runHookPhase(ctx, s.targetOf(s.rendered), dests, runID, contract.HookPostDelete, s.hookSyncOptions())
 	if len(failed) > 0 {
 		return fmt.Errorf("app %q: its resources are deleted, but PostDelete hooks failed: %s; the app is kept: fix the hook and delete it again",
 			s.app.Metadata.Name, strings.Join(failed, "; "))
@@ -194,17 +195,17 @@ func (s *appState) postDelete(ctx workflow.Context, dests []app.Target) error {
 // then deletes the objects whose delete policy asked for it. It returns
 // every region's results, a message per region that failed, and the
 // error of each region that failed.
-func runHookPhase(ctx workflow.Context, target Target, dests []app.Target, runID, phase string, opts []string) (
-	ran []HookResult, failed []string, errs map[string]error) {
+func runHookPhase(ctx workflow.Context, target contract.Target, dests []app.Target, runID, phase string, opts []string) (
+	ran []contract.HookResult, failed []string, errs map[string]error) {
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
-		futures[i] = workflow.ExecuteActivity(hooksCtx(ctx, d.Region, hooksSummary(phase, d.Region)), ActivityRunHooks, RunHooksInput{
+		futures[i] = workflow.ExecuteActivity(hooksCtx(ctx, d.Region, hooksSummary(phase, d.Region)), contract.ActivityRunHooks, contract.RunHooksInput{
 			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: runID, Phase: phase, SyncOptions: opts,
 		})
 	}
 	errs = map[string]error{}
 	for i, d := range dests {
-		var out RunHooksResult
+		var out contract.RunHooksResult
 		err := futures[i].Get(ctx, &out)
 		if details, ok := hookDetails(err); ok {
 			out = details
@@ -222,7 +223,7 @@ func runHookPhase(ctx workflow.Context, target Target, dests []app.Target, runID
 // deleteHooks deletes, region by region at once, the hook objects whose
 // delete policy asked for it. A failure is logged: the object stays, and
 // BeforeHookCreation replaces it next time.
-func deleteHooks(ctx workflow.Context, appName, runID, phase string, ran []HookResult) {
+func deleteHooks(ctx workflow.Context, appName, runID, phase string, ran []contract.HookResult) {
 	byRegion := map[string][]app.ResourceKey{}
 	for _, h := range ran {
 		if h.Delete {
@@ -232,7 +233,7 @@ func deleteHooks(ctx workflow.Context, appName, runID, phase string, ran []HookR
 	regions := workflow.DeterministicKeys(byRegion)
 	futures := make([]workflow.Future, len(regions))
 	for i, region := range regions {
-		futures[i] = workflow.ExecuteActivity(hooksCtx(ctx, region, deleteHooksSummary(phase, region)), ActivityDeleteHooks, DeleteHooksInput{
+		futures[i] = workflow.ExecuteActivity(hooksCtx(ctx, region, deleteHooksSummary(phase, region)), contract.ActivityDeleteHooks, contract.DeleteHooksInput{
 			App: appName, Region: region, OperationID: runID, Phase: phase, Hooks: byRegion[region],
 		})
 	}
@@ -244,19 +245,19 @@ func deleteHooks(ctx workflow.Context, appName, runID, phase string, ran []HookR
 }
 
 // hookDetails are the results a failed hook activity carries.
-func hookDetails(err error) (RunHooksResult, bool) {
+func hookDetails(err error) (contract.RunHooksResult, bool) {
 	var appErr *temporal.ApplicationError
-	var out RunHooksResult
-	if errors.As(err, &appErr) && appErr.Type() == ErrHookFailed && appErr.HasDetails() && appErr.Details(&out) == nil {
+	var out contract.RunHooksResult
+	if errors.As(err, &appErr) && appErr.Type() == contract.ErrHookFailed && appErr.HasDetails() && appErr.Details(&out) == nil {
 		return out, true
 	}
-	return RunHooksResult{}, false
+	return contract.RunHooksResult{}, false
 }
 
 func hookFailure(ctx workflow.Context, region string, err error) string {
 	msg := rootMessage(ctx, err)
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && appErr.Type() == ErrHookFailed {
+	if errors.As(err, &appErr) && appErr.Type() == contract.ErrHookFailed {
 		msg = appErr.Message() // without the error type: the message says it all
 	}
 	if strings.HasPrefix(msg, region+": ") {
@@ -265,7 +266,7 @@ func hookFailure(ctx workflow.Context, region string, err error) string {
 	return region + ": " + msg
 }
 
-func hookResourceResults(ran []HookResult) []app.ResourceResult {
+func hookResourceResults(ran []contract.HookResult) []app.ResourceResult {
 	out := make([]app.ResourceResult, len(ran))
 	for i, h := range ran {
 		action := app.ActionCreated

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/regions"
 )
@@ -37,32 +38,46 @@ func TestHooks(t *testing.T) { suite.Run(t, new(hooksSuite)) }
 
 func (s *hooksSuite) SetupTest() {
 	s.env = s.NewTestWorkflowEnvironment()
-	s.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: WorkflowID("guestbook")})
+	s.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: contract.WorkflowID("guestbook")})
 	s.calls = nil
 	wf := New(Config{Regions: regions.Of("us-east-1", "eu-west-1")})
-	s.env.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: ApplicationWorkflow})
-	s.env.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: PostSyncWorkflow})
+	s.env.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: contract.ApplicationWorkflow})
+	s.env.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: contract.PostSyncWorkflow})
 	reg := func(fn any, name string) { s.env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
-	reg(func(context.Context, ResolveInput) (ResolveResult, error) { return ResolveResult{}, nil }, ActivityResolveRevision)
-	reg(func(context.Context, RenderInput) (RenderResult, error) { return RenderResult{}, nil }, ActivityRender)
-	reg(func(context.Context, CompareInput) (CompareResult, error) { return CompareResult{}, nil }, ActivityCompare)
-	reg(func(context.Context, SyncInput) (SyncResult, error) { return SyncResult{}, nil }, ActivitySync)
-	reg(func(context.Context, SyncInput) (SyncResult, error) { return SyncResult{}, nil }, ActivitySyncWithHooks)
-	reg(func(context.Context, DeleteInput) (DeleteResult, error) { return DeleteResult{}, nil }, ActivityDeleteResources)
-	reg(func(context.Context, RunHooksInput) (RunHooksResult, error) { return RunHooksResult{}, nil }, ActivityRunHooks)
-	reg(func(context.Context, DeleteHooksInput) error { return nil }, ActivityDeleteHooks)
+	reg(func(context.Context, contract.ResolveInput) (contract.ResolveResult, error) {
+		return contract.ResolveResult{}, nil
+	}, contract.ActivityResolveRevision)
+	reg(func(context.Context, contract.RenderInput) (contract.RenderResult, error) {
+		return contract.RenderResult{}, nil
+	}, contract.ActivityRender)
+	reg(func(context.Context, contract.CompareInput) (contract.CompareResult, error) {
+		return contract.CompareResult{}, nil
+	}, contract.ActivityCompare)
+	reg(func(context.Context, contract.SyncInput) (contract.SyncResult, error) {
+		return contract.SyncResult{}, nil
+	}, contract.ActivitySync)
+	reg(func(context.Context, contract.SyncInput) (contract.SyncResult, error) {
+		return contract.SyncResult{}, nil
+	}, contract.ActivitySyncWithHooks)
+	reg(func(context.Context, contract.DeleteInput) (contract.DeleteResult, error) {
+		return contract.DeleteResult{}, nil
+	}, contract.ActivityDeleteResources)
+	reg(func(context.Context, contract.RunHooksInput) (contract.RunHooksResult, error) {
+		return contract.RunHooksResult{}, nil
+	}, contract.ActivityRunHooks)
+	reg(func(context.Context, contract.DeleteHooksInput) error { return nil }, contract.ActivityDeleteHooks)
 
 	s.cluster = &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
 	s.progressing.Store(false)
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in CompareInput) (CompareResult, error) {
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.CompareInput) (contract.CompareResult, error) {
 			out, err := s.cluster.compare(ctx, in)
 			s.settle(out.Resources)
 			return out, err
 		})
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 			s.record("Sync " + in.Region)
 			out, err := s.cluster.sync(ctx, in)
 			s.settle(out.Resources)
@@ -94,58 +109,58 @@ func (s *hooksSuite) recorded() []string {
 }
 
 func (s *hooksSuite) renders(hooks map[string]int) {
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 3, Hooks: hooks}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 3, Hooks: hooks}, nil)
 }
 
 // runHooks answers RunHooks: one Job per phase and region, Succeeded
 // unless fail names the phase and region ("PreSync us-east-1").
 func (s *hooksSuite) runHooks(fail string) {
-	s.env.OnActivity(ActivityRunHooks, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in RunHooksInput) (RunHooksResult, error) {
+	s.env.OnActivity(contract.ActivityRunHooks, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.RunHooksInput) (contract.RunHooksResult, error) {
 			call := in.Phase + " " + in.Region
 			s.record("RunHooks " + call + " " + in.OperationID)
-			res := HookResult{ResourceKey: app.ResourceKey{Group: "batch", Kind: "Job", Namespace: in.Namespace, Name: strings.ToLower(in.Phase)},
+			res := contract.HookResult{ResourceKey: app.ResourceKey{Group: "batch", Kind: "Job", Namespace: in.Namespace, Name: strings.ToLower(in.Phase)},
 				Region: in.Region, Phase: in.Phase, Status: "Succeeded", Message: "job completed"}
 			if call == fail {
 				res.Status, res.Message, res.Delete = "Failed", `BackoffLimitExceeded; pod x: container "main" exited with code 1 (Error)`, true
-				out := RunHooksResult{Hooks: []HookResult{res}}
-				return out, temporal.NewNonRetryableApplicationError(in.Region+": "+in.Phase+" hook Job/gb/"+res.Name+" failed: "+res.Message, ErrHookFailed, nil, out)
+				out := contract.RunHooksResult{Hooks: []contract.HookResult{res}}
+				return out, temporal.NewNonRetryableApplicationError(in.Region+": "+in.Phase+" hook Job/gb/"+res.Name+" failed: "+res.Message, contract.ErrHookFailed, nil, out)
 			}
-			return RunHooksResult{Hooks: []HookResult{res}}, nil
+			return contract.RunHooksResult{Hooks: []contract.HookResult{res}}, nil
 		})
 }
 
 func (s *hooksSuite) sync(at time.Duration, check func(*app.OperationState)) {
 	s.env.RegisterDelayedCallback(func() {
-		s.env.UpdateWorkflow(UpdateSync, "", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateSync, "", &testsuite.TestUpdateCallback{
 			OnReject: func(err error) { s.Fail("sync rejected", err) },
 			OnAccept: func() {},
 			OnComplete: func(res any, err error) {
 				s.NoError(err)
 				check(res.(*app.OperationState))
 			},
-		}, SyncRequest{})
+		}, contract.SyncRequest{})
 	}, at)
 }
 
-func (s *hooksSuite) query() View {
-	res, err := s.env.QueryWorkflow(QueryStatus)
+func (s *hooksSuite) query() contract.View {
+	res, err := s.env.QueryWorkflow(contract.QueryStatus)
 	s.Require().NoError(err)
-	var v View
+	var v contract.View
 	s.Require().NoError(res.Get(&v))
 	return v
 }
 
 func (s *hooksSuite) deleteAt(d time.Duration, cascade bool) {
 	s.env.RegisterDelayedCallback(func() {
-		s.env.UpdateWorkflow(UpdateDelete, "delete", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateDelete, "delete", &testsuite.TestUpdateCallback{
 			OnReject: func(err error) { s.Fail("delete rejected", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
-		}, DeleteRequest{Cascade: &cascade})
+		}, contract.DeleteRequest{Cascade: &cascade})
 	}, d)
 }
 
 func (s *hooksSuite) TestPreSyncHooksRunInEveryRegionBeforeAnySync() {
-	s.renders(map[string]int{HookPreSync: 1})
+	s.renders(map[string]int{contract.HookPreSync: 1})
 	s.runHooks("")
 	s.sync(time.Second, func(op *app.OperationState) {
 		s.Equal(app.OperationSucceeded, op.Phase, op.Message)
@@ -158,7 +173,7 @@ func (s *hooksSuite) TestPreSyncHooksRunInEveryRegionBeforeAnySync() {
 		s.ElementsMatch([]string{"PreSync us-east-1 Succeeded", "PreSync eu-west-1 Succeeded"}, hooks)
 	})
 	s.deleteAt(5*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 
 	calls := s.recorded()
@@ -172,10 +187,10 @@ func (s *hooksSuite) TestPreSyncHooksRunInEveryRegionBeforeAnySync() {
 }
 
 func (s *hooksSuite) TestAFailedPreSyncHookRunsSyncFailAndSyncsNothing() {
-	s.renders(map[string]int{HookPreSync: 1, HookSyncFail: 1, HookPostSync: 1})
+	s.renders(map[string]int{contract.HookPreSync: 1, contract.HookSyncFail: 1, contract.HookPostSync: 1})
 	s.runHooks("PreSync eu-west-1")
-	var deleted []DeleteHooksInput
-	s.env.OnActivity(ActivityDeleteHooks, mock.Anything, mock.Anything).Return(func(_ context.Context, in DeleteHooksInput) error {
+	var deleted []contract.DeleteHooksInput
+	s.env.OnActivity(contract.ActivityDeleteHooks, mock.Anything, mock.Anything).Return(func(_ context.Context, in contract.DeleteHooksInput) error {
 		deleted = append(deleted, in)
 		return nil
 	})
@@ -187,7 +202,7 @@ func (s *hooksSuite) TestAFailedPreSyncHookRunsSyncFailAndSyncsNothing() {
 		s.Nil(op.PostSync, "no PostSync after a failed operation")
 	})
 	s.deleteAt(5*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 
 	calls := s.recorded()
@@ -198,17 +213,17 @@ func (s *hooksSuite) TestAFailedPreSyncHookRunsSyncFailAndSyncsNothing() {
 	s.Len(calls, 4, "PreSync and SyncFail in both regions: %v", calls)
 	s.True(strings.HasPrefix(calls[2], "RunHooks SyncFail ") && strings.HasPrefix(calls[3], "RunHooks SyncFail "), "%v", calls)
 	s.Require().Len(deleted, 1, "the failed hook's HookFailed policy")
-	s.Equal(DeleteHooksInput{App: "guestbook", Region: "eu-west-1", OperationID: deleted[0].OperationID, Phase: HookPreSync,
+	s.Equal(contract.DeleteHooksInput{App: "guestbook", Region: "eu-west-1", OperationID: deleted[0].OperationID, Phase: contract.HookPreSync,
 		Hooks: []app.ResourceKey{{Group: "batch", Kind: "Job", Namespace: "gb", Name: "presync"}}}, deleted[0])
 }
 
 func (s *hooksSuite) TestPostSyncRunsInAChildWorkflowThatReportsBack() {
-	s.renders(map[string]int{HookPostSync: 1})
+	s.renders(map[string]int{contract.HookPostSync: 1})
 	// The PostSync hooks take a minute: the operation does not wait for them.
-	s.env.OnActivity(ActivityRunHooks, mock.Anything, mock.Anything).After(time.Minute).Return(
-		func(_ context.Context, in RunHooksInput) (RunHooksResult, error) {
+	s.env.OnActivity(contract.ActivityRunHooks, mock.Anything, mock.Anything).After(time.Minute).Return(
+		func(_ context.Context, in contract.RunHooksInput) (contract.RunHooksResult, error) {
 			s.record("RunHooks " + in.Phase + " " + in.Region)
-			return RunHooksResult{Hooks: []HookResult{{ResourceKey: app.ResourceKey{Group: "batch", Kind: "Job", Name: "after"},
+			return contract.RunHooksResult{Hooks: []contract.HookResult{{ResourceKey: app.ResourceKey{Group: "batch", Kind: "Job", Name: "after"},
 				Region: in.Region, Phase: in.Phase, Status: "Succeeded", Message: "job completed"}}}, nil
 		})
 	var started []string
@@ -234,7 +249,7 @@ func (s *hooksSuite) TestPostSyncRunsInAChildWorkflowThatReportsBack() {
 		s.NotNil(post.FinishedAt)
 	}, 2*time.Minute)
 	s.deleteAt(3*time.Minute, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 	s.False(opDone.IsZero())
 	s.Require().Len(started, 1)
@@ -242,15 +257,15 @@ func (s *hooksSuite) TestPostSyncRunsInAChildWorkflowThatReportsBack() {
 }
 
 func (s *hooksSuite) TestPostDeleteHooksRunAfterACascadingDelete() {
-	s.renders(map[string]int{HookPostDelete: 1})
+	s.renders(map[string]int{contract.HookPostDelete: 1})
 	s.runHooks("")
-	s.env.OnActivity(ActivityDeleteResources, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in DeleteInput) (DeleteResult, error) {
+	s.env.OnActivity(contract.ActivityDeleteResources, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.DeleteInput) (contract.DeleteResult, error) {
 			s.record("DeleteResources " + in.Region)
-			return DeleteResult{}, nil
+			return contract.DeleteResult{}, nil
 		})
 	s.deleteAt(time.Second, true)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.True(s.env.IsWorkflowCompleted())
 	s.NoError(s.env.GetWorkflowError())
 	calls := s.recorded()
@@ -268,24 +283,24 @@ func (s *hooksSuite) TestAnAppWithoutHooksRunsNone() {
 		s.Nil(op.PostSync)
 	})
 	s.deleteAt(2*time.Second, true)
-	s.env.OnActivity(ActivityDeleteResources, mock.Anything, mock.Anything).Return(DeleteResult{}, nil)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.OnActivity(contract.ActivityDeleteResources, mock.Anything, mock.Anything).Return(contract.DeleteResult{}, nil)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 	s.Equal([]string{"Sync eu-west-1", "Sync us-east-1"}, slices.Sorted(slices.Values(s.recorded())))
 }
 
 func (s *hooksSuite) TestSyncHooksRunWithinTheSync() {
-	s.renders(map[string]int{HookSync: 2})
-	s.env.OnActivity(ActivitySyncWithHooks, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+	s.renders(map[string]int{contract.HookSync: 2})
+	s.env.OnActivity(contract.ActivitySyncWithHooks, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 			s.record("SyncWithHooks " + in.Region + " " + in.OperationID)
 			out, err := s.cluster.sync(ctx, in)
-			out.Hooks = []HookResult{{ResourceKey: app.ResourceKey{Group: "batch", Kind: "Job", Name: "maint-page-up"},
-				Region: in.Region, Phase: HookSync, Wave: 1, Status: "Succeeded", Delete: true}}
+			out.Hooks = []contract.HookResult{{ResourceKey: app.ResourceKey{Group: "batch", Kind: "Job", Name: "maint-page-up"},
+				Region: in.Region, Phase: contract.HookSync, Wave: 1, Status: "Succeeded", Delete: true}}
 			return out, err
 		})
 	var deleted []string
-	s.env.OnActivity(ActivityDeleteHooks, mock.Anything, mock.Anything).Return(func(_ context.Context, in DeleteHooksInput) error {
+	s.env.OnActivity(contract.ActivityDeleteHooks, mock.Anything, mock.Anything).Return(func(_ context.Context, in contract.DeleteHooksInput) error {
 		deleted = append(deleted, in.Region+" "+in.Phase+" "+in.Hooks[0].Name)
 		return nil
 	})
@@ -293,14 +308,14 @@ func (s *hooksSuite) TestSyncHooksRunWithinTheSync() {
 		s.Equal(app.OperationSucceeded, op.Phase, op.Message)
 		n := 0
 		for _, r := range op.Results {
-			if r.HookType == HookSync {
+			if r.HookType == contract.HookSync {
 				n++
 			}
 		}
 		s.Equal(2, n, "one Sync hook per region in the results")
 	})
 	s.deleteAt(5*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 	calls := s.recorded()
 	s.Require().Len(calls, 2, "%v", calls)
@@ -311,7 +326,7 @@ func (s *hooksSuite) TestSyncHooksRunWithinTheSync() {
 }
 
 func (s *hooksSuite) TestPostSyncWaitsUntilEveryRegionIsHealthy() {
-	s.renders(map[string]int{HookPostSync: 1})
+	s.renders(map[string]int{contract.HookPostSync: 1})
 	s.runHooks("")
 	s.progressing.Store(true)
 	s.sync(time.Second, func(op *app.OperationState) {
@@ -332,12 +347,12 @@ func (s *hooksSuite) TestPostSyncWaitsUntilEveryRegionIsHealthy() {
 		s.Equal(app.OperationSucceeded, post.Phase, post.Message)
 	}, 60*time.Second)
 	s.deleteAt(70*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 }
 
 func (s *hooksSuite) TestPostSyncIsNotRunWhenRegionsNeverSettle() {
-	s.renders(map[string]int{HookPostSync: 1})
+	s.renders(map[string]int{contract.HookPostSync: 1})
 	s.progressing.Store(true)
 	s.sync(time.Second, func(op *app.OperationState) { s.Equal(app.OperationSucceeded, op.Phase) })
 	s.env.RegisterDelayedCallback(func() {
@@ -347,7 +362,7 @@ func (s *hooksSuite) TestPostSyncIsNotRunWhenRegionsNeverSettle() {
 		s.Empty(post.WorkflowID)
 	}, 10*time.Minute)
 	s.deleteAt(11*time.Minute, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 	s.NotContains(strings.Join(s.recorded(), ","), "RunHooks")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -22,14 +23,14 @@ func (s *hooksSuite) TestPreSyncInASilentRegionLeavesItOut() {
 	const silent = "eu-west-1"
 	const why = "Unreachable: region eu-west-1: its API server stopped answering during its PreSync hooks (context deadline exceeded); " +
 		"what was applied before stays, and the region syncs again once it answers"
-	s.renders(map[string]int{HookPreSync: 1, HookSyncFail: 1})
-	s.env.OnActivity(ActivityRunHooks, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in RunHooksInput) (RunHooksResult, error) {
+	s.renders(map[string]int{contract.HookPreSync: 1, contract.HookSyncFail: 1})
+	s.env.OnActivity(contract.ActivityRunHooks, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.RunHooksInput) (contract.RunHooksResult, error) {
 			s.record("RunHooks " + in.Phase + " " + in.Region)
-			if in.Region == silent && in.Phase == HookPreSync {
-				return RunHooksResult{}, temporal.NewNonRetryableApplicationError(why, ErrUnreachable, nil)
+			if in.Region == silent && in.Phase == contract.HookPreSync {
+				return contract.RunHooksResult{}, temporal.NewNonRetryableApplicationError(why, contract.ErrUnreachable, nil)
 			}
-			return RunHooksResult{Hooks: []HookResult{{ResourceKey: app.ResourceKey{Group: "batch", Kind: "Job", Name: strings.ToLower(in.Phase)},
+			return contract.RunHooksResult{Hooks: []contract.HookResult{{ResourceKey: app.ResourceKey{Group: "batch", Kind: "Job", Name: strings.ToLower(in.Phase)},
 				Region: in.Region, Phase: in.Phase, Status: "Succeeded", Message: "job completed"}}}, nil
 		})
 	s.sync(time.Second, func(op *app.OperationState) {
@@ -49,7 +50,7 @@ func (s *hooksSuite) TestPreSyncInASilentRegionLeavesItOut() {
 		s.Contains(conds, conditionRegionError+": "+silent+": "+why)
 	})
 	s.deleteAt(5*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 	s.ElementsMatch([]string{"RunHooks PreSync us-east-1", "RunHooks PreSync eu-west-1", "Sync us-east-1", "RunHooks SyncFail us-east-1"},
 		s.recorded(), "the silent region is neither synced nor asked for its SyncFail hooks")

@@ -6,41 +6,13 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
-
-// Cheap idle apps. A poll whose revision, render and spec are those of the
-// last compare, while every region's live cache has watched the app since
-// then (CompareResult.Watched) and the same region workers still serve it
-// (ResolveResult.Workers), leaves the compare out: a change anyone makes
-// to the app's objects, or to their health, reaches the app as a drift
-// signal and compares at once. Such a poll is the resolve's one local
-// activity and the next timer. An app compares anyway every
-// FullCompareEvery-th poll and once per FullCompareInterval, and whenever
-// something else could have moved (an operation, an error, a straggling or
-// unreachable region, resources settling, a pending automated sync or
-// PostSync, an app of apps).
 
 // versionIdleSkip: a poll may skip its compare (above); the runs before it
 // compared on every poll.
 const versionIdleSkip = "idle-skip-compare"
-
-// Polled repositories. A control worker that lists the apps' repositories
-// itself (webhook.Poller, every Config.RepoPollInterval) refreshes the
-// apps of a branch or tag that moved as a webhook's push does; an app of
-// Git sources alone whose poll interval is that long or longer then polls
-// on its own only for its safety compare, every FullCompareInterval: no
-// timer, workflow task and resolve every poll interval. The setting is
-// recorded with the run's idle settings: a run recorded without it polls
-// as before.
-
-// The defaults of Config.FullCompareEvery and FullCompareInterval, and the
-// worker's --repo-poll-interval.
-const (
-	DefaultFullCompareEvery    = 10
-	DefaultFullCompareInterval = 30 * time.Minute
-	DefaultRepoPollInterval    = 3 * time.Minute
-)
 
 // idleSettings are the worker's, recorded once per run.
 type idleSettings struct {
@@ -105,7 +77,7 @@ func (s *appState) idleResolved(workers map[string]string) {
 }
 
 // skipCompare tells whether a poll leaves the compare of target out.
-func (s *appState) skipCompare(ctx workflow.Context, target Target) bool {
+func (s *appState) skipCompare(ctx workflow.Context, target contract.Target) bool {
 	st, l := &s.polls, s.polls.last
 	if !st.on || l == nil {
 		return false
@@ -133,7 +105,7 @@ func (s *appState) idleQuiet(now time.Time) bool {
 	return op == nil || op.PostSync == nil || op.PostSync.Phase != app.OperationRunning
 }
 
-func (s *appState) idleKey(t Target) string {
+func (s *appState) idleKey(t contract.Target) string {
 	return t.Commit() + "/" + t.Digest + "/" + s.app.SpecDigest()
 }
 
@@ -146,7 +118,7 @@ func (s *appState) idleCompareBegins() {
 }
 
 // idleAnswer notes a region's compare result.
-func (s *appState) idleAnswer(region string, out CompareResult) {
+func (s *appState) idleAnswer(region string, out contract.CompareResult) {
 	if s.polls.watched != nil {
 		s.polls.watched[region] = out.Watched
 	}
@@ -154,7 +126,7 @@ func (s *appState) idleAnswer(region string, out CompareResult) {
 
 // idleCompared remembers the compare of target when every region watches
 // the app from now on.
-func (s *appState) idleCompared(ctx workflow.Context, target Target) {
+func (s *appState) idleCompared(ctx workflow.Context, target contract.Target) {
 	watched := s.polls.watched
 	s.polls.watched, s.polls.last = nil, nil
 	if !s.polls.on || len(s.stragglers) > 0 {

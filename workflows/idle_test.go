@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -19,12 +20,12 @@ type pollLog struct {
 	watched bool
 }
 
-func (p *pollLog) resolve(now func() time.Time) func(context.Context, ResolveInput) (ResolveResult, error) {
-	return func(_ context.Context, in ResolveInput) (ResolveResult, error) {
+func (p *pollLog) resolve(now func() time.Time) func(context.Context, contract.ResolveInput) (contract.ResolveResult, error) {
+	return func(_ context.Context, in contract.ResolveInput) (contract.ResolveResult, error) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		p.at, p.compare = append(p.at, now()), append(p.compare, false)
-		out := ResolveResult{SHA: "1111111111111111111111111111111111111111"}
+		out := contract.ResolveResult{SHA: "1111111111111111111111111111111111111111"}
 		if len(in.Regions) > 0 {
 			out.Workers = map[string]string{}
 			for _, r := range in.Regions {
@@ -35,26 +36,28 @@ func (p *pollLog) resolve(now func() time.Time) func(context.Context, ResolveInp
 	}
 }
 
-func (p *pollLog) compared(in CompareInput) (CompareResult, error) {
+func (p *pollLog) compared(in contract.CompareInput) (contract.CompareResult, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.compare[len(p.compare)-1] = true
-	return CompareResult{Watched: p.watched, Resources: []app.ResourceStatus{{
+	return contract.CompareResult{Watched: p.watched, Resources: []app.ResourceStatus{{
 		ResourceKey: app.ResourceKey{Group: "apps", Kind: "Deployment", Namespace: in.Namespace, Name: "web"},
 		Region:      in.Region, Status: app.SyncStatusSynced, Health: app.HealthHealthy,
 	}}}, nil
 }
 
 func (s *appSuite) idleRun(p *pollLog, until time.Duration, events map[time.Duration]func()) {
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(p.resolve(s.env.Now))
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in CompareInput) (CompareResult, error) { return p.compared(in) })
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(p.resolve(s.env.Now))
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.CompareInput) (contract.CompareResult, error) {
+			return p.compared(in)
+		})
 	for at, fn := range events {
 		s.env.RegisterDelayedCallback(fn, at)
 	}
 	s.deleteAt(until, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 }
 
@@ -68,7 +71,7 @@ func (s *appSuite) TestIdlePollsSkipTheCompare() {
 	s.idleRun(p, 300*time.Second, map[time.Duration]func(){
 		restart: func() { p.mu.Lock(); p.workers = "w2"; p.mu.Unlock() },
 		drift: func() {
-			s.env.SignalWorkflow(SignalRefresh, RefreshRequest{Drift: &Drift{Region: "us-east-1", By: []string{"kubectl-edit"}}})
+			s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{Drift: &contract.Drift{Region: "us-east-1", By: []string{"kubectl-edit"}}})
 		},
 	})
 	s.Require().Greater(len(p.at), 25)
@@ -78,7 +81,7 @@ func (s *appSuite) TestIdlePollsSkipTheCompare() {
 		since := at.Sub(start)
 		switch {
 		case since < restart:
-			s.Equal(i%DefaultFullCompareEvery == 0, p.compare[i], "reconcile %d at %s: every 10th poll compares, the others skip", i, since)
+			s.Equal(i%contract.DefaultFullCompareEvery == 0, p.compare[i], "reconcile %d at %s: every 10th poll compares, the others skip", i, since)
 		case !afterRestart:
 			afterRestart = true
 			s.True(p.compare[i], "the first poll after a region worker restarted compares (%s)", since)
@@ -152,7 +155,7 @@ func (s *appSuite) TestRepoPolledAppPollsForItsSafetyCompareOnly() {
 	pushed := 7*time.Minute + 5*time.Second
 	s.idleRun(p, 12*time.Minute, map[time.Duration]func(){
 		pushed: func() {
-			s.env.SignalWorkflow(SignalRefresh, RefreshRequest{Push: &Push{Ref: "refs/heads/main", After: "2222222222222222222222222222222222222222"}})
+			s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{Push: &contract.Push{Ref: "refs/heads/main", After: "2222222222222222222222222222222222222222"}})
 		},
 	})
 	s.Require().GreaterOrEqual(len(p.at), 5)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -43,7 +44,7 @@ func parseInput(raw json.RawMessage) (Input, error) {
 	if o, ok := fields[ownerKey]; ok {
 		delete(fields, ownerKey)
 		if !bytes.Equal(bytes.TrimSpace(o), []byte("null")) {
-			in.Owner = &Owner{}
+			in.Owner = &contract.Owner{}
 			if err := json.Unmarshal(o, in.Owner); err != nil {
 				return Input{}, fmt.Errorf("parse the app's owner (%s): %w", ownerKey, err)
 			}

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -38,7 +39,7 @@ func withFields(t *testing.T, a app.Application, top, spec map[string]any) json.
 func (s *appSuite) TestStartRefusesUnknownFields() {
 	in := withFields(s.T(), testApp(true).Application, map[string]any{"bogusTop": 1},
 		map[string]any{"sourcePath": "x", "sources": []any{map[string]any{"repoURL": "https://a.example/r.git"}, map[string]any{"repoURL": "https://b.example/r.git"}}})
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.True(s.env.IsWorkflowCompleted())
 	err := s.env.GetWorkflowError()
 	var appErr *temporal.ApplicationError
@@ -69,15 +70,15 @@ func TestParseInputCarriesState(t *testing.T) {
 // A spec update with an unknown field is refused by its validator, naming
 // the field; the app keeps its spec.
 func (s *appSuite) TestSpecUpdateRefusesUnknownFields() {
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{"us-east-1": "aaaaaaaaaaaaaaaa", "eu-west-1": "aaaaaaaaaaaaaaaa"}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 	next := testApp(true).Application
 	next.Spec.Source.Path = "elsewhere"
 	bad := withFields(s.T(), next, nil, map[string]any{"destinaton": map[string]any{"name": "us-east-1"}})
 	s.env.RegisterDelayedCallback(func() {
-		s.env.UpdateWorkflow(UpdateSpec, "bad-spec", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateSpec, "bad-spec", &testsuite.TestUpdateCallback{
 			OnReject: func(err error) {
 				s.ErrorContains(err, "spec.destinaton")
 				s.True(strings.Contains(err.Error(), "destination"), "the message suggests the field meant: %v", err)
@@ -88,6 +89,6 @@ func (s *appSuite) TestSpecUpdateRefusesUnknownFields() {
 		s.Equal("guestbook", s.query().Spec.Source.Path, "nothing changed")
 	}, time.Second)
 	s.deleteAt(2*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(true))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
 	s.NoError(s.env.GetWorkflowError())
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -15,8 +16,8 @@ import (
 // "(type: …, retryable: …)" suffix (versionPlainMessages).
 func (s *hooksSuite) TestComparisonErrorReadsPlain() {
 	const why = `kustomize build guestbook: accumulating resources: "missing.yaml" not found`
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{},
-		temporal.NewNonRetryableApplicationError(why, ErrInvalidManifests, nil)).Once()
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{},
+		temporal.NewNonRetryableApplicationError(why, contract.ErrInvalidManifests, nil)).Once()
 	s.renders(nil) // fixed in Git: the next refresh compares
 	s.env.RegisterDelayedCallback(func() {
 		var cond *app.Condition
@@ -28,9 +29,9 @@ func (s *hooksSuite) TestComparisonErrorReadsPlain() {
 		s.Require().NotNil(cond, "a ComparisonError")
 		s.Equal("render https://git.example.com/apps.git at aaaaaaaa: "+why, cond.Message)
 		s.NotContains(cond.Message, "(type:")
-		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{})
+		s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{})
 	}, time.Second)
 	s.deleteAt(3*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 }

@@ -8,46 +8,15 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
-
-// SourceRevision is one source of a multi-source app at its resolved
-// revision: a commit SHA, or a chart version for a chart source.
-type SourceRevision struct {
-	Source   app.Source `json:"source"`
-	Revision string     `json:"revision"`
-}
 
 // revisionSep joins the revisions of a multi-source app's sources into the
 // one revision (Target.SHA, status.sync.revision) the rest of the workflow
 // compares: a change in any source is a new revision. Neither commit SHAs
 // nor semver versions hold a comma.
 const revisionSep = ","
-
-// Revisions are the target's revisions, one per source of a multi-source
-// app (status.sync.revisions); nil for an app of one source.
-func (t Target) Revisions() []string {
-	if len(t.Sources) == 0 {
-		return nil
-	}
-	out := make([]string, len(t.Sources))
-	for i, s := range t.Sources {
-		out[i] = s.Revision
-	}
-	return out
-}
-
-// SourceList is the target's sources: spec.sources', or spec.source alone.
-func (t Target) SourceList() []app.Source {
-	if len(t.Sources) == 0 {
-		return []app.Source{t.Source}
-	}
-	out := make([]app.Source, len(t.Sources))
-	for i, s := range t.Sources {
-		out[i] = s.Source
-	}
-	return out
-}
 
 // targetSources is target for a multi-source app: every source of srcs
 // (nil: spec.sources) at its revision resolved (in parallel, each through the refs or index cache its
@@ -56,7 +25,7 @@ func (t Target) SourceList() []app.Source {
 // without --revision asks) for the revisions the sources name, or one
 // revision per source joined by commas: a rollback's, or a sync's
 // --revision R1,R2.
-func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revision string, fresh, hard, requested bool) (Target, error) {
+func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revision string, fresh, hard, requested bool) (contract.Target, error) {
 	specDigest, restored := s.app.SpecDigest(), srcs != nil
 	if restored {
 		specDigest = s.specDigestWithSources(srcs)
@@ -72,7 +41,7 @@ func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revisi
 	case len(pinned) == len(srcs):
 		copy(wanted, pinned)
 	default:
-		return Target{}, fmt.Errorf("app %q has %d sources: revision %q names %d; give one revision per source, joined by commas, or none for the revisions spec.sources names",
+		return contract.Target{}, fmt.Errorf("app %q has %d sources: revision %q names %d; give one revision per source, joined by commas, or none for the revisions spec.sources names",
 			s.app.Metadata.Name, len(srcs), revision, len(pinned))
 	}
 	futures := make([]workflow.Future, len(srcs))
@@ -82,34 +51,34 @@ func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revisi
 			rev = app.DefaultTargetRevision
 		}
 		wanted[i] = rev
-		futures[i] = workflow.ExecuteLocalActivity(resolveCtx(ctx, resolveSummary(src.RepoURL, rev)), ActivityResolveRevision,
-			ResolveInput{RepoURL: src.RepoURL, TargetRevision: rev, Chart: src.Chart, Fresh: fresh, MaxAge: s.app.PollInterval(),
+		futures[i] = workflow.ExecuteLocalActivity(resolveCtx(ctx, resolveSummary(src.RepoURL, rev)), contract.ActivityResolveRevision,
+			contract.ResolveInput{RepoURL: src.RepoURL, TargetRevision: rev, Chart: src.Chart, Fresh: fresh, MaxAge: s.app.PollInterval(),
 				Requested: s.requestedRevision(requested, src, rev)})
 	}
-	resolved := make([]SourceRevision, len(srcs))
+	resolved := make([]contract.SourceRevision, len(srcs))
 	revs := make([]string, len(srcs))
 	var errs []string
 	for i, f := range futures {
-		var out ResolveResult
+		var out contract.ResolveResult
 		if err := f.Get(ctx, &out); err != nil {
 			errs = append(errs, fmt.Sprintf("resolve revision %q of spec.sources[%d] (%s): %v", wanted[i], i, srcs[i].RepoURL, err))
 			continue
 		}
-		resolved[i], revs[i] = SourceRevision{Source: srcs[i], Revision: out.SHA}, out.SHA
+		resolved[i], revs[i] = contract.SourceRevision{Source: srcs[i], Revision: out.SHA}, out.SHA
 	}
 	if len(errs) > 0 {
-		return Target{}, fmt.Errorf("%s", strings.Join(errs, "; "))
+		return contract.Target{}, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	sha := strings.Join(revs, revisionSep)
 	if r := s.rendered; r != nil && !hard && r.SHA == sha && r.SpecDigest == specDigest && r.RemoteBases == 0 {
 		return s.targetOf(r), nil
 	}
-	var out RenderResult
-	err := workflow.ExecuteActivity(renderCtx(ctx, fmt.Sprintf("Render %d sources", len(srcs))), ActivityRender,
-		RenderInput{App: s.app.Metadata.Name, Sources: resolved, SHA: sha, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh,
+	var out contract.RenderResult
+	err := workflow.ExecuteActivity(renderCtx(ctx, fmt.Sprintf("Render %d sources", len(srcs))), contract.ActivityRender,
+		contract.RenderInput{App: s.app.Metadata.Name, Sources: resolved, SHA: sha, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh,
 			Project: s.app.ProjectOf()}).Get(ctx, &out)
 	if err != nil {
-		return Target{}, fmt.Errorf("render the %d sources at %s: %w", len(srcs), shortRevisions(sha), err)
+		return contract.Target{}, fmt.Errorf("render the %d sources at %s: %w", len(srcs), shortRevisions(sha), err)
 	}
 	s.rendered = &rendered{SHA: sha, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
 		Hooks: out.Hooks, RemoteBases: out.RemoteBases}
@@ -121,7 +90,7 @@ func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revisi
 
 // sourcesAt pairs the sources of a rendered set (spec.sources, or a
 // rollback's) with its revisions.
-func (s *appState) sourcesAt(r *rendered) []SourceRevision {
+func (s *appState) sourcesAt(r *rendered) []contract.SourceRevision {
 	if !s.app.IsMultiSource() {
 		return nil
 	}
@@ -130,7 +99,7 @@ func (s *appState) sourcesAt(r *rendered) []SourceRevision {
 		srcs = r.Sources
 	}
 	revs := strings.Split(r.SHA, revisionSep)
-	out := make([]SourceRevision, len(srcs))
+	out := make([]contract.SourceRevision, len(srcs))
 	for i, src := range srcs {
 		out[i].Source = src
 		if i < len(revs) {
@@ -151,7 +120,7 @@ func (s *appState) revisionsOf(sha string) []string {
 
 // historyEntry is a deployment of target, with every source of a
 // multi-source app and its revision.
-func historyEntry(target Target, deployed time.Time) app.HistoryEntry {
+func historyEntry(target contract.Target, deployed time.Time) app.HistoryEntry {
 	e := app.HistoryEntry{Revision: target.Commit(), DeployedAt: deployed, Source: target.Source}
 	if len(target.Sources) > 0 {
 		e.Revisions, e.Sources = target.Revisions(), target.SourceList()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -28,25 +29,25 @@ func (s *appSuite) TestMultiSourceRendersWhenAnySourceMoves() {
 	cluster := &fakeCluster{synced: map[string]string{}}
 	var mu sync.Mutex
 	revs := map[string]string{"https://charts.example.com": "1.0.0", "https://git.example.com/values.git": strings.Repeat("a", 40)}
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in ResolveInput) (ResolveResult, error) {
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.ResolveInput) (contract.ResolveResult, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if in.RepoURL == "https://charts.example.com" && (in.Chart != "web" || in.TargetRevision != "1.*") {
 				s.Failf("chart resolved wrong", "%+v", in)
 			}
-			return ResolveResult{SHA: revs[in.RepoURL]}, nil
+			return contract.ResolveResult{SHA: revs[in.RepoURL]}, nil
 		})
-	var renders []RenderInput
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in RenderInput) (RenderResult, error) {
+	var renders []contract.RenderInput
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.RenderInput) (contract.RenderResult, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			renders = append(renders, in)
-			return RenderResult{Digest: "d-" + in.SHA, Count: 1}, nil
+			return contract.RenderResult{Digest: "d-" + in.SHA, Count: 1}, nil
 		})
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
 
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
@@ -62,7 +63,7 @@ func (s *appSuite) TestMultiSourceRendersWhenAnySourceMoves() {
 		mu.Lock()
 		revs["https://git.example.com/values.git"] = strings.Repeat("b", 40)
 		mu.Unlock()
-		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{})
+		s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{})
 	}, 35*time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
@@ -73,7 +74,7 @@ func (s *appSuite) TestMultiSourceRendersWhenAnySourceMoves() {
 		s.Len(v.Status.History, 2)
 	}, 37*time.Second)
 	s.deleteAt(40*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, multiSourceApp())
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, multiSourceApp())
 	s.True(s.env.IsWorkflowCompleted())
 	s.NoError(s.env.GetWorkflowError())
 }

@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/notify"
 )
 
@@ -26,14 +26,6 @@ const versionDefaultSubscriptions = "notifications-default-subscriptions"
 // config subscribe apps by itself?" (a mutable side effect: recorded at
 // the first status change of a run, then only when it changes).
 const notifySubscriptionsID = "notifications-subscriptions"
-
-// Notifier is the worker's notifications config, as the workflow uses it.
-type Notifier interface {
-	Evaluate(appObject json.RawMessage, subs []notify.Subscription, now time.Time) ([]notify.Result, []string)
-	// HasSubscriptions: the config subscribes apps by itself (its
-	// subscriptions key), so an app without annotations may be notified.
-	HasSubscriptions() bool
-}
 
 // notifyState is what the app remembers of its notifications.
 type notifyState struct {
@@ -100,15 +92,15 @@ func (s *appState) notify(ctx workflow.Context) {
 		if r.OncePer == "" {
 			event = fmt.Sprintf("%s#%d", r.Key, s.notifications.Seq-int64(len(send)-1-i))
 		}
-		ids[i] = NotificationWorkflowID(s.app.Metadata.Name, chain, event)
+		ids[i] = contract.NotificationWorkflowID(s.app.Metadata.Name, chain, event)
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 			StaticSummary:         fmt.Sprintf("%s: %s to %s", s.app.Metadata.Name, r.Trigger, r.Service),
 			WorkflowID:            ids[i],
-			TaskQueue:             TaskQueue,
+			TaskQueue:             contract.TaskQueue,
 			ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		})
-		futures[i] = workflow.ExecuteChildWorkflow(cctx, NotificationWorkflow, NotificationInput{
+		futures[i] = workflow.ExecuteChildWorkflow(cctx, contract.NotificationWorkflow, contract.NotificationInput{
 			App: s.app.Metadata.Name, Object: obj,
 			Delivery: notify.Delivery{ID: ids[i], Trigger: r.Trigger, Templates: r.Templates, Service: r.Service, Recipient: r.Recipient},
 		})
@@ -168,20 +160,20 @@ func (s *appState) notifyDigest() string {
 
 // Notification is the workflow of one notification: the activity retries
 // while the receiver is down or the worker dies, for up to a day.
-func (w *Workflows) Notification(ctx workflow.Context, in NotificationInput) error {
+func (w *Workflows) Notification(ctx workflow.Context, in contract.NotificationInput) error {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:                fmt.Sprintf("%s to %s", in.Delivery.Trigger, in.Delivery.Service),
-		TaskQueue:              TaskQueue,
+		TaskQueue:              contract.TaskQueue,
 		StartToCloseTimeout:    notifyAttemptTimeout,
 		ScheduleToCloseTimeout: notifyGiveUp,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:        time.Second,
 			BackoffCoefficient:     2,
 			MaximumInterval:        time.Minute,
-			NonRetryableErrorTypes: []string{ErrNotificationRefused},
+			NonRetryableErrorTypes: []string{contract.ErrNotificationRefused},
 		},
 	})
-	return workflow.ExecuteActivity(actx, ActivitySendNotification, in).Get(ctx, nil)
+	return workflow.ExecuteActivity(actx, contract.ActivitySendNotification, in).Get(ctx, nil)
 }
 
 const (

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/notify"
 	"github.com/ferry-gitops/ferry/internal/regions"
@@ -23,11 +24,11 @@ func (s *appSuite) TestAFailedSyncNotifiesOnce() {
 	cfg, err := notify.FromData(map[string]string{"service.webhook.hook": "url: http://127.0.0.1:1"})
 	s.Require().NoError(err)
 	s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1"), Notifications: cfg})
-	s.env.RegisterWorkflowWithOptions(s.wf.Notification, workflow.RegisterOptions{Name: NotificationWorkflow})
+	s.env.RegisterWorkflowWithOptions(s.wf.Notification, workflow.RegisterOptions{Name: contract.NotificationWorkflow})
 	var mu sync.Mutex
-	var sent []NotificationInput
+	var sent []contract.NotificationInput
 	attempts := 0
-	s.env.RegisterActivityWithOptions(func(_ context.Context, in NotificationInput) error {
+	s.env.RegisterActivityWithOptions(func(_ context.Context, in contract.NotificationInput) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if attempts++; attempts == 1 {
@@ -35,14 +36,14 @@ func (s *appSuite) TestAFailedSyncNotifiesOnce() {
 		}
 		sent = append(sent, in)
 		return nil
-	}, activity.RegisterOptions{Name: ActivitySendNotification})
+	}, activity.RegisterOptions{Name: contract.ActivitySendNotification})
 
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	refused := temporal.NewNonRetryableApplicationError("Deployment/gb/web: apply: spec.replicas: Invalid value", ErrSyncFailed, nil)
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(SyncResult{}, refused)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	refused := temporal.NewNonRetryableApplicationError("Deployment/gb/web: apply: spec.replicas: Invalid value", contract.ErrSyncFailed, nil)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(contract.SyncResult{}, refused)
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
 		s.Require().NotNil(v.Status.OperationState)
@@ -61,7 +62,7 @@ func (s *appSuite) TestAFailedSyncNotifiesOnce() {
 	s.deleteAt(60*time.Second, false)
 	in := testApp(true)
 	in.Metadata.Annotations = map[string]string{notify.SubscribeAnnotation + "on-sync-failed.hook": ""}
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.NoError(s.env.GetWorkflowError())
 }
 
@@ -81,29 +82,29 @@ func (s *appSuite) TestADefaultSubscriptionLeavesOutTheAppsItDoesNotSelect() {
 // failWithDefaultSubscription runs an unannotated app with these labels
 // whose sync fails, under a config subscribing team=web to on-sync-failed,
 // and returns what was sent.
-func (s *appSuite) failWithDefaultSubscription(labels map[string]string) []NotificationInput {
+func (s *appSuite) failWithDefaultSubscription(labels map[string]string) []contract.NotificationInput {
 	cfg, err := notify.FromData(map[string]string{
 		"service.webhook.hook": "url: http://127.0.0.1:1",
 		"subscriptions":        "- recipients: [hook]\n  triggers: [on-sync-failed]\n  selector: team=web\n",
 	})
 	s.Require().NoError(err)
 	s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1"), Notifications: cfg})
-	s.env.RegisterWorkflowWithOptions(s.wf.Notification, workflow.RegisterOptions{Name: NotificationWorkflow})
+	s.env.RegisterWorkflowWithOptions(s.wf.Notification, workflow.RegisterOptions{Name: contract.NotificationWorkflow})
 	var mu sync.Mutex
-	var sent []NotificationInput
-	s.env.RegisterActivityWithOptions(func(_ context.Context, in NotificationInput) error {
+	var sent []contract.NotificationInput
+	s.env.RegisterActivityWithOptions(func(_ context.Context, in contract.NotificationInput) error {
 		mu.Lock()
 		defer mu.Unlock()
 		sent = append(sent, in)
 		return nil
-	}, activity.RegisterOptions{Name: ActivitySendNotification})
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	}, activity.RegisterOptions{Name: contract.ActivitySendNotification})
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	refused := temporal.NewNonRetryableApplicationError("Deployment/gb/web: apply: spec.replicas: Invalid value", ErrSyncFailed, nil)
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(SyncResult{}, refused)
-	var out []NotificationInput
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	refused := temporal.NewNonRetryableApplicationError("Deployment/gb/web: apply: spec.replicas: Invalid value", contract.ErrSyncFailed, nil)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(contract.SyncResult{}, refused)
+	var out []contract.NotificationInput
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
 		s.Require().NotNil(v.Status.OperationState)
@@ -115,7 +116,7 @@ func (s *appSuite) failWithDefaultSubscription(labels map[string]string) []Notif
 	s.deleteAt(60*time.Second, false)
 	in := testApp(true)
 	in.Metadata.Labels = labels
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.NoError(s.env.GetWorkflowError())
 	return out
 }

@@ -4,21 +4,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Onboarding: a new app costs as few workflow tasks as it can, because a
-// fleet that is onboarded at once waits for the worker's workflow tasks
-// more than for anything else. On the first reconcile of a new app's
-// first run:
-//   - the render is a local activity, run in the workflow task that
-//     resolved the revision, instead of an activity whose answer takes a
-//     workflow task of its own;
-//   - an automated app of one region, with no hooks, no child apps and no
-//     rollout, whose region has a worker, syncs without comparing first:
-//     a region that has never held the app has nothing a compare could
-//     find but that everything is missing, and the Sync activity reports
-//     the region's state after it as a compare does.
-// Its first reconcile is then two workflow tasks (resolve and render,
-// then the sync's answer) instead of four.
-
 // versionOnboard: the runs before it rendered with an activity and
 // compared before the first sync.
 const versionOnboard = "onboard-fewer-tasks"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -31,45 +32,45 @@ func (l *activityLog) all() []string {
 // onboardApp runs a new automated app in the given regions, with a worker
 // polling each, until its first sync is done, and returns the activities in
 // the order they ran and the status then.
-func (s *appSuite) onboardApp(regions ...string) ([]string, View) {
+func (s *appSuite) onboardApp(regions ...string) ([]string, contract.View) {
 	cluster := &fakeCluster{synced: map[string]string{}}
 	sha := "3333333333333333333333333333333333333333"
 	var ran activityLog
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in ResolveInput) (ResolveResult, error) {
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.ResolveInput) (contract.ResolveResult, error) {
 			workers := map[string]string{}
 			for _, r := range in.Regions {
 				workers[r] = "worker-" + r
 			}
-			return ResolveResult{SHA: sha, Workers: workers}, nil
+			return contract.ResolveResult{SHA: sha, Workers: workers}, nil
 		})
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
-		func(context.Context, RenderInput) (RenderResult, error) {
-			ran.add(ActivityRender)
-			return RenderResult{Digest: "d", Count: 1}, nil
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(
+		func(context.Context, contract.RenderInput) (contract.RenderResult, error) {
+			ran.add(contract.ActivityRender)
+			return contract.RenderResult{Digest: "d", Count: 1}, nil
 		})
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in CompareInput) (CompareResult, error) {
-			ran.add(ActivityCompare)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.CompareInput) (contract.CompareResult, error) {
+			ran.add(contract.ActivityCompare)
 			return cluster.compare(ctx, in)
 		}).Maybe()
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in SyncInput) (SyncResult, error) {
-			ran.add(ActivitySync)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
+			ran.add(contract.ActivitySync)
 			return cluster.sync(ctx, in)
 		})
-	var v View
+	var v contract.View
 	s.env.RegisterDelayedCallback(func() { v = s.query() }, 3*time.Second)
 	s.deleteAt(4*time.Second, false)
 	// As `ferry app apply` starts a new app (StartNew).
 	a := testApp(true).Application
-	in := newAppInput(&a, SpecRequest{})
+	in := NewAppInput(&a, contract.SpecRequest{})
 	var dests []app.Destination
 	for _, r := range regions {
 		dests = append(dests, app.Destination{Name: r, Namespace: "gb"})
 	}
 	in.Spec.Destinations = dests
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.True(s.env.IsWorkflowCompleted())
 	s.NoError(s.env.GetWorkflowError())
 	return ran.all(), v
@@ -82,7 +83,7 @@ func (s *appSuite) onboardApp(regions ...string) ([]string, View) {
 func (s *appSuite) TestNewAppSyncsWithoutComparingFirst() {
 	ran, v := s.onboardApp("us-east-1")
 	s.Require().NotEmpty(ran)
-	s.Equal([]string{ActivityRender, ActivitySync}, ran[:2], "the first reconcile renders, then syncs")
+	s.Equal([]string{contract.ActivityRender, contract.ActivitySync}, ran[:2], "the first reconcile renders, then syncs")
 	s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
 	s.Equal(app.HealthHealthy, v.Status.Health.Status)
 	s.Require().NotNil(v.Status.OperationState)
@@ -97,6 +98,6 @@ func (s *appSuite) TestNewAppSyncsWithoutComparingFirst() {
 func (s *appSuite) TestNewAppOfTwoRegionsComparesFirst() {
 	ran, v := s.onboardApp("us-east-1", "eu-west-1")
 	s.Require().Len(ran, 5)
-	s.Equal([]string{ActivityRender, ActivityCompare, ActivityCompare, ActivitySync, ActivitySync}, ran)
+	s.Equal([]string{contract.ActivityRender, contract.ActivityCompare, contract.ActivityCompare, contract.ActivitySync, contract.ActivitySync}, ran)
 	s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
 }

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -39,7 +40,7 @@ func (p syncParams) healthTimeout() time.Duration {
 
 // manualSync runs a sync update: resolve and render the requested revision
 // (or the rollback's), then the operation.
-func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.OperationState, error) {
+func (s *appState) manualSync(ctx workflow.Context, req contract.SyncRequest) (*app.OperationState, error) {
 	if err := s.refuseManualSync(ctx); err != nil {
 		return nil, err
 	}
@@ -72,7 +73,7 @@ func (s *appState) manualSync(ctx workflow.Context, req SyncRequest) (*app.Opera
 // app's state, so a step reads the operation it is given.
 type operation struct {
 	state  *app.OperationState
-	target Target
+	target contract.Target
 	params syncParams
 	// hooks are the operation's hooks; nil without hooks (or a dry run).
 	hooks *hookOp
@@ -132,7 +133,7 @@ func (op *operation) beginAttempt(attempt int64) {
 
 // runOperation syncs target to every region in parallel, retrying the whole
 // operation per syncPolicy.retry, and records the outcome.
-func (s *appState) runOperation(ctx workflow.Context, target Target, p syncParams, req opRequest) *operation {
+func (s *appState) runOperation(ctx workflow.Context, target contract.Target, p syncParams, req opRequest) *operation {
 	s.operationSeq++
 	op := &operation{target: target, params: p, request: req, specDigest: s.app.SpecDigest(), retry: s.retryPolicy(p), state: &app.OperationState{
 		ID: s.operationID(), Revision: target.Commit(), Phase: app.OperationRunning,
@@ -270,7 +271,7 @@ func (s *appState) endOperation(ctx workflow.Context, op *operation) {
 func (s *appState) runDelete(ctx workflow.Context) bool {
 	p := s.deletion
 	defer func() { p.done = true }()
-	if !p.req.cascades(&s.app) {
+	if !p.req.Cascades(&s.app) {
 		return true
 	}
 	dests := s.destinations()
@@ -278,13 +279,13 @@ func (s *appState) runDelete(ctx workflow.Context) bool {
 	for {
 		futures := make([]workflow.Future, len(dests))
 		for i, d := range dests {
-			futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region, deleteResourcesSummary(d.Region)), ActivityDeleteResources,
-				DeleteInput{App: s.app.Metadata.Name, Region: d.Region, Propagation: p.req.propagation(&s.app), Confirmed: p.confirmed})
+			futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region, deleteResourcesSummary(d.Region)), contract.ActivityDeleteResources,
+				contract.DeleteInput{App: s.app.Metadata.Name, Region: d.Region, Propagation: p.req.PropagationPolicy(&s.app), Confirmed: p.confirmed})
 		}
 		// awaiting: objects marked Delete=confirm held their region's delete.
 		var awaiting []app.ResourceKey
 		for i, d := range dests {
-			var out DeleteResult
+			var out contract.DeleteResult
 			if err := futures[i].Get(ctx, &out); err != nil {
 				failed = append(failed, fmt.Sprintf("%s: %s", d.Region, rootMessage(ctx, err)))
 			}
@@ -356,5 +357,5 @@ func isUnreachable(err error) bool {
 	var timeout *temporal.TimeoutError
 	var appErr *temporal.ApplicationError
 	var unanswered *unansweredError
-	return errors.As(err, &timeout) || (errors.As(err, &appErr) && appErr.Type() == ErrUnreachable) || errors.As(err, &unanswered)
+	return errors.As(err, &timeout) || (errors.As(err, &appErr) && appErr.Type() == contract.ErrUnreachable) || errors.As(err, &unanswered)
 }

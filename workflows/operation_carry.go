@@ -3,16 +3,9 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
-
-// An operation that retries for ever (retry.limit -1) would grow one run's
-// history without end. Between two of its attempts, when the history asks
-// for it (Temporal suggests it, or the run has retried as many times as it
-// may reconcile: Config.MaxReconciles), the app continues as new and
-// carries the operation: the next run resumes it at its next attempt, with
-// the same ID, retry count, backoff position, start time and results, so
-// what ferry app get shows goes on unbroken and terminate-op still stops it.
 
 // Version changes of a retrying operation, for GetVersion.
 const (
@@ -28,7 +21,7 @@ const (
 // its state (ID, phase, retry count, start, results) is the carried
 // status' operationState.
 type carriedOperation struct {
-	Target Target `json:"target"`
+	Target contract.Target `json:"target"`
 	// SpecDigest is the spec the target was rendered for.
 	SpecDigest string `json:"specDigest"`
 	// Retry is the operation's retry policy.
@@ -103,7 +96,7 @@ func (s *appState) continueAsNew(ctx workflow.Context) error {
 	if op := s.continuing; op != nil {
 		c.Operation = op.carried()
 	}
-	return workflow.NewContinueAsNewError(ctx, ApplicationWorkflow, Input{Application: s.app, Carried: c})
+	return workflow.NewContinueAsNewError(ctx, contract.ApplicationWorkflow, Input{Application: s.app, Carried: c})
 }
 
 // resumeOperation goes on with the operation the previous run carried,

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/regions"
 )
@@ -37,13 +38,13 @@ func (s *appSuite) TestARetryingOperationContinuesAsNewAndResumes() {
 	in.Spec.SyncPolicy.Automated = nil
 	var answered *app.OperationState
 	s.env.RegisterDelayedCallback(func() {
-		s.env.UpdateWorkflow(UpdateSync, "sync", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateSync, "sync", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { s.Fail("sync rejected", err) },
 			OnAccept:   func() {},
 			OnComplete: func(out any, err error) { s.NoError(err); answered, _ = out.(*app.OperationState) },
-		}, SyncRequest{Prune: true})
+		}, contract.SyncRequest{Prune: true})
 	}, time.Second)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	next := s.carriedInput()
 	s.Require().NotNil(answered, "the sync update answered before the run ended")
 	s.Equal(app.OperationRunning, answered.Phase)
@@ -65,14 +66,14 @@ func (s *appSuite) TestARetryingOperationContinuesAsNewAndResumes() {
 		s.Equal(op.ID, v.Status.OperationState.ID)
 		s.Equal(app.OperationRunning, v.Status.OperationState.Phase)
 		s.Equal(int64(3), v.Status.OperationState.RetryCount, "the resumed attempt failed and retries again")
-		s.env.UpdateWorkflow(UpdateTerminateOp, "terminate", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateTerminateOp, "terminate", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { s.Fail("terminate-op rejected", err) },
 			OnAccept:   func() {},
 			OnComplete: func(out any, err error) { s.NoError(err); ended, _ = out.(*app.OperationState) },
-		}, TerminateOpRequest{})
+		}, contract.TerminateOpRequest{})
 	}, 10*time.Second)
 	s.deleteAt(time.Minute, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, next)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, next)
 	s.NoError(s.env.GetWorkflowError())
 	s.Require().NotNil(ended)
 	s.Equal(op.ID, ended.ID)
@@ -84,11 +85,11 @@ func (s *appSuite) TestARetryingOperationContinuesAsNewAndResumes() {
 // failingSync: the sync fails in every region (the carried render is not
 // rendered again).
 func (s *appSuite) failingSync() {
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	degraded := temporal.NewNonRetryableApplicationError("wave 0 is not healthy: Pod/gb/fails: Degraded", ErrSyncFailed, nil)
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(SyncResult{}, degraded)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	degraded := temporal.NewNonRetryableApplicationError("wave 0 is not healthy: Pod/gb/fails: Degraded", contract.ErrSyncFailed, nil)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(contract.SyncResult{}, degraded)
 }
 
 // TestAnAutomatedSyncContinuesAsNewAndEnds: a resumed automated sync that
@@ -97,17 +98,17 @@ func (s *appSuite) failingSync() {
 func (s *appSuite) TestAnAutomatedSyncContinuesAsNewAndEnds() {
 	cfg := Config{Regions: regions.Of("us-east-1", "eu-west-1"), MaxReconciles: 1}
 	s.newEnv(cfg)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, s.retryingForEver())
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, s.retryingForEver())
 	next := s.carriedInput()
 	s.Require().NotNil(next.Carried.Operation)
 	s.True(next.Carried.Operation.Auto)
 	s.Equal(int64(1), next.Carried.Status.OperationState.RetryCount)
 
 	s.newEnv(Config{Regions: cfg.Regions})
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
 		s.Equal(app.OperationSucceeded, v.Status.OperationState.Phase)
@@ -116,7 +117,7 @@ func (s *appSuite) TestAnAutomatedSyncContinuesAsNewAndEnds() {
 		s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
 	}, 5*time.Second)
 	s.deleteAt(10*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, next)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, next)
 	s.NoError(s.env.GetWorkflowError())
 }
 
@@ -128,40 +129,40 @@ func (s *appSuite) TestASpecUpdateTakesEffectAtTheNextRetry() {
 	in := testApp(false)
 	in.Spec.Source.Path = "broken"
 	in.Spec.SyncPolicy = &app.SyncPolicy{Retry: &app.RetryPolicy{Limit: -1, Backoff: &app.Backoff{Duration: "20s", MaxDuration: "20s"}}}
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
 	var rendered []string
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(func(_ context.Context, in RenderInput) (RenderResult, error) {
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(func(_ context.Context, in contract.RenderInput) (contract.RenderResult, error) {
 		rendered = append(rendered, in.Source.Path)
-		return RenderResult{Digest: in.Source.Path, Count: 1}, nil
+		return contract.RenderResult{Digest: in.Source.Path, Count: 1}, nil
 	})
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(func(ctx context.Context, in SyncInput) (SyncResult, error) {
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 		if in.Target.Digest == "broken" {
-			return SyncResult{}, temporal.NewNonRetryableApplicationError("wave 0 is not healthy: Pod/gb/fails: Degraded", ErrSyncFailed, nil)
+			return contract.SyncResult{}, temporal.NewNonRetryableApplicationError("wave 0 is not healthy: Pod/gb/fails: Degraded", contract.ErrSyncFailed, nil)
 		}
 		return cluster.sync(ctx, in)
 	})
 	var synced *app.OperationState
 	s.env.RegisterDelayedCallback(func() {
-		s.env.UpdateWorkflow(UpdateSync, "sync", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateSync, "sync", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { s.Fail("sync rejected", err) },
 			OnAccept:   func() {},
 			OnComplete: func(out any, err error) { s.NoError(err); synced, _ = out.(*app.OperationState) },
-		}, SyncRequest{})
+		}, contract.SyncRequest{})
 	}, time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		s.Equal(int64(1), s.query().Status.OperationState.RetryCount, "the operation waits to retry")
 		fixed := in.Application
 		fixed.Spec.Source.Path = "fixed"
-		s.env.UpdateWorkflow(UpdateSpec, "spec", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateSpec, "spec", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { s.Fail("spec rejected", err) },
 			OnAccept:   func() {},
 			OnComplete: func(_ any, err error) { s.NoError(err) },
 		}, fixed)
 	}, 10*time.Second)
 	s.deleteAt(2*time.Minute, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.NoError(s.env.GetWorkflowError())
 	s.Require().NotNil(synced)
 	s.Equal(app.OperationSucceeded, synced.Phase, synced.Message)

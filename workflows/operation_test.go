@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -14,22 +15,22 @@ import (
 // Failed with every resource's result, and the status shows the region as
 // it answered (OutOfSync, the failed object's state), not unreachable.
 func (s *appSuite) TestAFailedSyncKeepsItsResultsAndTheRegionsState() {
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 2}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 2}, nil)
 	ns := app.ResourceKey{Kind: "Namespace", Name: "gb"}
 	sa := app.ResourceKey{Kind: "ServiceAccount", Namespace: "gb", Name: "Bad_Name"}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in CompareInput) (CompareResult, error) {
-			return CompareResult{Resources: []app.ResourceStatus{{ResourceKey: sa, Region: in.Region, Status: app.SyncStatusOutOfSync, Health: app.HealthMissing}}}, nil
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.CompareInput) (contract.CompareResult, error) {
+			return contract.CompareResult{Resources: []app.ResourceStatus{{ResourceKey: sa, Region: in.Region, Status: app.SyncStatusOutOfSync, Health: app.HealthMissing}}}, nil
 		})
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in SyncInput) (SyncResult, error) {
-			return SyncResult{
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.SyncInput) (contract.SyncResult, error) {
+			return contract.SyncResult{
 				Results: []app.ResourceResult{{ResourceKey: ns, Region: in.Region, Action: "created"},
 					{ResourceKey: sa, Region: in.Region, Action: "failed", Message: "apply: metadata.name: Invalid value"}},
 				Resources: []app.ResourceStatus{{ResourceKey: sa, Region: in.Region, Status: app.SyncStatusOutOfSync, Health: app.HealthMissing,
 					Message: "metadata.name: Invalid value"}},
-				Failure: &SyncFailure{Type: ErrSyncFailed, Message: "ServiceAccount/gb/Bad_Name: apply: metadata.name: Invalid value"},
+				Failure: &contract.SyncFailure{Type: contract.ErrSyncFailed, Message: "ServiceAccount/gb/Bad_Name: apply: metadata.name: Invalid value"},
 			}, nil
 		}).Times(2)
 	s.env.RegisterDelayedCallback(func() {
@@ -51,6 +52,6 @@ func (s *appSuite) TestAFailedSyncKeepsItsResultsAndTheRegionsState() {
 		s.Len(v.Status.Resources, 2)
 	}, 5*time.Second)
 	s.deleteAt(8*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(true))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
 	s.NoError(s.env.GetWorkflowError())
 }

@@ -1,69 +1,11 @@
 package workflows
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
 
-	"go.temporal.io/sdk/temporal"
+	"github.com/ferry-gitops/ferry/contract"
 	"go.temporal.io/sdk/workflow"
 )
-
-// Owner is who an app's spec comes from. The workflow records it when the
-// app is created and keeps it across continue-as-new; only its owner may
-// change the app's spec, and only its own app of apps may prune it.
-type Owner struct {
-	// Parent is the app of apps that renders the app from its Git; empty
-	// means a user (ferry app apply, or the temporal CLI).
-	Parent string `json:"parent,omitempty"`
-	// AppSet is the ApplicationSet that generates the app.
-	AppSet string `json:"appSet,omitempty"`
-}
-
-func (o Owner) String() string {
-	switch {
-	case o.AppSet != "":
-		return fmt.Sprintf("applicationset %q", o.AppSet)
-	case o.Parent == "":
-		return "a user (ferry app apply)"
-	}
-	return fmt.Sprintf("app of apps %q", o.Parent)
-}
-
-// controller is whether the owner is an app of apps or an ApplicationSet.
-func (o Owner) controller() bool { return o.Parent != "" || o.AppSet != "" }
-
-// origin says where the owner's apps come from, and how to change one.
-func (o Owner) origin() (from, fix string) {
-	if o.AppSet != "" {
-		return fmt.Sprintf("the generators of applicationset %q", o.AppSet),
-			fmt.Sprintf("change the generators or template of applicationset %q so that it names another app", o.AppSet)
-	}
-	return fmt.Sprintf("the Git of %q", o.Parent), ""
-}
-
-// SpecRequest says who sends a spec update: its second argument, and the
-// owner a new app is started with. Left out, it is a user.
-type SpecRequest struct {
-	// Parent is the app of apps whose Git the Application comes from;
-	// empty: a user.
-	Parent string `json:"parent,omitempty"`
-	// AppSet is the ApplicationSet whose generators produce the app.
-	AppSet string `json:"appSet,omitempty"`
-	// ForceAdopt lets a user take over an app that an app of apps owns
-	// (ferry app apply --force-adopt): the app is the user's from then on.
-	ForceAdopt bool `json:"forceAdopt,omitempty"`
-	// Created: Parent created this app before (it is among its children),
-	// so it may claim the app when no owner was recorded (an app started
-	// before Ferry recorded owners).
-	Created bool `json:"created,omitempty"`
-}
-
-func (r SpecRequest) owner() Owner { return Owner{Parent: r.Parent, AppSet: r.AppSet} }
-
-// ErrAppOwned is the error type of a spec or delete update refused because
-// the app belongs to another owner; no retry helps.
-const ErrAppOwned = "AppOwned"
 
 // ownershipVersion marks the runs that record their owner from the start:
 // one started before records none, and its owner stays unknown until one
@@ -74,7 +16,7 @@ const ownershipVersion = "record-owner"
 // continue-as-new, else the one the app was started with, else a user (the
 // temporal CLI); nil (unknown) for a run that began before owners were
 // recorded.
-func startOwner(ctx workflow.Context, in Input) *Owner {
+func startOwner(ctx workflow.Context, in Input) *contract.Owner {
 	v := workflow.GetVersion(ctx, ownershipVersion, workflow.DefaultVersion, 1)
 	switch {
 	case in.Carried != nil:
@@ -84,86 +26,15 @@ func startOwner(ctx workflow.Context, in Input) *Owner {
 	case v == workflow.DefaultVersion:
 		return nil
 	}
-	return &Owner{}
-}
-
-// CheckOwner refuses a spec update of app name from by when the app
-// belongs to another owner (owner nil: not recorded). A user may adopt an
-// app of apps' child only with ForceAdopt; an app of apps may change only
-// its own children, and claim an unrecorded app only when it created it.
-func CheckOwner(name string, owner *Owner, by SpecRequest) error {
-	if b := by.owner(); b.AppSet != "" {
-		return checkAppSetOwner(name, owner, by)
-	}
-	switch {
-	case owner == nil:
-		if by.Parent == "" || by.Created {
-			return nil
-		}
-		return ownedError(fmt.Sprintf("app %q has no recorded owner (it was created before Ferry recorded owners) and app of apps %q did not create it: "+
-			"it cannot change or delete it; remove %s from the Git of %q, or give the child another name", name, by.Parent, name, by.Parent))
-	case *owner == by.owner():
-		return nil
-	case owner.controller() && by.Parent == "":
-		if by.ForceAdopt {
-			return nil
-		}
-		from, _ := owner.origin()
-		return ownedError(fmt.Sprintf("app %q is owned by %s (its spec comes from %s): change it there, "+
-			"or take it over with ferry app apply --force-adopt (then %q leaves it alone)", name, owner, from, cmp.Or(owner.AppSet, owner.Parent)))
-	case owner.Parent == "" && owner.AppSet == "":
-		return ownedError(fmt.Sprintf("app %q is owned by %s: app of apps %q cannot change or delete it; "+
-			"remove %s from the Git of %q or give the child another name, or hand the app over with ferry app delete %s --cascade=false, "+
-			"after which %q creates it", name, owner, by.Parent, name, by.Parent, name, by.Parent))
-	}
-	return ownedError(fmt.Sprintf("app %q is owned by %s: app of apps %q cannot change or delete it; remove %s from the Git of %q or give the child another name",
-		name, owner, by.Parent, name, by.Parent))
-}
-
-// checkAppSetOwner is CheckOwner for an ApplicationSet's request: it may
-// change only the apps it generated, and never takes one over.
-func checkAppSetOwner(name string, owner *Owner, by SpecRequest) error {
-	b := by.owner()
-	_, fix := b.origin()
-	switch {
-	case owner == nil && by.Created, owner != nil && *owner == b:
-		return nil
-	case owner == nil:
-		return ownedError(fmt.Sprintf("app %q has no recorded owner and %s did not create it: it cannot change or delete it; %s", name, b, fix))
-	case !owner.controller():
-		return ownedError(fmt.Sprintf("app %q is owned by %s: %s cannot change or delete it; %s, or hand the app over with ferry app delete %s --cascade=false, after which %s creates it",
-			name, owner, b, fix, name, b))
-	}
-	return ownedError(fmt.Sprintf("app %q is owned by %s: %s cannot change or delete it; %s", name, owner, b, fix))
+	return &contract.Owner{}
 }
 
 // checkDeleteOwner refuses an app of apps' or ApplicationSet's delete (a
 // prune) of an app it does not own; a user may delete any app.
-func checkDeleteOwner(name string, owner *Owner, req DeleteRequest) error {
-	by := Owner{Parent: req.Parent, AppSet: req.AppSet}
-	if !by.controller() || owner == nil || *owner == by {
+func checkDeleteOwner(name string, owner *contract.Owner, req contract.DeleteRequest) error {
+	by := contract.Owner{Parent: req.Parent, AppSet: req.AppSet}
+	if !by.Controller() || owner == nil || *owner == by {
 		return nil
 	}
-	return ownedError(fmt.Sprintf("app %q is owned by %s: %s cannot delete it", name, owner, by))
-}
-
-func ownedError(msg string) error {
-	return temporal.NewNonRetryableApplicationError(msg, ErrAppOwned, nil)
-}
-
-// IsOwnerRefusal reports whether err is a spec or delete update refused
-// because the app belongs to another owner.
-func IsOwnerRefusal(err error) bool {
-	var ae *temporal.ApplicationError
-	return errors.As(err, &ae) && ae.Type() == ErrAppOwned
-}
-
-// ErrorMessage is err's message without the error type and retry flag an
-// ApplicationError adds, for a status a user reads.
-func ErrorMessage(err error) string {
-	var ae *temporal.ApplicationError
-	if errors.As(err, &ae) {
-		return ae.Message()
-	}
-	return err.Error()
+	return contract.OwnedError(fmt.Sprintf("app %q is owned by %s: %s cannot delete it", name, owner, by))
 }

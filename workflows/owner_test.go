@@ -10,39 +10,40 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 func TestCheckOwner(t *testing.T) {
-	user, platform := &Owner{}, &Owner{Parent: "platform"}
+	user, platform := &contract.Owner{}, &contract.Owner{Parent: "platform"}
 	for _, tc := range []struct {
 		name  string
-		owner *Owner
-		by    SpecRequest
+		owner *contract.Owner
+		by    contract.SpecRequest
 		want  []string // substrings of the refusal; nil: allowed
 	}{
-		{"user on own app", user, SpecRequest{}, nil},
-		{"parent on own child", platform, SpecRequest{Parent: "platform"}, nil},
-		{"user on a child", platform, SpecRequest{}, []string{`app "payments" is owned by app of apps "platform"`, "--force-adopt"}},
-		{"user adopts a child", platform, SpecRequest{ForceAdopt: true}, nil},
-		{"other parent", platform, SpecRequest{Parent: "team-b", Created: true},
+		{"user on own app", user, contract.SpecRequest{}, nil},
+		{"parent on own child", platform, contract.SpecRequest{Parent: "platform"}, nil},
+		{"user on a child", platform, contract.SpecRequest{}, []string{`app "payments" is owned by app of apps "platform"`, "--force-adopt"}},
+		{"user adopts a child", platform, contract.SpecRequest{ForceAdopt: true}, nil},
+		{"other parent", platform, contract.SpecRequest{Parent: "team-b", Created: true},
 			[]string{`owned by app of apps "platform"`, `app of apps "team-b" cannot change or delete it`}},
-		{"parent on a user's app", user, SpecRequest{Parent: "team-b"},
+		{"parent on a user's app", user, contract.SpecRequest{Parent: "team-b"},
 			[]string{"owned by a user (ferry app apply)", `"team-b" cannot change`, "ferry app delete payments --cascade=false"}},
-		{"parent on a user's app it listed before", user, SpecRequest{Parent: "team-b", Created: true}, []string{"owned by a user"}},
-		{"unrecorded, user", nil, SpecRequest{}, nil},
-		{"unrecorded, its creator", nil, SpecRequest{Parent: "platform", Created: true}, nil},
-		{"unrecorded, another parent", nil, SpecRequest{Parent: "team-b"}, []string{"no recorded owner", `"team-b" did not create it`}},
+		{"parent on a user's app it listed before", user, contract.SpecRequest{Parent: "team-b", Created: true}, []string{"owned by a user"}},
+		{"unrecorded, user", nil, contract.SpecRequest{}, nil},
+		{"unrecorded, its creator", nil, contract.SpecRequest{Parent: "platform", Created: true}, nil},
+		{"unrecorded, another parent", nil, contract.SpecRequest{Parent: "team-b"}, []string{"no recorded owner", `"team-b" did not create it`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckOwner("payments", tc.owner, tc.by)
+			err := contract.CheckOwner("payments", tc.owner, tc.by)
 			if tc.want == nil {
 				require.NoError(t, err)
 				return
 			}
-			require.True(t, IsOwnerRefusal(err), "%v", err)
+			require.True(t, contract.IsOwnerRefusal(err), "%v", err)
 			for _, w := range tc.want {
-				require.Contains(t, ErrorMessage(err), w)
+				require.Contains(t, contract.ErrorMessage(err), w)
 			}
 		})
 	}
@@ -54,14 +55,14 @@ func TestCheckOwner(t *testing.T) {
 // which the parent is refused; the owner survives continue-as-new.
 func (s *appSuite) TestOwnerRecordedAndEnforced() {
 	s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1"), MaxReconciles: 3})
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{"us-east-1": "aaaaaaaaaaaaaaaa", "eu-west-1": "aaaaaaaaaaaaaaaa"}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 	update := func(name string, accept bool, want string, args ...any) {
 		s.env.UpdateWorkflow(name, name+want, &testsuite.TestUpdateCallback{
 			OnReject: func(err error) {
-				s.True(!accept && IsOwnerRefusal(err), "%s refused: %v", name, err)
+				s.True(!accept && contract.IsOwnerRefusal(err), "%s refused: %v", name, err)
 				s.ErrorContains(err, want)
 			},
 			OnAccept:   func() { s.True(accept, "%s %s accepted", name, want) },
@@ -69,28 +70,28 @@ func (s *appSuite) TestOwnerRecordedAndEnforced() {
 		}, args...)
 	}
 	in := testApp(false)
-	in.Owner = &Owner{Parent: "platform"}
+	in.Owner = &contract.Owner{Parent: "platform"}
 	changed := testApp(false).Application
 	changed.Spec.Source.Path = "elsewhere"
 	s.env.RegisterDelayedCallback(func() {
-		s.Equal(&Owner{Parent: "platform"}, s.query().Owner)
-		update(UpdateSpec, false, `app of apps "team-b" cannot change`, changed, SpecRequest{Parent: "team-b"})
-		update(UpdateSpec, false, "--force-adopt", changed) // a client that sends no SpecRequest is a user
-		update(UpdateDelete, false, `app of apps "team-b" cannot delete it`, DeleteRequest{Parent: "team-b"})
+		s.Equal(&contract.Owner{Parent: "platform"}, s.query().Owner)
+		update(contract.UpdateSpec, false, `app of apps "team-b" cannot change`, changed, contract.SpecRequest{Parent: "team-b"})
+		update(contract.UpdateSpec, false, "--force-adopt", changed) // a client that sends no SpecRequest is a user
+		update(contract.UpdateDelete, false, `app of apps "team-b" cannot delete it`, contract.DeleteRequest{Parent: "team-b"})
 		s.Equal("guestbook", s.query().Spec.Source.Path, "nothing changed")
-		update(UpdateSpec, true, "adopt", changed, SpecRequest{ForceAdopt: true})
+		update(contract.UpdateSpec, true, "adopt", changed, contract.SpecRequest{ForceAdopt: true})
 	}, time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
-		s.Equal(&Owner{}, v.Owner)
+		s.Equal(&contract.Owner{}, v.Owner)
 		s.Equal("elsewhere", v.Spec.Source.Path)
-		update(UpdateSpec, false, "owned by a user", testApp(false).Application, SpecRequest{Parent: "platform", Created: true})
+		update(contract.UpdateSpec, false, "owned by a user", testApp(false).Application, contract.SpecRequest{Parent: "platform", Created: true})
 	}, 2*time.Second)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	var can *workflow.ContinueAsNewError
 	s.Require().True(errors.As(s.env.GetWorkflowError(), &can), "got %v", s.env.GetWorkflowError())
 	var next Input
 	s.Require().NoError(converterFor().FromPayloads(can.Input, &next))
 	s.Require().NotNil(next.Carried)
-	s.Equal(&Owner{}, next.Carried.Owner, "the owner is carried to the next run")
+	s.Equal(&contract.Owner{}, next.Carried.Owner, "the owner is carried to the next run")
 }

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -15,9 +16,9 @@ import (
 // them in every region at once, tells the app how they went (the app may
 // be gone, or on a later run: the signal goes to its workflow ID), and
 // fails when a hook failed, so the Web UI shows it.
-func (w *Workflows) PostSyncHooks(ctx workflow.Context, in PostSyncInput) (PostSyncResult, error) {
-	ran, failed, _ := runHookPhase(ctx, in.Target, in.Destinations, in.OperationID, HookPostSync, in.SyncOptions)
-	out := PostSyncResult{
+func (w *Workflows) PostSyncHooks(ctx workflow.Context, in contract.PostSyncInput) (contract.PostSyncResult, error) {
+	ran, failed, _ := runHookPhase(ctx, in.Target, in.Destinations, in.OperationID, contract.HookPostSync, in.SyncOptions)
+	out := contract.PostSyncResult{
 		WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: in.Operation,
 		Phase: app.OperationSucceeded, Results: hookResourceResults(ran),
 		Message: fmt.Sprintf("%d PostSync hooks succeeded", len(ran)),
@@ -25,7 +26,7 @@ func (w *Workflows) PostSyncHooks(ctx workflow.Context, in PostSyncInput) (PostS
 	if len(failed) > 0 {
 		out.Phase, out.Message = app.OperationFailed, "PostSync hooks failed: "+strings.Join(failed, "; ")
 		if in.SyncFail {
-			ranFail, failedToo, _ := runHookPhase(ctx, in.Target, in.Destinations, in.OperationID, HookSyncFail, in.SyncOptions)
+			ranFail, failedToo, _ := runHookPhase(ctx, in.Target, in.Destinations, in.OperationID, contract.HookSyncFail, in.SyncOptions)
 			out.Results = append(out.Results, hookResourceResults(ranFail)...)
 			if len(failedToo) > 0 {
 				out.Message += "; SyncFail hooks failed too: " + strings.Join(failedToo, "; ")
@@ -34,12 +35,12 @@ func (w *Workflows) PostSyncHooks(ctx workflow.Context, in PostSyncInput) (PostS
 			}
 		}
 	}
-	err := workflow.SignalExternalWorkflow(ctx, in.Parent, "", SignalPostSyncResult, out).Get(ctx, nil)
+	err := workflow.SignalExternalWorkflow(ctx, in.Parent, "", contract.SignalPostSyncResult, out).Get(ctx, nil)
 	if err != nil {
 		workflow.GetLogger(ctx).Info("the app did not hear the PostSync outcome (deleted?)", "app", in.Parent, "error", err)
 	}
 	if len(failed) > 0 {
-		return out, temporal.NewNonRetryableApplicationError(out.Message, ErrHookFailed, nil)
+		return out, temporal.NewNonRetryableApplicationError(out.Message, contract.ErrHookFailed, nil)
 	}
 	return out, nil
 }
@@ -48,8 +49,8 @@ func (w *Workflows) PostSyncHooks(ctx workflow.Context, in PostSyncInput) (PostS
 // starts them at once if every region is Synced and Healthy; otherwise the
 // reconciles that follow (every few seconds while resources settle) start
 // them once so. The operation completes now either way.
-func (s *appState) startPostSync(ctx workflow.Context, target Target, op *app.OperationState) {
-	if s.hookCount(HookPostSync) == 0 {
+func (s *appState) startPostSync(ctx workflow.Context, target contract.Target, op *app.OperationState) {
+	if s.hookCount(contract.HookPostSync) == 0 {
 		return
 	}
 	op.PostSync = &app.HookRun{Phase: app.OperationRunning, StartedAt: workflow.Now(ctx)}
@@ -61,7 +62,7 @@ func (s *appState) startPostSync(ctx workflow.Context, target Target, op *app.Op
 // gives up when the app moved to another revision, or after settleWindow.
 // It does not wait for the workflow, only for its start: the child
 // outlives this run if need be (parent-close policy ABANDON).
-func (s *appState) postSyncWhenSettled(ctx workflow.Context, target Target) {
+func (s *appState) postSyncWhenSettled(ctx workflow.Context, target contract.Target) {
 	op := s.status.OperationState
 	if op == nil || op.PostSync == nil || op.PostSync.Phase != app.OperationRunning || op.PostSync.WorkflowID != "" {
 		return
@@ -87,18 +88,18 @@ func (s *appState) postSyncWhenSettled(ctx workflow.Context, target Target) {
 		return
 	}
 	base := op.ID + "-" + chainTag(ctx)
-	run.WorkflowID = PostSyncWorkflowID(s.app.Metadata.Name, base)
+	run.WorkflowID = contract.PostSyncWorkflowID(s.app.Metadata.Name, base)
 	run.Message = "running PostSync hooks in workflow " + run.WorkflowID
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		StaticSummary:     postSyncSummary(s.app.Metadata.Name, op.ID, s.regionNames()),
 		WorkflowID:        run.WorkflowID,
-		TaskQueue:         TaskQueue,
+		TaskQueue:         contract.TaskQueue,
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
 	})
-	child := workflow.ExecuteChildWorkflow(cctx, PostSyncWorkflow, PostSyncInput{
+	child := workflow.ExecuteChildWorkflow(cctx, contract.PostSyncWorkflow, contract.PostSyncInput{
 		Parent: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: op.ID, OperationID: base,
 		Target: target, Destinations: s.destinations(), SyncOptions: s.hookSyncOptions(),
-		SyncFail: s.hookCount(HookSyncFail) > 0,
+		SyncFail: s.hookCount(contract.HookSyncFail) > 0,
 	})
 	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil && run.Phase == app.OperationRunning {
 		now := workflow.Now(ctx)
@@ -111,10 +112,10 @@ func (s *appState) postSyncWhenSettled(ctx workflow.Context, target Target) {
 // receivePostSyncResults folds the PostSync outcome the child signals into
 // the operation it belongs to; one for an older operation is dropped.
 func (s *appState) receivePostSyncResults(ctx workflow.Context) {
-	results := workflow.GetSignalChannel(ctx, SignalPostSyncResult)
+	results := workflow.GetSignalChannel(ctx, contract.SignalPostSyncResult)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
-			var res PostSyncResult
+			var res contract.PostSyncResult
 			results.Receive(ctx, &res)
 			op := s.status.OperationState
 			if op == nil || op.PostSync == nil || op.PostSync.WorkflowID != res.WorkflowID {

@@ -9,53 +9,13 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
-
-// The public Temporal contract of an AppProject (see DESIGN.md): one
-// workflow per project holds its spec, durable as long as the project
-// exists. The built-in default project has no workflow.
-const (
-	// ProjectWorkflow is the workflow type of every AppProject.
-	ProjectWorkflow = "AppProject"
-	// QueryProject answers the project's ProjectView.
-	QueryProject = "project"
-	// UpdateProjectSpec replaces the spec (an AppProject as JSON).
-	UpdateProjectSpec = "spec"
-	// UpdateProjectDelete ends the project, refused while apps use it.
-	UpdateProjectDelete = "delete"
-
-	// ActivityProjectApps lists the apps of a project (control queue).
-	ActivityProjectApps = "ProjectApps"
-)
-
-// ProjectWorkflowID is the ID of the workflow of the project called name.
-func ProjectWorkflowID(name string) string { return "project/" + name }
 
 // maxProjectUpdates bounds the spec updates of one run before it continues
 // as new: each costs a handful of events.
 const maxProjectUpdates = 500
-
-// ProjectView is what the project query answers.
-type ProjectView struct {
-	app.AppProject
-	// Digest identifies the rules (AppProject.Digest).
-	Digest string `json:"digest"`
-}
-
-// ViewOfProject is the view of a project's spec.
-func ViewOfProject(p *app.AppProject) ProjectView {
-	return ProjectView{AppProject: *p, Digest: p.Digest()}
-}
-
-// ProjectAppsInput asks which running apps belong to a project.
-type ProjectAppsInput struct {
-	Project string `json:"project"`
-}
-
-type ProjectAppsResult struct {
-	Apps []string `json:"apps,omitempty"`
-}
 
 type projectState struct {
 	project  app.AppProject
@@ -85,7 +45,7 @@ func (w *Workflows) AppProject(ctx workflow.Context, raw json.RawMessage) error 
 	if s.deleted {
 		return nil
 	}
-	return workflow.NewContinueAsNewError(ctx, ProjectWorkflow, s.project)
+	return workflow.NewContinueAsNewError(ctx, contract.ProjectWorkflow, s.project)
 }
 
 // parseProject reads a project as strictly as `ferry project apply` does.
@@ -101,16 +61,16 @@ func parseProject(raw json.RawMessage) (*app.AppProject, error) {
 }
 
 func (s *projectState) registerHandlers(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, QueryProject, func() (ProjectView, error) {
-		return ViewOfProject(&s.project), nil
+	if err := workflow.SetQueryHandler(ctx, contract.QueryProject, func() (contract.ProjectView, error) {
+		return contract.ViewOfProject(&s.project), nil
 	}); err != nil {
 		return err
 	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateProjectSpec, s.handleSpec,
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateProjectSpec, s.handleSpec,
 		workflow.UpdateHandlerOptions{Validator: s.validateSpec}); err != nil {
 		return err
 	}
-	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateProjectDelete, s.handleDelete,
+	return workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateProjectDelete, s.handleDelete,
 		workflow.UpdateHandlerOptions{Validator: s.validateDelete})
 }
 
@@ -133,14 +93,14 @@ func (s *projectState) validateSpec(ctx workflow.Context, raw json.RawMessage) e
 	return nil
 }
 
-func (s *projectState) handleSpec(ctx workflow.Context, raw json.RawMessage) (ProjectView, error) {
+func (s *projectState) handleSpec(ctx workflow.Context, raw json.RawMessage) (contract.ProjectView, error) {
 	next, err := parseProject(raw) // a replay runs no validator
 	if err != nil {
-		return ProjectView{}, err
+		return contract.ProjectView{}, err
 	}
 	s.project = *next
 	s.updates++
-	return ViewOfProject(&s.project), nil
+	return contract.ViewOfProject(&s.project), nil
 }
 
 func (s *projectState) validateDelete(ctx workflow.Context) error {
@@ -161,8 +121,8 @@ func (s *projectState) handleDelete(ctx workflow.Context) error {
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
 		Summary:             "apps of project " + name,
 	})
-	var res ProjectAppsResult
-	if err := workflow.ExecuteActivity(actx, ActivityProjectApps, ProjectAppsInput{Project: name}).Get(ctx, &res); err != nil {
+	var res contract.ProjectAppsResult
+	if err := workflow.ExecuteActivity(actx, contract.ActivityProjectApps, contract.ProjectAppsInput{Project: name}).Get(ctx, &res); err != nil {
 		return fmt.Errorf("project %q: list its apps: %w", name, err)
 	}
 	if n := len(res.Apps); n > 0 {

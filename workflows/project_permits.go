@@ -8,32 +8,13 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
-
-// ActivityProjectPermissions tells whether the app's project still permits
-// its source repositories and destinations (control worker, run as a local
-// activity).
-const ActivityProjectPermissions = "ProjectPermissions"
 
 // changeProjectPermissions gates the check at each reconcile: runs recorded
 // before it check nothing, so their histories replay unchanged.
 const changeProjectPermissions = "project-permissions"
-
-// ProjectPermissionsInput names the app's project, repositories and
-// destinations.
-type ProjectPermissionsInput struct {
-	App          string            `json:"app"`
-	Project      string            `json:"project"`
-	Repos        []string          `json:"repos,omitempty"`
-	Destinations []app.Destination `json:"destinations,omitempty"`
-}
-
-// ProjectPermissionsResult holds the messages of Argo CD's InvalidSpecError
-// conditions; none when the project permits the app.
-type ProjectPermissionsResult struct {
-	InvalidSpec []string `json:"invalidSpec,omitempty"`
-}
 
 // projectRefuses checks, before anything else of a reconcile, that the
 // app's project still permits its repositories and destinations (it may
@@ -58,13 +39,13 @@ func (s *appState) projectRefuses(ctx workflow.Context) bool {
 		RetryPolicy:         activityRetry(3),
 		Summary:             "permissions of project " + project,
 	})
-	var out ProjectPermissionsResult
-	err := workflow.ExecuteLocalActivity(lctx, ActivityProjectPermissions, ProjectPermissionsInput{
+	var out contract.ProjectPermissionsResult
+	err := workflow.ExecuteLocalActivity(lctx, contract.ActivityProjectPermissions, contract.ProjectPermissionsInput{
 		App: s.app.Metadata.Name, Project: project, Repos: s.app.RepoURLs(), Destinations: s.app.DestinationList(),
 	}).Get(ctx, &out)
 	var appErr *temporal.ApplicationError
 	switch {
-	case errors.As(err, &appErr) && appErr.Type() == ErrProjectNotFound:
+	case errors.As(err, &appErr) && appErr.Type() == contract.ErrProjectNotFound:
 		out.InvalidSpec = []string{app.MissingProjectCondition(project)}
 	case err != nil:
 		s.setComparisonError(ctx, fmt.Errorf("app %q: read project %q: %s", s.app.Metadata.Name, project, rootMessage(ctx, err)))

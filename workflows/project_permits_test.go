@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -25,27 +26,27 @@ func (s *appSuite) TestProjectThatNoLongerPermitsStopsTheCompare() {
 		Destinations: []app.ProjectDestination{{Name: "*", Namespace: "*"}},
 	}}
 	var permits atomic.Bool
-	s.env.RegisterActivityWithOptions(func(_ context.Context, in ProjectPermissionsInput) (ProjectPermissionsResult, error) {
+	s.env.RegisterActivityWithOptions(func(_ context.Context, in contract.ProjectPermissionsInput) (contract.ProjectPermissionsResult, error) {
 		s.Equal("team-a", in.Project)
 		p := narrowed
 		if permits.Load() {
 			p = wide
 		}
-		return ProjectPermissionsResult{InvalidSpec: p.PermissionConditions(in.Repos, in.Destinations, nil)}, nil
-	}, activity.RegisterOptions{Name: ActivityProjectPermissions})
-	s.env.RegisterActivityWithOptions(func(context.Context, SyncWindowsInput) (SyncWindowsResult, error) {
-		return SyncWindowsResult{WindowDecision: app.WindowDecision{Allowed: true}}, nil
-	}, activity.RegisterOptions{Name: ActivitySyncWindows})
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "1111111111111111"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+		return contract.ProjectPermissionsResult{InvalidSpec: p.PermissionConditions(in.Repos, in.Destinations, nil)}, nil
+	}, activity.RegisterOptions{Name: contract.ActivityProjectPermissions})
+	s.env.RegisterActivityWithOptions(func(context.Context, contract.SyncWindowsInput) (contract.SyncWindowsResult, error) {
+		return contract.SyncWindowsResult{WindowDecision: app.WindowDecision{Allowed: true}}, nil
+	}, activity.RegisterOptions{Name: contract.ActivitySyncWindows})
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "1111111111111111"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
 	var compares atomic.Int32
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(func(ctx context.Context, in CompareInput) (CompareResult, error) {
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(func(ctx context.Context, in contract.CompareInput) (contract.CompareResult, error) {
 		compares.Add(1)
 		s.Equal("team-a", in.Project, "the compare names the project")
 		return cluster.compare(ctx, in)
 	})
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
 
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
@@ -58,7 +59,7 @@ func (s *appSuite) TestProjectThatNoLongerPermitsStopsTheCompare() {
 		}, v.Status.Conditions)
 		s.Nil(v.Status.OperationState, "nor synced")
 		permits.Store(true)
-		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{})
+		s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{})
 	}, time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
@@ -69,6 +70,6 @@ func (s *appSuite) TestProjectThatNoLongerPermitsStopsTheCompare() {
 	s.deleteAt(2*time.Minute, false)
 	in := testApp(true)
 	in.Spec.Project = "team-a"
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.NoError(s.env.GetWorkflowError())
 }

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -28,19 +29,19 @@ func testProject(repos ...string) *app.AppProject {
 func newProjectEnv(t *testing.T, apps func() []string) *testsuite.TestWorkflowEnvironment {
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestWorkflowEnvironment()
-	env.RegisterWorkflowWithOptions(New(Config{}).AppProject, workflow.RegisterOptions{Name: ProjectWorkflow})
-	env.RegisterActivityWithOptions(func(_ context.Context, in ProjectAppsInput) (ProjectAppsResult, error) {
+	env.RegisterWorkflowWithOptions(New(Config{}).AppProject, workflow.RegisterOptions{Name: contract.ProjectWorkflow})
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.ProjectAppsInput) (contract.ProjectAppsResult, error) {
 		require.Equal(t, "team-a", in.Project)
-		return ProjectAppsResult{Apps: apps()}, nil
-	}, activity.RegisterOptions{Name: ActivityProjectApps})
+		return contract.ProjectAppsResult{Apps: apps()}, nil
+	}, activity.RegisterOptions{Name: contract.ActivityProjectApps})
 	return env
 }
 
-func queryProject(t *testing.T, env *testsuite.TestWorkflowEnvironment) ProjectView {
+func queryProject(t *testing.T, env *testsuite.TestWorkflowEnvironment) contract.ProjectView {
 	t.Helper()
-	res, err := env.QueryWorkflow(QueryProject)
+	res, err := env.QueryWorkflow(contract.QueryProject)
 	require.NoError(t, err)
-	var v ProjectView
+	var v contract.ProjectView
 	require.NoError(t, res.Get(&v))
 	return v
 }
@@ -60,19 +61,19 @@ func TestProjectWorkflow(t *testing.T) {
 		require.Equal(t, []string{"https://git.example.com/a.git"}, v.Spec.SourceRepos)
 		require.Equal(t, first.Digest(), v.Digest)
 		raw := json.RawMessage(`{"apiVersion":"argoproj.io/v1alpha1","kind":"AppProject","metadata":{"name":"team-a"},"spec":{"roles":[{"name":"x"}]}}`)
-		env.UpdateWorkflow(UpdateProjectSpec, "bad", &testsuite.TestUpdateCallback{
+		env.UpdateWorkflow(contract.UpdateProjectSpec, "bad", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { require.ErrorContains(t, err, "spec.roles") },
 			OnAccept:   func() { t.Error("a spec with roles was accepted") },
 			OnComplete: func(any, error) {},
 		}, raw)
 		renamed := testProject()
 		renamed.Metadata.Name = "team-b"
-		env.UpdateWorkflow(UpdateProjectSpec, "renamed", &testsuite.TestUpdateCallback{
+		env.UpdateWorkflow(contract.UpdateProjectSpec, "renamed", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { require.ErrorContains(t, err, "cannot be renamed") },
 			OnAccept:   func() { t.Error("a renaming spec was accepted") },
 			OnComplete: func(any, error) {},
 		}, renamed)
-		env.UpdateWorkflow(UpdateProjectSpec, "good", &testsuite.TestUpdateCallback{
+		env.UpdateWorkflow(contract.UpdateProjectSpec, "good", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { t.Errorf("good spec refused: %v", err) },
 			OnAccept:   func() {},
 			OnComplete: func(res any, err error) { require.NoError(t, err) },
@@ -80,7 +81,7 @@ func TestProjectWorkflow(t *testing.T) {
 	})
 	step(2*time.Second, func() {
 		require.Equal(t, second.Digest(), queryProject(t, env).Digest)
-		env.UpdateWorkflow(UpdateProjectDelete, "delete-in-use", &testsuite.TestUpdateCallback{
+		env.UpdateWorkflow(contract.UpdateProjectDelete, "delete-in-use", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { t.Errorf("delete rejected: %v", err) },
 			OnAccept:   func() {},
 			OnComplete: func(_ any, err error) { require.ErrorContains(t, err, `project "team-a" is used by 1 app(s): web`) },
@@ -89,13 +90,13 @@ func TestProjectWorkflow(t *testing.T) {
 	step(3*time.Second, func() {
 		require.False(t, env.IsWorkflowCompleted(), "a project in use was deleted")
 		inUse = nil
-		env.UpdateWorkflow(UpdateProjectDelete, "delete", &testsuite.TestUpdateCallback{
+		env.UpdateWorkflow(contract.UpdateProjectDelete, "delete", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { t.Errorf("delete rejected: %v", err) },
 			OnAccept:   func() {},
 			OnComplete: func(_ any, err error) { require.NoError(t, err) },
 		})
 	})
-	env.ExecuteWorkflow(ProjectWorkflow, first)
+	env.ExecuteWorkflow(contract.ProjectWorkflow, first)
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
 }
@@ -103,7 +104,7 @@ func TestProjectWorkflow(t *testing.T) {
 func TestProjectWorkflowRefusesInvalidInput(t *testing.T) {
 	env := newProjectEnv(t, func() []string { return nil })
 	p := testProject("")
-	env.ExecuteWorkflow(ProjectWorkflow, p)
+	env.ExecuteWorkflow(contract.ProjectWorkflow, p)
 	require.True(t, env.IsWorkflowCompleted())
 	require.ErrorContains(t, env.GetWorkflowError(), "spec.sourceRepos[0]: empty")
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -14,7 +15,7 @@ import (
 // others' value files name). A push that names no repository (from a
 // worker older than Push.Repos, and in recorded histories) is read as
 // before: a push to spec.source's repository.
-func pushMovesApp(a *app.Application, p *Push) bool {
+func pushMovesApp(a *app.Application, p *contract.Push) bool {
 	if !a.IsMultiSource() || len(p.Repos) == 0 {
 		return pushMoves(&a.Spec.Source, p)
 	}
@@ -28,7 +29,7 @@ func pushMovesApp(a *app.Application, p *Push) bool {
 }
 
 // pushMoves reports whether a push moved the revision src tracks.
-func pushMoves(src *app.Source, p *Push) bool {
+func pushMoves(src *app.Source, p *contract.Push) bool {
 	rev := src.Revision()
 	switch {
 	case rev == app.DefaultTargetRevision:
@@ -42,7 +43,7 @@ func pushMoves(src *app.Source, p *Push) bool {
 // pushTouchesManifests reports whether a push changed a file under the
 // app's manifest-generate-paths; without the annotation, or without the
 // list of changed files, every push may have.
-func pushTouchesManifests(a *app.Application, p *Push) bool {
+func pushTouchesManifests(a *app.Application, p *contract.Push) bool {
 	value := strings.TrimSpace(a.Metadata.Annotations[app.AnnotationManifestGeneratePaths])
 	if value == "" || len(p.Paths) == 0 {
 		return true

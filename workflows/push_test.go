@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -18,35 +19,35 @@ func (s *appSuite) TestWebhookPushes() {
 	in.Metadata.Annotations = map[string]string{app.AnnotationManifestGeneratePaths: "."}
 	sha := "1111111111111111"
 	resolves, renders := 0, 0
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
-		func(context.Context, ResolveInput) (ResolveResult, error) {
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(context.Context, contract.ResolveInput) (contract.ResolveResult, error) {
 			resolves++
-			return ResolveResult{SHA: sha}, nil
+			return contract.ResolveResult{SHA: sha}, nil
 		})
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in RenderInput) (RenderResult, error) {
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.RenderInput) (contract.RenderResult, error) {
 			renders++
-			return RenderResult{Digest: "d" + in.SHA, Count: 1}, nil
+			return contract.RenderResult{Digest: "d" + in.SHA, Count: 1}, nil
 		})
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in CompareInput) (CompareResult, error) {
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.CompareInput) (contract.CompareResult, error) {
 			in.Target.SHA = in.Target.Commit()
 			return cluster.compare(ctx, in)
 		})
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 			in.Target.SHA = in.Target.Commit()
 			return cluster.sync(ctx, in)
 		})
 
 	s.env.RegisterDelayedCallback(func() {
-		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{Push: &Push{Ref: "refs/heads/feature", After: "ffff"}})
+		s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{Push: &contract.Push{Ref: "refs/heads/feature", After: "ffff"}})
 	}, time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		s.Equal(1, resolves, "a push to another branch does not refresh")
 		sha = "2222222222222222"
-		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{Push: &Push{
+		s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{Push: &contract.Push{
 			Ref: "refs/heads/main", Before: "1111111111111111", After: sha, Paths: []string{"docs/README.md"}}})
 	}, 2*time.Second)
 	s.env.RegisterDelayedCallback(func() {
@@ -55,7 +56,7 @@ func (s *appSuite) TestWebhookPushes() {
 		s.Equal(1, renders, "paths untouched: no new render")
 		s.Equal(sha, v.Status.Sync.Revision)
 		sha = "3333333333333333"
-		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{Push: &Push{
+		s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{Push: &contract.Push{
 			Ref: "refs/heads/main", Before: "2222222222222222", After: sha, Paths: []string{"guestbook/deploy.yaml"}}})
 	}, 3*time.Second)
 	s.env.RegisterDelayedCallback(func() {
@@ -65,7 +66,7 @@ func (s *appSuite) TestWebhookPushes() {
 		s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
 	}, 4*time.Second)
 	s.deleteAt(5*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.NoError(s.env.GetWorkflowError())
 }
 
@@ -84,17 +85,17 @@ func TestPushMovesApp(t *testing.T) {
 	tests := []struct {
 		name string
 		a    *app.Application
-		push Push
+		push contract.Push
 		want bool
 	}{
-		{"values branch moved", multi, Push{Repos: []string{values}, Ref: "refs/heads/release"}, true},
-		{"values, another branch", multi, Push{Repos: []string{values}, Ref: "refs/heads/main", DefaultBranch: true}, false},
-		{"manifests HEAD moved", multi, Push{Repos: []string{manifests}, Ref: "refs/heads/main", DefaultBranch: true}, true},
-		{"manifests, another branch", multi, Push{Repos: []string{manifests}, Ref: "refs/heads/feature"}, false},
-		{"a repository no source names", multi, Push{Repos: []string{"https://git.example.com/other.git"}, Ref: "refs/heads/release"}, false},
-		{"no repository named: as before", multi, Push{Ref: "refs/heads/main", DefaultBranch: true}, true},
-		{"single source", single, Push{Repos: []string{manifests}, Ref: "refs/heads/main"}, true},
-		{"single source, another branch", single, Push{Repos: []string{manifests}, Ref: "refs/heads/dev"}, false},
+		{"values branch moved", multi, contract.Push{Repos: []string{values}, Ref: "refs/heads/release"}, true},
+		{"values, another branch", multi, contract.Push{Repos: []string{values}, Ref: "refs/heads/main", DefaultBranch: true}, false},
+		{"manifests HEAD moved", multi, contract.Push{Repos: []string{manifests}, Ref: "refs/heads/main", DefaultBranch: true}, true},
+		{"manifests, another branch", multi, contract.Push{Repos: []string{manifests}, Ref: "refs/heads/feature"}, false},
+		{"a repository no source names", multi, contract.Push{Repos: []string{"https://git.example.com/other.git"}, Ref: "refs/heads/release"}, false},
+		{"no repository named: as before", multi, contract.Push{Ref: "refs/heads/main", DefaultBranch: true}, true},
+		{"single source", single, contract.Push{Repos: []string{manifests}, Ref: "refs/heads/main"}, true},
+		{"single source, another branch", single, contract.Push{Repos: []string{manifests}, Ref: "refs/heads/dev"}, false},
 	}
 	for _, tt := range tests {
 		if got := pushMovesApp(tt.a, &tt.push); got != tt.want {

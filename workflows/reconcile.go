@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -59,7 +60,7 @@ func (s *appState) reconcile(ctx workflow.Context) {
 }
 
 // autoSyncTo runs the automated sync of target.
-func (s *appState) autoSyncTo(ctx workflow.Context, target Target) {
+func (s *appState) autoSyncTo(ctx workflow.Context, target contract.Target) {
 	s.autoSync = &autoSync{Key: s.autoSyncKey(target)}
 	run := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()}, opRequest{auto: true})
 	s.idleForget()
@@ -91,7 +92,7 @@ func (s *appState) endAutoSync(run *operation) {
 // changed, unless hard or the last render had remote bases (which move
 // without a commit; the render activity then answers from the manifest
 // cache while their refs stay).
-func (s *appState) target(ctx workflow.Context, revision string, fresh, hard bool) (Target, error) {
+func (s *appState) target(ctx workflow.Context, revision string, fresh, hard bool) (contract.Target, error) {
 	return s.targetFrom(ctx, s.app.Spec.Source, nil, revision, fresh, hard, false)
 }
 
@@ -101,19 +102,19 @@ func (s *appState) target(ctx workflow.Context, revision string, fresh, hard boo
 // spec.source again. A multi-source app takes srcs (a rollback's: the
 // entry's sources with its revisions, one per source), or its spec.sources
 // when srcs is nil.
-func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.Source, revision string, fresh, hard, requested bool) (Target, error) {
+func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.Source, revision string, fresh, hard, requested bool) (contract.Target, error) {
 	if s.app.IsMultiSource() {
 		return s.targetSources(ctx, srcs, revision, fresh, hard, requested) // multisource.go
 	}
 	if revision == "" {
 		revision = app.DefaultTargetRevision
 	}
-	var resolved ResolveResult
-	err := workflow.ExecuteLocalActivity(resolveCtx(ctx, resolveSummary(src.RepoURL, revision)), ActivityResolveRevision,
-		ResolveInput{RepoURL: src.RepoURL, TargetRevision: revision, Chart: src.Chart, Fresh: fresh, MaxAge: s.app.PollInterval(),
+	var resolved contract.ResolveResult
+	err := workflow.ExecuteLocalActivity(resolveCtx(ctx, resolveSummary(src.RepoURL, revision)), contract.ActivityResolveRevision,
+		contract.ResolveInput{RepoURL: src.RepoURL, TargetRevision: revision, Chart: src.Chart, Fresh: fresh, MaxAge: s.app.PollInterval(),
 			Regions: s.polls.ask, Requested: s.requestedRevision(requested, src, revision)}).Get(ctx, &resolved)
 	if err != nil {
-		return Target{}, fmt.Errorf("resolve revision %q of %s: %w", revision, src.RepoURL, err)
+		return contract.Target{}, fmt.Errorf("resolve revision %q of %s: %w", revision, src.RepoURL, err)
 	}
 	s.idleResolved(resolved.Workers)
 	specDigest := s.specDigestWith(src)
@@ -124,16 +125,16 @@ func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.S
 	if r := s.rendered; r != nil && !hard && r.commit() == resolved.SHA && r.SpecDigest == specDigest && r.RemoteBases == 0 {
 		return s.targetOf(r), nil
 	}
-	var out RenderResult
-	renderIn := RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh,
+	var out contract.RenderResult
+	renderIn := contract.RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh,
 		Project: s.app.ProjectOf()}
 	if s.renderLocally(ctx) {
-		err = workflow.ExecuteLocalActivity(renderLocalCtx(ctx, renderSummary(src, resolved.SHA)), ActivityRender, renderIn).Get(ctx, &out)
+		err = workflow.ExecuteLocalActivity(renderLocalCtx(ctx, renderSummary(src, resolved.SHA)), contract.ActivityRender, renderIn).Get(ctx, &out)
 	} else {
-		err = workflow.ExecuteActivity(renderCtx(ctx, renderSummary(src, resolved.SHA)), ActivityRender, renderIn).Get(ctx, &out)
+		err = workflow.ExecuteActivity(renderCtx(ctx, renderSummary(src, resolved.SHA)), contract.ActivityRender, renderIn).Get(ctx, &out)
 	}
 	if err != nil {
-		return Target{}, fmt.Errorf("render %s at %s: %w", src.RepoURL, short(resolved.SHA), err)
+		return contract.Target{}, fmt.Errorf("render %s at %s: %w", src.RepoURL, short(resolved.SHA), err)
 	}
 	s.rendered = &rendered{SHA: resolved.SHA, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
 		Hooks: out.Hooks, RemoteBases: out.RemoteBases}
@@ -143,12 +144,12 @@ func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.S
 	return s.targetOf(s.rendered), nil
 }
 
-func (s *appState) targetOf(r *rendered) Target {
+func (s *appState) targetOf(r *rendered) contract.Target {
 	src := s.app.Spec.Source
 	if r.Source != nil {
 		src = *r.Source
 	}
-	return Target{App: s.app.Metadata.Name, Source: src, SHA: r.SHA, Digest: r.Digest,
+	return contract.Target{App: s.app.Metadata.Name, Source: src, SHA: r.SHA, Digest: r.Digest,
 		Revision: r.Revision, Namespace: s.renderNamespace(), Sources: s.sourcesAt(r)}
 }
 
@@ -169,14 +170,14 @@ func (r *rendered) commit() string {
 }
 
 // compare diffs the target against every region in parallel.
-func (s *appState) compare(ctx workflow.Context, target Target) {
+func (s *appState) compare(ctx workflow.Context, target contract.Target) {
 	s.compareRegions(ctx, target, s.destinations())
 	s.clearCondition(conditionComparisonError)
 }
 
 // compareRegions diffs the target against the given regions (and the child
 // apps, when there are any) and folds the result into the status.
-func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []app.Target) {
+func (s *appState) compareRegions(ctx workflow.Context, target contract.Target, dests []app.Target) {
 	onTheirOwn := s.regionsOnTheirOwn(ctx)
 	var lateErrs map[string]error
 	if onTheirOwn {
@@ -185,8 +186,8 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 	started := workflow.Now(ctx)
 	futures := make(map[string]workflow.Future, len(dests))
 	for _, d := range dests {
-		futures[d.Region] = workflow.ExecuteActivity(compareCtx(ctx, d.Region), ActivityCompare,
-			CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace, Known: s.knownKeys(d.Region),
+		futures[d.Region] = workflow.ExecuteActivity(compareCtx(ctx, d.Region), contract.ActivityCompare,
+			contract.CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace, Known: s.knownKeys(d.Region),
 				SyncOptions: s.appSyncOptions(), IgnoreDifferences: s.app.Spec.IgnoreDifferences, Project: s.app.ProjectOf()})
 	}
 	children := s.compareChildren(ctx)
@@ -202,7 +203,7 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 	for _, d := range dests {
 		sel.AddFuture(futures[d.Region], func(f workflow.Future) {
 			answered[d.Region] = true
-			var out CompareResult
+			var out contract.CompareResult
 			if err := f.Get(ctx, &out); err != nil {
 				regionErrs[d.Region] = err
 			} else {
@@ -226,7 +227,7 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 		s.overdueErrs(workflow.Now(ctx), regionErrs)
 	}
 	if children != nil {
-		var out CompareChildrenResult
+		var out contract.CompareChildrenResult
 		if err := children.Get(ctx, &out); err != nil {
 			regionErrs[childrenRegion] = err
 		} else {
@@ -237,7 +238,7 @@ func (s *appState) compareRegions(ctx workflow.Context, target Target, dests []a
 	s.setResources(ctx, target.Commit(), byRegion, regionErrs)
 }
 
-func (s *appState) shouldAutoSync(target Target) bool {
+func (s *appState) shouldAutoSync(target contract.Target) bool {
 	if !s.app.AutomatedSync() || s.status.Sync.Status != app.SyncStatusOutOfSync {
 		return false
 	}
@@ -259,7 +260,9 @@ func (s *appState) shouldAutoSync(target Target) bool {
 	return last.Phase == app.OperationSucceeded && s.app.SelfHeal()
 }
 
-func (s *appState) autoSyncKey(t Target) string { return t.Commit() + "/" + s.app.SpecDigest() }
+func (s *appState) autoSyncKey(t contract.Target) string {
+	return t.Commit() + "/" + s.app.SpecDigest()
+}
 
 func short(sha string) string {
 	if len(sha) > 8 {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 )
 
 // TestReplayRecordedHistories replays the histories recorded from real runs
@@ -23,12 +22,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			wf := New(Config{})
-			r.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: ApplicationWorkflow})
-			r.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: PostSyncWorkflow})
-			r.RegisterWorkflowWithOptions(wf.AppProject, workflow.RegisterOptions{Name: ProjectWorkflow})
-			r.RegisterWorkflowWithOptions(wf.ApplicationSet, workflow.RegisterOptions{Name: AppSetWorkflow})
-			r.RegisterWorkflowWithOptions(wf.Notification, workflow.RegisterOptions{Name: NotificationWorkflow})
-			r.RegisterWorkflowWithOptions(wf.HandOverManifests, workflow.RegisterOptions{Name: HandOverWorkflow})
+			wf.Register(r)
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}

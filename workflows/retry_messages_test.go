@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -41,10 +42,10 @@ func (s *appSuite) TestARetriedOperationSaysSoInArgoCDsWords() {
 		s.Equal(1, strings.Count(cond, "retried"), cond)
 	}, 2*time.Minute)
 	s.deleteAt(3*time.Minute, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.NoError(s.env.GetWorkflowError())
 	// Once deleted, the status query answers that the app does not exist.
-	_, err := s.env.QueryWorkflow(QueryStatus)
-	var gone *AppNotFoundError
+	_, err := s.env.QueryWorkflow(contract.QueryStatus)
+	var gone *contract.AppNotFoundError
 	s.True(errors.As(err, &gone) || strings.Contains(err.Error(), `app "guestbook" not found`), "%v", err)
 }

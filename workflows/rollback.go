@@ -5,6 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -25,7 +26,7 @@ const rollbackSourcesVersion = "rollback-entry-sources"
 // the source it was deployed from (a multi-source app's: the entry's
 // sources, returned as srcs; nil: spec.sources). The app's spec is left as
 // it is: after a rollback the app is OutOfSync with its spec, as in Argo CD.
-func (s *appState) syncSource(ctx workflow.Context, req SyncRequest) (rev string, src app.Source, srcs []app.Source, err error) {
+func (s *appState) syncSource(ctx workflow.Context, req contract.SyncRequest) (rev string, src app.Source, srcs []app.Source, err error) {
 	if req.RollbackID == nil {
 		return req.Revision, s.app.Spec.Source, nil, nil
 	}

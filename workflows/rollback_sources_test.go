@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -22,31 +23,31 @@ func (s *appSuite) TestRollbackRestoresTheEntrysSources() {
 	shaA, shaB1, shaB2 := strings.Repeat("a", 40), strings.Repeat("1", 40), strings.Repeat("2", 40)
 	var mu sync.Mutex
 	headB := shaB1
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in ResolveInput) (ResolveResult, error) {
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.ResolveInput) (contract.ResolveResult, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
 			case in.TargetRevision != "main":
-				return ResolveResult{SHA: in.TargetRevision}, nil
+				return contract.ResolveResult{SHA: in.TargetRevision}, nil
 			case in.RepoURL == repoA:
-				return ResolveResult{SHA: shaA}, nil
+				return contract.ResolveResult{SHA: shaA}, nil
 			}
-			return ResolveResult{SHA: headB}, nil
+			return contract.ResolveResult{SHA: headB}, nil
 		})
-	var renders []RenderInput
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in RenderInput) (RenderResult, error) {
+	var renders []contract.RenderInput
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.RenderInput) (contract.RenderResult, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			renders = append(renders, in)
-			return RenderResult{Digest: "d-" + in.Sources[1].Source.Path + "-" + in.SHA, Count: 1}, nil
+			return contract.RenderResult{Digest: "d-" + in.Sources[1].Source.Path + "-" + in.SHA, Count: 1}, nil
 		})
 	cluster := &fakeCluster{synced: map[string]string{}}
-	var synced []Target
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+	var synced []contract.Target
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 			mu.Lock()
 			synced = append(synced, in.Target)
 			mu.Unlock()
@@ -67,14 +68,14 @@ func (s *appSuite) TestRollbackRestoresTheEntrysSources() {
 	moved := in.Application
 	moved.Spec.Sources = []app.Source{in.Spec.Sources[0], {RepoURL: repoB, TargetRevision: "main", Path: "v2"}}
 
-	s.env.RegisterDelayedCallback(func() { update(UpdateSync, SyncRequest{}) }, time.Second)
+	s.env.RegisterDelayedCallback(func() { update(contract.UpdateSync, contract.SyncRequest{}) }, time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		mu.Lock()
 		headB = shaB2
 		mu.Unlock()
-		update(UpdateSpec, moved)
+		update(contract.UpdateSpec, moved)
 	}, 2*time.Second)
-	s.env.RegisterDelayedCallback(func() { update(UpdateSync, SyncRequest{}) }, 3*time.Second)
+	s.env.RegisterDelayedCallback(func() { update(contract.UpdateSync, contract.SyncRequest{}) }, 3*time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		h := s.query().Status.History
 		s.Require().Len(h, 2)
@@ -83,7 +84,7 @@ func (s *appSuite) TestRollbackRestoresTheEntrysSources() {
 		mu.Lock()
 		renders, synced = nil, nil
 		mu.Unlock()
-		update(UpdateSync, SyncRequest{RollbackID: ptr(int64(0))})
+		update(contract.UpdateSync, contract.SyncRequest{RollbackID: ptr(int64(0))})
 	}, 4*time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
@@ -105,7 +106,7 @@ func (s *appSuite) TestRollbackRestoresTheEntrysSources() {
 		renders = nil
 		mu.Unlock()
 		s.Equal("v2", v.Spec.Sources[1].Path, "the spec is left as it is")
-		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{})
+		s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{})
 	}, 5*time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		mu.Lock()
@@ -115,6 +116,6 @@ func (s *appSuite) TestRollbackRestoresTheEntrysSources() {
 		s.Equal(app.SyncStatusOutOfSync, s.query().Status.Sync.Status, "OutOfSync with spec.sources, as Argo CD after a rollback")
 	}, 6*time.Second)
 	s.deleteAt(7*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.NoError(s.env.GetWorkflowError())
 }

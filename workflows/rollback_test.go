@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -19,25 +20,25 @@ import (
 func (s *appSuite) TestRollbackRestoresTheEntrysSource() {
 	var mu sync.Mutex
 	var rendered []app.Source
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in ResolveInput) (ResolveResult, error) {
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.ResolveInput) (contract.ResolveResult, error) {
 			if in.TargetRevision == "main" {
-				return ResolveResult{SHA: "2222222222222222"}, nil
+				return contract.ResolveResult{SHA: "2222222222222222"}, nil
 			}
-			return ResolveResult{SHA: in.TargetRevision}, nil
+			return contract.ResolveResult{SHA: in.TargetRevision}, nil
 		})
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in RenderInput) (RenderResult, error) {
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.RenderInput) (contract.RenderResult, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			rendered = append(rendered, in.Source)
-			return RenderResult{Digest: "d-" + in.Source.Path + "-" + in.SHA[:4], Count: 1}, nil
+			return contract.RenderResult{Digest: "d-" + in.Source.Path + "-" + in.SHA[:4], Count: 1}, nil
 		})
 	cluster := &fakeCluster{synced: map[string]string{}}
-	var synced []Target
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+	var synced []contract.Target
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 			mu.Lock()
 			synced = append(synced, in.Target)
 			mu.Unlock()
@@ -53,9 +54,9 @@ func (s *appSuite) TestRollbackRestoresTheEntrysSource() {
 	moved.Spec.Source.Path = "guestbook-v2"
 	moved.Spec.Source.Directory = &app.DirectorySource{Recurse: true}
 
-	s.env.RegisterDelayedCallback(func() { update(UpdateSync, SyncRequest{Revision: "1111111111111111"}) }, time.Second)
-	s.env.RegisterDelayedCallback(func() { update(UpdateSpec, moved) }, 2*time.Second)
-	s.env.RegisterDelayedCallback(func() { update(UpdateSync, SyncRequest{}) }, 3*time.Second)
+	s.env.RegisterDelayedCallback(func() { update(contract.UpdateSync, contract.SyncRequest{Revision: "1111111111111111"}) }, time.Second)
+	s.env.RegisterDelayedCallback(func() { update(contract.UpdateSpec, moved) }, 2*time.Second)
+	s.env.RegisterDelayedCallback(func() { update(contract.UpdateSync, contract.SyncRequest{}) }, 3*time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		h := s.query().Status.History
 		s.Require().Len(h, 2)
@@ -64,7 +65,7 @@ func (s *appSuite) TestRollbackRestoresTheEntrysSource() {
 		mu.Lock()
 		rendered, synced = nil, nil
 		mu.Unlock()
-		update(UpdateSync, SyncRequest{RollbackID: ptr(int64(0))})
+		update(contract.UpdateSync, contract.SyncRequest{RollbackID: ptr(int64(0))})
 	}, 4*time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
@@ -85,7 +86,7 @@ func (s *appSuite) TestRollbackRestoresTheEntrysSource() {
 		rendered = nil
 		mu.Unlock()
 		s.Equal("guestbook-v2", v.Spec.Source.Path, "the spec is left as it is")
-		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{})
+		s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{})
 	}, 5*time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		mu.Lock()
@@ -95,6 +96,6 @@ func (s *appSuite) TestRollbackRestoresTheEntrysSource() {
 		s.Equal(app.SyncStatusOutOfSync, s.query().Status.Sync.Status, "OutOfSync with spec.source, as Argo CD after a rollback")
 	}, 6*time.Second)
 	s.deleteAt(7*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -21,14 +22,14 @@ func rolloutApp() Input {
 // TestRolloutGoesStageByStage: the second stage starts only after the first
 // is Synced and Healthy and has soaked.
 func (s *appSuite) TestRolloutGoesStageByStage() {
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 	var order []string
 	var syncedAt []time.Time
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 			order = append(order, in.Region)
 			syncedAt = append(syncedAt, s.env.Now())
 			return cluster.sync(ctx, in)
@@ -43,20 +44,20 @@ func (s *appSuite) TestRolloutGoesStageByStage() {
 		s.Equal(app.OperationSucceeded, v.Status.OperationState.Phase)
 	}, 2*time.Minute)
 	s.deleteAt(3*time.Minute, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, rolloutApp())
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, rolloutApp())
 	s.NoError(s.env.GetWorkflowError())
 }
 
 // TestRolloutHaltsOnAnUnhealthyStage: a Degraded first stage halts the
 // rollout; the second stage is never synced.
 func (s *appSuite) TestRolloutHaltsOnAnUnhealthyStage() {
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 	var order []string
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 			order = append(order, in.Region)
 			out, err := cluster.sync(ctx, in)
 			out.Resources[0].Health = app.HealthDegraded
@@ -72,7 +73,7 @@ func (s *appSuite) TestRolloutHaltsOnAnUnhealthyStage() {
 		s.Equal(app.OperationFailed, v.Status.OperationState.Phase)
 	}, time.Minute)
 	s.deleteAt(2*time.Minute, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, rolloutApp())
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, rolloutApp())
 	s.NoError(s.env.GetWorkflowError())
 }
 
@@ -82,16 +83,18 @@ func (s *appSuite) TestRolloutHaltsOnAnUnhealthyStage() {
 func (s *appSuite) TestHaltedRolloutShowsWhatEachRegionRuns() {
 	first, second := "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
 	sha := first
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(
-		func(context.Context, ResolveInput) (ResolveResult, error) { return ResolveResult{SHA: sha}, nil })
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in RenderInput) (RenderResult, error) {
-			return RenderResult{Digest: "d-" + in.SHA[:4], Count: 1}, nil
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(context.Context, contract.ResolveInput) (contract.ResolveResult, error) {
+			return contract.ResolveResult{SHA: sha}, nil
+		})
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.RenderInput) (contract.RenderResult, error) {
+			return contract.RenderResult{Digest: "d-" + in.SHA[:4], Count: 1}, nil
 		})
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 			out, err := cluster.sync(ctx, in)
 			if in.Target.SHA == second {
 				out.Resources[0].Health = app.HealthDegraded
@@ -106,7 +109,7 @@ func (s *appSuite) TestHaltedRolloutShowsWhatEachRegionRuns() {
 			s.Equal(first, v.Status.Regions[r].SyncedRevision, r)
 		}
 		sha = second
-		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{})
+		s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{})
 	}, 2*time.Minute)
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
@@ -120,6 +123,6 @@ func (s *appSuite) TestHaltedRolloutShowsWhatEachRegionRuns() {
 		s.Equal(first, eu.SyncedRevision, "stage 2 still runs the previous commit")
 	}, 4*time.Minute)
 	s.deleteAt(5*time.Minute, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, rolloutApp())
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, rolloutApp())
 	s.NoError(s.env.GetWorkflowError())
 }

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -200,15 +201,15 @@ func (s *appState) hasRegion(region string) bool { return slices.Contains(s.regi
 
 // Search attributes of an app, so the Web UI and `ferry app list` filter on them.
 var (
-	saApp     = temporal.NewSearchAttributeKeyKeyword(SearchApp)
-	saRepo    = temporal.NewSearchAttributeKeyKeyword(SearchRepoURL)
-	saSync    = temporal.NewSearchAttributeKeyKeyword(SearchSync)
-	saHealth  = temporal.NewSearchAttributeKeyKeyword(SearchHealth)
-	saRev     = temporal.NewSearchAttributeKeyKeyword(SearchRev)
-	saRegions = temporal.NewSearchAttributeKeyKeywordList(SearchRegions)
-	saProject = temporal.NewSearchAttributeKeyKeyword(SearchProject)
-	saOp      = temporal.NewSearchAttributeKeyKeyword(SearchOperation)
-	saRepos   = temporal.NewSearchAttributeKeyKeywordList(SearchRepoURLs)
+	saApp     = temporal.NewSearchAttributeKeyKeyword(contract.SearchApp)
+	saRepo    = temporal.NewSearchAttributeKeyKeyword(contract.SearchRepoURL)
+	saSync    = temporal.NewSearchAttributeKeyKeyword(contract.SearchSync)
+	saHealth  = temporal.NewSearchAttributeKeyKeyword(contract.SearchHealth)
+	saRev     = temporal.NewSearchAttributeKeyKeyword(contract.SearchRev)
+	saRegions = temporal.NewSearchAttributeKeyKeywordList(contract.SearchRegions)
+	saProject = temporal.NewSearchAttributeKeyKeyword(contract.SearchProject)
+	saOp      = temporal.NewSearchAttributeKeyKeyword(contract.SearchOperation)
+	saRepos   = temporal.NewSearchAttributeKeyKeywordList(contract.SearchRepoURLs)
 )
 
 // versionRepoURLs adds every Git repository of the app's sources

@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -70,7 +71,7 @@ func (s *appState) takeStragglers(ctx workflow.Context, dests []app.Target) (com
 			continue
 		}
 		delete(s.stragglers, d.Region)
-		var out CompareResult
+		var out contract.CompareResult
 		if err := st.future.Get(ctx, &out); err != nil {
 			lateErrs[d.Region] = err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/regions"
 )
@@ -27,21 +28,21 @@ func (s *appSuite) TestRegionSilentMidSyncStaysUnreachable() {
 	s.env.SetTestTimeout(time.Minute)
 	cluster := &fakeCluster{synced: map[string]string{}}
 	var gone atomic.Bool
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: sha}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in CompareInput) (CompareResult, error) {
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: sha}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.CompareInput) (contract.CompareResult, error) {
 			if in.Region == silent && gone.Load() {
 				time.Sleep(3 * time.Second) // the others answer first (wall time: the test takes about 10 s)
-				return CompareResult{}, temporal.NewApplicationError("Unreachable: region eu-west-1: its API server does not answer", ErrUnreachable)
+				return contract.CompareResult{}, temporal.NewApplicationError("Unreachable: region eu-west-1: its API server does not answer", contract.ErrUnreachable)
 			}
 			return cluster.compare(ctx, in)
 		})
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 			if in.Region == silent {
 				gone.Store(true)
-				return SyncResult{Failure: &SyncFailure{Type: ErrUnreachable,
+				return contract.SyncResult{Failure: &contract.SyncFailure{Type: contract.ErrUnreachable,
 					Message: "Unreachable: region eu-west-1: its API server stopped answering during the sync"}}, nil
 			}
 			return cluster.sync(ctx, in)
@@ -58,7 +59,7 @@ func (s *appSuite) TestRegionSilentMidSyncStaysUnreachable() {
 	// whose compare answers in the others first.
 	s.env.RegisterDelayedCallback(func() {
 		unreachable("once the operation ended")
-		s.env.SignalWorkflow(SignalRefresh, RefreshRequest{Drift: &Drift{Region: silent, By: []string{"unreachable"}}})
+		s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{Drift: &contract.Drift{Region: silent, By: []string{"unreachable"}}})
 	}, time.Second)
 	s.env.RegisterDelayedCallback(func() { unreachable("while its compare runs") }, 2*time.Second)
 	s.env.RegisterDelayedCallback(func() {
@@ -78,7 +79,7 @@ func (s *appSuite) TestRegionSilentMidSyncStaysUnreachable() {
 	s.deleteAt(9*time.Second, false)
 	in := testApp(true)
 	in.Spec.Destinations = append(in.Spec.Destinations, app.Destination{Name: "ap-south-1", Namespace: "gb"})
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.True(s.env.IsWorkflowCompleted())
 	s.NoError(s.env.GetWorkflowError())
 }

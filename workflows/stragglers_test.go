@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/regions"
 )
@@ -31,11 +32,11 @@ func (s *appSuite) TestHungRegionHoldsNoOneBack() {
 		defer mu.Unlock()
 		log = append(log, e)
 	}
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: sha}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: sha}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	hungOnce := sync.Once{}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in CompareInput) (CompareResult, error) {
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.CompareInput) (contract.CompareResult, error) {
 			first := false
 			if in.Region == hung {
 				hungOnce.Do(func() { first = true })
@@ -43,13 +44,13 @@ func (s *appSuite) TestHungRegionHoldsNoOneBack() {
 			if first {
 				time.Sleep(12 * time.Second)
 				note("compare " + hung + " failed")
-				return CompareResult{}, temporal.NewApplicationError("Unreachable: http2: client connection lost", ErrUnreachable)
+				return contract.CompareResult{}, temporal.NewApplicationError("Unreachable: http2: client connection lost", contract.ErrUnreachable)
 			}
 			return cluster.compare(ctx, in)
 		})
 	syncs := map[string]int{}
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in SyncInput) (SyncResult, error) {
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 			note("sync " + in.Region)
 			mu.Lock()
 			syncs[in.Region]++
@@ -104,7 +105,7 @@ func (s *appSuite) TestHungRegionHoldsNoOneBack() {
 	s.deleteAt(45*time.Second, false)
 	in := testApp(true)
 	in.Spec.Destinations = append(in.Spec.Destinations, app.Destination{Name: "ap-south-1", Namespace: "gb"})
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.True(s.env.IsWorkflowCompleted())
 	s.NoError(s.env.GetWorkflowError())
 }

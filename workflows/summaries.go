@@ -8,13 +8,6 @@ import (
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
-// Summaries are what the Temporal Web UI and CLI show of an app: each
-// activity its verb and region (and hook phase), each timer what it waits
-// for, each workflow its app, repo, path and regions. They are user
-// metadata, not part of command matching, so changing one does not break a
-// replay. They name things only: no manifest, no Secret, no credentials
-// (Validate refuses a repoURL that carries any).
-
 // Timer summaries: what a workflow is waiting for.
 const (
 	timerNextPoll     = "next poll"
@@ -78,30 +71,6 @@ func soakSummary(regions []string) string {
 // retrySummary names the wait before retry n of an operation (its retryCount).
 func retrySummary(n int64) string {
 	return fmt.Sprintf("%s: retry %d", timerRetryBackoff, n)
-}
-
-// startSummary is the static summary and details of an app's workflow, set
-// where it is started: the workflow list shows the summary, the Summary and
-// Details panes both. Regions are the destinations as written (a server
-// maps to a region through the workers' regions configuration, which a
-// client does not know).
-func startSummary(a *app.Application) (summary, details string) {
-	var regions []string
-	for _, d := range a.DestinationList() {
-		if strings.TrimSuffix(d.Server, "/") == app.InClusterServer {
-			d.Server = app.InClusterName
-		}
-		regions = append(regions, cmp.Or(d.Name, d.Server))
-	}
-	src := a.Spec.Source
-	if a.IsMultiSource() {
-		src = app.Source{RepoURL: a.PrimaryRepoURL(), Path: fmt.Sprintf("(%d sources)", len(a.Spec.Sources)), TargetRevision: "(per source)"}
-	}
-	path := cmp.Or(src.Path, ".")
-	summary = fmt.Sprintf("%s: %s %s → %s", a.Metadata.Name, src.RepoURL, path, strings.Join(regions, ", "))
-	details = fmt.Sprintf("**app** %s\n\n**repo** %s\n\n**path** `%s`\n\n**revision** `%s`\n\n**regions** %s\n",
-		a.Metadata.Name, src.RepoURL, path, src.Revision(), strings.Join(regions, ", "))
-	return summary, details
 }
 
 // postSyncSummary is the static summary of an operation's PostSync workflow.

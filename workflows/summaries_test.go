@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -16,8 +17,8 @@ func TestSummariesNameRegionStageAndHooks(t *testing.T) {
 		{syncSummary("eu-west-1", syncParams{stage: "stage 2/3"}, true), "Sync eu-west-1 stage 2/3 with Sync hooks"},
 		{syncSummary("eu-west-1", syncParams{dryRun: true}, false), "Sync eu-west-1 (dry run)"},
 		{compareSummary("ap-south-1"), "Compare ap-south-1"},
-		{hooksSummary(HookPreSync, "us-east-1"), "PreSync hooks us-east-1"},
-		{deleteHooksSummary(HookPostSync, "us-east-1"), "Delete PostSync hooks us-east-1"},
+		{hooksSummary(contract.HookPreSync, "us-east-1"), "PreSync hooks us-east-1"},
+		{deleteHooksSummary(contract.HookPostSync, "us-east-1"), "Delete PostSync hooks us-east-1"},
 		{renderSummary(app.Source{RepoURL: "https://git.example.com/apps.git", Path: "guestbook"}, "1a2b3c4d5e6f"),
 			"Render https://git.example.com/apps.git guestbook@1a2b3c4d"},
 		{renderSummary(app.Source{RepoURL: "https://git.example.com/apps.git"}, "1a2b3c4d5e6f"),
@@ -28,20 +29,4 @@ func TestSummariesNameRegionStageAndHooks(t *testing.T) {
 	} {
 		require.Equal(t, tc.want, tc.got)
 	}
-}
-
-func TestStartSummaryNamesAppRepoPathAndRegions(t *testing.T) {
-	a := testApp(false).Application
-	summary, details := startSummary(&a)
-	require.Equal(t, "guestbook: https://git.example.com/apps.git guestbook → us-east-1, eu-west-1", summary)
-	for _, want := range []string{"**app** guestbook", "**repo** https://git.example.com/apps.git", "**path** `guestbook`",
-		"**revision** `main`", "**regions** us-east-1, eu-west-1"} {
-		require.Contains(t, details, want)
-	}
-
-	// Argo CD's in-cluster destination: the client does not know its region.
-	a.Spec.Destinations = nil
-	a.Spec.Destination = &app.Destination{Server: "https://kubernetes.default.svc", Namespace: "gb"}
-	summary, _ = startSummary(&a)
-	require.Equal(t, "guestbook: https://git.example.com/apps.git guestbook → in-cluster", summary)
 }

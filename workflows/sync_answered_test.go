@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -17,17 +18,17 @@ import (
 // OutOfSync and Missing, not Unknown, and no RegionUnreachable condition
 // (versionFailedSyncAnswered).
 func (s *appSuite) TestASyncRefusedBeforeApplyingIsNoOutage() {
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cm := app.ResourceKey{Kind: "ConfigMap", Namespace: "gb", Name: "settings"}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in CompareInput) (CompareResult, error) {
-			return CompareResult{Resources: []app.ResourceStatus{{ResourceKey: cm, Region: in.Region, Status: app.SyncStatusOutOfSync, Health: app.HealthMissing}}}, nil
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.CompareInput) (contract.CompareResult, error) {
+			return contract.CompareResult{Resources: []app.ResourceStatus{{ResourceKey: cm, Region: in.Region, Status: app.SyncStatusOutOfSync, Health: app.HealthMissing}}}, nil
 		})
 	const why = `project "default" does not allow Namespace gb: cluster-scoped kind Namespace is not allowed (clusterResourceWhitelist)`
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in SyncInput) (SyncResult, error) {
-			return SyncResult{}, temporal.NewNonRetryableApplicationError(why+" in region "+in.Region, ErrProjectDenied, nil)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.SyncInput) (contract.SyncResult, error) {
+			return contract.SyncResult{}, temporal.NewNonRetryableApplicationError(why+" in region "+in.Region, contract.ErrProjectDenied, nil)
 		}).Times(2)
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
@@ -49,6 +50,6 @@ func (s *appSuite) TestASyncRefusedBeforeApplyingIsNoOutage() {
 		s.Len(v.Status.Resources, 2, "each region's rows stay")
 	}, 5*time.Second)
 	s.deleteAt(8*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(true))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
 	s.NoError(s.env.GetWorkflowError())
 }

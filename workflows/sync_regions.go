@@ -8,17 +8,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
-
-// A region sync of an operation goes in steps, each its own function, in
-// the order their commands are issued: choose the regions (reachable),
-// run the PreSync hooks, start every region's Sync activity (startSyncs:
-// what a region is asked to do), sync the child apps, fold each region's
-// answer into the status as it comes (regionSyncs.fold), then judge the
-// whole (regionSyncs.outcome). A feature that changes what a region is
-// asked goes into startSyncs' input; one that changes how answers count,
-// into fold or outcome.
 
 // syncRegions runs the Sync activity in the given regions in parallel (and
 // the child apps' sync, withChildren) and folds the live state each region
@@ -98,8 +90,8 @@ func (s *appState) startSyncs(ctx workflow.Context, op *operation, p syncParams,
 	activityName, syncOpID, options := s.syncActivity(op)
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
-		summary := syncSummary(d.Region, p, activityName == ActivitySyncWithHooks)
-		futures[i] = workflow.ExecuteActivity(options(ctx, d.Region, summary), activityName, SyncInput{
+		summary := syncSummary(d.Region, p, activityName == contract.ActivitySyncWithHooks)
+		futures[i] = workflow.ExecuteActivity(options(ctx, d.Region, summary), activityName, contract.SyncInput{
 			Target: op.target, Region: d.Region, Namespace: d.Namespace, OperationID: syncOpID, Known: s.knownKeys(d.Region),
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: s.syncOptions(p), HealthTimeout: p.healthTimeout(),
 			IgnoreDifferences: s.app.Spec.IgnoreDifferences, WaitHealthy: p.staged, PruneConfirmed: p.pruneConfirmed,
@@ -139,7 +131,7 @@ func (s *appState) foldChildren(ctx workflow.Context, p syncParams, rs *regionSy
 	if children == nil {
 		return
 	}
-	var out SyncChildrenResult
+	var out contract.SyncChildrenResult
 	err := children.Get(ctx, &out)
 	rs.results = append(rs.results, out.Results...)
 	if err != nil {
@@ -149,7 +141,7 @@ func (s *appState) foldChildren(ctx workflow.Context, p syncParams, rs *regionSy
 		s.childApps = out.Applied
 	}
 	if after := s.compareChildren(ctx); after != nil {
-		var cmp CompareChildrenResult
+		var cmp contract.CompareChildrenResult
 		if err := after.Get(ctx, &cmp); err != nil {
 			rs.regionErrs[childrenRegion], rs.unanswered[childrenRegion] = err, err
 		} else {
@@ -161,7 +153,7 @@ func (s *appState) foldChildren(ctx workflow.Context, p syncParams, rs *regionSy
 
 // foldRegion folds one region's answer into the operation and the status.
 func (s *appState) foldRegion(ctx workflow.Context, op *operation, p syncParams, rs *regionSyncs, d app.Target, f workflow.Future) {
-	var out SyncResult
+	var out contract.SyncResult
 	err := f.Get(ctx, &out)
 	// A sync that failed for good says so inside its result (the results
 	// of an activity error are lost); that failure is data in the history,

@@ -7,12 +7,13 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 // validateSyncOptions refuses a malformed selection or retry policy of a
 // sync request, naming every problem at once.
-func (s *appState) validateSyncOptions(req SyncRequest) error {
+func (s *appState) validateSyncOptions(req contract.SyncRequest) error {
 	var errs []error
 	for i, r := range req.Resources {
 		if r.Kind == "" || r.Name == "" {
@@ -35,7 +36,7 @@ func (s *appState) validateSyncOptions(req SyncRequest) error {
 }
 
 // requestParams are the operation's parameters a sync request gives.
-func requestParams(ctx workflow.Context, req SyncRequest) syncParams {
+func requestParams(ctx workflow.Context, req contract.SyncRequest) syncParams {
 	p := syncParams{prune: req.Prune, dryRun: req.DryRun}
 	if len(req.Resources) == 0 && len(req.Labels) == 0 && !req.Force && !req.ApplyOutOfSyncOnly && req.Retry == nil {
 		return p

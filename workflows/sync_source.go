@@ -1,54 +1,16 @@
 package workflows
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"unicode"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
-
-// UnmarshalJSON reads a sync request as Temporal's converter would, and
-// remembers the fields it does not know, so that the validator can refuse
-// them by name (a request naming another repository, say) instead of the
-// converter dropping them without a word. It never fails on them: an update
-// accepted once must decode the same when its history is replayed.
-func (r *SyncRequest) UnmarshalJSON(data []byte) error {
-	type plain SyncRequest
-	var p plain
-	if err := json.Unmarshal(data, &p); err != nil {
-		return err
-	}
-	*r = SyncRequest(p)
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(data, &fields) == nil {
-		known := syncRequestFields()
-		for k := range fields {
-			if !known[k] {
-				r.unknown = append(r.unknown, k)
-			}
-		}
-		sort.Strings(r.unknown)
-	}
-	return nil
-}
-
-// syncRequestFields are the JSON names of SyncRequest's fields.
-func syncRequestFields() map[string]bool {
-	known := map[string]bool{}
-	t := reflect.TypeOf(SyncRequest{})
-	for i := range t.NumField() {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
-			known[name] = true
-		}
-	}
-	return known
-}
 
 // sourceFields are the fields of Argo CD's sync operation that would name
 // another source: a sync of a Ferry app takes its own repository's revisions.
@@ -59,17 +21,17 @@ var sourceFields = map[string]bool{"repoURL": true, "source": true, "sources": t
 // repository, a revision that cannot be a branch, tag or SHA (a URL, say),
 // and a rollback to a deployment of another repository. Every problem is
 // named at once.
-func (s *appState) validateSyncSource(req SyncRequest) error {
+func (s *appState) validateSyncSource(req contract.SyncRequest) error {
 	name, repo := s.app.Metadata.Name, s.app.PrimaryRepoURL()
 	var errs []error
-	for _, f := range req.unknown {
+	for _, f := range req.UnknownFields() {
 		if sourceFields[f] {
 			errs = append(errs, fmt.Errorf("app %q: sync request field %q: a sync takes only a revision of the app's repository %s; "+
 				"to deploy another repository, change spec.source with ferry app apply", name, f, repo))
 			continue
 		}
 		known := make([]string, 0, 4)
-		for k := range syncRequestFields() {
+		for k := range contract.SyncRequestFields() {
 			known = append(known, k)
 		}
 		sort.Strings(known)
@@ -145,9 +107,9 @@ func isRevisionName(rev string) bool {
 // the rule on requested revisions; nil for the revision the spec names
 // (which its author chose), a chart's version, and anything not requested.
 // Only the resolve's input changes, which a replay does not compare.
-func (s *appState) requestedRevision(requested bool, src app.Source, rev string) *RequestedRevision {
+func (s *appState) requestedRevision(requested bool, src app.Source, rev string) *contract.RequestedRevision {
 	if !requested || src.IsChartSource() || rev == src.Revision() {
 		return nil
 	}
-	return &RequestedRevision{App: s.app.Metadata.Name, Project: s.app.ProjectOf()}
+	return &contract.RequestedRevision{App: s.app.Metadata.Name, Project: s.app.ProjectOf()}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -24,11 +25,11 @@ func TestIsRevisionName(t *testing.T) {
 }
 
 func TestSyncRequestRemembersUnknownFields(t *testing.T) {
-	var req SyncRequest
+	var req contract.SyncRequest
 	require.NoError(t, json.Unmarshal([]byte(`{"revision":"main","prune":true,"source":{"repoURL":"x"},"repoURL":"x"}`), &req))
 	require.Equal(t, "main", req.Revision)
 	require.True(t, req.Prune)
-	require.Equal(t, []string{"repoURL", "source"}, req.unknown)
+	require.Equal(t, []string{"repoURL", "source"}, req.UnknownFields())
 	out, err := json.Marshal(req)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"revision":"main","prune":true}`, string(out), "what is not known is not sent on")
@@ -38,12 +39,12 @@ func TestSyncRequestRemembersUnknownFields(t *testing.T) {
 // repository, or a revision that is no branch, tag or SHA, is rejected
 // with every problem named, and nothing is synced.
 func (s *appSuite) TestSyncTakesOnlyTheAppsOwnRepository() {
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 	rejected := func(arg any, want ...string) {
-		s.env.UpdateWorkflow(UpdateSync, want[0], &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateSync, want[0], &testsuite.TestUpdateCallback{
 			OnReject: func(err error) {
 				for _, w := range want {
 					s.ErrorContains(err, w)
@@ -58,13 +59,13 @@ func (s *appSuite) TestSyncTakesOnlyTheAppsOwnRepository() {
 			`sync request field "repoURL": a sync takes only a revision of the app's repository https://git.example.com/apps.git`)
 		rejected(map[string]any{"source": map[string]any{"repoURL": "https://evil.example.com/x.git"}, "revison": "main"},
 			`sync request field "source"`, `sync request field "revison" is unknown: the fields are applyOutOfSyncOnly, dryRun, force, info, labels, prune, resources, retry, revision, rollbackID`)
-		rejected(SyncRequest{Info: []app.Info{{Name: "", Value: "v"}, {Name: "a", Value: "1"}, {Name: "a", Value: "2"}}},
+		rejected(contract.SyncRequest{Info: []app.Info{{Name: "", Value: "v"}, {Name: "a", Value: "1"}, {Name: "a", Value: "2"}}},
 			`sync request info[0] "": the name is empty`, `info[2] "a": the name is given again`)
-		rejected(SyncRequest{Revision: "https://evil.example.com/x.git"},
+		rejected(contract.SyncRequest{Revision: "https://evil.example.com/x.git"},
 			`revision "https://evil.example.com/x.git" is not a branch, tag or commit SHA`, "change spec.source with ferry app apply")
 	}, time.Second)
 	s.deleteAt(2*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 	s.Empty(cluster.synced, "nothing synced")
 }
@@ -73,33 +74,33 @@ func (s *appSuite) TestSyncTakesOnlyTheAppsOwnRepository() {
 // changes, a rollback to a deployment of the old repository is rejected.
 func (s *appSuite) TestRollbackOnlyToTheAppsOwnRepository() {
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync)
 	moved := testApp(false).Application
 	moved.Spec.Source.RepoURL = "https://git.example.com/moved.git"
 	s.env.RegisterDelayedCallback(func() {
-		s.env.UpdateWorkflow(UpdateSync, "sync", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateSync, "sync", &testsuite.TestUpdateCallback{
 			OnReject: func(err error) { s.Fail("sync rejected", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
-		}, SyncRequest{})
+		}, contract.SyncRequest{})
 	}, time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		s.Require().Len(s.query().Status.History, 1)
-		s.env.UpdateWorkflow(UpdateSpec, "spec", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateSpec, "spec", &testsuite.TestUpdateCallback{
 			OnReject: func(err error) { s.Fail("spec rejected", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
 		}, moved)
 	}, 2*time.Second)
 	s.env.RegisterDelayedCallback(func() {
-		s.env.UpdateWorkflow(UpdateSync, "rollback", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateSync, "rollback", &testsuite.TestUpdateCallback{
 			OnReject: func(err error) {
 				s.ErrorContains(err, "history entry 0 was deployed from https://git.example.com/apps.git, not from the app's repository https://git.example.com/moved.git")
 			},
 			OnAccept:   func() { s.Fail("rollback to another repository accepted") },
 			OnComplete: func(any, error) {},
-		}, SyncRequest{RollbackID: ptr(int64(0))})
+		}, contract.SyncRequest{RollbackID: ptr(int64(0))})
 	}, 3*time.Second)
 	s.deleteAt(4*time.Second, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, testApp(false))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.NoError(s.env.GetWorkflowError())
 }

@@ -6,20 +6,9 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
-
-// UpdateTerminateOp stops the app's running operation, as argocd app
-// terminate-op does: the operation turns Terminating, the region syncs it
-// runs are cancelled (a region stops before its next task: the engine
-// checks between waves and in its waits), no retry follows, and the
-// operation ends Failed with "Operation terminated" and the results of
-// what was done. The app goes on reconciling. It answers with the ended
-// operation.
-const UpdateTerminateOp = "terminate-op"
-
-// TerminateOpRequest is the payload of the terminate-op update.
-type TerminateOpRequest struct{}
 
 // Version changes of the running operation's control, for GetVersion.
 const (
@@ -32,7 +21,7 @@ const (
 // terminatedMessage is Argo CD's message of a terminated operation.
 const terminatedMessage = "Operation terminated"
 
-func (s *appState) validateTerminateOp(ctx workflow.Context, _ TerminateOpRequest) error {
+func (s *appState) validateTerminateOp(ctx workflow.Context, _ contract.TerminateOpRequest) error {
 	if s.running == nil || s.running.terminated != "" {
 		return fmt.Errorf("app %q: no operation is in progress: nothing to terminate (ferry app get %s shows the last one)",
 			s.app.Metadata.Name, s.app.Metadata.Name)
@@ -42,7 +31,7 @@ func (s *appState) validateTerminateOp(ctx workflow.Context, _ TerminateOpReques
 
 // handleTerminateOp terminates the running operation and answers once it
 // has ended.
-func (s *appState) handleTerminateOp(ctx workflow.Context, _ TerminateOpRequest) (*app.OperationState, error) {
+func (s *appState) handleTerminateOp(ctx workflow.Context, _ contract.TerminateOpRequest) (*app.OperationState, error) {
 	op := s.running
 	if op == nil {
 		return s.status.OperationState, nil

@@ -7,18 +7,19 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 // retryingForEver is an automated app whose sync fails in every region
 // and retries for ever (retry.limit -1).
 func (s *appSuite) retryingForEver() Input {
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
-	degraded := temporal.NewNonRetryableApplicationError("wave 0 is not healthy: Pod/gb/fails: Degraded", ErrSyncFailed, nil)
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(SyncResult{}, degraded)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	degraded := temporal.NewNonRetryableApplicationError("wave 0 is not healthy: Pod/gb/fails: Degraded", contract.ErrSyncFailed, nil)
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(contract.SyncResult{}, degraded)
 	in := testApp(true)
 	in.Spec.SyncPolicy.Retry = &app.RetryPolicy{Limit: -1, Backoff: &app.Backoff{Duration: "20s", MaxDuration: "20s"}}
 	return in
@@ -33,14 +34,14 @@ func (s *appSuite) TestTerminateOpStopsARetryingOperation() {
 	var ended *app.OperationState
 	s.env.RegisterDelayedCallback(func() {
 		s.Equal(app.OperationRunning, s.query().Status.OperationState.Phase)
-		s.env.UpdateWorkflow(UpdateTerminateOp, "terminate", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateTerminateOp, "terminate", &testsuite.TestUpdateCallback{
 			OnReject: func(err error) { s.Fail("terminate-op rejected", err) },
 			OnAccept: func() {},
 			OnComplete: func(out any, err error) {
 				s.NoError(err)
 				ended, _ = out.(*app.OperationState)
 			},
-		}, TerminateOpRequest{})
+		}, contract.TerminateOpRequest{})
 	}, 50*time.Second)
 	s.env.RegisterDelayedCallback(func() {
 		op := s.query().Status.OperationState
@@ -50,17 +51,17 @@ func (s *appSuite) TestTerminateOpStopsARetryingOperation() {
 		retries := op.RetryCount
 		s.Require().NotNil(ended, "the update answers with the ended operation")
 		s.Equal(op.ID, ended.ID)
-		s.env.UpdateWorkflow(UpdateTerminateOp, "again", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateTerminateOp, "again", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { s.Contains(err.Error(), "no operation is in progress") },
 			OnAccept:   func() { s.Fail("nothing runs: a second terminate-op is refused") },
 			OnComplete: func(any, error) {},
-		}, TerminateOpRequest{})
+		}, contract.TerminateOpRequest{})
 		s.env.RegisterDelayedCallback(func() {
 			s.Equal(retries, s.query().Status.OperationState.RetryCount, "no retry after the termination")
 		}, 2*time.Minute)
 	}, 55*time.Second)
 	s.deleteAt(5*time.Minute, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.NoError(s.env.GetWorkflowError())
 }
 
@@ -71,13 +72,13 @@ func (s *appSuite) TestDeleteIsNotHeldBackByARetryingOperation() {
 	in := s.retryingForEver()
 	deleted := false
 	s.env.RegisterDelayedCallback(func() {
-		s.env.UpdateWorkflow(UpdateDelete, "delete", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(contract.UpdateDelete, "delete", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { s.Fail("delete rejected", err) },
 			OnAccept:   func() {},
 			OnComplete: func(_ any, err error) { s.NoError(err); deleted = true },
-		}, DeleteRequest{Cascade: ptr(false)})
+		}, contract.DeleteRequest{Cascade: ptr(false)})
 	}, 50*time.Second)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, in)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.NoError(s.env.GetWorkflowError())
 	s.True(deleted, "the delete completed")
 }

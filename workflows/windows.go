@@ -7,15 +7,9 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
-
-// ActivitySyncWindows decides, for an app and a time, what the sync windows
-// of its project say (control worker, run as a local activity).
-const ActivitySyncWindows = "SyncWindows"
-
-// ErrProjectNotFound: the app's project does not exist (activity error type).
-const ErrProjectNotFound = "ProjectNotFound"
 
 // changeSyncWindows gates the window checks: runs recorded before them
 // check none, so their histories replay unchanged.
@@ -24,19 +18,6 @@ const changeSyncWindows = "sync-windows"
 // windowOpenMargin is waited past a window's opening, so that the
 // reconcile the timer starts finds it open.
 const windowOpenMargin = time.Second
-
-// SyncWindowsInput asks whether a sync of the app may run at Now.
-type SyncWindowsInput struct {
-	Project string            `json:"project"`
-	Subject app.WindowSubject `json:"subject"`
-	// Now is the workflow's time, so a replay decides as the run did.
-	Now    time.Time `json:"now"`
-	Manual bool      `json:"manual,omitempty"`
-}
-
-type SyncWindowsResult struct {
-	app.WindowDecision
-}
 
 // checkWindows asks the app's project whether a sync may run now. An app
 // of the default project, which has no windows, asks nothing.
@@ -53,8 +34,8 @@ func (s *appState) checkWindows(ctx workflow.Context, manual bool) (app.WindowDe
 		RetryPolicy:         activityRetry(3),
 		Summary:             "sync windows of project " + project,
 	})
-	var out SyncWindowsResult
-	err := workflow.ExecuteLocalActivity(lctx, ActivitySyncWindows, SyncWindowsInput{
+	var out contract.SyncWindowsResult
+	err := workflow.ExecuteLocalActivity(lctx, contract.ActivitySyncWindows, contract.SyncWindowsInput{
 		Project: project, Subject: s.app.WindowSubject(s.cfg.Regions), Now: workflow.Now(ctx), Manual: manual,
 	}).Get(ctx, &out)
 	if err != nil {
@@ -66,7 +47,7 @@ func (s *appState) checkWindows(ctx workflow.Context, manual bool) (app.WindowDe
 
 // windowsHoldAutoSync reports whether the project's windows hold back an
 // automated sync of target now; the status then says which and until when.
-func (s *appState) windowsHoldAutoSync(ctx workflow.Context, target Target) bool {
+func (s *appState) windowsHoldAutoSync(ctx workflow.Context, target contract.Target) bool {
 	d, err := s.checkWindows(ctx, false)
 	switch {
 	case err != nil:

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -16,14 +17,14 @@ import (
 // control worker does, and counts the questions.
 func (s *appSuite) windowsStandIn(window app.SyncWindow, asked *atomic.Int32) {
 	p := app.AppProject{Metadata: app.ObjectMeta{Name: "team-a"}, Spec: app.ProjectSpec{SyncWindows: []app.SyncWindow{window}}}
-	s.env.RegisterActivityWithOptions(func(_ context.Context, in SyncWindowsInput) (SyncWindowsResult, error) {
+	s.env.RegisterActivityWithOptions(func(_ context.Context, in contract.SyncWindowsInput) (contract.SyncWindowsResult, error) {
 		asked.Add(1)
 		s.Equal("team-a", in.Project)
-		return SyncWindowsResult{WindowDecision: p.SyncAllowed(in.Subject, in.Now, in.Manual)}, nil
-	}, activity.RegisterOptions{Name: ActivitySyncWindows})
-	s.env.RegisterActivityWithOptions(func(context.Context, ProjectPermissionsInput) (ProjectPermissionsResult, error) {
-		return ProjectPermissionsResult{}, nil // the project permits the app
-	}, activity.RegisterOptions{Name: ActivityProjectPermissions})
+		return contract.SyncWindowsResult{WindowDecision: p.SyncAllowed(in.Subject, in.Now, in.Manual)}, nil
+	}, activity.RegisterOptions{Name: contract.ActivitySyncWindows})
+	s.env.RegisterActivityWithOptions(func(context.Context, contract.ProjectPermissionsInput) (contract.ProjectPermissionsResult, error) {
+		return contract.ProjectPermissionsResult{}, nil // the project permits the app
+	}, activity.RegisterOptions{Name: contract.ActivityProjectPermissions})
 }
 
 func windowApp(automated bool) Input {
@@ -41,12 +42,12 @@ func (s *appSuite) TestDenyWindowHoldsAutoSyncUntilItCloses() {
 	s.env.SetStartTime(start)
 	var asked atomic.Int32
 	s.windowsStandIn(app.SyncWindow{Kind: app.WindowDeny, Schedule: "0 12 * * *", Duration: "2m", Applications: []string{"guest*"}}, &asked)
-	s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "1111111111111111"}, nil)
-	s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "1111111111111111"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 	var syncs atomic.Int32
-	s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(func(ctx context.Context, in SyncInput) (SyncResult, error) {
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 		syncs.Add(1)
 		return cluster.sync(ctx, in)
 	})
@@ -74,7 +75,7 @@ func (s *appSuite) TestDenyWindowHoldsAutoSyncUntilItCloses() {
 		s.Equal(int32(2), asked.Load(), "asked once at the start, once when the window closed: no polling")
 	}, 3*time.Minute)
 	s.deleteAt(4*time.Minute, false)
-	s.env.ExecuteWorkflow(ApplicationWorkflow, windowApp(true))
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, windowApp(true))
 	s.NoError(s.env.GetWorkflowError())
 }
 
@@ -88,23 +89,23 @@ func (s *appSuite) TestDenyWindowRefusesManualSyncUnlessManualSync() {
 			var asked atomic.Int32
 			s.windowsStandIn(app.SyncWindow{Kind: app.WindowDeny, Schedule: "0 12 * * *", Duration: "2m",
 				Clusters: []string{"eu-*"}, ManualSync: manualSync}, &asked)
-			s.env.OnActivity(ActivityResolveRevision, mock.Anything, mock.Anything).Return(ResolveResult{SHA: "1111111111111111"}, nil)
-			s.env.OnActivity(ActivityRender, mock.Anything, mock.Anything).Return(RenderResult{Digest: "d", Count: 1}, nil)
+			s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "1111111111111111"}, nil)
+			s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 			cluster := &fakeCluster{synced: map[string]string{}}
-			s.env.OnActivity(ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+			s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 			var syncs atomic.Int32
-			s.env.OnActivity(ActivitySync, mock.Anything, mock.Anything).Return(func(ctx context.Context, in SyncInput) (SyncResult, error) {
+			s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
 				syncs.Add(1)
 				return cluster.sync(ctx, in)
 			}).Maybe()
 			var syncErr error
 			completed := false
 			s.env.RegisterDelayedCallback(func() {
-				s.env.UpdateWorkflow(UpdateSync, "sync", &testsuite.TestUpdateCallback{
+				s.env.UpdateWorkflow(contract.UpdateSync, "sync", &testsuite.TestUpdateCallback{
 					OnReject:   func(err error) { s.Fail("sync rejected", err) },
 					OnAccept:   func() {},
 					OnComplete: func(_ any, err error) { completed, syncErr = true, err },
-				}, SyncRequest{})
+				}, contract.SyncRequest{})
 			}, 10*time.Second)
 			s.env.RegisterDelayedCallback(func() {
 				s.True(completed)
@@ -120,7 +121,7 @@ func (s *appSuite) TestDenyWindowRefusesManualSyncUnlessManualSync() {
 				s.Equal(int32(0), syncs.Load(), "nothing synced")
 			}, 30*time.Second)
 			s.deleteAt(40*time.Second, false)
-			s.env.ExecuteWorkflow(ApplicationWorkflow, windowApp(false))
+			s.env.ExecuteWorkflow(contract.ApplicationWorkflow, windowApp(false))
 			s.NoError(s.env.GetWorkflowError())
 			s.Equal(int32(1), asked.Load(), "a manual app asks only when it syncs")
 		})

@@ -33,9 +33,10 @@ import (
 	"go.temporal.io/sdk/client"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/devenv"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // Env is a test package's view of its stack.
@@ -231,10 +232,10 @@ func (e *Env) KubeClient(t testing.TB, region string) kubernetes.Interface {
 }
 
 // Query answers an app's status query.
-func Query(c client.Client, name string) (*workflows.View, error) {
+func Query(c client.Client, name string) (*contract.View, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return workflows.Query(ctx, c, name)
+	return ferryclient.Query(ctx, c, name)
 }
 
 // Eventually polls cond until it holds, failing the test with cond's last

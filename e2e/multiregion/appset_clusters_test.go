@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	regionscfg "github.com/ferry-gitops/ferry/internal/regions"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // tiers are the labels the test gives the regions: the clusters
@@ -148,7 +148,7 @@ func TestAppSetClustersAndMatrix(t *testing.T) {
 		require.Equal(t, map[string]string{"tier": tiers[r], "region": r}, cm.Data, "the values of %s", r)
 	}
 	e2etest.Eventually(t, time.Minute, "the set lists exactly its two apps", func() (bool, string) {
-		v, err := workflows.GetAppSet(context.Background(), c, "tiers")
+		v, err := ferryclient.GetAppSet(context.Background(), c, "tiers")
 		if err != nil {
 			return false, err.Error()
 		}
@@ -175,7 +175,7 @@ func TestAppSetClustersAndMatrix(t *testing.T) {
 		_, err := e2etest.Query(c, d+"-ap-south-1")
 		require.Error(t, err, "the product leaves out the bronze region")
 	}
-	v, err := workflows.GetAppSet(context.Background(), c, "grid")
+	v, err := ferryclient.GetAppSet(context.Background(), c, "grid")
 	require.NoError(t, err)
 	require.Len(t, v.Status.Resources, 4, "2 regions × 2 directories")
 

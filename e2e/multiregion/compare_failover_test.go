@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestRegionWorkerKilledMidCompare: a region's API server hangs (frozen,
@@ -39,7 +39,7 @@ func TestRegionWorkerKilledMidCompare(t *testing.T) {
 	var victim, survivor *e2etest.Worker
 	var hung string
 	e2etest.Eventually(t, time.Minute, "one Compare left running, on a region worker", func() (bool, string) {
-		running, err := runningActivities(c, workflows.WorkflowID(name), workflows.ActivityCompare)
+		running, err := runningActivities(c, contract.WorkflowID(name), contract.ActivityCompare)
 		if err != nil || len(running) != 1 {
 			return false, fmt.Sprintf("running Compares: %v %v", running, err)
 		}
@@ -62,7 +62,7 @@ func TestRegionWorkerKilledMidCompare(t *testing.T) {
 	thaw()
 
 	e.WaitApp(t, name, sha2, 2*time.Minute)
-	attempts, err := completedAttempts(c, workflows.WorkflowID(name), workflows.ActivityCompare)
+	attempts, err := completedAttempts(c, contract.WorkflowID(name), contract.ActivityCompare)
 	require.NoError(t, err)
 	a, ok := attempts[hung]
 	require.True(t, ok, "Compare %s completed: %+v", hung, attempts)

@@ -14,9 +14,9 @@ import (
 	"go.temporal.io/sdk/converter"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestRegionWorkerKilledMidSync: a control worker and two workers that both
@@ -60,7 +60,7 @@ func TestRegionWorkerKilledMidSync(t *testing.T) {
 			}
 			uids[r] = string(d.UID)
 		}
-		running, err := runningActivities(c, workflows.WorkflowID(name), workflows.ActivitySync)
+		running, err := runningActivities(c, contract.WorkflowID(name), contract.ActivitySync)
 		if err != nil {
 			return false, err.Error()
 		}
@@ -103,7 +103,7 @@ func TestRegionWorkerKilledMidSync(t *testing.T) {
 
 	// The workflow's history says who finished: each Sync the killed
 	// worker ran completed on the other one, in a later attempt.
-	finished, err := completedAttempts(c, workflows.WorkflowID(name), workflows.ActivitySync)
+	finished, err := completedAttempts(c, contract.WorkflowID(name), contract.ActivitySync)
 	require.NoError(t, err)
 	require.Len(t, finished, len(regions), "one Sync activity per region: %+v", finished)
 	for id := range onVictim {

@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/hooks"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // preSyncJob is a PreSync hook Job; on kwok it completes in a second,
@@ -56,7 +56,7 @@ func TestRegionFrozenDuringPreSync(t *testing.T) {
 	sha2 := repo.CommitAndPush("v2")
 	e.MustFerry(t, "app", "refresh", name)
 
-	var view workflows.View
+	var view contract.View
 	get := func() string {
 		require.NoError(t, json.Unmarshal([]byte(e.MustFerry(t, "app", "get", name, "-o", "json")), &view))
 		return e2etest.Describe(&view.Status)
@@ -120,6 +120,6 @@ func TestRegionFrozenDuringPreSync(t *testing.T) {
 	job, err := e.KubeClient(t, frozen).BatchV1().Jobs(name).Get(context.Background(), "migrate", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int32(1), job.Status.Succeeded, "the PreSync hook ran in %s before its sync", frozen)
-	e.RecordHistories(t, workflows.WorkflowID(name), name)
+	e.RecordHistories(t, contract.WorkflowID(name), name)
 	e.MustFerry(t, "app", "delete", name, "--cascade")
 }

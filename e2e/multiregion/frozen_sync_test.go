@@ -11,9 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestRegionFrozenMidSync: one region's kube-apiserver is frozen (SIGSTOP)
@@ -42,7 +42,7 @@ func TestRegionFrozenMidSync(t *testing.T) {
 	sha2 := repo.CommitAndPush("v2: a Deployment in wave 0 before the ConfigMap")
 	e.MustFerry(t, "app", "refresh", name)
 
-	var view workflows.View
+	var view contract.View
 	get := func() string {
 		require.NoError(t, json.Unmarshal([]byte(e.MustFerry(t, "app", "get", name, "-o", "json")), &view))
 		return e2etest.Describe(&view.Status)
@@ -115,7 +115,7 @@ func TestRegionFrozenMidSync(t *testing.T) {
 	cm, err := e.KubeClient(t, frozen).CoreV1().ConfigMaps(name).Get(context.Background(), "settings", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "v3", cm.Data["version"], "region %s caught up", frozen)
-	e.RecordHistories(t, workflows.WorkflowID(name), name)
+	e.RecordHistories(t, contract.WorkflowID(name), name)
 	e.MustFerry(t, "app", "delete", name, "--cascade")
 }
 

@@ -13,9 +13,9 @@ import (
 	"go.temporal.io/sdk/converter"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestFrozenRegionHoldsNoOneBack: one region's kube-apiserver is frozen
@@ -43,7 +43,7 @@ func TestFrozenRegionHoldsNoOneBack(t *testing.T) {
 	sha2 := repo.CommitAndPush("v2")
 	e.MustFerry(t, "app", "refresh", name)
 	e.WaitApp(t, name, sha2, 2*time.Minute)
-	healthy := timelineSince(t, c, workflows.WorkflowID(name), workflows.SignalRefresh)
+	healthy := timelineSince(t, c, contract.WorkflowID(name), contract.SignalRefresh)
 	t.Logf("every region healthy, after the refresh signal: %s", healthy)
 
 	thaw := freeze(t, frozen)
@@ -52,7 +52,7 @@ func TestFrozenRegionHoldsNoOneBack(t *testing.T) {
 	e.MustFerry(t, "app", "refresh", name)
 	refreshed := time.Now()
 
-	var view workflows.View
+	var view contract.View
 	e2etest.Eventually(t, 2*time.Minute, "the other regions Synced at v3 while "+frozen+" is frozen", func() (bool, string) {
 		require.NoError(t, json.Unmarshal([]byte(e.MustFerry(t, "app", "get", name, "-o", "json")), &view))
 		ok := true
@@ -76,7 +76,7 @@ func TestFrozenRegionHoldsNoOneBack(t *testing.T) {
 	// refresh signal to each Sync's end, and how long after the last
 	// compare each Sync began, beside the same refresh with every region
 	// healthy) are logged: speed is the benchmarks' to assert.
-	tl := timelineSince(t, c, workflows.WorkflowID(name), workflows.SignalRefresh)
+	tl := timelineSince(t, c, contract.WorkflowID(name), contract.SignalRefresh)
 	t.Logf("%s frozen, after the refresh signal: %s", frozen, tl)
 	for _, r := range others {
 		require.Contains(t, tl.synced, r, "a Sync of %s completed after the refresh", r)
@@ -108,7 +108,7 @@ func TestFrozenRegionHoldsNoOneBack(t *testing.T) {
 	cm, err := e.KubeClient(t, frozen).CoreV1().ConfigMaps(name).Get(context.Background(), "settings", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "v3", cm.Data["version"], "region %s caught up", frozen)
-	e.RecordHistories(t, workflows.WorkflowID(name), name)
+	e.RecordHistories(t, contract.WorkflowID(name), name)
 	e.MustFerry(t, "app", "delete", name, "--cascade")
 }
 
@@ -177,25 +177,25 @@ func timelineSince(t *testing.T, c client.Client, workflowID, signal string) tim
 			var in struct{ Region string } // of SyncInput and CompareInput
 			require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &in))
 			byID[ev.EventId] = scheduled{a.GetActivityType().GetName(), in.Region}
-			if a.GetActivityType().GetName() == workflows.ActivitySync {
+			if a.GetActivityType().GetName() == contract.ActivitySync {
 				first(tl.syncScheduled, in.Region, at)
 			}
 		}
 		for _, id := range []int64{ev.GetActivityTaskFailedEventAttributes().GetScheduledEventId(), ev.GetActivityTaskTimedOutEventAttributes().GetScheduledEventId(),
 			ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()} {
-			if s := byID[id]; id != 0 && s.activity == workflows.ActivityCompare {
+			if s := byID[id]; id != 0 && s.activity == contract.ActivityCompare {
 				first(tl.compareEnded, s.region, at)
 			}
 		}
 		if a := ev.GetActivityTaskCompletedEventAttributes(); a != nil {
 			switch s := byID[a.GetScheduledEventId()]; s.activity {
-			case workflows.ActivityRender:
+			case contract.ActivityRender:
 				if tl.rendered.IsZero() {
 					tl.rendered = at
 				}
-			case workflows.ActivityCompare:
+			case contract.ActivityCompare:
 				first(tl.compared, s.region, at)
-			case workflows.ActivitySync:
+			case contract.ActivitySync:
 				first(tl.synced, s.region, at)
 			}
 		}

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // TestRegionAPIServerDown: eu-west-1's kube-apiserver is stopped (its
@@ -72,7 +72,7 @@ func TestRegionAPIServerDown(t *testing.T) {
 	}
 
 	// What a user sees: the region's row says Unreachable and why.
-	var view workflows.View
+	var view contract.View
 	require.NoError(t, json.Unmarshal([]byte(e.MustFerry(t, "app", "get", name, "-o", "json")), &view))
 	sum := view.Status.Regions[down]
 	require.True(t, sum.Unreachable, "status.regions[%s]: %+v", down, sum)
@@ -96,7 +96,7 @@ func TestRegionAPIServerDown(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "v2", cm.Data["version"], "region %s caught up", down)
 	require.NoError(t, stack.Check(), "every process of the stack runs")
-	e.RecordHistories(t, workflows.WorkflowID(name), name)
+	e.RecordHistories(t, contract.WorkflowID(name), name)
 	e.MustFerry(t, "app", "delete", name, "--cascade")
 }
 

@@ -13,9 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/workflows"
 )
 
 // poolLabel marks the Nodes of a node pool that version 2 of the web app
@@ -157,7 +157,7 @@ func TestRolloutHaltsAtFailingFirstStage(t *testing.T) {
 		require.Empty(t, d.Spec.Template.Spec.NodeSelector, "region %s", r)
 		require.EqualValues(t, 1, d.Status.AvailableReplicas, "region %s", r)
 	}
-	e.RecordHistories(t, workflows.WorkflowID(name), name)
+	e.RecordHistories(t, contract.WorkflowID(name), name)
 	e.MustFerry(t, "app", "delete", name, "--cascade")
 }
 

@@ -1,4 +1,4 @@
-package workflows
+package ferryclient
 
 import (
 	"context"
@@ -7,46 +7,39 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/regions"
 	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/client"
-
-	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 // projects are the AppProject workflows.
-var projects = objectWorkflow{Type: ProjectWorkflow, IDPrefix: ProjectWorkflowID(""), Noun: "projects"}
+var projects = objectWorkflow{Type: contract.ProjectWorkflow, IDPrefix: contract.ProjectWorkflowID(""), Noun: "projects"}
 
 // ApplyProject creates the project's workflow, or sends a running one the
 // new spec, in one update-with-start; the update's validator refuses a bad
 // spec before anything changes.
-func ApplyProject(ctx context.Context, c client.Client, p *app.AppProject) (ProjectView, error) {
+func ApplyProject(ctx context.Context, c client.Client, p *app.AppProject) (contract.ProjectView, error) {
 	if p.Metadata.Name == app.DefaultProject {
-		return ProjectView{}, fmt.Errorf("project %q is built in and allows everything: give your project another name", app.DefaultProject)
+		return contract.ProjectView{}, fmt.Errorf("project %q is built in and allows everything: give your project another name", app.DefaultProject)
 	}
-	var v ProjectView
-	err := projects.applyWithStart(ctx, c, p.Metadata.Name, "AppProject "+p.Metadata.Name, nil, p, UpdateProjectSpec, []any{p}, &v)
+	var v contract.ProjectView
+	err := projects.applyWithStart(ctx, c, p.Metadata.Name, "AppProject "+p.Metadata.Name, nil, p, contract.UpdateProjectSpec, []any{p}, &v)
 	return v, err
 }
 
-// ProjectNotFoundError: no project of that name exists.
-type ProjectNotFoundError struct{ Name string }
-
-func (e *ProjectNotFoundError) Error() string {
-	return fmt.Sprintf("project %q not found: create it with ferry project apply -f FILE, or see ferry project list", e.Name)
-}
-
 // GetProject answers the project query; the default project is built in.
-func GetProject(ctx context.Context, c client.Client, name string) (*ProjectView, error) {
+func GetProject(ctx context.Context, c client.Client, name string) (*contract.ProjectView, error) {
 	if name == app.DefaultProject || name == "" {
-		v := ViewOfProject(app.DefaultAppProject())
+		v := contract.ViewOfProject(app.DefaultAppProject())
 		return &v, nil
 	}
-	var v ProjectView
-	switch err := projects.query(ctx, c, name, QueryProject, &v); {
+	var v contract.ProjectView
+	switch err := projects.query(ctx, c, name, contract.QueryProject, &v); {
 	case errors.Is(err, errNotRunning):
-		return nil, &ProjectNotFoundError{Name: name}
+		return nil, &contract.ProjectNotFoundError{Name: name}
 	case err != nil:
 		return nil, err
 	}
@@ -82,9 +75,9 @@ func DeleteProject(ctx context.Context, c client.Client, name string) error {
 	if name == app.DefaultProject {
 		return fmt.Errorf("project %q is built in and cannot be deleted", app.DefaultProject)
 	}
-	err := projects.update(ctx, c, name, UpdateProjectDelete)
+	err := projects.update(ctx, c, name, contract.UpdateProjectDelete)
 	if errors.Is(err, errNotRunning) {
-		return &ProjectNotFoundError{Name: name}
+		return &contract.ProjectNotFoundError{Name: name}
 	}
 	return err
 }
@@ -93,7 +86,7 @@ func DeleteProject(ctx context.Context, c client.Client, name string) error {
 // empty spec.project is the default project), by asking each app.
 func AppsOfProject(ctx context.Context, c client.Client, project string) ([]string, error) {
 	var names []string
-	if err := ListApps(ctx, c, func(name string, _ Summary) { names = append(names, name) }); err != nil {
+	if err := ListApps(ctx, c, func(name string, _ contract.Summary) { names = append(names, name) }); err != nil {
 		return nil, err
 	}
 	var out []string
@@ -122,7 +115,7 @@ func CheckAppProject(ctx context.Context, c client.Client, a *app.Application, r
 		return nil
 	}
 	v, err := GetProject(ctx, c, name)
-	var nf *ProjectNotFoundError
+	var nf *contract.ProjectNotFoundError
 	if errors.As(err, &nf) {
 		return fmt.Errorf("app %q: %w", a.Metadata.Name, err)
 	}

@@ -1,11 +1,10 @@
-package workflows
+package contract
 
 import (
 	"time"
 
-	"go.temporal.io/sdk/temporal"
-
 	"github.com/ferry-gitops/ferry/internal/app"
+	"go.temporal.io/sdk/temporal"
 )
 
 // Activity names. Control activities run on TaskQueue, region activities on
@@ -276,4 +275,56 @@ type SyncChildrenResult struct {
 	Results []app.ResourceResult `json:"results,omitempty"`
 	// Applied are the children that now run as apps.
 	Applied []string `json:"applied,omitempty"`
+}
+
+// SourceRevision is one source of a multi-source app at its resolved
+// revision: a commit SHA, or a chart version for a chart source.
+type SourceRevision struct {
+	Source   app.Source `json:"source"`
+	Revision string     `json:"revision"`
+}
+
+// Revisions are the target's revisions, one per source of a multi-source
+// app (status.sync.revisions); nil for an app of one source.
+func (t Target) Revisions() []string {
+	if len(t.Sources) == 0 {
+		return nil
+	}
+	out := make([]string, len(t.Sources))
+	for i, s := range t.Sources {
+		out[i] = s.Revision
+	}
+	return out
+}
+
+// SourceList is the target's sources: spec.sources', or spec.source alone.
+func (t Target) SourceList() []app.Source {
+	if len(t.Sources) == 0 {
+		return []app.Source{t.Source}
+	}
+	out := make([]app.Source, len(t.Sources))
+	for i, s := range t.Sources {
+		out[i] = s.Source
+	}
+	return out
+}
+
+// ActivitySyncWindows decides, for an app and a time, what the sync windows
+// of its project say (control worker, run as a local activity).
+const ActivitySyncWindows = "SyncWindows"
+
+// ErrProjectNotFound: the app's project does not exist (activity error type).
+const ErrProjectNotFound = "ProjectNotFound"
+
+// SyncWindowsInput asks whether a sync of the app may run at Now.
+type SyncWindowsInput struct {
+	Project string            `json:"project"`
+	Subject app.WindowSubject `json:"subject"`
+	// Now is the workflow's time, so a replay decides as the run did.
+	Now    time.Time `json:"now"`
+	Manual bool      `json:"manual,omitempty"`
+}
+
+type SyncWindowsResult struct {
+	app.WindowDecision
 }

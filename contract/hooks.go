@@ -1,4 +1,4 @@
-package workflows
+package contract
 
 import (
 	"github.com/ferry-gitops/ferry/internal/app"

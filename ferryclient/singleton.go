@@ -1,4 +1,4 @@
-package workflows
+package ferryclient
 
 import (
 	"context"
@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ferry-gitops/ferry/contract"
 	enumspb "go.temporal.io/api/enums/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 )
-
-// The long-running workflows that stand for one object each (an
-// ApplicationSet, an AppProject) share how a client applies, reads, lists
-// and deletes them.
 
 // objectWorkflow names the workflow of one object.
 type objectWorkflow struct {
@@ -32,11 +29,11 @@ func (w objectWorkflow) applyWithStart(ctx context.Context, c client.Client, nam
 	input any, update string, args []any, out any) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	go cancelWithoutWorkers(ctx, c, TaskQueue, cancel)
+	go cancelWithoutWorkers(ctx, c, contract.TaskQueue, cancel)
 	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		StaticSummary:            summary,
 		ID:                       w.IDPrefix + name,
-		TaskQueue:                TaskQueue,
+		TaskQueue:                contract.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		Memo:                     memo,
@@ -50,7 +47,7 @@ func (w objectWorkflow) applyWithStart(ctx context.Context, c client.Client, nam
 	if err == nil {
 		err = handle.Get(ctx, out)
 	}
-	if noWorker := (*NoWorkerError)(nil); err != nil && errors.As(context.Cause(ctx), &noWorker) {
+	if noWorker := (*contract.NoWorkerError)(nil); err != nil && errors.As(context.Cause(ctx), &noWorker) {
 		return noWorker
 	}
 	return err

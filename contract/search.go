@@ -1,6 +1,8 @@
-package workflows
+package contract
 
 import (
+	"fmt"
+
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 )
@@ -74,4 +76,12 @@ func SummaryOf(sa *commonpb.SearchAttributes) Summary {
 		Health: str(SearchHealth), Revision: str(SearchRev), Regions: list(SearchRegions),
 		Project: str(SearchProject), Operation: str(SearchOperation), RepoURLs: list(SearchRepoURLs),
 	}
+}
+
+// NoWorkerError says that no worker polls the task queue a request waits
+// on, as `temporal task-queue describe` would show.
+type NoWorkerError struct{ TaskQueue string }
+
+func (e *NoWorkerError) Error() string {
+	return fmt.Sprintf("no worker is polling task queue %s: start ferry-worker --control on this Temporal server and namespace, then apply again", e.TaskQueue)
 }

@@ -1,4 +1,4 @@
-package workflows
+package ferryclient
 
 import (
 	"context"
@@ -7,12 +7,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/workflows"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-
-	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 // Apply creates the app's workflow, or sends a running one the new spec:
@@ -23,43 +25,35 @@ import (
 // returns a *NoWorkerError instead of waiting for one without end. by says
 // who applies: an app owned by someone else is refused, unchanged, with an
 // error IsOwnerRefusal knows; a new app belongs to by.
-func Apply(ctx context.Context, c client.Client, a *app.Application, by SpecRequest) (View, error) {
+func Apply(ctx context.Context, c client.Client, a *app.Application, by contract.SpecRequest) (contract.View, error) {
 	if err := CheckAppProject(ctx, c, a, nil); err != nil {
-		return View{}, err
+		return contract.View{}, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	go cancelWithoutWorkers(ctx, c, TaskQueue, cancel)
+	go cancelWithoutWorkers(ctx, c, contract.TaskQueue, cancel)
 	summary, details := startSummary(a)
 	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		StaticSummary: summary, StaticDetails: details,
-		ID:                       WorkflowID(a.Metadata.Name),
-		TaskQueue:                TaskQueue,
+		ID:                       contract.WorkflowID(a.Metadata.Name),
+		TaskQueue:                contract.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-	}, ApplicationWorkflow, Input{Application: *a, Owner: new(by.owner())})
+	}, contract.ApplicationWorkflow, workflows.Input{Application: *a, Owner: new(by.Owner())})
 	handle, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,
 		UpdateOptions: client.UpdateWorkflowOptions{
-			UpdateName: UpdateSpec, Args: []any{a, by}, WaitForStage: client.WorkflowUpdateStageCompleted,
+			UpdateName: contract.UpdateSpec, Args: []any{a, by}, WaitForStage: client.WorkflowUpdateStageCompleted,
 		},
 	})
-	var v View
+	var v contract.View
 	if err == nil {
 		err = handle.Get(ctx, &v)
 	}
-	if noWorker := (*NoWorkerError)(nil); err != nil && errors.As(context.Cause(ctx), &noWorker) {
+	if noWorker := (*contract.NoWorkerError)(nil); err != nil && errors.As(context.Cause(ctx), &noWorker) {
 		return v, noWorker
 	}
 	return v, err
-}
-
-// NoWorkerError says that no worker polls the task queue a request waits
-// on, as `temporal task-queue describe` would show.
-type NoWorkerError struct{ TaskQueue string }
-
-func (e *NoWorkerError) Error() string {
-	return fmt.Sprintf("no worker is polling task queue %s: start ferry-worker --control on this Temporal server and namespace, then apply again", e.TaskQueue)
 }
 
 const (
@@ -97,7 +91,7 @@ func cancelWithoutWorkers(ctx context.Context, c client.Client, taskQueue string
 			missed = 0
 		default:
 			if missed++; missed == 2 {
-				cancel(&NoWorkerError{TaskQueue: taskQueue})
+				cancel(&contract.NoWorkerError{TaskQueue: taskQueue})
 				return
 			}
 		}
@@ -122,16 +116,16 @@ func anyPolledWithin(pollers []*taskqueuepb.PollerInfo, age time.Duration) bool 
 // A deletion that waits for its confirmation (Delete=confirm) is no error:
 // it goes on once confirmed, as an Argo CD Application waits with its
 // finalizer; DeleteApp tells it.
-func Delete(ctx context.Context, c client.Client, name string, req DeleteRequest) error {
+func Delete(ctx context.Context, c client.Client, name string, req contract.DeleteRequest) error {
 	_, err := DeleteApp(ctx, c, name, req)
 	return err
 }
 
 // DeleteApp is Delete, with what the deletion waits for when it does.
-func DeleteApp(ctx context.Context, c client.Client, name string, req DeleteRequest) (DeleteOutcome, error) {
-	var out DeleteOutcome
+func DeleteApp(ctx context.Context, c client.Client, name string, req contract.DeleteRequest) (contract.DeleteOutcome, error) {
+	var out contract.DeleteOutcome
 	handle, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: WorkflowID(name), UpdateName: UpdateDelete,
+		WorkflowID: contract.WorkflowID(name), UpdateName: contract.UpdateDelete,
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
@@ -141,11 +135,11 @@ func DeleteApp(ctx context.Context, c client.Client, name string, req DeleteRequ
 }
 
 // Confirm confirms what the app waits for (UpdateConfirm).
-func Confirm(ctx context.Context, c client.Client, name string) (ConfirmResult, error) {
-	var out ConfirmResult
+func Confirm(ctx context.Context, c client.Client, name string) (contract.ConfirmResult, error) {
+	var out contract.ConfirmResult
 	handle, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: WorkflowID(name), UpdateName: UpdateConfirm,
-		Args: []any{ConfirmRequest{}}, WaitForStage: client.WorkflowUpdateStageCompleted,
+		WorkflowID: contract.WorkflowID(name), UpdateName: contract.UpdateConfirm,
+		Args: []any{contract.ConfirmRequest{}}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
 		err = handle.Get(ctx, &out)
@@ -158,8 +152,8 @@ func Confirm(ctx context.Context, c client.Client, name string) (ConfirmResult, 
 func TerminateOp(ctx context.Context, c client.Client, name string) (*app.OperationState, error) {
 	var out *app.OperationState
 	handle, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: WorkflowID(name), UpdateName: UpdateTerminateOp,
-		Args: []any{TerminateOpRequest{}}, WaitForStage: client.WorkflowUpdateStageCompleted,
+		WorkflowID: contract.WorkflowID(name), UpdateName: contract.UpdateTerminateOp,
+		Args: []any{contract.TerminateOpRequest{}}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
 		err = handle.Get(ctx, &out)
@@ -171,18 +165,18 @@ func TerminateOp(ctx context.Context, c client.Client, name string) (*app.Operat
 // deleted (its workflow closed) or never existed is an *AppNotFoundError,
 // as argocd app get answers NotFound: a closed workflow would still answer
 // with its last status, which reads as if the app ran on.
-func Query(ctx context.Context, c client.Client, name string) (*View, error) {
+func Query(ctx context.Context, c client.Client, name string) (*contract.View, error) {
 	res, err := c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
-		WorkflowID: WorkflowID(name), QueryType: QueryStatus,
+		WorkflowID: contract.WorkflowID(name), QueryType: contract.QueryStatus,
 		QueryRejectCondition: enumspb.QUERY_REJECT_CONDITION_NOT_OPEN,
 	})
 	switch {
 	case err != nil && (isNotFound(err) || isDeletedAnswer(name, err)), err == nil && res.QueryRejected != nil:
-		return nil, &AppNotFoundError{Name: name}
+		return nil, &contract.AppNotFoundError{Name: name}
 	case err != nil:
 		return nil, err
 	}
-	var v View
+	var v contract.View
 	if err := res.QueryResult.Get(&v); err != nil {
 		return nil, err
 	}
@@ -191,23 +185,81 @@ func Query(ctx context.Context, c client.Client, name string) (*View, error) {
 
 // ListApps calls fn with the name and search attributes of every running
 // app, a page of up to 1,000 at a time.
-func ListApps(ctx context.Context, c client.Client, fn func(name string, s Summary)) error {
+func ListApps(ctx context.Context, c client.Client, fn func(name string, s contract.Summary)) error {
 	var token []byte
 	for {
 		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query:    "WorkflowType = '" + ApplicationWorkflow + "' AND ExecutionStatus = 'Running'",
+			Query:    "WorkflowType = '" + contract.ApplicationWorkflow + "' AND ExecutionStatus = 'Running'",
 			PageSize: 1000, NextPageToken: token,
 		})
 		if err != nil {
 			return fmt.Errorf("list the running apps: %w", err)
 		}
 		for _, e := range resp.Executions {
-			if name, ok := strings.CutPrefix(e.GetExecution().GetWorkflowId(), WorkflowID("")); ok {
-				fn(name, SummaryOf(e.SearchAttributes))
+			if name, ok := strings.CutPrefix(e.GetExecution().GetWorkflowId(), contract.WorkflowID("")); ok {
+				fn(name, contract.SummaryOf(e.SearchAttributes))
 			}
 		}
 		if token = resp.NextPageToken; len(token) == 0 {
 			return nil
 		}
 	}
+}
+
+// StartNew starts the workflow of an app that has none running, in the
+// state the spec update gives a new app (Apply): a belongs to by, and its
+// first reconcile is a refresh that the shared listings may answer (the
+// refs cache, a chart repository's index), as the update carrying the spec
+// the app started with asks (handleSpec): 20 new apps on one repository
+// cost one listing per interval, not one each.
+// It does not wait for a worker: the server records the start and answers,
+// so a fleet of new apps is started as fast as the server takes them,
+// instead of one worker round trip each. started is false, and nothing
+// changed, when the app's workflow runs already: send it the spec with
+// Apply then. The input is not validated by a worker before it is
+// recorded, so the caller validates a first as the workers do (with the
+// same regions): a workflow whose input the worker refuses fails. An app
+// its AppProject does not allow is refused first (CheckAppProject).
+func StartNew(ctx context.Context, c client.Client, a *app.Application, by contract.SpecRequest) (started bool, err error) {
+	if err := CheckAppProject(ctx, c, a, nil); err != nil {
+		return false, err
+	}
+	summary, details := startSummary(a)
+	_, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		StaticSummary: summary, StaticDetails: details,
+		ID:                                       contract.WorkflowID(a.Metadata.Name),
+		TaskQueue:                                contract.TaskQueue,
+		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+	}, contract.ApplicationWorkflow, workflows.NewAppInput(a, by))
+	if already := (*serviceerror.WorkflowExecutionAlreadyStarted)(nil); errors.As(err, &already) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// WorkerPolling reports whether a worker polled taskQueue's workflow tasks
+// lately (pollerFresh): what Apply's wait for a missing worker looks for,
+// once and without waiting. A failed look reports an error.
+func WorkerPolling(ctx context.Context, c client.Client, taskQueue string) (bool, error) {
+	resp, err := c.DescribeTaskQueue(ctx, taskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+	if err != nil {
+		return false, err
+	}
+	return anyPolledWithin(resp.GetPollers(), pollerFresh), nil
+}
+
+// IsAppNotFound: err says that the app does not run (*AppNotFoundError,
+// or Temporal's answer for a workflow that is gone or closed).
+func IsAppNotFound(err error) bool {
+	var nf *contract.AppNotFoundError
+	return errors.As(err, &nf) || isNotFound(err)
+}
+
+// isDeletedAnswer: err is the status query's own answer of a deleted app
+// (statusView), as Temporal hands a query handler's error to the client.
+func isDeletedAnswer(name string, err error) bool {
+	var qf *serviceerror.QueryFailed
+	return errors.As(err, &qf) && qf.Message == (&contract.AppNotFoundError{Name: name}).Error()
 }

@@ -1,9 +1,10 @@
-package workflows
+package contract
 
 import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"time"
 
 	"github.com/ferry-gitops/ferry/internal/notify"
 )
@@ -38,4 +39,12 @@ func NotificationWorkflowID(name, chain, key string) string {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(key))
 	return fmt.Sprintf("%s/notify/%s-%016x", WorkflowID(name), chain, h.Sum64())
+}
+
+// Notifier is the worker's notifications config, as the workflow uses it.
+type Notifier interface {
+	Evaluate(appObject json.RawMessage, subs []notify.Subscription, now time.Time) ([]notify.Result, []string)
+	// HasSubscriptions: the config subscribes apps by itself (its
+	// subscriptions key), so an app without annotations may be notified.
+	HasSubscriptions() bool
 }
