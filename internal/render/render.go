@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/defaults"
 )
 
 // Source types, named as Argo CD names them in an Application's status.
@@ -104,29 +105,7 @@ func DefaultLimits() Limits {
 }
 
 func (l Limits) withDefaults() Limits {
-	d := DefaultLimits()
-	if l.MaxFiles <= 0 {
-		l.MaxFiles = d.MaxFiles
-	}
-	if l.MaxFileBytes <= 0 {
-		l.MaxFileBytes = d.MaxFileBytes
-	}
-	if l.MaxTotalBytes <= 0 {
-		l.MaxTotalBytes = d.MaxTotalBytes
-	}
-	if l.Timeout <= 0 {
-		l.Timeout = d.Timeout
-	}
-	if l.MaxObjects <= 0 {
-		l.MaxObjects = d.MaxObjects
-	}
-	if l.MaxRenderedBytes <= 0 {
-		l.MaxRenderedBytes = d.MaxRenderedBytes
-	}
-	if l.MaxArchiveBytes <= 0 {
-		l.MaxArchiveBytes = d.MaxArchiveBytes
-	}
-	return l
+	return defaults.Positive(l, DefaultLimits())
 }
 
 // Renderer renders Application sources. The zero value is ready to use:

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ferry-gitops/ferry/internal/defaults"
 )
 
 // Mode is how renders are isolated from the worker.
@@ -131,23 +133,7 @@ func DefaultLimits() Limits {
 }
 
 func (l Limits) withDefaults() Limits {
-	d := DefaultLimits()
-	if l.Memory <= 0 {
-		l.Memory = d.Memory
-	}
-	if l.CPUTime <= 0 {
-		l.CPUTime = d.CPUTime
-	}
-	if l.Tmpfs <= 0 {
-		l.Tmpfs = d.Tmpfs
-	}
-	if l.Stdout <= 0 {
-		l.Stdout = d.Stdout
-	}
-	if l.Stderr <= 0 {
-		l.Stderr = d.Stderr
-	}
-	return l
+	return defaults.Positive(l, DefaultLimits())
 }
 
 // Result is how a run ended.
