@@ -57,21 +57,8 @@ func collectAppSets(values []string, stdin io.Reader) ([]*appset.ApplicationSet,
 }
 
 func newAppSetGetCmd(tf *temporalFlags) *cobra.Command {
-	var output string
-	cmd := &cobra.Command{
-		Use:   "get NAME",
-		Short: "Show a set: its conditions and generated apps with their sync and health",
-		Args:  cobra.ExactArgs(1),
-		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			v, err := ferryclient.GetAppSet(cmd.Context(), c, args[0])
-			if err != nil {
-				return appSetError(args[0], "query", err)
-			}
-			return printAppSet(cmd.OutOrStdout(), v, output)
-		}),
-	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml; default: tables")
-	return cmd
+	return getCmd(appSets, tf, "Show a set: its conditions and generated apps with their sync and health", "tables",
+		ferryclient.GetAppSet, printAppSet)
 }
 
 func printAppSet(out io.Writer, v *contract.AppSetView, output string) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -72,4 +73,25 @@ func (k objectKind[T]) nameCmd(tf *temporalFlags, doing, short, done string, do 
 			return nil
 		}),
 	}
+}
+
+// getCmd is `ferry <kind> get NAME`: the object's view, queried by get,
+// printed as JSON or YAML (-o) or as the kind's text (print; text says
+// what that is in the flag's help).
+func getCmd[T, V any](k objectKind[T], tf *temporalFlags, short, text string, get func(ctx context.Context, c client.Client, name string) (V, error), print func(out io.Writer, v V, output string) error) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "get NAME",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
+			v, err := get(cmd.Context(), c, args[0])
+			if err != nil {
+				return k.fail(args[0], "query", err)
+			}
+			return print(cmd.OutOrStdout(), v, output)
+		}),
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml; default: "+text)
+	return cmd
 }

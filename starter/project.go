@@ -61,21 +61,7 @@ func collectProjects(values []string, stdin io.Reader) ([]*app.AppProject, error
 }
 
 func newProjectGetCmd(tf *temporalFlags) *cobra.Command {
-	var output string
-	cmd := &cobra.Command{
-		Use:   "get NAME",
-		Short: "Show a project's rules",
-		Args:  cobra.ExactArgs(1),
-		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
-			v, err := ferryclient.GetProject(cmd.Context(), c, args[0])
-			if err != nil {
-				return projectError(args[0], "query", err)
-			}
-			return printProject(cmd.OutOrStdout(), v, output)
-		}),
-	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml; default: a summary")
-	return cmd
+	return getCmd(projects, tf, "Show a project's rules", "a summary", ferryclient.GetProject, printProject)
 }
 
 func printProject(out io.Writer, v *contract.ProjectView, output string) error {
