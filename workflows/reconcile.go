@@ -187,7 +187,7 @@ func (s *appState) compareRegions(ctx workflow.Context, target contract.Target, 
 	futures := make(map[string]workflow.Future, len(dests))
 	for _, d := range dests {
 		futures[d.Region] = workflow.ExecuteActivity(compareCtx(ctx, d.Region), contract.ActivityCompare,
-			contract.CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace, Known: s.knownKeys(d.Region),
+			contract.CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace, Inventory: s.inventory(d.Region),
 				SyncOptions: s.appSyncOptions(), IgnoreDifferences: s.app.Spec.IgnoreDifferences, Project: s.app.ProjectOf()})
 	}
 	children := s.compareChildren(ctx)

@@ -161,8 +161,9 @@ func (s *appState) regionNames() []string { return s.app.Regions(s.cfg.Regions) 
 
 func (s *appState) destinations() []app.Target { return s.app.Destinations(s.cfg.Regions) }
 
-// knownKeys are the resources last seen in a region.
-func (s *appState) knownKeys(region string) []app.ResourceKey {
+// inventory is the app's objects in a region as its status lists them
+// (contract.CompareInput.Inventory).
+func (s *appState) inventory(region string) []app.ResourceKey {
 	var keys []app.ResourceKey
 	for _, r := range s.status.Resources {
 		if r.Region == region {

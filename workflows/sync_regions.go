@@ -92,7 +92,7 @@ func (s *appState) startSyncs(ctx workflow.Context, op *operation, p syncParams,
 	for i, d := range dests {
 		summary := syncSummary(d.Region, p, activityName == contract.ActivitySyncWithHooks)
 		futures[i] = workflow.ExecuteActivity(options(ctx, d.Region, summary), activityName, contract.SyncInput{
-			Target: op.target, Region: d.Region, Namespace: d.Namespace, OperationID: syncOpID, Known: s.knownKeys(d.Region),
+			Target: op.target, Region: d.Region, Namespace: d.Namespace, OperationID: syncOpID, Inventory: s.inventory(d.Region),
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: s.syncOptions(p), HealthTimeout: p.healthTimeout(),
 			IgnoreDifferences: s.app.Spec.IgnoreDifferences, WaitHealthy: p.staged, PruneConfirmed: p.pruneConfirmed,
 			NamespaceMetadata: s.app.NamespaceMetadata(), Selection: p.selection,
