@@ -75,7 +75,7 @@ func (s *appState) leaveOutSilent(ctx workflow.Context, op *operation, rs *regio
 // app syncs them once they answer again.
 func (s *appState) reachable(dests []app.Target) (reachable []app.Target, skipped []string) {
 	reachable = slices.DeleteFunc(slices.Clone(dests), func(d app.Target) bool {
-		if s.status.Regions[d.Region].Unreachable || s.isStraggler(d.Region) {
+		if s.Status.Regions[d.Region].Unreachable || s.isStraggler(d.Region) {
 			skipped = append(skipped, d.Region)
 			return true
 		}
@@ -138,7 +138,7 @@ func (s *appState) foldChildren(ctx workflow.Context, p syncParams, rs *regionSy
 		rs.failed = append(rs.failed, "child apps: "+rootMessage(ctx, err))
 	}
 	if !p.dryRun && out.Applied != nil {
-		s.childApps = out.Applied
+		s.ChildApps = out.Applied
 	}
 	if after := s.compareChildren(ctx); after != nil {
 		var cmp contract.CompareChildrenResult
