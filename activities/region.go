@@ -82,14 +82,14 @@ func (r *Region) Compare(ctx context.Context, in contract.CompareInput) (contrac
 	if err != nil {
 		return contract.CompareResult{}, err
 	}
-	req, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, opts, in.IgnoreDifferences)
+	req, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Inventory, opts, in.IgnoreDifferences)
 	if err != nil {
 		return contract.CompareResult{}, err
 	}
 	if req.Prohibits, err = r.prohibits(ctx, in.Project); err != nil {
 		return contract.CompareResult{}, err
 	}
-	watched := r.watching(objs, in.Known) // region_watch.go
+	watched := r.watching(objs, in.Inventory) // region_watch.go
 	// The dry runs of the compare go as the sync's writes would.
 	states, err := r.writerOf(in.Target.App).Compare(ctx, req)
 	var objErrs *kube.ObjectErrors
@@ -117,14 +117,14 @@ func syncOptionsOf(appName string, items []string) (app.SyncOptions, error) {
 
 // compareRequest compiles the app's ignoreDifferences, which fails for
 // good when they are wrong, into the compare of objs.
-func (r *Region) compareRequest(appName, namespace string, objs []*unstructured.Unstructured, known []app.ResourceKey,
+func (r *Region) compareRequest(appName, namespace string, objs []*unstructured.Unstructured, inventory []app.ResourceKey,
 	opts app.SyncOptions, ignore []app.IgnoreDifference) (kube.CompareRequest, error) {
 	rules, err := diff.Compile(append(slices.Clip(ignore), r.SystemIgnore...))
 	if err != nil {
 		return kube.CompareRequest{}, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("app %q: %v", appName, err), contract.ErrInvalidSource, nil)
 	}
-	return kube.CompareRequest{App: appName, Namespace: namespace, Objects: objs, PreviousKeys: r.keptKeys(known), Options: opts, Ignore: rules}, nil
+	return kube.CompareRequest{App: appName, Namespace: namespace, Objects: objs, Inventory: r.inventoryIncluded(inventory), Options: opts, Ignore: rules}, nil
 }
 
 // waveTimeout bounds the wait for one wave to become healthy before the

@@ -38,9 +38,9 @@ func (r *Region) splitExcluded(ctx context.Context, appName string, objs []*unst
 	return kept, excluded
 }
 
-// keptKeys drops the keys of excluded kinds from what the region reported
-// before, so that their kinds are not listed for a compare or a prune.
-func (r *Region) keptKeys(keys []app.ResourceKey) []app.ResourceKey {
+// inventoryIncluded drops the keys of excluded kinds from the app's
+// inventory, so that their kinds are not listed for a compare or a prune.
+func (r *Region) inventoryIncluded(keys []app.ResourceKey) []app.ResourceKey {
 	if r.Excluded == nil {
 		return keys
 	}

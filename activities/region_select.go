@@ -13,14 +13,14 @@ import (
 )
 
 // selected narrows a selective sync (argocd app sync --resource, --label)
-// to what it names: the objects to apply, and the previously synced keys
+// to what it names: the objects to apply, and the keys of the inventory
 // a prune may delete. Nil sel: everything. An object without a namespace
 // is matched in the app's namespace, where it is applied. A selection that
 // names nothing in the manifests fails for good, as argocd refuses it.
-func selected(objs []*unstructured.Unstructured, known []app.ResourceKey, namespace string, sel *app.Selection) (
+func selected(objs []*unstructured.Unstructured, inventory []app.ResourceKey, namespace string, sel *app.Selection) (
 	[]*unstructured.Unstructured, []app.ResourceKey, error) {
 	if sel == nil || sel.Empty() {
-		return objs, known, nil
+		return objs, inventory, nil
 	}
 	inNamespace := func(k app.ResourceKey) app.ResourceKey {
 		if k.Namespace == "" {
@@ -34,15 +34,15 @@ func selected(objs []*unstructured.Unstructured, known []app.ResourceKey, namesp
 			outObjs = append(outObjs, o)
 		}
 	}
-	var outKnown []app.ResourceKey
-	for _, k := range known {
+	var outInventory []app.ResourceKey
+	for _, k := range inventory {
 		// A pruned object's labels are not in Git any more: only a
 		// selection by resource reaches it.
 		if len(sel.Labels) == 0 && sel.Selects(inNamespace(k), nil) {
-			outKnown = append(outKnown, k)
+			outInventory = append(outInventory, k)
 		}
 	}
-	if len(outObjs) == 0 && len(outKnown) == 0 {
+	if len(outObjs) == 0 && len(outInventory) == 0 {
 		var names []string
 		for _, r := range sel.Resources {
 			names = append(names, r.String())
@@ -52,5 +52,5 @@ func selected(objs []*unstructured.Unstructured, known []app.ResourceKey, namesp
 			fmt.Sprintf("selective sync: no resource of the app matches %s: see ferry app get for the app's resources", strings.Join(names, ", ")),
 			contract.ErrInvalidManifests, nil)
 	}
-	return outObjs, outKnown, nil
+	return outObjs, outInventory, nil
 }

@@ -64,18 +64,18 @@ func (r *Region) syncAnswering(ctx context.Context, in contract.SyncInput, withH
 	if err != nil {
 		return contract.SyncResult{}, err
 	}
-	cmp, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Known, opts, in.IgnoreDifferences)
+	cmp, err := r.compareRequest(in.Target.App, in.Namespace, objs, in.Inventory, opts, in.IgnoreDifferences)
 	if err != nil {
 		return contract.SyncResult{}, err
 	}
 	// A selective sync applies (and prunes) only what it names; the state
 	// after is the whole app's, so the rest shows OutOfSync.
-	toApply, previous, err := selected(objs, cmp.PreviousKeys, in.Namespace, in.Selection)
+	toApply, inventory, err := selected(objs, cmp.Inventory, in.Namespace, in.Selection)
 	if err != nil {
 		return contract.SyncResult{}, err
 	}
 	req := kube.ApplyRequest{
-		App: in.Target.App, Namespace: in.Namespace, Objects: toApply, PreviousKeys: previous,
+		App: in.Target.App, Namespace: in.Namespace, Objects: toApply, Inventory: inventory,
 		Prune: in.Prune, PruneCheck: r.pruneCheck(ctx, in.Target), PruneConfirmed: in.PruneConfirmed, NamespaceMetadata: in.NamespaceMetadata, DryRun: in.DryRun, Options: opts, Ignore: cmp.Ignore,
 		WaveTimeout: max(in.HealthTimeout, waveTimeout), WaitLast: in.WaitHealthy,
 		Progress: func(p kube.Progress) { activity.RecordHeartbeat(ctx, p.String()) },

@@ -10,10 +10,10 @@ import (
 // objects from now on (CompareResult.Watched): its live cache watches all
 // of their kinds, its API server answers the probe, and it has a Temporal
 // client to signal drift with.
-func (r *Region) watching(objs []*unstructured.Unstructured, known []app.ResourceKey) bool {
+func (r *Region) watching(objs []*unstructured.Unstructured, inventory []app.ResourceKey) bool {
 	d := &r.drift
 	d.mu.Lock()
 	signals := d.client != nil
 	d.mu.Unlock()
-	return signals && !r.DisableLiveCache && r.Cluster.Unreachable() == nil && r.Cluster.Watching(objs, known)
+	return signals && !r.DisableLiveCache && r.Cluster.Unreachable() == nil && r.Cluster.Watching(objs, inventory)
 }

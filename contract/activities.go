@@ -140,9 +140,13 @@ type CompareInput struct {
 	Target    Target `json:"target"`
 	Region    string `json:"region"`
 	Namespace string `json:"namespace,omitempty"`
-	// Known are the resources the region reported last time, so that a kind
-	// gone from Git entirely is still found (and pruned).
-	Known []app.ResourceKey `json:"known,omitempty"`
+	// Inventory is the app's objects in the region as its status last
+	// listed them (the workflow's record of what the app put there). The
+	// compare, the sync's prune and the live cache look among the kinds of
+	// the desired objects and of the inventory, so that a kind gone from
+	// Git entirely is still found (and pruned). internal/kube's requests
+	// carry it under the same name.
+	Inventory []app.ResourceKey `json:"known,omitempty"`
 	// SyncOptions are the app's: Replace and Validate=false change how a
 	// comparison predicts the result of a sync.
 	SyncOptions []string `json:"syncOptions,omitempty"`
@@ -171,8 +175,8 @@ type SyncInput struct {
 	Region      string `json:"region"`
 	Namespace   string `json:"namespace,omitempty"`
 	OperationID string `json:"operationID"`
-	// Known: as in CompareInput.
-	Known       []app.ResourceKey `json:"known,omitempty"`
+	// Inventory: as in CompareInput.
+	Inventory   []app.ResourceKey `json:"known,omitempty"`
 	Prune       bool              `json:"prune,omitempty"`
 	DryRun      bool              `json:"dryRun,omitempty"`
 	SyncOptions []string          `json:"syncOptions,omitempty"`

@@ -192,11 +192,13 @@ type AppSetHealth struct {
 // DeleteAppSetRequest is the payload of the set's delete update.
 type DeleteAppSetRequest struct{}
 
-// AppSetCarried is the state a run hands the next on continue-as-new.
+// AppSetCarried is the ApplicationSet workflow's state that persists: a
+// run hands it, as it is, to the next on continue-as-new.
 type AppSetCarried struct {
-	Owned   []string     `json:"owned,omitempty"`
-	Status  AppSetStatus `json:"status"`
-	Refresh bool         `json:"refresh,omitempty"`
+	Owned  []string     `json:"owned,omitempty"`
+	Status AppSetStatus `json:"status"`
+	// Refresh: a refresh waits; set at the hand-over from the run's own.
+	Refresh bool `json:"refresh,omitempty"`
 }
 
 // ErrInvalidAppSet: the generators or the template cannot run as given.

@@ -166,7 +166,7 @@ func diffRegion(ctx context.Context, f *diffFlags, v *contract.View, d app.Targe
 	}
 	for _, r := range v.Status.Resources {
 		if r.Region == d.Region && !excluded(r.Group, r.Kind) {
-			req.PreviousKeys = append(req.PreviousKeys, r.ResourceKey)
+			req.Inventory = append(req.Inventory, r.ResourceKey)
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)

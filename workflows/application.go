@@ -61,24 +61,6 @@ type Input struct {
 	Owner *contract.Owner `json:"ferryOwner,omitempty"`
 }
 
-// Carried is the state that survives continue-as-new.
-type Carried struct {
-	Status         app.Status  `json:"status"`
-	Rendered       *rendered   `json:"rendered,omitempty"`
-	AutoSync       *autoSync   `json:"autoSync,omitempty"`
-	OperationSeq   int64       `json:"operationSeq"`
-	Refresh        *refreshReq `json:"refresh,omitempty"`
-	SearchUpserted searchAttrs `json:"searchUpserted"`
-	ChildApps      []string    `json:"childApps,omitempty"`
-	// Owner: nil when the app began before owners were recorded.
-	Owner *contract.Owner `json:"owner,omitempty"`
-	// Notifications: what the app has notified.
-	Notifications *notifyState `json:"notifications,omitempty"`
-	// Operation is the operation that continued as new between two of its
-	// retries: the run resumes it (operation_carry.go).
-	Operation *carriedOperation `json:"operation,omitempty"`
-}
-
 // rendered remembers the last render, so an unchanged (SHA, spec) skips it.
 type rendered struct {
 	SHA string `json:"sha"`
@@ -136,65 +118,6 @@ type pendingDelete struct {
 	confirmed bool
 }
 
-// appState is one run of the Application workflow.
-type appState struct {
-	cfg          Config
-	app          app.Application
-	status       app.Status
-	rendered     *rendered
-	autoSync     *autoSync
-	operationSeq int64
-	refresh      *refreshReq
-	syncs        []*pendingSync
-	deletion     *pendingDelete
-	upserted     searchAttrs
-	// maxReconciles of this run, before it continues as new.
-	maxReconciles int
-	// untouched is the last push known not to change the app's manifests.
-	untouched *untouchedPush
-	// childApps are the apps this app of apps created and has not pruned.
-	childApps []string
-	// owner is whom the app belongs to; nil: not recorded (CheckOwner).
-	owner *contract.Owner
-	// refusedChildren: the last compare found these children to name apps
-	// of another owner.
-	refusedChildren []string
-	// excluded: what each region's last compare left out as excluded by
-	// resource.exclusions/inclusions (excluded.go).
-	excluded map[string][]app.ResourceKey
-	// workerRegions is the worker's regions configuration; cfg.Regions the
-	// one the run recorded (recordRegions). regionsVersion: whether the run
-	// records it, once decided.
-	workerRegions  *regions.Config
-	regionsVersion *workflow.Version
-	// pruneConfirmedOp is the operation whose prunes ferry app confirm
-	// confirmed.
-	pruneConfirmedOp string
-	// running is the operation under way, for the handlers that act on it
-	// (terminate-op); nil between operations.
-	running *operation
-	// notifications: what the app has notified (notify.go).
-	notifications notifyState
-	// stragglers are the regions whose compare runs on without the app
-	// waiting for it (stragglers.go).
-	stragglers map[string]*straggler
-	// polls: when a poll may leave its compare out (idle.go).
-	polls idleState
-	// syncing is the sync update whose operation runs; nil otherwise.
-	syncing *pendingSync
-	// retries: the operations' retries in this run, which count towards
-	// continue-as-new as reconciles do; resume: the operation the previous
-	// run carried; continuing: the one this run carries to the next.
-	retries    int
-	resume     *carriedOperation
-	continuing *operation
-	// onboard: the shortcuts of a new app's first reconcile (onboard.go).
-	onboard onboardState
-	// deleted: the app's delete finished; the workflow ends, and its status
-	// query answers that the app does not exist (statusView).
-	deleted bool
-}
-
 // untouchedPush is a push that moved the app's branch without touching its
 // manifest-generate-paths: the render of Before stands for After.
 type untouchedPush struct {
@@ -208,22 +131,16 @@ func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error
 	if err != nil {
 		return invalidInput(err)
 	}
-	s := &appState{cfg: w.cfg, app: in.Application, workerRegions: w.cfg.Regions, stragglers: make(map[string]*straggler)}
-	s.status.Sync.Status = app.SyncStatusUnknown
-	s.status.Health.Status = app.HealthUnknown
+	s := &appState{cfg: w.cfg, app: in.Application, perRun: perRun{workerRegions: w.cfg.Regions, stragglers: make(map[string]*straggler)}}
+	s.Status.Sync.Status = app.SyncStatusUnknown
+	s.Status.Health.Status = app.HealthUnknown
 	// A run that `ferry app apply` started carries an empty status
 	// (newAppInput); one continued as new carries what it rendered or ran.
 	s.onboard.firstRun = in.Carried == nil || (in.Carried.Rendered == nil && in.Carried.OperationSeq == 0)
-	if c := in.Carried; c != nil {
-		s.status, s.rendered, s.autoSync = c.Status, c.Rendered, c.AutoSync
-		s.operationSeq, s.refresh, s.upserted = c.OperationSeq, c.Refresh, c.SearchUpserted
-		s.childApps = c.ChildApps
-		if c.Notifications != nil {
-			s.notifications = *c.Notifications
-		}
-		s.resume = c.Operation
+	if in.Carried != nil {
+		s.Carried = *in.Carried
 	}
-	s.owner = startOwner(ctx, in)
+	s.Owner = startOwner(ctx, in)
 	s.recordRegions(ctx)
 	if err := app.Validate(&s.app, s.validateOptions()); err != nil {
 		return invalidInput(err)
@@ -242,8 +159,8 @@ func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error
 
 func (s *appState) run(ctx workflow.Context) error {
 	s.publish(ctx)
-	if c := s.resume; c != nil {
-		s.resume = nil
+	if c := s.Operation; c != nil {
+		s.Operation = nil
 		s.resumeOperation(ctx, c)
 		s.idleForget()
 		if s.continuing != nil {
@@ -286,7 +203,7 @@ func (s *appState) run(ctx workflow.Context) error {
 				return s.continueAsNew(ctx)
 			}
 		}
-		if s.idle() && s.refresh == nil {
+		if s.idle() && s.Refresh == nil {
 			delay, summary := s.pollDelay(workflow.Now(ctx))
 			if d, ok := s.stragglerDeadline(workflow.Now(ctx)); ok && d < delay {
 				delay, summary = d, timerRegionAnswer
@@ -295,7 +212,7 @@ func (s *appState) run(ctx workflow.Context) error {
 			// A straggler's compare that ends wakes the loop: the app
 			// compares and syncs that region.
 			if _, err := workflow.AwaitWithOptions(ctx, poll, func() bool {
-				return !s.idle() || s.refresh != nil || s.stragglerAnswered()
+				return !s.idle() || s.Refresh != nil || s.stragglerAnswered()
 			}); err != nil {
 				return err
 			}
@@ -323,14 +240,6 @@ func (s *appState) pollDelay(now time.Time) (time.Duration, string) {
 	return s.windowDelay(now, interval+app.Jitter(s.app.Metadata.Name, interval), summary)
 }
 
-func (s *appState) carried() *Carried {
-	return &Carried{
-		Status: s.status, Rendered: s.rendered, AutoSync: s.autoSync,
-		OperationSeq: s.operationSeq, Refresh: s.refresh, SearchUpserted: s.upserted,
-		ChildApps: s.childApps, Owner: s.owner, Notifications: s.carriedNotifications(),
-	}
-}
-
 func (s *appState) validateOptions() app.ValidateOptions {
 	return app.ValidateOptions{Regions: s.cfg.Regions}
 }
@@ -348,7 +257,7 @@ func (s *appState) statusView() (contract.View, error) {
 }
 
 func (s *appState) view() contract.View {
-	st := s.status
+	st := s.Status
 	st.OperationState = st.OperationState.WithSyncResult()
-	return contract.View{Application: s.app, Status: st, Owner: s.owner}
+	return contract.View{Application: s.app, Status: st, Owner: s.Owner}
 }

@@ -28,11 +28,12 @@ type pendingAppSetDelete struct {
 	done bool
 }
 
-// appSetState is one run of the ApplicationSet workflow.
+// appSetState is the ApplicationSet workflow's state: the embedded
+// AppSetCarried persists, handed as it is to the next run on
+// continue-as-new (nextInput); the rest is one run's.
 type appSetState struct {
-	set    appset.ApplicationSet
-	owned  []string
-	status contract.AppSetStatus
+	set appset.ApplicationSet
+	contract.AppSetCarried
 	// refresh: run the generators now; fresh asks Git itself.
 	refresh  *refreshReq
 	deletion *pendingAppSetDelete
@@ -55,7 +56,7 @@ func (w *Workflows) ApplicationSet(ctx workflow.Context, raw json.RawMessage) er
 	}
 	s := &appSetState{set: *set, refresh: &refreshReq{}}
 	if carried != nil {
-		s.owned, s.status = carried.Owned, carried.Status
+		s.AppSetCarried = *carried
 		if !carried.Refresh {
 			s.refresh = nil
 		}
@@ -84,8 +85,7 @@ func (s *appSetState) run(ctx workflow.Context, first bool) error {
 				return err
 			}
 			if s.deletion == nil {
-				return workflow.NewContinueAsNewError(ctx, contract.AppSetWorkflow, AppSetInput{ApplicationSet: s.set,
-					Carried: &contract.AppSetCarried{Owned: s.owned, Status: s.status, Refresh: s.refresh != nil}})
+				return workflow.NewContinueAsNewError(ctx, contract.AppSetWorkflow, s.nextInput())
 			}
 		}
 		if s.refresh != nil || s.deletion != nil {
@@ -115,7 +115,7 @@ func (s *appSetState) pollDelay() (time.Duration, string) {
 }
 
 func (s *appSetState) appsSettled() bool {
-	for _, r := range s.status.Resources {
+	for _, r := range s.Status.Resources {
 		if r.Status != app.SyncStatusSynced || r.Health == nil || r.Health.Status != app.HealthHealthy {
 			return false
 		}
@@ -176,9 +176,9 @@ func (s *appSetState) reconcile(ctx workflow.Context, fresh bool) {
 		s.setCondition(now, contract.AppSetParametersGenerated, "False", reasonErrorOccurred, msg)
 		return
 	}
-	s.status.Revisions = gen.Revisions
+	s.Status.Revisions = gen.Revisions
 	s.setCondition(now, contract.AppSetParametersGenerated, "True", reasonParametersGenerated, msgParametersGenerated)
-	in := contract.ReconcileInput{Set: name, Apps: gen.Apps, Previous: s.owned, Policy: s.set.Policy(),
+	in := contract.ReconcileInput{Set: name, Apps: gen.Apps, Previous: s.Owned, Policy: s.set.Policy(),
 		NoDelete: !s.set.Deletes() || len(gen.Invalid) > 0, Preserve: s.set.PreserveResources(),
 		Ignore: s.set.Spec.IgnoreApplicationDifferences}
 	var res contract.ReconcileResult
@@ -194,8 +194,8 @@ func (s *appSetState) reconcile(ctx workflow.Context, fresh bool) {
 // applyResult records what the reconcile did: the owned apps, their rows
 // and the conditions that sum them up.
 func (s *appSetState) applyResult(now time.Time, res contract.ReconcileResult, invalid []string, generated []app.Application) {
-	s.owned = res.Owned
-	s.status.Resources = nil
+	s.Owned = res.Owned
+	s.Status.Resources = nil
 	for _, a := range res.Apps {
 		switch a.Action {
 		case contract.AppCreated, contract.AppUpdated, contract.AppDeleted:
@@ -209,7 +209,7 @@ func (s *appSetState) applyResult(now time.Time, res contract.ReconcileResult, i
 		if a.Health != "" {
 			r.Health = &contract.AppSetHealth{Status: a.Health}
 		}
-		s.status.Resources = append(s.status.Resources, r)
+		s.Status.Resources = append(s.Status.Resources, r)
 	}
 	s.setOutcome(now, res, invalid, generated)
 }
@@ -233,13 +233,13 @@ const versionOwnedMemo = "appset-owned-memo"
 
 // publishOwned keeps the memo naming the set's apps current.
 func (s *appSetState) publishOwned(ctx workflow.Context) {
-	if slices.Equal(s.published, s.owned) && s.published != nil {
+	if slices.Equal(s.published, s.Owned) && s.published != nil {
 		return
 	}
 	if workflow.GetVersion(ctx, versionOwnedMemo, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return
 	}
-	owned := append([]string{}, s.owned...)
+	owned := append([]string{}, s.Owned...)
 	if err := workflow.UpsertMemo(ctx, map[string]any{contract.MemoAppSetOwned: owned}); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert memo failed", "error", err)
 		return
@@ -262,7 +262,7 @@ func (s *appSetState) runDelete(ctx workflow.Context) bool {
 	if workflow.GetVersion(ctx, versionDeletePolicy, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
 		policy = s.set.Policy()
 	}
-	in := contract.ReconcileInput{Set: s.set.Metadata.Name, Previous: s.owned, Policy: policy,
+	in := contract.ReconcileInput{Set: s.set.Metadata.Name, Previous: s.Owned, Policy: policy,
 		Preserve: s.set.PreserveResources(), DeleteAll: true}
 	var res contract.ReconcileResult
 	err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Delete the apps of applicationset "+s.set.Metadata.Name), contract.ActivityReconcileAppSet, in).Get(ctx, &res)
@@ -275,6 +275,15 @@ func (s *appSetState) runDelete(ctx workflow.Context) bool {
 	p.err, p.done = err, true
 	s.deletion = nil
 	return err == nil
+}
+
+// nextInput is the input of the run that continues this one: the set and
+// its carried state as they are, with whether a refresh waits (the run
+// keeps its own in refresh).
+func (s *appSetState) nextInput() AppSetInput {
+	c := s.AppSetCarried
+	c.Refresh = s.refresh != nil
+	return AppSetInput{ApplicationSet: s.set, Carried: &c}
 }
 
 // appSetInput is the workflow input: the set, and on continue-as-new the

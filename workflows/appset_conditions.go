@@ -98,15 +98,15 @@ func joinMessages(msgs []string) string {
 // setCondition sets a condition, keeping its transition time while its
 // status stays.
 func (s *appSetState) setCondition(now time.Time, typ, status, reason, msg string) {
-	for i, c := range s.status.Conditions {
+	for i, c := range s.Status.Conditions {
 		if c.Type == typ {
 			if c.Status != status {
 				c.LastTransitionTime = now
 			}
 			c.Status, c.Reason, c.Message = status, reason, msg
-			s.status.Conditions[i] = c
+			s.Status.Conditions[i] = c
 			return
 		}
 	}
-	s.status.Conditions = append(s.status.Conditions, contract.AppSetCondition{Type: typ, Status: status, Reason: reason, Message: msg, LastTransitionTime: now})
+	s.Status.Conditions = append(s.Status.Conditions, contract.AppSetCondition{Type: typ, Status: status, Reason: reason, Message: msg, LastTransitionTime: now})
 }

@@ -23,7 +23,7 @@ func (s *appSetState) registerHandlers(ctx workflow.Context) error {
 }
 
 func (s *appSetState) view() contract.AppSetView {
-	return contract.AppSetView{ApplicationSet: s.set, Status: s.status}
+	return contract.AppSetView{ApplicationSet: s.set, Status: s.Status}
 }
 
 // onRefresh: a push (from the webhook, for one of the set's repositories)

@@ -14,9 +14,9 @@ import (
 // the generated apps gen.
 func (s *appSetState) progress(ctx workflow.Context, gen []app.Application, res contract.ReconcileResult) {
 	if !s.set.RollingSync() {
-		if len(s.status.ApplicationStatus) > 0 { // no longer RollingSync
-			s.status.ApplicationStatus, s.rolling = nil, false
-			s.status.Conditions = slices.DeleteFunc(s.status.Conditions, func(c contract.AppSetCondition) bool { return c.Type == contract.AppSetRolloutProgressing })
+		if len(s.Status.ApplicationStatus) > 0 { // no longer RollingSync
+			s.Status.ApplicationStatus, s.rolling = nil, false
+			s.Status.Conditions = slices.DeleteFunc(s.Status.Conditions, func(c contract.AppSetCondition) bool { return c.Type == contract.AppSetRolloutProgressing })
 		}
 		return
 	}
@@ -39,8 +39,8 @@ func (s *appSetState) progress(ctx workflow.Context, gen []app.Application, res 
 			OpStartedAt: r.OpStartedAt, OpPhase: r.OpPhase, OpMessage: r.OpMessage,
 		})
 	}
-	ro := s.set.Progress(apps, s.status.ApplicationStatus, now)
-	s.status.ApplicationStatus = ro.Statuses
+	ro := s.set.Progress(apps, s.Status.ApplicationStatus, now)
+	s.Status.ApplicationStatus = ro.Statuses
 	s.rolling = ro.Comparing
 	var syncs []contract.AppSetSyncOf
 	for i, st := range ro.Statuses {
@@ -70,8 +70,8 @@ func (s *appSetState) progress(ctx workflow.Context, gen []app.Application, res 
 		}
 	}
 	for _, r := range sr.Refused {
-		for i := range s.status.ApplicationStatus {
-			if st := &s.status.ApplicationStatus[i]; st.Application == r.Name {
+		for i := range s.Status.ApplicationStatus {
+			if st := &s.Status.ApplicationStatus[i]; st.Application == r.Name {
 				st.Message = "Application is Pending, but its sync could not start (the set tries again): " + r.Message
 			}
 		}

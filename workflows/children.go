@@ -18,7 +18,7 @@ const childrenRegion = ""
 // its children's. A child refused for its owner waits for a change, not
 // for time.
 func (s *appState) childrenSettling() bool {
-	for _, r := range s.status.Resources {
+	for _, r := range s.Status.Resources {
 		if r.Region == childrenRegion && !slices.Contains(s.refusedChildren, r.Name) &&
 			(r.Status != app.SyncStatusSynced || r.Health != app.HealthHealthy) {
 			return true
@@ -28,13 +28,13 @@ func (s *appState) childrenSettling() bool {
 }
 
 func (s *appState) hasChildren() bool {
-	return (s.rendered != nil && len(s.rendered.Children) > 0) || len(s.childApps) > 0
+	return (s.Rendered != nil && len(s.Rendered.Children) > 0) || len(s.ChildApps) > 0
 }
 
 func (s *appState) childrenInput(p syncParams) contract.ChildrenInput {
-	in := contract.ChildrenInput{Parent: s.app.Metadata.Name, Previous: s.childApps, Prune: p.prune, DryRun: p.dryRun}
-	if s.rendered != nil {
-		in.Children = s.rendered.Children
+	in := contract.ChildrenInput{Parent: s.app.Metadata.Name, Previous: s.ChildApps, Prune: p.prune, DryRun: p.dryRun}
+	if s.Rendered != nil {
+		in.Children = s.Rendered.Children
 	}
 	return in
 }

@@ -26,7 +26,7 @@ func (s *appState) validateConfirm(ctx workflow.Context, _ contract.ConfirmReque
 func (s *appState) handleConfirm(ctx workflow.Context, _ contract.ConfirmRequest) (contract.ConfirmResult, error) {
 	var out contract.ConfirmResult
 	if s.operationRunning() {
-		s.pruneConfirmedOp = s.status.OperationState.ID
+		s.pruneConfirmedOp = s.Status.OperationState.ID
 		out.Operation = s.pruneConfirmedOp
 	}
 	if s.deletion != nil {
@@ -37,7 +37,7 @@ func (s *appState) handleConfirm(ctx workflow.Context, _ contract.ConfirmRequest
 }
 
 func (s *appState) operationRunning() bool {
-	op := s.status.OperationState
+	op := s.Status.OperationState
 	return op != nil && op.Phase == app.OperationRunning
 }
 

@@ -13,7 +13,7 @@ const deleteChildrenVersion = "delete-children"
 // each as its own finalizers say, once its resources are gone (regionsDone),
 // or returns nil when it has none.
 func (s *appState) deleteChildren(ctx workflow.Context, regionsDone bool) workflow.Future {
-	if !regionsDone || len(s.childApps) == 0 || workflow.GetVersion(ctx, deleteChildrenVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !regionsDone || len(s.ChildApps) == 0 || workflow.GetVersion(ctx, deleteChildrenVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}
 	opts := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -23,5 +23,5 @@ func (s *appState) deleteChildren(ctx workflow.Context, regionsDone bool) workfl
 		HeartbeatTimeout:    activityHeartbeat,
 		RetryPolicy:         activityRetry(10),
 	})
-	return workflow.ExecuteActivity(opts, contract.ActivityDeleteChildren, contract.ChildrenInput{Parent: s.app.Metadata.Name, Previous: s.childApps})
+	return workflow.ExecuteActivity(opts, contract.ActivityDeleteChildren, contract.ChildrenInput{Parent: s.app.Metadata.Name, Previous: s.ChildApps})
 }

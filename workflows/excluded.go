@@ -42,11 +42,11 @@ func (s *appState) noteExcluded(region string, keys []app.ResourceKey) {
 	}
 	slices.Sort(msgs)
 	msgs = slices.Compact(msgs)
-	if len(msgs) == 0 && !slices.ContainsFunc(s.status.Conditions, func(c app.Condition) bool { return c.Type == conditionExcludedResource }) {
+	if len(msgs) == 0 && !slices.ContainsFunc(s.Status.Conditions, func(c app.Condition) bool { return c.Type == conditionExcludedResource }) {
 		return
 	}
 	var kept []app.Condition
-	for _, c := range s.status.Conditions {
+	for _, c := range s.Status.Conditions {
 		if c.Type != conditionExcludedResource {
 			kept = append(kept, c)
 		} else if i := slices.Index(msgs, c.Message); i >= 0 {
@@ -58,5 +58,5 @@ func (s *appState) noteExcluded(region string, keys []app.ResourceKey) {
 	for _, m := range msgs {
 		kept = append(kept, app.Condition{Type: conditionExcludedResource, Message: m})
 	}
-	s.status.Conditions = kept
+	s.Status.Conditions = kept
 }

@@ -59,17 +59,17 @@ func (s *appState) onRefresh(req contract.RefreshRequest) {
 // requestCachedRefresh asks for a reconcile that the shared listings (Git
 // refs, chart indexes) may answer, unless a fresh one is asked already.
 func (s *appState) requestCachedRefresh() {
-	if s.refresh == nil {
-		s.refresh = &refreshReq{DriftOnly: true}
+	if s.Refresh == nil {
+		s.Refresh = &refreshReq{DriftOnly: true}
 	}
 }
 
 func (s *appState) requestRefresh(hard bool) {
-	if s.refresh == nil {
-		s.refresh = &refreshReq{}
+	if s.Refresh == nil {
+		s.Refresh = &refreshReq{}
 	}
-	s.refresh.Hard = s.refresh.Hard || hard
-	s.refresh.DriftOnly = false
+	s.Refresh.Hard = s.Refresh.Hard || hard
+	s.Refresh.DriftOnly = false
 }
 
 func (s *appState) validateSync(ctx workflow.Context, req contract.SyncRequest) error {
@@ -92,7 +92,7 @@ func (s *appState) validateSync(ctx workflow.Context, req contract.SyncRequest) 
 	if req.Revision != "" {
 		return fmt.Errorf("app %q: give either a revision or a rollback ID, not both", s.app.Metadata.Name)
 	}
-	if _, ok := s.status.HistoryByID(*req.RollbackID); !ok {
+	if _, ok := s.Status.HistoryByID(*req.RollbackID); !ok {
 		return fmt.Errorf("app %q: no history entry with ID %d: see ferry app history %s",
 			s.app.Metadata.Name, *req.RollbackID, s.app.Metadata.Name)
 	}
@@ -116,7 +116,7 @@ func (s *appState) validateSpec(ctx workflow.Context, raw json.RawMessage, by co
 	if s.deletion != nil {
 		return contract.ErrDeleting
 	}
-	if err := contract.CheckOwner(s.app.Metadata.Name, s.owner, by); err != nil {
+	if err := contract.CheckOwner(s.app.Metadata.Name, s.Owner, by); err != nil {
 		return err
 	}
 	next, err := parseSpec(raw)
@@ -141,7 +141,7 @@ func (s *appState) handleSpec(ctx workflow.Context, raw json.RawMessage, by cont
 	// The validator let it through: the sender owns the app now (the same
 	// owner, an adopting user, or the first to claim an unrecorded app).
 	owner := by.Owner()
-	s.owner = &owner
+	s.Owner = &owner
 	if unchanged {
 		// The same spec again, as the update that starts a new app carries
 		// the spec it started with: the shared listing of the repository may
@@ -161,7 +161,7 @@ func (s *appState) validateDelete(ctx workflow.Context, req contract.DeleteReque
 	if err := req.Validate(s.app.Metadata.Name); err != nil {
 		return err
 	}
-	return checkDeleteOwner(s.app.Metadata.Name, s.owner, req)
+	return checkDeleteOwner(s.app.Metadata.Name, s.Owner, req)
 }
 
 // handleDelete answers once the app is deleted, the deletion failed, or it

@@ -59,16 +59,16 @@ func (h *hookOp) runID() string {
 }
 
 func (s *appState) hookCount(phase string) int {
-	if s.rendered == nil {
+	if s.Rendered == nil {
 		return 0
 	}
-	return s.rendered.Hooks[phase]
+	return s.Rendered.Hooks[phase]
 }
 
 // hooksOn tells whether the app runs hooks now: its render has some and
 // the workflow is at the hooks version. Only such apps record the version.
 func (s *appState) hooksOn(ctx workflow.Context) bool {
-	if s.rendered == nil || len(s.rendered.Hooks) == 0 {
+	if s.Rendered == nil || len(s.Rendered.Hooks) == 0 {
 		return false
 	}
 	return workflow.GetVersion(ctx, hooksChange, workflow.DefaultVersion, 1) >= 1
@@ -183,7 +183,7 @@ func (s *appState) postDelete(ctx workflow.Context, dests []app.Target) error {
 		return nil
 	}
 	runID := s.operationID() + "-" + chainTag(ctx) + "-delete"
-	_, failed, _ := runHookPhase(ctx, s.targetOf(s.rendered), dests, runID, contract.HookPostDelete, s.hookSyncOptions())
+	_, failed, _ := runHookPhase(ctx, s.targetOf(s.Rendered), dests, runID, contract.HookPostDelete, s.hookSyncOptions())
 	if len(failed) > 0 {
 		return fmt.Errorf("app %q: its resources are deleted, but PostDelete hooks failed: %s; the app is kept: fix the hook and delete it again",
 			s.app.Metadata.Name, strings.Join(failed, "; "))

@@ -95,13 +95,13 @@ func (s *appState) skipCompare(ctx workflow.Context, target contract.Target) boo
 // something new.
 func (s *appState) idleQuiet(now time.Time) bool {
 	if len(s.stragglers) > 0 || s.anyUnreachable() || s.hasChildren() || s.childrenSettling() ||
-		s.resourcesSettling(now) || s.status.Sync.Status == app.SyncStatusUnknown {
+		s.resourcesSettling(now) || s.Status.Sync.Status == app.SyncStatusUnknown {
 		return false
 	}
-	if s.app.AutomatedSync() && s.status.Sync.Status == app.SyncStatusOutOfSync {
+	if s.app.AutomatedSync() && s.Status.Sync.Status == app.SyncStatusOutOfSync {
 		return false
 	}
-	op := s.status.OperationState
+	op := s.Status.OperationState
 	return op == nil || op.PostSync == nil || op.PostSync.Phase != app.OperationRunning
 }
 

@@ -70,7 +70,7 @@ func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revisi
 		return contract.Target{}, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	sha := strings.Join(revs, revisionSep)
-	if r := s.rendered; r != nil && !hard && r.SHA == sha && r.SpecDigest == specDigest && r.RemoteBases == 0 {
+	if r := s.Rendered; r != nil && !hard && r.SHA == sha && r.SpecDigest == specDigest && r.RemoteBases == 0 {
 		return s.targetOf(r), nil
 	}
 	var out contract.RenderResult
@@ -80,12 +80,12 @@ func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revisi
 	if err != nil {
 		return contract.Target{}, fmt.Errorf("render the %d sources at %s: %w", len(srcs), shortRevisions(sha), err)
 	}
-	s.rendered = &rendered{SHA: sha, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
+	s.Rendered = &rendered{SHA: sha, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
 		Hooks: out.Hooks, RemoteBases: out.RemoteBases}
 	if restored && specDigest != s.app.SpecDigest() {
-		s.rendered.Sources = srcs
+		s.Rendered.Sources = srcs
 	}
-	return s.targetOf(s.rendered), nil
+	return s.targetOf(s.Rendered), nil
 }
 
 // sourcesAt pairs the sources of a rendered set (spec.sources, or a
@@ -131,7 +131,7 @@ func historyEntry(target contract.Target, deployed time.Time) app.HistoryEntry {
 // sourcesDetails writes a multi-source app's sources and their revisions
 // for the Web UI's details.
 func (s *appState) sourcesDetails(b *strings.Builder) {
-	revs := s.revisionsOf(s.status.Sync.Revision)
+	revs := s.revisionsOf(s.Status.Sync.Revision)
 	b.WriteString("| source | revision |\n|---|---|\n")
 	for i, src := range s.app.Spec.Sources {
 		rev := cmp.Or(src.TargetRevision, app.DefaultTargetRevision)

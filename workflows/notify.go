@@ -34,10 +34,11 @@ type notifyState struct {
 	Notified []notify.Notified `json:"notified,omitempty"`
 	// Seq numbers the notifications sent.
 	Seq int64 `json:"seq,omitempty"`
-	// digest of the status last evaluated: not carried, so a new run
-	// evaluates once more (nothing is sent twice: Notified is carried).
-	digest string
 }
+
+// IsZero: nothing notified yet, so Carried leaves the state out (omitzero),
+// as it always has.
+func (n notifyState) IsZero() bool { return len(n.Notified) == 0 && n.Seq == 0 }
 
 type evaluation struct {
 	Results  []notify.Result `json:"results,omitempty"`
@@ -51,7 +52,7 @@ type evaluation struct {
 func (s *appState) notify(ctx workflow.Context) {
 	subs := notify.Subscriptions(s.app.Metadata.Annotations)
 	digest := s.notifyDigest()
-	if digest == s.notifications.digest {
+	if digest == s.notifyEvaluated {
 		return
 	}
 	if len(subs) == 0 {
@@ -61,8 +62,8 @@ func (s *appState) notify(ctx workflow.Context) {
 	} else if workflow.GetVersion(ctx, versionNotifications, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return
 	}
-	s.notifications.digest = digest
-	obj, err := notify.AppObject(s.app, s.status)
+	s.notifyEvaluated = digest
+	obj, err := notify.AppObject(s.app, s.Status)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("notifications not evaluated", "error", err)
 		return
@@ -83,14 +84,14 @@ func (s *appState) notify(ctx workflow.Context) {
 		workflow.GetLogger(ctx).Warn("notifications", "app", s.app.Metadata.Name, "problems", strings.Join(out.Problems, "; "))
 	}
 	var send []notify.Result
-	s.notifications.Notified, send = notify.Transition(s.notifications.Notified, out.Results, &s.notifications.Seq)
+	s.Notifications.Notified, send = notify.Transition(s.Notifications.Notified, out.Results, &s.Notifications.Seq)
 	chain := chainTag(ctx)
 	futures := make([]workflow.ChildWorkflowFuture, len(send))
 	ids := make([]string, len(send))
 	for i, r := range send {
 		event := r.Key
 		if r.OncePer == "" {
-			event = fmt.Sprintf("%s#%d", r.Key, s.notifications.Seq-int64(len(send)-1-i))
+			event = fmt.Sprintf("%s#%d", r.Key, s.Notifications.Seq-int64(len(send)-1-i))
 		}
 		ids[i] = contract.NotificationWorkflowID(s.app.Metadata.Name, chain, event)
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
@@ -130,7 +131,7 @@ func (s *appState) subscribedByConfig(ctx workflow.Context) bool {
 	if err != nil || !has {
 		// Evaluated again at the next change of status, which may find
 		// a config with subscriptions.
-		s.notifications.digest = s.notifyDigest()
+		s.notifyEvaluated = s.notifyDigest()
 		return false
 	}
 	return true
@@ -140,7 +141,7 @@ func (s *appState) subscribedByConfig(ctx workflow.Context) bool {
 // status, the revision, the conditions and the spec.
 func (s *appState) notifyDigest() string {
 	var b strings.Builder
-	st := s.status
+	st := s.Status
 	fmt.Fprintf(&b, "%s|%s|%s|%s|%s", st.Sync.Status, st.Sync.Revision, st.Health.Status, st.Health.Message, s.app.SpecDigest())
 	if op := st.OperationState; op != nil {
 		fmt.Fprintf(&b, "|op %s %s %d", op.ID, op.Phase, op.RetryCount)
@@ -181,12 +182,3 @@ const (
 	notifyAttemptTimeout = 30 * time.Second
 	notifyGiveUp         = 24 * time.Hour
 )
-
-func (s *appState) carriedNotifications() *notifyState {
-	if len(s.notifications.Notified) == 0 && s.notifications.Seq == 0 {
-		return nil
-	}
-	n := s.notifications
-	n.digest = ""
-	return &n
-}

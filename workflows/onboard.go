@@ -19,8 +19,8 @@ type onboardState struct {
 
 // isNew: nothing of the app was ever compared, synced or deployed.
 func (s *appState) isNew() bool {
-	return s.onboard.firstRun && s.rendered == nil && s.status.OperationState == nil &&
-		len(s.status.Resources) == 0 && len(s.status.History) == 0 && s.autoSync == nil
+	return s.onboard.firstRun && s.Rendered == nil && s.Status.OperationState == nil &&
+		len(s.Status.Resources) == 0 && len(s.Status.History) == 0 && s.AutoSync == nil
 }
 
 // onboarding tells whether this reconcile is a new app's first, on the
@@ -46,10 +46,10 @@ func (s *appState) renderLocally(ctx workflow.Context) bool {
 // but the app has still neither compared nor synced.
 func (s *appState) foldsFirstCompare(ctx workflow.Context) bool {
 	o := &s.onboard
-	if !o.on || s.status.OperationState != nil || len(s.status.Resources) != 0 || s.autoSync != nil {
+	if !o.on || s.Status.OperationState != nil || len(s.Status.Resources) != 0 || s.AutoSync != nil {
 		return false
 	}
-	r := s.rendered
+	r := s.Rendered
 	dests := s.destinations()
 	if !s.app.AutomatedSync() || r == nil || r.Count == 0 || len(r.Children) > 0 || s.hasChildren() ||
 		len(r.Hooks) > 0 || r.Source != nil || s.app.IsMultiSource() || s.rollsOut() || len(dests) != 1 {

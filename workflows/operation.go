@@ -54,12 +54,12 @@ func (s *appState) manualSync(ctx workflow.Context, req contract.SyncRequest) (*
 	target, err := s.targetFrom(ctx, src, srcs, revision, true, false, req.RollbackID == nil && req.Revision != "")
 	if err != nil {
 		now := workflow.Now(ctx)
-		s.operationSeq++
+		s.OperationSeq++
 		op := &app.OperationState{
 			ID: s.operationID(), Revision: revision, Phase: app.OperationError,
 			Message: userMessage(ctx, err), StartedAt: now, FinishedAt: &now, Operation: operationOf(req.Info),
 		}
-		s.status.OperationState = op
+		s.Status.OperationState = op
 		s.publish(ctx)
 		return op, nil
 	}
@@ -134,13 +134,13 @@ func (op *operation) beginAttempt(attempt int64) {
 // runOperation syncs target to every region in parallel, retrying the whole
 // operation per syncPolicy.retry, and records the outcome.
 func (s *appState) runOperation(ctx workflow.Context, target contract.Target, p syncParams, req opRequest) *operation {
-	s.operationSeq++
+	s.OperationSeq++
 	op := &operation{target: target, params: p, request: req, specDigest: s.app.SpecDigest(), retry: s.retryPolicy(p), state: &app.OperationState{
 		ID: s.operationID(), Revision: target.Commit(), Phase: app.OperationRunning,
 		Message: "syncing regions " + strings.Join(s.regionNames(), ", "), StartedAt: workflow.Now(ctx),
 		Operation: operationOf(req.info),
 	}}
-	s.status.OperationState = op.state
+	s.Status.OperationState = op.state
 	s.publish(ctx)
 	op.hooks = s.beginHooks(ctx, p)
 	s.runAttempts(ctx, op, 0)
@@ -260,7 +260,7 @@ func (s *appState) endOperation(ctx workflow.Context, op *operation) {
 	// A selective sync writes no history entry, as in Argo CD.
 	if st.Phase == app.OperationSucceeded && !op.params.dryRun && !op.params.selective() {
 		s.clearCondition(conditionSyncError)
-		s.status.AddHistory(historyEntry(op.target, finished), s.app.HistoryLimit())
+		s.Status.AddHistory(historyEntry(op.target, finished), s.app.HistoryLimit())
 	}
 	s.publish(ctx)
 }
@@ -315,7 +315,7 @@ func (s *appState) runDelete(ctx workflow.Context) bool {
 }
 
 func (s *appState) operationID() string {
-	return fmt.Sprintf("%d", s.operationSeq)
+	return fmt.Sprintf("%d", s.OperationSeq)
 }
 
 type syncError struct {

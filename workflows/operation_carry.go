@@ -92,17 +92,13 @@ func (s *appState) continueBetweenRetries(ctx workflow.Context, op *operation) b
 // continueAsNew ends the run, handing the next one the app's state and,
 // when it continues between retries, the running operation.
 func (s *appState) continueAsNew(ctx workflow.Context) error {
-	c := s.carried()
-	if op := s.continuing; op != nil {
-		c.Operation = op.carried()
-	}
-	return workflow.NewContinueAsNewError(ctx, contract.ApplicationWorkflow, Input{Application: s.app, Carried: c})
+	return workflow.NewContinueAsNewError(ctx, contract.ApplicationWorkflow, s.nextInput())
 }
 
 // resumeOperation goes on with the operation the previous run carried,
 // at its next attempt: its wait was waited there.
 func (s *appState) resumeOperation(ctx workflow.Context, c *carriedOperation) {
-	st := s.status.OperationState
+	st := s.Status.OperationState
 	if st == nil {
 		return // not carried: nothing to resume
 	}
@@ -141,8 +137,8 @@ func (s *appState) retargetForRetry(ctx workflow.Context, op *operation, retried
 	}
 	op.target, op.specDigest = target, s.app.SpecDigest()
 	op.state.Revision = target.Commit()
-	if op.request.auto && s.autoSync != nil {
-		s.autoSync.Key = s.autoSyncKey(target)
+	if op.request.auto && s.AutoSync != nil {
+		s.AutoSync.Key = s.autoSyncKey(target)
 	}
 	if op.hooks == nil {
 		op.hooks = s.beginHooks(ctx, op.params)

@@ -63,14 +63,14 @@ func (s *appState) startPostSync(ctx workflow.Context, target contract.Target, o
 // It does not wait for the workflow, only for its start: the child
 // outlives this run if need be (parent-close policy ABANDON).
 func (s *appState) postSyncWhenSettled(ctx workflow.Context, target contract.Target) {
-	op := s.status.OperationState
+	op := s.Status.OperationState
 	if op == nil || op.PostSync == nil || op.PostSync.Phase != app.OperationRunning || op.PostSync.WorkflowID != "" {
 		return
 	}
 	run, now := op.PostSync, workflow.Now(ctx)
 	var unsettled []string
 	for _, d := range s.destinations() {
-		if sum := s.status.Regions[d.Region]; sum.Sync != app.SyncStatusSynced || sum.Health != app.HealthHealthy {
+		if sum := s.Status.Regions[d.Region]; sum.Sync != app.SyncStatusSynced || sum.Health != app.HealthHealthy {
 			unsettled = append(unsettled, fmt.Sprintf("%s is %s and %s", d.Region, sum.Sync, sum.Health))
 		}
 	}
@@ -117,7 +117,7 @@ func (s *appState) receivePostSyncResults(ctx workflow.Context) {
 		for {
 			var res contract.PostSyncResult
 			results.Receive(ctx, &res)
-			op := s.status.OperationState
+			op := s.Status.OperationState
 			if op == nil || op.PostSync == nil || op.PostSync.WorkflowID != res.WorkflowID {
 				workflow.GetLogger(ctx).Info("PostSync outcome of an earlier operation dropped", "workflowID", res.WorkflowID)
 				continue

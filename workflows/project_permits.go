@@ -55,13 +55,13 @@ func (s *appState) projectRefuses(ctx workflow.Context) bool {
 	if len(out.InvalidSpec) == 0 {
 		return false
 	}
-	s.status.Sync.Status = app.SyncStatusUnknown
-	s.status.Health = app.HealthStatus{Status: app.HealthUnknown}
-	for _, region := range workflow.DeterministicKeys(s.status.Regions) {
-		sum := s.status.Regions[region]
+	s.Status.Sync.Status = app.SyncStatusUnknown
+	s.Status.Health = app.HealthStatus{Status: app.HealthUnknown}
+	for _, region := range workflow.DeterministicKeys(s.Status.Regions) {
+		sum := s.Status.Regions[region]
 		sum.Sync, sum.Health = app.SyncStatusUnknown, app.HealthUnknown
 		sum.Message = "not compared: the app's project does not permit it (InvalidSpecError)"
-		s.status.Regions[region] = sum
+		s.Status.Regions[region] = sum
 	}
 	return true
 }
@@ -69,10 +69,10 @@ func (s *appState) projectRefuses(ctx workflow.Context) bool {
 // setInvalidSpec replaces the InvalidSpecError conditions with one per
 // message, as Argo CD lists them.
 func (s *appState) setInvalidSpec(msgs []string) {
-	s.status.Conditions = slices.DeleteFunc(s.status.Conditions, func(c app.Condition) bool {
+	s.Status.Conditions = slices.DeleteFunc(s.Status.Conditions, func(c app.Condition) bool {
 		return c.Type == app.ConditionInvalidSpecError
 	})
 	for _, m := range msgs {
-		s.status.Conditions = append(s.status.Conditions, app.Condition{Type: app.ConditionInvalidSpecError, Message: m})
+		s.Status.Conditions = append(s.Status.Conditions, app.Condition{Type: app.ConditionInvalidSpecError, Message: m})
 	}
 }

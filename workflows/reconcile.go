@@ -14,13 +14,13 @@ import (
 // region and, for an automated app that is OutOfSync, syncs.
 func (s *appState) reconcile(ctx workflow.Context) {
 	started := workflow.Now(ctx)
-	poll := s.refresh == nil // the timer's: it may skip the compare (idle.go)
-	fresh := s.refresh != nil && !s.refresh.DriftOnly
-	hard := fresh && s.refresh.Hard
-	s.refresh = nil
+	poll := s.Refresh == nil // the timer's: it may skip the compare (idle.go)
+	fresh := s.Refresh != nil && !s.Refresh.DriftOnly
+	hard := fresh && s.Refresh.Hard
+	s.Refresh = nil
 	defer func() {
 		now := workflow.Now(ctx)
-		s.status.ReconciledAt = &now
+		s.Status.ReconciledAt = &now
 		s.appMetrics(ctx).Counter("ferry_app_reconcile_total").Inc(1)
 		s.appMetrics(ctx).Timer("ferry_app_reconcile_duration_seconds").Record(now.Sub(started))
 		s.publish(ctx)
@@ -53,7 +53,7 @@ func (s *appState) reconcile(ctx workflow.Context) {
 	case folded:
 		s.autoSyncTo(ctx, target)
 	case !s.shouldAutoSync(target):
-		s.status.SyncWindow = nil
+		s.Status.SyncWindow = nil
 	case !s.windowsHoldAutoSync(ctx, target):
 		s.autoSyncTo(ctx, target)
 	}
@@ -61,7 +61,7 @@ func (s *appState) reconcile(ctx workflow.Context) {
 
 // autoSyncTo runs the automated sync of target.
 func (s *appState) autoSyncTo(ctx workflow.Context, target contract.Target) {
-	s.autoSync = &autoSync{Key: s.autoSyncKey(target)}
+	s.AutoSync = &autoSync{Key: s.autoSyncKey(target)}
 	run := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()}, opRequest{auto: true})
 	s.idleForget()
 	if !run.continued {
@@ -72,10 +72,10 @@ func (s *appState) autoSyncTo(ctx workflow.Context, target contract.Target) {
 // endAutoSync records how the automated sync ended.
 func (s *appState) endAutoSync(run *operation) {
 	op := run.state
-	if s.autoSync == nil {
-		s.autoSync = &autoSync{Key: s.autoSyncKey(run.target)}
+	if s.AutoSync == nil {
+		s.AutoSync = &autoSync{Key: s.autoSyncKey(run.target)}
 	}
-	s.autoSync.Phase, s.autoSync.Unreachable = op.Phase, run.unreachable
+	s.AutoSync.Phase, s.AutoSync.Unreachable = op.Phase, run.unreachable
 	if op.Phase == app.OperationFailed || op.Phase == app.OperationError {
 		// As Argo CD: the automated sync is not tried again for this
 		// revision, and the condition says why until a sync succeeds.
@@ -118,11 +118,11 @@ func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.S
 	}
 	s.idleResolved(resolved.Workers)
 	specDigest := s.specDigestWith(src)
-	if r, u := s.rendered, s.untouched; r != nil && !hard && u != nil && u.After == resolved.SHA &&
+	if r, u := s.Rendered, s.untouched; r != nil && !hard && u != nil && u.After == resolved.SHA &&
 		u.Before == r.commit() && r.SpecDigest == specDigest {
 		r.Revision = resolved.SHA
 	}
-	if r := s.rendered; r != nil && !hard && r.commit() == resolved.SHA && r.SpecDigest == specDigest && r.RemoteBases == 0 {
+	if r := s.Rendered; r != nil && !hard && r.commit() == resolved.SHA && r.SpecDigest == specDigest && r.RemoteBases == 0 {
 		return s.targetOf(r), nil
 	}
 	var out contract.RenderResult
@@ -136,12 +136,12 @@ func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.S
 	if err != nil {
 		return contract.Target{}, fmt.Errorf("render %s at %s: %w", src.RepoURL, short(resolved.SHA), err)
 	}
-	s.rendered = &rendered{SHA: resolved.SHA, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
+	s.Rendered = &rendered{SHA: resolved.SHA, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
 		Hooks: out.Hooks, RemoteBases: out.RemoteBases}
 	if specDigest != s.app.SpecDigest() {
-		s.rendered.Source = &src
+		s.Rendered.Source = &src
 	}
-	return s.targetOf(s.rendered), nil
+	return s.targetOf(s.Rendered), nil
 }
 
 func (s *appState) targetOf(r *rendered) contract.Target {
@@ -187,7 +187,7 @@ func (s *appState) compareRegions(ctx workflow.Context, target contract.Target, 
 	futures := make(map[string]workflow.Future, len(dests))
 	for _, d := range dests {
 		futures[d.Region] = workflow.ExecuteActivity(compareCtx(ctx, d.Region), contract.ActivityCompare,
-			contract.CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace, Known: s.knownKeys(d.Region),
+			contract.CompareInput{Target: target, Region: d.Region, Namespace: d.Namespace, Inventory: s.inventory(d.Region),
 				SyncOptions: s.appSyncOptions(), IgnoreDifferences: s.app.Spec.IgnoreDifferences, Project: s.app.ProjectOf()})
 	}
 	children := s.compareChildren(ctx)
@@ -239,14 +239,14 @@ func (s *appState) compareRegions(ctx workflow.Context, target contract.Target, 
 }
 
 func (s *appState) shouldAutoSync(target contract.Target) bool {
-	if !s.app.AutomatedSync() || s.status.Sync.Status != app.SyncStatusOutOfSync {
+	if !s.app.AutomatedSync() || s.Status.Sync.Status != app.SyncStatusOutOfSync {
 		return false
 	}
-	if s.rendered.Count == 0 && len(s.rendered.Children) == 0 && !s.app.AllowEmpty() {
+	if s.Rendered.Count == 0 && len(s.Rendered.Children) == 0 && !s.app.AllowEmpty() {
 		s.setCondition(conditionSyncError, "automated sync refused: the source renders no resources; set syncPolicy.automated.allowEmpty to allow it")
 		return false
 	}
-	last := s.autoSync
+	last := s.AutoSync
 	if last == nil || last.Key != s.autoSyncKey(target) {
 		return true
 	}

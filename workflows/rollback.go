@@ -30,7 +30,7 @@ func (s *appState) syncSource(ctx workflow.Context, req contract.SyncRequest) (r
 	if req.RollbackID == nil {
 		return req.Revision, s.app.Spec.Source, nil, nil
 	}
-	entry, ok := s.status.HistoryByID(*req.RollbackID)
+	entry, ok := s.Status.HistoryByID(*req.RollbackID)
 	if !ok {
 		return "", app.Source{}, nil, fmt.Errorf("app %q: no history entry with ID %d", s.app.Metadata.Name, *req.RollbackID)
 	}

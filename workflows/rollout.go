@@ -22,7 +22,7 @@ func (s *appState) syncStages(ctx workflow.Context, op *operation) ([]app.Resour
 	target, p := op.target, op.params
 	ro := &app.RolloutStatus{Revision: target.Commit(), Stages: len(stages), Phase: app.RolloutProgressing}
 	p.staged = true
-	s.status.Rollout = ro
+	s.Status.Rollout = ro
 	var all []app.ResourceResult
 	for i, stage := range stages {
 		ro.Stage, ro.Phase = i+1, app.RolloutProgressing
@@ -64,7 +64,7 @@ func (s *appState) rollsOut() bool {
 func (s *appState) stageSettled(regions []string) error {
 	var bad []string
 	for _, r := range regions {
-		sum := s.status.Regions[r]
+		sum := s.Status.Regions[r]
 		if sum.Sync != app.SyncStatusSynced || sum.Health != app.HealthHealthy {
 			bad = append(bad, fmt.Sprintf("%s is %s and %s", r, sum.Sync, sum.Health))
 		}

@@ -33,7 +33,7 @@ const versionUnreachableStays = "unreachable-stays"
 // marks the others Unknown with the reason, and rolls the status up.
 func (s *appState) setResources(ctx workflow.Context, sha string, byRegion map[string][]app.ResourceStatus, regionErrs map[string]error) {
 	var resources []app.ResourceStatus
-	for _, r := range s.status.Resources {
+	for _, r := range s.Status.Resources {
 		// The child apps' rows stay too until their compare answers: the
 		// regions answer first, and an app of apps is not Synced for a moment.
 		kept := s.hasRegion(r.Region) || (r.Region == childrenRegion && s.hasChildren())
@@ -44,16 +44,16 @@ func (s *appState) setResources(ctx workflow.Context, sha string, byRegion map[s
 	for _, region := range workflow.DeterministicKeys(byRegion) {
 		resources = append(resources, byRegion[region]...)
 	}
-	s.status.Resources = resources
-	prev := s.status.Regions
-	s.status.Regions = app.SummarizeRegions(resources, s.regionNames())
+	s.Status.Resources = resources
+	prev := s.Status.Regions
+	s.Status.Regions = app.SummarizeRegions(resources, s.regionNames())
 	var unreachable []string
 	for _, region := range workflow.DeterministicKeys(regionErrs) {
 		msg := rootMessage(ctx, regionErrs[region])
-		sum := s.status.Regions[region]
+		sum := s.Status.Regions[region]
 		sum.Sync, sum.Health, sum.Message = app.SyncStatusUnknown, app.HealthUnknown, msg
 		sum.Unreachable = isUnreachable(regionErrs[region])
-		s.status.Regions[region] = sum
+		s.Status.Regions[region] = sum
 		unreachable = append(unreachable, region+": "+msg)
 	}
 	unreachable = append(unreachable, s.keepUnreachable(ctx, prev, byRegion, regionErrs)...)
@@ -72,13 +72,13 @@ func (s *appState) setResources(ctx workflow.Context, sha string, byRegion map[s
 		if !last.Unreachable {
 			last.Message = "no answer yet from its compare of " + short(sha)
 		}
-		s.status.Regions[region] = last
+		s.Status.Regions[region] = last
 		if last.Unreachable {
 			unreachable = append(unreachable, region+": "+last.Message)
 		}
 	}
-	for _, region := range workflow.DeterministicKeys(s.status.Regions) {
-		sum := s.status.Regions[region]
+	for _, region := range workflow.DeterministicKeys(s.Status.Regions) {
+		sum := s.Status.Regions[region]
 		sum.SyncedRevision = prev[region].SyncedRevision
 		if _, answered := byRegion[region]; answered {
 			sum.Revision = sha
@@ -89,17 +89,17 @@ func (s *appState) setResources(ctx workflow.Context, sha string, byRegion map[s
 			// Not compared now: the revision it was last compared at.
 			sum.Revision = prev[region].Revision
 		}
-		s.status.Regions[region] = sum
+		s.Status.Regions[region] = sum
 	}
-	s.status.Sync = app.SyncStatus{Status: app.RollUpSync(resources), Revision: sha, Revisions: s.revisionsOf(sha)}
-	s.status.Health = app.HealthStatus{Status: app.RollUpHealth(resources)}
+	s.Status.Sync = app.SyncStatus{Status: app.RollUpSync(resources), Revision: sha, Revisions: s.revisionsOf(sha)}
+	s.Status.Health = app.HealthStatus{Status: app.RollUpHealth(resources)}
 	if len(unreachable) > 0 || waiting {
 		// OutOfSync where a region answered still says OutOfSync: an
 		// automated app syncs the regions it can reach.
-		if s.status.Sync.Status != app.SyncStatusOutOfSync {
-			s.status.Sync.Status = app.SyncStatusUnknown
+		if s.Status.Sync.Status != app.SyncStatusOutOfSync {
+			s.Status.Sync.Status = app.SyncStatusUnknown
 		}
-		s.status.Health.Status = app.HealthUnknown
+		s.Status.Health.Status = app.HealthUnknown
 	}
 	if len(unreachable) > 0 {
 		s.setConditionAt(conditionRegionError, strings.Join(unreachable, "; "))
@@ -116,13 +116,13 @@ func (s *appState) keepUnreachable(ctx workflow.Context, prev map[string]app.Reg
 	for _, region := range workflow.DeterministicKeys(prev) {
 		last := prev[region]
 		_, answered := byRegion[region]
-		if _, now := s.status.Regions[region]; !now || !last.Unreachable || answered || regionErrs[region] != nil || s.isStraggler(region) {
+		if _, now := s.Status.Regions[region]; !now || !last.Unreachable || answered || regionErrs[region] != nil || s.isStraggler(region) {
 			continue
 		}
 		if workflow.GetVersion(ctx, versionUnreachableStays, workflow.DefaultVersion, 1) < 1 {
 			return nil
 		}
-		s.status.Regions[region] = last
+		s.Status.Regions[region] = last
 		reasons = append(reasons, region+": "+last.Message)
 	}
 	return reasons
@@ -130,41 +130,42 @@ func (s *appState) keepUnreachable(ctx workflow.Context, prev map[string]app.Reg
 
 // setSyncedRevision records that a sync applied sha in region.
 func (s *appState) setSyncedRevision(region, sha string) {
-	if sum, ok := s.status.Regions[region]; ok {
+	if sum, ok := s.Status.Regions[region]; ok {
 		sum.SyncedRevision = sha
-		s.status.Regions[region] = sum
+		s.Status.Regions[region] = sum
 	}
 }
 
 func (s *appState) setComparisonError(ctx workflow.Context, err error) {
-	s.status.Sync.Status = app.SyncStatusUnknown
+	s.Status.Sync.Status = app.SyncStatusUnknown
 	s.setCondition(conditionComparisonError, userMessage(ctx, err))
 }
 
 func (s *appState) setCondition(typ, msg string) { s.setConditionAt(typ, msg) }
 
 func (s *appState) setConditionAt(typ, msg string) {
-	for i := range s.status.Conditions {
-		if s.status.Conditions[i].Type == typ {
-			s.status.Conditions[i].Message = msg
+	for i := range s.Status.Conditions {
+		if s.Status.Conditions[i].Type == typ {
+			s.Status.Conditions[i].Message = msg
 			return
 		}
 	}
-	s.status.Conditions = append(s.status.Conditions, app.Condition{Type: typ, Message: msg})
+	s.Status.Conditions = append(s.Status.Conditions, app.Condition{Type: typ, Message: msg})
 }
 
 func (s *appState) clearCondition(typ string) {
-	s.status.Conditions = slices.DeleteFunc(s.status.Conditions, func(c app.Condition) bool { return c.Type == typ })
+	s.Status.Conditions = slices.DeleteFunc(s.Status.Conditions, func(c app.Condition) bool { return c.Type == typ })
 }
 
 func (s *appState) regionNames() []string { return s.app.Regions(s.cfg.Regions) }
 
 func (s *appState) destinations() []app.Target { return s.app.Destinations(s.cfg.Regions) }
 
-// knownKeys are the resources last seen in a region.
-func (s *appState) knownKeys(region string) []app.ResourceKey {
+// inventory is the app's objects in a region as its status lists them
+// (contract.CompareInput.Inventory).
+func (s *appState) inventory(region string) []app.ResourceKey {
 	var keys []app.ResourceKey
-	for _, r := range s.status.Resources {
+	for _, r := range s.Status.Resources {
 		if r.Region == region {
 			keys = append(keys, r.ResourceKey)
 		}
@@ -176,11 +177,11 @@ func (s *appState) knownKeys(region string) []app.ResourceKey {
 // in the few minutes after a sync (a LoadBalancer Service without a load
 // balancer stays Progressing for good: the app then goes back to its poll).
 func (s *appState) resourcesSettling(now time.Time) bool {
-	op := s.status.OperationState
+	op := s.Status.OperationState
 	if op == nil || op.FinishedAt == nil || now.Sub(*op.FinishedAt) > settleWindow {
 		return false
 	}
-	for _, r := range s.status.Resources {
+	for _, r := range s.Status.Resources {
 		if r.Region != childrenRegion && r.Status == app.SyncStatusSynced && r.Health == app.HealthProgressing {
 			return true
 		}
@@ -189,7 +190,7 @@ func (s *appState) resourcesSettling(now time.Time) bool {
 }
 
 func (s *appState) anyUnreachable() bool {
-	for _, sum := range s.status.Regions {
+	for _, sum := range s.Status.Regions {
 		if sum.Unreachable {
 			return true
 		}
@@ -235,11 +236,11 @@ type searchAttrs struct {
 func (s *appState) publish(ctx workflow.Context) {
 	next := searchAttrs{
 		App: s.app.Metadata.Name, Repo: s.app.PrimaryRepoURL(),
-		Sync: string(s.status.Sync.Status), Health: string(s.status.Health.Status),
-		Revision: s.status.Sync.Revision, Regions: s.regionNames(),
+		Sync: string(s.Status.Sync.Status), Health: string(s.Status.Health.Status),
+		Revision: s.Status.Sync.Revision, Regions: s.regionNames(),
 	}
 	var updates []temporal.SearchAttributeUpdate
-	prev := s.upserted
+	prev := s.SearchUpserted
 	add := func(changed bool, u temporal.SearchAttributeUpdate) {
 		if changed {
 			updates = append(updates, u)
@@ -253,7 +254,7 @@ func (s *appState) publish(ctx workflow.Context) {
 	add(!slices.Equal(prev.Regions, next.Regions), saRegions.ValueSet(next.Regions))
 	if workflow.GetVersion(ctx, versionAppInfo, workflow.DefaultVersion, 1) == 1 {
 		next.Project = s.app.ProjectOf()
-		if op := s.status.OperationState; op != nil {
+		if op := s.Status.OperationState; op != nil {
 			next.Operation = string(op.Phase)
 		}
 		add(prev.Project != next.Project, saProject.ValueSet(next.Project))
@@ -271,7 +272,7 @@ func (s *appState) publish(ctx workflow.Context) {
 		if err := workflow.UpsertTypedSearchAttributes(ctx, updates...); err != nil {
 			workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
 		} else {
-			s.upserted = next
+			s.SearchUpserted = next
 		}
 	}
 	workflow.SetCurrentDetails(ctx, s.details())
@@ -282,18 +283,18 @@ func (s *appState) publish(ctx workflow.Context) {
 func (s *appState) details() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** · %s · %s · revision `%s`\n\n", s.app.Metadata.Name,
-		s.status.Sync.Status, s.status.Health.Status, short(s.status.Sync.Revision))
+		s.Status.Sync.Status, s.Status.Health.Status, short(s.Status.Sync.Revision))
 	if s.app.IsMultiSource() {
 		s.sourcesDetails(&b) // multisource.go
 	} else {
 		fmt.Fprintf(&b, "repo %s path `%s`\n\n", s.app.Spec.Source.RepoURL, s.app.Spec.Source.Path)
 	}
 	b.WriteString("| region | sync | health | resources |\n|---|---|---|---|\n")
-	for _, region := range workflow.DeterministicKeys(s.status.Regions) {
-		r := s.status.Regions[region]
+	for _, region := range workflow.DeterministicKeys(s.Status.Regions) {
+		r := s.Status.Regions[region]
 		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", region, r.Sync, r.Health, r.Resources)
 	}
-	if op := s.status.OperationState; op != nil {
+	if op := s.Status.OperationState; op != nil {
 		fmt.Fprintf(&b, "\nlast operation %s: %s %s\n", op.ID, op.Phase, op.Message)
 	}
 	return b.String()

@@ -75,7 +75,7 @@ func (s *appState) leaveOutSilent(ctx workflow.Context, op *operation, rs *regio
 // app syncs them once they answer again.
 func (s *appState) reachable(dests []app.Target) (reachable []app.Target, skipped []string) {
 	reachable = slices.DeleteFunc(slices.Clone(dests), func(d app.Target) bool {
-		if s.status.Regions[d.Region].Unreachable || s.isStraggler(d.Region) {
+		if s.Status.Regions[d.Region].Unreachable || s.isStraggler(d.Region) {
 			skipped = append(skipped, d.Region)
 			return true
 		}
@@ -92,7 +92,7 @@ func (s *appState) startSyncs(ctx workflow.Context, op *operation, p syncParams,
 	for i, d := range dests {
 		summary := syncSummary(d.Region, p, activityName == contract.ActivitySyncWithHooks)
 		futures[i] = workflow.ExecuteActivity(options(ctx, d.Region, summary), activityName, contract.SyncInput{
-			Target: op.target, Region: d.Region, Namespace: d.Namespace, OperationID: syncOpID, Known: s.knownKeys(d.Region),
+			Target: op.target, Region: d.Region, Namespace: d.Namespace, OperationID: syncOpID, Inventory: s.inventory(d.Region),
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: s.syncOptions(p), HealthTimeout: p.healthTimeout(),
 			IgnoreDifferences: s.app.Spec.IgnoreDifferences, WaitHealthy: p.staged, PruneConfirmed: p.pruneConfirmed,
 			NamespaceMetadata: s.app.NamespaceMetadata(), Selection: p.selection,
@@ -138,7 +138,7 @@ func (s *appState) foldChildren(ctx workflow.Context, p syncParams, rs *regionSy
 		rs.failed = append(rs.failed, "child apps: "+rootMessage(ctx, err))
 	}
 	if !p.dryRun && out.Applied != nil {
-		s.childApps = out.Applied
+		s.ChildApps = out.Applied
 	}
 	if after := s.compareChildren(ctx); after != nil {
 		var cmp contract.CompareChildrenResult

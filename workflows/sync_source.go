@@ -42,7 +42,7 @@ func (s *appState) validateSyncSource(req contract.SyncRequest) error {
 			"to deploy another repository, change spec.source with ferry app apply", name, rev, repo))
 	}
 	if req.RollbackID != nil {
-		if e, ok := s.status.HistoryByID(*req.RollbackID); ok {
+		if e, ok := s.Status.HistoryByID(*req.RollbackID); ok {
 			errs = append(errs, s.validateRollbackEntry(*req.RollbackID, e)...)
 		}
 	}

@@ -34,7 +34,7 @@ func (s *appState) validateTerminateOp(ctx workflow.Context, _ contract.Terminat
 func (s *appState) handleTerminateOp(ctx workflow.Context, _ contract.TerminateOpRequest) (*app.OperationState, error) {
 	op := s.running
 	if op == nil {
-		return s.status.OperationState, nil
+		return s.Status.OperationState, nil
 	}
 	op.terminate("by ferry app terminate-op")
 	if err := workflow.Await(ctx, func() bool { return op.state.FinishedAt != nil }); err != nil {

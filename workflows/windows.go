@@ -53,17 +53,17 @@ func (s *appState) windowsHoldAutoSync(ctx workflow.Context, target contract.Tar
 	case err != nil:
 		// Not knowing the windows, the app does not sync; it asks again at
 		// its next poll.
-		s.status.SyncWindow = &app.SyncWindowStatus{Revision: target.Commit(), Message: err.Error()}
+		s.Status.SyncWindow = &app.SyncWindowStatus{Revision: target.Commit(), Message: err.Error()}
 		return true
 	case !d.Allowed:
 		sw := &app.SyncWindowStatus{Revision: target.Commit(), Blocking: d.Blocking, Message: d.Message}
 		if !d.OpensAt.IsZero() {
 			sw.OpensAt = &d.OpensAt
 		}
-		s.status.SyncWindow = sw
+		s.Status.SyncWindow = sw
 		return true
 	}
-	s.status.SyncWindow = nil
+	s.Status.SyncWindow = nil
 	return false
 }
 
@@ -82,7 +82,7 @@ func (s *appState) refuseManualSync(ctx workflow.Context) error {
 // windowDelay shortens the wait for the next poll to the opening of the
 // windows that hold an automated sync back: a durable timer, no polling.
 func (s *appState) windowDelay(now time.Time, delay time.Duration, summary string) (time.Duration, string) {
-	sw := s.status.SyncWindow
+	sw := s.Status.SyncWindow
 	if sw == nil || sw.OpensAt == nil {
 		return delay, summary
 	}

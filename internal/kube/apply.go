@@ -36,12 +36,10 @@ type ApplyRequest struct {
 	// not modified. Hooks (syncplan.IsHook) among them are left to the hook
 	// runner: not applied, and not pruned either.
 	Objects []*unstructured.Unstructured
-	// PreviousKeys are the objects the previous sync applied (from the
-	// app's status). Pruning and Compare look for leftovers among the kinds
-	// of Objects and of PreviousKeys, so a kind removed entirely from the
-	// desired state is still found. Without it, only the kinds still in
-	// Objects are searched.
-	PreviousKeys []app.ResourceKey
+	// Inventory: as contract.CompareInput's. Pruning looks for leftovers
+	// among the kinds of Objects and of Inventory; without it, only the
+	// kinds still in Objects are searched.
+	Inventory []app.ResourceKey
 	// Prune deletes the app's tracked objects that Objects no longer has,
 	// except those whose sync options say Prune=false. Pruning is skipped
 	// when any object failed, so a half-applied sync never also removes

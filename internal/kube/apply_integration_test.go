@@ -109,7 +109,7 @@ func TestPrune(t *testing.T) {
 	}
 
 	// Without Prune the Service stays, and Compare says it should go.
-	cs, err = e.apply(onlyDeployment, func(r *kube.ApplyRequest) { r.PreviousKeys = previous })
+	cs, err = e.apply(onlyDeployment, func(r *kube.ApplyRequest) { r.Inventory = previous })
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"Deployment/guestbook-ui": "unchanged"}, actions(cs))
 	assert.True(t, e.exists(services, "guestbook-ui"))
@@ -122,12 +122,12 @@ func TestPrune(t *testing.T) {
 	}
 
 	// A dry run reports the prune and keeps the Service.
-	cs, err = e.apply(onlyDeployment, func(r *kube.ApplyRequest) { r.PreviousKeys, r.Prune, r.DryRun = previous, true, true })
+	cs, err = e.apply(onlyDeployment, func(r *kube.ApplyRequest) { r.Inventory, r.Prune, r.DryRun = previous, true, true })
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"Deployment/guestbook-ui": "unchanged", "Service/guestbook-ui": "pruned"}, actions(cs))
 	assert.True(t, e.exists(services, "guestbook-ui"))
 
-	cs, err = e.apply(onlyDeployment, func(r *kube.ApplyRequest) { r.PreviousKeys, r.Prune = previous, true })
+	cs, err = e.apply(onlyDeployment, func(r *kube.ApplyRequest) { r.Inventory, r.Prune = previous, true })
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"Deployment/guestbook-ui": "unchanged", "Service/guestbook-ui": "pruned"}, actions(cs))
 	e.eventually("the Service to be gone", func() bool { return !e.exists(services, "guestbook-ui") })
@@ -155,7 +155,7 @@ func TestPruneCheckRefuses(t *testing.T) {
 	refused := errors.New("project team-a does not allow Service")
 	var asked []string
 	_, err = e.apply(onlyDeployment, func(r *kube.ApplyRequest) {
-		r.PreviousKeys, r.Prune = previous, true
+		r.Inventory, r.Prune = previous, true
 		r.PruneCheck = func(stale []*unstructured.Unstructured) error {
 			for _, o := range stale {
 				asked = append(asked, o.GetKind()+"/"+o.GetName())
@@ -169,7 +169,7 @@ func TestPruneCheckRefuses(t *testing.T) {
 
 	// Allowed, the same prune goes ahead.
 	_, err = e.apply(onlyDeployment, func(r *kube.ApplyRequest) {
-		r.PreviousKeys, r.Prune = previous, true
+		r.Inventory, r.Prune = previous, true
 		r.PruneCheck = func([]*unstructured.Unstructured) error { return nil }
 	})
 	require.NoError(t, err)

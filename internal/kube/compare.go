@@ -21,9 +21,9 @@ type CompareRequest struct {
 	Namespace string
 	// Objects is the desired state; not modified. Hooks are not compared.
 	Objects []*unstructured.Unstructured
-	// PreviousKeys are the objects the last sync applied; their kinds are
-	// searched, with those of Objects, for tracked objects no longer desired.
-	PreviousKeys []app.ResourceKey
+	// Inventory: as contract.CompareInput's; its kinds are searched, with
+	// those of Objects, for tracked objects no longer desired.
+	Inventory []app.ResourceKey
 	// Options are the app's sync options: Replace and Validate change how
 	// the prediction is made, as they change how a sync writes.
 	Options app.SyncOptions
@@ -123,7 +123,7 @@ func (c *Cluster) Compare(ctx context.Context, req CompareRequest) ([]ResourceSt
 // extraneous returns the states of the app's tracked objects that are not
 // desired, in prune order reversed (apply order).
 func (c *Cluster) extraneous(ctx context.Context, req CompareRequest, want map[app.ResourceKey]bool) ([]ResourceState, []*ObjectError) {
-	live, errs := c.listTracked(ctx, req.App, kindsOf(req.Objects, req.PreviousKeys))
+	live, errs := c.listTracked(ctx, req.App, kindsOf(req.Objects, req.Inventory))
 	var stale []*unstructured.Unstructured
 	for _, obj := range live {
 		if !want[identity(KeyOf(obj))] && !syncplan.IsHook(obj) {

@@ -54,7 +54,7 @@ func (c *Cluster) Diff(ctx context.Context, req CompareRequest, limit int) ([]Ob
 	for _, t := range tasks {
 		want[identity(t.key)] = true
 	}
-	live, lerrs := c.listTracked(ctx, req.App, kindsOf(req.Objects, req.PreviousKeys))
+	live, lerrs := c.listTracked(ctx, req.App, kindsOf(req.Objects, req.Inventory))
 	for _, obj := range live {
 		if want[identity(KeyOf(obj))] || syncplan.IsHook(obj) {
 			continue

@@ -243,7 +243,7 @@ func TestCompareProhibited(t *testing.T) {
 		}
 		return ""
 	}
-	states, err := e.cluster.Compare(e.ctx, kube.CompareRequest{App: e.ns, Namespace: e.ns, PreviousKeys: keys(cs), Prohibits: prohibits,
+	states, err := e.cluster.Compare(e.ctx, kube.CompareRequest{App: e.ns, Namespace: e.ns, Inventory: keys(cs), Prohibits: prohibits,
 		Objects: []*unstructured.Unstructured{configMap("main", nil, nil), configMap("blocked", nil, nil)}})
 	require.NoError(t, err)
 	byName := map[string]kube.ResourceState{}

@@ -124,7 +124,7 @@ func (e *env) apply(objs []*unstructured.Unstructured, mod func(*kube.ApplyReque
 
 func (e *env) compare(objs []*unstructured.Unstructured, previous []app.ResourceKey) []kube.ResourceState {
 	e.t.Helper()
-	states, err := e.cluster.Compare(e.ctx, kube.CompareRequest{App: e.ns, Namespace: e.ns, Objects: objs, PreviousKeys: previous})
+	states, err := e.cluster.Compare(e.ctx, kube.CompareRequest{App: e.ns, Namespace: e.ns, Objects: objs, Inventory: previous})
 	require.NoError(e.t, err)
 	return states
 }

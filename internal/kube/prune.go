@@ -28,7 +28,7 @@ func (s *syncRun) staleObjects(ctx context.Context) []*unstructured.Unstructured
 		return s.stale
 	}
 	s.staleKnown = true
-	live, errs := s.c.listTracked(ctx, s.req.App, kindsOf(s.req.Objects, s.req.PreviousKeys))
+	live, errs := s.c.listTracked(ctx, s.req.App, kindsOf(s.req.Objects, s.req.Inventory))
 	for _, e := range errs {
 		s.errs = append(s.errs, e)
 		s.cs.add(Change{Key: e.Key, Action: ActionFailed, Message: e.message()})

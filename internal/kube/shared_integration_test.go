@@ -85,7 +85,7 @@ func TestFailOnSharedResource(t *testing.T) {
 	assert.Contains(t, states[0].Message, "tracked by Ferry application "+e.ns)
 	_, err = e.apply(nil, func(r *kube.ApplyRequest) {
 		r.App, r.Prune = other, true
-		r.PreviousKeys = []app.ResourceKey{{Version: "v1", Kind: "ConfigMap", Namespace: e.ns, Name: "shared"}}
+		r.Inventory = []app.ResourceKey{{Version: "v1", Kind: "ConfigMap", Namespace: e.ns, Name: "shared"}}
 	})
 	require.NoError(t, err)
 	assert.True(t, e.exists(configMaps, "shared"), "not pruned by the app it was taken from")

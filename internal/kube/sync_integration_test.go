@@ -109,7 +109,7 @@ func TestPruneOrder(t *testing.T) {
 
 	rec := e.record(e.ns, configMaps, deployments)
 	stay := configMap("stay", nil, nil)
-	cs, err = e.apply([]*unstructured.Unstructured{stay}, func(r *kube.ApplyRequest) { r.Prune, r.PreviousKeys = true, keys(cs) })
+	cs, err = e.apply([]*unstructured.Unstructured{stay}, func(r *kube.ApplyRequest) { r.Prune, r.Inventory = true, keys(cs) })
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"ConfigMap/stay": "created", "ConfigMap/w0": "pruned", "ConfigMap/w1": "pruned",
 		"ConfigMap/w2": "pruned", "ConfigMap/last": "pruned", "ConfigMap/keep": "skipped", "Deployment/guestbook-ui": "pruned"}, actions(cs))

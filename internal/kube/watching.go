@@ -10,7 +10,7 @@ import (
 )
 
 // Watching reports whether the live cache sees every change to the objects
-// of a compare of objs (and of the kinds of previous, where tracked objects
+// of a compare of objs (and of the kinds of inventory, where tracked objects
 // no longer desired are looked for): the cache is on with a drift
 // listener, and the informer of every one of those kinds has synced. Ask
 // before the compare: a compare that read an unsynced kind from the API
@@ -19,7 +19,7 @@ import (
 // new object with the app's label, a health transition since the compare:
 // see NoteCompared) reaches the drift listener, so the app's workflow may
 // leave its next polls without a compare.
-func (c *Cluster) Watching(objs []*unstructured.Unstructured, previous []app.ResourceKey) bool {
+func (c *Cluster) Watching(objs []*unstructured.Unstructured, inventory []app.ResourceKey) bool {
 	l := c.live()
 	if l == nil || l.onDrift == nil {
 		return false
@@ -30,7 +30,7 @@ func (c *Cluster) Watching(objs []*unstructured.Unstructured, previous []app.Res
 			desired = append(desired, o)
 		}
 	}
-	for _, gk := range kindsOf(desired, previous) {
+	for _, gk := range kindsOf(desired, inventory) {
 		m, err := c.mapping(gk.WithVersion(""))
 		if err != nil || l.synced(m) == nil {
 			return false
