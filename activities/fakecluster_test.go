@@ -123,14 +123,16 @@ func (f *fakeAPI) react(action clienttesting.Action) (bool, runtime.Object, erro
 		}
 		obj := a.GetObject().(*unstructured.Unstructured).DeepCopy()
 		f.created(obj, a.GetResource())
-		a.Object, action = obj, a
+		a.Object = obj
+		action = a
 	case clienttesting.UpdateActionImpl:
 		if len(a.UpdateOptions.DryRun) > 0 {
 			return true, nil, apierrors.NewBadRequest("the fake API does not dry-run an update")
 		}
 		obj := a.GetObject().(*unstructured.Unstructured).DeepCopy()
 		obj.SetResourceVersion(f.nextVersion())
-		a.Object, action = obj, a
+		a.Object = obj
+		action = a
 	}
 	handled, obj, err := clienttesting.ObjectReaction(f.tracker)(action)
 	if err == nil {
