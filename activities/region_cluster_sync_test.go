@@ -105,3 +105,32 @@ func TestHookBetweenWaves(t *testing.T) {
 	assert.Regexp(t, `^create Job/shop/migrate`, writes[1])
 	assert.Equal(t, "patch ConfigMap/shop/second", writes[2])
 }
+
+// TestPruneRefusedByProject: an object its project no longer permits (a
+// project narrowed since it was applied) is not pruned, and the sync says
+// why, by name.
+func TestPruneRefusedByProject(t *testing.T) {
+	rt := newRegionTest(t)
+	p := &app.AppProject{Spec: app.ProjectSpec{
+		SourceRepos:  []string{"*"},
+		Destinations: []app.ProjectDestination{{Name: testRegion, Namespace: "shop"}},
+	}}
+	p.Metadata.Name = "team"
+	rt.projects = fakeProjects{p: p}
+	rt.restart()
+	sa, b := kobj("v1 ServiceAccount shop/runner"), kobj("v1 ConfigMap shop/b", "k=2")
+	_, err := rt.sync(contract.SyncInput{}, false, sa, b)
+	require.NoError(t, err)
+	require.NotNil(t, rt.api.live(t, "ConfigMap", "shop", "b"))
+
+	p.Spec.NamespaceResourceBlacklist = []app.GroupKind{{Kind: "ConfigMap"}}
+	_, err = rt.sync(contract.SyncInput{Prune: true}, false, sa)
+	var appErr *temporal.ApplicationError
+	require.ErrorAs(t, err, &appErr)
+	assert.Equal(t, contract.ErrProjectDenied, appErr.Type())
+	assert.Contains(t, appErr.Error(), "prune refused")
+	assert.Contains(t, appErr.Error(), `project "team" does not allow ConfigMap shop/b: namespaced kind ConfigMap is not allowed (namespaceResourceBlacklist)`)
+	assert.Contains(t, appErr.Error(), "nothing was pruned there, and what the sync applied stays", "the sync's objects were applied before the prune")
+	assert.NotContains(t, appErr.Error(), "nothing of this sync was applied")
+	assert.NotNil(t, rt.api.live(t, "ConfigMap", "shop", "b"), "not pruned")
+}

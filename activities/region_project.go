@@ -136,6 +136,10 @@ func (r *Region) pruneCheck(ctx context.Context, t contract.Target) func([]*unst
 			return classify(err)
 		}
 		if err := p.CheckObjects(t.App, r.Name, r.Regions, placed); err != nil {
+			// Asked once the sync's objects are applied (kube.ApplyRequest).
+			if refused := (*app.ObjectsError)(nil); errors.As(err, &refused) {
+				refused.Prune = true
+			}
 			return temporal.NewNonRetryableApplicationError("prune refused: "+err.Error(), contract.ErrProjectDenied, nil)
 		}
 		return nil
