@@ -11,7 +11,6 @@ import (
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/hooks"
-	"github.com/ferry-gitops/ferry/internal/kube"
 )
 
 // RegisterHooks adds the hook activities to a worker of RegionQueue(r.Name).
@@ -95,7 +94,7 @@ func (r *Region) DeleteHooks(ctx context.Context, in contract.DeleteHooksInput) 
 // hookRunner runs hooks in the region's cluster, heartbeating as it waits.
 // Every request of a hook run goes as cluster writes: hooks are a sync's
 // writes, and the ServiceAccount that makes a hook also reads it back.
-func (r *Region) hookRunner(ctx context.Context, cluster *kube.Cluster) (*hooks.Runner, error) {
+func (r *Region) hookRunner(ctx context.Context, cluster Cluster) (*hooks.Runner, error) {
 	dyn, err := cluster.Writer(ctx)
 	if err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ import (
 // Region holds the activities of one region's queue.
 type Region struct {
 	Name    string
-	Cluster *kube.Cluster
+	Cluster Cluster
 	// Loader gives the manifests where the worker is a control worker too;
 	// HandOver, where it is not, has the control side hand them over.
 	Loader   *manifests.Loader

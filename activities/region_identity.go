@@ -8,7 +8,6 @@ import (
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/internal/kube"
 )
 
 // Who a region worker writes as. With destinationServiceAccounts in the
@@ -21,7 +20,7 @@ import (
 // watching.
 
 // writer is the Cluster that writes a's objects in this region, as p says.
-func (r *Region) writer(a *app.Application, p *app.AppProject) (*kube.Cluster, error) {
+func (r *Region) writer(a *app.Application, p *app.AppProject) (Cluster, error) {
 	name := a.Metadata.Name
 	namespace, found := "", false
 	for _, d := range a.Destinations(r.Regions) {
@@ -44,12 +43,12 @@ func (r *Region) writer(a *app.Application, p *app.AppProject) (*kube.Cluster, e
 	if user == "" {
 		return r.Cluster, nil
 	}
-	return r.Cluster.As(user), nil
+	return r.Cluster.AsResolved(func(context.Context) (string, error) { return user, nil }), nil
 }
 
 // writerOf is writer for work that sends no rendered objects to check
 // (a delete): the app and its project are read on the first write only.
-func (r *Region) writerOf(appName string) *kube.Cluster {
+func (r *Region) writerOf(appName string) Cluster {
 	if r.Projects == nil {
 		return r.Cluster
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/internal/kube"
 )
 
 // ProjectSource tells a region worker an app, as its workflow runs it, and
@@ -72,7 +71,7 @@ var _ ProjectReader = (*TemporalProjects)(nil)
 // With CreateNamespace=true the namespace the sync would create counts as
 // one of its objects (a cluster-scoped Namespace), as in Argo CD, unless the
 // region has it already.
-func (r *Region) permitted(ctx context.Context, t contract.Target, namespace string, opts app.SyncOptions, objs []*unstructured.Unstructured) (*kube.Cluster, error) {
+func (r *Region) permitted(ctx context.Context, t contract.Target, namespace string, opts app.SyncOptions, objs []*unstructured.Unstructured) (Cluster, error) {
 	if r.Projects == nil {
 		return r.Cluster, nil
 	}
@@ -137,6 +136,10 @@ func (r *Region) pruneCheck(ctx context.Context, t contract.Target) func([]*unst
 			return classify(err)
 		}
 		if err := p.CheckObjects(t.App, r.Name, r.Regions, placed); err != nil {
+			// Asked once the sync's objects are applied (kube.ApplyRequest).
+			if refused := (*app.ObjectsError)(nil); errors.As(err, &refused) {
+				refused.Prune = true
+			}
 			return temporal.NewNonRetryableApplicationError("prune refused: "+err.Error(), contract.ErrProjectDenied, nil)
 		}
 		return nil

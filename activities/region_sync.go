@@ -102,7 +102,7 @@ func (r *Region) syncAnswering(ctx context.Context, in contract.SyncInput, withH
 // syncHooks runs the Sync-phase hooks of objs through the hook runner,
 // keeping their results in out.Hooks (the workflow deletes them as their
 // policy asks); nil when there are none.
-func (r *Region) syncHooks(ctx context.Context, cluster *kube.Cluster, in contract.SyncInput, objs []*unstructured.Unstructured,
+func (r *Region) syncHooks(ctx context.Context, cluster Cluster, in contract.SyncInput, objs []*unstructured.Unstructured,
 	opts app.SyncOptions, out *contract.SyncResult) (*kube.SyncHooks, error) {
 	all, err := hooks.Of(objs)
 	if err != nil {
@@ -142,7 +142,7 @@ func (r *Region) syncHooks(ctx context.Context, cluster *kube.Cluster, in contra
 
 // statesAfter compares the region once, without waiting for anything; nil
 // when the compare fails (the next reconcile tells).
-func (r *Region) statesAfter(ctx context.Context, cluster *kube.Cluster, req kube.CompareRequest) []app.ResourceStatus {
+func (r *Region) statesAfter(ctx context.Context, cluster Cluster, req kube.CompareRequest) []app.ResourceStatus {
 	states, err := cluster.Compare(ctx, req)
 	var objErrs *kube.ObjectErrors
 	if err != nil && (!errors.As(err, &objErrs) || len(states) == 0) {

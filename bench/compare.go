@@ -68,8 +68,9 @@ func CompareWarm(ctx context.Context, e *Env, sec *Section) error {
 		if _, err := acts.Compare(ctx, in); err != nil { // warm-up
 			return err
 		}
-		if acts.Cluster.LiveCacheEnabled() {
-			if !acts.Cluster.WaitSynced(ctx) {
+		// regionActivities gives the Region a *kube.Cluster.
+		if cluster := acts.Cluster.(*kube.Cluster); cluster.LiveCacheEnabled() {
+			if !cluster.WaitSynced(ctx) {
 				return fmt.Errorf("the live cache did not sync: %w", ctx.Err())
 			}
 			if _, err := acts.Compare(ctx, in); err != nil { // fills the compare cache from the informers

@@ -28,16 +28,24 @@ type ObjectViolation struct {
 }
 
 // ObjectsError is a sync refused in a region because its project does not
-// allow some of its objects; nothing of the sync was applied there.
+// allow some of its objects; nothing of the sync was applied there. With
+// Prune, the objects are those a prune would delete, refused once the
+// sync's objects were applied: nothing was pruned, and what was applied
+// stays.
 type ObjectsError struct {
 	App, Project, Region string
 	Violations           []ObjectViolation
+	Prune                bool
 }
 
 func (e *ObjectsError) Error() string {
 	parts := make([]string, len(e.Violations))
 	for i, v := range e.Violations {
 		parts[i] = fmt.Sprintf("%s: %s (%s)", objectName(v.Key), v.Reason, v.Rule)
+	}
+	if e.Prune {
+		return fmt.Sprintf("app %q: project %q does not allow %s in region %s: nothing was pruned there, and what the sync applied stays: delete them by hand, or have the project's owner allow them (ferry project get %s)",
+			e.App, e.Project, strings.Join(parts, "; "), e.Region, e.Project)
 	}
 	return fmt.Sprintf("app %q: project %q does not allow %s in region %s: nothing of this sync was applied there: remove them from the app's manifests, or have the project's owner allow them (ferry project get %s)",
 		e.App, e.Project, strings.Join(parts, "; "), e.Region, e.Project)

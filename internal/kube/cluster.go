@@ -126,11 +126,8 @@ func NewCluster(cfg *rest.Config) (*Cluster, error) {
 // NewClusterWithOptions builds a Cluster. It makes no request: discovery is
 // loaded on first use and cached in memory.
 func NewClusterWithOptions(cfg *rest.Config, opts Options) (*Cluster, error) {
-	if opts.FieldManager == "" {
-		return nil, errors.New("kube: Options.FieldManager is empty")
-	}
-	if opts.Concurrency < 1 {
-		opts.Concurrency = 1
+	if err := checkOptions(&opts); err != nil {
+		return nil, err
 	}
 	cfg = rest.CopyConfig(cfg)
 	if cfg.WarningHandler == nil && cfg.WarningHandlerWithContext == nil {
@@ -146,10 +143,36 @@ func NewClusterWithOptions(cfg *rest.Config, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discovery client: %w", err)
 	}
-	cached := memory.NewMemCacheClient(dc)
+	return newCluster(dyn, dc, newIdentities(cfg), opts), nil
+}
+
+// NewClusterForClients builds a Cluster over clients the caller made: a
+// fake dynamic client and discovery in unit tests (see
+// docs/contributing/testing.md). It makes no request. Such a Cluster has no
+// rest.Config to impersonate with: a view of As or AsResolved that names
+// a user fails its writes.
+func NewClusterForClients(dyn dynamic.Interface, dc discovery.DiscoveryInterface, opts Options) (*Cluster, error) {
+	if err := checkOptions(&opts); err != nil {
+		return nil, err
+	}
+	return newCluster(dyn, dc, newIdentities(nil), opts), nil
+}
+
+// checkOptions refuses options a Cluster cannot work with, and raises
+// those it can to the least that works.
+func checkOptions(opts *Options) error {
+	if opts.FieldManager == "" {
+		return errors.New("kube: Options.FieldManager is empty")
+	}
+	opts.Concurrency = max(opts.Concurrency, 1)
 	if opts.HealthPoll <= 0 {
 		opts.HealthPoll = 500 * time.Millisecond
 	}
+	return nil
+}
+
+func newCluster(dyn dynamic.Interface, dc discovery.DiscoveryInterface, ids *identities, opts Options) *Cluster {
+	cached := memory.NewMemCacheClient(dc)
 	return &Cluster{
 		opts:       opts,
 		dynamic:    dyn,
@@ -158,8 +181,8 @@ func NewClusterWithOptions(cfg *rest.Config, opts Options) (*Cluster, error) {
 		writes:     newWriteLog(),
 		results:    newResultCache(),
 		liveP:      &atomic.Pointer[liveCache]{},
-		identities: newIdentities(cfg),
-	}, nil
+		identities: ids,
+	}
 }
 
 // Dynamic returns the cluster's dynamic client, of its own identity (see

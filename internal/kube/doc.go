@@ -3,7 +3,9 @@
 // with what runs there, prunes what the Application no longer wants, and
 // deletes everything it owns when the Application goes away.
 //
-// A Cluster holds the clients for one cluster (one region). Its methods are
+// A Cluster holds the clients for one cluster (one region): built from a
+// kubeconfig (NewCluster), or over clients the caller made
+// (NewClusterForClients), a fake API in unit tests. Its methods are
 // split by verb, in the manner of fluxcd/pkg/ssa: Apply (apply.go, one
 // object in apply_object.go, the waits between waves in wait.go), Compare
 // (compare.go, with its incremental cache in compare_cache.go, and Diff for

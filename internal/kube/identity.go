@@ -37,6 +37,9 @@ func (ids *identities) client(user string) (dynamic.Interface, error) {
 	if d, ok := ids.dyn[user]; ok {
 		return d, nil
 	}
+	if ids.base == nil {
+		return nil, fmt.Errorf("client impersonating %s: the cluster was built without a rest.Config to impersonate with", user)
+	}
 	cfg := rest.CopyConfig(ids.base)
 	// The API server adds a ServiceAccount's groups itself when none are
 	// impersonated.

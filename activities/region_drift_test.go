@@ -1,0 +1,68 @@
+package activities
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/kube"
+)
+
+// signalled is a Temporal client that keeps the refresh signals sent.
+type signalled struct {
+	client.Client
+	mu   sync.Mutex
+	sent []contract.RefreshRequest
+	to   []string
+}
+
+func (s *signalled) SignalWorkflow(_ context.Context, workflowID, _, name string, arg any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name == contract.SignalRefresh {
+		s.sent = append(s.sent, arg.(contract.RefreshRequest))
+		s.to = append(s.to, workflowID)
+	}
+	return nil
+}
+
+func (s *signalled) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sent)
+}
+
+// TestDriftDebounce: the changes of one edit reach the app's workflow as
+// one refresh signal naming each resource once and who changed them, and
+// a change right after waits out the cooldown instead of signalling at
+// once; an app the worker has not served is not signalled.
+func TestDriftDebounce(t *testing.T) {
+	r := &Region{Name: testRegion, DisableLiveCache: true}
+	r.watch(context.Background(), "shop")
+	sig := &signalled{}
+	r.drift.client = sig
+
+	a, b := keyOf("a"), keyOf("b")
+	r.onDrift(kube.Drift{App: "shop", Key: a, By: []string{"kubectl-edit"}})
+	r.onDrift(kube.Drift{App: "shop", Key: b, By: []string{"kubectl-edit"}})
+	r.onDrift(kube.Drift{App: "shop", Key: a, By: []string{"hpa"}})
+	r.onDrift(kube.Drift{App: "other", Key: a, By: []string{"kubectl-edit"}})
+
+	require.Eventually(t, func() bool { return sig.count() == 1 }, 2*time.Second, 10*time.Millisecond)
+	sig.mu.Lock()
+	assert.Equal(t, []string{contract.WorkflowID("shop")}, sig.to)
+	assert.Equal(t, &contract.Drift{Region: testRegion, Resources: []app.ResourceKey{a, b}, By: []string{"kubectl-edit", "hpa"}},
+		sig.sent[0].Drift)
+	sig.mu.Unlock()
+
+	r.onDrift(kube.Drift{App: "shop", Key: b, By: []string{"hpa"}})
+	time.Sleep(2 * driftDelay)
+	assert.Equal(t, 1, sig.count(), "within the cooldown, the next change waits")
+}
