@@ -92,6 +92,9 @@ type Pipeline struct {
 	Charts *chartsource.Charts
 	// Renderer is the Loader's renderer, and the sandbox it runs in.
 	Renderer *Renderer
+
+	observer   manifests.Observer
+	failureTag string
 }
 
 // Close stops the render sandboxes of a pool.
@@ -152,9 +155,25 @@ func New(o Options) (*Pipeline, error) {
 	}
 	// A failure remembered under other limits is not this one's.
 	failureTag := fmt.Sprintf("render %+v memory %d checkout %d/%d", settings.Limits, memory, gopts.MaxFileBytes, gopts.MaxCheckoutBytes)
-	loader := &manifests.Loader{Repos: repos, Charts: charts, Cache: cache, Sealer: sealer, Renderer: r.SourceRenderer,
-		Observer: o.Observer, FailureTag: failureTag}
-	return &Pipeline{Loader: loader, Repos: repos, Charts: charts, Renderer: r}, nil
+	p := &Pipeline{Repos: repos, Charts: charts, Renderer: r, observer: o.Observer, failureTag: failureTag}
+	p.Loader = p.loader(cache, sealer)
+	return p, nil
+}
+
+// LoaderWith is a Loader over the pipeline's Git and chart caches and
+// renderer with another manifest cache: the benchmarks measure a load
+// with the clones warm and the cache empty.
+func (p *Pipeline) LoaderWith(c Cache) (*manifests.Loader, error) {
+	cache, sealer, err := newCache(c)
+	if err != nil {
+		return nil, err
+	}
+	return p.loader(cache, sealer), nil
+}
+
+func (p *Pipeline) loader(cache manifests.Cache, sealer *manifests.Sealer) *manifests.Loader {
+	return &manifests.Loader{Repos: p.Repos, Charts: p.Charts, Cache: cache, Sealer: sealer, Renderer: p.Renderer.SourceRenderer,
+		Observer: p.observer, FailureTag: p.failureTag}
 }
 
 // newCache is the manifest cache c chooses, and its sealer.
