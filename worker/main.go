@@ -96,7 +96,7 @@ func run(ctx context.Context, cfg *config) error {
 	var charts *chartsource.Charts
 	var handOver *activities.HandOver
 	if cfg.control {
-		p, err := newLoader(cfg, registry)
+		p, err := newPipeline(cfg, registry)
 		if err != nil {
 			return err
 		}

@@ -42,10 +42,10 @@ type renderFlags struct {
 	runscPlatform  string
 }
 
-// newLoader builds the render pipeline of the worker's flags (Git clone
+// newPipeline builds the render pipeline of the worker's flags (Git clone
 // cache, chart cache, manifest cache, render sandbox, Loader), with its
 // metrics on reg.
-func newLoader(cfg *config, reg prometheus.Registerer) (*pipeline.Pipeline, error) {
+func newPipeline(cfg *config, reg prometheus.Registerer) (*pipeline.Pipeline, error) {
 	auth, err := gitAuth(context.Background(), cfg)
 	if err != nil {
 		return nil, err

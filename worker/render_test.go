@@ -27,7 +27,7 @@ func TestLoaderFromFlags(t *testing.T) {
 		"--redis-addr", "127.0.0.1:1", "--render-max-objects", "7", "--helm-kube-version", "1.29.0"}, io.Discard)
 	require.NoError(t, err)
 	reg := prometheus.NewRegistry()
-	p, err := newLoader(cfg, reg)
+	p, err := newPipeline(cfg, reg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
 
@@ -59,6 +59,6 @@ ferry_manifest_cache_verify_failures_total 2
 `), "ferry_manifest_cache_verify_failures_total"))
 
 	t.Setenv(manifests.EnvCacheKey, "short")
-	_, err = newLoader(cfg, prometheus.NewRegistry())
+	_, err = newPipeline(cfg, prometheus.NewRegistry())
 	require.ErrorContains(t, err, manifests.EnvCacheKey)
 }
