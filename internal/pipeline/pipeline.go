@@ -178,7 +178,7 @@ func (p *Pipeline) loader(cache manifests.Cache, sealer *manifests.Sealer) *mani
 
 // newCache is the manifest cache c chooses, and its sealer.
 func newCache(c Cache) (manifests.Cache, *manifests.Sealer, error) {
-	if c.Redis == nil && c.Memory <= 0 || c.Key == "" && c.KeyRequired {
+	if (c.Redis == nil && c.Memory <= 0) || (c.Key == "" && c.KeyRequired) {
 		return nil, nil, nil
 	}
 	var cache manifests.Cache
