@@ -10,7 +10,6 @@ import (
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
-	"github.com/ferry-gitops/ferry/internal/manifests"
 )
 
 // CompareWarm measures the Compare activity of a region, the work of every
@@ -27,12 +26,12 @@ func CompareWarm(ctx context.Context, e *Env, sec *Section) error {
 	if err != nil {
 		return err
 	}
-	repos, err := e.newRepos("compare")
+	p, err := e.newPipeline("compare", e.redisCache())
 	if err != nil {
 		return err
 	}
 	src := benchSource(repo.URL)
-	loader := &manifests.Loader{Repos: repos, Cache: e.redisCache()}
+	loader := p.Loader
 	loaded, err := loader.Load(ctx, repo.URL, repo.Commit.SHA, src)
 	if err != nil {
 		return err

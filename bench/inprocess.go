@@ -6,19 +6,22 @@ import (
 
 	"github.com/ferry-gitops/ferry/activities"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/internal/pipeline"
+	"github.com/ferry-gitops/ferry/internal/redisconn"
 )
 
-// newRepos is a Git clone cache in a fresh directory, as a worker starts
-// with.
-func (e *Env) newRepos(name string) (*gitsource.Repos, error) {
+// newPipeline is a render pipeline as a worker builds it (rendering in
+// this process, as --render-sandbox none does), with its Git clone cache
+// in a fresh directory, as a worker starts with, and cache for its
+// manifest cache.
+func (e *Env) newPipeline(name string, cache pipeline.Cache) (*pipeline.Pipeline, error) {
 	dir, err := e.tempDir("git-cache-" + name)
 	if err != nil {
 		return nil, err
 	}
-	return gitsource.New(gitsource.DefaultOptions(dir))
+	return pipeline.New(pipeline.Options{CacheDir: dir, Cache: cache})
 }
 
 // regionActivities are a region's activities as a worker registers them,
@@ -62,8 +65,15 @@ type stackText struct {
 
 func (stackText) textFile() string { return "stack" }
 
-// redisCache is the manifest cache the workers use: the stack's Redis.
-func (e *Env) redisCache() *manifests.Redis { return manifests.NewRedis(e.Stack.RedisAddr, time.Hour) }
+// redisCache is the manifest cache the workers use: the stack's Redis,
+// its entries sealed with their FERRY_CACHE_KEY.
+func (e *Env) redisCache() pipeline.Cache {
+	return pipeline.Cache{Redis: &redisconn.Options{Addr: e.Stack.RedisAddr}, TTL: time.Hour, Key: e.Stack.CacheKey}
+}
+
+// memoryCache is an empty in-process manifest cache, a worker's without
+// Redis.
+func memoryCache() pipeline.Cache { return pipeline.Cache{Memory: manifests.DefaultMemoryBytes} }
 
 func benchSource(repoURL string) app.Source {
 	return app.Source{RepoURL: repoURL, TargetRevision: "main", Path: "app"}

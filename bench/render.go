@@ -30,25 +30,28 @@ func RenderColdWarm(ctx context.Context, e *Env, sec *Section) error {
 
 	var cold, gitWarm, warm []float64
 	for i := range cfg.RenderRuns {
-		repos, err := e.newRepos(fmt.Sprintf("render-%d", i))
+		p, err := e.newPipeline(fmt.Sprintf("render-%d", i), memoryCache())
 		if err != nil {
 			return err
 		}
-		d, err := timeIt(ctx, func(ctx context.Context) error {
-			return load(ctx, &manifests.Loader{Repos: repos, Cache: manifests.NewMemory(256<<20, 0)})
-		})
+		d, err := timeIt(ctx, func(ctx context.Context) error { return load(ctx, p.Loader) })
 		if err != nil {
 			return err
 		}
 		cold = append(cold, d.Seconds())
-		d, err = timeIt(ctx, func(ctx context.Context) error {
-			return load(ctx, &manifests.Loader{Repos: repos, Cache: manifests.NewMemory(256<<20, 0)})
-		})
+		empty, err := p.LoaderWith(memoryCache())
+		if err != nil {
+			return err
+		}
+		d, err = timeIt(ctx, func(ctx context.Context) error { return load(ctx, empty) })
 		if err != nil {
 			return err
 		}
 		gitWarm = append(gitWarm, d.Seconds())
-		redis := &manifests.Loader{Repos: repos, Cache: e.redisCache()}
+		redis, err := p.LoaderWith(e.redisCache())
+		if err != nil {
+			return err
+		}
 		if err := load(ctx, redis); err != nil { // fills Redis if nothing did yet
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/internal/pipeline"
 	"github.com/ferry-gitops/ferry/internal/render"
 	"github.com/ferry-gitops/ferry/internal/sandbox"
 )
@@ -35,11 +36,11 @@ func SandboxRender(ctx context.Context, e *Env, sec *Section) error {
 	if err != nil {
 		return err
 	}
-	repos, err := e.newRepos("sandbox")
+	p, err := e.newPipeline("sandbox", pipeline.Cache{})
 	if err != nil {
 		return err
 	}
-	root, release, err := repos.Checkout(ctx, repo.URL, repo.Commit.SHA)
+	root, release, err := p.Repos.Checkout(ctx, repo.URL, repo.Commit.SHA)
 	if err != nil {
 		return err
 	}
@@ -101,27 +102,39 @@ func SandboxRender(ctx context.Context, e *Env, sec *Section) error {
 		if err != nil {
 			return err
 		}
-		runner, err := sandbox.New(m, dir, sandbox.GVisor{Runsc: v.runsc, Platform: v.platform})
-		if err != nil {
-			return err
+		// Each renderer as the worker builds it (started, probed, its pool
+		// warmed), with the worker's binary as the renderer, on this
+		// platform alone. The pool is on the file system of the
+		// checkouts, as a worker's state directory is beside its clone
+		// cache.
+		renderer := func(role string, pool, reuse int) (*sandbox.Renderer, error) {
+			r, err := pipeline.NewRenderer(settings, pipeline.Sandbox{Mode: m, Runsc: v.runsc, RunscPlatform: v.platform,
+				Binary: filepath.Join(cfg.BinDir, "ferry-worker"), StateDir: filepath.Join(dir, role), Pool: pool, Reuse: reuse})
+			if err != nil {
+				return nil, err
+			}
+			return r.SourceRenderer.(*sandbox.Renderer), nil
 		}
-		if err := (&sandbox.Renderer{Runner: runner, Binary: sandbox.RendererBinary(filepath.Join(cfg.BinDir, "ferry-worker")), Settings: settings, PoolDir: dir}).Probe(ctx); err != nil {
+		// The warm render is a new commit's first: no sandbox rendered
+		// its checkout yet.
+		warm, err := renderer("warm", 1, 1)
+		if err != nil {
 			d.Mode, d.Err = name, err.Error()
 			sec.Text += say(d, "not-working")
 			continue
 		}
-		renderer := func(pool, reuse int) *sandbox.Renderer {
-			// The pool is on the file system of the checkouts, as a
-			// worker's state directory is beside its clone cache.
-			return &sandbox.Renderer{Runner: runner, Binary: sandbox.RendererBinary(filepath.Join(cfg.BinDir, "ferry-worker")), Settings: settings,
-				Limits: sandbox.Limits{Memory: 1 << 30}, Pool: pool, Reuse: reuse, PoolDir: dir}
-		}
-		// The warm render is a new commit's first: no sandbox rendered
-		// its checkout yet.
-		warm, share := renderer(1, 1), renderer(1, 2*cfg.SandboxRuns+1)
 		defer warm.Close()
+		cold, err := renderer("cold", 0, 1)
+		if err != nil {
+			return err
+		}
+		defer cold.Close()
+		share, err := renderer("share", 1, 2*cfg.SandboxRuns+1)
+		if err != nil {
+			return err
+		}
 		defer share.Close()
-		modes = append(modes, &mode{mode: m, name: name, warm: warm, cold: renderer(0, 1), share: share})
+		modes = append(modes, &mode{mode: m, name: name, warm: warm, cold: cold, share: share})
 	}
 	for i := range cfg.SandboxRuns {
 		d, err := renderWith(settings)

@@ -15,12 +15,12 @@ import (
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/internal/chartsource"
 	"github.com/ferry-gitops/ferry/internal/customize"
 	"github.com/ferry-gitops/ferry/internal/diff"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
+	"github.com/ferry-gitops/ferry/internal/pipeline"
 	"github.com/ferry-gitops/ferry/internal/redisconn"
 )
 
@@ -189,32 +189,21 @@ func renderForDiff(ctx context.Context, f *diffFlags, a *app.Application) ([]*un
 	if err != nil {
 		return nil, "", fmt.Errorf("git credentials: %w", err)
 	}
-	gopts := gitsource.DefaultOptions(f.cacheDir)
-	gopts.Auth = auth
-	repos, err := gitsource.New(gopts)
-	if err != nil {
-		return nil, "", fmt.Errorf("git clone cache in %s: %w", f.cacheDir, err)
+	// The workers' entries open only with their FERRY_CACHE_KEY; without it
+	// the cache is of no use, and Git is read.
+	cache := pipeline.Cache{Key: os.Getenv(manifests.EnvCacheKey), KeyRequired: true, TTL: 24 * time.Hour}
+	if f.redisAddr != "" {
+		cache.Redis = &redisconn.Options{Addr: f.redisAddr, Username: os.Getenv("FERRY_REDIS_USERNAME"), Password: os.Getenv("FERRY_REDIS_PASSWORD")}
 	}
+	p, err := pipeline.New(pipeline.Options{CacheDir: f.cacheDir, Auth: auth, Cache: cache})
+	if err != nil {
+		return nil, "", err
+	}
+	repos, charts, loader := p.Repos, p.Charts, p.Loader
 	src := a.Spec.Source
 	revision := f.revision
 	if revision == "" {
 		revision = src.Revision()
-	}
-	charts, err := chartsource.New(chartsource.Options{CacheDir: filepath.Join(f.cacheDir, "charts")})
-	if err != nil {
-		return nil, "", err
-	}
-	loader := &manifests.Loader{Repos: repos, Charts: charts}
-	// The workers' entries open only with their FERRY_CACHE_KEY; without it
-	// the cache is of no use, and Git is read.
-	if key := os.Getenv(manifests.EnvCacheKey); f.redisAddr != "" && key != "" {
-		sealer, err := manifests.NewSealer([]byte(key))
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", manifests.EnvCacheKey, err)
-		}
-		loader.Sealer = sealer
-		loader.Cache = manifests.NewRedisConn(redisconn.Options{Addr: f.redisAddr,
-			Username: os.Getenv("FERRY_REDIS_USERNAME"), Password: os.Getenv("FERRY_REDIS_PASSWORD")}, 24*time.Hour)
 	}
 	ns := ""
 	if dests := a.Destinations(knownRegions()); len(dests) > 0 {

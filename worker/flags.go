@@ -14,6 +14,7 @@ import (
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/netpolicy"
+	"github.com/ferry-gitops/ferry/internal/pipeline"
 	"github.com/ferry-gitops/ferry/internal/regions"
 	"github.com/ferry-gitops/ferry/internal/render"
 	"github.com/ferry-gitops/ferry/internal/sandbox"
@@ -135,7 +136,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.Var(&c.render.maxSize, "render-max-size", "the most one source may render, as JSON (`SIZE`, e.g. 64Mi): what the manifest cache holds")
 	c.render.maxArchiveSize = bytesFlag(render.DefaultLimits().MaxArchiveBytes)
 	fs.Var(&c.render.maxArchiveSize, "render-max-archive-size", "the most a chart's archived subcharts (charts/*.tgz) may inflate to, all together (`SIZE`)")
-	c.render.memory = defaultRenderMemory
+	c.render.memory = pipeline.DefaultMemory
 	fs.Var(&c.render.sandbox, "render-sandbox", "how renders are isolated: `MODE` gvisor (runsc), process (bwrap), pod (in the worker's process, which gVisor runs: a pod of RuntimeClass gvisor) or none (in the worker's process, for development only) (default: gvisor where runsc is on PATH, else process where bwrap is)")
 	fs.Var(&c.render.memory, "render-memory", "the memory `SIZE` of one sandboxed render, e.g. 512Mi or 2Gi")
 	fs.IntVar(&c.render.pool, "render-sandbox-pool", defaultSandboxPool,

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -94,15 +93,16 @@ func run(ctx context.Context, cfg *config) error {
 	// no Git, plugins or render sandbox.
 	var loader *manifests.Loader
 	var repos *gitsource.Repos
+	var charts *chartsource.Charts
 	var handOver *activities.HandOver
 	if cfg.control {
-		if loader, repos, err = newLoader(cfg, registry); err != nil {
+		p, err := newPipeline(cfg, registry)
+		if err != nil {
 			return err
 		}
-		if c, ok := loader.Renderer.(io.Closer); ok {
-			// After the workers stopped (deferred later): the pooled sandboxes.
-			defer c.Close()
-		}
+		// After the workers stopped (deferred later): the pooled sandboxes.
+		defer p.Close()
+		loader, repos, charts = p.Loader, p.Repos, p.Charts
 	} else if handOver, err = newHandOver(c); err != nil {
 		return err
 	}
@@ -128,7 +128,6 @@ func run(ctx context.Context, cfg *config) error {
 		}
 		(&activities.Notifications{Config: sender, Secrets: notifySecrets}).Register(w)
 		validate := app.ValidateOptions{Regions: cfg.regionsCfg}
-		charts, _ := loader.Charts.(*chartsource.Charts)
 		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate,
 			Projects: &activities.TemporalProjects{Client: c}}).Register(w)
 		(&activities.Children{Client: c}).Register(w)

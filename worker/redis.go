@@ -2,11 +2,8 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
-	"os"
 
 	"github.com/ferry-gitops/ferry/internal/clienttls"
-	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/redisconn"
 )
 
@@ -33,28 +30,4 @@ func (f redisFlags) conn(addr string) (redisconn.Options, error) {
 		o.TLS = cfg
 	}
 	return o, nil
-}
-
-// newSealer authenticates the manifest cache's entries with
-// FERRY_CACHE_KEY. Without it a worker seals with a random key of its own:
-// still safe (no forged entry is read), but a Redis shared with other
-// workers is then of no use to it, so it says so loudly.
-func newSealer(cfg *config, onFailure func()) (*manifests.Sealer, error) {
-	secret := os.Getenv(manifests.EnvCacheKey)
-	var s *manifests.Sealer
-	if secret == "" {
-		if cfg.redisAddr != "" {
-			slog.Warn("manifest cache: " + manifests.EnvCacheKey + " is not set, so this worker seals its cache entries with a random key " +
-				"of its own: no other worker can use what it writes to Redis, nor it theirs, and every region re-renders from Git. " +
-				"Give every worker sharing this Redis the same " + manifests.EnvCacheKey + " (e.g. openssl rand -hex 32)")
-		}
-		s = manifests.NewRandomSealer()
-	} else {
-		var err error
-		if s, err = manifests.NewSealer([]byte(secret)); err != nil {
-			return nil, fmt.Errorf("%s: %w", manifests.EnvCacheKey, err)
-		}
-	}
-	s.OnVerifyFailure = onFailure
-	return s, nil
 }

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,10 +11,9 @@ import (
 
 	"github.com/ferry-gitops/ferry/activities"
 	"github.com/ferry-gitops/ferry/internal/handover"
-
-	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/netpolicy"
+	"github.com/ferry-gitops/ferry/internal/pipeline"
 	"github.com/ferry-gitops/ferry/internal/render"
 )
 
@@ -42,35 +41,16 @@ type renderFlags struct {
 	runscPlatform  string
 }
 
-// newLoader builds the Git clone cache, the manifest cache and the loader
-// that ties them together, with their metrics on reg.
-func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gitsource.Repos, error) {
+// newPipeline builds the render pipeline of the worker's flags (Git clone
+// cache, chart cache, manifest cache, render sandbox, Loader), with its
+// metrics on reg.
+func newPipeline(cfg *config, reg prometheus.Registerer) (*pipeline.Pipeline, error) {
 	auth, err := gitAuth(context.Background(), cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	m := newRenderMetrics(reg)
-	opts := gitsource.DefaultOptions(cfg.cacheDir)
-	opts.Auth = auth
-	opts.Observe = m.gitRequest
-	opts.MaxFileBytes, opts.FileFlag = int64(cfg.checkoutMaxFile), "--checkout-max-file-size"
-	opts.MaxCheckoutBytes, opts.CheckoutFlag = int64(cfg.checkoutMaxSize), "--checkout-max-size"
-	opts.Hosts = cfg.render.hosts
-	gitsource.InstallHostPolicy(cfg.render.hosts)
-	repos, err := gitsource.New(opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("git clone cache in %s: %w", cfg.cacheDir, err)
-	}
-	var cache manifests.Cache
-	if cfg.redisAddr != "" {
-		conn, err := cfg.redis.conn(cfg.redisAddr)
-		if err != nil {
-			return nil, nil, err
-		}
-		cache = manifests.NewRedisConn(conn, 24*time.Hour)
-	} else {
-		cache = manifests.NewMemory(256<<20, time.Hour)
-	}
+	info := newSandboxInfo(reg)
 	limits := render.DefaultLimits()
 	if cfg.render.timeout > 0 {
 		limits.Timeout = cfg.render.timeout
@@ -86,23 +66,35 @@ func newLoader(cfg *config, reg prometheus.Registerer) (*manifests.Loader, *gits
 		Capabilities:     render.Capabilities{KubeVersion: cfg.render.kubeVersion, APIVersions: splitList(cfg.render.apiVersions)},
 	}
 	if settings.Plugins, err = loadPlugins(cfg); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	renderer, err := newSandboxRenderer(cfg, settings, reg)
+	cache := pipeline.Cache{Memory: manifests.DefaultMemoryBytes, TTL: time.Hour, Key: os.Getenv(manifests.EnvCacheKey),
+		OnVerifyFailure: m.verifyFailures.Inc}
+	if cfg.redisAddr != "" {
+		conn, err := cfg.redis.conn(cfg.redisAddr)
+		if err != nil {
+			return nil, err
+		}
+		cache.Redis, cache.TTL = &conn, 24*time.Hour
+	}
+	p, err := pipeline.New(pipeline.Options{
+		CacheDir: cfg.cacheDir,
+		Auth:     auth,
+		Checkout: pipeline.Checkout{MaxFileBytes: int64(cfg.checkoutMaxFile), MaxBytes: int64(cfg.checkoutMaxSize),
+			FileFlag: "--checkout-max-file-size", SizeFlag: "--checkout-max-size"},
+		Hosts:  cfg.render.hosts,
+		Render: settings,
+		Sandbox: &pipeline.Sandbox{Mode: cfg.render.sandbox.mode, Runsc: cfg.render.runsc, RunscPlatform: cfg.render.runscPlatform,
+			Memory: int64(cfg.render.memory), Pool: cfg.render.pool, Reuse: cfg.render.reuse, PluginDir: cfg.render.pluginDir},
+		Cache:          cache,
+		ObserveRequest: m.gitRequest,
+		Observer:       m,
+	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	sealer, err := newSealer(cfg, m.verifyFailures.Inc)
-	if err != nil {
-		return nil, nil, err
-	}
-	// A failure remembered under other limits is not this worker's.
-	failureTag := fmt.Sprintf("render %+v memory %d checkout %d/%d", limits, int64(cfg.render.memory), opts.MaxFileBytes, opts.MaxCheckoutBytes)
-	charts, err := newCharts(cfg, auth, limits, m)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &manifests.Loader{Repos: repos, Charts: charts, Cache: cache, Sealer: sealer, Renderer: renderer, Observer: m, FailureTag: failureTag}, repos, nil
+	info.WithLabelValues(string(p.Renderer.Mode), p.Renderer.Platform).Set(1)
+	return p, nil
 }
 
 // renderMetrics are the Git, cache and render metrics of a worker.

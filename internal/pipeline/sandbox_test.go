@@ -1,12 +1,14 @@
-package main
+package pipeline
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -14,11 +16,15 @@ import (
 	"github.com/ferry-gitops/ferry/internal/sandbox"
 )
 
-// TestMain serves the render mode as the worker does, for the sandboxes
-// the tests start with the test binary.
+// TestMain serves the render mode as the worker does (ferry-worker
+// render), for the sandboxes the tests start with the test binary.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.RenderArg {
-		os.Exit(renderMode())
+		if err := sandbox.Serve(context.Background(), os.Args[2:], os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "render:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	// The runsc of the tools cache (hack/tools.sh), as the stack's workers.
 	if bin := os.Getenv("FERRY_TOOLS_BIN"); bin != "" {
@@ -27,16 +33,19 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// stateDir is a sandbox state directory as a worker has it, beside its
+// clone cache.
+func stateDir(t *testing.T) string { return filepath.Join(t.TempDir(), "sandbox") }
+
 // TestRenderSandboxChoice: with neither runsc nor bwrap the worker refuses
 // to start unless --render-sandbox none is given; none renders in the
-// worker's process; the mode in force is a metric.
+// worker's process; the mode in force is reported.
 func TestRenderSandboxChoice(t *testing.T) {
 	settings := &render.Renderer{}
-	cfg := &config{cacheDir: t.TempDir() + "/repos"}
 
 	t.Run("no sandbox installed", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
-		_, err := newSandboxRenderer(cfg, settings, prometheus.NewRegistry())
+		_, err := NewRenderer(settings, Sandbox{StateDir: stateDir(t)})
 		require.Error(t, err)
 		for _, want := range []string{"install runsc", "bubblewrap", "--render-sandbox none", "development only"} {
 			assert.ErrorContains(t, err, want)
@@ -44,13 +53,11 @@ func TestRenderSandboxChoice(t *testing.T) {
 	})
 	t.Run("none", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
-		c := *cfg
-		c.render.sandbox.mode = sandbox.ModeNone
-		reg := prometheus.NewRegistry()
-		r, err := newSandboxRenderer(&c, settings, reg)
+		r, err := NewRenderer(settings, Sandbox{Mode: sandbox.ModeNone, StateDir: stateDir(t)})
 		require.NoError(t, err)
-		assert.Same(t, settings, r, "none renders in-process")
-		assertSandboxMetric(t, reg, "none")
+		assert.Same(t, settings, r.SourceRenderer, "none renders in-process")
+		assert.Equal(t, sandbox.ModeNone, r.Mode)
+		assert.Empty(t, r.Platform)
 	})
 	t.Run("remote bases in a sandbox", func(t *testing.T) {
 		// The worker fetches them; the sandbox needs no network.
@@ -60,12 +67,10 @@ func TestRenderSandboxChoice(t *testing.T) {
 		if _, err := exec.LookPath("prlimit"); err != nil {
 			t.Skip("prlimit is not installed")
 		}
-		c := *cfg
-		c.render.sandbox.mode = sandbox.ModeProcess
-		r, err := newSandboxRenderer(&c, &render.Renderer{AllowRemoteBases: true}, prometheus.NewRegistry())
+		r, err := NewRenderer(&render.Renderer{AllowRemoteBases: true}, Sandbox{Mode: sandbox.ModeProcess, StateDir: stateDir(t)})
 		require.NoError(t, err)
-		require.IsType(t, &sandbox.Renderer{}, r)
-		t.Cleanup(func() { _ = r.(*sandbox.Renderer).Close() })
+		require.IsType(t, &sandbox.Renderer{}, r.SourceRenderer)
+		t.Cleanup(func() { _ = r.Close() })
 		assert.Contains(t, r.Version(), "remote-bases", "a worker allowing remote bases keeps its sets apart")
 	})
 	t.Run("default", func(t *testing.T) {
@@ -76,33 +81,18 @@ func TestRenderSandboxChoice(t *testing.T) {
 		if _, err := exec.LookPath("prlimit"); err != nil && want == sandbox.ModeProcess {
 			t.Skip("prlimit is not installed")
 		}
-		reg := prometheus.NewRegistry()
-		r, err := newSandboxRenderer(cfg, settings, reg)
+		r, err := NewRenderer(settings, Sandbox{StateDir: stateDir(t)})
 		require.NoError(t, err)
-		require.IsType(t, &sandbox.Renderer{}, r)
-		t.Cleanup(func() { _ = r.(*sandbox.Renderer).Close() })
+		require.IsType(t, &sandbox.Renderer{}, r.SourceRenderer)
+		t.Cleanup(func() { _ = r.Close() })
 		assert.Equal(t, settings.Version(), r.Version(), "the sandbox does not change the manifest cache key")
-		assertSandboxMetric(t, reg, string(want))
-		platform := sandbox.Platform(r.(*sandbox.Renderer).Runner)
+		assert.Equal(t, want, r.Mode)
+		platform := sandbox.Platform(r.SourceRenderer.(*sandbox.Renderer).Runner)
 		if want == sandbox.ModeGVisor {
 			assert.Contains(t, sandbox.Platforms, platform, "gvisor runs on a runsc platform")
 		}
-		families, err := reg.Gather()
-		require.NoError(t, err)
-		assert.Equal(t, platform, families[0].GetMetric()[0].GetLabel()[1].GetValue(), "the platform label is the platform in force")
+		assert.Equal(t, platform, r.Platform, "the platform reported is the platform in force")
 	})
-}
-
-func assertSandboxMetric(t *testing.T, reg *prometheus.Registry, mode string) {
-	t.Helper()
-	families, err := reg.Gather()
-	require.NoError(t, err)
-	require.Len(t, families, 1)
-	assert.Equal(t, "ferry_render_sandbox_info", families[0].GetName())
-	require.Len(t, families[0].GetMetric(), 1)
-	m := families[0].GetMetric()[0]
-	assert.Equal(t, mode, m.GetLabel()[0].GetValue())
-	assert.Equal(t, 1.0, m.GetGauge().GetValue())
 }
 
 // noCgroupEnv marks the test binary run without cgroups.
@@ -133,16 +123,15 @@ func TestPluginsNeedABoundedProcessSandbox(t *testing.T) {
 	require.NoError(t, os.WriteFile(pluginDir+"/cm.yaml", []byte("apiVersion: argoproj.io/v1alpha1\nkind: ConfigManagementPlugin\nmetadata: {name: cm}\nspec:\n  generate: {command: [sh, -c, 'echo {}']}\n"), 0o644))
 	plugins, err := render.LoadPlugins(pluginDir)
 	require.NoError(t, err)
-	cfg := &config{cacheDir: t.TempDir() + "/repos"}
-	cfg.render.sandbox.mode = sandbox.ModeProcess
+	s := Sandbox{Mode: sandbox.ModeProcess, StateDir: stateDir(t)}
 
-	r, err := newSandboxRenderer(cfg, &render.Renderer{}, prometheus.NewRegistry())
+	r, err := NewRenderer(&render.Renderer{}, s)
 	require.NoError(t, err, "without plugins the process sandbox runs: a render is one process")
-	require.Error(t, sandbox.BoundsWhole(r.(*sandbox.Renderer).Runner))
-	t.Cleanup(func() { _ = r.(*sandbox.Renderer).Close() })
+	require.Error(t, sandbox.BoundsWhole(r.SourceRenderer.(*sandbox.Renderer).Runner))
+	t.Cleanup(func() { _ = r.Close() })
 
-	cfg.render.pluginDir = pluginDir
-	_, err = newSandboxRenderer(cfg, &render.Renderer{Plugins: plugins}, prometheus.NewRegistry())
+	s.PluginDir = pluginDir
+	_, err = NewRenderer(&render.Renderer{Plugins: plugins}, s)
 	require.Error(t, err)
 	t.Log(err)
 	for _, want := range []string{"--plugin-dir " + pluginDir, "no cgroup", "--render-sandbox gvisor", "cgroup v2"} {

@@ -1,14 +1,11 @@
-package main
+package pipeline
 
 import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -22,10 +19,9 @@ import (
 // renders in process and says so; with plugins it refuses anywhere; and
 // gvisor mode is refused inside gVisor, where runsc cannot nest.
 func TestPodSandboxOnlyUnderGVisor(t *testing.T) {
-	cfg := &config{cacheDir: t.TempDir() + "/repos"}
-	cfg.render.sandbox.mode = sandbox.ModePod
+	s := Sandbox{Mode: sandbox.ModePod, StateDir: stateDir(t)}
 
-	_, err := newSandboxRenderer(cfg, &render.Renderer{}, prometheus.NewRegistry())
+	_, err := NewRenderer(&render.Renderer{}, s)
 	require.Error(t, err, "a worker that gVisor does not run has no sandbox in pod mode")
 	assert.ErrorContains(t, err, "--render-sandbox pod")
 	assert.ErrorContains(t, err, "does not run on gVisor")
@@ -42,30 +38,26 @@ func TestPodSandboxOnlyUnderGVisor(t *testing.T) {
 	procVersion = gvisorVersion
 	t.Cleanup(func() { procVersion = old })
 
-	reg := prometheus.NewRegistry()
-	r, err := newSandboxRenderer(cfg, &render.Renderer{}, reg)
+	settings := &render.Renderer{}
+	r, err := NewRenderer(settings, s)
 	require.NoError(t, err, "on gVisor (%s)", out)
-	_, isSettings := r.(*render.Renderer)
-	assert.True(t, isSettings, "renders run in the worker's process, which gVisor runs")
-	assert.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(`
-# HELP ferry_render_sandbox_info The render sandbox in force (--render-sandbox): gvisor, process, pod or none; for gvisor, runsc's platform (--runsc-platform).
-# TYPE ferry_render_sandbox_info gauge
-ferry_render_sandbox_info{mode="pod",platform=""} 1
-`), "ferry_render_sandbox_info"))
+	assert.Same(t, settings, r.SourceRenderer, "renders run in the worker's process, which gVisor runs")
+	assert.Equal(t, sandbox.ModePod, r.Mode)
+	assert.Empty(t, r.Platform)
 
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(dir+"/cm.yaml", []byte("apiVersion: argoproj.io/v1alpha1\nkind: ConfigManagementPlugin\nmetadata: {name: cm}\nspec:\n  generate: {command: [sh, -c, 'echo {}']}\n"), 0o644))
 	plugins, err := render.LoadPlugins(dir)
 	require.NoError(t, err)
-	cfg.render.pluginDir = dir
-	_, err = newSandboxRenderer(cfg, &render.Renderer{Plugins: plugins}, prometheus.NewRegistry())
+	s.PluginDir = dir
+	_, err = NewRenderer(&render.Renderer{Plugins: plugins}, s)
 	require.Error(t, err, "plugins run any program: not in the worker's pod")
 	assert.ErrorContains(t, err, "--plugin-dir "+dir)
 	assert.ErrorContains(t, err, "the worker's credentials")
-	cfg.render.pluginDir = ""
+	s.PluginDir = ""
 
-	cfg.render.sandbox.mode = sandbox.ModeGVisor
-	_, err = newSandboxRenderer(cfg, &render.Renderer{}, prometheus.NewRegistry())
+	s.Mode = sandbox.ModeGVisor
+	_, err = NewRenderer(&render.Renderer{}, s)
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "runsc does not run nested; choose pod")
 }
