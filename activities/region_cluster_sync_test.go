@@ -19,7 +19,7 @@ func TestPrune(t *testing.T) {
 	a, b := kobj("v1 ConfigMap shop/a", "k=1"), kobj("v1 ConfigMap shop/b", "k=2")
 	_, err := rt.sync(contract.SyncInput{}, false, a, b)
 	require.NoError(t, err)
-	require.Len(t, rt.known, 2)
+	require.Len(t, rt.inventory, 2)
 
 	cmp, err := rt.compare(contract.CompareInput{}, a)
 	require.NoError(t, err)

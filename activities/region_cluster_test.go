@@ -32,8 +32,8 @@ type regionTest struct {
 	cache  *manifests.Memory
 	// projects, when set, tells the region the app's project.
 	projects ProjectSource
-	// known are the keys the last sync left as the app's.
-	known []app.ResourceKey
+	// inventory: the keys the last sync left as the app's.
+	inventory []app.ResourceKey
 }
 
 func newRegionTest(t *testing.T) *regionTest {
@@ -64,7 +64,7 @@ func (rt *regionTest) target(objs ...*unstructured.Unstructured) contract.Target
 }
 
 func (rt *regionTest) compare(in contract.CompareInput, objs ...*unstructured.Unstructured) (contract.CompareResult, error) {
-	in.Target, in.Region, in.Namespace, in.Known = rt.target(objs...), testRegion, "shop", rt.known
+	in.Target, in.Region, in.Namespace, in.Inventory = rt.target(objs...), testRegion, "shop", rt.inventory
 	var out contract.CompareResult
 	v, err := rt.env.ExecuteActivity(contract.ActivityCompare, in)
 	if err == nil {
@@ -76,7 +76,7 @@ func (rt *regionTest) compare(in contract.CompareInput, objs ...*unstructured.Un
 // sync runs a Sync (with hooks when withHooks) and remembers the keys it
 // leaves as the app's, as the workflow does for the next one.
 func (rt *regionTest) sync(in contract.SyncInput, withHooks bool, objs ...*unstructured.Unstructured) (contract.SyncResult, error) {
-	in.Target, in.Region, in.Namespace, in.Known, in.OperationID = rt.target(objs...), testRegion, "shop", rt.known, "op-1"
+	in.Target, in.Region, in.Namespace, in.Inventory, in.OperationID = rt.target(objs...), testRegion, "shop", rt.inventory, "op-1"
 	name := contract.ActivitySync
 	if withHooks {
 		name = contract.ActivitySyncWithHooks
@@ -85,10 +85,10 @@ func (rt *regionTest) sync(in contract.SyncInput, withHooks bool, objs ...*unstr
 	v, err := rt.env.ExecuteActivity(name, in)
 	if err == nil {
 		require.NoError(rt.t, v.Get(&out))
-		rt.known = nil
+		rt.inventory = nil
 		for _, r := range out.Resources {
 			if r.Health != app.HealthMissing {
-				rt.known = append(rt.known, r.ResourceKey)
+				rt.inventory = append(rt.inventory, r.ResourceKey)
 			}
 		}
 	}
