@@ -31,7 +31,9 @@ spec:
 `
 
 // TestCRDsInstall installs deploy/crds with kubectl as an operator would,
-// then works with an Application as Argo CD's users do: apply it, see
+// into the control cluster (which the stack set up with the same CRDs from
+// internal/crds: a server-side apply of different ones would conflict), then
+// works with an Application as Argo CD's users do: apply it, see
 // kubectl print its SYNC STATUS and HEALTH STATUS, wait on its status, and
 // reach every kind by its short name.
 func TestCRDsInstall(t *testing.T) {
@@ -39,7 +41,7 @@ func TestCRDsInstall(t *testing.T) {
 		t.Skip("-short: no API server")
 	}
 	kubectl := func(stdin string, args ...string) (string, error) {
-		cmd := exec.Command(filepath.Join(stack.ToolsBin, "kubectl"), append([]string{"--kubeconfig", stack.Kubeconfig, "--context", region}, args...)...)
+		cmd := exec.Command(filepath.Join(stack.ToolsBin, "kubectl"), append([]string{"--kubeconfig", stack.Kubeconfig, "--context", stack.ControlContext}, args...)...)
 		cmd.Stdin = strings.NewReader(stdin)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
@@ -53,7 +55,6 @@ func TestCRDsInstall(t *testing.T) {
 	must("", "apply", "--server-side", "--field-manager", fieldManager, "-k", "crds")
 	must("", "wait", "--for=condition=Established", "--timeout=60s",
 		"crd/applications.argoproj.io", "crd/appprojects.argoproj.io", "crd/applicationsets.argoproj.io")
-	createArgoCDNamespace(t, t.Context(), connect(t, adminConfig(t)))
 
 	must(guestbook, "apply", "-f", "-")
 	assert.Equal(t, "kept", must("", "get", "-n", argocdNamespace, "app", "guestbook", "-o", "jsonpath={.spec.source.extra}"),
