@@ -3,8 +3,9 @@
 // ApplicationSet (group argoproj.io, version v1alpha1), with Argo CD's
 // names, short names and printer columns, so that kubectl and the tools
 // around Argo CD find them where they look. The schemas come from Ferry's
-// own types (schema.go), not from Argo CD's files; deploy/crds holds them
-// as YAML, checked by a test.
+// own types (schema.go), not from Argo CD's files, and described by their
+// doc comments; deploy/crds holds them as YAML, checked by a test, and
+// embeds them for what installs them (deploy/crds.Files).
 package crds
 
 import (
@@ -55,23 +56,24 @@ func names(kind, plural, singular string, short ...string) apiextensionsv1.Custo
 }
 
 // Definitions returns the three CRDs: Application, AppProject and
-// ApplicationSet.
-func Definitions() []apiextensionsv1.CustomResourceDefinition {
+// ApplicationSet. docs (docgen.Comments of the types' packages) describes
+// each field; nil: no descriptions.
+func Definitions(docs map[string]string) []apiextensionsv1.CustomResourceDefinition {
 	out := make([]apiextensionsv1.CustomResourceDefinition, 0, len(kinds))
 	for _, k := range kinds {
-		out = append(out, k.definition())
+		out = append(out, k.definition(docs))
 	}
 	return out
 }
 
-func (k kind) definition() apiextensionsv1.CustomResourceDefinition {
+func (k kind) definition(docs map[string]string) apiextensionsv1.CustomResourceDefinition {
 	root := apiextensionsv1.JSONSchemaProps{
 		Type: "object",
 		Properties: map[string]apiextensionsv1.JSONSchemaProps{
 			"apiVersion": {Type: "string"},
 			"kind":       {Type: "string"},
 			"metadata":   {Type: "object"},
-			"spec":       schemaOf(k.spec, map[reflect.Type]bool{}),
+			"spec":       schemaOf(k.spec, map[reflect.Type]bool{}, docs),
 			// Ferry writes the status in Argo CD's shape (app.Status).
 			"status": freeObject(),
 		},

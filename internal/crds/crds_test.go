@@ -26,7 +26,9 @@ var update = flag.Bool("update", false, "rewrite deploy/crds")
 // TestCRDFilesAreGenerated checks deploy/crds against the types
 // (`make docs` rewrites them).
 func TestCRDFilesAreGenerated(t *testing.T) {
-	for _, crd := range Definitions() {
+	docs, err := docgen.Comments("../app", "../appset")
+	require.NoError(t, err)
+	for _, crd := range Definitions(docs) {
 		data, err := YAML(crd)
 		require.NoError(t, err)
 		docgen.Check(t, filepath.Join("../../deploy/crds", crd.Spec.Names.Plural+".yaml"), data, *update)
@@ -36,7 +38,7 @@ func TestCRDFilesAreGenerated(t *testing.T) {
 // TestSchemasAreStructural: the API server refuses a CRD whose schema is
 // not structural.
 func TestSchemasAreStructural(t *testing.T) {
-	for _, crd := range Definitions() {
+	for _, crd := range Definitions(nil) {
 		s := internalSchema(t, crd)
 		st, err := structuralschema.NewStructural(s)
 		require.NoError(t, err, crd.Name)
@@ -55,7 +57,7 @@ func TestArgoCDFilesPassTheSchemas(t *testing.T) {
 		structural *structuralschema.Structural
 	}
 	checks := map[string]check{}
-	for _, crd := range Definitions() {
+	for _, crd := range Definitions(nil) {
 		s := internalSchema(t, crd)
 		v, _, err := validation.NewSchemaValidator(s)
 		require.NoError(t, err)

@@ -2,8 +2,10 @@ package crds
 
 import (
 	"maps"
+	"path"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -18,7 +20,10 @@ import (
 // the object's InvalidSpecError condition, instead of the API server
 // dropping it without a word. A type inside itself (a matrix generator's
 // generators) is an object of any fields.
-func schemaOf(t reflect.Type, within map[reflect.Type]bool) apiextensionsv1.JSONSchemaProps {
+//
+// docs, from docgen.Comments, gives each field the doc comment of its Go
+// field as its description (what kubectl explain prints); nil: none.
+func schemaOf(t reflect.Type, within map[reflect.Type]bool, docs map[string]string) apiextensionsv1.JSONSchemaProps {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -36,17 +41,20 @@ func schemaOf(t reflect.Type, within map[reflect.Type]bool) apiextensionsv1.JSON
 		fields := app.JSONFields(t)
 		s.Properties = make(map[string]apiextensionsv1.JSONSchemaProps, len(fields))
 		for _, name := range slices.Sorted(maps.Keys(fields)) {
-			s.Properties[name] = schemaOf(fields[name].Type, within)
+			f := fields[name]
+			p := schemaOf(f.Type, within, docs)
+			p.Description = strings.Join(strings.Fields(docs[path.Base(t.PkgPath())+"."+t.Name()+"."+f.Name]), " ")
+			s.Properties[name] = p
 		}
 		return s
 	case reflect.Slice, reflect.Array:
-		items := schemaOf(t.Elem(), within)
+		items := schemaOf(t.Elem(), within, docs)
 		return apiextensionsv1.JSONSchemaProps{Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &items}}
 	case reflect.Map:
 		if t.Elem().Kind() == reflect.Interface {
 			return freeObject()
 		}
-		values := schemaOf(t.Elem(), within)
+		values := schemaOf(t.Elem(), within, docs)
 		return apiextensionsv1.JSONSchemaProps{Type: "object", AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{Allows: true, Schema: &values}}
 	case reflect.String:
 		return apiextensionsv1.JSONSchemaProps{Type: "string"}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/ferry-gitops/ferry/internal/crds"
+	crdfiles "github.com/ferry-gitops/ferry/deploy/crds"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 )
 
 // The control cluster of a stack (Options.Control): the API server where
@@ -80,7 +81,7 @@ func (r *region) startControl(ctx context.Context) error {
 
 var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// installCRDs applies the CRDs of internal/crds (server-side, as `kubectl
+// installCRDs applies the files of deploy/crds (server-side, as `kubectl
 // apply --server-side -k deploy/crds` would) and waits until the API
 // server serves each.
 func (r *region) installCRDs(ctx context.Context) error {
@@ -89,17 +90,20 @@ func (r *region) installCRDs(ctx context.Context) error {
 		return fmt.Errorf("control cluster: client: %w", err)
 	}
 	crdClient := dyn.Resource(crdResource)
-	for _, crd := range crds.Definitions() {
-		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&crd)
+	for _, file := range crdfiles.Names {
+		data, err := crdfiles.Files.ReadFile(file)
 		if err != nil {
-			return fmt.Errorf("control cluster: CRD %s: %w", crd.Name, err)
+			return err
 		}
-		u := &unstructured.Unstructured{Object: obj}
-		if _, err := crdClient.Apply(ctx, crd.Name, u, metav1.ApplyOptions{FieldManager: "ferry-dev", Force: true}); err != nil {
-			return fmt.Errorf("control cluster: install CRD %s: %w", crd.Name, err)
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(data, &u.Object); err != nil {
+			return fmt.Errorf("control cluster: deploy/crds/%s: %w", file, err)
 		}
-		if err := r.apiserver.waitReady(ctx, r.what("CRD "+crd.Name+" established"), apiserverTimeout, func(ctx context.Context) error {
-			return established(ctx, crdClient, crd.Name)
+		if _, err := crdClient.Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "ferry-dev", Force: true}); err != nil {
+			return fmt.Errorf("control cluster: install CRD %s: %w", u.GetName(), err)
+		}
+		if err := r.apiserver.waitReady(ctx, r.what("CRD "+u.GetName()+" established"), apiserverTimeout, func(ctx context.Context) error {
+			return established(ctx, crdClient, u.GetName())
 		}); err != nil {
 			return err
 		}
