@@ -89,6 +89,7 @@ record-histories: tools build
 # fails while a generated page is stale.
 docs:
 	$(GO) test -count=1 ./starter ./worker ./contract ./internal/app ./internal/appset -run 'Reference' -update
+	$(GO) test -count=1 ./internal/crds -run 'Generated' -update
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -63,7 +63,7 @@ func TestMain(m *testing.M) {
 	if testing.Short() {
 		os.Exit(m.Run())
 	}
-	os.Exit(devenv.RunTests(m, devenv.Options{Regions: []string{region}}, &stack))
+	os.Exit(devenv.RunTests(m, devenv.Options{Regions: []string{region}, Control: true}, &stack))
 }
 
 // variant is one kustomization to render: an example overlay, alone or with

@@ -27,6 +27,7 @@ func newDevUpCmd() *cobra.Command {
 		regions  []string
 		stateDir string
 		temporal string
+		control  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -34,7 +35,9 @@ func newDevUpCmd() *cobra.Command {
 		Long: `Start the local stack: per region a Kubernetes control plane (etcd,
 kube-apiserver, kube-controller-manager, kube-scheduler) with a kwok fake Node,
 plus Temporal with its Web UI, Redis, a Git server, a Helm chart repository
-and an OCI registry. Temporal is the CLI's dev server (--temporal dev), or
+and an OCI registry. With --control (the default) one more API server is the
+control cluster: kube context control, namespace argocd, with the CRDs of
+Argo CD's Application, AppProject and ApplicationSet. Temporal is the CLI's dev server (--temporal dev), or
 with --temporal cluster a cluster as a production deployment runs it: the
 frontend, history, matching and worker services of the Temporal server as
 separate processes, on PostgreSQL.
@@ -42,7 +45,8 @@ separate processes, on PostgreSQL.
 Once every part is ready it writes DIR/env, a file that sh can source
 (TEMPORAL_ADDRESS, TEMPORAL_UI_URL, FERRY_REGIONS, KUBECONFIG,
 FERRY_REGIONS_CONFIG, REDIS_ADDR, FERRY_GIT_URL, FERRY_HELM_REPO_URL,
-FERRY_OCI_REGISTRY, FERRY_TOOLS_BIN, PATH), then runs until SIGINT or SIGTERM
+FERRY_OCI_REGISTRY, FERRY_CONTROL_CONTEXT, FERRY_CONTROL_NAMESPACE,
+FERRY_TOOLS_BIN, PATH), then runs until SIGINT or SIGTERM
 and stops every process it started. DIR is wiped on start, except DIR/git,
 DIR/helm and DIR/registry. With FERRY_HELM_REPO_USERNAME and
 FERRY_HELM_REPO_PASSWORD set, the Helm repository asks for them (basic auth).
@@ -54,24 +58,27 @@ checkout, which builds them on first use (about 10 minutes).`,
   kubectl --context us-east-1 get nodes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDevUp(cmd, regions, stateDir, devenv.TemporalMode(temporal))
+			return runDevUp(cmd, devenv.Options{Regions: regions, StateDir: stateDir, Temporal: devenv.TemporalMode(temporal), Control: control})
 		},
 	}
 	cmd.Flags().StringSliceVar(&regions, "regions", devenv.DefaultRegions, "regions to run, one control plane each, comma-separated")
 	cmd.Flags().StringVar(&temporal, "temporal", string(devenv.TemporalDev),
 		"Temporal to run: dev (the single-process dev server) or cluster (the server's services on PostgreSQL)")
+	cmd.Flags().BoolVar(&control, "control", true,
+		"run the control cluster: kube context control, namespace argocd, Argo CD's CRDs")
 	cmd.Flags().StringVar(&stateDir, "state-dir", defaultDevStateDir(),
 		"directory for data, logs, kubeconfig and env ($XDG_STATE_HOME/ferry/dev, else ~/.local/state/ferry/dev)")
 	return cmd
 }
 
-func runDevUp(cmd *cobra.Command, regions []string, stateDir string, temporal devenv.TemporalMode) error {
+func runDevUp(cmd *cobra.Command, opts devenv.Options) error {
 	ctx, stopSignals := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 	devenv.FollowGoRun()
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 
-	s, err := devenv.Start(ctx, devenv.Options{Regions: regions, StateDir: stateDir, Temporal: temporal, Log: errOut})
+	opts.Log = errOut
+	s, err := devenv.Start(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("dev up: %w", err)
 	}
@@ -83,7 +90,7 @@ func runDevUp(cmd *cobra.Command, regions []string, stateDir string, temporal de
   Temporal      %s (namespace %s, %s)
   Temporal UI   %s
   regions       %s (kubectl --context <region>)
-  KUBECONFIG    %s
+%s  KUBECONFIG    %s
   Redis         %s
   Git           %s/<name>.git
   Helm repo     %s
@@ -92,7 +99,7 @@ func runDevUp(cmd *cobra.Command, regions []string, stateDir string, temporal de
   env           . %s
 Press Ctrl-C to stop.
 `, s.StartDuration.Round(10*time.Millisecond), s.TemporalAddress, s.Namespace, temporalKind(s.Temporal), s.TemporalUIURL,
-		strings.Join(s.Regions, ", "), s.Kubeconfig, s.RedisAddr, s.GitURL, s.HelmRepoURL, s.OCIRegistry, s.OCIRegistry, s.LogDir, envPath)
+		strings.Join(s.Regions, ", "), controlLine(s), s.Kubeconfig, s.RedisAddr, s.GitURL, s.HelmRepoURL, s.OCIRegistry, s.OCIRegistry, s.LogDir, envPath)
 
 	runErr := waitDevStack(ctx, s)
 	// Signals stay caught while the stack stops: a second Ctrl-C, or the
@@ -101,6 +108,14 @@ Press Ctrl-C to stop.
 	fmt.Fprintln(errOut, "ferry: stopping the dev stack")
 	_ = os.Remove(envPath) // the addresses in it are about to be dead
 	return errors.Join(runErr, s.Stop())
+}
+
+// controlLine is what dev up says of the control cluster, if it runs one.
+func controlLine(s *devenv.Stack) string {
+	if s.ControlContext == "" {
+		return ""
+	}
+	return fmt.Sprintf("  control       kubectl --context %s -n %s get applications\n", s.ControlContext, s.ControlNamespace)
 }
 
 func temporalKind(m devenv.TemporalMode) string {

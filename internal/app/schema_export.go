@@ -40,3 +40,10 @@ func CheckApplicationFields(v any, prefix string) []FieldError {
 	}
 	return errs
 }
+
+// JSONFields maps the JSON names of struct type t's fields to the fields,
+// flattening embedded structs as encoding/json does: the fields CheckFields
+// knows, for whatever else describes a kind from its Go type (its CRD).
+func JSONFields(t reflect.Type) map[string]reflect.StructField {
+	return jsonFields(t)
+}

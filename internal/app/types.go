@@ -75,7 +75,8 @@ type SyncPolicy struct {
 	// Rollout is Ferry's: sync the regions stage by stage instead of all at
 	// once.
 	Rollout *Rollout `json:"rollout,omitempty"`
-	// ManagedNamespaceMetadata: see namespace_metadata.go.
+	// ManagedNamespaceMetadata are the labels and annotations the namespace
+	// that CreateNamespace=true makes carries, applied at every sync.
 	ManagedNamespaceMetadata *ManagedNamespaceMetadata `json:"managedNamespaceMetadata,omitempty"`
 }
 

@@ -32,7 +32,7 @@ import (
 var stack *devenv.Stack
 
 func TestMain(m *testing.M) {
-	os.Exit(devenv.RunTests(m, devenv.Options{Regions: []string{"us-east-1", "eu-west-1"}}, &stack))
+	os.Exit(devenv.RunTests(m, devenv.Options{Regions: []string{"us-east-1", "eu-west-1"}, Control: true}, &stack))
 }
 
 const poll = 50 * time.Millisecond
@@ -204,13 +204,14 @@ func TestEnvFileIsSourceable(t *testing.T) {
 	require.NoError(t, stack.WriteEnv(path))
 	region := stack.Regions[0]
 	script := `. "$1" && printf '%s\n' "$TEMPORAL_ADDRESS" "$REDIS_ADDR" "$FERRY_GIT_URL" "$FERRY_REGIONS" "$KUBECONFIG" &&
+		kubectl --context "$FERRY_CONTROL_CONTEXT" get namespace "$FERRY_CONTROL_NAMESPACE" -o 'jsonpath={.metadata.name}{"\n"}' &&
 		kubectl --context "$2" get node "kwok-$2" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'`
 	cmd := exec.Command("sh", "-c", script, "sh", path, region)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()} // kubectl must come from the env file
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Equal(t, strings.Join([]string{
-		stack.TemporalAddress, stack.RedisAddr, stack.GitURL, strings.Join(stack.Regions, ","), stack.Kubeconfig, "True",
+		stack.TemporalAddress, stack.RedisAddr, stack.GitURL, strings.Join(stack.Regions, ","), stack.Kubeconfig, "argocd", "True",
 	}, "\n"), string(out))
 }
 

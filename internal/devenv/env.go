@@ -39,6 +39,10 @@ func (s *Stack) Env() map[string]string {
 	if s.RegionsConfig != "" {
 		env["FERRY_REGIONS_CONFIG"] = s.RegionsConfig
 	}
+	if s.ControlContext != "" {
+		env["FERRY_CONTROL_CONTEXT"] = s.ControlContext
+		env["FERRY_CONTROL_NAMESPACE"] = s.ControlNamespace
+	}
 	return env
 }
 

@@ -267,33 +267,10 @@ func (r *region) startAPIServer(ctx context.Context) error {
 // startControllers starts kube-controller-manager, kube-scheduler and kwok;
 // the caller waits for each.
 func (r *region) startControllers(kwokConfig string) error {
-	common := []string{
-		"--kubeconfig=" + r.kubeconfig,
-		"--authentication-kubeconfig=" + r.kubeconfig,
-		"--authorization-kubeconfig=" + r.kubeconfig,
-		// Requests to their ports are /healthz (always allowed) or carry a
-		// token; the front-proxy CA they would look up is not configured.
-		"--authentication-skip-lookup=true",
-		"--bind-address=127.0.0.1",
-		"--tls-cert-file=" + r.pki.certFile,
-		"--tls-private-key-file=" + r.pki.keyFile,
-		"--leader-elect=false",
+	if err := r.startControllerManager(); err != nil {
+		return err
 	}
-	kcm, err := startProc(r.procName("controller-manager"), r.logDir, r.dir, r.env, r.bin("kube-controller-manager"),
-		append(common,
-			"--secure-port="+strconv.Itoa(r.kcmPort),
-			"--cluster-name="+r.name,
-			"--controllers=*",
-			"--use-service-account-credentials=true",
-			"--service-account-private-key-file="+r.pki.saKeyFile,
-			"--root-ca-file="+r.pki.caFile,
-			"--kube-api-qps=100",
-			"--kube-api-burst=200",
-		)...)
-	if err != nil {
-		return fmt.Errorf("region %s: %w", r.name, err)
-	}
-	r.set(&r.kcm, kcm)
+	common := r.controllerFlags()
 	sched, err := startProc(r.procName("scheduler"), r.logDir, r.dir, r.env, r.bin("kube-scheduler"),
 		append(common, "--secure-port="+strconv.Itoa(r.schedPort))...)
 	if err != nil {
@@ -367,3 +344,41 @@ func (r *region) stop() error {
 }
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(10 * time.Millisecond) }
+
+// controllerFlags are the flags kube-controller-manager and kube-scheduler
+// share.
+func (r *region) controllerFlags() []string {
+	return []string{
+		"--kubeconfig=" + r.kubeconfig,
+		"--authentication-kubeconfig=" + r.kubeconfig,
+		"--authorization-kubeconfig=" + r.kubeconfig,
+		// Requests to their ports are /healthz (always allowed) or carry a
+		// token; the front-proxy CA they would look up is not configured.
+		"--authentication-skip-lookup=true",
+		"--bind-address=127.0.0.1",
+		"--tls-cert-file=" + r.pki.certFile,
+		"--tls-private-key-file=" + r.pki.keyFile,
+		"--leader-elect=false",
+	}
+}
+
+// startControllerManager starts kube-controller-manager: namespaces,
+// service accounts, garbage collection of owned objects.
+func (r *region) startControllerManager() error {
+	kcm, err := startProc(r.procName("controller-manager"), r.logDir, r.dir, r.env, r.bin("kube-controller-manager"),
+		append(r.controllerFlags(),
+			"--secure-port="+strconv.Itoa(r.kcmPort),
+			"--cluster-name="+r.name,
+			"--controllers=*",
+			"--use-service-account-credentials=true",
+			"--service-account-private-key-file="+r.pki.saKeyFile,
+			"--root-ca-file="+r.pki.caFile,
+			"--kube-api-qps=100",
+			"--kube-api-burst=200",
+		)...)
+	if err != nil {
+		return fmt.Errorf("region %s: %w", r.name, err)
+	}
+	r.set(&r.kcm, kcm)
+	return nil
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,10 @@ type Options struct {
 	// HelmRepoUsername and HelmRepoPassword, when set, make the Helm
 	// repository ask for them (basic auth).
 	HelmRepoUsername, HelmRepoPassword string
+	// Control runs one more API server, the control cluster (control.go):
+	// context ControlContext of the kubeconfig, namespace ControlNamespace,
+	// with the CRDs of Argo CD's kinds.
+	Control bool
 }
 
 // TemporalMode is how a stack runs Temporal.
@@ -71,7 +76,10 @@ type Stack struct {
 	TemporalUIURL   string
 	Namespace       string // Temporal namespace: "default"
 	Regions         []string
-	Kubeconfig      string // DIR/kubeconfig: one context per region, named after it
+	Kubeconfig      string // DIR/kubeconfig: one context per region, named after it, and the control cluster's
+	// ControlContext and ControlNamespace: where the control cluster keeps
+	// Applications (Options.Control); empty without one.
+	ControlContext, ControlNamespace string
 	// RegionsConfig is DIR/regions.yaml, the workers' --regions-config:
 	// each region's server URL and labels, the first the in-cluster one;
 	// empty when the stack has no regions.
@@ -90,6 +98,7 @@ type Stack struct {
 	lock        *os.File // held while the stack runs
 	regions     map[string]*region
 	regionOrder []*region
+	control     *region // nil without Options.Control
 	temporal    temporalService
 	redis       *proc
 	git         *gitServer
@@ -120,6 +129,9 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 			return nil, fmt.Errorf("region %q: want distinct lowercase names of letters, digits and '-' (like us-east-1)", r)
 		}
 		seen[r] = true
+	}
+	if opts.Control && seen[ControlContext] {
+		return nil, fmt.Errorf("region %q: the control cluster's kube context has that name; call the region something else", ControlContext)
 	}
 	mode := opts.Temporal
 	if mode == "" {
@@ -171,7 +183,11 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	if mode == TemporalCluster {
 		temporalPorts = clusterPortCount
 	}
-	ports, reservation, err := freePorts(len(regions)*regionPortCount + temporalPorts + 2)
+	clusters := len(regions)
+	if opts.Control {
+		clusters++
+	}
+	ports, reservation, err := freePorts(clusters*regionPortCount + temporalPorts + 2)
 	if err != nil {
 		return s, err
 	}
@@ -183,6 +199,11 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		s.regionOrder = append(s.regionOrder, r)
 	}
 	ports = ports[len(regions)*regionPortCount:]
+	if opts.Control {
+		s.control = newControl(s.StateDir, toolsBin, env, ports[:regionPortCount], s.logf)
+		s.ControlContext, s.ControlNamespace = ControlContext, ControlNamespace
+		ports = ports[regionPortCount:]
+	}
 	if mode == TemporalCluster {
 		c, err := newTemporalCluster(toolsBin, s.StateDir, env, ports[:temporalPorts], s.logf)
 		if err != nil {
@@ -213,6 +234,9 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	for _, r := range s.regionOrder {
 		g.Go(func() error { return r.start(gctx) })
 	}
+	if s.control != nil {
+		g.Go(func() error { return s.control.startControl(gctx) })
+	}
 	g.Go(func() error {
 		t := time.Now()
 		if err := s.temporal.start(gctx); err != nil {
@@ -238,7 +262,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	if err := g.Wait(); err != nil {
 		return s, err
 	}
-	if err := writeKubeconfig(s.Kubeconfig, s.regionOrder); err != nil {
+	if err := writeKubeconfig(s.Kubeconfig, s.clusters()); err != nil {
 		return s, err
 	}
 	if err := s.writeRegionsConfig(filepath.Join(s.StateDir, "regions.yaml")); err != nil {
@@ -262,8 +286,9 @@ func (s *Stack) Stop() error {
 	s.stopped = true
 	began := time.Now()
 	var wg sync.WaitGroup
-	errs := make([]error, len(s.regionOrder)+3)
-	for i, r := range s.regionOrder {
+	clusters := s.clusters()
+	errs := make([]error, len(clusters)+3)
+	for i, r := range clusters {
 		wg.Go(func() { errs[i] = r.stop() })
 	}
 	if s.temporal != nil {
@@ -299,9 +324,13 @@ func (s *Stack) Stop() error {
 	return s.stopErr
 }
 
-// RestConfig is the admin client config of a region.
+// RestConfig is the admin client config of a region, or of the control
+// cluster (ControlContext).
 func (s *Stack) RestConfig(region string) (*rest.Config, error) {
 	r, ok := s.regions[region]
+	if s.control != nil && region == ControlContext {
+		r, ok = s.control, true
+	}
 	if !ok {
 		return nil, fmt.Errorf("no region %q in this stack (it has %s)", region, strings.Join(s.Regions, ", "))
 	}
@@ -332,6 +361,14 @@ func (s *Stack) RestartTemporal(ctx context.Context) error {
 	}
 	s.logf("temporal: restarted in %s", since(began))
 	return nil
+}
+
+// clusters are the regions' control planes and the control cluster.
+func (s *Stack) clusters() []*region {
+	if s.control == nil {
+		return s.regionOrder
+	}
+	return append(slices.Clone(s.regionOrder), s.control)
 }
 
 func (s *Stack) logf(format string, args ...any) {

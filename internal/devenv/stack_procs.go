@@ -5,10 +5,10 @@ import (
 	"fmt"
 )
 
-// procs are the stack's processes, the regions' first; s.mu is held.
+// procs are the stack's processes, the clusters' first; s.mu is held.
 func (s *Stack) procs() []*proc {
 	var out []*proc
-	for _, r := range s.regionOrder {
+	for _, r := range s.clusters() {
 		for _, group := range r.procs() {
 			out = append(out, group...)
 		}
