@@ -78,8 +78,20 @@ func (c *Children) CompareChildren(ctx context.Context, in contract.ChildrenInpu
 		out.Resources = append(out.Resources, st)
 	}
 	for _, name := range gone(in) {
-		out.Resources = append(out.Resources, app.ResourceStatus{ResourceKey: childKey(name, ""),
-			Status: app.SyncStatusOutOfSync, Message: "no longer in Git: a sync with prune deletes the app"})
+		st := app.ResourceStatus{ResourceKey: childKey(name, ""), Status: app.SyncStatusOutOfSync, RequiresPruning: true,
+			Message: "no longer in Git: a sync with prune deletes the app"}
+		v, err := c.running(ctx, name)
+		switch {
+		case isNotFound(err):
+		case err != nil:
+			return out, fmt.Errorf("app %q: query child app %q: %w", in.Parent, name, err)
+		case v.Application.IgnoresExtraneous():
+			// Its own compare-options annotation, as Argo CD reads a
+			// managed Application's.
+			st.CountsAs = app.SyncStatusSynced
+			st.Message += "; not counted in the app's sync status (IgnoreExtraneous)"
+		}
+		out.Resources = append(out.Resources, st)
 	}
 	return out, nil
 }

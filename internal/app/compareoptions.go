@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -59,12 +60,22 @@ func checkAppCompareOptions(value string) []string {
 		case "IncludeMutationWebhook=false":
 			msgs = append(msgs, fmt.Sprintf("compare option %q asks to leave out what mutating webhooks change: %s", item, notWithoutHooks))
 		case "IgnoreExtraneous":
-			msgs = append(msgs, fmt.Sprintf("compare option %q is a resource's, not an Application's: put it in the argocd.argoproj.io/compare-options annotation of the resources to ignore", item))
+			// Read by the app of apps that manages this Application as
+			// one of its resources (IgnoresExtraneous), as Argo CD reads
+			// it; not an option of this app's own compare.
 		default:
 			msgs = append(msgs, unknownCompareOption(item, "ServerSideDiff=true, IncludeMutationWebhook=true").Error())
 		}
 	}
 	return msgs
+}
+
+// IgnoresExtraneous tells whether the app's compare-options annotation says
+// IgnoreExtraneous: once the app of apps that created it no longer has it
+// in Git, it shows OutOfSync there without making the parent OutOfSync, as
+// Argo CD reads the annotation of a managed Application.
+func (a *Application) IgnoresExtraneous() bool {
+	return slices.Contains(splitOptions(a.Metadata.Annotations[AnnotationCompareOptions]), "IgnoreExtraneous")
 }
 
 func unknownCompareOption(item, known string) error {

@@ -35,8 +35,8 @@ func TestValidateOptionsRefusedByName(t *testing.T) {
 			want: `application "web": ` + compare + `: compare option "ServerSideDiff=false" asks for a client-side diff: Ferry always compares server-side (a dry-run apply); remove the option, or write ServerSideDiff=true`},
 		{name: "IncludeMutationWebhook=false", mutate: compareOptions("IncludeMutationWebhook=false"),
 			want: `application "web": ` + compare + `: compare option "IncludeMutationWebhook=false" asks to leave out what mutating webhooks change: Ferry's comparison always includes what mutating webhooks change (a dry-run apply goes through admission); remove the option, or write IncludeMutationWebhook=true`},
-		{name: "IgnoreExtraneous on the app", mutate: compareOptions("IgnoreExtraneous"),
-			want: `application "web": ` + compare + `: compare option "IgnoreExtraneous" is a resource's, not an Application's: put it in the argocd.argoproj.io/compare-options annotation of the resources to ignore`},
+		// For the app of apps that manages the Application as a resource.
+		{name: "IgnoreExtraneous on the app", mutate: compareOptions("ServerSideDiff=true, IgnoreExtraneous")},
 		{name: "unknown compare options, every one", mutate: compareOptions("serverSideDiff=true,Bogus"),
 			want: `application "web": ` + compare + `: compare option "serverSideDiff=true" is unknown: did you mean ServerSideDiff?; ` +
 				compare + `: compare option "Bogus" is unknown here: known options are ServerSideDiff=true, IncludeMutationWebhook=true`},
@@ -109,6 +109,24 @@ func TestParseCompareOptions(t *testing.T) {
 			t.Errorf("ParseCompareOptions(%q) = %+v, %v; want %+v", tt.value, got, err, tt.want)
 		case tt.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantErr)):
 			t.Errorf("ParseCompareOptions(%q) error = %v, want %q", tt.value, err, tt.wantErr)
+		}
+	}
+}
+
+// TestIgnoresExtraneous: an Application's own compare-options annotation
+// says whether its app of apps counts it once Git no longer has it.
+func TestIgnoresExtraneous(t *testing.T) {
+	for value, want := range map[string]bool{
+		"":                                      false,
+		"ServerSideDiff=true":                   false,
+		"IgnoreExtraneous":                      true,
+		"ServerSideDiff=true, IgnoreExtraneous": true,
+		"ignoreExtraneous":                      false,
+	} {
+		a := validApp()
+		a.Metadata.Annotations = map[string]string{AnnotationCompareOptions: value}
+		if got := a.IgnoresExtraneous(); got != want {
+			t.Errorf("compare-options %q: IgnoresExtraneous() = %v, want %v", value, got, want)
 		}
 	}
 }
