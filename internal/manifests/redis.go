@@ -29,6 +29,7 @@ type Redis struct {
 	log       *slog.Logger
 	backoff   time.Duration
 	downUntil atomic.Int64 // unix nanoseconds
+	now       func() time.Time
 }
 
 // NewRedis returns a cache on the Redis server at addr ("host:port"),
@@ -55,6 +56,7 @@ func NewRedisConn(conn redisconn.Options, ttl time.Duration) *Redis {
 		ttl:     ttl,
 		log:     slog.Default(),
 		backoff: redisBackoff,
+		now:     time.Now,
 	}
 }
 
@@ -88,13 +90,13 @@ func (r *Redis) Put(ctx context.Context, key string, val []byte) {
 // Close releases the connections.
 func (r *Redis) Close() error { return r.client.Close() }
 
-func (r *Redis) resting() bool { return time.Now().UnixNano() < r.downUntil.Load() }
+func (r *Redis) resting() bool { return r.now().UnixNano() < r.downUntil.Load() }
 
 func (r *Redis) failed(ctx context.Context, op string, err error) {
 	if ctx.Err() != nil {
 		return // the caller gave up; Redis may be fine
 	}
-	r.downUntil.Store(time.Now().Add(r.backoff).UnixNano())
+	r.downUntil.Store(r.now().Add(r.backoff).UnixNano())
 	r.log.DebugContext(ctx, "manifest cache: redis "+op+" failed; skipping redis for a while and rendering from git",
 		"err", err, "retry_in", r.backoff)
 }
