@@ -38,7 +38,7 @@ func newControl(stateDir, toolsBin string, env []string, ports []int, logf func(
 
 // startControl brings the control cluster up and returns once its
 // controller manager runs, namespace argocd exists and the CRDs of
-// internal/crds are established. On error the caller stops it.
+// deploy/crds are established. Its files are under DIR/regions/control. On error the caller stops it.
 func (r *region) startControl(ctx context.Context) error {
 	began := time.Now()
 	if err := os.MkdirAll(filepath.Join(r.dir, "etcd"), 0o700); err != nil {
