@@ -248,8 +248,12 @@ const heartbeatInterval = 2 * time.Second
 // called; stop returns once no heartbeat is in flight, so none is sent
 // after the activity returns. The first beat comes after one interval, so
 // a short activity sends none: its heartbeat timeout still notices a dead
-// worker.
+// worker. Called outside an activity (a benchmark calls Compare directly),
+// it sends nothing.
 func heartbeatEvery(ctx context.Context, every time.Duration, what string) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
 	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)

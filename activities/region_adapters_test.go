@@ -92,6 +92,13 @@ func TestHeartbeatEvery(t *testing.T) {
 		})
 		assert.Zero(t, b.n.Load(), "the first beat comes after one interval")
 	})
+	t.Run("outside an activity", func(t *testing.T) {
+		// A benchmark calls Compare directly: a heartbeat there would
+		// panic (not an activity context).
+		stop := heartbeatEvery(context.Background(), time.Millisecond, "compare")
+		time.Sleep(20 * time.Millisecond)
+		stop()
+	})
 }
 
 // TestWrongRegion: work scheduled on another region's queue fails for good
