@@ -48,13 +48,7 @@ func TestPrune(t *testing.T) {
 // with the project's rule.
 func TestRefusedByProject(t *testing.T) {
 	rt := newRegionTest(t)
-	p := &app.AppProject{Spec: app.ProjectSpec{
-		SourceRepos:  []string{"*"},
-		Destinations: []app.ProjectDestination{{Name: testRegion, Namespace: "shop"}},
-	}}
-	p.Metadata.Name = "team"
-	rt.projects = fakeProjects{p: p}
-	rt.restart()
+	rt.useShopProject()
 	rt.api.written()
 	objs := []*unstructured.Unstructured{kobj("v1 ConfigMap shop/a", "k=1"), kobj("rbac.authorization.k8s.io/v1 ClusterRole reader")}
 
@@ -111,13 +105,7 @@ func TestHookBetweenWaves(t *testing.T) {
 // why, by name.
 func TestPruneRefusedByProject(t *testing.T) {
 	rt := newRegionTest(t)
-	p := &app.AppProject{Spec: app.ProjectSpec{
-		SourceRepos:  []string{"*"},
-		Destinations: []app.ProjectDestination{{Name: testRegion, Namespace: "shop"}},
-	}}
-	p.Metadata.Name = "team"
-	rt.projects = fakeProjects{p: p}
-	rt.restart()
+	p := rt.useShopProject()
 	sa, b := kobj("v1 ServiceAccount shop/runner"), kobj("v1 ConfigMap shop/b", "k=2")
 	_, err := rt.sync(contract.SyncInput{}, false, sa, b)
 	require.NoError(t, err)
@@ -133,4 +121,18 @@ func TestPruneRefusedByProject(t *testing.T) {
 	assert.Contains(t, appErr.Error(), "nothing was pruned there, and what the sync applied stays", "the sync's objects were applied before the prune")
 	assert.NotContains(t, appErr.Error(), "nothing of this sync was applied")
 	assert.NotNil(t, rt.api.live(t, "ConfigMap", "shop", "b"), "not pruned")
+}
+
+// useShopProject gives the app project "team": any repository, namespace
+// shop of the test region, and no cluster-scoped kinds. A test may narrow
+// the project it returns.
+func (rt *regionTest) useShopProject() *app.AppProject {
+	p := &app.AppProject{Spec: app.ProjectSpec{
+		SourceRepos:  []string{"*"},
+		Destinations: []app.ProjectDestination{{Name: testRegion, Namespace: "shop"}},
+	}}
+	p.Metadata.Name = "team"
+	rt.projects = fakeProjects{p: p}
+	rt.restart()
+	return p
 }
