@@ -130,6 +130,9 @@ type DeleteRequest struct {
 	Parent string `json:"parent,omitempty"`
 	// AppSet is the ApplicationSet deleting an app it generated.
 	AppSet string `json:"appSet,omitempty"`
+	// Object is the Application object ("namespace/name") whose deletion
+	// deletes the app: only the app it owns.
+	Object string `json:"object,omitempty"`
 }
 
 // View is what the status query answers: the Application with its status,

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/temporal"
 )
@@ -17,10 +18,16 @@ type Owner struct {
 	Parent string `json:"parent,omitempty"`
 	// AppSet is the ApplicationSet that generates the app.
 	AppSet string `json:"appSet,omitempty"`
+	// Object is the Application object of the control cluster that the
+	// app is, as "namespace/name": its spec comes from the object, and the
+	// app's status is written back to it.
+	Object string `json:"object,omitempty"`
 }
 
 func (o Owner) String() string {
 	switch {
+	case o.Object != "":
+		return fmt.Sprintf("Application object %s of the control cluster", o.Object)
 	case o.AppSet != "":
 		return fmt.Sprintf("applicationset %q", o.AppSet)
 	case o.Parent == "":
@@ -52,13 +59,16 @@ type SpecRequest struct {
 	// ForceAdopt lets a user take over an app that an app of apps owns
 	// (ferry app apply --force-adopt): the app is the user's from then on.
 	ForceAdopt bool `json:"forceAdopt,omitempty"`
+	// Object is the Application object ("namespace/name") the spec comes
+	// from: the control worker's request.
+	Object string `json:"object,omitempty"`
 	// Created: Parent created this app before (it is among its children),
 	// so it may claim the app when no owner was recorded (an app started
 	// before Ferry recorded owners).
 	Created bool `json:"created,omitempty"`
 }
 
-func (r SpecRequest) Owner() Owner { return Owner{Parent: r.Parent, AppSet: r.AppSet} }
+func (r SpecRequest) Owner() Owner { return Owner{Parent: r.Parent, AppSet: r.AppSet, Object: r.Object} }
 
 // ErrAppOwned is the error type of a spec or delete update refused because
 // the app belongs to another owner; no retry helps.
@@ -71,6 +81,9 @@ const ErrAppOwned = "AppOwned"
 func CheckOwner(name string, owner *Owner, by SpecRequest) error {
 	if b := by.Owner(); b.AppSet != "" {
 		return checkAppSetOwner(name, owner, by)
+	}
+	if by.Object != "" || owner != nil && owner.Object != "" {
+		return checkObjectOwner(name, owner, by)
 	}
 	switch {
 	case owner == nil:
@@ -112,6 +125,23 @@ func checkAppSetOwner(name string, owner *Owner, by SpecRequest) error {
 			name, owner, b, fix, name, b))
 	}
 	return OwnedError(fmt.Sprintf("app %q is owned by %s: %s cannot change or delete it; %s", name, owner, b, fix))
+}
+
+// checkObjectOwner is CheckOwner where an Application object is the
+// owner or the sender. The object is the app: it takes over an app a user
+// applied (the control cluster is then where apps are written), and only
+// it changes the app from then on.
+func checkObjectOwner(name string, owner *Owner, by SpecRequest) error {
+	b := by.Owner()
+	switch {
+	case owner == nil, *owner == b, by.Object != "" && !owner.Controller() && owner.Object == "":
+		return nil
+	case by.Object != "":
+		return OwnedError(fmt.Sprintf("app %q is owned by %s: Application object %s cannot change it; "+
+			"rename the object, or hand the app over with ferry app delete %s --cascade=false", name, owner, by.Object, name))
+	}
+	ns, obj, _ := strings.Cut(owner.Object, "/")
+	return OwnedError(fmt.Sprintf("app %q is owned by %s: edit the object (kubectl -n %s edit application %s), not the app", name, owner, ns, obj))
 }
 
 func OwnedError(msg string) error {

@@ -32,6 +32,9 @@ const (
 	// sources, as written (FerryRepoURL is the first): the webhook finds
 	// an app by any of them. Upserted by runs from versionRepoURLs on.
 	SearchRepoURLs = "FerryRepoURLs"
+	// SearchAppNamespace (Keyword) is the namespace of the Application
+	// object an app is (Owner.Object); unset for an app that no object owns.
+	SearchAppNamespace = "FerryAppNamespace"
 )
 
 // Summary is an app as its search attributes describe it, for listings.
@@ -42,6 +45,9 @@ type Summary struct {
 	// RepoURLs are the app's Git repositories (FerryRepoURLs); empty for
 	// an app whose run predates the attribute.
 	RepoURLs []string
+	// Namespace is the namespace of the app's Application object
+	// (FerryAppNamespace); empty when no object owns the app.
+	Namespace string
 }
 
 // GitRepoURLs are the repositories the app is found by: FerryRepoURLs, or
@@ -75,6 +81,7 @@ func SummaryOf(sa *commonpb.SearchAttributes) Summary {
 		App: str(SearchApp), RepoURL: str(SearchRepoURL), Sync: str(SearchSync),
 		Health: str(SearchHealth), Revision: str(SearchRev), Regions: list(SearchRegions),
 		Project: str(SearchProject), Operation: str(SearchOperation), RepoURLs: list(SearchRepoURLs),
+		Namespace: str(SearchAppNamespace),
 	}
 }
 

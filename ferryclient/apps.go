@@ -186,10 +186,20 @@ func Query(ctx context.Context, c client.Client, name string) (*contract.View, e
 // ListApps calls fn with the name and search attributes of every running
 // app, a page of up to 1,000 at a time.
 func ListApps(ctx context.Context, c client.Client, fn func(name string, s contract.Summary)) error {
+	return ListAppsWhere(ctx, c, "", fn)
+}
+
+// ListAppsWhere is ListApps of the apps that also match where, a
+// visibility query ("FerryAppNamespace = 'argocd'"); empty: every app.
+func ListAppsWhere(ctx context.Context, c client.Client, where string, fn func(name string, s contract.Summary)) error {
+	query := "WorkflowType = '" + contract.ApplicationWorkflow + "' AND ExecutionStatus = 'Running'"
+	if where != "" {
+		query += " AND " + where
+	}
 	var token []byte
 	for {
 		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query:    "WorkflowType = '" + contract.ApplicationWorkflow + "' AND ExecutionStatus = 'Running'",
+			Query:    query,
 			PageSize: 1000, NextPageToken: token,
 		})
 		if err != nil {

@@ -12,15 +12,17 @@ import (
 // kubeconfig's context kubeContext (empty: its current context), or,
 // with neither, the cluster the worker runs in.
 func controlClient(cfg *config, kubeContext string) (kubernetes.Interface, error) {
-	var rc *rest.Config
-	var err error
-	if cfg.kubeconfig == "" && kubeContext == "" {
-		rc, err = kube.InClusterConfig()
-	} else {
-		rc, err = kube.LoadConfig(cfg.kubeconfig, kubeContext)
-	}
+	rc, err := controlConfig(cfg, kubeContext)
 	if err != nil {
 		return nil, err
 	}
 	return kubernetes.NewForConfig(rc)
+}
+
+// controlConfig is controlClient's configuration.
+func controlConfig(cfg *config, kubeContext string) (*rest.Config, error) {
+	if cfg.kubeconfig == "" && kubeContext == "" {
+		return kube.InClusterConfig()
+	}
+	return kube.LoadConfig(cfg.kubeconfig, kubeContext)
 }

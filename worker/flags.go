@@ -47,6 +47,7 @@ type config struct {
 	repoCredsDir            string
 	customizations          string
 	notifications           notificationsFlags
+	objects                 objectFlags
 	repoCreds               repoCredsFlags
 	cacheDir                string
 	webhookAddr             string
@@ -110,6 +111,8 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.notifications.secret, "notifications-secret", "", "Secret manifest `FILE` (argocd-notifications-secret) holding the values of the services' $key references, beside FERRY_NOTIFY_<KEY> in the environment")
 	fs.StringVar(&c.notifications.namespace, "notifications-namespace", "", "`NAMESPACE` of the control cluster whose argocd-notifications-cm ConfigMap and argocd-notifications-secret Secret are the notifications config, watched so that an edit applies without a restart; instead of --notifications-config and --notifications-secret; control workers")
 	fs.StringVar(&c.notifications.context, "notifications-context", "", "kubeconfig `CONTEXT` of the control cluster for --notifications-namespace (default: the current context; without a kubeconfig, the cluster the worker runs in)")
+	fs.StringVar(&c.objects.namespace, "control-namespace", "", "`NAMESPACE` of the control cluster whose Argo CD Application objects are apps: created, changed, synced (operation), refreshed and deleted with kubectl, their status written back; control workers (one of them works at a time, by a Lease)")
+	fs.StringVar(&c.objects.context, "control-context", "", "kubeconfig `CONTEXT` of the control cluster for --control-namespace (default: the current context; without a kubeconfig, the cluster the worker runs in)")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "`DIR` of the Git clone cache (default: ferry/repos in the user's cache directory)")
 	c.checkoutMaxFile = bytesFlag(gitsource.DefaultMaxFileBytes)
 	fs.Var(&c.checkoutMaxFile, "checkout-max-file-size", "the largest file (`SIZE`) the worker fetches or checks out of a repository, any branch or tag; refused from its header, before it is read")

@@ -135,6 +135,13 @@ func run(ctx context.Context, cfg *config) error {
 		(&activities.AppSets{Client: c, Repos: repos, Validate: validate, Clusters: appSetClusters(cfg)}).Register(w)
 		workers = append(workers, w)
 	}
+	objects, objectWorker, err := newObjects(cfg, c, opts)
+	if err != nil {
+		return err
+	}
+	if objectWorker != nil {
+		workers = append(workers, objectWorker)
+	}
 	custom, err := loadCustomizations(cfg.customizations)
 	if err != nil {
 		return err
@@ -191,6 +198,9 @@ func run(ctx context.Context, cfg *config) error {
 			g.Go(func() error { poller.Run(ctx); return nil })
 			slog.Info("repo poll: listing the apps' repositories", "every", cfg.repoPollInterval)
 		}
+	}
+	if objects != nil {
+		g.Go(func() error { objects.Run(ctx); return nil })
 	}
 	if cfg.metricsAddr != "" {
 		if cfg.control {

@@ -92,6 +92,7 @@ func (s *appState) continueBetweenRetries(ctx workflow.Context, op *operation) b
 // continueAsNew ends the run, handing the next one the app's state and,
 // when it continues between retries, the running operation.
 func (s *appState) continueAsNew(ctx workflow.Context) error {
+	s.awaitObjectPublished(ctx)
 	return workflow.NewContinueAsNewError(ctx, contract.ApplicationWorkflow, s.nextInput())
 }
 

@@ -30,10 +30,16 @@ func startOwner(ctx workflow.Context, in Input) *contract.Owner {
 }
 
 // checkDeleteOwner refuses an app of apps' or ApplicationSet's delete (a
-// prune) of an app it does not own; a user may delete any app.
+// prune) of an app it does not own, and an Application object's of an app
+// another owns; a user may delete any app.
 func checkDeleteOwner(name string, owner *contract.Owner, req contract.DeleteRequest) error {
-	by := contract.Owner{Parent: req.Parent, AppSet: req.AppSet}
-	if !by.Controller() || owner == nil || *owner == by {
+	by := contract.Owner{Parent: req.Parent, AppSet: req.AppSet, Object: req.Object}
+	switch {
+	case owner != nil && *owner == by:
+		return nil
+	case by.Object != "":
+		return contract.OwnedError(fmt.Sprintf("app %q is not Application object %s's: its deletion leaves the app alone", name, by.Object))
+	case !by.Controller() || owner == nil:
 		return nil
 	}
 	return contract.OwnedError(fmt.Sprintf("app %q is owned by %s: %s cannot delete it", name, owner, by))

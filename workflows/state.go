@@ -44,6 +44,9 @@ type Carried struct {
 	// retries (set at the hand-over): the next run resumes it, and clears
 	// it (operation_carry.go).
 	Operation *carriedOperation `json:"operation,omitempty"`
+	// ObjectPublished is the objectDigest of the status last written to
+	// the app's Application object (objects.go).
+	ObjectPublished string `json:"objectPublished,omitempty"`
 }
 
 // perRun is what one run of the Application workflow keeps and the next
@@ -93,6 +96,8 @@ type perRun struct {
 	// deleted: the app's delete finished; the workflow ends, and its status
 	// query answers that the app does not exist (statusView).
 	deleted bool
+	// object: the writes of status to the app's Application object.
+	object objectPublish
 }
 
 // nextInput is the input of the run that continues this one: the app and

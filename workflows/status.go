@@ -211,6 +211,7 @@ var (
 	saProject = temporal.NewSearchAttributeKeyKeyword(contract.SearchProject)
 	saOp      = temporal.NewSearchAttributeKeyKeyword(contract.SearchOperation)
 	saRepos   = temporal.NewSearchAttributeKeyKeywordList(contract.SearchRepoURLs)
+	saAppNS   = temporal.NewSearchAttributeKeyKeyword(contract.SearchAppNamespace)
 )
 
 // versionRepoURLs adds every Git repository of the app's sources
@@ -230,6 +231,8 @@ type searchAttrs struct {
 	Regions                           []string
 	Project, Operation                string
 	RepoURLs                          []string `json:",omitempty"`
+	// Namespace: of the Application object that owns the app.
+	Namespace string `json:",omitempty"`
 }
 
 // publish upserts the search attributes that changed and the current details.
@@ -268,6 +271,14 @@ func (s *appState) publish(ctx workflow.Context) {
 		}
 		add(!slices.Equal(prev.RepoURLs, next.RepoURLs), u)
 	}
+	if s.Owner != nil && s.Owner.Object != "" { // no recorded run has one: no version
+		next.Namespace, _, _ = strings.Cut(s.Owner.Object, "/")
+	}
+	nsUpdate := saAppNS.ValueSet(next.Namespace)
+	if next.Namespace == "" {
+		nsUpdate = saAppNS.ValueUnset()
+	}
+	add(prev.Namespace != next.Namespace, nsUpdate)
 	if len(updates) > 0 {
 		if err := workflow.UpsertTypedSearchAttributes(ctx, updates...); err != nil {
 			workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
@@ -277,6 +288,7 @@ func (s *appState) publish(ctx workflow.Context) {
 	}
 	workflow.SetCurrentDetails(ctx, s.details())
 	s.notify(ctx)
+	s.publishObject(ctx)
 }
 
 // details is the markdown the Web UI shows for the app at a glance.

@@ -30,6 +30,7 @@ var SearchAttributes = map[string]string{
 	"FerryProject":      "Keyword",
 	"FerryOperation":    "Keyword",
 	"FerryRepoURLs":     "KeywordList",
+	"FerryAppNamespace": "Keyword",
 }
 
 // devServerTuning makes the dev server as cheap per workflow task as the

@@ -1,0 +1,220 @@
+package appobjects
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// Apps is what the controller asks of Ferry's apps; the worker implements
+// it with Temporal. name is the app's name; object the key of the
+// Application object that owns it. An error wrapped in *Refused is an
+// answer no retry changes.
+type Apps interface {
+	// Apply starts the app of a, or sends the running app the spec.
+	Apply(ctx context.Context, a *app.Application, object string) error
+	// Sync asks the app for the operation's sync, and returns once the app
+	// took it.
+	Sync(ctx context.Context, name, object string, op *Operation) error
+	// Refresh asks the app to compare now.
+	Refresh(ctx context.Context, name string, hard bool) error
+	// Delete deletes the app object owns, with its resources when cascade
+	// (propagation: app.PropagationForeground or Background). done is
+	// false while the deletion runs or waits: ask again later.
+	Delete(ctx context.Context, name, object string, cascade bool, propagation string) (done bool, err error)
+	// Owned are the names of the running apps whose objects are in namespace.
+	Owned(ctx context.Context, namespace string) ([]string, error)
+}
+
+// Refused is an error of Apps that no retry changes: the app's owner or
+// its validator refused the request.
+type Refused struct{ Err error }
+
+func (r *Refused) Error() string { return r.Err.Error() }
+func (r *Refused) Unwrap() error { return r.Err }
+
+// IsRefused: err is a *Refused.
+func IsRefused(err error) bool {
+	var r *Refused
+	return errors.As(err, &r)
+}
+
+// Controller turns the Application objects of the control namespace into
+// Ferry's apps. Of several controllers on one cluster, the one holding the
+// Lease works; the others wait to take over.
+type Controller struct {
+	Objects *Objects
+	Kube    kubernetes.Interface
+	Apps    Apps
+	// Namespace is the control namespace; its apps are named as their objects.
+	Namespace string
+	// Identity names this controller in the Lease.
+	Identity string
+	// Workers reconcile this many objects at once (default 8).
+	Workers int
+
+	indexer cache.Indexer
+	queue   workqueue.TypedRateLimitingInterface[string]
+	mu      sync.Mutex
+	// applied: the specDigest last sent to each object's app.
+	applied map[string]string
+}
+
+// LeaseName is the Lease the controllers of one control cluster share.
+const LeaseName = "ferry-applications"
+
+// Leader election timing: a controller that died is replaced after at
+// most leaseDuration.
+const (
+	leaseDuration = 15 * time.Second
+	renewDeadline = 10 * time.Second
+	retryPeriod   = 2 * time.Second
+	// checkEvery: how often a controller that cannot reach the control
+	// cluster, or finds no Application CRD there, looks again.
+	checkEvery = 30 * time.Second
+)
+
+// Run works until ctx ends: it waits for the control cluster and its
+// Application CRD (saying so once), then for the Lease, and reconciles
+// while it holds it.
+func (c *Controller) Run(ctx context.Context) {
+	c.waitForCRD(ctx)
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Name: LeaseName, Namespace: c.Namespace},
+		Client:     c.Kube.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: c.Identity},
+	}
+	for ctx.Err() == nil {
+		le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+			Lock: lock, LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
+			ReleaseOnCancel: true, Name: LeaseName,
+			Callbacks: leaderelection.LeaderCallbacks{
+				OnStartedLeading: c.lead,
+				OnStoppedLeading: func() { slog.Info("applications: not the leader any more", "identity", c.Identity) },
+			},
+		})
+		if err != nil {
+			slog.Error("applications: leader election", "error", err)
+			return
+		}
+		le.Run(ctx)
+	}
+}
+
+// waitForCRD returns once the Application objects of the control namespace
+// can be listed, or ctx ends.
+func (c *Controller) waitForCRD(ctx context.Context) {
+	said := false
+	for {
+		_, err := c.Objects.Client.Resource(Applications).Namespace(c.Namespace).List(ctx, metav1.ListOptions{Limit: 1})
+		if err == nil || ctx.Err() != nil {
+			if said && err == nil {
+				slog.Info("applications: the control cluster answers now")
+			}
+			return
+		}
+		if !said {
+			slog.Error("applications: cannot list Application objects in the control cluster; install the CRDs (kubectl apply --server-side -k deploy/crds) and check --control-context; trying again every 30s",
+				"namespace", c.Namespace, "error", err)
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(checkEvery):
+		}
+	}
+}
+
+// lead reconciles while this controller holds the Lease.
+func (c *Controller) lead(ctx context.Context) {
+	slog.Info("applications: leading", "namespace", c.Namespace, "identity", c.Identity)
+	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.Objects.Client, 0, c.Namespace, nil)
+	informer := factory.ForResource(Applications).Informer()
+	c.indexer = informer.GetIndexer()
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "applications"})
+	defer c.queue.ShutDown()
+	c.mu.Lock()
+	c.applied = map[string]string{} // another leader may have sent specs since
+	c.mu.Unlock()
+	enqueue := func(obj any) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			c.queue.Add(key)
+		}
+	}
+	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: enqueue, UpdateFunc: func(_, obj any) { enqueue(obj) }, DeleteFunc: enqueue,
+	}); err != nil {
+		slog.Error("applications: watch", "error", err)
+		return
+	}
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		return
+	}
+	c.enqueueOrphans(ctx)
+	workers := c.Workers
+	if workers <= 0 {
+		workers = 8
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for c.next(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+}
+
+// enqueueOrphans queues the apps whose objects went while no controller
+// watched: their reconcile deletes them.
+func (c *Controller) enqueueOrphans(ctx context.Context) {
+	names, err := c.Apps.Owned(ctx, c.Namespace)
+	if err != nil {
+		slog.Warn("applications: cannot list the apps objects own; an object deleted while no controller ran keeps its app until the next leader looks", "error", err)
+		return
+	}
+	for _, name := range names {
+		key := Key(c.Namespace, name)
+		if _, exists, _ := c.indexer.GetByKey(key); !exists {
+			c.queue.Add(key)
+		}
+	}
+}
+
+// next reconciles the next key of the queue; false once the queue shut down.
+func (c *Controller) next(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	again, err := c.reconcile(ctx, key)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		slog.Warn("applications: reconcile failed, retrying", "object", key, "error", err)
+		c.queue.AddRateLimited(key)
+	case again > 0:
+		c.queue.Forget(key)
+		c.queue.AddAfter(key, again)
+	default:
+		c.queue.Forget(key)
+	}
+	return true
+}
