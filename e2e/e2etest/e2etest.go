@@ -98,6 +98,9 @@ func (e *Env) Environ() []string {
 	if e.Stack.RegionsConfig != "" && slices.Equal(e.regions(), e.Stack.Regions) {
 		env = append(env, "FERRY_REGIONS_CONFIG="+e.Stack.RegionsConfig)
 	}
+	if e.Stack.ControlContext != "" { // a stack with a control cluster, as make run's
+		env = append(env, "FERRY_CONTROL_CONTEXT="+e.Stack.ControlContext, "FERRY_CONTROL_NAMESPACE="+e.Stack.ControlNamespace)
+	}
 	return env
 }
 

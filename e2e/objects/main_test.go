@@ -1,0 +1,133 @@
+// Package objects shows Argo CD's Application objects of a control cluster
+// run as Ferry's apps, on the real stack: kubectl apply, get, wait, patch
+// the operation, annotate for a refresh, delete with and without the
+// resources finalizer, and a worker killed while objects are applied.
+package objects
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ferry-gitops/ferry/e2e/e2etest"
+	"github.com/ferry-gitops/ferry/internal/devenv"
+)
+
+var regions = []string{"us-east-1", "eu-west-1"}
+
+var stack *devenv.Stack
+
+// TestMain starts one stack with two regions and a control cluster. With
+// -short there is no stack and every test skips, saying so.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
+	os.Exit(devenv.RunTests(m, devenv.Options{Regions: regions, Control: true}, &stack))
+}
+
+func newEnv(t *testing.T) *e2etest.Env {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the real stack with a control cluster: run without -short")
+	}
+	return &e2etest.Env{Stack: stack, Regions: regions}
+}
+
+// kubectl runs kubectl against the control cluster's namespace, with stdin.
+func kubectl(t *testing.T, stdin string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	all := append([]string{"--kubeconfig", stack.Kubeconfig, "--context", stack.ControlContext, "-n", stack.ControlNamespace}, args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(stack.ToolsBin, "kubectl"), all...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+func mustKubectl(t *testing.T, stdin string, args ...string) string {
+	t.Helper()
+	out, err := kubectl(t, stdin, args...)
+	require.NoError(t, err, "kubectl %s: %s", strings.Join(args, " "), out)
+	return out
+}
+
+// object is an Application object as kubectl gets it.
+type object struct {
+	Metadata struct {
+		Name        string            `json:"name"`
+		Annotations map[string]string `json:"annotations"`
+		Finalizers  []string          `json:"finalizers"`
+	} `json:"metadata"`
+	Operation json.RawMessage `json:"operation"`
+	Status    struct {
+		Sync struct {
+			Status   string `json:"status"`
+			Revision string `json:"revision"`
+		} `json:"sync"`
+		Health struct {
+			Status string `json:"status"`
+		} `json:"health"`
+		OperationState *struct {
+			Phase string `json:"phase"`
+		} `json:"operationState"`
+		Conditions []struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"conditions"`
+		Resources []struct {
+			Kind string `json:"kind"`
+			Name string `json:"name"`
+		} `json:"resources"`
+		ReconciledAt string `json:"reconciledAt"`
+	} `json:"status"`
+}
+
+// getObject gets an Application object; ok is false when there is none.
+func getObject(t *testing.T, name string) (o object, ok bool, state string) {
+	t.Helper()
+	out, err := kubectl(t, "", "get", "application", name, "-o", "json")
+	if err != nil {
+		return o, false, out
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &o))
+	return o, true, describe(o)
+}
+
+func describe(o object) string {
+	b, _ := json.Marshal(o.Status)
+	return string(b) + " operation " + string(o.Operation)
+}
+
+// waitObject waits until the object named name satisfies cond.
+func waitObject(t *testing.T, name string, timeout time.Duration, what string, cond func(o object) bool) object {
+	t.Helper()
+	var got object
+	e2etest.Eventually(t, timeout, name+": "+what, func() (bool, string) {
+		o, ok, state := getObject(t, name)
+		got = o
+		return ok && cond(o), state
+	})
+	return got
+}
+
+// readCorpus reads a file of Argo CD's example apps.
+func readCorpus(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(corpus, path))
+	require.NoError(t, err)
+	return string(b)
+}
