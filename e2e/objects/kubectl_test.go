@@ -93,6 +93,7 @@ func TestKubectlRunsAnArgoCDApplication(t *testing.T) {
 	require.True(t, apierrors.IsNotFound(err), "the Deployment is deleted before the object goes: %v", err)
 	_, err = e2etest.Query(e.TemporalClient(t), "guestbook")
 	require.ErrorContains(t, err, "not found")
+	e.RecordHistories(t, "app/guestbook", "object-guestbook")
 }
 
 // TestDeletingAnObjectWithoutTheFinalizerKeepsItsResources: the app goes

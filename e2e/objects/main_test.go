@@ -131,3 +131,5 @@ func readCorpus(t *testing.T, path string) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+func writeFile(path, content string) error { return os.WriteFile(path, []byte(content), 0o644) }
