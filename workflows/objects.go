@@ -1,9 +1,9 @@
 package workflows
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"hash/fnv"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -82,6 +82,7 @@ func (s *appState) objectDigest() string {
 	st := s.view().Status
 	st.ReconciledAt = nil
 	b, _ := json.Marshal(st) // a struct of plain values: it always encodes
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:12])
+	h := fnv.New128a()
+	h.Write(b)
+	return fmt.Sprintf("%x", h.Sum(nil))
 }
