@@ -68,7 +68,9 @@ type SpecRequest struct {
 	Created bool `json:"created,omitempty"`
 }
 
-func (r SpecRequest) Owner() Owner { return Owner{Parent: r.Parent, AppSet: r.AppSet, Object: r.Object} }
+func (r SpecRequest) Owner() Owner {
+	return Owner{Parent: r.Parent, AppSet: r.AppSet, Object: r.Object}
+}
 
 // ErrAppOwned is the error type of a spec or delete update refused because
 // the app belongs to another owner; no retry helps.
