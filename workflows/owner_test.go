@@ -34,6 +34,16 @@ func TestCheckOwner(t *testing.T) {
 		{"unrecorded, user", nil, contract.SpecRequest{}, nil},
 		{"unrecorded, its creator", nil, contract.SpecRequest{Parent: "platform", Created: true}, nil},
 		{"unrecorded, another parent", nil, contract.SpecRequest{Parent: "team-b"}, []string{"no recorded owner", `"team-b" did not create it`}},
+		{"object on its own app", &contract.Owner{Object: "argocd/payments"}, contract.SpecRequest{Object: "argocd/payments"}, nil},
+		{"object takes a user's app over", user, contract.SpecRequest{Object: "argocd/payments"}, nil},
+		{"object on a child", platform, contract.SpecRequest{Object: "argocd/payments"},
+			[]string{`owned by app of apps "platform"`, "Application object argocd/payments cannot change it"}},
+		{"user on an object's app", &contract.Owner{Object: "argocd/payments"}, contract.SpecRequest{},
+			[]string{"owned by Application object argocd/payments", "kubectl -n argocd edit application payments"}},
+		{"user adopts an object's app", &contract.Owner{Object: "argocd/payments"}, contract.SpecRequest{ForceAdopt: true},
+			[]string{"owned by Application object argocd/payments"}},
+		{"parent on an object's app", &contract.Owner{Object: "argocd/payments"}, contract.SpecRequest{Parent: "platform", Created: true},
+			[]string{"owned by Application object argocd/payments"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := contract.CheckOwner("payments", tc.owner, tc.by)
@@ -94,4 +104,16 @@ func (s *appSuite) TestOwnerRecordedAndEnforced() {
 	s.Require().NoError(converterFor().FromPayloads(can.Input, &next))
 	s.Require().NotNil(next.Carried)
 	s.Equal(&contract.Owner{}, next.Carried.Owner, "the owner is carried to the next run")
+}
+
+// An Application object's deletion deletes its own app only; a user may
+// delete any app, an object's too.
+func TestCheckDeleteOwnerOfObjects(t *testing.T) {
+	obj := &contract.Owner{Object: "argocd/payments"}
+	require.NoError(t, checkDeleteOwner("payments", obj, contract.DeleteRequest{Object: "argocd/payments"}))
+	require.NoError(t, checkDeleteOwner("payments", obj, contract.DeleteRequest{}))
+	for _, owner := range []*contract.Owner{nil, {}, {Parent: "platform"}, {Object: "team-a/payments"}} {
+		err := checkDeleteOwner("payments", owner, contract.DeleteRequest{Object: "argocd/payments"})
+		require.ErrorContains(t, err, "not Application object argocd/payments's", "owner %+v", owner)
+	}
 }
