@@ -17,12 +17,14 @@ func newAppCmd() *cobra.Command {
 	tf := &temporalFlags{}
 	cmd := &cobra.Command{Use: "app", Short: "Create, inspect, sync and delete Applications"}
 	tf.register(cmd)
-	cmd.AddCommand(newApplyCmd(tf), newGetCmd(tf), newListCmd(tf), newSyncCmd(tf), newRefreshCmd(tf),
-		newDiffCmd(tf), newManifestsCmd(tf), newResourcesCmd(tf), newLogsCmd(tf), newActionsCmd(tf), newHistoryCmd(tf), newRollbackCmd(tf), newDeleteCmd(tf), newWaitCmd(tf), newConfirmCmd(tf), newTerminateOpCmd(tf))
+	cf := &controlFlags{}
+	cf.register(cmd)
+	cmd.AddCommand(newApplyCmd(tf, cf), newGetCmd(tf), newListCmd(tf), newSyncCmd(tf), newRefreshCmd(tf),
+		newDiffCmd(tf), newManifestsCmd(tf), newResourcesCmd(tf), newLogsCmd(tf), newActionsCmd(tf), newHistoryCmd(tf), newRollbackCmd(tf), newDeleteCmd(tf, cf), newWaitCmd(tf), newConfirmCmd(tf), newTerminateOpCmd(tf))
 	return cmd
 }
 
-func newApplyCmd(tf *temporalFlags) *cobra.Command {
+func newApplyCmd(tf *temporalFlags, cf *controlFlags) *cobra.Command {
 	var files []string
 	var recursive bool
 	var parallel int
@@ -48,7 +50,12 @@ new spec through its worker, which validates it again.
 
 An app that an app of apps created belongs to it: apply refuses it, naming
 the owner, unless --force-adopt, which makes the app yours (its parent then
-leaves it alone).`,
+leaves it alone).
+
+With a control cluster (--control-namespace, FERRY_CONTROL_NAMESPACE), the
+Application object is the app: apply writes each file as the object in that
+namespace (server-side apply, field manager ferry) and returns once a control
+worker runs the app with its spec, or with the object's InvalidSpecError.`,
 		Example: `  ferry app apply -f guestbook.yaml
   ferry app apply -f apps/ --parallel 16
   cat app.json | ferry app apply -f -`,
@@ -76,6 +83,11 @@ leaves it alone).`,
 			}
 			defer c.Close()
 			apply := applier(cmd.Context(), c, opts, contract.SpecRequest{ForceAdopt: forceAdopt}, cmd.ErrOrStderr())
+			if objects, err := cf.objects(); err != nil {
+				return err
+			} else if objects != nil {
+				apply = objects.applier(c, inputs)
+			}
 			return applyAll(cmd.Context(), inputs, parallel, apply, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -107,7 +119,7 @@ func newRefreshCmd(tf *temporalFlags) *cobra.Command {
 	return cmd
 }
 
-func newDeleteCmd(tf *temporalFlags) *cobra.Command {
+func newDeleteCmd(tf *temporalFlags, cf *controlFlags) *cobra.Command {
 	var cascade bool
 	var policy string
 	cmd := &cobra.Command{
@@ -124,7 +136,12 @@ Argo CD's resources finalizer (` + app.ResourcesFinalizer + ` or
 once what it owns is gone), background (the garbage collector deletes what they
 own afterwards) or orphan (what they own stays). Left out: the one the app's
 finalizer names, else foreground. The command returns once the resources are
-gone.`,
+gone.
+
+With a control cluster (--control-namespace), an app that is an Application
+object is deleted as argocd app delete deletes one: the object's resources
+finalizer is set as --cascade and --propagation-policy say (orphan has no
+finalizer), the object is deleted, and the command returns once it is gone.`,
 		Example: `  ferry app delete guestbook
   ferry app delete guestbook --propagation-policy background
   ferry app delete guestbook --cascade=false`,
@@ -133,6 +150,16 @@ gone.`,
 			req := contract.DeleteRequest{Cascade: &cascade, Propagation: policy}
 			if policy != "" && !cascade {
 				return fmt.Errorf("app %q: --propagation-policy %s deletes the resources and --cascade=false keeps them: give one of them", args[0], policy)
+			}
+			if objects, err := cf.objects(); err != nil {
+				return err
+			} else if objects != nil {
+				if found, err := objects.delete(cmd.Context(), args[0], cascade, policy); found || err != nil {
+					if err == nil {
+						fmt.Fprintf(cmd.OutOrStdout(), "application %q deleted\n", args[0])
+					}
+					return err
+				}
 			}
 			out, err := ferryclient.DeleteApp(cmd.Context(), c, args[0], req)
 			if err != nil {

@@ -23,6 +23,8 @@ type applyInput struct {
 	// directory; "-" for stdin.
 	source string
 	app    *app.Application
+	// raw is the file's content, as an Application object gets it.
+	raw []byte
 }
 
 // inputError is what was wrong with one file.
@@ -83,7 +85,7 @@ func collectApplyInputs(values []string, recursive bool, stdin io.Reader, opts a
 	var inputs []applyInput
 	firstFile := map[string]string{} // app name -> the file that named it first
 	for _, src := range sources {
-		a, err := readApplication(src, stdin, opts)
+		a, raw, err := readApplication(src, stdin, opts)
 		ok := err == nil
 		if err != nil {
 			errs = append(errs, inputError{source: src, err: err})
@@ -98,7 +100,7 @@ func collectApplyInputs(values []string, recursive bool, stdin io.Reader, opts a
 			}
 		}
 		if ok {
-			inputs = append(inputs, applyInput{source: src, app: a})
+			inputs = append(inputs, applyInput{source: src, app: a, raw: raw})
 		}
 	}
 	switch {
@@ -118,7 +120,7 @@ func collectApplyInputs(values []string, recursive bool, stdin io.Reader, opts a
 // readApplication reads one file (or stdin) and parses and validates its
 // Application. It returns the Application when it parsed, even if it is not
 // valid, so that duplicates are found alongside other mistakes.
-func readApplication(src string, stdin io.Reader, opts app.ValidateOptions) (*app.Application, error) {
+func readApplication(src string, stdin io.Reader, opts app.ValidateOptions) (*app.Application, []byte, error) {
 	var data []byte
 	var err error
 	if src == "-" {
@@ -127,9 +129,10 @@ func readApplication(src string, stdin io.Reader, opts app.ValidateOptions) (*ap
 		err = fmt.Errorf("read application: %w", err)
 	}
 	if err != nil {
-		return nil, readError{err}
+		return nil, nil, readError{err}
 	}
-	return app.Read(data, opts)
+	a, err := app.Read(data, opts)
+	return a, data, err
 }
 
 // expandApplySources turns the values of -f into files, in the order given,

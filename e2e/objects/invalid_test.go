@@ -14,7 +14,8 @@ import (
 // TestAnInvalidObjectSaysWhyAndStartsOnceFixed: every problem of the
 // object is named in Argo CD's InvalidSpecError condition and no app
 // starts; the fixed object starts its app and the condition goes. The app
-// is the object's: ferry app apply of it is refused, naming the object.
+// is the object's: a spec sent straight through Temporal (ferry app apply
+// without the control cluster) is refused, naming the object.
 func TestAnInvalidObjectSaysWhyAndStartsOnceFixed(t *testing.T) {
 	e := newEnv(t)
 	e.StartWorker(t, e.AllRoles()...)
@@ -44,7 +45,7 @@ func TestAnInvalidObjectSaysWhyAndStartsOnceFixed(t *testing.T) {
 
 	file := t.TempDir() + "/fixme.yaml"
 	require.NoError(t, writeFile(file, valid))
-	out, err := e.Ferry(t, "app", "apply", "-f", file)
+	out, err := e.Ferry(t, "app", "apply", "--control-namespace", "", "-f", file)
 	require.Error(t, err, out)
 	require.Contains(t, out, "Application object argocd/fixme")
 	require.Contains(t, out, "kubectl -n argocd edit application fixme")
