@@ -139,6 +139,10 @@ func (c *Control) Render(ctx context.Context, in contract.RenderInput) (contract
 	if err != nil {
 		return contract.RenderResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidManifests, nil)
 	}
+	types := loaded.SourceTypes
+	if len(in.Sources) == 0 && loaded.SourceType != "" {
+		types = []string{loaded.SourceType}
+	}
 	return contract.RenderResult{Digest: loaded.Digest, Count: len(loaded.Objects) - len(children), Children: children, Hooks: hookCounts,
-		RemoteBases: loaded.RemoteBases}, nil
+		RemoteBases: loaded.RemoteBases, SourceTypes: types}, nil
 }

@@ -134,6 +134,10 @@ type RenderResult struct {
 	// renders at every reconcile (the manifest cache answers while their
 	// refs name the same commits).
 	RemoteBases int `json:"remoteBases,omitempty"`
+	// SourceTypes say how the sources were rendered (Directory, Kustomize,
+	// Helm, Plugin), one per source in order; empty from a worker older
+	// than the field.
+	SourceTypes []string `json:"sourceTypes,omitempty"`
 }
 
 type CompareInput struct {

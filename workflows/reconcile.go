@@ -138,10 +138,24 @@ func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.S
 	}
 	s.Rendered = &rendered{SHA: resolved.SHA, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
 		Hooks: out.Hooks, RemoteBases: out.RemoteBases}
+	s.noteSourceTypes(out.SourceTypes)
 	if specDigest != s.app.SpecDigest() {
 		s.Rendered.Source = &src
 	}
 	return s.targetOf(s.Rendered), nil
+}
+
+// noteSourceTypes shows how the app was rendered, as Argo CD's
+// status.sourceType (one source) or sourceTypes (several). An answer
+// without them (an older worker's) keeps what the status showed.
+func (s *appState) noteSourceTypes(types []string) {
+	switch {
+	case len(types) == 0:
+	case s.app.IsMultiSource():
+		s.Status.SourceType, s.Status.SourceTypes = "", types
+	default:
+		s.Status.SourceType, s.Status.SourceTypes = types[0], nil
+	}
 }
 
 func (s *appState) targetOf(r *rendered) contract.Target {

@@ -47,6 +47,11 @@ type Status struct {
 	// SyncWindow is set while the project's sync windows hold back an
 	// automated sync.
 	SyncWindow *SyncWindowStatus `json:"syncWindow,omitempty"`
+	// SourceType is how a one-source app was last rendered (Directory,
+	// Kustomize, Helm, Plugin); SourceTypes a multi-source app's, one per
+	// source in order, as Argo CD's.
+	SourceType  string   `json:"sourceType,omitempty"`
+	SourceTypes []string `json:"sourceTypes,omitempty"`
 }
 
 type SyncStatus struct {

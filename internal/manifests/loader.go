@@ -131,6 +131,9 @@ type Loaded struct {
 	Count   int
 	// SourceType is how the source was rendered (render.SourceType*).
 	SourceType string
+	// SourceTypes are a multi-source set's, one per source in order, as
+	// Argo CD's status.sourceTypes; nil for one source.
+	SourceTypes []string
 	// CacheHit is true when the set came from the cache, not from Git.
 	CacheHit bool
 	// RemoteBases is how many remote Kustomize bases the set was rendered

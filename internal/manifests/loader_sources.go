@@ -96,6 +96,7 @@ func (l *Loader) LoadSources(ctx context.Context, req SourcesRequest) (*Loaded, 
 		out.CacheHit = out.CacheHit && loaded.CacheHit
 		out.RemoteBases += loaded.RemoteBases
 		out.Remote = append(out.Remote, loaded.Remote...)
+		out.SourceTypes = append(out.SourceTypes, loaded.SourceType)
 		if !slices.Contains(types, loaded.SourceType) {
 			types = append(types, loaded.SourceType)
 		}
