@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/ferry-gitops/ferry/internal/kube"
 )
 
 // argocdNamespace is where components/argocd-namespace has the control
@@ -62,16 +64,25 @@ func inClusterConfig(t *testing.T, ctx context.Context, admin *cluster, serviceA
 	}
 }
 
-// TestControlWorkerReadsArgoCDConfig: with components/argocd-namespace
-// installed for real, the control worker's ServiceAccount makes the reads
-// its flags ask for (the repository Secrets by their label, the
-// notifications ConfigMap and Secret listed and watched by name, as the
-// worker's informers do) in Argo CD's namespace, and nothing else: no
-// Secret of another namespace, no write.
-func TestControlWorkerReadsArgoCDConfig(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	admin := connect(t, adminConfig(t))
+// controlConfig is the admin's config of the stack's control cluster, where
+// namespace argocd and the CRDs of deploy/crds are.
+func controlConfig(t *testing.T) *rest.Config {
+	t.Helper()
+	if stack == nil {
+		t.Skip("-short: no API server")
+	}
+	cfg, err := kube.LoadConfig(stack.Kubeconfig, stack.ControlContext)
+	require.NoError(t, err)
+	return cfg
+}
+
+// asControlWorker installs the control overlay's ServiceAccount with
+// components/argocd-namespace's Roles and RoleBindings for real in the
+// control cluster (Argo CD's, which the component is for), and returns the
+// admin and the ServiceAccount's in-cluster config.
+func asControlWorker(t *testing.T, ctx context.Context) (admin *cluster, sa *rest.Config) {
+	t.Helper()
+	admin = connect(t, controlConfig(t))
 	createArgoCDNamespace(t, ctx, admin)
 	r := rendered{t: t, objs: render(t, variant{overlay: "overlays/example/control", argocd: true})}
 	for _, kind := range []string{"Namespace", "ServiceAccount", "Role", "RoleBinding"} {
@@ -82,6 +93,19 @@ func TestControlWorkerReadsArgoCDConfig(t *testing.T) {
 			}
 		}
 	}
+	return admin, inClusterConfig(t, ctx, admin, "ferry-control")
+}
+
+// TestControlWorkerReadsArgoCDConfig: with components/argocd-namespace
+// installed for real, the control worker's ServiceAccount makes the reads
+// its flags ask for (the repository Secrets by their label, the
+// notifications ConfigMap and Secret listed and watched by name, as the
+// worker's informers do) in Argo CD's namespace, and nothing else: no
+// Secret of another namespace, no write.
+func TestControlWorkerReadsArgoCDConfig(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin, saConfig := asControlWorker(t, ctx)
 	clients := kubernetes.NewForConfigOrDie(admin.cfg)
 	_, err := clients.CoreV1().ConfigMaps(argocdNamespace).Create(ctx, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "argocd-notifications-cm"}, Data: map[string]string{"service.webhook.ops": "url: http://ops.example.com"}},
@@ -89,7 +113,7 @@ func TestControlWorkerReadsArgoCDConfig(t *testing.T) {
 	if !apierrors.IsAlreadyExists(err) {
 		require.NoError(t, err)
 	}
-	sa := kubernetes.NewForConfigOrDie(inClusterConfig(t, ctx, admin, "ferry-control"))
+	sa := kubernetes.NewForConfigOrDie(saConfig)
 
 	// The repository Secrets, by label (--repo-creds-namespace).
 	_, err = sa.CoreV1().Secrets(argocdNamespace).List(ctx, metav1.ListOptions{LabelSelector: "argocd.argoproj.io/secret-type"})

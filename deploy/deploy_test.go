@@ -367,7 +367,8 @@ func checkControl(t *testing.T, r rendered, argocd bool) (*appsv1.Deployment, co
 		"ConfigMap/" + configMapName(t, r, "ferry-config"), "Deployment/ferry-control", "Service/ferry-control",
 		"PodDisruptionBudget/ferry-control"}
 	if argocd {
-		kinds = append(kinds, "Role/ferry-control-argocd-config", "RoleBinding/ferry-control-argocd-config")
+		kinds = append(kinds, "Role/ferry-control-argocd-config", "RoleBinding/ferry-control-argocd-config",
+			"Role/ferry-control-applications", "RoleBinding/ferry-control-applications")
 	}
 	assert.ElementsMatch(t, kinds, r.kinds())
 
@@ -393,17 +394,21 @@ func checkControl(t *testing.T, r rendered, argocd bool) (*appsv1.Deployment, co
 	}
 	assert.Equal(t, map[string]string{"webhook": "8080->webhook", "metrics": "9090->metrics"}, ports)
 
-	// The control worker calls the Kubernetes API only to read Argo CD's
-	// configuration, with components/argocd-namespace.
+	// The control worker calls the Kubernetes API only with
+	// components/argocd-namespace: to read Argo CD's configuration and to
+	// work its Application objects.
 	assert.Equal(t, "ferry-control", d.Spec.Template.Spec.ServiceAccountName)
 	require.NotNil(t, d.Spec.Template.Spec.AutomountServiceAccountToken)
 	assert.Equal(t, argocd, *d.Spec.Template.Spec.AutomountServiceAccountToken, "the ServiceAccount token is mounted")
 	if argocd {
 		assert.Equal(t, argocdNamespace, env["FERRY_REPO_CREDS_NAMESPACE"])
 		assert.Equal(t, argocdNamespace, env["FERRY_NOTIFICATIONS_NAMESPACE"])
+		assert.Equal(t, argocdNamespace, env["FERRY_CONTROL_NAMESPACE"])
+		assert.NotContains(t, env, "FERRY_CONTROL_CONTEXT", "the Application objects are those of the cluster it runs in")
 	} else {
 		assert.NotContains(t, env, "FERRY_REPO_CREDS_NAMESPACE")
 		assert.NotContains(t, env, "FERRY_NOTIFICATIONS_NAMESPACE")
+		assert.NotContains(t, env, "FERRY_CONTROL_NAMESPACE")
 	}
 	return d, c, env
 }
