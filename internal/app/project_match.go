@@ -292,7 +292,9 @@ func (e *ProjectError) Error() string {
 }
 
 // CheckApplication checks an app's repository and destinations against the
-// project; it returns nil or a *ProjectError listing every problem.
+// project; it returns nil or a *ProjectError listing every problem. With rc
+// nil (the regions are not known: the CLI, before the workers check) no
+// region is known to be scoped to the project (project_scoped.go).
 func (p *AppProject) CheckApplication(a *Application, rc *regions.Config) error {
 	var problems []string
 	for _, src := range a.SourceList() {
