@@ -4,6 +4,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 
 	"go.temporal.io/sdk/activity"
@@ -100,12 +101,14 @@ type ProjectReader interface {
 // repoCheck is the rule of the project the render names. The render may
 // run as a local activity inside the app's workflow task, so it reads the
 // project's workflow, never the app's (which answers no query until the
-// task ends). The default project allows everything and is not read.
+// task ends). The default project is read too: an applied AppProject named
+// default may allow fewer repositories than the built-in one.
 func (c *Control) repoCheck(ctx context.Context, in contract.RenderInput) netpolicy.RepoCheck {
-	if c.Projects == nil || in.Project == "" || in.Project == app.DefaultProject {
+	if c.Projects == nil {
 		return nil
 	}
-	return repoCheck(in.App, func() (*app.AppProject, error) { return c.Projects.Project(ctx, in.Project) })
+	project := cmp.Or(in.Project, app.DefaultProject)
+	return repoCheck(in.App, func() (*app.AppProject, error) { return c.Projects.Project(ctx, project) })
 }
 
 // Render renders the source at a SHA into the manifest cache and returns its

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -86,7 +87,7 @@ func (r *Region) permitted(ctx context.Context, t contract.Target, namespace str
 }
 
 func (r *Region) check(ctx context.Context, p *app.AppProject, t contract.Target, namespace string, opts app.SyncOptions, objs []*unstructured.Unstructured) error {
-	if p.Metadata.Name == app.DefaultProject {
+	if p.IsBuiltIn() {
 		return nil // allows everything
 	}
 	for _, src := range t.SourceList() {
@@ -128,7 +129,7 @@ func (r *Region) pruneCheck(ctx context.Context, t contract.Target) func([]*unst
 		if err != nil {
 			return err
 		}
-		if p.Metadata.Name == app.DefaultProject {
+		if p.IsBuiltIn() {
 			return nil
 		}
 		placed, err := r.Cluster.Placements("", stale)
@@ -149,19 +150,22 @@ func (r *Region) pruneCheck(ctx context.Context, t contract.Target) func([]*unst
 // prohibits is the rule of the project a compare names on the kinds and
 // namespaces of the app's objects in this region (kube.CompareRequest
 // Prohibits): a compare shows what the project does not permit as Argo
-// CD's controller does. The default project permits everything and is not
-// read; nor is any project where the worker reads none.
+// CD's controller does. The built-in default project permits everything
+// and names nothing; no project is read where the worker reads none.
 func (r *Region) prohibits(ctx context.Context, project string) (func(app.PlacedObject) string, error) {
-	if r.Projects == nil || project == "" || project == app.DefaultProject {
+	if r.Projects == nil {
 		return nil, nil
 	}
-	p, err := r.Projects.Project(ctx, project)
+	p, err := r.Projects.Project(ctx, cmp.Or(project, app.DefaultProject))
 	var nf *contract.ProjectNotFoundError
 	if errors.As(err, &nf) {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrProjectDenied, nil)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if p.IsBuiltIn() {
+		return nil, nil
 	}
 	return func(o app.PlacedObject) string { return p.Prohibits(r.Name, r.Regions, o) }, nil
 }

@@ -20,24 +20,25 @@ var projects = objectWorkflow{Type: contract.ProjectWorkflow, IDPrefix: contract
 
 // ApplyProject creates the project's workflow, or sends a running one the
 // new spec, in one update-with-start; the update's validator refuses a bad
-// spec before anything changes.
+// spec before anything changes. A project named default replaces the
+// built-in default project until it is deleted.
 func ApplyProject(ctx context.Context, c client.Client, p *app.AppProject) (contract.ProjectView, error) {
-	if p.Metadata.Name == app.DefaultProject {
-		return contract.ProjectView{}, fmt.Errorf("project %q is built in and allows everything: give your project another name", app.DefaultProject)
-	}
 	var v contract.ProjectView
 	err := projects.applyWithStart(ctx, c, p.Metadata.Name, "AppProject "+p.Metadata.Name, nil, p, contract.UpdateProjectSpec, []any{p}, &v)
 	return v, err
 }
 
-// GetProject answers the project query; the default project is built in.
+// GetProject answers the project query. The default project (name empty
+// or default) is the applied AppProject object of that name, or else the
+// built-in one, which allows everything.
 func GetProject(ctx context.Context, c client.Client, name string) (*contract.ProjectView, error) {
-	if name == app.DefaultProject || name == "" {
-		v := contract.ViewOfProject(app.DefaultAppProject())
-		return &v, nil
+	if name == "" {
+		name = app.DefaultProject
 	}
 	var v contract.ProjectView
 	switch err := projects.query(ctx, c, name, contract.QueryProject, &v); {
+	case errors.Is(err, errNotRunning) && name == app.DefaultProject:
+		v = contract.ViewOfProject(app.DefaultAppProject())
 	case errors.Is(err, errNotRunning):
 		return nil, &contract.ProjectNotFoundError{Name: name}
 	case err != nil:
@@ -57,11 +58,15 @@ func isNotFound(err error) bool {
 	return errors.As(err, &fp) && strings.Contains(fp.Error(), "completed")
 }
 
-// ListProjects returns the names of the projects, default first, then the
-// running project workflows in name order.
+// ListProjects returns the names of the projects, default first (built in,
+// or applied), then the running project workflows in name order.
 func ListProjects(ctx context.Context, c client.Client) ([]string, error) {
 	var names []string
-	err := projects.listRunning(ctx, c, func(name string, _ *workflowpb.WorkflowExecutionInfo) { names = append(names, name) })
+	err := projects.listRunning(ctx, c, func(name string, _ *workflowpb.WorkflowExecutionInfo) {
+		if name != app.DefaultProject {
+			names = append(names, name)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -70,13 +75,15 @@ func ListProjects(ctx context.Context, c client.Client) ([]string, error) {
 }
 
 // DeleteProject deletes a project through its delete update, which refuses
-// while apps use it.
+// while apps use it. Deleting the default project's AppProject object
+// restores the built-in default project, whatever apps use it; the
+// built-in one cannot be deleted.
 func DeleteProject(ctx context.Context, c client.Client, name string) error {
-	if name == app.DefaultProject {
-		return fmt.Errorf("project %q is built in and cannot be deleted", app.DefaultProject)
-	}
 	err := projects.update(ctx, c, name, contract.UpdateProjectDelete)
-	if errors.Is(err, errNotRunning) {
+	switch {
+	case errors.Is(err, errNotRunning) && name == app.DefaultProject:
+		return fmt.Errorf("project %q is built in (no AppProject object named %s is applied) and cannot be deleted", app.DefaultProject, app.DefaultProject)
+	case errors.Is(err, errNotRunning):
 		return &contract.ProjectNotFoundError{Name: name}
 	}
 	return err
@@ -107,13 +114,13 @@ func AppsOfProject(ctx context.Context, c client.Client, project string) ([]stri
 }
 
 // CheckAppProject refuses an app whose project does not exist or does not
-// allow its repository or destinations; the default project allows all.
-// The region workers check the objects themselves again before a sync.
+// allow its repository or destinations; the built-in default project allows
+// all, an applied default object what it says. The region workers check
+// the objects themselves again before a sync. rc nil: the regions are not
+// known here (app.AppProject.CheckApplication says what is left to the
+// workers then).
 func CheckAppProject(ctx context.Context, c client.Client, a *app.Application, rc *regions.Config) error {
 	name := a.ProjectOf()
-	if name == app.DefaultProject {
-		return nil
-	}
 	v, err := GetProject(ctx, c, name)
 	var nf *contract.ProjectNotFoundError
 	if errors.As(err, &nf) {
@@ -121,6 +128,9 @@ func CheckAppProject(ctx context.Context, c client.Client, a *app.Application, r
 	}
 	if err != nil {
 		return fmt.Errorf("app %q: read project %q: %w", a.Metadata.Name, name, err)
+	}
+	if v.IsBuiltIn() {
+		return nil
 	}
 	return v.CheckApplication(a, rc)
 }

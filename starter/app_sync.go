@@ -182,9 +182,6 @@ func checkSyncWindows(ctx context.Context, c client.Client, name string) error {
 	if err != nil {
 		return err
 	}
-	if v.ProjectOf() == app.DefaultProject {
-		return nil
-	}
 	p, err := ferryclient.GetProject(ctx, c, v.ProjectOf())
 	if err != nil {
 		return appError(name, "read the sync windows of project "+v.ProjectOf(), err)

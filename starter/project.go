@@ -119,7 +119,7 @@ func orNone(s string) string {
 func newProjectListCmd(tf *temporalFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
-		Short: "List the projects, the built-in default first",
+		Short: "List the projects, default first (built in, or the AppProject named default that replaces it)",
 		Args:  cobra.NoArgs,
 		RunE: tf.run(func(cmd *cobra.Command, c client.Client, _ []string) error {
 			names, err := ferryclient.ListProjects(cmd.Context(), c)
@@ -145,7 +145,7 @@ func newProjectListCmd(tf *temporalFlags) *cobra.Command {
 }
 
 func newProjectDeleteCmd(tf *temporalFlags) *cobra.Command {
-	return projects.nameCmd(tf, "delete", "Delete a project; refused while apps use it", "deleted", ferryclient.DeleteProject)
+	return projects.nameCmd(tf, "delete", "Delete a project; refused while apps use it (deleting the AppProject named default restores the built-in one)", "deleted", ferryclient.DeleteProject)
 }
 
 // projectError turns a Temporal error into one a user can act on.

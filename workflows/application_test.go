@@ -55,6 +55,19 @@ func (s *appSuite) newEnv(cfg Config) {
 	reg(func(context.Context, contract.DeleteInput) (contract.DeleteResult, error) {
 		return contract.DeleteResult{}, nil
 	}, contract.ActivityDeleteResources)
+	registerBuiltInDefaultProject(s.env)
+}
+
+// registerBuiltInDefaultProject stands in for the project activities with
+// the built-in default project's answers: it permits everything and has no
+// windows. A test of a project registers its own over them.
+func registerBuiltInDefaultProject(env *testsuite.TestWorkflowEnvironment) {
+	env.RegisterActivityWithOptions(func(context.Context, contract.ProjectPermissionsInput) (contract.ProjectPermissionsResult, error) {
+		return contract.ProjectPermissionsResult{}, nil
+	}, activity.RegisterOptions{Name: contract.ActivityProjectPermissions})
+	env.RegisterActivityWithOptions(func(context.Context, contract.SyncWindowsInput) (contract.SyncWindowsResult, error) {
+		return contract.SyncWindowsResult{WindowDecision: app.WindowDecision{Allowed: true}}, nil
+	}, activity.RegisterOptions{Name: contract.ActivitySyncWindows})
 }
 
 func (s *appSuite) AfterTest(_, _ string) { s.env.AssertExpectations(s.T()) }

@@ -44,6 +44,7 @@ func (s *hooksSuite) SetupTest() {
 	s.env.RegisterWorkflowWithOptions(wf.Application, workflow.RegisterOptions{Name: contract.ApplicationWorkflow})
 	s.env.RegisterWorkflowWithOptions(wf.PostSyncHooks, workflow.RegisterOptions{Name: contract.PostSyncWorkflow})
 	reg := func(fn any, name string) { s.env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
+	registerBuiltInDefaultProject(s.env)
 	reg(func(context.Context, contract.ResolveInput) (contract.ResolveResult, error) {
 		return contract.ResolveResult{}, nil
 	}, contract.ActivityResolveRevision)

@@ -16,6 +16,20 @@ import (
 // before it check nothing, so their histories replay unchanged.
 const changeProjectPermissions = "project-permissions"
 
+// changeDefaultProject gates the checks of an app of the default project
+// (its permissions at each reconcile, its sync windows before a sync): an
+// AppProject object named default may replace the built-in default project,
+// which allows everything, so such an app asks as any other does. Runs
+// recorded before it ask nothing for the default project.
+const changeDefaultProject = "default-project-object"
+
+// skipsDefaultProject reports whether the app is of the default project and
+// its run predates changeDefaultProject: it asks nothing then.
+func (s *appState) skipsDefaultProject(ctx workflow.Context) bool {
+	return s.app.ProjectOf() == app.DefaultProject &&
+		workflow.GetVersion(ctx, changeDefaultProject, workflow.DefaultVersion, 1) == workflow.DefaultVersion
+}
+
 // projectRefuses checks, before anything else of a reconcile, that the
 // app's project still permits its repositories and destinations (it may
 // have been edited since the app was applied), as Argo CD's controller
@@ -23,15 +37,17 @@ const changeProjectPermissions = "project-permissions"
 // gets one InvalidSpecError condition per refusal, in Argo CD's words, its
 // sync and health become Unknown, and the reconcile stops: nothing is
 // rendered, compared or synced. status.resources keep what was last
-// compared, as Argo CD keeps them. An app of the default project, which
-// permits everything, asks nothing.
+// compared, as Argo CD keeps them. An app of the default project asks too:
+// the built-in default project permits everything, an applied default
+// object what it says.
 func (s *appState) projectRefuses(ctx workflow.Context) bool {
 	project := s.app.ProjectOf()
-	if project == app.DefaultProject {
+	switch {
+	case s.skipsDefaultProject(ctx):
 		s.setInvalidSpec(nil)
 		return false
-	}
-	if workflow.GetVersion(ctx, changeProjectPermissions, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	case project != app.DefaultProject &&
+		workflow.GetVersion(ctx, changeProjectPermissions, workflow.DefaultVersion, 1) == workflow.DefaultVersion:
 		return false
 	}
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{

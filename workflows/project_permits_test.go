@@ -73,3 +73,33 @@ func (s *appSuite) TestProjectThatNoLongerPermitsStopsTheCompare() {
 	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.NoError(s.env.GetWorkflowError())
 }
+
+// An app of the default project asks its project too: an AppProject named
+// default that does not permit its destinations stops its compare as any
+// project's would.
+func (s *appSuite) TestDefaultProjectObjectThatDoesNotPermitStopsTheCompare() {
+	locked := app.AppProject{Metadata: app.ObjectMeta{Name: app.DefaultProject}, Spec: app.ProjectSpec{
+		SourceRepos:  []string{"*"},
+		Destinations: []app.ProjectDestination{{Name: "*", Namespace: "allowed"}},
+	}}
+	s.env.RegisterActivityWithOptions(func(_ context.Context, in contract.ProjectPermissionsInput) (contract.ProjectPermissionsResult, error) {
+		s.Equal(app.DefaultProject, in.Project)
+		return contract.ProjectPermissionsResult{InvalidSpec: locked.PermissionConditions(in.Repos, in.Destinations, nil)}, nil
+	}, activity.RegisterOptions{Name: contract.ActivityProjectPermissions})
+	var compares atomic.Int32
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "1111111111111111"}, nil).Maybe()
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(func(context.Context, contract.CompareInput) (contract.CompareResult, error) {
+		compares.Add(1)
+		return contract.CompareResult{}, nil
+	}).Maybe()
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Equal(int32(0), compares.Load(), "nothing is compared")
+		s.Equal(app.SyncStatusUnknown, v.Status.Sync.Status)
+		s.Contains(v.Status.Conditions, app.Condition{Type: "InvalidSpecError",
+			Message: "application destination server 'us-east-1' and namespace 'gb' do not match any of the allowed destinations in project 'default'"})
+	}, time.Second)
+	s.deleteAt(time.Minute, false)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
+	s.NoError(s.env.GetWorkflowError())
+}

@@ -108,3 +108,27 @@ func TestProjectWorkflowRefusesInvalidInput(t *testing.T) {
 	require.True(t, env.IsWorkflowCompleted())
 	require.ErrorContains(t, env.GetWorkflowError(), "spec.sourceRepos[0]: empty")
 }
+
+// The default project's object is deleted whatever apps use it: they fall
+// back to the built-in default project.
+func TestDefaultProjectObjectDeletedWhileInUse(t *testing.T) {
+	var ts testsuite.WorkflowTestSuite
+	env := ts.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(New(Config{}).AppProject, workflow.RegisterOptions{Name: contract.ProjectWorkflow})
+	env.RegisterActivityWithOptions(func(context.Context, contract.ProjectAppsInput) (contract.ProjectAppsResult, error) {
+		return contract.ProjectAppsResult{Apps: []string{"web"}}, nil
+	}, activity.RegisterOptions{Name: contract.ActivityProjectApps})
+	p := testProject("*")
+	p.Metadata.Name = app.DefaultProject
+	env.RegisterDelayedCallback(func() {
+		require.Equal(t, app.DefaultProject, queryProject(t, env).Metadata.Name)
+		env.UpdateWorkflow(contract.UpdateProjectDelete, "delete", &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { t.Errorf("delete rejected: %v", err) },
+			OnAccept:   func() {},
+			OnComplete: func(_ any, err error) { require.NoError(t, err) },
+		})
+	}, time.Second)
+	env.ExecuteWorkflow(contract.ProjectWorkflow, p)
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+}

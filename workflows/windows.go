@@ -20,13 +20,15 @@ const changeSyncWindows = "sync-windows"
 const windowOpenMargin = time.Second
 
 // checkWindows asks the app's project whether a sync may run now. An app
-// of the default project, which has no windows, asks nothing.
+// of the default project asks too (changeDefaultProject): the built-in one
+// has no windows, an applied default object may.
 func (s *appState) checkWindows(ctx workflow.Context, manual bool) (app.WindowDecision, error) {
 	project := s.app.ProjectOf()
-	if project == app.DefaultProject {
+	switch {
+	case s.skipsDefaultProject(ctx):
 		return app.WindowDecision{Allowed: true}, nil
-	}
-	if workflow.GetVersion(ctx, changeSyncWindows, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	case project != app.DefaultProject &&
+		workflow.GetVersion(ctx, changeSyncWindows, workflow.DefaultVersion, 1) == workflow.DefaultVersion:
 		return app.WindowDecision{Allowed: true}, nil
 	}
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{

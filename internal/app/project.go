@@ -15,8 +15,11 @@ const (
 	// ProjectKind is the kind of Argo CD's AppProject.
 	ProjectKind = "AppProject"
 	// DefaultProject is the project of an app whose spec.project is empty.
-	// It is built in and allows everything, as Argo CD's default project
-	// does out of the box.
+	// Until an AppProject object of that name is applied, it is built in
+	// and allows everything, as Argo CD's default project does out of the
+	// box; the object, once applied, replaces it (as Argo CD lets teams
+	// lock the default project down), and deleting it restores the
+	// built-in one.
 	DefaultProject = "default"
 )
 
@@ -64,6 +67,16 @@ type ProjectSpec struct {
 	// OrphanedResources, when set, asks for the objects in an app's
 	// destination namespaces that no app tracks (project_orphans.go).
 	OrphanedResources *OrphanedResources `json:"orphanedResources,omitempty"`
+	// SourceNamespaces are the namespaces, other than the control
+	// namespace, whose Applications may use the project: globs (team-*),
+	// or regular expressions between slashes (/^team-[a-z]+$/); no "!"
+	// deny. Every project permits the control namespace; Ferry's apps all
+	// live there until apps in other namespaces come.
+	SourceNamespaces []string `json:"sourceNamespaces,omitempty"`
+	// PermitOnlyProjectScopedClusters lets the project's apps deploy only
+	// to the regions scoped to it (a region's project in the regions
+	// configuration) that its destinations allow.
+	PermitOnlyProjectScopedClusters bool `json:"permitOnlyProjectScopedClusters,omitempty"`
 }
 
 // DestinationServiceAccount is Argo CD's (2.13 and later): the
@@ -110,6 +123,18 @@ func DefaultAppProject() *AppProject {
 	}
 }
 
+// IsBuiltIn reports whether p is Ferry's built-in default project, the one
+// in force while no AppProject object named default is applied: it allows
+// everything, so a check against it can be skipped. An applied default
+// object with the built-in's very rules (and no child projects annotation)
+// counts as built in too, since it allows the same.
+func (p *AppProject) IsBuiltIn() bool {
+	return p != nil && p.Metadata.Name == DefaultProject && len(p.ChildProjects()) == 0 &&
+		p.Digest() == builtInDigest
+}
+
+var builtInDigest = DefaultAppProject().Digest()
+
 // ProjectOf is the project an app belongs to: spec.project, or default.
 func (a *Application) ProjectOf() string {
 	if a.Spec.Project == "" {
@@ -134,12 +159,10 @@ func (p *AppProject) Digest() string {
 // since dropping it changes nothing; any other value is refused, since the
 // user relies on what it does.
 var projectUnsupported = map[string]string{
-	"spec.roles":                           "project roles grant access to Argo CD's API, which Ferry does not have: remove them, and grant access to Temporal and to the ferry CLI instead",
+	"spec.roles":                           "project roles (and their JWT tokens) grant access to Argo CD's API server, and Ferry's API server, which will honour them, is not built yet: remove them for now, and grant access to Temporal and to the ferry CLI instead",
 	"spec.syncWindows.andOperator":         "matching a window's applications, namespaces and clusters all together is not supported yet: remove andOperator; the window then applies to an app when any of them matches",
 	"spec.syncWindows.syncOverrun":         "not supported yet: remove it; a sync that started before a deny window opened always runs to its end",
 	"spec.signatureKeys":                   "commit signature verification is not supported yet: remove the field",
-	"spec.sourceNamespaces":                "Ferry identifies apps by name and reads no Application namespaces: remove the field",
-	"spec.permitOnlyProjectScopedClusters": "project-scoped clusters are not supported: Ferry addresses clusters by region; remove the field",
 	"spec.clusterResourceWhitelist.name":   resourceNameUnsupported,
 	"spec.clusterResourceBlacklist.name":   resourceNameUnsupported,
 	"spec.namespaceResourceWhitelist.name": resourceNameUnsupported,

@@ -30,12 +30,13 @@ func (p *AppProject) ChildProjects() []string {
 
 // PermitsChildProject reports whether an app of p may create an app of
 // project child: its own project always, the projects its annotation lists,
-// and, for the built-in default project, which allows everything, any.
+// and, for the built-in default project, which allows everything, any. An
+// applied default object allows what its annotation lists, as any project.
 func (p *AppProject) PermitsChildProject(child string) bool {
 	if child == "" {
 		child = DefaultProject
 	}
-	if child == p.Metadata.Name || p.Metadata.Name == DefaultProject {
+	if child == p.Metadata.Name || p.IsBuiltIn() {
 		return true
 	}
 	for _, pattern := range p.ChildProjects() {

@@ -5,9 +5,10 @@ import "github.com/ferry-gitops/ferry/internal/netpolicy"
 // RepoCheck is the project's rule on the repositories a render of appName
 // fetches because the source's files name them (remote Kustomize bases,
 // chart dependencies, chart archives an index names elsewhere): those its
-// sourceRepos allow. The default project allows every repository (nil).
+// sourceRepos allow. The built-in default project allows every repository
+// (nil).
 func (p *AppProject) RepoCheck(appName string) netpolicy.RepoCheck {
-	if p == nil || p.Metadata.Name == DefaultProject {
+	if p == nil || p.IsBuiltIn() {
 		return nil
 	}
 	return func(repoURL string) error {

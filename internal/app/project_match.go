@@ -104,14 +104,21 @@ func normalizeRepoURL(repo string) string {
 type regionIdentity struct {
 	names   []string
 	servers []string // empty: unknown to Ferry
+	// project is the AppProject the region is scoped to (regions.Region
+	// Project); scopeKnown is false when no regions configuration was
+	// given (rc nil, as the CLI checks before a worker does): whether the
+	// region is scoped then cannot be told (project_scoped.go).
+	project    string
+	scopeKnown bool
 }
 
 func identityOf(region string, rc *regions.Config) regionIdentity {
-	id := regionIdentity{names: []string{region}}
+	id := regionIdentity{names: []string{region}, scopeKnown: rc != nil}
 	r, ok := rc.ByName(region)
 	if !ok {
 		return id
 	}
+	id.project = r.Project
 	id.names = append(id.names, r.Aliases...)
 	if r.Server != "" {
 		id.servers = append(id.servers, r.Server)
@@ -171,7 +178,29 @@ func (p *AppProject) PermitsDestination(region, namespace string, rc *regions.Co
 }
 
 func (p *AppProject) permits(id regionIdentity, namespace string) bool {
-	matched, denied := false, false
+	return p.destinationRule(id, namespace) == ""
+}
+
+// destinationRule names the rule of the project that refuses namespace of
+// the region: "destinations" (no entry matches, or a deny entry excludes
+// it), "permitOnlyProjectScopedClusters" (the region is not scoped to the
+// project), or "" when the project permits it.
+func (p *AppProject) destinationRule(id regionIdentity, namespace string) string {
+	matched, denied := p.matchesDestinations(id, namespace)
+	// A region scoped to the project is an implicit destination of it,
+	// every namespace, as Argo CD adds {server, namespace: "*"} for each
+	// cluster of the project; a deny entry still excludes it.
+	matched = matched || p.scopes(id)
+	switch {
+	case !matched || denied:
+		return "destinations"
+	case p.Spec.PermitOnlyProjectScopedClusters && id.scopeKnown && !p.scopes(id):
+		return "permitOnlyProjectScopedClusters"
+	}
+	return ""
+}
+
+func (p *AppProject) matchesDestinations(id regionIdentity, namespace string) (matched, denied bool) {
 	for _, d := range p.Spec.Destinations {
 		nameOK := id.nameMatches(d.Name)
 		serverOK := id.serverMatches(d.Server)
@@ -183,7 +212,7 @@ func (p *AppProject) permits(id regionIdentity, namespace string) bool {
 			denied = true
 		}
 	}
-	return matched && !denied
+	return matched, denied
 }
 
 // identityOfDestination is how an app's destination is seen: also by the
@@ -263,7 +292,9 @@ func (e *ProjectError) Error() string {
 }
 
 // CheckApplication checks an app's repository and destinations against the
-// project; it returns nil or a *ProjectError listing every problem.
+// project; it returns nil or a *ProjectError listing every problem. With rc
+// nil (the regions are not known: the CLI, before the workers check) no
+// region is known to be scoped to the project (project_scoped.go).
 func (p *AppProject) CheckApplication(a *Application, rc *regions.Config) error {
 	var problems []string
 	for _, src := range a.SourceList() {
@@ -273,8 +304,12 @@ func (p *AppProject) CheckApplication(a *Application, rc *regions.Config) error 
 	}
 	for _, d := range a.DestinationList() {
 		id := identityOfDestination(d, rc)
-		if !p.permits(id, d.Namespace) {
-			problems = append(problems, fmt.Sprintf("destination %s/%s (destinations)", cmp.Or(id.names[0], d.Server), d.Namespace))
+		switch rule := p.destinationRule(id, d.Namespace); rule {
+		case "":
+		case "permitOnlyProjectScopedClusters":
+			problems = append(problems, p.unscopedRegion(cmp.Or(id.names[0], d.Server), d.Namespace))
+		default:
+			problems = append(problems, fmt.Sprintf("destination %s/%s (%s)", cmp.Or(id.names[0], d.Server), d.Namespace, rule))
 		}
 	}
 	if len(problems) == 0 {

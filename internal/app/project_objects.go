@@ -104,8 +104,16 @@ func (p *AppProject) violation(id regionIdentity, region string, o PlacedObject)
 		return &ObjectViolation{Key: k, Rule: p.KindRule(k.Group, k.Kind, true), Reason: "namespaced kind " + k.Kind + " is not allowed"}
 	case !o.Namespaced && !p.PermitsKind(k.Group, k.Kind, false):
 		return &ObjectViolation{Key: k, Rule: p.KindRule(k.Group, k.Kind, false), Reason: "cluster-scoped kind " + k.Kind + " is not allowed"}
-	case o.Namespaced && !p.permits(id, k.Namespace):
-		return &ObjectViolation{Key: k, Rule: "destinations", Reason: fmt.Sprintf("namespace %s of region %s is not a destination", k.Namespace, region)}
 	}
-	return nil
+	if !o.Namespaced {
+		return nil
+	}
+	switch rule := p.destinationRule(id, k.Namespace); rule {
+	case "":
+		return nil
+	case "permitOnlyProjectScopedClusters":
+		return &ObjectViolation{Key: k, Rule: rule, Reason: p.unscopedReason(region)}
+	default:
+		return &ObjectViolation{Key: k, Rule: rule, Reason: fmt.Sprintf("namespace %s of region %s is not a destination", k.Namespace, region)}
+	}
 }

@@ -47,6 +47,7 @@ func ValidateProject(p *AppProject) error {
 	v.groupKinds("spec.namespaceResourceBlacklist", p.Spec.NamespaceResourceBlacklist)
 	v.syncWindows(p.Spec.SyncWindows)
 	v.orphanedResources(p.Spec.OrphanedResources)
+	v.sourceNamespaces(p.Spec.SourceNamespaces)
 	if len(v.errs) == 0 {
 		return nil
 	}
@@ -72,9 +73,6 @@ func (v *validator) projectObject(p *AppProject) {
 		v.add("metadata.name", "%q is not a valid name: %s", md.Name, strings.Join(errs, "; "))
 	case len(md.Name) > MaxProjectNameLength:
 		v.add("metadata.name", "%q is %d characters long: shorten it to at most %d", md.Name, len(md.Name), MaxProjectNameLength)
-	case md.Name == DefaultProject:
-		v.add("metadata.name", "%q is Ferry's built-in project, which allows everything and cannot be changed: give your project another name and set spec.project of its apps to it",
-			DefaultProject)
 	}
 	v.metaFields(md)
 	for i, f := range md.Finalizers {

@@ -18,6 +18,15 @@ func checkName(name string) string {
 	return ""
 }
 
+// checkProject is "" for a well-formed AppProject name, else what is
+// wrong: a DNS subdomain, as a project's metadata.name.
+func checkProject(name string) string {
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return fmt.Sprintf("%q is not a valid AppProject name: %s: write the metadata.name of the project the region belongs to, or leave project out", name, strings.Join(errs, "; "))
+	}
+	return ""
+}
+
 func checkKey(k string) string {
 	return strings.Join(validation.IsQualifiedName(k), "; ")
 }

@@ -34,6 +34,12 @@ type Region struct {
 	// InCluster makes this region Argo CD's in-cluster destination (server
 	// https://kubernetes.default.svc, or name in-cluster).
 	InCluster bool `json:"inCluster,omitempty"`
+	// Project scopes the region to the AppProject of that name, as an Argo
+	// CD cluster Secret's project field does: the apps of that project may
+	// deploy to any namespace of it (an implicit destination), and a
+	// project with permitOnlyProjectScopedClusters deploys only to regions
+	// scoped to it. Empty: the region belongs to no project.
+	Project string `json:"project,omitempty"`
 }
 
 // Config is the set of regions and the lookups from an Application's
@@ -107,6 +113,11 @@ func New(list []Region) (*Config, error) {
 		for _, k := range slices.Sorted(maps.Keys(r.Annotations)) {
 			if msg := checkKey(k); msg != "" {
 				bad("%s: annotation %q: %s", p, k, msg)
+			}
+		}
+		if r.Project != "" {
+			if msg := checkProject(r.Project); msg != "" {
+				bad("%s: project %s", p, msg)
 			}
 		}
 		if r.InCluster {

@@ -15,6 +15,7 @@ const twoRegions = `regions:
     aliases: [prod-east]
     labels: {env: prod}
     annotations: {team: platform}
+    project: team-a
   - name: eu-west-1
     server: https://10.0.1.1:6443
     inCluster: true
@@ -53,6 +54,9 @@ func TestLookups(t *testing.T) {
 		}
 	}
 	r, _ := c.ByName("us-east-1")
+	if r.Project != "team-a" {
+		t.Errorf("us-east-1 is scoped to project %q, want team-a", r.Project)
+	}
 	if r.Labels["env"] != "prod" || r.Annotations["team"] != "platform" || r.InCluster {
 		t.Errorf("us-east-1 = %+v", r)
 	}
@@ -101,7 +105,7 @@ func TestNewRefuses(t *testing.T) {
   - {name: eu-west-1, server: "https://10.0.0.1:6443/", inCluster: true}
   - {name: Bad_Name, server: "10.0.0.3", labels: {"a b": x}}
   - {name: ap-south-1, server: "https://kubernetes.default.svc", inCluster: true}
-  - {name: us-east-1}
+  - {name: us-east-1, project: Team_A}
 `))
 	if err == nil {
 		t.Fatal("a bad configuration was accepted")
@@ -116,6 +120,7 @@ func TestNewRefuses(t *testing.T) {
 		`inCluster is also set on region "eu-west-1"`,
 		`regions[4].name: "us-east-1" is also regions[0]`,
 		`alias "eu-west-1" is the name of region "eu-west-1"`,
+		`region "us-east-1": project "Team_A" is not a valid AppProject name`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
@@ -179,7 +184,7 @@ func must(c *Config, err error) *Config {
 // destination as the Config itself does.
 func TestSnapshotRoundTrip(t *testing.T) {
 	configured, err := New([]Region{
-		{Name: "us-east-1", Server: "https://10.0.0.1:6443", Aliases: []string{"prod-us"}, Labels: map[string]string{"env": "prod"}},
+		{Name: "us-east-1", Server: "https://10.0.0.1:6443", Aliases: []string{"prod-us"}, Labels: map[string]string{"env": "prod"}, Project: "team-a"},
 		{Name: "in-cluster"},
 	})
 	if err != nil {
