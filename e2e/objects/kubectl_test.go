@@ -62,6 +62,7 @@ func TestKubectlRunsAnArgoCDApplication(t *testing.T) {
 			o.Status.OperationState != nil && o.Status.OperationState.Phase == "Succeeded"
 	})
 	require.NotEmpty(t, o.Status.Resources, "the object lists the app's resources")
+	require.Equal(t, "Directory", o.Status.SourceType)
 	kube := e.KubeClient(t, "us-east-1")
 	ctx := context.Background()
 	_, err := kube.AppsV1().Deployments("default").Get(ctx, "guestbook-ui", metav1.GetOptions{})

@@ -93,6 +93,7 @@ type object struct {
 			Name string `json:"name"`
 		} `json:"resources"`
 		ReconciledAt string `json:"reconciledAt"`
+		SourceType   string `json:"sourceType"`
 	} `json:"status"`
 }
 

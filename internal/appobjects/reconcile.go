@@ -15,8 +15,13 @@ import (
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
-// deletingAgain: how soon a deletion under way is looked at again.
-const deletingAgain = 3 * time.Second
+// deletingAgain: how soon a deletion under way is looked at again;
+// refusedAgain: an object its app refused (its project is not there yet,
+// the app is still being deleted).
+const (
+	deletingAgain = 3 * time.Second
+	refusedAgain  = 30 * time.Second
+)
 
 // reconcile brings the app of object key in line with the object; again
 // asks to be called once more after that long.
@@ -48,8 +53,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) (again time.Dura
 		c.forget(key)
 		return 0, c.Objects.WriteStatus(ctx, key, nil, nil)
 	}
-	if err := c.apply(ctx, key, a, u); err != nil {
-		return 0, err
+	if again, err := c.apply(ctx, key, a, u); err != nil || again > 0 {
+		return again, err
 	}
 	if err := c.operation(ctx, key, name, u); err != nil {
 		return 0, err
@@ -58,30 +63,32 @@ func (c *Controller) reconcile(ctx context.Context, key string) (again time.Dura
 }
 
 // apply sends the app the object's spec when it changed since the last.
-func (c *Controller) apply(ctx context.Context, key string, a *app.Application, u *unstructured.Unstructured) error {
+// A refused spec is said on the object and tried again after refusedAgain:
+// what refused it may change without the object (a project applied).
+func (c *Controller) apply(ctx context.Context, key string, a *app.Application, u *unstructured.Unstructured) (time.Duration, error) {
 	digest := specDigest(u)
 	c.mu.Lock()
 	sent := c.applied[key] == digest
 	c.mu.Unlock()
 	if sent {
-		return nil
+		return 0, nil
 	}
 	err := c.Apps.Apply(ctx, a, key)
 	if IsRefused(err) {
 		// Another owner's app of this name, or a spec the app refuses:
 		// the object says why, and the app is left as it is.
-		return c.Objects.WriteStatus(ctx, key, nil, err)
+		return refusedAgain, c.Objects.WriteStatus(ctx, key, nil, err)
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	c.mu.Lock()
 	c.applied[key] = digest
 	c.mu.Unlock()
 	if slices.ContainsFunc(conditionsOf(u), func(t string) bool { return t == ConditionInvalidSpec }) {
-		return c.Objects.WriteStatus(ctx, key, nil, nil) // fixed: the condition goes
+		return 0, c.Objects.WriteStatus(ctx, key, nil, nil) // fixed: the condition goes
 	}
-	return nil
+	return 0, nil
 }
 
 // operation hands the object's operation to the app and clears it, as

@@ -1,0 +1,126 @@
+package appobjects
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// fakeApps records what the controller asks of the apps.
+type fakeApps struct {
+	applied, synced, refreshed []string
+	deleted                    []bool // cascade of each delete
+	refuse                     error
+}
+
+func (f *fakeApps) Apply(_ context.Context, a *app.Application, object string) error {
+	if f.refuse != nil {
+		return &Refused{Err: f.refuse}
+	}
+	f.applied = append(f.applied, object)
+	return nil
+}
+func (f *fakeApps) Sync(_ context.Context, name, _ string, _ *Operation) error {
+	f.synced = append(f.synced, name)
+	return nil
+}
+func (f *fakeApps) Refresh(_ context.Context, name string, _ bool) error {
+	f.refreshed = append(f.refreshed, name)
+	return nil
+}
+func (f *fakeApps) Delete(_ context.Context, _, _ string, cascade bool, _ string) (bool, error) {
+	f.deleted = append(f.deleted, cascade)
+	return true, nil
+}
+func (f *fakeApps) Owned(context.Context, string) ([]string, error) { return nil, nil }
+
+// controller reconciles the objects through fake apps: the indexer is
+// filled from the fake API, as the informer would be.
+func controller(t *testing.T, objs ...*unstructured.Unstructured) (*Controller, *fakeApps) {
+	t.Helper()
+	o, _ := fakeObjects(t, objs...)
+	apps := &fakeApps{}
+	c := &Controller{Objects: o, Apps: apps, Namespace: "argocd", applied: map[string]string{},
+		indexer: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})}
+	return c, apps
+}
+
+// sync refills the indexer from the fake API, as a watch event would.
+func (c *Controller) syncIndexer(t *testing.T) {
+	t.Helper()
+	list, err := c.Objects.Client.Resource(Applications).Namespace("argocd").List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	var items []any
+	for i := range list.Items {
+		items = append(items, &list.Items[i])
+	}
+	require.NoError(t, c.indexer.Replace(items, ""))
+}
+
+func TestReconcileTakesOperationAndRefreshOnce(t *testing.T) {
+	c, apps := controller(t, object(t, guestbook))
+	ctx := context.Background()
+	c.syncIndexer(t)
+	_, err := c.reconcile(ctx, "argocd/guestbook")
+	require.NoError(t, err)
+	require.Equal(t, []string{"argocd/guestbook"}, apps.applied)
+	require.Equal(t, []string{"guestbook"}, apps.synced)
+	require.Equal(t, []string{"guestbook"}, apps.refreshed)
+
+	c.syncIndexer(t)
+	u, _, _ := c.indexer.GetByKey("argocd/guestbook")
+	obj := u.(*unstructured.Unstructured)
+	_, hasOp := obj.Object["operation"]
+	require.False(t, hasOp, "the operation is cleared once taken")
+	require.NotContains(t, obj.GetAnnotations(), RefreshAnnotation, "the refresh annotation is removed")
+
+	_, err = c.reconcile(ctx, "argocd/guestbook")
+	require.NoError(t, err)
+	require.Len(t, apps.applied, 1, "an unchanged spec is not sent again")
+	require.Len(t, apps.synced, 1)
+	require.Len(t, apps.refreshed, 1)
+}
+
+func TestReconcileSaysWhyTheAppRefusedAndTriesAgain(t *testing.T) {
+	c, apps := controller(t, object(t, guestbook))
+	apps.refuse = errors.New(`app "guestbook" is owned by app of apps "platform"`)
+	c.syncIndexer(t)
+	again, err := c.reconcile(context.Background(), "argocd/guestbook")
+	require.NoError(t, err)
+	require.Equal(t, refusedAgain, again)
+	require.Empty(t, apps.synced, "no operation for an app that is not the object's")
+	conds, _, _ := unstructured.NestedSlice(readStatus(t, c.Objects), "conditions")
+	require.Len(t, conds, 1)
+	require.Contains(t, conds[0].(map[string]any)["message"], `owned by app of apps "platform"`)
+}
+
+func TestReconcileDeletes(t *testing.T) {
+	c, apps := controller(t, object(t, guestbook))
+	ctx := context.Background()
+	c.syncIndexer(t)
+	// Gone without the finalizer: the app goes, its resources stay.
+	require.NoError(t, c.indexer.Delete(&unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "guestbook", "namespace": "argocd"}}}))
+	_, err := c.reconcile(ctx, "argocd/guestbook")
+	require.NoError(t, err)
+	require.Equal(t, []bool{false}, apps.deleted)
+
+	// Being deleted with the finalizer: the app cascades, then the
+	// finalizer goes.
+	u := object(t, guestbook)
+	now := metav1.Now()
+	u.SetDeletionTimestamp(&now)
+	require.NoError(t, c.indexer.Add(u))
+	_, err = c.reconcile(ctx, "argocd/guestbook")
+	require.NoError(t, err)
+	require.Equal(t, []bool{false, true}, apps.deleted)
+	got, err := c.Objects.Client.Resource(Applications).Namespace("argocd").Get(ctx, "guestbook", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Empty(t, got.GetFinalizers())
+}
