@@ -147,5 +147,5 @@ func (c *Control) Render(ctx context.Context, in contract.RenderInput) (contract
 		types = []string{loaded.SourceType}
 	}
 	return contract.RenderResult{Digest: loaded.Digest, Count: len(loaded.Objects) - len(children), Children: children, Hooks: hookCounts,
-		RemoteBases: loaded.RemoteBases, SourceTypes: types}, nil
+		RemoteBases: loaded.RemoteBases, SourceTypes: types, Summary: app.SummaryOf(objs)}, nil
 }

@@ -138,6 +138,9 @@ type RenderResult struct {
 	// Helm, Plugin), one per source in order; empty from a worker older
 	// than the field.
 	SourceTypes []string `json:"sourceTypes,omitempty"`
+	// Summary: the images and external URLs the manifests name (Argo CD's
+	// status.summary); nil when they name none.
+	Summary *app.Summary `json:"summary,omitempty"`
 }
 
 type CompareInput struct {

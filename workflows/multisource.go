@@ -82,7 +82,7 @@ func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revisi
 	}
 	s.Rendered = &rendered{SHA: sha, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
 		Hooks: out.Hooks, RemoteBases: out.RemoteBases}
-	s.noteSourceTypes(out.SourceTypes)
+	s.noteRender(out)
 	if restored && specDigest != s.app.SpecDigest() {
 		s.Rendered.Sources = srcs
 	}

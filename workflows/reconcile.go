@@ -138,24 +138,27 @@ func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.S
 	}
 	s.Rendered = &rendered{SHA: resolved.SHA, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
 		Hooks: out.Hooks, RemoteBases: out.RemoteBases}
-	s.noteSourceTypes(out.SourceTypes)
+	s.noteRender(out)
 	if specDigest != s.app.SpecDigest() {
 		s.Rendered.Source = &src
 	}
 	return s.targetOf(s.Rendered), nil
 }
 
-// noteSourceTypes shows how the app was rendered, as Argo CD's
-// status.sourceType (one source) or sourceTypes (several). An answer
-// without them (an older worker's) keeps what the status showed.
-func (s *appState) noteSourceTypes(types []string) {
-	switch {
+// noteRender shows how the app was rendered, as Argo CD's
+// status.sourceType (one source) or sourceTypes (several), and its
+// summary. An answer without types (an older worker's) keeps what the
+// status showed.
+func (s *appState) noteRender(out contract.RenderResult) {
+	switch types := out.SourceTypes; {
 	case len(types) == 0:
+		return
 	case s.app.IsMultiSource():
 		s.Status.SourceType, s.Status.SourceTypes = "", types
 	default:
 		s.Status.SourceType, s.Status.SourceTypes = types[0], nil
 	}
+	s.Status.Summary = out.Summary
 }
 
 func (s *appState) targetOf(r *rendered) contract.Target {

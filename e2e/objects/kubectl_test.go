@@ -63,6 +63,7 @@ func TestKubectlRunsAnArgoCDApplication(t *testing.T) {
 	})
 	require.NotEmpty(t, o.Status.Resources, "the object lists the app's resources")
 	require.Equal(t, "Directory", o.Status.SourceType)
+	require.Equal(t, []string{"gcr.io/google-samples/gb-frontend:v5"}, o.Status.Summary.Images)
 	kube := e.KubeClient(t, "us-east-1")
 	ctx := context.Background()
 	_, err := kube.AppsV1().Deployments("default").Get(ctx, "guestbook-ui", metav1.GetOptions{})

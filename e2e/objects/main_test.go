@@ -94,6 +94,9 @@ type object struct {
 		} `json:"resources"`
 		ReconciledAt string `json:"reconciledAt"`
 		SourceType   string `json:"sourceType"`
+		Summary      struct {
+			Images []string `json:"images"`
+		} `json:"summary"`
 	} `json:"status"`
 }
 

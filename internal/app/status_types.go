@@ -52,6 +52,8 @@ type Status struct {
 	// source in order, as Argo CD's.
 	SourceType  string   `json:"sourceType,omitempty"`
 	SourceTypes []string `json:"sourceTypes,omitempty"`
+	// Summary: the images and external URLs of the last render.
+	Summary *Summary `json:"summary,omitempty"`
 }
 
 type SyncStatus struct {
