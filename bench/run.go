@@ -267,8 +267,8 @@ func runSteps(ctx context.Context, cfg *Config, rep *Report, regions []string, t
 		cancel()
 		sec.Duration = time.Since(sec.Started).Round(time.Second).String()
 		if err != nil {
-			sec.Err = err.Error()
-			cfg.logf("scenario %s: %v", s.title, err)
+			sec.Err = clipError(err.Error())
+			cfg.logf("scenario %s: %s", s.title, sec.Err)
 		}
 		cfg.logf("scenario %s: done in %s", s.title, sec.Duration)
 		rep.Add(sec)
@@ -347,4 +347,19 @@ func fleetIdleStep(cfg *Config, f **fleet, n int, poll time.Duration, name, on s
 			}
 			return Idle(ctx, e, sec, fl)
 		}}
+}
+
+// errorShown is how much of a scenario's error the report quotes: a
+// failing command's error carries its whole output (ten thousand lines of
+// ferry app apply), and its end says what failed.
+const errorShown = 2000
+
+// clipError is msg, or its first line and its last errorShown bytes.
+func clipError(msg string) string {
+	if len(msg) <= errorShown {
+		return msg
+	}
+	head, _, _ := strings.Cut(msg, "\n")
+	head = head[:min(len(head), 200)]
+	return fmt.Sprintf("%s … (%d bytes left out) … %s", head, len(msg)-len(head)-errorShown, msg[len(msg)-errorShown:])
 }

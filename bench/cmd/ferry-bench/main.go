@@ -98,13 +98,15 @@ func main() {
 	if err := os.Remove(keptNote); err != nil && !os.IsNotExist(err) {
 		fail(err)
 	}
+	// Named now: the checkout may move on while the run goes on.
+	keepName := resultName(time.Now())
 	rep, err := bench.Run(ctx, cfg)
 	if rep != nil {
 		fmt.Printf("report: %s\n", filepath.Join(cfg.Out, "report.md"))
 	}
 	// A partial run is not kept: the results are the record of full runs.
 	if rep != nil && *keep != "" && len(cfg.Only) == 0 && ctx.Err() == nil {
-		file, kerr := rep.Keep(*keep, resultName(rep.Started))
+		file, kerr := rep.Keep(*keep, keepName)
 		if kerr == nil {
 			kerr = os.WriteFile(keptNote, []byte(file+"\n"), 0o644)
 			fmt.Printf("kept: %s\n", file)
