@@ -74,12 +74,25 @@ func (t *objectApps) Sync(ctx context.Context, name, object string, op *appobjec
 	s := op.Sync
 	req := contract.SyncRequest{Revision: s.Revision, Prune: s.Prune, DryRun: s.DryRun, Resources: s.Resources,
 		Force: s.SyncStrategy.Force(), ApplyOutOfSyncOnly: s.ApplyOutOfSyncOnly(), Retry: op.Retry, Info: op.Info}
-	_, err := t.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+	handle, err := t.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: contract.WorkflowID(name), UpdateName: contract.UpdateSync,
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageAccepted,
 	})
-	return refusal(err)
+	if err != nil {
+		return refusal(err)
+	}
+	// A rejected update is answered at once, through its handle; an
+	// accepted one runs on and answers when its operation ends.
+	gctx, cancel := context.WithTimeout(ctx, syncAnswerWait)
+	defer cancel()
+	if err := handle.Get(gctx, nil); err != nil && gctx.Err() == nil {
+		return refusal(err)
+	}
+	return nil
 }
+
+// syncAnswerWait: how long Sync looks for the answer of a rejected sync.
+const syncAnswerWait = 2 * time.Second
 
 func (t *objectApps) Refresh(ctx context.Context, name string, hard bool) error {
 	err := t.c.SignalWorkflow(ctx, contract.WorkflowID(name), "", contract.SignalRefresh, contract.RefreshRequest{Hard: hard})

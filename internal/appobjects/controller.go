@@ -26,7 +26,7 @@ type Apps interface {
 	// Apply starts the app of a, or sends the running app the spec.
 	Apply(ctx context.Context, a *app.Application, object string) error
 	// Sync asks the app for the operation's sync, and returns once the app
-	// took it.
+	// took it; a *Refused when it refused it (or the sync failed at once).
 	Sync(ctx context.Context, name, object string, op *Operation) error
 	// Refresh asks the app to compare now.
 	Refresh(ctx context.Context, name string, hard bool) error

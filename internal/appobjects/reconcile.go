@@ -107,7 +107,7 @@ func (c *Controller) operation(ctx context.Context, key, name string, u *unstruc
 		return err
 	}
 	if err != nil {
-		slog.Warn("applications: operation not taken", "object", key, "error", err)
+		slog.Warn("applications: the operation was refused, or failed at once", "object", key, "error", err)
 	}
 	return c.patch(ctx, u, map[string]any{"operation": nil})
 }
