@@ -198,8 +198,12 @@ func names(apps []appSpec) []string {
 // (one count a second) and returns the time since began.
 func (e *Env) waitApps(ctx context.Context, w *Worker, what, where string, want int, began time.Time) (time.Duration, error) {
 	lastLog := time.Now()
+	var count int64 // the last count the visibility store answered
 	for {
-		count, err := e.countApps(ctx, where)
+		c, err := e.countApps(ctx, where)
+		if err == nil {
+			count = c
+		}
 		if err == nil && count >= int64(want) {
 			return time.Since(began), nil
 		}
