@@ -16,8 +16,8 @@ import (
 // apiKey is one series of apiserver_request_total, less the labels the
 // benchmarks do not split by.
 type apiKey struct {
-	Verb, Resource string
-	DryRun         bool
+	Verb, Resource, Subresource string
+	DryRun                      bool
 }
 
 // apiCounts are a region's API server request counters at one moment.
@@ -76,7 +76,7 @@ func parseAPICounts(r io.Reader) (apiCounts, error) {
 		if err != nil {
 			continue
 		}
-		out[apiKey{Verb: labels["verb"], Resource: labels["resource"], DryRun: labels["dry_run"] != ""}] += v
+		out[apiKey{Verb: labels["verb"], Resource: labels["resource"], Subresource: labels["subresource"], DryRun: labels["dry_run"] != ""}] += v
 	}
 	return out, sc.Err()
 }
@@ -132,6 +132,12 @@ func (c apiCounts) total(keep func(apiKey) bool) float64 {
 
 func isAppKind(k apiKey) bool { return slices.Contains(appKinds, k.Resource) }
 
+// isStatusWrite keeps the writes of Applications' status subresource: what
+// the apps of Application objects send the control cluster.
+func isStatusWrite(k apiKey) bool {
+	return k.Resource == "applications" && k.Subresource == "status" && (k.Verb == "PUT" || k.Verb == "PATCH" || k.Verb == "APPLY")
+}
+
 // breakdown lists the counts of the app's kinds by verb, largest first:
 // "GET 1000, APPLY (dry run) 1000, LIST 3".
 func (c apiCounts) breakdown(per float64) string {
@@ -165,3 +171,6 @@ func (c apiCounts) breakdown(per float64) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// isApplication keeps every request to Applications, their status included.
+func isApplication(k apiKey) bool { return k.Resource == "applications" }

@@ -26,11 +26,18 @@ type appSpec struct {
 	Poll time.Duration
 	// Manual leaves out syncPolicy.automated: the app only compares.
 	Manual bool
+	// ObjectNamespace is metadata.namespace: the control cluster's
+	// namespace of an Application object; empty for `ferry app apply`.
+	ObjectNamespace string
 }
 
 func (a appSpec) yaml() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: %s\nspec:\n", a.Name)
+	fmt.Fprintf(&b, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: %s\n", a.Name)
+	if a.ObjectNamespace != "" {
+		fmt.Fprintf(&b, "  namespace: %s\n", a.ObjectNamespace)
+	}
+	b.WriteString("spec:\n")
 	if a.Poll > 0 {
 		fmt.Fprintf(&b, "  pollInterval: %s\n", a.Poll)
 	}

@@ -28,11 +28,20 @@ type Env struct {
 	repos    map[int]*sizedRepo
 }
 
-// startEnv starts a stack with the regions and connects to its Temporal.
-func startEnv(ctx context.Context, cfg *Config, regions []string, temporal devenv.TemporalMode) (*Env, error) {
+// startEnv starts a stack of opts (regions, Temporal, control cluster) and
+// connects to its Temporal.
+func startEnv(ctx context.Context, cfg *Config, opts devenv.Options) (*Env, error) {
 	began := time.Now()
-	cfg.logf("starting the stack: regions %s, Temporal %s", strings.Join(regions, ","), temporal)
-	s, err := devenv.Start(ctx, devenv.Options{Regions: regions, ToolsBin: cfg.ToolsBin, Temporal: temporal, Log: prefixed(cfg.Log, "  ")})
+	if opts.Temporal == "" {
+		opts.Temporal = devenv.TemporalDev
+	}
+	control := ""
+	if opts.Control {
+		control = ", a control cluster"
+	}
+	cfg.logf("starting the stack: regions %s, Temporal %s%s", strings.Join(opts.Regions, ","), opts.Temporal, control)
+	opts.ToolsBin, opts.Log = cfg.ToolsBin, prefixed(cfg.Log, "  ")
+	s, err := devenv.Start(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

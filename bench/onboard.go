@@ -42,22 +42,9 @@ type fleet struct {
 func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duration) (*fleet, error) {
 	cfg := e.Cfg
 	f := &fleet{poll: poll, region: e.Stack.Regions[0]}
-	for r := 0; r*appsPerRepo < n; r++ {
-		repo, err := e.newRepo(ctx, fmt.Sprintf("fleet-%02d", r))
-		if err != nil {
-			return nil, err
-		}
-		for i := r * appsPerRepo; i < min(n, (r+1)*appsPerRepo); i++ {
-			name := fmt.Sprintf("app-%04d", i)
-			if err := repo.write(resourceFiles(path.Join("apps", name), cfg.AppResources, 0)); err != nil {
-				return nil, err
-			}
-			f.apps = append(f.apps, appSpec{Name: name, RepoURL: repo.URL, Path: path.Join("apps", name), Namespace: name, Regions: []string{f.region}, Poll: poll})
-		}
-		if _, err := repo.commitAndPush(ctx, "apps"); err != nil {
-			return nil, err
-		}
-		f.repos = append(f.repos, repo)
+	var err error
+	if f.apps, f.repos, err = e.fleetRepos(ctx, n, poll, f.region); err != nil {
+		return nil, err
 	}
 
 	// The floor first, before any worker runs: kubectl applies the same
@@ -299,4 +286,31 @@ func (e *Env) applyFleet(ctx context.Context, apps []appSpec) (map[string]time.T
 		}
 	}
 	return out, applyErr
+}
+
+// fleetRepos pushes n apps of AppResources resources, appsPerRepo to a
+// repo (one directory each), and returns them as apps app-NNNN polling
+// every poll (zero: Ferry's default) into a namespace of their own in
+// region.
+func (e *Env) fleetRepos(ctx context.Context, n int, poll time.Duration, region string) ([]appSpec, []*gitRepo, error) {
+	var apps []appSpec
+	var repos []*gitRepo
+	for r := 0; r*appsPerRepo < n; r++ {
+		repo, err := e.newRepo(ctx, fmt.Sprintf("fleet-%02d", r))
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := r * appsPerRepo; i < min(n, (r+1)*appsPerRepo); i++ {
+			name := fmt.Sprintf("app-%04d", i)
+			if err := repo.write(resourceFiles(path.Join("apps", name), e.Cfg.AppResources, 0)); err != nil {
+				return nil, nil, err
+			}
+			apps = append(apps, appSpec{Name: name, RepoURL: repo.URL, Path: path.Join("apps", name), Namespace: name, Regions: []string{region}, Poll: poll})
+		}
+		if _, err := repo.commitAndPush(ctx, "apps"); err != nil {
+			return nil, nil, err
+		}
+		repos = append(repos, repo)
+	}
+	return apps, repos, nil
 }

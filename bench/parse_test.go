@@ -82,3 +82,26 @@ func TestParseLabels(t *testing.T) {
 		t.Errorf("parseLabels = %q", got)
 	}
 }
+
+// TestStatusWrites: the objects scenario's idle figure counts the writes
+// of Applications' status subresource, and only those.
+func TestStatusWrites(t *testing.T) {
+	const metrics = `apiserver_request_total{code="200",component="apiserver",dry_run="",group="argoproj.io",resource="applications",scope="resource",subresource="status",verb="PUT",version="v1alpha1"} 7
+apiserver_request_total{code="409",component="apiserver",dry_run="",group="argoproj.io",resource="applications",scope="resource",subresource="status",verb="PUT",version="v1alpha1"} 1
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="argoproj.io",resource="applications",scope="resource",subresource="status",verb="PATCH",version="v1alpha1"} 2
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="argoproj.io",resource="applications",scope="resource",subresource="",verb="PUT",version="v1alpha1"} 100
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="argoproj.io",resource="applications",scope="resource",subresource="",verb="GET",version="v1alpha1"} 50
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="argoproj.io",resource="applications",scope="namespace",subresource="",verb="WATCH",version="v1alpha1"} 3
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="status",verb="PUT",version="v1"} 40
+`
+	c, err := parseAPICounts(strings.NewReader(metrics))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.total(isStatusWrite); got != 10 {
+		t.Errorf("status writes = %v, want 10 (PUT and PATCH of applications/status, any code)", got)
+	}
+	if got := c.total(isApplication); got != 160 {
+		t.Errorf("requests to applications = %v, want 160 (WATCH left out)", got)
+	}
+}

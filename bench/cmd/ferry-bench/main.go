@@ -53,6 +53,8 @@ func main() {
 	fs.DurationVar(&cfg.ClusterIdlePoll, "cluster-idle-poll", cfg.ClusterIdlePoll, "poll interval of the idle-cluster apps")
 	fs.IntVar(&cfg.FloorApps, "floor-apps", cfg.FloorApps, "bare workflows of idle-floor and idle-floor-cluster (Temporal's own cost per idle poll)")
 	fs.DurationVar(&cfg.FloorPoll, "floor-poll", cfg.FloorPoll, "how often each bare workflow of the idle floor loops")
+	fs.IntVar(&cfg.ObjectApps, "object-apps", cfg.ObjectApps, "apps of the objects scenario, applied by ferry app apply and as Application objects")
+	fs.DurationVar(&cfg.ObjectWindow, "object-window", cfg.ObjectWindow, "how long each fleet of the objects scenario is watched idle")
 	fs.BoolVar(&cfg.OnboardFloor, "onboard-floor", cfg.OnboardFloor, "apply each fleet with kubectl first (the floor), on the dev server's stack")
 	fluxArgs := fs.String("flux-kustomize-args", "", "more flags for Flux's kustomize-controller, space-separated (like '--kube-api-qps=1000 --kube-api-burst=2000'); default: Flux's defaults")
 	workerArgs := fs.String("worker-args", "", "more flags for every ferry-worker, space-separated; default: none")
