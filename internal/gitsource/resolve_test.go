@@ -178,12 +178,15 @@ func TestResolveTTLAndForceRefresh(t *testing.T) {
 	if n := repos.LsRemoteCalls(fx.url); n != 1 && time.Since(start) < ttl {
 		t.Fatalf("LsRemoteCalls within the TTL = %d, want 1", n)
 	}
+	// 1, or 2 when the commit and push took longer than the TTL (a loaded
+	// machine): the resolve before this one listed the refs again then.
+	before := repos.LsRemoteCalls(fx.url)
 	time.Sleep(ttl)
 	if got := resolve(); got != c {
 		t.Fatalf("Resolve after the TTL = %s, want %s", got, c)
 	}
-	if n := repos.LsRemoteCalls(fx.url); n != 2 {
-		t.Fatalf("LsRemoteCalls after the TTL = %d, want 2", n)
+	if n := repos.LsRemoteCalls(fx.url); n != before+1 {
+		t.Fatalf("LsRemoteCalls after the TTL = %d, want %d", n, before+1)
 	}
 
 	d := fx.work.Commit("fourth", map[string]string{"app/new.yaml": "kind: Service\n"})
@@ -191,8 +194,8 @@ func TestResolveTTLAndForceRefresh(t *testing.T) {
 	if got := resolve(ForceRefresh()); got != d {
 		t.Fatalf("Resolve with ForceRefresh = %s, want %s", got, d)
 	}
-	if n := repos.LsRemoteCalls(fx.url); n != 3 {
-		t.Fatalf("LsRemoteCalls after ForceRefresh = %d, want 3", n)
+	if n := repos.LsRemoteCalls(fx.url); n != before+2 {
+		t.Fatalf("LsRemoteCalls after ForceRefresh = %d, want %d", n, before+2)
 	}
 }
 
