@@ -87,6 +87,11 @@ func (r *Region) permitted(ctx context.Context, t contract.Target, namespace str
 }
 
 func (r *Region) check(ctx context.Context, p *app.AppProject, t contract.Target, namespace string, opts app.SyncOptions, objs []*unstructured.Unstructured) error {
+	if ns, name := app.SplitName(t.App); ns != "" {
+		if err := p.CheckSourceNamespace(name, ns); err != nil {
+			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%v: nothing of this sync was applied in region %s", err, r.Name), contract.ErrProjectDenied, nil)
+		}
+	}
 	if p.IsBuiltIn() {
 		return nil // allows everything
 	}

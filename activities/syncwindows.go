@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/ferryclient"
-	"go.temporal.io/sdk/temporal"
+	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 // SyncWindows reads the app's project from its workflow and decides what
@@ -25,7 +27,9 @@ func (p *Projects) SyncWindows(ctx context.Context, in contract.SyncWindowsInput
 }
 
 // ProjectPermissions reads the app's project and lists, in Argo CD's
-// words, the repositories and destinations of the app it does not permit.
+// words, the repositories and destinations of the app it does not permit,
+// and, for an app of another namespace, that namespace when the project's
+// sourceNamespaces do not list it.
 func (p *Projects) ProjectPermissions(ctx context.Context, in contract.ProjectPermissionsInput) (contract.ProjectPermissionsResult, error) {
 	v, err := ferryclient.GetProject(ctx, p.Client, in.Project)
 	var nf *contract.ProjectNotFoundError
@@ -35,5 +39,11 @@ func (p *Projects) ProjectPermissions(ctx context.Context, in contract.ProjectPe
 	if err != nil {
 		return contract.ProjectPermissionsResult{}, err
 	}
-	return contract.ProjectPermissionsResult{InvalidSpec: v.PermissionConditions(in.Repos, in.Destinations, p.Regions)}, nil
+	conds := v.PermissionConditions(in.Repos, in.Destinations, p.Regions)
+	if ns, name := app.SplitName(in.App); ns != "" {
+		if err := v.CheckSourceNamespace(name, ns); err != nil {
+			conds = append([]string{err.Error()}, conds...)
+		}
+	}
+	return contract.ProjectPermissionsResult{InvalidSpec: conds}, nil
 }

@@ -114,7 +114,8 @@ func AppsOfProject(ctx context.Context, c client.Client, project string) ([]stri
 }
 
 // CheckAppProject refuses an app whose project does not exist or does not
-// allow its repository or destinations; the built-in default project allows
+// allow its repository or destinations, or, for an app of another
+// namespace (team-a/web), that namespace (sourceNamespaces); the built-in default project allows
 // all, an applied default object what it says. The region workers check
 // the objects themselves again before a sync. rc nil: the regions are not
 // known here (app.AppProject.CheckApplication says what is left to the
@@ -128,6 +129,11 @@ func CheckAppProject(ctx context.Context, c client.Client, a *app.Application, r
 	}
 	if err != nil {
 		return fmt.Errorf("app %q: read project %q: %w", a.Metadata.Name, name, err)
+	}
+	if ns, objName := app.SplitName(a.Metadata.Name); ns != "" {
+		if err := v.CheckSourceNamespace(objName, ns); err != nil {
+			return err // every project, the built-in default's included: none lists a namespace unless told
+		}
 	}
 	if v.IsBuiltIn() {
 		return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,12 +51,31 @@ func (f *controlFlags) objects() (*controlObjects, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &controlObjects{apps: dyn.Resource(appobjects.Applications).Namespace(f.namespace), namespace: f.namespace}, nil
+	return &controlObjects{apps: dyn.Resource(appobjects.Applications), namespace: f.namespace}, nil
 }
 
 type controlObjects struct {
-	apps      dynamic.ResourceInterface
+	apps      dynamic.NamespaceableResourceInterface
 	namespace string
+}
+
+// object names the Application object of app appName: its namespace and
+// name. An app of the control namespace is called by the object's name, an
+// app of another namespace namespace/name.
+func (o *controlObjects) object(appName string) (ns, name string) {
+	ns, name = app.SplitName(appName)
+	if ns == "" {
+		ns = o.namespace
+	}
+	return ns, name
+}
+
+// appName is the name of the app of the object name in namespace ns.
+func (o *controlObjects) appName(ns, name string) string {
+	if ns == "" || ns == o.namespace {
+		return name
+	}
+	return app.QualifiedName(ns, name)
 }
 
 // takenWithin: how long apply waits for a control worker to take an object up.
@@ -67,48 +87,57 @@ const takenWithin = 2 * time.Minute
 func (o *controlObjects) applier(c client.Client, inputs []applyInput) applyFunc {
 	raw := map[string][]byte{}
 	for _, in := range inputs {
-		raw[in.app.Metadata.Name] = in.raw
+		raw[appobjects.Key(in.app.Metadata.Namespace, in.app.Metadata.Name)] = in.raw
 	}
 	return func(ctx context.Context, a *app.Application) error {
 		u := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal(raw[a.Metadata.Name], &u.Object); err != nil {
+		if err := yaml.Unmarshal(raw[appobjects.Key(a.Metadata.Namespace, a.Metadata.Name)], &u.Object); err != nil {
 			return err
 		}
-		u.SetNamespace(o.namespace)
+		ns := cmp.Or(a.Metadata.Namespace, o.namespace) // where the file puts it, as kubectl apply does
+		u.SetNamespace(ns)
 		unstructured.RemoveNestedField(u.Object, "status")
-		_, err := o.apps.Apply(ctx, a.Metadata.Name, u, metav1.ApplyOptions{FieldManager: appobjects.FieldManager, Force: true})
+		_, err := o.apps.Namespace(ns).Apply(ctx, a.Metadata.Name, u, metav1.ApplyOptions{FieldManager: appobjects.FieldManager, Force: true})
 		if err != nil {
-			return fmt.Errorf("write Application object %s: %w", o.key(a.Metadata.Name), err)
+			return fmt.Errorf("write Application object %s: %w", appobjects.Key(ns, a.Metadata.Name), err)
 		}
-		return o.waitTaken(ctx, c, a)
+		return o.waitTaken(ctx, c, o.appName(ns, a.Metadata.Name), a.SpecDigest())
 	}
 }
 
-func (o *controlObjects) key(name string) string { return appobjects.Key(o.namespace, name) }
-
-// waitTaken waits until app a runs the spec of its object, or the object
-// says why not.
-func (o *controlObjects) waitTaken(ctx context.Context, c client.Client, a *app.Application) error {
+// waitTaken waits until app appName runs the spec of its object (digest),
+// or the object says why not.
+func (o *controlObjects) waitTaken(ctx context.Context, c client.Client, appName, digest string) error {
 	ctx, cancel := context.WithTimeout(ctx, takenWithin)
 	defer cancel()
-	key := o.key(a.Metadata.Name)
+	ns, name := o.object(appName)
+	key := appobjects.Key(ns, name)
 	for {
-		v, err := ferryclient.Query(ctx, c, a.Metadata.Name)
-		if err == nil && v.Owner != nil && v.Owner.Object == key && v.Application.SpecDigest() == a.SpecDigest() {
+		v, err := ferryclient.Query(ctx, c, appName)
+		if err == nil && v.Owner != nil && v.Owner.Object == key && v.Application.SpecDigest() == digest {
 			return nil
 		}
-		if u, err := o.apps.Get(ctx, a.Metadata.Name, metav1.GetOptions{}); err == nil {
+		if u, err := o.apps.Namespace(ns).Get(ctx, name, metav1.GetOptions{}); err == nil {
 			if msg := objectProblem(u); msg != "" {
 				return errors.New(msg)
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("Application object %s is written, but no control worker took it up within %s: is one running with --control-namespace %s?",
-				key, takenWithin, o.namespace)
+			return fmt.Errorf("Application object %s is written, but no control worker took it up within %s: is one running with --control-namespace %s%s?",
+				key, takenWithin, o.namespace, o.listing(ns))
 		case <-time.After(300 * time.Millisecond):
 		}
 	}
+}
+
+// listing is what a worker needs besides --control-namespace to take up
+// the objects of namespace ns.
+func (o *controlObjects) listing(ns string) string {
+	if ns == o.namespace {
+		return ""
+	}
+	return " and --app-namespaces listing " + ns
 }
 
 // objectProblem is the message of the object's InvalidSpecError condition.
@@ -127,8 +156,10 @@ func objectProblem(u *unstructured.Unstructured) string {
 // does: the resources finalizer set as cascade and policy ask, then the
 // object, and it waits until the object is gone. found is false when
 // there is no such object: the app is not an object's.
-func (o *controlObjects) delete(ctx context.Context, name string, cascade bool, policy string) (found bool, err error) {
-	u, err := o.apps.Get(ctx, name, metav1.GetOptions{})
+func (o *controlObjects) delete(ctx context.Context, appName string, cascade bool, policy string) (found bool, err error) {
+	ns, name := o.object(appName)
+	objects := o.apps.Namespace(ns)
+	u, err := objects.Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -137,17 +168,17 @@ func (o *controlObjects) delete(ctx context.Context, name string, cascade bool, 
 	}
 	finalizers, err := deleteFinalizers(u.GetFinalizers(), cascade, policy)
 	if err != nil {
-		return true, fmt.Errorf("app %q: %w", name, err)
+		return true, fmt.Errorf("app %q: %w", appName, err)
 	}
 	u.SetFinalizers(finalizers)
-	if _, err := o.apps.Update(ctx, u, metav1.UpdateOptions{FieldManager: appobjects.FieldManager}); err != nil {
-		return true, fmt.Errorf("set the finalizers of Application object %s: %w", o.key(name), err)
+	if _, err := objects.Update(ctx, u, metav1.UpdateOptions{FieldManager: appobjects.FieldManager}); err != nil {
+		return true, fmt.Errorf("set the finalizers of Application object %s: %w", appobjects.Key(ns, name), err)
 	}
-	if err := o.apps.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	if err := objects.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return true, err
 	}
 	for {
-		if _, err := o.apps.Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		if _, err := objects.Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 			return true, nil
 		}
 		select {

@@ -112,6 +112,8 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.notifications.namespace, "notifications-namespace", "", "`NAMESPACE` of the control cluster whose argocd-notifications-cm ConfigMap and argocd-notifications-secret Secret are the notifications config, watched so that an edit applies without a restart; instead of --notifications-config and --notifications-secret; control workers")
 	fs.StringVar(&c.notifications.context, "notifications-context", "", "kubeconfig `CONTEXT` of the control cluster for --notifications-namespace (default: the current context; without a kubeconfig, the cluster the worker runs in)")
 	fs.StringVar(&c.objects.namespace, "control-namespace", "", "`NAMESPACE` of the control cluster whose Argo CD Application objects are apps: created, changed, synced (operation), refreshed and deleted with kubectl, their status written back; control workers (one of them works at a time, by a Lease)")
+	fs.StringVar(&c.objects.appNamespaces, "app-namespaces", "",
+		"`GLOBS` (comma-separated; /regexp/ too) of the control cluster's other namespaces whose Application objects are apps, named namespace/name (Argo CD's application.namespaces); each app's project must list the namespace in sourceNamespaces. Empty: the --control-namespace alone")
 	fs.StringVar(&c.objects.context, "control-context", "", "kubeconfig `CONTEXT` of the control cluster for --control-namespace (default: the current context; without a kubeconfig, the cluster the worker runs in)")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "`DIR` of the Git clone cache (default: ferry/repos in the user's cache directory)")
 	c.checkoutMaxFile = bytesFlag(gitsource.DefaultMaxFileBytes)
@@ -210,6 +212,9 @@ func (c *config) check() error {
 		errs = append(errs, fmt.Errorf("--context %s needs --kubeconfig (or KUBECONFIG)", c.kubeContext))
 	}
 	if err := c.notifications.check(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.objects.check(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := c.impersonable().Validate(); err != nil {

@@ -23,7 +23,21 @@ import (
 
 // objectFlags: the control cluster whose Application objects are apps.
 type objectFlags struct {
-	namespace, context string
+	namespace, context, appNamespaces string
+}
+
+func (f *objectFlags) check() error {
+	list := splitList(f.appNamespaces)
+	if len(list) > 0 && f.namespace == "" {
+		return errors.New("--app-namespaces lists namespaces besides the control namespace: give --control-namespace too")
+	}
+	var errs []error
+	for _, pattern := range list {
+		if msg := app.NamespacePatternProblem("--app-namespaces", pattern); msg != "" {
+			errs = append(errs, fmt.Errorf("--app-namespaces: %s", msg))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // newObjects builds what a control worker given --control-namespace runs:
@@ -49,7 +63,7 @@ func newObjects(cfg *config, c client.Client, opts worker.Options) (*appobjects.
 	w := worker.New(c, contract.ObjectQueue, opts)
 	(&activities.ObjectStatus{Client: c, Objects: objects}).Register(w)
 	host, _ := os.Hostname()
-	ctl := &appobjects.Controller{Objects: objects, Kube: kube, Namespace: cfg.objects.namespace,
+	ctl := &appobjects.Controller{Objects: objects, Kube: kube, Namespace: cfg.objects.namespace, AppNamespaces: splitList(cfg.objects.appNamespaces),
 		Apps: &objectApps{c: c}, Identity: fmt.Sprintf("%s-%d", host, os.Getpid())}
 	return ctl, w, nil
 }
@@ -114,11 +128,14 @@ func (t *objectApps) Delete(ctx context.Context, name, object string, cascade bo
 	return false, refusal(err)
 }
 
-func (t *objectApps) Owned(ctx context.Context, namespace string) ([]string, error) {
-	var names []string
-	err := ferryclient.ListAppsWhere(ctx, t.c, fmt.Sprintf("%s = '%s'", contract.SearchAppNamespace, namespace),
-		func(name string, _ contract.Summary) { names = append(names, name) })
-	return names, err
+func (t *objectApps) Owned(ctx context.Context) (map[string]string, error) {
+	owned := map[string]string{}
+	err := ferryclient.ListApps(ctx, t.c, func(name string, s contract.Summary) {
+		if s.Namespace != "" {
+			owned[name] = s.Namespace
+		}
+	})
+	return owned, err
 }
 
 // refusal marks the errors no retry changes: an app's validator or owner
@@ -128,11 +145,12 @@ func refusal(err error) error {
 		ae *temporal.ApplicationError
 		pe *app.ProjectError
 		nf *contract.ProjectNotFoundError
+		sn *app.SourceNamespaceError
 	)
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &ae), errors.As(err, &pe), errors.As(err, &nf), ferryclient.IsAppNotFound(err):
+	case errors.As(err, &ae), errors.As(err, &pe), errors.As(err, &nf), errors.As(err, &sn), ferryclient.IsAppNotFound(err):
 		return &appobjects.Refused{Err: errors.New(contract.ErrorMessage(err))}
 	}
 	slog.Debug("applications: request failed", "error", err)

@@ -100,10 +100,17 @@ type object struct {
 	} `json:"status"`
 }
 
-// getObject gets an Application object; ok is false when there is none.
+// getObject gets an Application object of the control namespace; ok is
+// false when there is none.
 func getObject(t *testing.T, name string) (o object, ok bool, state string) {
 	t.Helper()
-	out, err := kubectl(t, "", "get", "application", name, "-o", "json")
+	return getObjectIn(t, stack.ControlNamespace, name)
+}
+
+// getObjectIn gets an Application object of namespace ns.
+func getObjectIn(t *testing.T, ns, name string) (o object, ok bool, state string) {
+	t.Helper()
+	out, err := kubectl(t, "", "-n", ns, "get", "application", name, "-o", "json")
 	if err != nil {
 		return o, false, out
 	}
@@ -119,9 +126,15 @@ func describe(o object) string {
 // waitObject waits until the object named name satisfies cond.
 func waitObject(t *testing.T, name string, timeout time.Duration, what string, cond func(o object) bool) object {
 	t.Helper()
+	return waitObjectIn(t, stack.ControlNamespace, name, timeout, what, cond)
+}
+
+// waitObjectIn waits until the object name of namespace ns satisfies cond.
+func waitObjectIn(t *testing.T, ns, name string, timeout time.Duration, what string, cond func(o object) bool) object {
+	t.Helper()
 	var got object
-	e2etest.Eventually(t, timeout, name+": "+what, func() (bool, string) {
-		o, ok, state := getObject(t, name)
+	e2etest.Eventually(t, timeout, ns+"/"+name+": "+what, func() (bool, string) {
+		o, ok, state := getObjectIn(t, ns, name)
 		got = o
 		return ok && cond(o), state
 	})

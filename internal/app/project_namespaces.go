@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/gobwas/glob"
 )
 
 // sourceNamespaces follows Argo CD's AppProject.IsAppNamespacePermitted
@@ -24,10 +26,14 @@ import (
 // the control namespace, which every project permits: pass "" for it, not
 // the control namespace's name.
 func (p *AppProject) PermitsSourceNamespace(ns string) bool {
-	if ns == "" {
-		return true
-	}
-	for _, pattern := range p.Spec.SourceNamespaces {
+	return ns == "" || NamespaceListed(p.Spec.SourceNamespaces, ns)
+}
+
+// NamespaceListed reports whether namespace ns matches an entry of
+// patterns, read as sourceNamespaces are (and as Argo CD reads its
+// application.namespaces): globs, or regular expressions between slashes.
+func NamespaceListed(patterns []string, ns string) bool {
+	for _, pattern := range patterns {
 		if re, ok := namespaceRegexp(pattern); ok && re != nil && re.MatchString(ns) {
 			return true
 		}
@@ -86,17 +92,28 @@ func (e *SourceNamespaceError) Fix() string {
 
 func (v *validator) sourceNamespaces(list []string) {
 	for i, pattern := range list {
-		field := fmt.Sprintf("spec.sourceNamespaces[%d]", i)
-		switch re, isRE := namespaceRegexp(pattern); {
-		case strings.TrimSpace(pattern) == "":
-			v.add(field, "empty: write a namespace, a glob of them (e.g. team-*), or a regular expression between slashes (e.g. /^team-[a-z]+$/)")
-		case strings.HasPrefix(pattern, "!"):
-			v.add(field, "%q: sourceNamespaces have no deny patterns (Argo CD reads it as a namespace that cannot exist, so it allows nothing): list only the namespaces to allow", pattern)
-		case isRE && re == nil:
-			_, err := regexp.Compile(pattern[1 : len(pattern)-1])
-			v.add(field, "%q is not a regular expression Ferry reads (%v): fix it, or write a glob instead (Go's RE2 syntax: no lookarounds or backreferences)", pattern, err)
-		case !isRE:
-			v.glob(field, pattern)
+		if msg := NamespacePatternProblem("sourceNamespaces", pattern); msg != "" {
+			v.add(fmt.Sprintf("spec.sourceNamespaces[%d]", i), "%s", msg)
 		}
 	}
+}
+
+// NamespacePatternProblem says what is wrong with an entry of list, a list
+// of namespaces that NamespaceListed reads, and how to fix it; "" when
+// nothing is.
+func NamespacePatternProblem(list, pattern string) string {
+	switch re, isRE := namespaceRegexp(pattern); {
+	case strings.TrimSpace(pattern) == "":
+		return "empty: write a namespace, a glob of them (e.g. team-*), or a regular expression between slashes (e.g. /^team-[a-z]+$/)"
+	case strings.HasPrefix(pattern, "!"):
+		return fmt.Sprintf("%q: %s have no deny patterns (Argo CD reads it as a namespace that cannot exist, so it allows nothing): list only the namespaces to allow", pattern, list)
+	case isRE && re == nil:
+		_, err := regexp.Compile(pattern[1 : len(pattern)-1])
+		return fmt.Sprintf("%q is not a regular expression Ferry reads (%v): fix it, or write a glob instead (Go's RE2 syntax: no lookarounds or backreferences)", pattern, err)
+	case !isRE:
+		if _, err := glob.Compile(pattern); err != nil {
+			return fmt.Sprintf("%q is not a valid glob (%v): fix the pattern", pattern, err)
+		}
+	}
+	return ""
 }

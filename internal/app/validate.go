@@ -92,7 +92,7 @@ func Validate(a *Application, opts ValidateOptions) error {
 	if a.IsMultiSource() {
 		v.sources(a) // validate_sources.go
 	} else {
-		v.source(&a.Spec.Source, a.Metadata.Name)
+		v.source(&a.Spec.Source, a.ReleaseName())
 	}
 	v.destinations(&a.Spec)
 	v.syncPolicy(a.Spec.SyncPolicy)
@@ -155,9 +155,13 @@ func (v *validator) object(a *Application) {
 	}
 
 	md := a.Metadata
-	switch errs := validation.IsDNS1123Subdomain(md.Name); {
+	ns, name := SplitName(md.Name)
+	switch errs := validation.IsDNS1123Subdomain(name); {
 	case md.Name == "":
 		v.add("metadata.name", "required: the Application's name, e.g. guestbook")
+	case strings.Contains(md.Name, "/") && (ns == "" || ns != md.Namespace):
+		v.add("metadata.name", "%q names namespace %q, and metadata.namespace is %q: write the name alone (web) and the namespace in metadata.namespace",
+			md.Name, ns, md.Namespace)
 	case len(errs) > 0:
 		v.add("metadata.name", "%q is not a valid name: %s", md.Name, strings.Join(errs, "; "))
 	}

@@ -41,7 +41,7 @@ func (v *validator) sources(a *Application) {
 			// would render nothing.
 			sub.gitSource(s)
 		} else {
-			sub.source(s, a.Metadata.Name)
+			sub.source(s, a.ReleaseName())
 		}
 		prefix := fmt.Sprintf("spec.sources[%d]", i)
 		for _, fe := range sub.errs {

@@ -73,6 +73,17 @@ func TestValidateCases(t *testing.T) {
 		msg    string
 	}{
 		{name: "valid", mutate: func(a *Application) {}},
+		{name: "an app of another namespace", mutate: func(a *Application) { a.Qualify("team-a") }},
+		{name: "a qualified name of another namespace", mutate: func(a *Application) {
+			a.Qualify("team-a")
+			a.Metadata.Namespace = "team-b"
+		}, field: "metadata.name", msg: `names namespace "team-a", and metadata.namespace is "team-b"`},
+		{name: "a slash without a namespace", mutate: func(a *Application) { a.Metadata.Name = "/web" },
+			field: "metadata.name", msg: `write the name alone`},
+		{name: "two slashes", mutate: func(a *Application) {
+			a.Metadata.Name = "team-a/web/x"
+			a.Metadata.Namespace = "team-a"
+		}, field: "metadata.name", msg: "not a valid name"},
 		{name: "any region when none configured", opts: &ValidateOptions{},
 			mutate: func(a *Application) { a.Spec.Destination.Name = "mars" }},
 		{name: "region must be a DNS label", opts: &ValidateOptions{},

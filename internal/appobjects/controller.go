@@ -34,8 +34,9 @@ type Apps interface {
 	// (propagation: app.PropagationForeground or Background). done is
 	// false while the deletion runs or waits: ask again later.
 	Delete(ctx context.Context, name, object string, cascade bool, propagation string) (done bool, err error)
-	// Owned are the names of the running apps whose objects are in namespace.
-	Owned(ctx context.Context, namespace string) ([]string, error)
+	// Owned are the running apps that objects own: each app's name and the
+	// namespace of its object.
+	Owned(ctx context.Context) (map[string]string, error)
 }
 
 // Refused is an error of Apps that no retry changes: the app's owner or
@@ -51,15 +52,20 @@ func IsRefused(err error) bool {
 	return errors.As(err, &r)
 }
 
-// Controller turns the Application objects of the control namespace into
-// Ferry's apps. Of several controllers on one cluster, the one holding the
-// Lease works; the others wait to take over.
+// Controller turns the Application objects of the control namespace, and
+// of the namespaces AppNamespaces lists, into Ferry's apps. Of several
+// controllers on one cluster, the one holding the Lease works; the others
+// wait to take over.
 type Controller struct {
 	Objects *Objects
 	Kube    kubernetes.Interface
 	Apps    Apps
 	// Namespace is the control namespace; its apps are named as their objects.
 	Namespace string
+	// AppNamespaces are globs of the other namespaces whose objects are
+	// apps, called namespace/name (Argo CD's application.namespaces).
+	// Empty: the control namespace alone is watched.
+	AppNamespaces []string
 	// Identity names this controller in the Lease.
 	Identity string
 	// Workers reconcile this many objects at once (default 8).
@@ -70,6 +76,8 @@ type Controller struct {
 	mu      sync.Mutex
 	// applied: the specDigest last sent to each object's app.
 	applied map[string]string
+	// ignored: the namespaces whose objects were found unlisted, said once.
+	ignored sync.Map
 }
 
 // LeaseName is the Lease the controllers of one control cluster share.
@@ -139,8 +147,12 @@ func (c *Controller) waitForCRD(ctx context.Context) {
 
 // lead reconciles while this controller holds the Lease.
 func (c *Controller) lead(ctx context.Context) {
-	slog.Info("applications: leading", "namespace", c.Namespace, "identity", c.Identity)
-	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.Objects.Client, 0, c.Namespace, nil)
+	slog.Info("applications: leading", "namespace", c.Namespace, "app-namespaces", c.AppNamespaces, "identity", c.Identity)
+	watched := c.Namespace
+	if len(c.AppNamespaces) > 0 {
+		watched = metav1.NamespaceAll
+	}
+	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.Objects.Client, 0, watched, nil)
 	informer := factory.ForResource(Applications).Informer()
 	c.indexer = informer.GetIndexer()
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
@@ -150,7 +162,7 @@ func (c *Controller) lead(ctx context.Context) {
 	c.applied = map[string]string{} // another leader may have sent specs since
 	c.mu.Unlock()
 	enqueue := func(obj any) {
-		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil && c.listed(key) {
 			c.queue.Add(key)
 		}
 	}
@@ -185,13 +197,16 @@ func (c *Controller) lead(ctx context.Context) {
 // enqueueOrphans queues the apps whose objects went while no controller
 // watched: their reconcile deletes them.
 func (c *Controller) enqueueOrphans(ctx context.Context) {
-	names, err := c.Apps.Owned(ctx, c.Namespace)
+	owned, err := c.Apps.Owned(ctx)
 	if err != nil {
 		slog.Warn("applications: cannot list the apps objects own; an object deleted while no controller ran keeps its app until the next leader looks", "error", err)
 		return
 	}
-	for _, name := range names {
-		key := Key(c.Namespace, name)
+	for name, ns := range owned {
+		key := c.objectKey(name)
+		if objNS, _, _ := splitKey(key); objNS != ns || !c.watches(ns) {
+			continue // another control namespace's, or a namespace not listed
+		}
 		if _, exists, _ := c.indexer.GetByKey(key); !exists {
 			c.queue.Add(key)
 		}

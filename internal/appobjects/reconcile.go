@@ -26,10 +26,11 @@ const (
 // reconcile brings the app of object key in line with the object; again
 // asks to be called once more after that long.
 func (c *Controller) reconcile(ctx context.Context, key string) (again time.Duration, err error) {
-	_, name, err := splitKey(key)
+	ns, objName, err := splitKey(key)
 	if err != nil {
 		return 0, nil
 	}
+	name := c.appName(ns, objName)
 	item, exists, err := c.indexer.GetByKey(key)
 	if err != nil {
 		return 0, err
@@ -52,6 +53,9 @@ func (c *Controller) reconcile(ctx context.Context, key string) (again time.Dura
 	if err != nil {
 		c.forget(key)
 		return 0, c.Objects.WriteStatus(ctx, key, nil, nil)
+	}
+	if ns != c.Namespace {
+		a.Qualify(ns) // team-a/web
 	}
 	if again, err := c.apply(ctx, key, a, u); err != nil || again > 0 {
 		return again, err

@@ -3,6 +3,7 @@ package appobjects
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,7 +16,7 @@ import (
 
 // fakeApps records what the controller asks of the apps.
 type fakeApps struct {
-	applied, synced, refreshed []string
+	applied, names, synced, refreshed []string
 	deleted                    []bool // cascade of each delete
 	refuse                     error
 }
@@ -25,6 +26,7 @@ func (f *fakeApps) Apply(_ context.Context, a *app.Application, object string) e
 		return &Refused{Err: f.refuse}
 	}
 	f.applied = append(f.applied, object)
+	f.names = append(f.names, a.Metadata.Name)
 	return nil
 }
 func (f *fakeApps) Sync(_ context.Context, name, _ string, _ *Operation) error {
@@ -39,7 +41,7 @@ func (f *fakeApps) Delete(_ context.Context, _, _ string, cascade bool, _ string
 	f.deleted = append(f.deleted, cascade)
 	return true, nil
 }
-func (f *fakeApps) Owned(context.Context, string) ([]string, error) { return nil, nil }
+func (f *fakeApps) Owned(context.Context) (map[string]string, error) { return nil, nil }
 
 // controller reconciles the objects through fake apps: the indexer is
 // filled from the fake API, as the informer would be.
@@ -123,4 +125,27 @@ func TestReconcileDeletes(t *testing.T) {
 	got, err := c.Objects.Client.Resource(Applications).Namespace("argocd").Get(ctx, "guestbook", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Empty(t, got.GetFinalizers())
+}
+
+// TestReconcileAppsOfOtherNamespaces: an object of a namespace
+// AppNamespaces lists is the app namespace/name; the control namespace's
+// keep their names; a namespace no glob lists is not queued.
+func TestReconcileAppsOfOtherNamespaces(t *testing.T) {
+	team := object(t, strings.Replace(guestbook, "namespace: argocd", "namespace: team-a", 1))
+	c, apps := controller(t, team, object(t, guestbook))
+	c.AppNamespaces = []string{"team-*"}
+	c.syncIndexer(t) // the control namespace's
+	require.NoError(t, c.indexer.Add(team))
+	ctx := context.Background()
+	for _, key := range []string{"team-a/guestbook", "argocd/guestbook"} {
+		require.True(t, c.listed(key), key)
+		_, err := c.reconcile(ctx, key)
+		require.NoError(t, err)
+	}
+	require.Equal(t, []string{"team-a/guestbook", "argocd/guestbook"}, apps.applied)
+	require.Equal(t, []string{"team-a/guestbook", "guestbook"}, apps.names)
+	require.Equal(t, []string{"team-a/guestbook", "guestbook"}, apps.synced, "the operation goes to the app of each")
+	require.False(t, c.listed("elsewhere/guestbook"), "a namespace no glob lists")
+	require.Equal(t, "team-a/web", c.objectKey("team-a/web"))
+	require.Equal(t, "argocd/web", c.objectKey("web"))
 }

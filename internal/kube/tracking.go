@@ -59,16 +59,18 @@ func trackedBy(obj *unstructured.Unstructured) string {
 }
 
 // AppLabel is the LabelApp value of appName's objects: the name itself
-// when it fits a label value (63 characters), else its first 50 characters
+// (app.InstanceName for an app of another namespace) when it fits a label
+// value (63 characters), else its first 50 characters
 // and a hash of the whole, as app names may be DNS subdomains of up to 253
 // characters. The label only narrows lists; the tracking id, which holds
 // the whole name, decides ownership.
 func AppLabel(appName string) string {
-	if len(appName) <= validation.LabelValueMaxLength {
-		return appName
+	label := app.InstanceName(appName) // team-a/web: team-a_web, as Argo CD writes it
+	if len(label) <= validation.LabelValueMaxLength {
+		return label
 	}
 	sum := sha256.Sum256([]byte(appName))
-	return strings.TrimRight(appName[:50], ".-") + "-" + hex.EncodeToString(sum[:6])
+	return strings.TrimRight(label[:50], ".-_") + "-" + hex.EncodeToString(sum[:6])
 }
 
 // track marks obj, already placed in its namespace, as appName's.
@@ -88,13 +90,19 @@ func track(appName string, obj *unstructured.Unstructured) {
 }
 
 // validAppName refuses names that are not DNS subdomains (as Argo CD's
-// application names are), which also keeps a tracking id unambiguous.
+// application names are), or a namespace (a DNS label) and such a name
+// ("team-a/web"), which also keeps a tracking id unambiguous.
 func validAppName(appName string) error {
 	if appName == "" {
 		return invalidf("application name is empty")
 	}
-	if errs := validation.IsDNS1123Subdomain(appName); len(errs) > 0 {
-		return invalidf("application name %q is not a DNS subdomain: %s", appName, strings.Join(errs, "; "))
+	ns, name := app.SplitName(appName)
+	errs := validation.IsDNS1123Subdomain(name)
+	if strings.Contains(appName, "/") {
+		errs = append(errs, validation.IsDNS1123Label(ns)...)
+	}
+	if len(errs) > 0 {
+		return invalidf("application name %q is not a DNS subdomain, or a namespace/name: %s", appName, strings.Join(errs, "; "))
 	}
 	return nil
 }

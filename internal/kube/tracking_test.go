@@ -54,7 +54,8 @@ func TestIsTracked(t *testing.T) {
 
 func TestValidAppName(t *testing.T) {
 	require.NoError(t, validAppName("guestbook"))
-	for _, bad := range []string{"", "has:colon", "has/slash", "-leading", string(make([]byte, 64))} {
+	require.NoError(t, validAppName("team-a/web"), "an app of another namespace")
+	for _, bad := range []string{"", "has:colon", "/web", "team-a/", "a/b/c", "Team/web", "-leading", string(make([]byte, 64))} {
 		err := validAppName(bad)
 		assert.Error(t, err, "%q", bad)
 		assert.True(t, IsInvalid(err), "%q", bad)
@@ -74,6 +75,9 @@ func object(apiVersion, kind, namespace, name string) *unstructured.Unstructured
 // distinct one; a short name is its own label.
 func TestAppLabel(t *testing.T) {
 	assert.Equal(t, "guestbook", AppLabel("guestbook"))
+	assert.Equal(t, "team-a_web", AppLabel("team-a/web"), "Argo CD's form of an app of another namespace")
+	nsLong := "team-a/" + strings.Repeat("b", 60)
+	assert.Empty(t, validation.IsValidLabelValue(AppLabel(nsLong)), nsLong)
 	long := strings.Repeat("a", 60) + ".example.team-apps"
 	other := strings.Repeat("a", 60) + ".example.team-other"
 	require.NoError(t, validAppName(long))

@@ -15,7 +15,7 @@ import (
 func BuildEnv(src app.Source, opts Options) map[string]string {
 	short := func(n int) string { return opts.Revision[:min(n, len(opts.Revision))] }
 	return map[string]string{
-		"ARGOCD_APP_NAME":                   opts.AppName,
+		"ARGOCD_APP_NAME":                   app.InstanceName(opts.AppName),
 		"ARGOCD_APP_NAMESPACE":              opts.Namespace,
 		"ARGOCD_APP_PROJECT_NAME":           "default",
 		"ARGOCD_APP_REVISION":               opts.Revision,

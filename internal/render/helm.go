@@ -30,7 +30,7 @@ func (r *Renderer) helm(ctx context.Context, t *target, h *app.HelmSource, opts 
 	}
 	release := h.ReleaseName
 	if release == "" {
-		release = opts.AppName
+		_, release = app.SplitName(opts.AppName)
 	}
 	if release == "" {
 		return nil, &SourceError{Path: t.appPath, Msg: "no Helm release name: set spec.source.helm.releaseName (the worker did not pass the Application's name)"}

@@ -32,8 +32,10 @@ type Result struct {
 // naming the build environment, can see. Other sources ignore them, which
 // lets every Application on a path share one rendered set (see PerApp).
 type Options struct {
-	// AppName is the Helm release name when spec.source.helm.releaseName is
-	// empty, as in Argo CD.
+	// AppName is the app's name ("web", or "team-a/web" for an app in
+	// another namespace). Without the namespace it is the Helm release name
+	// when spec.source.helm.releaseName is empty, as in Argo CD;
+	// $ARGOCD_APP_NAME is its app.InstanceName.
 	AppName string
 	// Namespace is the destination namespace: Helm's .Release.Namespace
 	// unless spec.source.helm.namespace sets it. Empty means "default", as
