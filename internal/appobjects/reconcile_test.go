@@ -17,8 +17,8 @@ import (
 // fakeApps records what the controller asks of the apps.
 type fakeApps struct {
 	applied, names, synced, refreshed []string
-	deleted                    []bool // cascade of each delete
-	refuse                     error
+	deleted                           []bool // cascade of each delete
+	refuse                            error
 }
 
 func (f *fakeApps) Apply(_ context.Context, a *app.Application, object string) error {
