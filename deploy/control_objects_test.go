@@ -68,7 +68,9 @@ operation:
 // update of applications/status). And nothing more: it creates, replaces
 // and deletes no Application, reads and writes none of another namespace,
 // nor AppProjects, deletes no Lease and touches no other Lease, and writes
-// no Secret or ConfigMap.
+// no Secret or ConfigMap. With components/app-namespaces installed too, it
+// lists, watches, patches and writes the status of the Applications of
+// every namespace, and still creates and deletes none.
 func TestControlWorkerWorksApplications(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -214,6 +216,31 @@ func TestControlWorkerWorksApplications(t *testing.T) {
 	forbidden(err, "create a Secret in "+argocdNamespace)
 	_, err = sa.CoreV1().ConfigMaps(argocdNamespace).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "written"}}, metav1.CreateOptions{})
 	forbidden(err, "create a ConfigMap in "+argocdNamespace)
+
+	// With components/app-namespaces (--app-namespaces), the same calls
+	// in every namespace, and still no create or delete.
+	for _, o := range render(t, variant{overlay: "overlays/example/control", argocd: true, appNS: true}) {
+		if o.GetKind() == "ClusterRole" || o.GetKind() == "ClusterRoleBinding" {
+			_, err := admin.apply(ctx, o, false)
+			require.NoError(t, err, "apply %s %s", o.GetKind(), o.GetName())
+		}
+	}
+	require.Eventually(t, func() bool {
+		_, err := saDyn.Resource(appobjects.Applications).List(ctx, metav1.ListOptions{})
+		return err == nil
+	}, 20*time.Second, 200*time.Millisecond, "with components/app-namespaces, list the Applications of every namespace")
+	w, err = saDyn.Resource(appobjects.Applications).Watch(ctx, metav1.ListOptions{})
+	require.NoError(t, err, "watch the Applications of every namespace")
+	w.Stop()
+	_, err = otherApps.Patch(ctx, name, types.MergePatchType, []byte(`{"operation":null}`), metav1.PatchOptions{FieldManager: appobjects.FieldManager})
+	require.NoError(t, err, "patch an Application of "+elsewhere)
+	require.NoError(t, objects.WriteStatus(ctx, appobjects.Key(elsewhere, name), &app.Status{
+		Sync: app.SyncStatus{Status: app.SyncStatusSynced}, Health: app.HealthStatus{Status: app.HealthHealthy}}, nil),
+		"write the status of an Application of "+elsewhere)
+	_, err = otherApps.Create(ctx, application(t, elsewhere, "created"), metav1.CreateOptions{})
+	forbidden(err, "create an Application of "+elsewhere)
+	err = otherApps.Delete(ctx, name, metav1.DeleteOptions{})
+	forbidden(err, "delete an Application of "+elsewhere)
 }
 
 // leaseHolder is the holder of the Lease ferry-applications as the admin

@@ -74,6 +74,7 @@ type variant struct {
 	tls          bool
 	singleTenant bool   // region only
 	argocd       bool   // control only: components/argocd-namespace
+	appNS        bool   // control only: components/app-namespaces, with argocd
 	role         string // "control" or "region"
 }
 
@@ -84,6 +85,7 @@ var (
 		{name: "region", overlay: regionOverlay, role: "region"},
 		{name: "control+tls", overlay: "overlays/example/control", tls: true, role: "control"},
 		{name: "control+argocd-namespace", overlay: "overlays/example/control", argocd: true, role: "control"},
+		{name: "control+argocd-namespace+app-namespaces", overlay: "overlays/example/control", argocd: true, appNS: true, role: "control"},
 		{name: "region+tls", overlay: regionOverlay, tls: true, role: "region"},
 		{name: "region+single-tenant", overlay: regionOverlay, singleTenant: true, role: "region"},
 		{name: "region+single-tenant+tls", overlay: regionOverlay, singleTenant: true, tls: true, role: "region"},
@@ -100,6 +102,9 @@ func (v variant) components() []string {
 	}
 	if v.argocd {
 		out = append(out, "components/argocd-namespace")
+	}
+	if v.appNS {
+		out = append(out, "components/app-namespaces")
 	}
 	return out
 }
@@ -353,7 +358,7 @@ func TestRenderedWorkers(t *testing.T) {
 			var c corev1.Container
 			switch v.role {
 			case "control":
-				d, c, env = checkControl(t, r, v.argocd)
+				d, c, env = checkControl(t, r, v.argocd, v.appNS)
 			case "region":
 				d, c, env = checkRegion(t, r, v.singleTenant)
 			}
@@ -362,13 +367,16 @@ func TestRenderedWorkers(t *testing.T) {
 	}
 }
 
-func checkControl(t *testing.T, r rendered, argocd bool) (*appsv1.Deployment, corev1.Container, map[string]string) {
+func checkControl(t *testing.T, r rendered, argocd, appNS bool) (*appsv1.Deployment, corev1.Container, map[string]string) {
 	kinds := []string{"RuntimeClass/gvisor", "Namespace/ferry-system", "ServiceAccount/ferry-control",
 		"ConfigMap/" + configMapName(t, r, "ferry-config"), "Deployment/ferry-control", "Service/ferry-control",
 		"PodDisruptionBudget/ferry-control"}
 	if argocd {
 		kinds = append(kinds, "Role/ferry-control-argocd-config", "RoleBinding/ferry-control-argocd-config",
 			"Role/ferry-control-applications", "RoleBinding/ferry-control-applications")
+	}
+	if appNS {
+		kinds = append(kinds, "ClusterRole/ferry-control-app-namespaces", "ClusterRoleBinding/ferry-control-app-namespaces")
 	}
 	assert.ElementsMatch(t, kinds, r.kinds())
 
