@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -16,12 +17,16 @@ import (
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/appobjects"
 )
 
 // Children runs the child Applications of an app of apps as apps of their
 // own, through the Temporal client: nothing of them is applied to a cluster.
 type Children struct {
 	Client client.Client
+	// Objects, when the control worker has a control cluster, are the
+	// children as Application objects there (children_objects.go).
+	Objects *appobjects.Children
 }
 
 // Register adds the app-of-apps activities to a worker of the control queue.
@@ -46,7 +51,12 @@ func (c *Children) CompareChildren(ctx context.Context, in contract.ChildrenInpu
 		return out, err
 	}
 	for _, child := range in.Children {
-		st := app.ResourceStatus{ResourceKey: childKey(child.Metadata.Name, child.Metadata.Namespace),
+		appName, object := c.childApp(in.Parent, child.Metadata.Name)
+		ns := child.Metadata.Namespace
+		if object != "" {
+			ns, _, _ = strings.Cut(object, "/")
+		}
+		st := app.ResourceStatus{ResourceKey: childKey(child.Metadata.Name, ns),
 			Status: app.SyncStatusOutOfSync, Health: app.HealthMissing, Message: "app not created yet"}
 		if err := check(&child); err != nil {
 			// Not the parent's to create: Degraded until Git or the
@@ -56,13 +66,26 @@ func (c *Children) CompareChildren(ctx context.Context, in contract.ChildrenInpu
 			out.Resources = append(out.Resources, st)
 			continue
 		}
-		v, err := c.running(ctx, child.Metadata.Name)
+		missing, err := c.childObjectMissing(ctx, in.Parent, child.Metadata.Name)
+		switch {
+		case contract.IsOwnerRefusal(err):
+			st.Health, st.Message = app.HealthDegraded, contract.ErrorMessage(err)
+			out.Refused = append(out.Refused, child.Metadata.Name)
+			out.Resources = append(out.Resources, st)
+			continue
+		case err != nil:
+			return out, fmt.Errorf("app %q: read the object of child app %q: %w", in.Parent, child.Metadata.Name, err)
+		case missing:
+			out.Resources = append(out.Resources, st)
+			continue
+		}
+		v, err := c.running(ctx, appName)
 		switch {
 		case isNotFound(err):
 		case err != nil:
 			return out, fmt.Errorf("app %q: query child app %q: %w", in.Parent, child.Metadata.Name, err)
 		default:
-			if err := contract.CheckOwner(child.Metadata.Name, v.Owner, in.By(child.Metadata.Name)); err != nil {
+			if err := c.childOwned(in, child.Metadata.Name, v); err != nil {
 				// Not ours: Degraded until the parent's Git lets go of it.
 				st.Health, st.Message = app.HealthDegraded, contract.ErrorMessage(err)
 				out.Refused = append(out.Refused, child.Metadata.Name)
@@ -80,7 +103,8 @@ func (c *Children) CompareChildren(ctx context.Context, in contract.ChildrenInpu
 	for _, name := range gone(in) {
 		st := app.ResourceStatus{ResourceKey: childKey(name, ""), Status: app.SyncStatusOutOfSync, RequiresPruning: true,
 			Message: "no longer in Git: a sync with prune deletes the app"}
-		v, err := c.running(ctx, name)
+		appName, _ := c.childApp(in.Parent, name)
+		v, err := c.running(ctx, appName)
 		switch {
 		case isNotFound(err):
 		case err != nil:
@@ -108,6 +132,7 @@ func (c *Children) SyncChildren(ctx context.Context, in contract.ChildrenInput) 
 		return out, err
 	}
 	var errs []error
+	var written []*app.Application
 	refused, projectRefused := 0, false
 	for _, child := range in.Children {
 		key := childKey(child.Metadata.Name, child.Metadata.Namespace)
@@ -121,7 +146,7 @@ func (c *Children) SyncChildren(ctx context.Context, in contract.ChildrenInput) 
 			continue
 		}
 		if !in.DryRun {
-			if _, err := ferryclient.Apply(ctx, c.Client, &child, in.By(child.Metadata.Name)); err != nil {
+			if err := c.applyChild(ctx, in, &child); err != nil {
 				result.Action, result.Message = app.ActionFailed, contract.ErrorMessage(err)
 				errs = append(errs, fmt.Errorf("app %q: child app %q: %s", in.Parent, child.Metadata.Name, result.Message))
 				if contract.IsOwnerRefusal(err) {
@@ -129,11 +154,14 @@ func (c *Children) SyncChildren(ctx context.Context, in contract.ChildrenInput) 
 					out.Results = append(out.Results, result)
 					continue
 				}
+			} else {
+				written = append(written, &child)
 			}
 		}
 		out.Results = append(out.Results, result)
 		out.Applied = append(out.Applied, child.Metadata.Name)
 	}
+	c.awaitChildren(ctx, in, written)
 	for _, name := range gone(in) {
 		if !in.Prune {
 			out.Applied = append(out.Applied, name) // still ours until pruned
@@ -196,6 +224,9 @@ func runningApp(ctx context.Context, c client.Client, name string) (*contract.Vi
 }
 
 func (c *Children) deleteChild(ctx context.Context, parent, name string) error {
+	if c.Objects != nil {
+		return c.deleteChildObject(ctx, parent, name, false)
+	}
 	_, err := c.running(ctx, name)
 	if isNotFound(err) {
 		return nil

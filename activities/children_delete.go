@@ -54,6 +54,9 @@ func (c *Children) DeleteChildren(ctx context.Context, in contract.ChildrenInput
 // already (an earlier attempt of this activity, or its user), it waits for
 // that one to end.
 func (c *Children) deleteChildAndWait(ctx context.Context, parent, name string) error {
+	if c.Objects != nil {
+		return c.deleteChildObject(ctx, parent, name, true)
+	}
 	for {
 		err := c.deleteChild(ctx, parent, name)
 		if err == nil || !strings.Contains(err.Error(), contract.ErrDeleting.Error()) {

@@ -109,6 +109,13 @@ func run(ctx context.Context, cfg *config) error {
 	var workers []worker.Worker
 	opts := worker.Options{WorkerStopTimeout: cfg.shutdownTimeout}
 	cfg.tuning.apply(&opts)
+	objects, err := newObjects(cfg, c, opts)
+	if err != nil {
+		return err
+	}
+	if objects.worker != nil {
+		workers = append(workers, objects.worker)
+	}
 	if cfg.control {
 		notifications, notifySecrets, err := loadNotifications(ctx, cfg)
 		if err != nil {
@@ -130,17 +137,10 @@ func run(ctx context.Context, cfg *config) error {
 		validate := app.ValidateOptions{Regions: cfg.regionsCfg}
 		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate,
 			Projects: &activities.TemporalProjects{Client: c}}).Register(w)
-		(&activities.Children{Client: c}).Register(w)
+		(&activities.Children{Client: c, Objects: objects.children}).Register(w)
 		(&activities.Projects{Client: c, Regions: cfg.regionsCfg}).Register(w)
 		(&activities.AppSets{Client: c, Repos: repos, Validate: validate, Clusters: appSetClusters(cfg)}).Register(w)
 		workers = append(workers, w)
-	}
-	objects, objectWorker, err := newObjects(cfg, c, opts)
-	if err != nil {
-		return err
-	}
-	if objectWorker != nil {
-		workers = append(workers, objectWorker)
 	}
 	custom, err := loadCustomizations(cfg.customizations)
 	if err != nil {
@@ -199,8 +199,8 @@ func run(ctx context.Context, cfg *config) error {
 			slog.Info("repo poll: listing the apps' repositories", "every", cfg.repoPollInterval)
 		}
 	}
-	if objects != nil {
-		g.Go(func() error { objects.Run(ctx); return nil })
+	if objects.controller != nil {
+		g.Go(func() error { objects.controller.Run(ctx); return nil })
 	}
 	if cfg.metricsAddr != "" {
 		if cfg.control {

@@ -40,24 +40,32 @@ func (f *objectFlags) check() error {
 	return errors.Join(errs...)
 }
 
-// newObjects builds what a control worker given --control-namespace runs:
-// the controller of the Application objects, and the worker of the queue
-// on which apps write their status to them. nil, nil without the flag.
-func newObjects(cfg *config, c client.Client, opts worker.Options) (*appobjects.Controller, worker.Worker, error) {
+// objectParts are what a control worker given --control-namespace runs:
+// the controller of the Application objects, the worker of the queue on
+// which apps write their status to them, and the objects apps of apps
+// write their children as.
+type objectParts struct {
+	controller *appobjects.Controller
+	worker     worker.Worker
+	children   *appobjects.Children
+}
+
+// newObjects builds the objectParts; all nil without the flag.
+func newObjects(cfg *config, c client.Client, opts worker.Options) (objectParts, error) {
 	if !cfg.control || cfg.objects.namespace == "" {
-		return nil, nil, nil
+		return objectParts{}, nil
 	}
 	rc, err := controlConfig(cfg, cfg.objects.context)
 	if err != nil {
-		return nil, nil, fmt.Errorf("control cluster (--control-context %q): %w", cfg.objects.context, err)
+		return objectParts{}, fmt.Errorf("control cluster (--control-context %q): %w", cfg.objects.context, err)
 	}
 	dyn, err := dynamic.NewForConfig(rc)
 	if err != nil {
-		return nil, nil, err
+		return objectParts{}, err
 	}
 	kube, err := kubernetes.NewForConfig(rc)
 	if err != nil {
-		return nil, nil, err
+		return objectParts{}, err
 	}
 	objects := &appobjects.Objects{Client: dyn, Validate: app.ValidateOptions{Regions: cfg.regionsCfg}}
 	w := worker.New(c, contract.ObjectQueue, opts)
@@ -65,7 +73,7 @@ func newObjects(cfg *config, c client.Client, opts worker.Options) (*appobjects.
 	host, _ := os.Hostname()
 	ctl := &appobjects.Controller{Objects: objects, Kube: kube, Namespace: cfg.objects.namespace, AppNamespaces: splitList(cfg.objects.appNamespaces),
 		Apps: &objectApps{c: c}, Identity: fmt.Sprintf("%s-%d", host, os.Getpid())}
-	return ctl, w, nil
+	return objectParts{controller: ctl, worker: w, children: &appobjects.Children{Client: dyn, Namespace: cfg.objects.namespace}}, nil
 }
 
 // objectApps is appobjects.Apps over the apps' workflows.

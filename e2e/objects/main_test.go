@@ -69,6 +69,7 @@ func mustKubectl(t *testing.T, stdin string, args ...string) string {
 type object struct {
 	Metadata struct {
 		Name        string            `json:"name"`
+		Labels      map[string]string `json:"labels"`
 		Annotations map[string]string `json:"annotations"`
 		Finalizers  []string          `json:"finalizers"`
 	} `json:"metadata"`
