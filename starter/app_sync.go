@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -75,6 +76,7 @@ func runSync(cmd *cobra.Command, tf *temporalFlags, name string, req contract.Sy
 	if err != nil {
 		return appError(name, "sync", err)
 	}
+	sayHowSent(ctx, c, name, out)
 	if !wait {
 		fmt.Fprintf(out, "sync of %q started: follow it with ferry app get %s\n", name, name)
 		return nil
@@ -97,6 +99,16 @@ func runSync(cmd *cobra.Command, tf *temporalFlags, name string, req contract.Sy
 		return fmt.Errorf("app %q: sync %s: %s", name, op.Phase, op.Message)
 	}
 	return nil
+}
+
+// sayHowSent says, of an app that an Application object owns, that the
+// sync went to its workflow as an update, and not through the object's
+// operation field (kubectl sees it in the object's status all the same).
+func sayHowSent(ctx context.Context, c client.Client, name string, out io.Writer) {
+	if v, err := queryApp(ctx, c, name); err == nil && v.Owner != nil && v.Owner.Object != "" {
+		fmt.Fprintf(out, "app %q is Application object %s's: the sync was sent to its workflow as an update, not set in the object's operation field; the object's status.operationState shows it\n",
+			name, v.Owner.Object)
+	}
 }
 
 // followOperation polls the app until its operation with the ID ends.

@@ -17,8 +17,8 @@ import (
 
 // TestFerryCLIWritesTheObject: with a control cluster the object is the
 // app, so ferry app apply writes it (field manager ferry) and returns once
-// the app runs its spec, and ferry app delete deletes it, cascading as
-// argocd app delete does.
+// the app runs its spec, ferry app sync says it syncs through Temporal,
+// and ferry app delete deletes it, cascading as argocd app delete does.
 func TestFerryCLIWritesTheObject(t *testing.T) {
 	e := newEnv(t)
 	e.StartWorker(t, e.AllRoles()...)
@@ -41,7 +41,11 @@ func TestFerryCLIWritesTheObject(t *testing.T) {
 		return o.Status.Sync.Status == "Synced" && o.Status.Health.Status == "Healthy" && o.Status.Sync.Revision == sha
 	})
 
-	out := e.MustFerry(t, "app", "delete", "cli")
+	out := e.MustFerry(t, "app", "sync", "cli", "--wait")
+	require.Contains(t, out, `app "cli" is Application object argocd/cli's: the sync was sent to its workflow as an update`, "sync says how it went")
+	require.Contains(t, out, "Succeeded")
+
+	out = e.MustFerry(t, "app", "delete", "cli")
 	require.Contains(t, out, `application "cli" deleted`)
 	_, ok, _ = getObject(t, "cli")
 	require.False(t, ok, "the object is gone once delete returns")
