@@ -67,7 +67,8 @@ operation:
 // and resources finalizer; appobjects.Objects writes its status (get, and
 // update of applications/status). And nothing more: it creates, replaces
 // and deletes no Application, reads and writes none of another namespace,
-// nor AppProjects, deletes no Lease and touches no other Lease, and writes
+// lists and watches the AppProjects and ApplicationSets of its namespace
+// but writes none, deletes no Lease and touches no other Lease, and writes
 // no Secret or ConfigMap. With components/app-namespaces installed too, it
 // lists, watches, patches and writes the status of the Applications of
 // every namespace, and still creates and deletes none.
@@ -176,9 +177,20 @@ func TestControlWorkerWorksApplications(t *testing.T) {
 	forbidden(err, "replace an Application")
 	err = apps.Delete(ctx, name, metav1.DeleteOptions{})
 	forbidden(err, "delete an Application")
-	_, err = saDyn.Resource(schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "appprojects"}).
-		Namespace(argocdNamespace).List(ctx, metav1.ListOptions{})
-	forbidden(err, "list the AppProjects")
+	for _, gvr := range []schema.GroupVersionResource{appobjects.AppProjects, appobjects.ApplicationSets} {
+		defs := saDyn.Resource(gvr).Namespace(argocdNamespace)
+		_, err = defs.List(ctx, metav1.ListOptions{})
+		require.NoError(t, err, "list the %s, as the worker's informer does", gvr.Resource)
+		w, err := defs.Watch(ctx, metav1.ListOptions{})
+		require.NoError(t, err, "watch the %s", gvr.Resource)
+		w.Stop()
+		_, err = defs.Create(ctx, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1",
+			"kind": map[string]string{"appprojects": "AppProject", "applicationsets": "ApplicationSet"}[gvr.Resource],
+			"metadata": map[string]any{"name": "written"}, "spec": map[string]any{}}}, metav1.CreateOptions{})
+		forbidden(err, "create one of the "+gvr.Resource)
+		_, err = saDyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+		forbidden(err, "list the "+gvr.Resource+" of every namespace")
+	}
 
 	const elsewhere = "apps-elsewhere"
 	createNamespace(t, ctx, admin, elsewhere)

@@ -72,7 +72,7 @@ func newObjects(cfg *config, c client.Client, opts worker.Options) (objectParts,
 	(&activities.ObjectStatus{Client: c, Objects: objects}).Register(w)
 	host, _ := os.Hostname()
 	ctl := &appobjects.Controller{Objects: objects, Kube: kube, Namespace: cfg.objects.namespace, AppNamespaces: splitList(cfg.objects.appNamespaces),
-		Apps: &objectApps{c: c}, Identity: fmt.Sprintf("%s-%d", host, os.Getpid())}
+		Apps: &objectApps{c: c}, Definitions: &objectDefinitions{c: c}, Identity: fmt.Sprintf("%s-%d", host, os.Getpid())}
 	return objectParts{controller: ctl, worker: w, children: &appobjects.Children{Client: dyn, Namespace: cfg.objects.namespace}}, nil
 }
 

@@ -3,7 +3,6 @@ package objects
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +51,8 @@ spec:
     syncOptions: [CreateNamespace=true]
 `
 
-// TestAppsInAnyNamespace: with --app-namespaces team-*, the web apps of
+// TestAppsInAnyNamespace: with --app-namespaces team-*, and the projects
+// applied as AppProject objects, the web apps of
 // namespaces team-a and team-b are two apps, team-a/web and team-b/web,
 // each syncing to its own namespace. An app in a namespace its project's
 // sourceNamespaces do not list is not synced and says why, in Argo CD's
@@ -63,10 +63,15 @@ func TestAppsInAnyNamespace(t *testing.T) {
 	repo := e.NewRepo(t, "guestbook-teams")
 	repo.CopyDir(corpus+"/guestbook", "guestbook")
 	sha := repo.CommitAndPush("guestbook")
+	// The projects as AppProject objects: the worker applies them.
 	for _, team := range []string{"team-a", "team-b"} {
-		file := t.TempDir() + "/project.yaml"
-		require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf(teamProject, team)), 0o644))
-		e.MustFerry(t, "project", "apply", "-f", file)
+		mustKubectl(t, fmt.Sprintf(teamProject, team), "apply", "-f", "-")
+	}
+	for _, team := range []string{"team-a", "team-b"} {
+		e2etest.Eventually(t, time.Minute, "project "+team+" applied from its object", func() (bool, string) {
+			out, err := e.Ferry(t, "project", "get", team)
+			return err == nil && strings.Contains(out, team), out
+		})
 	}
 	for _, ns := range []string{"team-a", "team-b", "team-c", "elsewhere"} {
 		mustKubectl(t, "", "create", "namespace", ns)
@@ -128,4 +133,11 @@ func TestAppsInAnyNamespace(t *testing.T) {
 	require.True(t, apierrors.IsNotFound(err), "the delete cascaded in team-b: %v", err)
 	_, err = kube.AppsV1().Deployments("team-a").Get(context.Background(), "guestbook-ui", metav1.GetOptions{})
 	require.NoError(t, err, "team-a's app is another app")
+
+	// Its AppProject object deleted, project team-b goes (no app uses it).
+	mustKubectl(t, "", "delete", "appproject", "team-b")
+	e2etest.Eventually(t, time.Minute, "project team-b deleted with its object", func() (bool, string) {
+		out, err := e.Ferry(t, "project", "get", "team-b")
+		return err != nil && strings.Contains(out, "not found"), out
+	})
 }

@@ -60,6 +60,9 @@ type Controller struct {
 	Objects *Objects
 	Kube    kubernetes.Interface
 	Apps    Apps
+	// Definitions, when set, are the projects and ApplicationSets that the
+	// control namespace's AppProject and ApplicationSet objects are.
+	Definitions Definitions
 	// Namespace is the control namespace; its apps are named as their objects.
 	Namespace string
 	// AppNamespaces are globs of the other namespaces whose objects are
@@ -183,6 +186,7 @@ func (c *Controller) lead(ctx context.Context) {
 		workers = 8
 	}
 	var wg sync.WaitGroup
+	c.watchDefinitions(ctx, &wg)
 	for range workers {
 		wg.Go(func() {
 			for c.next(ctx) {

@@ -14,4 +14,9 @@
 //
 // The app's status is written back to the object by the app itself
 // (WriteStatus, called by an activity when the status changed).
+//
+// The leader also applies the AppProject and ApplicationSet objects of the
+// control namespace as Ferry's projects and ApplicationSets (definitions.go,
+// through the Definitions interface), and apps of apps write their children
+// as objects (children.go).
 package appobjects
