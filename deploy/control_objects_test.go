@@ -65,13 +65,15 @@ operation:
 // (get, update); an informer lists and watches the Application objects; the
 // controller's merge patch clears an object's operation, refresh annotation
 // and resources finalizer; appobjects.Objects writes its status (get, and
-// update of applications/status). And nothing more: it creates, replaces
-// and deletes no Application, reads and writes none of another namespace,
+// update of applications/status); appobjects.Children writes and deletes
+// an app of apps' child object. And nothing more: it replaces no
+// Application, reads and writes none of another namespace,
 // lists and watches the AppProjects and ApplicationSets of its namespace
 // but writes none, deletes no Lease and touches no other Lease, and writes
 // no Secret or ConfigMap. With components/app-namespaces installed too, it
 // lists, watches, patches and writes the status of the Applications of
-// every namespace, and still creates and deletes none.
+// every namespace, and writes and deletes children there, and still
+// replaces none.
 func TestControlWorkerWorksApplications(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -171,12 +173,17 @@ func TestControlWorkerWorksApplications(t *testing.T) {
 		t.Helper()
 		assert.True(t, apierrors.IsForbidden(err), "%s: want forbidden, got %v", what, err)
 	}
-	_, err = apps.Create(ctx, application(t, argocdNamespace, "created"), metav1.CreateOptions{})
-	forbidden(err, "create an Application")
 	_, err = apps.Update(ctx, got, metav1.UpdateOptions{})
 	forbidden(err, "replace an Application")
-	err = apps.Delete(ctx, name, metav1.DeleteOptions{})
-	forbidden(err, "delete an Application")
+
+	// An app of apps' child, as the worker's own code writes and deletes it.
+	children := &appobjects.Children{Client: saDyn, Namespace: argocdNamespace}
+	child := childApplication(t, "rbac-child")
+	_, err = children.Write(ctx, "rbac-parent", child)
+	require.NoError(t, err, "write an app of apps' child object (server-side apply)")
+	found, err := children.Delete(ctx, "rbac-parent", "rbac-child")
+	require.NoError(t, err, "delete an app of apps' child object")
+	assert.True(t, found)
 	for _, gvr := range []schema.GroupVersionResource{appobjects.AppProjects, appobjects.ApplicationSets} {
 		defs := saDyn.Resource(gvr).Namespace(argocdNamespace)
 		_, err = defs.List(ctx, metav1.ListOptions{})
@@ -230,7 +237,7 @@ func TestControlWorkerWorksApplications(t *testing.T) {
 	forbidden(err, "create a ConfigMap in "+argocdNamespace)
 
 	// With components/app-namespaces (--app-namespaces), the same calls
-	// in every namespace, and still no create or delete.
+	// in every namespace, and still no replace.
 	for _, o := range render(t, variant{overlay: "overlays/example/control", argocd: true, appNS: true}) {
 		if o.GetKind() == "ClusterRole" || o.GetKind() == "ClusterRoleBinding" {
 			_, err := admin.apply(ctx, o, false)
@@ -249,10 +256,22 @@ func TestControlWorkerWorksApplications(t *testing.T) {
 	require.NoError(t, objects.WriteStatus(ctx, appobjects.Key(elsewhere, name), &app.Status{
 		Sync: app.SyncStatus{Status: app.SyncStatusSynced}, Health: app.HealthStatus{Status: app.HealthHealthy}}, nil),
 		"write the status of an Application of "+elsewhere)
-	_, err = otherApps.Create(ctx, application(t, elsewhere, "created"), metav1.CreateOptions{})
-	forbidden(err, "create an Application of "+elsewhere)
-	err = otherApps.Delete(ctx, name, metav1.DeleteOptions{})
-	forbidden(err, "delete an Application of "+elsewhere)
+	_, err = children.Write(ctx, elsewhere+"/rbac-parent", child)
+	require.NoError(t, err, "write the child object of an app of apps of "+elsewhere)
+	_, err = children.Delete(ctx, elsewhere+"/rbac-parent", "rbac-child")
+	require.NoError(t, err, "delete the child object of an app of apps of "+elsewhere)
+	_, err = otherApps.Update(ctx, other, metav1.UpdateOptions{})
+	forbidden(err, "replace an Application of "+elsewhere)
+}
+
+// childApplication is a child Application as an app of apps renders it.
+func childApplication(t *testing.T, name string) *app.Application {
+	t.Helper()
+	a, err := app.Read(fmt.Appendf(nil, `{"apiVersion":"argoproj.io/v1alpha1","kind":"Application","metadata":{"name":%q},
+"spec":{"project":"default","source":{"repoURL":"https://git.example.com/apps.git","path":"child"},"destination":{"name":"in-cluster","namespace":"child"}}}`, name),
+		app.ValidateOptions{})
+	require.NoError(t, err)
+	return a
 }
 
 // leaseHolder is the holder of the Lease ferry-applications as the admin
