@@ -34,6 +34,7 @@ type Cluster interface {
 	// (hooks.go), which writes as the sync does.
 	AsResolved(resolve func(ctx context.Context) (string, error)) *kube.Cluster
 	WriteUser(ctx context.Context) (string, error)
+	WriteUserFailed() error
 	Writer(ctx context.Context) (dynamic.Interface, error)
 	RESTMapper() meta.RESTMapper
 	HealthChecker() health.Checker

@@ -91,7 +91,14 @@ func (r *Region) Compare(ctx context.Context, in contract.CompareInput) (contrac
 	}
 	watched := r.watching(objs, in.Inventory) // region_watch.go
 	// The dry runs of the compare go as the sync's writes would.
-	states, err := r.writerOf(in.Target.App).Compare(ctx, req)
+	writer := r.writerOf(in.Target.App)
+	states, err := writer.Compare(ctx, req)
+	if werr := writer.WriteUserFailed(); werr != nil && !isNonRetryable(werr) {
+		// Who the dry runs go as could not be learnt now (the app's
+		// workflow did not answer in time): compare again, rather than
+		// call every object that needed a dry run Unknown until the next poll.
+		return contract.CompareResult{}, classify(werr)
+	}
 	var objErrs *kube.ObjectErrors
 	if err != nil && (!errors.As(err, &objErrs) || len(states) == 0 || unreachable(err)) {
 		return contract.CompareResult{}, classify(err)

@@ -1,10 +1,13 @@
 package activities
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/temporal"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -84,4 +87,32 @@ func TestPermitOnlyProjectScopedClusters(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, out.Failure)
 	assert.NotNil(t, rt.api.live(t, "ConfigMap", "shop", "a"), "applied in the region scoped to the project")
+}
+
+// slowProjects is a project source whose app's workflow does not answer
+// in time, as under a workflow-task backlog.
+type slowProjects struct{ fakeProjects }
+
+func (slowProjects) AppProject(context.Context, string) (*app.Application, *app.AppProject, error) {
+	// What the Temporal client's query returns when the workflow task
+	// that answers it does not run in time.
+	return nil, nil, fmt.Errorf("app %q: ask its workflow for its project: %w", "shop", serviceerror.NewDeadlineExceeded("context deadline exceeded"))
+}
+
+// TestCompareRetriedWhenTheProjectDoesNotAnswer: a compare whose dry runs
+// cannot learn who they write as, because the app's workflow did not
+// answer in time, fails to be tried again, rather than call the app's
+// objects Unknown until the next poll.
+func TestCompareRetriedWhenTheProjectDoesNotAnswer(t *testing.T) {
+	rt := newRegionTest(t)
+	_, err := rt.sync(contract.SyncInput{}, false, kobj("v1 ConfigMap shop/a", "k=1"))
+	require.NoError(t, err)
+	rt.projects = slowProjects{fakeProjects{p: app.DefaultAppProject()}}
+	rt.restart() // a worker that never dry-ran the object: it must
+	_, err = rt.compare(contract.CompareInput{}, kobj("v1 ConfigMap shop/a", "k=2"))
+	require.Error(t, err)
+	var ae *temporal.ApplicationError
+	require.ErrorAs(t, err, &ae)
+	assert.False(t, ae.NonRetryable(), "tried again: %v", err)
+	assert.Contains(t, err.Error(), "ask its workflow for its project")
 }

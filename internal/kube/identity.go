@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/dynamic"
@@ -58,6 +59,8 @@ type writeAs struct {
 	once    sync.Once
 	user    string
 	err     error
+	// resolved is set once user and err are.
+	resolved atomic.Bool
 }
 
 // As returns a view of c that writes as user by impersonation (user "" is
@@ -82,8 +85,21 @@ func (c *Cluster) WriteUser(ctx context.Context) (string, error) {
 	if c.as == nil {
 		return "", nil
 	}
-	c.as.once.Do(func() { c.as.user, c.as.err = c.as.resolve(ctx) })
+	c.as.once.Do(func() {
+		c.as.user, c.as.err = c.as.resolve(ctx)
+		c.as.resolved.Store(true)
+	})
 	return c.as.user, c.as.err
+}
+
+// WriteUserFailed is the error the view's user was found out with: nil
+// when no write asked yet, or it was found. Call it once the view's writes
+// are done.
+func (c *Cluster) WriteUserFailed() error {
+	if c.as == nil || !c.as.resolved.Load() {
+		return nil
+	}
+	return c.as.err
 }
 
 // Writer returns the dynamic client c writes with: for hooks, which the

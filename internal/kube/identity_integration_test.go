@@ -89,11 +89,13 @@ func TestImpersonationResolvedOnWrite(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, app.SyncStatusSynced, states[0].Sync)
 	assert.Zero(t, asked, "a compare that sends nothing asks nothing")
+	assert.NoError(t, view.WriteUserFailed(), "nothing asked, nothing failed")
 
 	changed := []*unstructured.Unstructured{configMap("cm", map[string]string{"new": "label"}, nil)}
 	_, err = view.Apply(e.ctx, kube.ApplyRequest{App: e.ns, Namespace: e.ns, Objects: changed})
 	require.ErrorIs(t, err, refuse)
 	assert.Equal(t, 1, asked)
+	assert.ErrorIs(t, view.WriteUserFailed(), refuse, "the view says why its writes failed")
 	live, err := e.dyn.Resource(configMaps).Namespace(e.ns).Get(e.ctx, "cm", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, live.GetLabels()["new"])
