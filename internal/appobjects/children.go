@@ -118,18 +118,7 @@ func childObject(parent, ns string, child *app.Application) (*unstructured.Unstr
 		return nil, err
 	}
 	u.SetNamespace(ns)
-	labels := u.GetLabels()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[kube.LabelApp] = kube.AppLabel(parent)
-	u.SetLabels(labels)
-	annotations := u.GetAnnotations()
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	annotations[kube.AnnotationTrackingID] = kube.TrackingID(parent, kube.KeyOf(u))
-	u.SetAnnotations(annotations)
+	kube.Track(parent, u)
 	return u, nil
 }
 

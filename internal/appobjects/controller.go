@@ -219,21 +219,29 @@ func (c *Controller) enqueueOrphans(ctx context.Context) {
 
 // next reconciles the next key of the queue; false once the queue shut down.
 func (c *Controller) next(ctx context.Context) bool {
-	key, quit := c.queue.Get()
+	return work(ctx, c.queue, "Application", c.reconcile)
+}
+
+// work hands the next key of queue to reconcile, which may ask to be
+// called again after a while; a failed one is retried with backoff. false
+// once the queue shut down.
+func work(ctx context.Context, queue workqueue.TypedRateLimitingInterface[string], kind string,
+	reconcile func(context.Context, string) (time.Duration, error)) bool {
+	key, quit := queue.Get()
 	if quit {
 		return false
 	}
-	defer c.queue.Done(key)
-	again, err := c.reconcile(ctx, key)
+	defer queue.Done(key)
+	again, err := reconcile(ctx, key)
 	switch {
 	case err != nil && ctx.Err() == nil:
-		slog.Warn("applications: reconcile failed, retrying", "object", key, "error", err)
-		c.queue.AddRateLimited(key)
+		slog.Warn("applications: reconcile failed, retrying", "kind", kind, "object", key, "error", err)
+		queue.AddRateLimited(key)
 	case again > 0:
-		c.queue.Forget(key)
-		c.queue.AddAfter(key, again)
+		queue.Forget(key)
+		queue.AddAfter(key, again)
 	default:
-		c.queue.Forget(key)
+		queue.Forget(key)
 	}
 	return true
 }

@@ -98,23 +98,7 @@ func (m *definitionMirror) run(ctx context.Context) {
 }
 
 func (m *definitionMirror) next(ctx context.Context) bool {
-	key, quit := m.queue.Get()
-	if quit {
-		return false
-	}
-	defer m.queue.Done(key)
-	again, err := m.reconcile(ctx, key)
-	switch {
-	case err != nil && ctx.Err() == nil:
-		slog.Warn("applications: reconcile failed, retrying", "kind", m.kind, "object", key, "error", err)
-		m.queue.AddRateLimited(key)
-	case again > 0:
-		m.queue.Forget(key)
-		m.queue.AddAfter(key, again)
-	default:
-		m.queue.Forget(key)
-	}
-	return true
+	return work(ctx, m.queue, m.kind, m.reconcile)
 }
 
 // reconcile applies the object of key when it changed, or deletes what it

@@ -65,17 +65,8 @@ func instance(h Hook, appName, namespace, operationID string, phase app.HookType
 	obj.SetNamespace(namespace)
 	obj.SetResourceVersion("")
 	obj.SetUID("")
-	labels := obj.GetLabels()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[kube.LabelApp] = kube.AppLabel(appName)
-	obj.SetLabels(labels)
+	kube.Track(appName, obj)
 	ann := obj.GetAnnotations()
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	ann[kube.AnnotationTrackingID] = kube.TrackingID(appName, kube.KeyOf(obj))
 	ann[AnnotationOperation] = runMark(operationID, phase)
 	obj.SetAnnotations(ann)
 	return obj

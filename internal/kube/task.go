@@ -84,7 +84,7 @@ func (c *Cluster) prepare(appName, defaultNS string, appOpts app.SyncOptions, ig
 			continue
 		}
 		t.mapping = m
-		track(appName, t.obj)
+		Track(appName, t.obj)
 		id := identity(t.key)
 		seen[id] = append(seen[id], t)
 	}
@@ -170,7 +170,7 @@ func (c *Cluster) mapTask(t *task) bool {
 			return false
 		}
 		t.key = KeyOf(t.obj)
-		track(t.app, t.obj)
+		Track(t.app, t.obj)
 	}
 	t.mapping = m
 	return true

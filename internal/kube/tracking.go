@@ -73,8 +73,9 @@ func AppLabel(appName string) string {
 	return strings.TrimRight(label[:50], ".-_") + "-" + hex.EncodeToString(sum[:6])
 }
 
-// track marks obj, already placed in its namespace, as appName's.
-func track(appName string, obj *unstructured.Unstructured) {
+// Track marks obj, already placed in its namespace, as appName's: the
+// label and the tracking id.
+func Track(appName string, obj *unstructured.Unstructured) {
 	labels := obj.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}

@@ -30,7 +30,7 @@ func TestIsTracked(t *testing.T) {
 	obj := object("apps/v1", "Deployment", "shop", "web")
 	assert.False(t, IsTracked("guestbook", obj), "no annotation")
 
-	track("guestbook", obj)
+	Track("guestbook", obj)
 	assert.Equal(t, "guestbook", obj.GetLabels()[LabelApp])
 	assert.True(t, IsTracked("guestbook", obj))
 	assert.False(t, IsTracked("other", obj), "another app")
@@ -86,7 +86,7 @@ func TestAppLabel(t *testing.T) {
 	}
 	assert.NotEqual(t, AppLabel(long), AppLabel(other))
 	obj := object("v1", "ConfigMap", "shop", "settings")
-	track(long, obj)
+	Track(long, obj)
 	assert.True(t, IsTracked(long, obj))
 	assert.Equal(t, long, trackedBy(obj))
 }
