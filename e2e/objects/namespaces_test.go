@@ -77,13 +77,13 @@ func TestAppsInAnyNamespace(t *testing.T) {
 		mustKubectl(t, "", "create", "namespace", ns)
 	}
 
-	mustKubectl(t, fmt.Sprintf(teamApp, "team-a", "team-a", "team-a", repo.URL), "apply", "-f", "-")
-	mustKubectl(t, fmt.Sprintf(teamApp, "team-b", "team-b", "team-b", repo.URL), "apply", "-f", "-")
+	mustKubectl(t, fmt.Sprintf(teamApp, "team-a", "team-a", "team-a", repo.URL), "-n", "team-a", "apply", "-f", "-")
+	mustKubectl(t, fmt.Sprintf(teamApp, "team-b", "team-b", "team-b", repo.URL), "-n", "team-b", "apply", "-f", "-")
 	// team-c is watched, but project team-a does not list it: the app
 	// would deploy over team-a's if it ran.
-	mustKubectl(t, fmt.Sprintf(teamApp, "team-c", "team-a", "team-a", repo.URL), "apply", "-f", "-")
+	mustKubectl(t, fmt.Sprintf(teamApp, "team-c", "team-a", "team-a", repo.URL), "-n", "team-c", "apply", "-f", "-")
 	// elsewhere is not watched at all.
-	mustKubectl(t, fmt.Sprintf(teamApp, "elsewhere", "team-a", "team-a", repo.URL), "apply", "-f", "-")
+	mustKubectl(t, fmt.Sprintf(teamApp, "elsewhere", "team-a", "team-a", repo.URL), "-n", "elsewhere", "apply", "-f", "-")
 
 	kube := e.KubeClient(t, "us-east-1")
 	for _, team := range []string{"team-a", "team-b"} {
