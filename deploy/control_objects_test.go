@@ -192,7 +192,7 @@ func TestControlWorkerWorksApplications(t *testing.T) {
 		require.NoError(t, err, "watch the %s", gvr.Resource)
 		w.Stop()
 		_, err = defs.Create(ctx, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1",
-			"kind": map[string]string{"appprojects": "AppProject", "applicationsets": "ApplicationSet"}[gvr.Resource],
+			"kind":     map[string]string{"appprojects": "AppProject", "applicationsets": "ApplicationSet"}[gvr.Resource],
 			"metadata": map[string]any{"name": "written"}, "spec": map[string]any{}}}, metav1.CreateOptions{})
 		forbidden(err, "create one of the "+gvr.Resource)
 		_, err = saDyn.Resource(gvr).List(ctx, metav1.ListOptions{})
