@@ -12,6 +12,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/flagenv"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/netpolicy"
 	"github.com/ferry-gitops/ferry/internal/pipeline"
@@ -184,7 +185,7 @@ func parse(args []string, lookup func(string) (string, bool), output io.Writer) 
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
-	if err := applyEnv(fs, lookup); err != nil {
+	if err := flagenv.Apply(fs, lookup); err != nil {
 		return nil, nil, err
 	}
 	if c.kubeconfig == "" {
@@ -307,4 +308,9 @@ func defaultCacheDir() string {
 		return dir + "/ferry/repos"
 	}
 	return os.TempDir() + "/ferry-repos"
+}
+
+// usage is the worker's help text (flagenv.Usage).
+func usage(fs *flag.FlagSet) string {
+	return flagenv.Usage(fs, "Usage: ferry-worker [--control] [--region NAME]... [flags]")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ferry-gitops/ferry/internal/flagenv"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/notify"
@@ -76,7 +77,7 @@ func knownEnv(flags []string) map[string]bool {
 	// the notifications page's example of the latter.
 	known := map[string]bool{"FERRY_WEBHOOK_": true, notify.EnvPrefix: true, notify.EnvName("slack-token"): true}
 	for _, name := range flags {
-		known[envName(name)] = true
+		known[flagenv.EnvName(name)] = true
 	}
 	for _, name := range []string{gitsource.EnvToken, gitsource.EnvUsername, gitsource.EnvPassword,
 		gitsource.EnvSSHKeyFile, gitsource.EnvKnownHosts, gitsource.EnvHosts, gitsource.EnvInsecure, manifests.EnvCacheKey} {

@@ -65,6 +65,9 @@ func (p *pollersFlag) Set(v string) error {
 
 func (p *pollersFlag) Get() any { return p.String() }
 
+// Expected says what a value must look like (flagenv).
+func (p *pollersFlag) Expected() string { return "write a number of pollers, or auto" }
+
 func (t *tuning) define(fs *flag.FlagSet) {
 	fs.Var(&t.workflowPollers, "workflow-task-pollers",
 		"`N` goroutines of a control worker polling queue ferry for workflow tasks, at least 2, or auto (the SDK scales them, 1 to 100); 0: the SDK's 2")

@@ -1,4 +1,7 @@
-package main
+// Package flagenv gives every flag of a Ferry binary (ferry-worker,
+// ferry-server) an environment twin, FERRY_ and the flag's name, and
+// writes the usage text that names them.
+package flagenv
 
 import (
 	"errors"
@@ -8,27 +11,27 @@ import (
 	"time"
 )
 
-// envName is the environment twin of a flag: FERRY_ and the flag's name in
+// EnvName is the environment twin of a flag: FERRY_ and the flag's name in
 // upper case with '_' for '-' (FERRY_RENDER_TIMEOUT for --render-timeout).
-func envName(flagName string) string {
+func EnvName(flagName string) string {
 	return "FERRY_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// applyEnv sets every flag of fs that the command line did not give from
+// Apply sets every flag of fs that the command line did not give from
 // its environment twin, when that is set and not empty (an empty variable,
 // as an unset key of a ConfigMap leaves it, counts as unset). It reports
 // every invalid value at once, each naming its variable and what to write.
-func applyEnv(fs *flag.FlagSet, lookup func(string) (string, bool)) error {
+func Apply(fs *flag.FlagSet, lookup func(string) (string, bool)) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var errs []error
 	fs.VisitAll(func(f *flag.Flag) {
-		v, ok := lookup(envName(f.Name))
+		v, ok := lookup(EnvName(f.Name))
 		if !ok || v == "" || given[f.Name] {
 			return
 		}
 		if err := f.Value.Set(v); err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q (the twin of --%s): %s", envName(f.Name), v, f.Name, expected(f)))
+			errs = append(errs, fmt.Errorf("%s=%q (the twin of --%s): %s", EnvName(f.Name), v, f.Name, expected(f)))
 		}
 	})
 	return errors.Join(errs...)
@@ -36,8 +39,8 @@ func applyEnv(fs *flag.FlagSet, lookup func(string) (string, bool)) error {
 
 // expected says what a flag's value must look like.
 func expected(f *flag.Flag) string {
-	if _, ok := f.Value.(*pollersFlag); ok {
-		return "write a number of pollers, or auto"
+	if e, ok := f.Value.(interface{ Expected() string }); ok {
+		return e.Expected()
 	}
 	getter, _ := f.Value.(flag.Getter)
 	if getter == nil {
@@ -54,11 +57,11 @@ func expected(f *flag.Flag) string {
 	return "not a valid value"
 }
 
-// usage is the worker's help text: every flag with its placeholder, its
-// environment twin, what it does and its default.
-func usage(fs *flag.FlagSet) string {
+// Usage is a binary's help text: its usage line, then every flag with
+// its placeholder, its environment twin, what it does and its default.
+func Usage(fs *flag.FlagSet, usageLine string) string {
 	var b strings.Builder
-	b.WriteString(`Usage: ferry-worker [--control] [--region NAME]... [flags]
+	b.WriteString(usageLine + `
 
 Every flag can be set in the environment instead, by the FERRY_* variable
 named after it; a flag on the command line wins over its variable, and an
@@ -74,7 +77,7 @@ empty variable counts as unset.
 		if placeholder != "" {
 			fmt.Fprintf(&b, " %s", placeholder)
 		}
-		fmt.Fprintf(&b, "  (%s)\n", envName(f.Name))
+		fmt.Fprintf(&b, "  (%s)\n", EnvName(f.Name))
 		if !isZeroDefault(f.DefValue) {
 			text += fmt.Sprintf(" (default %s)", f.DefValue)
 		}
