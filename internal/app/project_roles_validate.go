@@ -60,7 +60,7 @@ func (v *validator) rolePolicies(project, field string, r ProjectRole) {
 		}
 		fields := policyFields(policy)
 		if len(fields) != 6 || fields[0] != "p" {
-			v.add(f, "%q is not a policy line of 6 fields: write "+policyForm, policy, project, r.Name)
+			v.add(f, "%q is not a policy line of 6 fields: write %s", policy, fmt.Sprintf(policyForm, project, r.Name))
 			continue
 		}
 		sub, res, act, obj, eft := fields[1], fields[2], fields[3], fields[4], fields[5]
