@@ -60,10 +60,12 @@ func TestProjectWorkflow(t *testing.T) {
 		v := queryProject(t, env)
 		require.Equal(t, []string{"https://git.example.com/a.git"}, v.Spec.SourceRepos)
 		require.Equal(t, first.Digest(), v.Digest)
-		raw := json.RawMessage(`{"apiVersion":"argoproj.io/v1alpha1","kind":"AppProject","metadata":{"name":"team-a"},"spec":{"roles":[{"name":"x"}]}}`)
+		raw := json.RawMessage(`{"apiVersion":"argoproj.io/v1alpha1","kind":"AppProject","metadata":{"name":"team-a"},"spec":{"roles":[{"name":"ci","policies":["p, proj:team-b:ci, applications, sync, team-b/*, allow"]}]}}`)
 		env.UpdateWorkflow(contract.UpdateProjectSpec, "bad", &testsuite.TestUpdateCallback{
-			OnReject:   func(err error) { require.ErrorContains(t, err, "spec.roles") },
-			OnAccept:   func() { t.Error("a spec with roles was accepted") },
+			OnReject: func(err error) {
+				require.ErrorContains(t, err, `spec.roles[0].policies[0]: subject "proj:team-b:ci" is not this role: write proj:team-a:ci`)
+			},
+			OnAccept:   func() { t.Error("a role granting another project's apps was accepted") },
 			OnComplete: func(any, error) {},
 		}, raw)
 		renamed := testProject()

@@ -77,6 +77,11 @@ type ProjectSpec struct {
 	// to the regions scoped to it (a region's project in the regions
 	// configuration) that its destinations allow.
 	PermitOnlyProjectScopedClusters bool `json:"permitOnlyProjectScopedClusters,omitempty"`
+	// Roles are the project's roles, as Argo CD's: casbin policies on the
+	// project's own apps, granted to the OIDC groups listed and to the JWT
+	// tokens issued for the role. ferry-server, Ferry's API server,
+	// enforces them.
+	Roles []ProjectRole `json:"roles,omitempty"`
 }
 
 // DestinationServiceAccount is Argo CD's (2.13 and later): the
@@ -159,7 +164,6 @@ func (p *AppProject) Digest() string {
 // since dropping it changes nothing; any other value is refused, since the
 // user relies on what it does.
 var projectUnsupported = map[string]string{
-	"spec.roles":                           "project roles (and their JWT tokens) grant access to Argo CD's API server, and Ferry's API server, which will honour them, is not built yet: remove them for now, and grant access to Temporal and to the ferry CLI instead",
 	"spec.syncWindows.andOperator":         "matching a window's applications, namespaces and clusters all together is not supported yet: remove andOperator; the window then applies to an app when any of them matches",
 	"spec.syncWindows.syncOverrun":         "not supported yet: remove it; a sync that started before a deny window opened always runs to its end",
 	"spec.signatureKeys":                   "commit signature verification is not supported yet: remove the field",

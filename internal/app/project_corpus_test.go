@@ -25,18 +25,23 @@ func realworldRoot(t *testing.T) string {
 
 // TestProjectCorpus reads every AppProject of the real-world corpus: each
 // parses and validates, or is refused only for fields Argo CD has and Ferry
-// names (never "unknown field"). The table pins which file is refused for
-// what, so a change in either direction shows.
+// names (never "unknown field"). The tables pin which file is refused for
+// what, and which files' roles are read, so a change in either direction
+// shows.
 func TestProjectCorpus(t *testing.T) {
-	refused := map[string][]string{
-		"cybozu-go__neco-apps__12.yaml":    {"spec.roles"},
-		"cybozu-go__neco-apps__13.yaml":    {"spec.roles"},
-		"operate-first__apps__11.yaml":     {"spec.roles"},
-		"operate-first__apps__12.yaml":     {"spec.roles"},
-		"operate-first__apps__13.yaml":     {"spec.roles"},
-		"small-hack__argocd-apps__16.yaml": {"spec.roles"},
-		"theepicsaxguy__homelab__5.yaml":   {"spec.roles"},
+	refused := map[string][]string{}
+	// withRoles: the files with spec.roles, and the policy lines their
+	// roles give an RBAC enforcer (PolicyLines).
+	withRoles := map[string]int{
+		"cybozu-go__neco-apps__12.yaml":    4,
+		"cybozu-go__neco-apps__13.yaml":    4,
+		"operate-first__apps__11.yaml":     10,
+		"operate-first__apps__12.yaml":     10,
+		"operate-first__apps__13.yaml":     9,
+		"small-hack__argocd-apps__16.yaml": 2,
+		"theepicsaxguy__homelab__5.yaml":   4,
 	}
+	rolesSeen := 0
 	root := realworldRoot(t)
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -61,6 +66,12 @@ func TestProjectCorpus(t *testing.T) {
 			if want == nil {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
+				}
+				if len(p.Spec.Roles) > 0 {
+					rolesSeen++
+				}
+				if lines := len(p.PolicyLines()); lines != withRoles[e.Name()] {
+					t.Errorf("%d policy lines from %d roles, want %d", lines, len(p.Spec.Roles), withRoles[e.Name()])
 				}
 				return
 			}
@@ -88,5 +99,8 @@ func TestProjectCorpus(t *testing.T) {
 	}
 	if n != 28 {
 		t.Errorf("found %d AppProjects in the corpus, want 28", n)
+	}
+	if rolesSeen != len(withRoles) {
+		t.Errorf("%d accepted AppProjects have roles, want %d", rolesSeen, len(withRoles))
 	}
 }

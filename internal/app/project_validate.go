@@ -48,6 +48,7 @@ func ValidateProject(p *AppProject) error {
 	v.syncWindows(p.Spec.SyncWindows)
 	v.orphanedResources(p.Spec.OrphanedResources)
 	v.sourceNamespaces(p.Spec.SourceNamespaces)
+	v.roles(p)
 	if len(v.errs) == 0 {
 		return nil
 	}
