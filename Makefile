@@ -24,6 +24,7 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ferry ./starter
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ferry-worker ./worker
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ferry-render ./renderer
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ferry-server ./server
 
 # Ferry's container image, without Docker (hack/image): the static binaries
 # on no base image, non-root (65532), pushed to IMAGE_REGISTRY (host:port;

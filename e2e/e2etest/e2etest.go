@@ -72,7 +72,7 @@ func (e *Env) Bin(t testing.TB, name string) string {
 	defer buildMu.Unlock()
 	if builtDir == "" {
 		dir := filepath.Join(e.Stack.StateDir, "bin")
-		for n, pkg := range map[string]string{"ferry": "starter", "ferry-worker": "worker", "ferry-render": "renderer"} {
+		for n, pkg := range map[string]string{"ferry": "starter", "ferry-worker": "worker", "ferry-render": "renderer", "ferry-server": "server"} {
 			out, err := exec.Command("go", "build", "-o", filepath.Join(dir, n), "github.com/ferry-gitops/ferry/"+pkg).CombinedOutput()
 			require.NoError(t, err, "go build %s: %s", pkg, out)
 		}

@@ -26,6 +26,9 @@ const Issuer = "ferry"
 const (
 	// KindSession is a login's: revoked by a password change after it.
 	KindSession = "session"
+	// KindSSO is an SSO login's: its subject and groups come from the
+	// provider's ID token; it ends with its time.
+	KindSSO = "sso"
 	// KindAPIKey is an account's API key: revoked by deleting its id from
 	// the account's tokens.
 	KindAPIKey = "apiKey"
@@ -115,7 +118,7 @@ func (s *Signer) Verify(token string) (*Claims, error) {
 		return nil, ErrInvalid
 	}
 	switch c.Kind {
-	case KindSession, KindAPIKey, KindProject:
+	case KindSession, KindSSO, KindAPIKey, KindProject:
 		return &c, nil
 	}
 	return nil, ErrInvalid

@@ -1,0 +1,68 @@
+// Package server shows ferry-server, the front door, on the real stack
+// with a control cluster: Argo CD's accounts, argocd-rbac-cm's policies,
+// project role tokens and the REST API driven with plain HTTPS requests
+// as a curl script drives Argo CD's.
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ferry-gitops/ferry/e2e/e2etest"
+	"github.com/ferry-gitops/ferry/internal/devenv"
+)
+
+var regions = []string{"us-east-1"}
+
+var stack *devenv.Stack
+
+// TestMain starts one stack with a region and a control cluster. With
+// -short there is no stack and every test skips, saying so.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
+	os.Exit(devenv.RunTests(m, devenv.Options{Regions: regions, Control: true}, &stack))
+}
+
+func newEnv(t *testing.T) *e2etest.Env {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the real stack with a control cluster: run without -short")
+	}
+	return &e2etest.Env{Stack: stack, Regions: regions}
+}
+
+// kubectl runs kubectl against the control cluster's namespace, with stdin.
+func kubectl(t *testing.T, stdin string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	all := append([]string{"--kubeconfig", stack.Kubeconfig, "--context", stack.ControlContext, "-n", stack.ControlNamespace}, args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(stack.ToolsBin, "kubectl"), all...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Run(), "kubectl %s: %s", strings.Join(args, " "), out.String())
+	return out.String()
+}
+
+// adminPassword is the admin's first password, as an Argo CD user reads it.
+func adminPassword(t *testing.T) string {
+	t.Helper()
+	raw := kubectl(t, "", "get", "secret", "argocd-initial-admin-secret", "-o", "jsonpath={.data.password}")
+	b, err := base64.StdEncoding.DecodeString(raw)
+	require.NoError(t, err)
+	return string(b)
+}

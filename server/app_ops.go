@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/appobjects"
+)
+
+// syncBody is Argo CD's ApplicationSyncRequest, the part Ferry takes.
+type syncBody struct {
+	Revision string `json:"revision"`
+	DryRun   bool   `json:"dryRun"`
+	Prune    bool   `json:"prune"`
+	Strategy *struct {
+		Apply *struct{ Force bool } `json:"apply"`
+		Hook  *struct{ Force bool } `json:"hook"`
+	} `json:"strategy"`
+	Resources   []app.SyncResource `json:"resources"`
+	SyncOptions *struct {
+		Items []string `json:"items"`
+	} `json:"syncOptions"`
+	RetryStrategy *app.RetryPolicy `json:"retryStrategy"`
+	Infos         []app.Info       `json:"infos"`
+}
+
+func (b syncBody) request() contract.SyncRequest {
+	req := contract.SyncRequest{Revision: b.Revision, DryRun: b.DryRun, Prune: b.Prune, Resources: b.Resources,
+		Retry: b.RetryStrategy, Info: b.Infos}
+	if st := b.Strategy; st != nil {
+		req.Force = (st.Apply != nil && st.Apply.Force) || (st.Hook != nil && st.Hook.Force)
+	}
+	if b.SyncOptions != nil {
+		for _, o := range b.SyncOptions.Items {
+			if strings.EqualFold(o, "ApplyOutOfSyncOnly=true") {
+				req.ApplyOutOfSyncOnly = true
+			}
+		}
+	}
+	return req
+}
+
+// appSync is POST /api/v1/applications/{name}/sync: the app, once its
+// operation began.
+func (s *server) appSync(w http.ResponseWriter, r *http.Request) {
+	c := s.authenticate(w, r)
+	if c == nil {
+		return
+	}
+	var body syncBody
+	if !readJSON(w, r, &body) {
+		return
+	}
+	v := s.appFor(w, r, c, "sync", true)
+	if v == nil {
+		return
+	}
+	s.operate(w, r, c, v, body.request(), "sync")
+}
+
+// appRollback is POST /api/v1/applications/{name}/rollback: the history
+// entry id synced again, as Argo CD's ApplicationRollbackRequest.
+func (s *server) appRollback(w http.ResponseWriter, r *http.Request) {
+	c := s.authenticate(w, r)
+	if c == nil {
+		return
+	}
+	var body struct {
+		ID     json.Number `json:"id"`
+		DryRun bool        `json:"dryRun"`
+		Prune  bool        `json:"prune"`
+	}
+	if !readJSON(w, r, &body) {
+		return
+	}
+	id, err := body.ID.Int64()
+	if err != nil {
+		fail(w, http.StatusBadRequest, "id %q: write the ID of a history entry, such as 3 (GET the application: status.history)", body.ID)
+		return
+	}
+	v := s.appFor(w, r, c, "sync", true)
+	if v == nil {
+		return
+	}
+	s.operate(w, r, c, v, contract.SyncRequest{RollbackID: &id, DryRun: body.DryRun, Prune: body.Prune}, "rollback")
+}
+
+// operate starts req on v's app and answers the app as it is then.
+func (s *server) operate(w http.ResponseWriter, r *http.Request, c *caller, v *contract.View, req contract.SyncRequest, verb string) {
+	name := v.Metadata.Name
+	op, err := ferryclient.Sync(r.Context(), s.temporal, name, req)
+	if err != nil {
+		fail(w, http.StatusBadRequest, "%s application %q: %v", verb, name, err)
+		return
+	}
+	s.event(r, c, v, "OperationStarted", fmt.Sprintf("%s initiated %s to %s", c.name(), verb, firstOf(req.Revision, op.Revision)))
+	if nv, err := ferryclient.Query(r.Context(), s.temporal, name); err == nil {
+		v = nv
+	}
+	writeJSON(w, http.StatusOK, s.shown(v))
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// event records an Event on v's Application object, if it has one.
+func (s *server) event(r *http.Request, c *caller, v *contract.View, reason, message string) {
+	if v.Owner == nil || v.Owner.Object == "" {
+		return
+	}
+	ns, name, _ := strings.Cut(v.Owner.Object, "/")
+	s.audit.event(r.Context(), ns, name, reason, message, false)
+}
+
+// appTerminate is DELETE /api/v1/applications/{name}/operation.
+func (s *server) appTerminate(w http.ResponseWriter, r *http.Request) {
+	c := s.authenticate(w, r)
+	if c == nil {
+		return
+	}
+	v := s.appFor(w, r, c, "sync", true)
+	if v == nil {
+		return
+	}
+	if _, err := ferryclient.TerminateOp(r.Context(), s.temporal, v.Metadata.Name); err != nil {
+		fail(w, http.StatusBadRequest, "terminate the operation of application %q: %v", v.Metadata.Name, err)
+		return
+	}
+	s.event(r, c, v, "OperationTerminated", c.name()+" terminated running operation")
+	writeJSON(w, http.StatusOK, map[string]any{})
+}
+
+// appDelete is DELETE /api/v1/applications/{name}[?cascade=false]: an app
+// of an Application object is deleted as the object (with Argo CD's
+// resources finalizer when it cascades), any other through its workflow.
+func (s *server) appDelete(w http.ResponseWriter, r *http.Request) {
+	c := s.authenticate(w, r)
+	if c == nil {
+		return
+	}
+	var cascade *bool
+	if raw := r.URL.Query().Get("cascade"); raw != "" {
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			fail(w, http.StatusBadRequest, "cascade=%q: write cascade=true or cascade=false", raw)
+			return
+		}
+		cascade = &b
+	}
+	v := s.appFor(w, r, c, "delete", true)
+	if v == nil {
+		return
+	}
+	name := v.Metadata.Name
+	var err error
+	if v.Owner != nil && v.Owner.Object != "" {
+		err = s.deleteObject(r, v.Owner.Object, cascade == nil || *cascade)
+	} else {
+		_, err = ferryclient.DeleteApp(r.Context(), s.temporal, name, contract.DeleteRequest{Cascade: cascade,
+			Propagation: r.URL.Query().Get("propagationPolicy")})
+	}
+	if err != nil {
+		fail(w, http.StatusBadRequest, "delete application %q: %v", name, err)
+		return
+	}
+	s.event(r, c, v, "ResourceDeleted", c.name()+" deleted application")
+	writeJSON(w, http.StatusOK, map[string]any{})
+}
+
+// deleteObject deletes the Application object key, first setting or
+// removing Argo CD's resources finalizer as cascade says.
+func (s *server) deleteObject(r *http.Request, key string, cascade bool) error {
+	ns, name, _ := strings.Cut(key, "/")
+	res := s.dyn.Resource(appobjects.Applications).Namespace(ns)
+	u, err := res.Get(r.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	fins := u.GetFinalizers()
+	has := false
+	var kept []string
+	for _, f := range fins {
+		if f == app.ResourcesFinalizer {
+			has = true
+			if !cascade {
+				continue
+			}
+		}
+		kept = append(kept, f)
+	}
+	if cascade && !has {
+		kept = append(kept, app.ResourcesFinalizer)
+	}
+	if cascade != has {
+		list, _ := json.Marshal(kept)
+		patch := fmt.Appendf(nil, `{"metadata":{"finalizers":%s,"resourceVersion":%q}}`, list, u.GetResourceVersion())
+		if _, err := res.Patch(r.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "ferry-server"}); err != nil {
+			return err
+		}
+	}
+	return res.Delete(r.Context(), name, metav1.DeleteOptions{})
+}

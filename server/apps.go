@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/rbac"
+)
+
+// appName is the app a request names: {name}, with ?appNamespace= (or a
+// "namespace/name" name) for an app whose object is outside the control
+// namespace.
+func (s *server) appName(r *http.Request) string {
+	name := r.PathValue("name")
+	ns := r.URL.Query().Get("appNamespace")
+	if ns == "" || ns == s.cfg.controlNamespace || strings.Contains(name, "/") {
+		return name
+	}
+	return app.QualifiedName(ns, name)
+}
+
+// object is Argo CD's RBAC object of an app: project/name, or
+// project/namespace/name outside the control namespace.
+func object(project, appName string) string { return project + "/" + appName }
+
+// appFor answers the app a request names when the caller may do action
+// on it: nil after a 404, a 403 or another error was answered.
+func (s *server) appFor(w http.ResponseWriter, r *http.Request, c *caller, action string, change bool) *contract.View {
+	name := s.appName(r)
+	v, err := ferryclient.Query(r.Context(), s.temporal, name)
+	if ferryclient.IsAppNotFound(err) {
+		fail(w, http.StatusNotFound, "application %q not found", name)
+		return nil
+	}
+	if err != nil {
+		fail(w, http.StatusServiceUnavailable, "application %q: %v", name, err)
+		return nil
+	}
+	if !s.authorize(w, c, rbac.Request{Resource: "applications", Action: action, Object: object(v.Spec.Project, name)}, change) {
+		return nil
+	}
+	return v
+}
+
+// shown is v as Argo CD's API shows an Application: metadata.name
+// without its namespace, and metadata.namespace the object's.
+func (s *server) shown(v *contract.View) *contract.View {
+	out := *v
+	ns, name := app.SplitName(v.Metadata.Name)
+	if ns == "" {
+		ns = s.cfg.controlNamespace
+	}
+	out.Metadata.Name, out.Metadata.Namespace = name, ns
+	if out.APIVersion == "" {
+		out.APIVersion, out.Kind = "argoproj.io/v1alpha1", "Application"
+	}
+	return &out
+}
+
+// appGet is GET /api/v1/applications/{name}[?refresh=normal|hard].
+func (s *server) appGet(w http.ResponseWriter, r *http.Request) {
+	c := s.authenticate(w, r)
+	if c == nil {
+		return
+	}
+	v := s.appFor(w, r, c, "get", false)
+	if v == nil {
+		return
+	}
+	if mode := r.URL.Query().Get("refresh"); mode != "" {
+		if mode != "normal" && mode != "hard" {
+			fail(w, http.StatusBadRequest, "refresh=%q: write refresh=normal or refresh=hard", mode)
+			return
+		}
+		if err := ferryclient.Refresh(r.Context(), s.temporal, v.Metadata.Name, mode == "hard"); err != nil {
+			fail(w, http.StatusServiceUnavailable, "refresh application %q: %v", v.Metadata.Name, err)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, s.shown(v))
+}
+
+// appList is GET /api/v1/applications: the apps the caller may get, with
+// Argo CD's filters projects (or project), selector, appNamespace and repo.
+func (s *server) appList(w http.ResponseWriter, r *http.Request) {
+	c := s.authenticate(w, r)
+	if c == nil {
+		return
+	}
+	q := r.URL.Query()
+	projects := append(q["projects"], q["project"]...)
+	sel, err := labels.Parse(q.Get("selector"))
+	if err != nil {
+		fail(w, http.StatusBadRequest, "selector %q: %v", q.Get("selector"), err)
+		return
+	}
+	ns := q.Get("appNamespace")
+	_, en := s.live.snapshot()
+	var names []string
+	err = ferryclient.ListApps(r.Context(), s.temporal, func(name string, sum contract.Summary) {
+		objNS := sum.Namespace
+		if objNS == "" {
+			objNS = s.cfg.controlNamespace
+		}
+		switch {
+		case len(projects) > 0 && !slices.Contains(projects, sum.Project),
+			ns != "" && ns != objNS,
+			q.Get("repo") != "" && !slices.Contains(sum.GitRepoURLs(), q.Get("repo")),
+			!en.Allowed(c.who, rbac.Request{Resource: "applications", Action: "get", Object: object(sum.Project, name)}):
+			return
+		}
+		names = append(names, name)
+	})
+	if err != nil {
+		fail(w, http.StatusServiceUnavailable, "%v", err)
+		return
+	}
+	views := s.queryAll(r.Context(), names)
+	items := make([]*contract.View, 0, len(views))
+	for _, v := range views {
+		if v != nil && sel.Matches(labels.Set(v.Metadata.Labels)) &&
+			en.Allowed(c.who, rbac.Request{Resource: "applications", Action: "get", Object: object(v.Spec.Project, v.Metadata.Name)}) {
+			items = append(items, s.shown(v))
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"metadata": map[string]any{}, "items": items})
+}
+
+// queryAll queries the apps' views, 16 at a time; an app gone meanwhile
+// is nil.
+func (s *server) queryAll(ctx context.Context, names []string) []*contract.View {
+	out := make([]*contract.View, len(names))
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if v, err := ferryclient.Query(ctx, s.temporal, name); err == nil {
+				out[i] = v
+			} else if !ferryclient.IsAppNotFound(err) && !errors.Is(err, context.Canceled) {
+				s.log.Warn("query an app for the list", "app", name, "error", err)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}

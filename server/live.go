@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	listersv1 "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/ferry-gitops/ferry/internal/accounts"
+	"github.com/ferry-gitops/ferry/internal/rbac"
+)
+
+// live is what the server reads from the control namespace, kept up to
+// date by informers: the accounts, and the policy with the projects'
+// roles. An argocd-rbac-cm with problems leaves the last good policy in
+// force, and its problems are said (policyProblem, /api/version).
+type live struct {
+	log      *slog.Logger
+	cms      listersv1.ConfigMapLister
+	secrets  listersv1.SecretLister
+	ns       string
+	mu       sync.RWMutex
+	accts    map[string]*accounts.Account
+	policy   *rbac.Policy
+	problem  string
+	projects rbac.ProjectLines
+	enforcer *rbac.Enforcer
+}
+
+func watchLive(ctx context.Context, kc kubernetes.Interface, ns string, log *slog.Logger) (*live, error) {
+	cmf := informers.NewSharedInformerFactoryWithOptions(kc, 10*time.Minute, informers.WithNamespace(ns))
+	secf := informers.NewSharedInformerFactoryWithOptions(kc, 10*time.Minute, informers.WithNamespace(ns),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + accounts.SecretName }))
+	l := &live{log: log, ns: ns, cms: cmf.Core().V1().ConfigMaps().Lister(), secrets: secf.Core().V1().Secrets().Lister()}
+	onChange := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { l.reload() },
+		UpdateFunc: func(any, any) { l.reload() },
+		DeleteFunc: func(any) { l.reload() },
+	}
+	if _, err := cmf.Core().V1().ConfigMaps().Informer().AddEventHandler(onChange); err != nil {
+		return nil, err
+	}
+	if _, err := secf.Core().V1().Secrets().Informer().AddEventHandler(onChange); err != nil {
+		return nil, err
+	}
+	cmf.Start(ctx.Done())
+	secf.Start(ctx.Done())
+	for _, synced := range []map[any]bool{anyMap(cmf.WaitForCacheSync(ctx.Done())), anyMap(secf.WaitForCacheSync(ctx.Done()))} {
+		for _, ok := range synced {
+			if !ok {
+				return nil, fmt.Errorf("read the ConfigMaps and Secret %s of namespace %s of the control cluster: not synced", accounts.SecretName, ns)
+			}
+		}
+	}
+	l.reload()
+	return l, nil
+}
+
+func anyMap[K comparable](m map[K]bool) map[any]bool {
+	out := make(map[any]bool, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// configMap is the data of the ConfigMap name, or none.
+func (l *live) configMap(name string) map[string]string {
+	cm, err := l.cms.ConfigMaps(l.ns).Get(name)
+	if err != nil {
+		return nil
+	}
+	return cm.Data
+}
+
+// reload reads the accounts and the policy again.
+func (l *live) reload() {
+	var secret map[string][]byte
+	if s, err := l.secrets.Secrets(l.ns).Get(accounts.SecretName); err == nil {
+		secret = s.Data
+	}
+	accts, problems := accounts.Read(l.configMap(accounts.ConfigMapName), secret)
+	for _, p := range problems {
+		l.log.Warn("an account is left out", "problem", p)
+	}
+	policy, err := rbac.Parse(l.configMap(rbac.ConfigMapName))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.accts = accts
+	switch {
+	case err != nil:
+		if l.problem != err.Error() {
+			l.log.Error("the policy is refused: the last good one stays in force", "problem", err)
+		}
+		l.problem = err.Error()
+	default:
+		l.policy, l.problem = policy, ""
+	}
+	l.rebuild()
+}
+
+// rebuild makes the enforcer of the policy and the projects' roles; l.mu
+// is held.
+func (l *live) rebuild() {
+	en, err := rbac.New(l.policy, l.projects)
+	if err != nil {
+		l.log.Error("the policy could not be loaded: the last good one stays in force", "problem", err)
+		l.problem = err.Error()
+		return
+	}
+	l.enforcer = en
+}
+
+// snapshot is the accounts and the enforcer in force now.
+func (l *live) snapshot() (map[string]*accounts.Account, *rbac.Enforcer) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.accts, l.enforcer
+}
+
+// policyProblem is why the last edit of argocd-rbac-cm is not in force,
+// or "".
+func (l *live) policyProblem() string {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.problem
+}
+
+// setProjects puts the projects' role lines in force.
+func (l *live) setProjects(p rbac.ProjectLines) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.projects = p
+	l.rebuild()
+}
+
+// watchProjects reads the projects' roles every few seconds until ctx ends.
+func (l *live) watchProjects(ctx context.Context, c client.Client) {
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	for {
+		if p, err := projectLines(ctx, c); err != nil {
+			if ctx.Err() == nil && !strings.Contains(err.Error(), "context canceled") {
+				l.log.Warn("read the projects' roles", "error", err)
+			}
+		} else {
+			l.setProjects(p)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// waitForToken waits, a few seconds at most, until the informer has seen
+// the account's new token, so that the caller can use it at once.
+func (l *live) waitForToken(ctx context.Context, name, id string) {
+	for range 50 {
+		accts, _ := l.snapshot()
+		if a := accts[name]; a != nil && a.HasToken(id) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

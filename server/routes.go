@@ -1,0 +1,50 @@
+package main
+
+import (
+	"net/http"
+	"runtime"
+	"runtime/debug"
+)
+
+// routes is the server's API: Argo CD's REST paths that scripts use
+// (docs/user-guide/api.md lists them and those not offered).
+func (s *server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/version", s.version)
+	mux.HandleFunc("POST /api/v1/session", s.sessionCreate)
+	mux.HandleFunc("DELETE /api/v1/session", s.sessionDelete)
+	mux.HandleFunc("GET /api/v1/session/userinfo", s.userInfo)
+	mux.HandleFunc("PUT /api/v1/account/password", s.accountPassword)
+	mux.HandleFunc("POST /api/v1/account/{name}/token", s.accountToken)
+
+	mux.HandleFunc("GET /api/v1/applications", s.appList)
+	mux.HandleFunc("GET /api/v1/applications/{name}", s.appGet)
+	mux.HandleFunc("DELETE /api/v1/applications/{name}", s.appDelete)
+	mux.HandleFunc("POST /api/v1/applications/{name}/sync", s.appSync)
+	mux.HandleFunc("POST /api/v1/applications/{name}/rollback", s.appRollback)
+	mux.HandleFunc("DELETE /api/v1/applications/{name}/operation", s.appTerminate)
+
+	mux.HandleFunc("GET /api/v1/projects", s.projectList)
+	mux.HandleFunc("GET /api/v1/projects/{name}", s.projectGet)
+	mux.HandleFunc("POST /api/v1/projects/{project}/roles/{role}/token", s.projectRoleToken)
+
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		fail(w, http.StatusNotFound, "%s %s is not an API of ferry-server (docs/user-guide/api.md lists those it offers)", r.Method, r.URL.Path)
+	})
+	return mux
+}
+
+// version is GET /api/version, as Argo CD's VersionMessage, with the
+// health of the policy: a refused edit of argocd-rbac-cm is said here.
+func (s *server) version(w http.ResponseWriter, r *http.Request) {
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	policy := "ok"
+	if p := s.live.policyProblem(); p != "" {
+		policy = "the last good policy is in force: " + p
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"Version": v, "GoVersion": runtime.Version(), "Platform": runtime.GOOS + "/" + runtime.GOARCH,
+		"Policy": policy})
+}
