@@ -36,6 +36,11 @@ REGISTRY_VERSION=v3.1.2
 # the tools bin dir first on PATH run the runsc on PATH (.ci/run installs
 # Debian's).
 RUNSC_VERSION=v0.0.0-20260905035102-160fafc42237
+# Dex, the OIDC provider of the stack (ferry dev up; ferry-server's SSO). Its
+# v2 releases are not a /v2 module, so the module proxy serves none of their
+# tags: this is the pseudo-version of the commit tagged v2.45.1 (DEX_RELEASE).
+DEX_RELEASE=v2.45.1
+DEX_VERSION=v0.0.0-20260303133905-11d2eeb52b42
 
 cache=${FERRY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ferry}/tools
 bin=$cache/bin
@@ -154,6 +159,16 @@ kustomize_build() {
   GOBIN=$PWD/.. go install "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION"
 }
 
+# Dex's one replace (its ./api/v2) is, at this commit, the code of the api/v2
+# release its go.mod requires, so the scratch module needs none. No cgo: the
+# stack runs Dex on its memory storage, and sqlite3 is what would want cgo.
+# The web templates and static files are embedded in the binary.
+dex_build() {
+  go mod init ferry-tools-dex >/dev/null 2>&1
+  go get "github.com/dexidp/dex/cmd/dex@$DEX_VERSION"
+  CGO_ENABLED=0 go build -ldflags "-X main.version=$DEX_RELEASE" -o ../dex github.com/dexidp/dex/cmd/dex
+}
+
 runsc_build() {
   GOBIN=$PWD/.. CGO_ENABLED=0 go install "gvisor.dev/gvisor/runsc@$RUNSC_VERSION"
 }
@@ -188,7 +203,7 @@ flux_build() {
 count_todo "$cache/temporal-$TEMPORAL_VERSION" "$cache/temporal-server-$TEMPORAL_SERVER_VERSION" \
   "$cache/temporal-ui-$TEMPORAL_UI_VERSION" "$cache/kwok-$KWOK_VERSION" "$cache/etcd-$ETCD_VERSION" \
   "$cache/kube-$KUBE_VERSION" "$cache/helm-$HELM_VERSION" "$cache/kustomize-$KUSTOMIZE_VERSION" \
-  "$cache/registry-$REGISTRY_VERSION" "$cache/runsc-$RUNSC_VERSION"
+  "$cache/registry-$REGISTRY_VERSION" "$cache/runsc-$RUNSC_VERSION" "$cache/dex-$DEX_VERSION"
 build_once "$cache/temporal-$TEMPORAL_VERSION" temporal_build
 build_once "$cache/temporal-server-$TEMPORAL_SERVER_VERSION" temporal_server_build
 build_once "$cache/temporal-ui-$TEMPORAL_UI_VERSION" temporal_ui_build
@@ -199,6 +214,7 @@ build_once "$cache/helm-$HELM_VERSION" helm_build
 build_once "$cache/kustomize-$KUSTOMIZE_VERSION" kustomize_build
 build_once "$cache/registry-$REGISTRY_VERSION" registry_build
 build_once "$cache/runsc-$RUNSC_VERSION" runsc_build
+build_once "$cache/dex-$DEX_VERSION" dex_build
 
 link() { ln -sfn "$1" "$bin/$(basename "$1")"; }
 link "$cache/temporal-$TEMPORAL_VERSION/temporal"
@@ -213,6 +229,7 @@ link "$cache/helm-$HELM_VERSION/helm"
 link "$cache/kustomize-$KUSTOMIZE_VERSION/kustomize"
 link "$cache/registry-$REGISTRY_VERSION/registry"
 link "$cache/runsc-$RUNSC_VERSION/runsc"
+link "$cache/dex-$DEX_VERSION/dex"
 if [ "${1:-}" = flux ]; then
   # The Flux build takes minutes: let the tests' hack/tools.sh go on meanwhile.
   exec 9>&-

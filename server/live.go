@@ -163,12 +163,12 @@ func (l *live) watchProjects(ctx context.Context, c client.Client) {
 	}
 }
 
-// waitForToken waits, a few seconds at most, until the informer has seen
-// the account's new token, so that the caller can use it at once.
-func (l *live) waitForToken(ctx context.Context, name, id string) {
+// waitForAccounts waits, a few seconds at most, until the informer has
+// seen what was just written (cond holds of the accounts), so that the
+// caller can use it at once: a new token, a new password.
+func (l *live) waitForAccounts(ctx context.Context, cond func(map[string]*accounts.Account) bool) {
 	for range 50 {
-		accts, _ := l.snapshot()
-		if a := accts[name]; a != nil && a.HasToken(id) {
+		if accts, _ := l.snapshot(); cond(accts) {
 			return
 		}
 		select {

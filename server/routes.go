@@ -11,6 +11,7 @@ import (
 func (s *server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/version", s.version)
+	mux.HandleFunc("GET /api/v1/settings", s.settings)
 	mux.HandleFunc("POST /api/v1/session", s.sessionCreate)
 	mux.HandleFunc("DELETE /api/v1/session", s.sessionDelete)
 	mux.HandleFunc("GET /api/v1/session/userinfo", s.userInfo)
@@ -47,4 +48,11 @@ func (s *server) version(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"Version": v, "GoVersion": runtime.Version(), "Platform": runtime.GOOS + "/" + runtime.GOARCH,
 		"Policy": policy})
+}
+
+// settings is GET /api/v1/settings, the part of Argo CD's Settings a
+// client needs before it logs in: the control namespace, and whether SSO
+// is offered.
+func (s *server) settings(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"controllerNamespace": s.cfg.controlNamespace})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -110,6 +111,9 @@ func (s *server) accountPassword(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
+	s.live.waitForAccounts(r.Context(), func(accts map[string]*accounts.Account) bool {
+		return accts[req.Name] != nil && bytes.Equal(accts[req.Name].PasswordHash, hash)
+	})
 	s.audit.record(auditEntry{User: c.name(), Source: c.source, Resource: "accounts", Action: "update", Object: req.Name, Allowed: true, Reason: "password changed"})
 	writeJSON(w, http.StatusOK, map[string]any{})
 }
@@ -169,6 +173,8 @@ func (s *server) accountToken(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
-	s.live.waitForToken(r.Context(), name, claims.ID)
+	s.live.waitForAccounts(r.Context(), func(accts map[string]*accounts.Account) bool {
+		return accts[name] != nil && accts[name].HasToken(claims.ID)
+	})
 	writeJSON(w, http.StatusOK, map[string]string{"token": token})
 }

@@ -34,8 +34,10 @@ func newDevUpCmd() *cobra.Command {
 		Short: "Start the local stack and run it until interrupted",
 		Long: `Start the local stack: per region a Kubernetes control plane (etcd,
 kube-apiserver, kube-controller-manager, kube-scheduler) with a kwok fake Node,
-plus Temporal with its Web UI, Redis, a Git server, a Helm chart repository
-and an OCI registry. With --control (the default) one more API server is the
+plus Temporal with its Web UI, Redis, a Git server, a Helm chart repository,
+an OCI registry and Dex, an OIDC provider with the users alice
+(alice@example.com, password alice-password, group team-a) and bob
+(bob@example.com, bob-password, team-b). With --control (the default) one more API server is the
 control cluster: kube context control, namespace argocd, with the CRDs of
 Argo CD's Application, AppProject and ApplicationSet. Temporal is the CLI's dev server (--temporal dev), or
 with --temporal cluster a cluster as a production deployment runs it: the
@@ -46,7 +48,9 @@ Once every part is ready it writes DIR/env, a file that sh can source
 (TEMPORAL_ADDRESS, TEMPORAL_UI_URL, FERRY_REGIONS, KUBECONFIG,
 FERRY_REGIONS_CONFIG, REDIS_ADDR, FERRY_GIT_URL, FERRY_HELM_REPO_URL,
 FERRY_OCI_REGISTRY, FERRY_CONTROL_CONTEXT, FERRY_CONTROL_NAMESPACE,
-FERRY_TOOLS_BIN, PATH), then runs until SIGINT or SIGTERM
+FERRY_OIDC_ISSUER, FERRY_OIDC_CLIENT_ID and FERRY_OIDC_CLIENT_SECRET (Dex's
+client for ferry-server), FERRY_SERVER_LISTEN (a free port kept for
+ferry-server, whose /auth/callback Dex accepts), FERRY_TOOLS_BIN, PATH), then runs until SIGINT or SIGTERM
 and stops every process it started. DIR is wiped on start, except DIR/git,
 DIR/helm and DIR/registry. With FERRY_HELM_REPO_USERNAME and
 FERRY_HELM_REPO_PASSWORD set, the Helm repository asks for them (basic auth).
@@ -95,11 +99,11 @@ func runDevUp(cmd *cobra.Command, opts devenv.Options) error {
   Git           %s/<name>.git
   Helm repo     %s
   OCI registry  %s (charts: oci://%s/charts/<name>)
-  logs          %s
+%s  logs          %s
   env           . %s
 Press Ctrl-C to stop.
 `, s.StartDuration.Round(10*time.Millisecond), s.TemporalAddress, s.Namespace, temporalKind(s.Temporal), s.TemporalUIURL,
-		strings.Join(s.Regions, ", "), controlLine(s), s.Kubeconfig, s.RedisAddr, s.GitURL, s.HelmRepoURL, s.OCIRegistry, s.OCIRegistry, s.LogDir, envPath)
+		strings.Join(s.Regions, ", "), controlLine(s), s.Kubeconfig, s.RedisAddr, s.GitURL, s.HelmRepoURL, s.OCIRegistry, s.OCIRegistry, oidcLine(s), s.LogDir, envPath)
 
 	runErr := waitDevStack(ctx, s)
 	// Signals stay caught while the stack stops: a second Ctrl-C, or the
@@ -116,6 +120,18 @@ func controlLine(s *devenv.Stack) string {
 		return ""
 	}
 	return fmt.Sprintf("  control       kubectl --context %s -n %s get applications\n", s.ControlContext, s.ControlNamespace)
+}
+
+// oidcLine is what dev up says of Dex, if it runs.
+func oidcLine(s *devenv.Stack) string {
+	if s.OIDCIssuer == "" {
+		return ""
+	}
+	var users []string
+	for _, u := range devenv.DexUsers {
+		users = append(users, fmt.Sprintf("%s/%s (%s)", u.Email, u.Password, strings.Join(u.Groups, ",")))
+	}
+	return fmt.Sprintf("  OIDC (Dex)    %s (client %s; users %s)\n", s.OIDCIssuer, s.OIDCClientID, strings.Join(users, ", "))
 }
 
 func temporalKind(m devenv.TemporalMode) string {

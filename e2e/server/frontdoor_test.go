@@ -190,5 +190,6 @@ func TestRefusals(t *testing.T) {
 		_, body := s.Do(t, "", "GET", "/api/version", nil)
 		return strings.Contains(body, "the last good policy is in force: argocd-rbac-cm: policy.csv line 1: a p line has 5 fields"), body
 	})
-	s.MustDo(t, key.Token, "GET", "/api/v1/projects", nil, http.StatusUnauthorized, nil)
+	s.MustDo(t, admin, "POST", "/api/v1/account/ci/token", map[string]any{}, http.StatusOK, &key)
+	s.MustDo(t, key.Token, "GET", "/api/v1/projects", nil, http.StatusOK, nil) // policy.default role:readonly stays
 }

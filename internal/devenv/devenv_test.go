@@ -223,7 +223,8 @@ func TestStopLeavesNothing(t *testing.T) {
 	s, err := devenv.Start(ctx, devenv.Options{Regions: []string{"ap-south-1"}, ToolsBin: stack.ToolsBin})
 	require.NoError(t, err)
 	pids := s.Pids()
-	require.Len(t, pids, 8, "etcd, apiserver, controller-manager, scheduler, kwok, temporal, redis, registry: %v", pids)
+	require.Len(t, pids, 9, "etcd, apiserver, controller-manager, scheduler, kwok, temporal, redis, registry, dex: %v", pids)
+	require.Contains(t, pids, "dex")
 	require.Len(t, devenv.Alive(pids), len(pids), "every process runs before Stop")
 
 	require.NoError(t, s.Stop())

@@ -27,6 +27,7 @@ func (s *Stack) Env() map[string]string {
 		"FERRY_STATE_DIR":        s.StateDir,
 		"FERRY_HELM_REPO_URL":    s.HelmRepoURL,
 		"FERRY_OCI_REGISTRY":     s.OCIRegistry,
+		"FERRY_SERVER_LISTEN":    s.ServerListen,
 		// The stack's own servers are on loopback, which a worker's host
 		// policy refuses unless listed.
 		"FERRY_RENDER_ALLOW_HOSTS": s.RenderAllowHosts(),
@@ -35,6 +36,11 @@ func (s *Stack) Env() map[string]string {
 	if s.HelmRepoUsername != "" {
 		env["FERRY_HELM_REPO_USERNAME"] = s.HelmRepoUsername
 		env["FERRY_HELM_REPO_PASSWORD"] = s.HelmRepoPassword
+	}
+	if s.OIDCIssuer != "" {
+		env["FERRY_OIDC_ISSUER"] = s.OIDCIssuer
+		env["FERRY_OIDC_CLIENT_ID"] = s.OIDCClientID
+		env["FERRY_OIDC_CLIENT_SECRET"] = s.OIDCClientSecret
 	}
 	if s.RegionsConfig != "" {
 		env["FERRY_REGIONS_CONFIG"] = s.RegionsConfig

@@ -93,6 +93,14 @@ type Stack struct {
 	LogDir                             string // DIR/logs: one <name>.log per process
 	StartDuration                      time.Duration
 
+	// ServerListen is a loopback host:port kept for ferry-server
+	// (FERRY_SERVER_LISTEN): the stack does not listen on it.
+	ServerListen string
+	// OIDCIssuer etc. are the stack's Dex and ferry-server's client there
+	// (dex.go); empty when the tools bin dir has no dex.
+	OIDCIssuer, OIDCClientID, OIDCClientSecret string
+	OIDCRedirectURIs                           []string
+
 	log         io.Writer
 	tempDir     bool     // StateDir was made by Start: Stop removes it
 	lock        *os.File // held while the stack runs
@@ -104,6 +112,7 @@ type Stack struct {
 	git         *gitServer
 	helm        *helmRepo
 	registry    *proc
+	dex         *proc
 
 	ports   *portReservation
 	mu      sync.Mutex // serializes Stop and RestartTemporal
@@ -187,7 +196,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	if opts.Control {
 		clusters++
 	}
-	ports, reservation, err := freePorts(clusters*regionPortCount + temporalPorts + 2)
+	ports, reservation, err := freePorts(clusters*regionPortCount + temporalPorts + 4)
 	if err != nil {
 		return s, err
 	}
@@ -219,6 +228,8 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	s.RedisAddr = hostPort(redisPort)
 	registryPort := ports[temporalPorts+1]
 	s.OCIRegistry = hostPort(registryPort)
+	s.ServerListen = hostPort(ports[temporalPorts+2])
+	dexPort := ports[temporalPorts+3]
 	s.CacheKey = rand.Text()
 
 	if s.git, err = startGitServer(s.StateDir); err != nil {
@@ -259,6 +270,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		s.mu.Unlock()
 		return err
 	})
+	s.goStartDex(gctx, g, env, dexPort)
 	if err := g.Wait(); err != nil {
 		return s, err
 	}
@@ -269,9 +281,9 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		return s, err
 	}
 	s.StartDuration = time.Since(began)
-	s.logf("stack ready in %s: regions [%s], Temporal %s, Redis %s, Git %s, Helm %s, OCI %s",
+	s.logf("stack ready in %s: regions [%s], Temporal %s, Redis %s, Git %s, Helm %s, OCI %s, OIDC %s",
 		s.StartDuration.Round(10*time.Millisecond), strings.Join(regions, " "), s.TemporalAddress, s.RedisAddr, s.GitURL,
-		s.HelmRepoURL, s.OCIRegistry)
+		s.HelmRepoURL, s.OCIRegistry, s.OIDCIssuer)
 	return s, nil
 }
 
@@ -287,7 +299,7 @@ func (s *Stack) Stop() error {
 	began := time.Now()
 	var wg sync.WaitGroup
 	clusters := s.clusters()
-	errs := make([]error, len(clusters)+3)
+	errs := make([]error, len(clusters)+4)
 	for i, r := range clusters {
 		wg.Go(func() { errs[i] = r.stop() })
 	}
@@ -299,6 +311,9 @@ func (s *Stack) Stop() error {
 	}
 	if s.registry != nil {
 		wg.Go(func() { errs[len(errs)-3] = s.registry.stop(stopGrace) })
+	}
+	if s.dex != nil {
+		wg.Go(func() { errs[len(errs)-4] = s.dex.stop(stopGrace) })
 	}
 	wg.Wait()
 	if s.git != nil {

@@ -57,7 +57,8 @@ const (
 	RoleAdmin    = "role:admin"
 )
 
-// builtin are the lines of the builtin roles.
+// builtin are the lines of the builtin roles, and the admin account's
+// binding to role:admin.
 func builtin() (p, g [][]string) {
 	for _, res := range Resources {
 		switch res {
@@ -67,7 +68,7 @@ func builtin() (p, g [][]string) {
 		p = append(p, []string{RoleReadonly, res, "get", "*", "allow"})
 	}
 	p = append(p, []string{RoleAdmin, "*", "*", "*", "allow"})
-	g = append(g, []string{RoleAdmin, RoleReadonly})
+	g = append(g, []string{RoleAdmin, RoleReadonly}, []string{"admin", RoleAdmin})
 	return p, g
 }
 
