@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -22,6 +23,10 @@ func observe(row *contract.AppSetApp, v *contract.View) {
 		row.OpStartedAt, row.OpPhase, row.OpMessage = &op.StartedAt, op.Phase, op.Message
 	}
 }
+
+// rollingSync is who starts the syncs of a progressive sync, as Argo CD's
+// ApplicationSet controller records them.
+var rollingSync = app.InitiatedBy{Username: "applicationset-controller", Automated: true}
 
 // SyncAppSetApps starts the sync of each app a RollingSync step made
 // Pending, as Argo CD's controller sets an Application's operation: once.
@@ -49,10 +54,8 @@ func (a *AppSets) SyncAppSetApps(ctx context.Context, in contract.SyncAppSetApps
 		if op := v.Status.OperationState; op != nil && (op.Phase == app.OperationRunning || op.StartedAt.After(s.Since)) {
 			continue
 		}
-		_, err = a.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-			WorkflowID: contract.WorkflowID(s.Name), UpdateName: contract.UpdateSync,
-			Args: []any{contract.SyncRequest{Prune: s.Prune}}, WaitForStage: client.WorkflowUpdateStageAccepted,
-		})
+		_, err = ferryclient.Sync(ctx, a.Client, s.Name, contract.SyncRequest{Prune: s.Prune, InitiatedBy: new(rollingSync)},
+			client.WorkflowUpdateStageAccepted)
 		var refused *temporal.ApplicationError
 		switch {
 		case err == nil: // accepted: the app runs the sync

@@ -108,6 +108,13 @@ type SyncRequest struct {
 	// Info are name=value pairs kept on the operation, as argocd app sync
 	// --info: its status.operationState.operation.info.
 	Info []app.Info `json:"info,omitempty"`
+	// InitiatedBy is who asks for the sync, kept on the operation as Argo
+	// CD's status.operationState.operation.initiatedBy: the user
+	// ferry-server authenticated, or the client identity of a direct call
+	// (ferry app sync sends ferry-cli:USER@HOST). The workflow cannot learn
+	// the caller of an update itself, so a request without it records
+	// nobody.
+	InitiatedBy *app.InitiatedBy `json:"initiatedBy,omitempty"`
 	// unknown are the fields of the request's JSON that none of the above
 	// takes (UnmarshalJSON); the validator refuses them.
 	unknown []string

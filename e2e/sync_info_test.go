@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/user"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,7 +20,9 @@ import (
 // argocd app sync --info (status.operationState.operation.info); get shows
 // it. A sync whose wave 0 fails, retried twice, says so in the words of
 // Argo CD's controller: "ERR. Retrying attempt #1 at 3:04PM." while it
-// waits, "ERR (retried 2 times)." at the end. Bad --info is refused.
+// waits, "ERR (retried 2 times)." at the end. Bad --info is refused. The
+// operation names who asked for it (initiatedBy.username): the CLI's
+// Temporal client identity, ferry-cli:USER@HOST.
 func TestSyncInfoAndRetryMessages(t *testing.T) {
 	startWorker(t)
 	const name = "syncinfo"
@@ -57,8 +61,9 @@ func TestSyncInfoAndRetryMessages(t *testing.T) {
 		}
 		return op.Phase == app.OperationRunning && op.RetryCount == 1 && waiting.MatchString(op.Message), op.Message
 	})
+	by := cliIdentity(t)
 	out := mustFerry(t, "app", "get", name)
-	require.Contains(t, out, "Sync Info:     name1: val1\nSync Info:     name2: val2\n", out)
+	require.Contains(t, out, "Sync Info:     name1: val1\nSync Info:     name2: val2\nInitiated By:  "+by+"\n", out)
 
 	var op *app.OperationState
 	eventually(t, 3*time.Minute, name+"'s retries are spent", func() (bool, string) {
@@ -73,6 +78,7 @@ func TestSyncInfoAndRetryMessages(t *testing.T) {
 	require.NotContains(t, op.Message, "Retrying attempt", "the final message is the last attempt's")
 	require.NotNil(t, op.Operation)
 	require.ElementsMatch(t, info, op.Operation.Info)
+	require.Equal(t, &app.InitiatedBy{Username: by}, op.Operation.InitiatedBy, "kept through the retries")
 
 	out = mustFerry(t, "app", "get", name, "-o", "json")
 	var obj struct {
@@ -80,13 +86,17 @@ func TestSyncInfoAndRetryMessages(t *testing.T) {
 			OperationState struct {
 				Message   string `json:"message"`
 				Operation struct {
-					Info []app.Info `json:"info"`
+					Info        []app.Info `json:"info"`
+					InitiatedBy struct {
+						Username string `json:"username"`
+					} `json:"initiatedBy"`
 				} `json:"operation"`
 			} `json:"operationState"`
 		} `json:"status"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &obj), out)
 	require.ElementsMatch(t, info, obj.Status.OperationState.Operation.Info)
+	require.Equal(t, by, obj.Status.OperationState.Operation.InitiatedBy.Username)
 	require.Equal(t, op.Message, obj.Status.OperationState.Message)
 	out = mustFerry(t, "app", "get", name)
 	require.Contains(t, out, fmt.Sprintf("Operation:     %s Failed: %s\nSync Info:     name1: val1\n", op.ID, op.Message), out)
@@ -98,10 +108,22 @@ func TestSyncInfoAndRetryMessages(t *testing.T) {
 	v, err := queryView(t, c, name)
 	require.NoError(t, err)
 	require.Equal(t, app.OperationSucceeded, v.Status.OperationState.Phase, v.Status.OperationState.Message)
-	require.Nil(t, v.Status.OperationState.Operation, "no info asked, none kept")
+	require.NotNil(t, v.Status.OperationState.Operation)
+	require.Empty(t, v.Status.OperationState.Operation.Info, "no info asked, none kept")
+	require.Equal(t, &app.InitiatedBy{Username: by}, v.Status.OperationState.Operation.InitiatedBy)
 
 	mustFerry(t, "app", "delete", name, "--cascade")
 	recordHistories(t, name)
+}
+
+// cliIdentity is the identity ferry app sync names as the sync's
+// initiatedBy: the user running it and the host.
+func cliIdentity(t *testing.T) string {
+	u, err := user.Current()
+	require.NoError(t, err)
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	return "ferry-cli:" + u.Username + "@" + host
 }
 
 // lastOpOrNil is the app's operation, nil before its first.

@@ -147,6 +147,21 @@ func Confirm(ctx context.Context, c client.Client, name string) (contract.Confir
 	return out, err
 }
 
+// Sync sends the app a sync request (UpdateSync): ferry app sync and
+// rollback, an Application object's operation, an ApplicationSet's
+// progressive sync. req.InitiatedBy is who asks (the user a server
+// authenticated, or the caller's client identity); the workflow keeps it
+// as the operation's initiatedBy, and cannot learn it otherwise. stage is
+// what to wait for: accepted (the operation has begun; the handle's Get
+// answers its state once it ends, or once it continues as new between
+// retries, still running) or completed.
+func Sync(ctx context.Context, c client.Client, name string, req contract.SyncRequest, stage client.WorkflowUpdateStage) (client.WorkflowUpdateHandle, error) {
+	return c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: contract.WorkflowID(name), UpdateName: contract.UpdateSync,
+		Args: []any{req}, WaitForStage: stage,
+	})
+}
+
 // TerminateOp stops the app's running operation (UpdateTerminateOp) and
 // returns it once it has ended.
 func TerminateOp(ctx context.Context, c client.Client, name string) (*app.OperationState, error) {

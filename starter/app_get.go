@@ -56,6 +56,9 @@ func printView(out io.Writer, v *contract.View, output string) error {
 			for _, info := range o.Info {
 				fmt.Fprintf(out, "Sync Info:     %s: %s\n", info.Name, info.Value)
 			}
+			if o.InitiatedBy != nil {
+				fmt.Fprintf(out, "Initiated By:  %s\n", o.InitiatedBy)
+			}
 		}
 		if ps := op.PostSync; ps != nil {
 			fmt.Fprintf(out, "PostSync:      %s %s: %s\n", ps.WorkflowID, ps.Phase, ps.Message)

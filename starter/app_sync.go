@@ -69,10 +69,10 @@ func runSync(cmd *cobra.Command, tf *temporalFlags, name string, req contract.Sy
 	if wait {
 		go printProgress(progress, c, name, out)
 	}
-	handle, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: contract.WorkflowID(name), UpdateName: contract.UpdateSync,
-		Args: []any{req}, WaitForStage: stage,
-	})
+	if req.InitiatedBy == nil {
+		req.InitiatedBy = &app.InitiatedBy{Username: cliIdentity()}
+	}
+	handle, err := ferryclient.Sync(ctx, c, name, req, stage)
 	if err != nil {
 		return appError(name, "sync", err)
 	}

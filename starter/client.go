@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
 	"os"
+	"os/user"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -60,12 +62,28 @@ func (f *temporalFlags) dial(ctx context.Context) (client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := client.DialContext(ctx, client.Options{HostPort: f.address, Namespace: f.namespace, Logger: quietLogger{},
+	c, err := client.DialContext(ctx, client.Options{HostPort: f.address, Namespace: f.namespace, Logger: quietLogger{}, Identity: cliIdentity(),
 		ConnectionOptions: client.ConnectionOptions{TLS: tlsConfig}})
 	if err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w (is the stack up? set TEMPORAL_ADDRESS)", f.address, err)
 	}
 	return c, nil
+}
+
+// cliIdentity is the CLI's Temporal client identity, ferry-cli:USER@HOST,
+// which the server records on what the CLI does (the history's events) and
+// a sync request names as its initiatedBy: the workflow cannot read an
+// update's caller itself. The SDK's default (pid@host) names no user.
+func cliIdentity() string {
+	name := os.Getenv("USER")
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	if name == "" {
+		name = strconv.Itoa(os.Getuid())
+	}
+	host, _ := os.Hostname()
+	return "ferry-cli:" + name + "@" + cmp.Or(host, "localhost")
 }
 
 func firstEnv(def string, names ...string) string {

@@ -95,11 +95,9 @@ func (t *objectApps) Apply(ctx context.Context, a *app.Application, object strin
 func (t *objectApps) Sync(ctx context.Context, name, object string, op *appobjects.Operation) error {
 	s := op.Sync
 	req := contract.SyncRequest{Revision: s.Revision, Prune: s.Prune, DryRun: s.DryRun, Resources: s.Resources,
-		Force: s.SyncStrategy.Force(), ApplyOutOfSyncOnly: s.ApplyOutOfSyncOnly(), Retry: op.Retry, Info: op.Info}
-	handle, err := t.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: contract.WorkflowID(name), UpdateName: contract.UpdateSync,
-		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageAccepted,
-	})
+		Force: s.SyncStrategy.Force(), ApplyOutOfSyncOnly: s.ApplyOutOfSyncOnly(), Retry: op.Retry, Info: op.Info,
+		InitiatedBy: op.InitiatedBy}
+	handle, err := ferryclient.Sync(ctx, t.c, name, req, client.WorkflowUpdateStageAccepted)
 	if err != nil {
 		return refusal(err)
 	}

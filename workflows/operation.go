@@ -57,13 +57,13 @@ func (s *appState) manualSync(ctx workflow.Context, req contract.SyncRequest) (*
 		s.OperationSeq++
 		op := &app.OperationState{
 			ID: s.operationID(), Revision: revision, Phase: app.OperationError,
-			Message: userMessage(ctx, err), StartedAt: now, FinishedAt: &now, Operation: operationOf(req.Info),
+			Message: userMessage(ctx, err), StartedAt: now, FinishedAt: &now, Operation: operationOf(req.Info, req.InitiatedBy),
 		}
 		s.Status.OperationState = op
 		s.publish(ctx)
 		return op, nil
 	}
-	op := s.runOperation(ctx, target, requestParams(ctx, req), opRequest{revision: req.Revision, rollback: req.RollbackID != nil, info: req.Info})
+	op := s.runOperation(ctx, target, requestParams(ctx, req), opRequest{revision: req.Revision, rollback: req.RollbackID != nil, info: req.Info, initiatedBy: req.InitiatedBy})
 	return op.state, nil
 }
 
@@ -107,18 +107,24 @@ type opRequest struct {
 	auto     bool
 	revision string
 	rollback bool
-	// info is the request's, kept on the operation (operationOf).
-	info []app.Info
+	// info and initiatedBy are the request's, kept on the operation
+	// (operationOf).
+	info        []app.Info
+	initiatedBy *app.InitiatedBy
 }
 
 // operationOf is what the operation keeps of its request, as Argo CD's
-// operationState.operation: its info; nil without any. It changes no
-// command, so it needs no version.
-func operationOf(info []app.Info) *app.Operation {
-	if len(info) == 0 {
+// operationState.operation: its info and who asked; nil without either.
+// It changes no command, so it needs no version.
+func operationOf(info []app.Info, by *app.InitiatedBy) *app.Operation {
+	if len(info) == 0 && by == nil {
 		return nil
 	}
-	return &app.Operation{Info: info}
+	op := &app.Operation{Info: info}
+	if by != nil {
+		op.InitiatedBy = new(*by)
+	}
+	return op
 }
 
 func (op *operation) id() string { return op.state.ID }
@@ -138,7 +144,7 @@ func (s *appState) runOperation(ctx workflow.Context, target contract.Target, p 
 	op := &operation{target: target, params: p, request: req, specDigest: s.app.SpecDigest(), retry: s.retryPolicy(p), state: &app.OperationState{
 		ID: s.operationID(), Revision: target.Commit(), Phase: app.OperationRunning,
 		Message: "syncing regions " + strings.Join(s.regionNames(), ", "), StartedAt: workflow.Now(ctx),
-		Operation: operationOf(req.info),
+		Operation: operationOf(req.info, req.initiatedBy),
 	}}
 	s.Status.OperationState = op.state
 	s.publish(ctx)

@@ -62,7 +62,9 @@ func (s *appState) reconcile(ctx workflow.Context) {
 // autoSyncTo runs the automated sync of target.
 func (s *appState) autoSyncTo(ctx workflow.Context, target contract.Target) {
 	s.AutoSync = &autoSync{Key: s.autoSyncKey(target)}
-	run := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()}, opRequest{auto: true})
+	run := s.runOperation(ctx, target, syncParams{prune: s.app.AutoPrune()}, opRequest{auto: true,
+		// As Argo CD's controller records an automated sync: no user.
+		initiatedBy: &app.InitiatedBy{Automated: true}})
 	s.idleForget()
 	if !run.continued {
 		s.endAutoSync(run)

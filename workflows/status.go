@@ -308,6 +308,9 @@ func (s *appState) details() string {
 	}
 	if op := s.Status.OperationState; op != nil {
 		fmt.Fprintf(&b, "\nlast operation %s: %s %s\n", op.ID, op.Phase, op.Message)
+		if o := op.Operation; o != nil && o.InitiatedBy != nil {
+			fmt.Fprintf(&b, "\ninitiated by %s\n", o.InitiatedBy)
+		}
 	}
 	return b.String()
 }

@@ -128,3 +128,21 @@ func TestStatusRollUpByRegion(t *testing.T) {
 		}
 	}
 }
+
+// TestInitiatedByString: app get and the Web UI name who initiated an
+// operation as Argo CD's UI does.
+func TestInitiatedByString(t *testing.T) {
+	for _, tc := range []struct {
+		by   *InitiatedBy
+		want string
+	}{
+		{nil, ""},
+		{&InitiatedBy{Username: "admin"}, "admin"},
+		{&InitiatedBy{Automated: true}, "automated sync policy"},
+		{&InitiatedBy{Username: "applicationset-controller", Automated: true}, "applicationset-controller (automated)"},
+	} {
+		if got := tc.by.String(); got != tc.want {
+			t.Errorf("%+v.String() = %q, want %q", tc.by, got, tc.want)
+		}
+	}
+}

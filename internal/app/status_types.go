@@ -121,11 +121,44 @@ type OperationState struct {
 }
 
 // Operation is Argo CD's operationState.operation, as far as Ferry keeps
-// it: the info of argocd app sync --info.
+// it: the info of argocd app sync --info, and who asked.
 type Operation struct {
 	// Info are the name=value pairs the sync request recorded on the
 	// operation (ferry app sync --info), in the order given.
 	Info []Info `json:"info,omitempty"`
+	// InitiatedBy is who asked for the operation; nil when the request
+	// did not say (a sync update sent without it, by the temporal CLI or
+	// an older client).
+	InitiatedBy *InitiatedBy `json:"initiatedBy,omitempty"`
+}
+
+// InitiatedBy is Argo CD's operation.initiatedBy (OperationInitiator):
+// who asked for an operation.
+type InitiatedBy struct {
+	// Username is the user who asked: the user ferry-server authenticated,
+	// or the Temporal client identity of a direct call (ferry app sync
+	// without a login sends ferry-cli:USER@HOST); for an automated
+	// operation, the controller that started it, if not the app itself.
+	Username string `json:"username,omitempty"`
+	// Automated: no user asked; the app's automated sync policy (a sync
+	// of a new revision, selfHeal) or an ApplicationSet's progressive
+	// sync started the operation.
+	Automated bool `json:"automated,omitempty"`
+}
+
+// String says who initiated the operation, as Argo CD's UI does: the
+// username, or "automated sync policy" for an automated operation of the
+// app's own.
+func (b *InitiatedBy) String() string {
+	switch {
+	case b == nil:
+		return ""
+	case b.Automated && b.Username == "":
+		return "automated sync policy"
+	case b.Automated:
+		return b.Username + " (automated)"
+	}
+	return b.Username
 }
 
 // HookRun is a run of hooks that outlives its operation: PostSync.

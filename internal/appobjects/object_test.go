@@ -93,6 +93,7 @@ func TestReadOperation(t *testing.T) {
 	require.True(t, op.Sync.ApplyOutOfSyncOnly())
 	require.Equal(t, []app.SyncResource{{Kind: "Service", Name: "web"}}, op.Sync.Resources)
 	require.Equal(t, []app.Info{{Name: "reason", Value: "hotfix"}}, op.Info)
+	require.Equal(t, &app.InitiatedBy{Username: "admin"}, op.InitiatedBy, "the operation keeps who set it")
 
 	none, err := ReadOperation(nil)
 	require.NoError(t, err)
@@ -102,6 +103,8 @@ func TestReadOperation(t *testing.T) {
 	require.ErrorContains(t, err, `unknown field "manifests"`)
 	_, err = ReadOperation(map[string]any{"initiatedBy": map[string]any{"username": "admin"}})
 	require.ErrorContains(t, err, "set operation.sync")
+	_, err = ReadOperation(map[string]any{"sync": map[string]any{}, "initiatedBy": map[string]any{"user": "admin"}})
+	require.ErrorContains(t, err, `unknown field "user"`, "initiatedBy takes Argo CD's username and automated")
 	_, err = ReadOperation(map[string]any{"sync": map[string]any{"revisions": []any{"a", "b"}}})
 	require.ErrorContains(t, err, "operation.sync.revisions")
 }

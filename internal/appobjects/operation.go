@@ -12,8 +12,10 @@ import (
 // Operation is the operation field of an Application, as Argo CD writes it
 // (kubectl patch app web --type merge -p '{"operation":{"sync":{}}}').
 type Operation struct {
-	Sync        *SyncOperation   `json:"sync"`
-	InitiatedBy *json.RawMessage `json:"initiatedBy,omitempty"`
+	Sync *SyncOperation `json:"sync"`
+	// InitiatedBy is who set the operation, as its writer says (Argo CD's
+	// server writes the user it authenticated); the operation keeps it.
+	InitiatedBy *app.InitiatedBy `json:"initiatedBy,omitempty"`
 	Info        []app.Info       `json:"info,omitempty"`
 	Retry       *app.RetryPolicy `json:"retry,omitempty"`
 }
@@ -70,7 +72,7 @@ func ReadOperation(raw any) (*Operation, error) {
 	dec.DisallowUnknownFields()
 	var op Operation
 	if err := dec.Decode(&op); err != nil {
-		return nil, fmt.Errorf("operation: %w (Ferry takes operation.sync with revision, prune, dryRun, syncStrategy, resources and syncOptions, and operation.info and retry)", err)
+		return nil, fmt.Errorf("operation: %w (Ferry takes operation.sync with revision, prune, dryRun, syncStrategy, resources and syncOptions, and operation.initiatedBy, info and retry)", err)
 	}
 	if op.Sync == nil {
 		return nil, fmt.Errorf("operation: only a sync operation is taken: set operation.sync")
