@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"go.temporal.io/sdk/client"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -97,7 +99,13 @@ func (s *server) appRollback(w http.ResponseWriter, r *http.Request) {
 // operate starts req on v's app and answers the app as it is then.
 func (s *server) operate(w http.ResponseWriter, r *http.Request, c *caller, v *contract.View, req contract.SyncRequest, verb string) {
 	name := v.Metadata.Name
-	op, err := ferryclient.Sync(r.Context(), s.temporal, name, req)
+	// Who asked is the server's to say, never the request's.
+	req.InitiatedBy = &app.InitiatedBy{Username: c.name()}
+	var op app.OperationState
+	handle, err := ferryclient.Sync(r.Context(), s.temporal, name, req, client.WorkflowUpdateStageCompleted)
+	if err == nil {
+		err = handle.Get(r.Context(), &op)
+	}
 	if err != nil {
 		fail(w, http.StatusBadRequest, "%s application %q: %v", verb, name, err)
 		return
