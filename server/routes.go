@@ -18,6 +18,9 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("PUT /api/v1/account/password", s.accountPassword)
 	mux.HandleFunc("POST /api/v1/account/{name}/token", s.accountToken)
 
+	mux.HandleFunc("GET /auth/login", s.ssoLogin)
+	mux.HandleFunc("GET /auth/callback", s.ssoCallback)
+
 	mux.HandleFunc("GET /api/v1/applications", s.appList)
 	mux.HandleFunc("GET /api/v1/applications/{name}", s.appGet)
 	mux.HandleFunc("DELETE /api/v1/applications/{name}", s.appDelete)
@@ -54,5 +57,9 @@ func (s *server) version(w http.ResponseWriter, r *http.Request) {
 // client needs before it logs in: the control namespace, and whether SSO
 // is offered.
 func (s *server) settings(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"controllerNamespace": s.cfg.controlNamespace})
+	out := map[string]any{"controllerNamespace": s.cfg.controlNamespace}
+	if c, _, err := s.ssoConfig(r.Context()); err == nil {
+		out["oidcConfig"] = map[string]any{"name": c.Name, "issuer": c.Issuer, "clientID": c.ClientID}
+	}
+	writeJSON(w, http.StatusOK, out)
 }

@@ -29,6 +29,7 @@ type server struct {
 	limiter  *accounts.Limiter
 	live     *live
 	audit    *auditLog
+	sso      sso
 	started  time.Time
 }
 
@@ -55,7 +56,8 @@ func newServer(ctx context.Context, cfg *config, log *slog.Logger) (*server, err
 	}
 	s := &server{cfg: cfg, log: log, temporal: tc, kube: kc, dyn: dyn, started: time.Now(),
 		store:   &accounts.Store{Client: kc, Namespace: cfg.controlNamespace},
-		limiter: accounts.NewLimiter(cfg.loginFailures, cfg.loginFailureWindow)}
+		limiter: accounts.NewLimiter(cfg.loginFailures, cfg.loginFailureWindow),
+		sso:     sso{pending: map[string]pendingLogin{}}}
 	key, err := s.store.Bootstrap(ctx, tokens.NewKey)
 	if err != nil {
 		tc.Close()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 
@@ -105,11 +106,21 @@ func newRefreshCmd(tf *temporalFlags) *cobra.Command {
 		Use:   "refresh NAME",
 		Short: "Compare the app with Git and its regions now",
 		Args:  cobra.ExactArgs(1),
-		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
+		RunE: tf.runOrDoor(func(cmd *cobra.Command, c client.Client, args []string) error {
 			err := c.SignalWorkflow(cmd.Context(), contract.WorkflowID(args[0]), "", contract.SignalRefresh,
 				contract.RefreshRequest{Hard: hard})
 			if err != nil {
 				return appError(args[0], "refresh", err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "refresh of %q requested\n", args[0])
+			return nil
+		}, func(cmd *cobra.Command, a *api, args []string) error {
+			mode := "normal"
+			if hard {
+				mode = "hard"
+			}
+			if _, err := doorView(cmd.Context(), a, args[0], url.Values{"refresh": {mode}}); err != nil {
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "refresh of %q requested\n", args[0])
 			return nil
@@ -146,7 +157,7 @@ finalizer), the object is deleted, and the command returns once it is gone.`,
   ferry app delete guestbook --propagation-policy background
   ferry app delete guestbook --cascade=false`,
 		Args: cobra.ExactArgs(1),
-		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
+		RunE: tf.runOrDoor(func(cmd *cobra.Command, c client.Client, args []string) error {
 			req := contract.DeleteRequest{Cascade: &cascade, Propagation: policy}
 			if policy != "" && !cascade {
 				return fmt.Errorf("app %q: --propagation-policy %s deletes the resources and --cascade=false keeps them: give one of them", args[0], policy)
@@ -168,6 +179,17 @@ finalizer), the object is deleted, and the command returns once it is gone.`,
 			if out.Waiting != "" {
 				fmt.Fprintf(cmd.OutOrStdout(), "application %q is being deleted: %s\n", args[0], out.Waiting)
 				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "application %q deleted\n", args[0])
+			return nil
+		}, func(cmd *cobra.Command, a *api, args []string) error {
+			path, q := appPath(args[0], "")
+			q.Set("cascade", strconv.FormatBool(cascade))
+			if policy != "" {
+				q.Set("propagationPolicy", policy)
+			}
+			if err := a.do(cmd.Context(), "DELETE", path, q, nil, nil); err != nil {
+				return fmt.Errorf("app %q: delete: %w", args[0], err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "application %q deleted\n", args[0])
 			return nil

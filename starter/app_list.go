@@ -43,7 +43,7 @@ metadata.labels, with Kubernetes' label selector syntax.`,
   ferry app list -o json | jq -r '.[] | select(.status.health.status != "Healthy") | .metadata.name'
   ferry app list -l team=payments,env!=dev -o name`,
 		Args: cobra.NoArgs,
-		RunE: tf.run(func(cmd *cobra.Command, c client.Client, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "" && !slices.Contains(listOutputs, output) {
 				return fmt.Errorf("unknown output format %q: use one of %s", output, strings.Join(listOutputs, ", "))
 			}
@@ -51,8 +51,16 @@ metadata.labels, with Kubernetes' label selector syntax.`,
 			if err != nil {
 				return fmt.Errorf("--selector %q: %w: write key=value, key!=value, key in (a,b) or key, separated by commas", selector, err)
 			}
-			return listApps(cmd.Context(), c, cmd.OutOrStdout(), output, sel)
-		}),
+			if a, err := door(); err != nil || a != nil {
+				if err != nil {
+					return err
+				}
+				return doorList(cmd.Context(), a, cmd.OutOrStdout(), output, sel)
+			}
+			return tf.run(func(cmd *cobra.Command, c client.Client, _ []string) error {
+				return listApps(cmd.Context(), c, cmd.OutOrStdout(), output, sel)
+			})(cmd, args)
+		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "json, yaml, name or wide; default: a table")
 	cmd.Flags().StringVarP(&selector, "selector", "l", "", "only apps whose labels match, e.g. team=payments,env!=dev")

@@ -51,6 +51,12 @@ func newSyncCmd(tf *temporalFlags) *cobra.Command {
 // accepted it; with wait it prints progress and fails when the operation does.
 func runSync(cmd *cobra.Command, tf *temporalFlags, name string, req contract.SyncRequest, wait bool) error {
 	ctx := cmd.Context()
+	if a, err := door(); err != nil || a != nil {
+		if err != nil {
+			return err
+		}
+		return doorSync(ctx, a, cmd.OutOrStdout(), name, req, wait)
+	}
 	c, err := tf.dial(ctx)
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@ terminated" and the results of what was done. An operation that waits for its
 next retry stops at once. The app goes on reconciling; an automated app does
 not sync the same revision again until Git or its spec changes.`,
 		Args: cobra.ExactArgs(1),
-		RunE: tf.run(func(cmd *cobra.Command, c client.Client, args []string) error {
+		RunE: tf.runOrDoor(func(cmd *cobra.Command, c client.Client, args []string) error {
 			op, err := ferryclient.TerminateOp(cmd.Context(), c, args[0])
 			if err != nil {
 				return appError(args[0], "terminate-op", err)
@@ -28,6 +28,13 @@ not sync the same revision again until Git or its spec changes.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "application %q: operation %s: %s: %s\n", args[0], op.ID, op.Phase, op.Message)
 				printResults(cmd.OutOrStdout(), op.Results)
 			}
+			return nil
+		}, func(cmd *cobra.Command, a *api, args []string) error {
+			path, q := appPath(args[0], "/operation")
+			if err := a.do(cmd.Context(), "DELETE", path, q, nil, nil); err != nil {
+				return fmt.Errorf("app %q: terminate-op: %w", args[0], err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "application %q: operation terminating\n", args[0])
 			return nil
 		}),
 	}

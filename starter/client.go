@@ -58,6 +58,11 @@ func (f *temporalFlags) tlsConfig() (*tls.Config, error) {
 }
 
 func (f *temporalFlags) dial(ctx context.Context) (client.Client, error) {
+	if sc, err := loggedIn(); err != nil {
+		return nil, err
+	} else if sc != nil {
+		return nil, notThroughDoor(sc)
+	}
 	tlsConfig, err := f.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -108,11 +113,31 @@ func (f *temporalFlags) run(fn func(cmd *cobra.Command, c client.Client, args []
 	}
 }
 
+// runOrDoor is run, or viaDoor when the user logged in to a ferry-server.
+func (f *temporalFlags) runOrDoor(fn func(cmd *cobra.Command, c client.Client, args []string) error,
+	viaDoor func(cmd *cobra.Command, a *api, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if a, err := door(); err != nil || a != nil {
+			if err != nil {
+				return err
+			}
+			return viaDoor(cmd, a, args)
+		}
+		return f.run(fn)(cmd, args)
+	}
+}
+
 // runOnApp adapts a command body that reads the status of the app named by
-// its first argument.
+// its first argument (through the server, once logged in).
 func (f *temporalFlags) runOnApp(fn func(cmd *cobra.Command, v *contract.View) error) func(*cobra.Command, []string) error {
-	return f.run(func(cmd *cobra.Command, c client.Client, args []string) error {
+	return f.runOrDoor(func(cmd *cobra.Command, c client.Client, args []string) error {
 		v, err := queryApp(cmd.Context(), c, args[0])
+		if err != nil {
+			return err
+		}
+		return fn(cmd, v)
+	}, func(cmd *cobra.Command, a *api, args []string) error {
+		v, err := doorView(cmd.Context(), a, args[0], nil)
 		if err != nil {
 			return err
 		}

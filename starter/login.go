@@ -106,7 +106,7 @@ ferry/config.json of your config directory), as argocd login does. Once
 logged in, ferry app and ferry project go through the server with your
 rights; ferry logout goes back to Temporal directly (for operators).`,
 		Example: `  ferry login 127.0.0.1:8080 --username admin --password-stdin --insecure < password`,
-		Args: cobra.ExactArgs(1),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sc := serverContext{Server: serverURL(args[0]), Insecure: insecure}
 			var err error

@@ -30,6 +30,6 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDevCmd(), newAppCmd(), newProjectCmd(), newAppSetCmd())
+	root.AddCommand(newDevCmd(), newAppCmd(), newProjectCmd(), newAppSetCmd(), newLoginCmd(), newLogoutCmd())
 	return root
 }

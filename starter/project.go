@@ -21,7 +21,7 @@ func newProjectCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "project", Short: "Create, inspect and delete AppProjects: what the apps of a team may deploy, and where"}
 	tf.register(cmd)
 	cmd.AddCommand(newProjectApplyCmd(tf), newProjectGetCmd(tf), newProjectListCmd(tf), newProjectDeleteCmd(tf),
-		newProjectWindowsCmd(tf))
+		newProjectWindowsCmd(tf), newProjectRoleCmd())
 	return cmd
 }
 

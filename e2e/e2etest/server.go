@@ -36,10 +36,15 @@ type Server struct {
 func (e *Env) StartServer(t *testing.T, args ...string) *Server {
 	t.Helper()
 	require.NotEmpty(t, e.Stack.ControlContext, "ferry-server needs a stack with a control cluster")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
+	// The stack's reserved address, which its OIDC provider redirects to;
+	// a stack without one gets a free port.
+	addr := e.Stack.ServerListen
+	if addr == "" {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		addr = ln.Addr().String()
+		require.NoError(t, ln.Close())
+	}
 	dir := t.TempDir()
 	s := &Server{URL: "https://" + addr, Audit: filepath.Join(dir, "audit.jsonl"),
 		Log: filepath.Join(e.Stack.LogDir, fmt.Sprintf("server-%s-%d.log", sanitize(t.Name()), time.Now().UnixNano())),
