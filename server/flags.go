@@ -31,6 +31,10 @@ type config struct {
 
 var errHelp = errors.New("help")
 
+// envPrefix starts the environment twins of the flags: FERRY_SERVER_LISTEN
+// for --listen.
+const envPrefix = "FERRY_SERVER_"
+
 func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ferry-server", flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -55,7 +59,7 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func usage(fs *flag.FlagSet) string { return flagenv.Usage(fs, "Usage: ferry-server [flags]") }
+func usage(fs *flag.FlagSet) string { return flagenv.Usage(fs, envPrefix, "Usage: ferry-server [flags]") }
 
 // parseFlags parses args, then the environment twins of the flags args
 // does not give.
@@ -71,7 +75,7 @@ func parseFlags(args []string, lookup func(string) (string, bool), out io.Writer
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q: ferry-server takes flags only (--help)", fs.Args())
 	}
-	if err := flagenv.Apply(fs, lookup); err != nil {
+	if err := flagenv.Apply(fs, envPrefix, lookup); err != nil {
 		return nil, err
 	}
 	if (c.tlsCert == "") != (c.tlsKey == "") {

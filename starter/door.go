@@ -32,7 +32,7 @@ func door() (*api, error) {
 // notThroughDoor is the error of a command that needs Temporal while the
 // user is logged in to a server.
 func notThroughDoor(sc *serverContext) error {
-	return fmt.Errorf("this command talks to Temporal directly, and you are logged in to %s: ferry app get, list, sync, rollback, refresh, terminate-op and delete, and ferry project role create-token go through the server; run ferry logout first to use Temporal (operators only)",
+	return fmt.Errorf("this command talks to Temporal directly, and you are logged in to %s, which does not offer it yet: run ferry logout first to use Temporal (operators only)",
 		sc.Server)
 }
 

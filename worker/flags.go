@@ -185,7 +185,7 @@ func parse(args []string, lookup func(string) (string, bool), output io.Writer) 
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
-	if err := flagenv.Apply(fs, lookup); err != nil {
+	if err := flagenv.Apply(fs, "FERRY_", lookup); err != nil {
 		return nil, nil, err
 	}
 	if c.kubeconfig == "" {
@@ -312,5 +312,5 @@ func defaultCacheDir() string {
 
 // usage is the worker's help text (flagenv.Usage).
 func usage(fs *flag.FlagSet) string {
-	return flagenv.Usage(fs, "Usage: ferry-worker [--control] [--region NAME]... [flags]")
+	return flagenv.Usage(fs, "FERRY_", "Usage: ferry-worker [--control] [--region NAME]... [flags]")
 }

@@ -96,19 +96,19 @@ func TestEveryFlagHasItsTwin(t *testing.T) {
 			t.Errorf("--%s: the test has no sample value of type %T: add one to samples", f.Name, f.Value)
 			return
 		}
-		env := map[string]string{flagenv.EnvName(f.Name): fromEnv}
+		env := map[string]string{flagenv.EnvName("FERRY_", f.Name): fromEnv}
 		lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 
 		_, got, err := parse(nil, lookup, io.Discard)
-		require.NoError(t, err, "--%s from %s=%s", f.Name, flagenv.EnvName(f.Name), fromEnv)
-		assert.Equal(t, fromEnv, got.Lookup(f.Name).Value.String(), "%s=%s does not set --%s", flagenv.EnvName(f.Name), fromEnv, f.Name)
+		require.NoError(t, err, "--%s from %s=%s", f.Name, flagenv.EnvName("FERRY_", f.Name), fromEnv)
+		assert.Equal(t, fromEnv, got.Lookup(f.Name).Value.String(), "%s=%s does not set --%s", flagenv.EnvName("FERRY_", f.Name), fromEnv, f.Name)
 
 		_, got, err = parse([]string{"--" + f.Name + "=" + fromFlag}, lookup, io.Discard)
 		require.NoError(t, err)
-		assert.Equal(t, fromFlag, got.Lookup(f.Name).Value.String(), "--%s on the command line must win over %s", f.Name, flagenv.EnvName(f.Name))
+		assert.Equal(t, fromFlag, got.Lookup(f.Name).Value.String(), "--%s on the command line must win over %s", f.Name, flagenv.EnvName("FERRY_", f.Name))
 
 		assert.Contains(t, text, "  --"+f.Name+" ", "the usage lists --%s", f.Name)
-		assert.Contains(t, text, "("+flagenv.EnvName(f.Name)+")", "the usage names %s, the twin of --%s", flagenv.EnvName(f.Name), f.Name)
+		assert.Contains(t, text, "("+flagenv.EnvName("FERRY_", f.Name)+")", "the usage names %s, the twin of --%s", flagenv.EnvName("FERRY_", f.Name), f.Name)
 	})
 	assert.Greater(t, n, 20, "the flag set has the worker's flags")
 }
@@ -161,7 +161,7 @@ func TestInvalidTwins(t *testing.T) {
 func clearEnv(t *testing.T) {
 	t.Helper()
 	t.Setenv("KUBECONFIG", "")
-	newFlagSet(&config{}, io.Discard).VisitAll(func(f *flag.Flag) { t.Setenv(flagenv.EnvName(f.Name), "") })
+	newFlagSet(&config{}, io.Discard).VisitAll(func(f *flag.Flag) { t.Setenv(flagenv.EnvName("FERRY_", f.Name), "") })
 }
 
 func TestTLSFlags(t *testing.T) {

@@ -77,7 +77,7 @@ func knownEnv(flags []string) map[string]bool {
 	// the notifications page's example of the latter.
 	known := map[string]bool{"FERRY_WEBHOOK_": true, notify.EnvPrefix: true, notify.EnvName("slack-token"): true}
 	for _, name := range flags {
-		known[flagenv.EnvName(name)] = true
+		known[flagenv.EnvName("FERRY_", name)] = true
 	}
 	for _, name := range []string{gitsource.EnvToken, gitsource.EnvUsername, gitsource.EnvPassword,
 		gitsource.EnvSSHKeyFile, gitsource.EnvKnownHosts, gitsource.EnvHosts, gitsource.EnvInsecure, manifests.EnvCacheKey} {

@@ -45,6 +45,9 @@ type Env struct {
 	// Regions are the regions workers may serve and apps target; nil means
 	// every region of the stack.
 	Regions []string
+	// CLIConfig is the ferry CLI's config file (FERRY_CONFIG), where
+	// ferry login keeps its session; empty: one nobody logs in with.
+	CLIConfig string
 }
 
 func (e *Env) regions() []string {
@@ -94,6 +97,8 @@ func (e *Env) Environ() []string {
 		"KUBECONFIG="+e.Stack.Kubeconfig,
 		"FERRY_CACHE_KEY="+e.Stack.CacheKey,
 		"FERRY_RENDER_ALLOW_HOSTS="+e.Stack.RenderAllowHosts(),
+		// The CLI's logins (ferry login): the test's own, never the user's.
+		"FERRY_CONFIG="+e.cliConfig(),
 	)
 	if e.Stack.RegionsConfig != "" && slices.Equal(e.regions(), e.Stack.Regions) {
 		env = append(env, "FERRY_REGIONS_CONFIG="+e.Stack.RegionsConfig)
@@ -102,6 +107,15 @@ func (e *Env) Environ() []string {
 		env = append(env, "FERRY_CONTROL_CONTEXT="+e.Stack.ControlContext, "FERRY_CONTROL_NAMESPACE="+e.Stack.ControlNamespace)
 	}
 	return env
+}
+
+// cliConfig is the ferry CLI's config file of the test: CLIConfig, else
+// one in the stack's state dir that no test logs in with.
+func (e *Env) cliConfig() string {
+	if e.CLIConfig != "" {
+		return e.CLIConfig
+	}
+	return filepath.Join(e.Stack.StateDir, "ferry-cli-not-logged-in.json")
 }
 
 // Worker is a ferry-worker process.

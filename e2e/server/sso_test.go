@@ -95,7 +95,7 @@ data:
 	s.MustDo(t, admin, "GET", "/api/v1/applications/web-team-a", nil, http.StatusOK, &v)
 	assert.Equal(t, "alice@example.com", v.Status.OperationState.Operation.InitiatedBy.Username)
 
-	_, err := dexlogin.New().Login(context.Background(), s.URL+"/auth/login", "https://"+stack.ServerListen+"/auth/callback", "alice@example.com", "wrong")
+	_, err := browser().Login(context.Background(), s.URL+"/auth/login", "https://"+stack.ServerListen+"/auth/callback", "alice@example.com", "wrong")
 	assert.ErrorIs(t, err, dexlogin.ErrRefused, "a wrong password gets no session")
 }
 
@@ -104,8 +104,7 @@ data:
 // is the session.
 func ssoLogin(t *testing.T, s *e2etest.Server, email, password string) string {
 	t.Helper()
-	b := dexlogin.New()
-	b.Client.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} // the server's self-signed certificate
+	b := browser()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	callback, err := b.Login(ctx, s.URL+"/auth/login", "https://"+stack.ServerListen+"/auth/callback", email, password)
@@ -122,4 +121,12 @@ func ssoLogin(t *testing.T, s *e2etest.Server, email, password string) string {
 	}
 	t.Fatalf("the callback set no argocd.token cookie")
 	return ""
+}
+
+// browser is a Dex browser that takes the server's self-signed
+// certificate, as one told to trust it does.
+func browser() *dexlogin.Browser {
+	b := dexlogin.New()
+	b.Client.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	return b
 }

@@ -1,6 +1,7 @@
-// Package flagenv gives every flag of a Ferry binary (ferry-worker,
-// ferry-server) an environment twin, FERRY_ and the flag's name, and
-// writes the usage text that names them.
+// Package flagenv gives every flag of a Ferry binary an environment twin,
+// the binary's prefix and the flag's name (FERRY_ for ferry-worker,
+// FERRY_SERVER_ for ferry-server), and writes the usage text that names
+// them.
 package flagenv
 
 import (
@@ -11,27 +12,28 @@ import (
 	"time"
 )
 
-// EnvName is the environment twin of a flag: FERRY_ and the flag's name in
-// upper case with '_' for '-' (FERRY_RENDER_TIMEOUT for --render-timeout).
-func EnvName(flagName string) string {
-	return "FERRY_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+// EnvName is the environment twin of a flag: prefix and the flag's name in
+// upper case with '_' for '-' (FERRY_RENDER_TIMEOUT for --render-timeout
+// with prefix FERRY_).
+func EnvName(prefix, flagName string) string {
+	return prefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
 // Apply sets every flag of fs that the command line did not give from
 // its environment twin, when that is set and not empty (an empty variable,
 // as an unset key of a ConfigMap leaves it, counts as unset). It reports
 // every invalid value at once, each naming its variable and what to write.
-func Apply(fs *flag.FlagSet, lookup func(string) (string, bool)) error {
+func Apply(fs *flag.FlagSet, prefix string, lookup func(string) (string, bool)) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var errs []error
 	fs.VisitAll(func(f *flag.Flag) {
-		v, ok := lookup(EnvName(f.Name))
+		v, ok := lookup(EnvName(prefix, f.Name))
 		if !ok || v == "" || given[f.Name] {
 			return
 		}
 		if err := f.Value.Set(v); err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q (the twin of --%s): %s", EnvName(f.Name), v, f.Name, expected(f)))
+			errs = append(errs, fmt.Errorf("%s=%q (the twin of --%s): %s", EnvName(prefix, f.Name), v, f.Name, expected(f)))
 		}
 	})
 	return errors.Join(errs...)
@@ -59,11 +61,11 @@ func expected(f *flag.Flag) string {
 
 // Usage is a binary's help text: its usage line, then every flag with
 // its placeholder, its environment twin, what it does and its default.
-func Usage(fs *flag.FlagSet, usageLine string) string {
+func Usage(fs *flag.FlagSet, prefix, usageLine string) string {
 	var b strings.Builder
 	b.WriteString(usageLine + `
 
-Every flag can be set in the environment instead, by the FERRY_* variable
+Every flag can be set in the environment instead, by the ` + prefix + `* variable
 named after it; a flag on the command line wins over its variable, and an
 empty variable counts as unset.
 
@@ -77,7 +79,7 @@ empty variable counts as unset.
 		if placeholder != "" {
 			fmt.Fprintf(&b, " %s", placeholder)
 		}
-		fmt.Fprintf(&b, "  (%s)\n", EnvName(f.Name))
+		fmt.Fprintf(&b, "  (%s)\n", EnvName(prefix, f.Name))
 		if !isZeroDefault(f.DefValue) {
 			text += fmt.Sprintf(" (default %s)", f.DefValue)
 		}
