@@ -7,7 +7,7 @@
 # FERRY_REGIONS      regions (default us-east-1,eu-west-1,ap-south-1)
 # FERRY_METRICS_PORT the worker's /metrics port (default 9090; the next free one if taken)
 # FERRY_WEBHOOK_PORT the worker's webhook port (default 9091; the next free one if taken)
-# FERRY_BIN          directory of ferry and ferry-worker (default bin/ of the checkout)
+# FERRY_BIN          directory of ferry, ferry-worker and ferry-server (default bin/ of the checkout)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base=${FERRY_RUN_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/ferry/run}
@@ -155,6 +155,44 @@ for ((t = 0; ; t++)); do
   sleep 0.2
 done
 
+# ferry-server, the front door, on the address the stack keeps for it
+# (its OIDC provider, Dex, redirects there). It makes the admin's first
+# password and keeps it in argocd-initial-admin-secret, as Argo CD does.
+server_listen=${FERRY_SERVER_LISTEN:-127.0.0.1:8080}
+echo "starting ferry-server (log: $base/server.log)…"
+start_part ferry-server "$base/server.log" "$bin/ferry-server" --listen "$server_listen" --temporal-address "$TEMPORAL_ADDRESS" \
+  --kubeconfig "$KUBECONFIG" --control-context "$FERRY_CONTROL_CONTEXT" --control-namespace "$FERRY_CONTROL_NAMESPACE" \
+  --audit-log "$base/audit.jsonl"
+for ((t = 0; ; t++)); do
+  check_parts
+  grep -q '^ferry-server https://' "$base/server.log" 2>/dev/null && break
+  if ((t > 600)); then
+    echo "ferry-server did not start within 2 minutes; the end of its log:" >&2
+    tail -n 30 "$base/server.log" | sed 's/^/  /' >&2
+    exit 1
+  fi
+  sleep 0.2
+done
+fingerprint=$(sed -n 's/^ferry-server .*(certificate SHA-256 \(.*\))$/\1/p' "$base/server.log")
+kc=(kubectl --kubeconfig "$KUBECONFIG" --context "$FERRY_CONTROL_CONTEXT" -n "$FERRY_CONTROL_NAMESPACE")
+admin_password=$("${kc[@]}" get secret argocd-initial-admin-secret -o 'jsonpath={.data.password}' | base64 -d)
+# SSO through the stack's Dex (users alice and bob), as argocd-cm's oidc.config says.
+if [ -n "${FERRY_OIDC_ISSUER:-}" ]; then
+  "${kc[@]}" patch secret argocd-secret --type merge -p "{\"stringData\":{\"oidc.dex.clientSecret\":\"$FERRY_OIDC_CLIENT_SECRET\"}}" >/dev/null
+  "${kc[@]}" apply -f - >/dev/null <<CM
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm}
+data:
+  url: https://$server_listen
+  oidc.config: |
+    name: Dex
+    issuer: $FERRY_OIDC_ISSUER
+    clientID: $FERRY_OIDC_CLIENT_ID
+    clientSecret: \$oidc.dex.clientSecret
+CM
+fi
+
 # The demo repo: a few Deployments, Services and ConfigMaps, pushed to the
 # local Git server, which creates the repo on the first push and keeps it
 # for the next run (HEAD names main, as on a hosted Git server).
@@ -178,7 +216,7 @@ work=""
 
 sed -e "s#REPO_URL#$FERRY_GIT_URL/demo.git#" -e "s#REGIONS_YAML#$(for r in ${regions//,/ }; do printf '    - {name: %s, namespace: demo}\\n' "$r"; done)#" \
   "$root/hack/demo/app.yaml" >"$base/demo-app.yaml"
-"$bin/ferry" app apply -f "$base/demo-app.yaml" &
+FERRY_CONFIG="$base/cli-not-logged-in.json" "$bin/ferry" app apply -f "$base/demo-app.yaml" &
 apply_pid=$!
 watch "$apply_pid"
 apply_pid=""
@@ -191,11 +229,15 @@ Ferry is running.
   metrics           http://$metrics_addr/metrics
   webhook           http://$webhook_addr/api/webhook  (secret $secret)
   Git server        $FERRY_GIT_URL/demo.git
+  ferry-server      https://$server_listen  (certificate SHA-256 $fingerprint)
+                    admin password $admin_password; SSO at https://$server_listen/auth/login (Dex: alice@example.com / alice-password)
+  audit log         $base/audit.jsonl
   logs              $state/logs/, $base/dev-up.log and $base/worker.log
 
 Try, in another shell:
   . $state/env
   $bin/ferry app get demo
+  echo "$admin_password" | $bin/ferry login $server_listen --username admin --password-stdin --insecure
   $bin/ferry app wait demo --timeout 2m
   kubectl --context ${regions%%,*} -n demo get deploy,svc,cm
 

@@ -37,6 +37,7 @@ func TestRunTwiceOnOneStateDir(t *testing.T) {
 	first := startScript(t, dir)
 	first.waitRunning()
 	first.requireDemoSyncedAndHealthy()
+	first.requireFrontDoor()
 	tree := first.tree()
 	requireParts(t, tree)
 	require.NoError(t, first.cmd.Process.Signal(syscall.SIGTERM))

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,7 +145,16 @@ func (s *script) logTails() {
 // user does in another shell (`. DIR/stack/env`).
 func (s *script) ferry(args ...string) (string, error) {
 	s.t.Helper()
+	return s.ferryIn(filepath.Join(s.dir, "cli-not-logged-in.json"), "", args...)
+}
+
+// ferryIn runs the ferry CLI with the config file config (FERRY_CONFIG:
+// its logins) and stdin.
+func (s *script) ferryIn(config, stdin string, args ...string) (string, error) {
+	s.t.Helper()
 	cmd := exec.Command("sh", append([]string{"-c", `. "$0/stack/env" && exec "$@"`, s.dir, filepath.Join(ferryBin(s.t), "ferry")}, args...)...)
+	cmd.Env = append(os.Environ(), "FERRY_CONFIG="+config)
+	cmd.Stdin = strings.NewReader(stdin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Start()
@@ -173,6 +183,20 @@ var (
 	binErr  error
 )
 
+// requireFrontDoor logs in to the ferry-server the script printed, as the
+// admin with the password it printed, and reads the demo app through it.
+func (s *script) requireFrontDoor() {
+	s.t.Helper()
+	m := regexp.MustCompile(`ferry-server +https://(\S+) .*\n +admin password (\S+);`).FindStringSubmatch(s.output())
+	require.NotNil(s.t, m, "hack/run.sh prints ferry-server's address and the admin's password:\n%s", s.output())
+	config := filepath.Join(s.t.TempDir(), "cli.json")
+	out, err := s.ferryIn(config, m[2]+"\n", "login", m[1], "--username", "admin", "--password-stdin", "--insecure")
+	require.NoError(s.t, err, "ferry login: %s", out)
+	out, err = s.ferryIn(config, "", "app", "get", "demo")
+	require.NoError(s.t, err, "ferry app get demo through ferry-server: %s", out)
+	require.Contains(s.t, out, "Synced")
+}
+
 // ferryBin is the directory of the ferry and ferry-worker binaries:
 // FERRY_BIN (make test builds them there), else built once for the package.
 func ferryBin(t *testing.T) string {
@@ -184,7 +208,7 @@ func ferryBin(t *testing.T) string {
 		if binDir, binErr = os.MkdirTemp("", "ferry-run-test-bin-"); binErr != nil {
 			return
 		}
-		for name, pkg := range map[string]string{"ferry": "starter", "ferry-worker": "worker"} {
+		for name, pkg := range map[string]string{"ferry": "starter", "ferry-worker": "worker", "ferry-server": "server"} {
 			if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, name), "github.com/ferry-gitops/ferry/"+pkg).CombinedOutput(); err != nil {
 				binErr = fmt.Errorf("go build %s: %w: %s", pkg, err, out)
 				return
@@ -289,7 +313,7 @@ func requireParts(t *testing.T, tree []process) {
 	for _, p := range tree {
 		comms[p.comm] = true
 	}
-	for _, want := range []string{"ferry", "ferry-worker", "temporal", "etcd", "kube-apiserver", "kwok", "redis-server"} {
+	for _, want := range []string{"ferry", "ferry-worker", "ferry-server", "temporal", "etcd", "kube-apiserver", "kwok", "redis-server", "dex"} {
 		require.True(t, comms[want], "process %s runs under hack/run.sh; found %v", want, comms)
 	}
 }

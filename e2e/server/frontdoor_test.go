@@ -171,9 +171,9 @@ func TestRefusals(t *testing.T) {
 		"payload changed": parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(strings.Replace(string(payload), `"admin"`, `"alice"`, 1))) + "." + parts[2],
 	}
 	var key struct{ Token string }
-	s.MustDo(t, admin, "POST", "/api/v1/account/ci/token", map[string]any{"expiresIn": 1}, http.StatusOK, &key)
+	s.MustDo(t, admin, "POST", "/api/v1/account/ci/token", map[string]any{"expiresIn": 3}, http.StatusOK, &key)
 	s.MustDo(t, key.Token, "GET", "/api/v1/applications", nil, http.StatusOK, nil)
-	time.Sleep(2 * time.Second)
+	time.Sleep(4 * time.Second) // its 3 s from the second it was issued in are over
 	forged["expired"] = key.Token
 	for name, tok := range forged {
 		status, body := s.Do(t, tok, "GET", "/api/v1/applications", nil)
