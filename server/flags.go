@@ -59,7 +59,9 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func usage(fs *flag.FlagSet) string { return flagenv.Usage(fs, envPrefix, "Usage: ferry-server [flags]") }
+func usage(fs *flag.FlagSet) string {
+	return flagenv.Usage(fs, envPrefix, "Usage: ferry-server [flags]")
+}
 
 // parseFlags parses args, then the environment twins of the flags args
 // does not give.

@@ -143,4 +143,3 @@ func (s *Server) AuditLog(t testing.TB) []AuditEntry {
 	}
 	return out
 }
-
