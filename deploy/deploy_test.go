@@ -34,6 +34,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
 
 	"github.com/ferry-gitops/ferry/internal/devenv"
 	"github.com/ferry-gitops/ferry/internal/kube"
@@ -75,6 +76,7 @@ type variant struct {
 	singleTenant bool   // region only
 	argocd       bool   // control only: components/argocd-namespace
 	appNS        bool   // control only: components/app-namespaces, with argocd
+	server       bool   // control only: components/ferry-server, with argocd
 	role         string // "control" or "region"
 }
 
@@ -106,6 +108,9 @@ func (v variant) components() []string {
 	if v.appNS {
 		out = append(out, "components/app-namespaces")
 	}
+	if v.server {
+		out = append(out, "components/ferry-server")
+	}
 	return out
 }
 
@@ -121,7 +126,7 @@ func render(t *testing.T, v variant) []*unstructured.Unstructured {
 		tmp := t.TempDir()
 		relDir, err := filepath.Rel(tmp, dir)
 		require.NoError(t, err)
-		k := fmt.Sprintf("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - %s\ncomponents:\n", relDir)
+		k := fmt.Sprintf("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - %s\n%scomponents:\n", relDir, overlayImages(t, dir, v))
 		for _, c := range components {
 			abs, err := filepath.Abs(c)
 			require.NoError(t, err)
@@ -145,6 +150,25 @@ func render(t *testing.T, v variant) []*unstructured.Unstructured {
 	}
 	require.NotEmpty(t, objs)
 	return objs
+}
+
+// overlayImages is the overlay's images: entry when a component adds a
+// workload (ferry-server), so that it gets the image as it does in the
+// overlay that includes it; else "".
+func overlayImages(t *testing.T, dir string, v variant) string {
+	t.Helper()
+	if !v.server {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	require.NoError(t, err)
+	var k struct {
+		Images []map[string]string `json:"images"`
+	}
+	require.NoError(t, yaml.Unmarshal(b, &k))
+	out, err := yaml.Marshal(map[string]any{"images": k.Images})
+	require.NoError(t, err)
+	return string(out)
 }
 
 // rendered is a variant's objects, by kind and name.

@@ -2,18 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
 	"go.temporal.io/sdk/client"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	listersv1 "k8s.io/client-go/listers/core/v1"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/ferry-gitops/ferry/internal/accounts"
 	"github.com/ferry-gitops/ferry/internal/rbac"
@@ -25,9 +20,7 @@ import (
 // force, and its problems are said (policyProblem, /api/version).
 type live struct {
 	log      *slog.Logger
-	cms      listersv1.ConfigMapLister
-	secrets  listersv1.SecretLister
-	ns       string
+	config   *accounts.Config
 	mu       sync.RWMutex
 	accts    map[string]*accounts.Account
 	policy   *rbac.Policy
@@ -37,58 +30,27 @@ type live struct {
 }
 
 func watchLive(ctx context.Context, kc kubernetes.Interface, ns string, log *slog.Logger) (*live, error) {
-	cmf := informers.NewSharedInformerFactoryWithOptions(kc, 10*time.Minute, informers.WithNamespace(ns))
-	secf := informers.NewSharedInformerFactoryWithOptions(kc, 10*time.Minute, informers.WithNamespace(ns),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + accounts.SecretName }))
-	l := &live{log: log, ns: ns, cms: cmf.Core().V1().ConfigMaps().Lister(), secrets: secf.Core().V1().Secrets().Lister()}
-	onChange := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { l.reload() },
-		UpdateFunc: func(any, any) { l.reload() },
-		DeleteFunc: func(any) { l.reload() },
-	}
-	if _, err := cmf.Core().V1().ConfigMaps().Informer().AddEventHandler(onChange); err != nil {
+	l := &live{log: log}
+	ready := make(chan struct{})
+	cfg, err := accounts.WatchConfig(ctx, kc, ns, func() {
+		<-ready // the first events wait until l.config is set
+		l.reload()
+	})
+	if err != nil {
 		return nil, err
 	}
-	if _, err := secf.Core().V1().Secrets().Informer().AddEventHandler(onChange); err != nil {
-		return nil, err
-	}
-	cmf.Start(ctx.Done())
-	secf.Start(ctx.Done())
-	for _, synced := range []map[any]bool{anyMap(cmf.WaitForCacheSync(ctx.Done())), anyMap(secf.WaitForCacheSync(ctx.Done()))} {
-		for _, ok := range synced {
-			if !ok {
-				return nil, fmt.Errorf("read the ConfigMaps and Secret %s of namespace %s of the control cluster: not synced", accounts.SecretName, ns)
-			}
-		}
-	}
+	l.config = cfg
+	close(ready)
 	l.reload()
 	return l, nil
 }
 
-func anyMap[K comparable](m map[K]bool) map[any]bool {
-	out := make(map[any]bool, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 // configMap is the data of the ConfigMap name, or none.
-func (l *live) configMap(name string) map[string]string {
-	cm, err := l.cms.ConfigMaps(l.ns).Get(name)
-	if err != nil {
-		return nil
-	}
-	return cm.Data
-}
+func (l *live) configMap(name string) map[string]string { return l.config.ConfigMap(name) }
 
 // reload reads the accounts and the policy again.
 func (l *live) reload() {
-	var secret map[string][]byte
-	if s, err := l.secrets.Secrets(l.ns).Get(accounts.SecretName); err == nil {
-		secret = s.Data
-	}
-	accts, problems := accounts.Read(l.configMap(accounts.ConfigMapName), secret)
+	accts, problems := accounts.Read(l.configMap(accounts.ConfigMapName), l.config.Secret())
 	for _, p := range problems {
 		l.log.Warn("an account is left out", "problem", p)
 	}

@@ -19,7 +19,7 @@ const (
 )
 
 // Binaries are the programs of the image, all in BinDir.
-var Binaries = []string{"ferry-worker", "ferry", "ferry-render"}
+var Binaries = []string{"ferry-worker", "ferry", "ferry-render", "ferry-server"}
 
 // FerrySpec is Ferry's image: Binaries from binDir (static: CGO_ENABLED=0),
 // the system roots from caFile, a passwd and group naming the non-root

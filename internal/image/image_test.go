@@ -31,7 +31,7 @@ func staticBinaries(t *testing.T) string {
 	dir := os.Getenv("FERRY_BIN")
 	if dir == "" {
 		dir = t.TempDir()
-		for b, pkg := range map[string]string{"ferry-worker": "worker", "ferry": "starter", "ferry-render": "renderer"} {
+		for b, pkg := range map[string]string{"ferry-worker": "worker", "ferry": "starter", "ferry-render": "renderer", "ferry-server": "server"} {
 			cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, b), "github.com/ferry-gitops/ferry/"+pkg)
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 			out, err := cmd.CombinedOutput()
