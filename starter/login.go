@@ -96,34 +96,38 @@ func loggedIn() (*serverContext, error) {
 
 func newLoginCmd() *cobra.Command {
 	var username string
-	var passwordStdin, insecure bool
+	var passwordStdin, insecure, sso bool
 	cmd := &cobra.Command{
 		Use:   "login SERVER",
 		Short: "Log in to a ferry-server; ferry app and ferry project then go through it, with your rights",
 		Long: `Log in to ferry-server at SERVER (host:port or https://host:port) with a
-local account's username and password, and keep the session in the CLI's config (FERRY_CONFIG, or
+local account's username and password, or with --sso through the server's
+OIDC provider in a browser, and keep the session in the CLI's config (FERRY_CONFIG, or
 ferry/config.json of your config directory), as argocd login does. Once
 logged in, ferry app and ferry project go through the server with your
 rights; ferry logout goes back to Temporal directly (for operators).`,
-		Example: `  ferry login 127.0.0.1:8080 --username admin --password-stdin --insecure < password`,
+		Example: `  ferry login 127.0.0.1:8080 --username admin --password-stdin --insecure < password
+  ferry login ferry.example.com --sso`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sc := serverContext{Server: serverURL(args[0]), Insecure: insecure}
 			var err error
 			switch {
+			case sso:
+				sc.Token, sc.Username, err = ssoLogin(cmd, &sc)
 			case username == "":
-				return errors.New("give --username, and the password on stdin with --password-stdin")
+				return errors.New("give --username, and the password on stdin with --password-stdin; or --sso")
 			default:
 				var password string
 				if password, err = readPassword(cmd.InOrStdin(), passwordStdin); err == nil {
 					sc.Token, err = newAPI(&sc).login(cmd.Context(), username, password)
 					sc.Username = username
 				}
-				if err == nil {
-					var settings struct{ ControllerNamespace string }
-					err = newAPI(&sc).do(cmd.Context(), "GET", "/api/v1/settings", nil, nil, &settings)
-					sc.ControlNamespace = settings.ControllerNamespace
-				}
+			}
+			if err == nil {
+				var settings struct{ ControllerNamespace string }
+				err = newAPI(&sc).do(cmd.Context(), "GET", "/api/v1/settings", nil, nil, &settings)
+				sc.ControlNamespace = settings.ControllerNamespace
 			}
 			if err != nil {
 				return fmt.Errorf("log in to %s: %w", sc.Server, err)
@@ -143,6 +147,7 @@ rights; ferry logout goes back to Temporal directly (for operators).`,
 	cmd.Flags().StringVar(&username, "username", "", "a local account's name")
 	cmd.Flags().BoolVar(&passwordStdin, "password-stdin", false, "read the password from stdin")
 	cmd.Flags().BoolVar(&insecure, "insecure", false, "do not check the server's certificate (a self-signed one)")
+	cmd.Flags().BoolVar(&sso, "sso", false, "log in through the server's OIDC provider, in a browser")
 	return cmd
 }
 

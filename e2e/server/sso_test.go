@@ -1,11 +1,14 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,6 +100,51 @@ data:
 
 	_, err := browser().Login(context.Background(), s.URL+"/auth/login", "https://"+stack.ServerListen+"/auth/callback", "alice@example.com", "wrong")
 	assert.ErrorIs(t, err, dexlogin.ErrRefused, "a wrong password gets no session")
+
+	cliSSOLogin(t, e, s, "alice@example.com", "alice-password")
+	out := e.MustFerry(t, "app", "list")
+	assert.Contains(t, out, "web-team-a", "ferry app list through the server, as alice")
+	assert.NotContains(t, out, "web-team-b")
+}
+
+// cliSSOLogin runs ferry login --sso and plays the browser it asks for:
+// the server's login, Dex's form, the server's callback, and the
+// redirect back to the CLI, which then keeps the session.
+func cliSSOLogin(t *testing.T, e *e2etest.Env, s *e2etest.Server, email, password string) {
+	t.Helper()
+	e.CLIConfig = filepath.Join(t.TempDir(), "config.json")
+	cmd := e.FerryCmd(t, "login", strings.TrimPrefix(s.URL, "https://"), "--sso", "--insecure")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	lines := bufio.NewScanner(stdout)
+	require.True(t, lines.Scan(), "ferry login --sso says where to log in: %s", stderr.String())
+	start, ok := strings.CutPrefix(lines.Text(), "log in in your browser: ")
+	require.True(t, ok, "%s", lines.Text())
+
+	b := browser()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	callback, err := b.Login(ctx, start, "https://"+stack.ServerListen+"/auth/callback", email, password)
+	require.NoError(t, err)
+	resp, err := b.Client.Get(callback.String())
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusFound, resp.StatusCode)
+	back := resp.Header.Get("Location")
+	require.True(t, strings.HasPrefix(back, "http://127.0.0.1:"), "the server sends the browser back to the CLI: %s", back)
+	resp, err = b.Client.Get(back)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var rest strings.Builder
+	for lines.Scan() {
+		rest.WriteString(lines.Text() + "\n")
+	}
+	require.NoError(t, cmd.Wait(), "%s%s", rest.String(), stderr.String())
+	assert.Contains(t, rest.String(), "logged in to "+s.URL+" as "+email)
 }
 
 // ssoLogin logs in at the server through Dex as a browser does: the
