@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -96,17 +98,26 @@ func (s *server) appList(w http.ResponseWriter, r *http.Request) {
 	if c == nil {
 		return
 	}
-	q := r.URL.Query()
+	items, status, err := s.visible(r.Context(), c, r.URL.Query())
+	if err != nil {
+		fail(w, status, "%v", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"metadata": map[string]any{}, "items": items})
+}
+
+// visible is the apps the caller may get that the filters of q select
+// (projects or project, selector, appNamespace, repo, name), as shown.
+func (s *server) visible(ctx context.Context, c *caller, q url.Values) ([]*contract.View, int, error) {
 	projects := append(q["projects"], q["project"]...)
 	sel, err := labels.Parse(q.Get("selector"))
 	if err != nil {
-		fail(w, http.StatusBadRequest, "selector %q: %v", q.Get("selector"), err)
-		return
+		return nil, http.StatusBadRequest, fmt.Errorf("selector %q: %w", q.Get("selector"), err)
 	}
 	ns := q.Get("appNamespace")
 	_, en := s.live.snapshot()
 	var names []string
-	err = ferryclient.ListApps(r.Context(), s.temporal, func(name string, sum contract.Summary) {
+	err = ferryclient.ListApps(ctx, s.temporal, func(name string, sum contract.Summary) {
 		objNS := sum.Namespace
 		if objNS == "" {
 			objNS = s.cfg.controlNamespace
@@ -114,6 +125,7 @@ func (s *server) appList(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case len(projects) > 0 && !slices.Contains(projects, sum.Project),
 			ns != "" && ns != objNS,
+			q.Get("name") != "" && q.Get("name") != name,
 			q.Get("repo") != "" && !slices.Contains(sum.GitRepoURLs(), q.Get("repo")),
 			!en.Allowed(c.who, rbac.Request{Resource: "applications", Action: "get", Object: object(sum.Project, name)}):
 			return
@@ -121,18 +133,16 @@ func (s *server) appList(w http.ResponseWriter, r *http.Request) {
 		names = append(names, name)
 	})
 	if err != nil {
-		fail(w, http.StatusServiceUnavailable, "%v", err)
-		return
+		return nil, http.StatusServiceUnavailable, err
 	}
-	views := s.queryAll(r.Context(), names)
-	items := make([]*contract.View, 0, len(views))
-	for _, v := range views {
+	items := []*contract.View{}
+	for _, v := range s.queryAll(ctx, names) {
 		if v != nil && sel.Matches(labels.Set(v.Metadata.Labels)) &&
 			en.Allowed(c.who, rbac.Request{Resource: "applications", Action: "get", Object: object(v.Spec.Project, v.Metadata.Name)}) {
 			items = append(items, s.shown(v))
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"metadata": map[string]any{}, "items": items})
+	return items, http.StatusOK, nil
 }
 
 // queryAll queries the apps' views, 16 at a time; an app gone meanwhile

@@ -22,8 +22,11 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /auth/callback", s.ssoCallback)
 
 	mux.HandleFunc("GET /api/v1/applications", s.appList)
+	mux.HandleFunc("GET /api/v1/stream/applications", s.appStream)
 	mux.HandleFunc("GET /api/v1/applications/{name}", s.appGet)
+	mux.HandleFunc("PUT /api/v1/applications/{name}", s.appUpdate)
 	mux.HandleFunc("DELETE /api/v1/applications/{name}", s.appDelete)
+	mux.HandleFunc("GET /api/v1/applications/{name}/events", s.appEvents)
 	mux.HandleFunc("POST /api/v1/applications/{name}/sync", s.appSync)
 	mux.HandleFunc("POST /api/v1/applications/{name}/rollback", s.appRollback)
 	mux.HandleFunc("DELETE /api/v1/applications/{name}/operation", s.appTerminate)

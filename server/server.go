@@ -30,6 +30,7 @@ type server struct {
 	live     *live
 	audit    *auditLog
 	sso      sso
+	watchers watchers
 	started  time.Time
 }
 

@@ -42,6 +42,12 @@ spec:
   syncPolicy: {syncOptions: [CreateNamespace=true]}
 `
 
+// teamARole is role:team-a of argocd-rbac-cm's policy.csv: get and sync
+// on team-a's apps.
+const teamARole = `    p, role:team-a, applications, get, team-a/*, allow
+    p, role:team-a, applications, sync, team-a/*, allow
+`
+
 // teamApps makes the projects and one app each, from one repo, and waits
 // until the server shows them to the admin.
 func teamApps(t *testing.T, e *e2etest.Env, s *e2etest.Server, admin string, teams map[string]string) {
@@ -82,9 +88,7 @@ kind: ConfigMap
 metadata: {name: argocd-rbac-cm, namespace: argocd}
 data:
   policy.csv: |
-    p, role:team-a, applications, get, team-a/*, allow
-    p, role:team-a, applications, sync, team-a/*, allow
-    g, alice, role:team-a
+`+teamARole+`    g, alice, role:team-a
 `, "apply", "-f", "-")
 	s := e.StartServer(t)
 	admin := s.Login(t, "admin", adminPassword(t))

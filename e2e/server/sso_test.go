@@ -28,8 +28,6 @@ func TestSSOGroupPolicy(t *testing.T) {
 	e := newEnv(t)
 	require.NotEmpty(t, stack.OIDCIssuer, "the stack runs Dex")
 	e.StartWorker(t, e.AllRoles()...)
-	kubectl(t, "", "patch", "secret", "argocd-secret", "--type", "merge", "-p",
-		fmt.Sprintf(`{"stringData":{"oidc.dex.clientSecret":%q}}`, stack.OIDCClientSecret))
 	kubectl(t, fmt.Sprintf(`apiVersion: v1
 kind: ConfigMap
 metadata: {name: argocd-cm, namespace: argocd}
@@ -47,11 +45,12 @@ kind: ConfigMap
 metadata: {name: argocd-rbac-cm, namespace: argocd}
 data:
   policy.csv: |
-    p, role:team-a, applications, get, team-a/*, allow
-    p, role:team-a, applications, sync, team-a/*, allow
-    g, team-a, role:team-a
+`+teamARole+`    g, team-a, role:team-a
 `, "apply", "-f", "-")
 	s := e.StartServer(t)
+	// argocd-secret is the server's first start's.
+	kubectl(t, "", "patch", "secret", "argocd-secret", "--type", "merge", "-p",
+		fmt.Sprintf(`{"stringData":{"oidc.dex.clientSecret":%q}}`, stack.OIDCClientSecret))
 	admin := s.Login(t, "admin", adminPassword(t))
 	teamApps(t, e, s, admin, map[string]string{"team-a": "", "team-b": ""})
 
