@@ -39,7 +39,7 @@ func (s *server) appUpdate(w http.ResponseWriter, r *http.Request) {
 	}
 	a, err := app.Read(body, app.ValidateOptions{})
 	if err != nil {
-		fail(w, http.StatusBadRequest, "application %q: %v", v.Metadata.Name, err)
+		fail(w, http.StatusBadRequest, "%v", err)
 		return
 	}
 	ns, bare := app.SplitName(v.Metadata.Name)
@@ -49,6 +49,10 @@ func (s *server) appUpdate(w http.ResponseWriter, r *http.Request) {
 	}
 	a.Qualify(ns)
 	if a.Spec.Project != v.Spec.Project && !s.authorize(w, c, rbac.Request{Resource: "applications", Action: "update", Object: object(a.Spec.Project, v.Metadata.Name)}, true) {
+		return
+	}
+	if err := ferryclient.CheckAppProject(r.Context(), s.temporal, a, nil); err != nil {
+		fail(w, http.StatusBadRequest, "application %q: %v", v.Metadata.Name, err)
 		return
 	}
 	if v.Owner != nil && v.Owner.Object != "" {

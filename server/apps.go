@@ -62,6 +62,7 @@ func (s *server) shown(v *contract.View) *contract.View {
 		ns = s.cfg.controlNamespace
 	}
 	out.Metadata.Name, out.Metadata.Namespace = name, ns
+	out.Owner = nil // Ferry's own, not Argo CD's Application
 	if out.APIVersion == "" {
 		out.APIVersion, out.Kind = "argoproj.io/v1alpha1", "Application"
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ferry-gitops/ferry/e2e/e2etest"
 )
 
 // TestStreamUpdateAndEvents: the stream of apps first sends each app the
@@ -90,21 +92,18 @@ func TestStreamUpdateAndEvents(t *testing.T) {
 	status, body := s.Do(t, admin, "PUT", "/api/v1/applications/web-team-d", got)
 	assert.Equal(t, http.StatusBadRequest, status, "a project that does not exist: %s", body)
 
-	var list struct {
-		Items []struct{ Reason, Message string }
-	}
-	s.MustDo(t, admin, "GET", "/api/v1/applications/web-team-d/events", nil, http.StatusOK, &list)
-	var messages []string
-	for _, ev := range list.Items {
-		messages = append(messages, ev.Message)
-	}
-	assert.Contains(t, messages, "admin updated application spec")
-	assert.Condition(t, func() bool {
-		for _, m := range messages {
-			if strings.HasPrefix(m, "admin initiated sync") {
-				return true
-			}
+	e2etest.Eventually(t, 30*time.Second, "the app's events say who synced and updated it", func() (bool, string) {
+		var list struct {
+			Items []struct{ Reason, Message string }
 		}
-		return false
-	}, "the sync's event: %v", messages)
+		s.MustDo(t, admin, "GET", "/api/v1/applications/web-team-d/events", nil, http.StatusOK, &list)
+		synced, updated := false, false
+		var messages []string
+		for _, ev := range list.Items {
+			messages = append(messages, ev.Message)
+			synced = synced || strings.HasPrefix(ev.Message, "admin initiated sync")
+			updated = updated || ev.Message == "admin updated application spec"
+		}
+		return synced && updated, strings.Join(messages, "; ")
+	})
 }
