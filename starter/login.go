@@ -108,7 +108,7 @@ logged in, ferry app and ferry project go through the server with your
 rights; ferry logout goes back to Temporal directly (for operators).`,
 		Example: `  ferry login 127.0.0.1:8080 --username admin --password-stdin --insecure < password
   ferry login ferry.example.com --sso`,
-		Args:    cobra.ExactArgs(1),
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sc := serverContext{Server: serverURL(args[0]), Insecure: insecure}
 			var err error
