@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/ferryclient"
@@ -86,15 +87,19 @@ func (s *server) updateObject(r *http.Request, key string, body []byte) error {
 	}
 	ns, name, _ := strings.Cut(key, "/")
 	res := s.dyn.Resource(appobjects.Applications).Namespace(ns)
-	u, err := res.Get(r.Context(), name, metav1.GetOptions{})
-	if err != nil {
+	// The worker writes the object's status meanwhile: a conflict is
+	// tried again on the object as it is then.
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		u, err := res.Get(r.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		u.Object["spec"] = in.Spec
+		u.SetLabels(in.Metadata.Labels)
+		u.SetAnnotations(in.Metadata.Annotations)
+		_, err = res.Update(r.Context(), u, metav1.UpdateOptions{FieldManager: "ferry-server"})
 		return err
-	}
-	u.Object["spec"] = in.Spec
-	u.SetLabels(in.Metadata.Labels)
-	u.SetAnnotations(in.Metadata.Annotations)
-	_, err = res.Update(r.Context(), u, metav1.UpdateOptions{FieldManager: "ferry-server"})
-	return err
+	})
 }
 
 // appEvents is GET /api/v1/applications/{name}/events: the Events of the
