@@ -9,9 +9,6 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -175,7 +172,9 @@ func (s *server) appDelete(w http.ResponseWriter, r *http.Request) {
 	name := v.Metadata.Name
 	var err error
 	if v.Owner != nil && v.Owner.Object != "" {
-		err = s.deleteObject(r, v.Owner.Object, cascade == nil || *cascade)
+		ns, obj, _ := strings.Cut(v.Owner.Object, "/")
+		_, err = appobjects.Delete(r.Context(), s.dyn.Resource(appobjects.Applications).Namespace(ns), obj,
+			cascade == nil || *cascade, r.URL.Query().Get("propagationPolicy"))
 	} else {
 		_, err = ferryclient.DeleteApp(r.Context(), s.temporal, name, contract.DeleteRequest{Cascade: cascade,
 			Propagation: r.URL.Query().Get("propagationPolicy")})
@@ -186,38 +185,4 @@ func (s *server) appDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	s.event(r, c, v, "ResourceDeleted", c.name()+" deleted application")
 	writeJSON(w, http.StatusOK, map[string]any{})
-}
-
-// deleteObject deletes the Application object key, first setting or
-// removing Argo CD's resources finalizer as cascade says.
-func (s *server) deleteObject(r *http.Request, key string, cascade bool) error {
-	ns, name, _ := strings.Cut(key, "/")
-	res := s.dyn.Resource(appobjects.Applications).Namespace(ns)
-	u, err := res.Get(r.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	fins := u.GetFinalizers()
-	has := false
-	var kept []string
-	for _, f := range fins {
-		if f == app.ResourcesFinalizer {
-			has = true
-			if !cascade {
-				continue
-			}
-		}
-		kept = append(kept, f)
-	}
-	if cascade && !has {
-		kept = append(kept, app.ResourcesFinalizer)
-	}
-	if cascade != has {
-		list, _ := json.Marshal(kept)
-		patch := fmt.Appendf(nil, `{"metadata":{"finalizers":%s,"resourceVersion":%q}}`, list, u.GetResourceVersion())
-		if _, err := res.Patch(r.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "ferry-server"}); err != nil {
-			return err
-		}
-	}
-	return res.Delete(r.Context(), name, metav1.DeleteOptions{})
 }

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/ferryclient"
@@ -214,10 +215,19 @@ func (s *server) recordToken(ctx context.Context, p *app.AppProject, role string
 	case err != nil:
 		return err
 	default:
-		if err := addObjectToken(u, role, rec); err != nil {
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := addObjectToken(u, role, rec); err != nil {
+				return err
+			}
+			_, err := res.Update(ctx, u, metav1.UpdateOptions{FieldManager: "ferry-server"})
+			if apierrors.IsConflict(err) {
+				if fresh, gerr := res.Get(ctx, p.Metadata.Name, metav1.GetOptions{}); gerr == nil {
+					u = fresh
+				}
+			}
 			return err
-		}
-		if _, err := res.Update(ctx, u, metav1.UpdateOptions{FieldManager: "ferry-server"}); err != nil {
+		})
+		if err != nil {
 			return err
 		}
 	}

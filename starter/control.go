@@ -153,29 +153,17 @@ func objectProblem(u *unstructured.Unstructured) string {
 }
 
 // delete deletes the Application object of app name as argocd app delete
-// does: the resources finalizer set as cascade and policy ask, then the
-// object, and it waits until the object is gone. found is false when
-// there is no such object: the app is not an object's.
+// does (appobjects.Delete), and waits until the object is gone. found is
+// false when there is no such object: the app is not an object's.
 func (o *controlObjects) delete(ctx context.Context, appName string, cascade bool, policy string) (found bool, err error) {
 	ns, name := o.object(appName)
 	objects := o.apps.Namespace(ns)
-	u, err := objects.Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	finalizers, err := deleteFinalizers(u.GetFinalizers(), cascade, policy)
-	if err != nil {
-		return true, fmt.Errorf("app %q: %w", appName, err)
-	}
-	u.SetFinalizers(finalizers)
-	if _, err := objects.Update(ctx, u, metav1.UpdateOptions{FieldManager: appobjects.FieldManager}); err != nil {
-		return true, fmt.Errorf("set the finalizers of Application object %s: %w", appobjects.Key(ns, name), err)
-	}
-	if err := objects.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return true, err
+	found, err = appobjects.Delete(ctx, objects, name, cascade, policy)
+	if !found || err != nil {
+		if err != nil {
+			err = fmt.Errorf("app %q: %w", appName, err)
+		}
+		return found, err
 	}
 	for {
 		if _, err := objects.Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
@@ -187,30 +175,4 @@ func (o *controlObjects) delete(ctx context.Context, appName string, cascade boo
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-}
-
-// deleteFinalizers are the object's finalizers for a deletion that cascades
-// or not, with propagation policy ("": the finalizer's, else foreground).
-func deleteFinalizers(fs []string, cascade bool, policy string) ([]string, error) {
-	var kept []string
-	current := ""
-	for _, f := range fs {
-		switch f {
-		case app.ResourcesFinalizer, app.ForegroundFinalizer:
-			current = app.PropagationForeground
-		case app.BackgroundFinalizer:
-			current = app.PropagationBackground
-		default:
-			kept = append(kept, f)
-		}
-	}
-	switch {
-	case !cascade:
-		return kept, nil
-	case policy == "orphan":
-		return nil, fmt.Errorf("--propagation-policy orphan: an Application object's finalizer says foreground or background only: give one of them, or --cascade=false")
-	case policy == app.PropagationBackground, policy == "" && current == app.PropagationBackground:
-		return append(kept, app.BackgroundFinalizer), nil
-	}
-	return append(kept, app.ResourcesFinalizer), nil
 }

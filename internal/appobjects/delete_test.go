@@ -1,4 +1,4 @@
-package main
+package appobjects
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
-// ferry app delete sets the object's finalizers as argocd app delete does.
+// ferry app delete and ferry-server set the object's finalizers as argocd app delete does.
 func TestDeleteFinalizers(t *testing.T) {
 	other := "example.com/keep"
 	for _, tc := range []struct {
@@ -24,10 +24,10 @@ func TestDeleteFinalizers(t *testing.T) {
 		{"background", nil, true, "background", []string{app.BackgroundFinalizer}},
 		{"no cascade removes it", []string{app.ForegroundFinalizer, other}, false, "", []string{other}},
 	} {
-		got, err := deleteFinalizers(tc.have, tc.cascade, tc.policy)
+		got, err := DeleteFinalizers(tc.have, tc.cascade, tc.policy)
 		require.NoError(t, err, tc.name)
 		require.Equal(t, tc.want, got, tc.name)
 	}
-	_, err := deleteFinalizers(nil, true, "orphan")
-	require.ErrorContains(t, err, "--propagation-policy orphan")
+	_, err := DeleteFinalizers(nil, true, "orphan")
+	require.ErrorContains(t, err, "propagation policy orphan")
 }
