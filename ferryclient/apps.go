@@ -179,23 +179,37 @@ func TerminateOp(ctx context.Context, c client.Client, name string) (*app.Operat
 // Query answers the status query of a running app. An app that was
 // deleted (its workflow closed) or never existed is an *AppNotFoundError,
 // as argocd app get answers NotFound: a closed workflow would still answer
-// with its last status, which reads as if the app ran on.
+// with its last status, which reads as if the app ran on. A query that
+// meets the run the app just continued from is asked again of the new run:
+// the app runs on.
 func Query(ctx context.Context, c client.Client, name string) (*contract.View, error) {
-	res, err := c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
-		WorkflowID: contract.WorkflowID(name), QueryType: contract.QueryStatus,
-		QueryRejectCondition: enumspb.QUERY_REJECT_CONDITION_NOT_OPEN,
-	})
-	switch {
-	case err != nil && (isNotFound(err) || isDeletedAnswer(name, err)), err == nil && res.QueryRejected != nil:
-		return nil, &contract.AppNotFoundError{Name: name}
-	case err != nil:
-		return nil, err
+	for attempt := 1; ; attempt++ {
+		res, err := c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
+			WorkflowID: contract.WorkflowID(name), QueryType: contract.QueryStatus,
+			QueryRejectCondition: enumspb.QUERY_REJECT_CONDITION_NOT_OPEN,
+		})
+		switch {
+		case err != nil && (isNotFound(err) || isDeletedAnswer(name, err)), err == nil && res.QueryRejected != nil:
+			if attempt < 3 && runsOn(ctx, c, name) {
+				continue
+			}
+			return nil, &contract.AppNotFoundError{Name: name}
+		case err != nil:
+			return nil, err
+		}
+		var v contract.View
+		if err := res.QueryResult.Get(&v); err != nil {
+			return nil, err
+		}
+		return &v, nil
 	}
-	var v contract.View
-	if err := res.QueryResult.Get(&v); err != nil {
-		return nil, err
-	}
-	return &v, nil
+}
+
+// runsOn: the app's workflow has a run that is running now (after a
+// continue-as-new that a query met halfway).
+func runsOn(ctx context.Context, c client.Client, name string) bool {
+	d, err := c.DescribeWorkflowExecution(ctx, contract.WorkflowID(name), "")
+	return err == nil && d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
 }
 
 // ListApps calls fn with the name and search attributes of every running

@@ -77,6 +77,9 @@ type Renderer struct {
 	// Reuse is how many renders of one checkout a sandbox of the pool may
 	// serve, one after another (renderer_reuse.go); 0 or 1: one each.
 	Reuse int
+	// reuseIdle replaces reuseIdle in tests that count the sandboxes that
+	// wait, whatever the machine's load makes a render take.
+	reuseIdle time.Duration
 	// PoolDir is the host directory that holds a directory per pooled
 	// sandbox, mounted read-only in it, into which a checkout too large to
 	// send is hard-linked at the render: best on the file system of the

@@ -26,8 +26,16 @@ import (
 // a quarter of its CPU time, or after a render that failed.
 
 // reuseIdle is how long a shared sandbox waits for its checkout's next
-// render.
+// render (Renderer.reuseIdle, when a test sets it).
 const reuseIdle = 3 * time.Second
+
+// idleFor is how long r's shared sandboxes wait for a next render.
+func (r *Renderer) idleFor() time.Duration {
+	if r.reuseIdle > 0 {
+		return r.reuseIdle
+	}
+	return reuseIdle
+}
 
 // shared is a sandbox that rendered from its checkout and waits for the
 // next render of it.
@@ -115,7 +123,7 @@ func (r *Renderer) keepShared(s *shared, ok bool) {
 	s.gen++
 	gen := s.gen
 	r.shares.mu.Unlock()
-	time.AfterFunc(reuseIdle, func() {
+	time.AfterFunc(r.idleFor(), func() {
 		r.shares.mu.Lock()
 		expired := s.gen == gen && r.dropShared(s)
 		r.shares.mu.Unlock()

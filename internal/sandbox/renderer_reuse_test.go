@@ -39,6 +39,9 @@ func TestSharedSandboxRendersItsCheckoutAgain(t *testing.T) {
 		cold := testRenderer(t, r, Limits{})
 		sr := pooledRenderer(t, r, 1)
 		sr.Reuse = 10
+		// Long enough that no wait between the renders below, however slow
+		// the machine, lets a shared sandbox go before it is counted.
+		sr.reuseIdle = 15 * time.Second
 		p := waitFull(t, sr)
 		opts := render.Options{AppName: "a", Namespace: "demo"}
 		for i, src := range sources {
@@ -97,10 +100,10 @@ func TestSharedSandboxRendersItsCheckoutAgain(t *testing.T) {
 		}
 
 		// Without renders, they go.
-		deadline := time.Now().Add(reuseIdle + 10*time.Second)
+		deadline := time.Now().Add(sr.reuseIdle + 10*time.Second)
 		for sharedCount(sr) > 0 {
 			if time.Now().After(deadline) {
-				t.Fatalf("%d shared sandboxes still wait %s after their last render", sharedCount(sr), reuseIdle+10*time.Second)
+				t.Fatalf("%d shared sandboxes still wait %s after their last render", sharedCount(sr), sr.reuseIdle+10*time.Second)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
