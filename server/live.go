@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,7 +28,7 @@ type live struct {
 	accts    map[string]*accounts.Account
 	policy   *rbac.Policy
 	problem  string
-	projects rbac.ProjectLines
+	projects map[string]rbac.ProjectLines
 	enforcer *rbac.Enforcer
 }
 
@@ -73,7 +76,13 @@ func (l *live) reload() {
 // rebuild makes the enforcer of the policy and the projects' roles; l.mu
 // is held.
 func (l *live) rebuild() {
-	en, err := rbac.New(l.policy, l.projects)
+	var all rbac.ProjectLines
+	names := slices.Sorted(maps.Keys(l.projects))
+	for _, name := range names {
+		all.P = append(all.P, l.projects[name].P...)
+		all.G = append(all.G, l.projects[name].G...)
+	}
+	en, err := rbac.New(l.policy, all)
 	if err != nil {
 		l.log.Error("the policy could not be loaded: the last good one stays in force", "problem", err)
 		l.problem = err.Error()
@@ -98,10 +107,25 @@ func (l *live) policyProblem() string {
 }
 
 // setProjects puts the projects' role lines in force.
-func (l *live) setProjects(p rbac.ProjectLines) {
+func (l *live) setProjects(p map[string]rbac.ProjectLines) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.projects = p
+	l.rebuild()
+}
+
+// setProject puts one project's role lines in force, when they changed.
+func (l *live) setProject(name string, p rbac.ProjectLines) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if old, ok := l.projects[name]; ok && reflect.DeepEqual(old, p) {
+		return
+	}
+	l.projects = maps.Clone(l.projects)
+	if l.projects == nil {
+		l.projects = map[string]rbac.ProjectLines{}
+	}
+	l.projects[name] = p
 	l.rebuild()
 }
 

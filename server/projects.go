@@ -24,30 +24,35 @@ import (
 )
 
 // projectLines reads every project's role lines.
-func projectLines(ctx context.Context, c client.Client) (rbac.ProjectLines, error) {
-	var out rbac.ProjectLines
+func projectLines(ctx context.Context, c client.Client) (map[string]rbac.ProjectLines, error) {
 	names, err := ferryclient.ListProjects(ctx, c)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
+	out := make(map[string]rbac.ProjectLines, len(names))
 	for _, name := range names {
-		v, err := ferryclient.GetProject(ctx, c, name)
-		if err != nil {
-			continue // deleted meanwhile
-		}
-		for _, line := range v.PolicyLines() {
-			fields := strings.Split(line, ",")
-			for i := range fields {
-				fields[i] = strings.TrimSpace(fields[i])
-			}
-			if fields[0] == "p" {
-				out.P = append(out.P, fields[1:])
-			} else {
-				out.G = append(out.G, fields[1:])
-			}
+		if v, err := ferryclient.GetProject(ctx, c, name); err == nil { // else deleted meanwhile
+			out[name] = linesOf(&v.AppProject)
 		}
 	}
 	return out, nil
+}
+
+// linesOf is a project's role lines for the enforcer.
+func linesOf(p *app.AppProject) rbac.ProjectLines {
+	var out rbac.ProjectLines
+	for _, line := range p.PolicyLines() {
+		fields := strings.Split(line, ",")
+		for i := range fields {
+			fields[i] = strings.TrimSpace(fields[i])
+		}
+		if fields[0] == "p" {
+			out.P = append(out.P, fields[1:])
+		} else {
+			out.G = append(out.G, fields[1:])
+		}
+	}
+	return out
 }
 
 // projectTokenValid: the token's role still lists its id, asked of the
@@ -58,7 +63,13 @@ func (s *server) projectTokenValid(ctx context.Context, c *tokens.Claims) bool {
 		return false
 	}
 	v, err := ferryclient.GetProject(ctx, s.temporal, project)
-	return err == nil && v.TokenIssued(role, c.ID)
+	if err != nil || !v.TokenIssued(role, c.ID) {
+		return false
+	}
+	// The role's lines as the project has them now, not as last polled:
+	// a token made a moment ago works at once.
+	s.live.setProject(project, linesOf(&v.AppProject))
+	return true
 }
 
 // splitRoleSubject splits proj:PROJECT:ROLE.
