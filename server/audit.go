@@ -12,8 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-
-	"github.com/ferry-gitops/ferry/internal/tokens"
 )
 
 // auditLog writes a JSON line for every change the server allows and
@@ -94,13 +92,4 @@ func (a *auditLog) event(ctx context.Context, objNS, objName, reason, message st
 		defer cancel()
 		_, _ = a.kube.CoreV1().Events(objNS).Create(ctx, ev, metav1.CreateOptions{})
 	}()
-}
-
-// who names the caller in the log: the subject, and for a project
-// token its role.
-func who(c *tokens.Claims) string {
-	if c == nil {
-		return ""
-	}
-	return c.Subject
 }

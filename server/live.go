@@ -35,15 +35,16 @@ type live struct {
 func watchLive(ctx context.Context, kc kubernetes.Interface, ns string, log *slog.Logger) (*live, error) {
 	l := &live{log: log}
 	ready := make(chan struct{})
+	defer close(ready)
 	cfg, err := accounts.WatchConfig(ctx, kc, ns, func() {
-		<-ready // the first events wait until l.config is set
-		l.reload()
+		if <-ready; l.config != nil { // the first events wait until l.config is set
+			l.reload()
+		}
 	})
 	if err != nil {
 		return nil, err
 	}
 	l.config = cfg
-	close(ready)
 	l.reload()
 	return l, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"time"
 
 	"go.temporal.io/sdk/client"
 	"k8s.io/client-go/dynamic"
@@ -31,7 +30,6 @@ type server struct {
 	audit    *auditLog
 	sso      sso
 	watchers watchers
-	started  time.Time
 }
 
 func newServer(ctx context.Context, cfg *config, log *slog.Logger) (*server, error) {
@@ -55,7 +53,7 @@ func newServer(ctx context.Context, cfg *config, log *slog.Logger) (*server, err
 	if err != nil {
 		return nil, err
 	}
-	s := &server{cfg: cfg, log: log, temporal: tc, kube: kc, dyn: dyn, started: time.Now(),
+	s := &server{cfg: cfg, log: log, temporal: tc, kube: kc, dyn: dyn,
 		store:   &accounts.Store{Client: kc, Namespace: cfg.controlNamespace},
 		limiter: accounts.NewLimiter(cfg.loginFailures, cfg.loginFailureWindow),
 		sso:     sso{pending: map[string]pendingLogin{}}}
