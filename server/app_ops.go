@@ -96,6 +96,10 @@ func (s *server) appRollback(w http.ResponseWriter, r *http.Request) {
 // operate starts req on v's app and answers the app as it is then.
 func (s *server) operate(w http.ResponseWriter, r *http.Request, c *caller, v *contract.View, req contract.SyncRequest, verb string) {
 	name := v.Metadata.Name
+	if err := ferryclient.ManualSyncAllowed(r.Context(), s.temporal, v, nil); err != nil {
+		fail(w, http.StatusForbidden, "%s application %q: %v", verb, name, err)
+		return
+	}
 	// Who asked is the server's to say, never the request's.
 	req.InitiatedBy = &app.InitiatedBy{Username: c.name()}
 	var op app.OperationState

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -193,19 +192,11 @@ func short(sha string) string {
 }
 
 // checkSyncWindows refuses up front a manual sync that the app's sync
-// windows block, since without --wait the CLI returns before the workflow,
-// which checks again at its own time, would refuse it.
+// windows deny now (ferryclient.ManualSyncAllowed).
 func checkSyncWindows(ctx context.Context, c client.Client, name string) error {
 	v, err := queryApp(ctx, c, name)
 	if err != nil {
 		return err
 	}
-	p, err := ferryclient.GetProject(ctx, c, v.ProjectOf())
-	if err != nil {
-		return appError(name, "read the sync windows of project "+v.ProjectOf(), err)
-	}
-	if d := p.SyncAllowed(v.WindowSubject(knownRegions()), time.Now(), true); !d.Allowed {
-		return errors.New(d.Message)
-	}
-	return nil
+	return ferryclient.ManualSyncAllowed(ctx, c, v, knownRegions())
 }
