@@ -49,7 +49,7 @@ func (s *server) appUpdate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.Qualify(ns)
-	if a.Spec.Project != v.Spec.Project && !s.authorize(w, c, rbac.Request{Resource: "applications", Action: "update", Object: object(a.Spec.Project, v.Metadata.Name)}, true) {
+	if a.ProjectOf() != v.ProjectOf() && !s.authorize(w, c, rbac.Request{Resource: "applications", Action: "update", Object: object(a.ProjectOf(), v.Metadata.Name)}, true) {
 		return
 	}
 	if err := ferryclient.CheckAppProject(r.Context(), s.temporal, a, nil); err != nil {

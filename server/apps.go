@@ -47,7 +47,7 @@ func (s *server) appFor(w http.ResponseWriter, r *http.Request, c *caller, actio
 		fail(w, http.StatusServiceUnavailable, "application %q: %v", name, err)
 		return nil
 	}
-	if !s.authorize(w, c, rbac.Request{Resource: "applications", Action: action, Object: object(v.Spec.Project, name)}, change) {
+	if !s.authorize(w, c, rbac.Request{Resource: "applications", Action: action, Object: object(v.ProjectOf(), name)}, change) {
 		return nil
 	}
 	return v
@@ -139,7 +139,7 @@ func (s *server) visible(ctx context.Context, c *caller, q url.Values) ([]*contr
 	items := []*contract.View{}
 	for _, v := range s.queryAll(ctx, names) {
 		if v != nil && sel.Matches(labels.Set(v.Metadata.Labels)) &&
-			en.Allowed(c.who, rbac.Request{Resource: "applications", Action: "get", Object: object(v.Spec.Project, v.Metadata.Name)}) {
+			en.Allowed(c.who, rbac.Request{Resource: "applications", Action: "get", Object: object(v.ProjectOf(), v.Metadata.Name)}) {
 			items = append(items, s.shown(v))
 		}
 	}

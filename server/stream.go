@@ -93,7 +93,7 @@ func (s *server) pollChanges(ctx context.Context) {
 					if !ok {
 						typ = "ADDED"
 					}
-					s.watchers.send(appEvent{Type: typ, App: v, proj: v.Spec.Project})
+					s.watchers.send(appEvent{Type: typ, App: v, proj: v.ProjectOf()})
 				}
 			}
 			for name, sum := range seen {

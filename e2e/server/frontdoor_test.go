@@ -82,6 +82,7 @@ metadata: {name: argocd-cm, namespace: argocd}
 data:
   accounts.alice: login
   accounts.ci: apiKey
+  accounts.dana: login
 `, "apply", "-f", "-")
 	kubectl(t, `apiVersion: v1
 kind: ConfigMap
@@ -89,12 +90,25 @@ metadata: {name: argocd-rbac-cm, namespace: argocd}
 data:
   policy.csv: |
 `+teamARole+`    g, alice, role:team-a
+    p, dana, applications, get, default/*, allow
 `, "apply", "-f", "-")
 	s := e.StartServer(t)
 	admin := s.Login(t, "admin", adminPassword(t))
 	teamApps(t, e, s, admin, map[string]string{"team-a": "", "team-b": ""})
+	// An app that names no project is the default project's, as in Argo CD.
+	kubectl(t, strings.Replace(fmt.Sprintf(teamApp, "no-project", "default", "https://git.example.com/none.git"), "  project: default\n", "", 1), "apply", "-f", "-")
 	s.MustDo(t, admin, "PUT", "/api/v1/account/password",
 		map[string]string{"name": "alice", "currentPassword": adminPassword(t), "newPassword": "alice-password"}, http.StatusOK, nil)
+
+	s.MustDo(t, admin, "PUT", "/api/v1/account/password",
+		map[string]string{"name": "dana", "currentPassword": adminPassword(t), "newPassword": "dana-password"}, http.StatusOK, nil)
+	dana := s.Login(t, "dana", "dana-password")
+	e2etest.Eventually(t, 2*time.Minute, "dana gets the default project's app", func() (bool, string) {
+		status, body := s.Do(t, dana, "GET", "/api/v1/applications/no-project", nil)
+		return status == http.StatusOK, body
+	})
+	status, body := s.Do(t, dana, "GET", "/api/v1/applications/web-team-a", nil)
+	assert.Equal(t, http.StatusForbidden, status, body)
 
 	alice := s.Login(t, "alice", "alice-password")
 	var info struct {
@@ -126,7 +140,7 @@ data:
 	}
 	s.MustDo(t, alice, "POST", "/api/v1/applications/web-team-a/sync", map[string]any{"prune": false}, http.StatusOK, &synced)
 	assert.NotEmpty(t, synced.Status.OperationState.Phase, "the answer is the app with its operation")
-	status, body := s.Do(t, alice, "POST", "/api/v1/applications/web-team-b/sync", map[string]any{})
+	status, body = s.Do(t, alice, "POST", "/api/v1/applications/web-team-b/sync", map[string]any{})
 	assert.Equal(t, http.StatusForbidden, status, body)
 	assert.Contains(t, body, "permission denied: sync applications team-b/web-team-b")
 	status, body = s.Do(t, alice, "DELETE", "/api/v1/applications/web-team-a", nil)
