@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/client"
@@ -48,7 +49,7 @@ func (h *HandOver) load(ctx context.Context, r *Region, t contract.Target) ([]*u
 // ask has the control side hand the set over, and checks it is the one
 // the app's workflow rendered.
 func (h *HandOver) ask(ctx context.Context, r *Region, t contract.Target) ([]byte, error) {
-	in := contract.HandOverInput{Target: t, Region: r.Name, PublicKey: h.Keys.Public()}
+	in := contract.HandOverInput{Target: t, Region: r.Name}
 	if r.Projects != nil {
 		_, p, err := r.Projects.AppProject(ctx, t.App)
 		if err != nil {
@@ -56,22 +57,13 @@ func (h *HandOver) ask(ctx context.Context, r *Region, t contract.Target) ([]byt
 		}
 		in.Project = p.Metadata.Name
 	}
-	res, err := ferryclient.HandOver(ctx, h.Client, in)
+	payload, err := ferryclient.HandOverOpen(ctx, h.Client, h.Keys, in)
+	if errors.Is(err, ferryclient.ErrHandedOverDigest) {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%v: nothing of them was applied in region %s", err, r.Name),
+			contract.ErrInvalidManifests, nil)
+	}
 	if err != nil {
 		return nil, classify(err)
-	}
-	payload, err := h.Keys.Open(res.Sealed)
-	if err != nil {
-		return nil, fmt.Errorf("app %q: %w", t.App, err)
-	}
-	objs, err := manifests.Decode(payload)
-	if err != nil {
-		return nil, fmt.Errorf("app %q: the handed-over manifests of %.12s: %w", t.App, t.SHA, err)
-	}
-	if digest, err := manifests.Digest(objs); err != nil || digest != t.Digest {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-			"app %q: the manifests handed over for %.12s are not the ones its workflow rendered (digest %.12s, want %.12s): nothing of them was applied in region %s",
-			t.App, t.SHA, digest, t.Digest, r.Name), contract.ErrInvalidManifests, nil)
 	}
 	return payload, nil
 }

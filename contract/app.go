@@ -24,6 +24,11 @@ const (
 	// QueryStatus answers the app's View: the Application with its status,
 	// as Argo CD shows it; a deleted app's answers that it is not found.
 	QueryStatus = "status"
+	// QueryTarget answers the app's Target: the commit and digest of the
+	// manifests it rendered last, which whoever holds a handover key can
+	// have handed over (HandOverWorkflow), as ferry-server does. An app
+	// that has rendered nothing yet answers an error saying so.
+	QueryTarget = "target"
 	// SignalRefresh makes the app compare now (RefreshRequest): a user's
 	// refresh, a webhook's push, a region's drift.
 	SignalRefresh = "refresh"

@@ -183,9 +183,27 @@ func TerminateOp(ctx context.Context, c client.Client, name string) (*app.Operat
 // meets the run the app just continued from is asked again of the new run:
 // the app runs on.
 func Query(ctx context.Context, c client.Client, name string) (*contract.View, error) {
+	var v contract.View
+	if err := queryApp(ctx, c, name, contract.QueryStatus, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// Target answers the app's target (contract.QueryTarget): the commit and
+// digest of the manifests it rendered last, which HandOverOpen fetches.
+func Target(ctx context.Context, c client.Client, name string) (contract.Target, error) {
+	var t contract.Target
+	err := queryApp(ctx, c, name, contract.QueryTarget, &t)
+	return t, err
+}
+
+// queryApp asks the app's workflow the query, once more when it met a
+// continue-as-new halfway.
+func queryApp(ctx context.Context, c client.Client, name, query string, out any) error {
 	for attempt := 1; ; attempt++ {
 		res, err := c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
-			WorkflowID: contract.WorkflowID(name), QueryType: contract.QueryStatus,
+			WorkflowID: contract.WorkflowID(name), QueryType: query,
 			QueryRejectCondition: enumspb.QUERY_REJECT_CONDITION_NOT_OPEN,
 		})
 		switch {
@@ -193,15 +211,11 @@ func Query(ctx context.Context, c client.Client, name string) (*contract.View, e
 			if attempt < 3 && runsOn(ctx, c, name) {
 				continue
 			}
-			return nil, &contract.AppNotFoundError{Name: name}
+			return &contract.AppNotFoundError{Name: name}
 		case err != nil:
-			return nil, err
+			return err
 		}
-		var v contract.View
-		if err := res.QueryResult.Get(&v); err != nil {
-			return nil, err
-		}
-		return &v, nil
+		return res.QueryResult.Get(out)
 	}
 }
 

@@ -15,6 +15,9 @@ func (s *appState) registerHandlers(ctx workflow.Context) error {
 	if err := registerStatusAndRefresh(ctx, s.statusView, s.onRefresh); err != nil {
 		return err
 	}
+	if err := workflow.SetQueryHandler(ctx, contract.QueryTarget, s.targetView); err != nil {
+		return err
+	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateSync, s.handleSync,
 		workflow.UpdateHandlerOptions{Validator: s.validateSync}); err != nil {
 		return err
@@ -33,6 +36,14 @@ func (s *appState) registerHandlers(ctx workflow.Context) error {
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, contract.UpdateDelete, s.handleDelete,
 		workflow.UpdateHandlerOptions{Validator: s.validateDelete})
+}
+
+// targetView answers QueryTarget: the target of the last render.
+func (s *appState) targetView() (contract.Target, error) {
+	if s.Rendered == nil {
+		return contract.Target{}, fmt.Errorf("app %q has rendered no manifests yet: see its conditions (ferry app get %s)", s.app.Metadata.Name, s.app.Metadata.Name)
+	}
+	return s.targetOf(s.Rendered), nil
 }
 
 // onRefresh handles the refresh signal. A push (from the webhook) that did
