@@ -3,6 +3,8 @@ package kube
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/diff"
 	"github.com/ferry-gitops/ferry/internal/syncplan"
@@ -72,35 +74,56 @@ func (c *Cluster) Diff(ctx context.Context, req CompareRequest, limit int) ([]Ob
 // diffOne returns t's difference, nil when there is none; failures go to
 // t.err.
 func (c *Cluster) diffOne(ctx context.Context, t *task, rules *diff.Rules, limit int) *ObjectDiff {
-	live, err := c.getFresh(ctx, t)
-	if err != nil {
-		t.err = newObjectError(t.key, "get", err)
+	p, ok := c.predictOne(ctx, t)
+	if !ok {
 		return nil
 	}
-	d := &ObjectDiff{Key: t.key, Sync: app.SyncStatusOutOfSync}
-	predicted, err := c.write(ctx, t, live, true)
-	switch {
-	case err != nil && live == nil:
-		// Its namespace may not exist yet: show the manifest itself.
-		predicted, d.Message = t.obj, "missing (shown as in Git: a dry run was refused: "+newObjectError(t.key, "dry-run apply", err).Err.Error()+")"
-	case err != nil && IsImmutable(err):
-		d.Message = "differs in a field that cannot change in place (Force=true deletes and re-creates): " + newObjectError(t.key, "dry-run apply", err).Err.Error()
-		predicted = t.obj
-	case err != nil:
-		t.err = newObjectError(t.key, "dry-run apply", err)
-		return nil
-	case live == nil:
-		d.Message = "missing"
-	}
-	res := diff.Compare(live, predicted, rules)
+	res := diff.Compare(p.live, p.predicted, rules)
 	if res.Equal() {
 		return nil
 	}
+	d := &ObjectDiff{Key: t.key, Sync: app.SyncStatusOutOfSync, Message: p.message}
 	if d.Message == "" {
 		d.Message = "differs at " + diff.Summarize(res.Paths(c.opts.DiffDepth))
 	}
+	var err error
 	if d.Unified, err = res.Unified(keyString(t.key), limit); err != nil {
 		d.Message = err.Error()
 	}
 	return d
+}
+
+// prediction is an object as it runs and as a sync would make it.
+type prediction struct {
+	live, predicted *unstructured.Unstructured
+	// message says why predicted is the manifest itself, or that the
+	// object is missing; "" otherwise.
+	message string
+}
+
+// predictOne reads t's live object, always from the API server, and
+// predicts what a sync makes of it (a server-side dry run); failures go to
+// t.err.
+func (c *Cluster) predictOne(ctx context.Context, t *task) (prediction, bool) {
+	live, err := c.getFresh(ctx, t)
+	if err != nil {
+		t.err = newObjectError(t.key, "get", err)
+		return prediction{}, false
+	}
+	p := prediction{live: live}
+	p.predicted, err = c.write(ctx, t, live, true)
+	switch {
+	case err != nil && live == nil:
+		// Its namespace may not exist yet: show the manifest itself.
+		p.predicted, p.message = t.obj, "missing (shown as in Git: a dry run was refused: "+newObjectError(t.key, "dry-run apply", err).Err.Error()+")"
+	case err != nil && IsImmutable(err):
+		p.message = "differs in a field that cannot change in place (Force=true deletes and re-creates): " + newObjectError(t.key, "dry-run apply", err).Err.Error()
+		p.predicted = t.obj
+	case err != nil:
+		t.err = newObjectError(t.key, "dry-run apply", err)
+		return prediction{}, false
+	case live == nil:
+		p.message = "missing"
+	}
+	return p, true
 }
