@@ -2,44 +2,24 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	jsonpatch "github.com/evanphx/json-patch"
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/customize"
-	"github.com/ferry-gitops/ferry/internal/kube"
+	"github.com/ferry-gitops/ferry/internal/regionlive"
 )
 
 // `ferry app actions` runs resource actions on an app's live objects, as
 // argocd app actions does: the built-in restart, and the Lua actions of an
 // argocd-cm. They run through the user's kubeconfig, as ferry app diff and
 // logs read; no object passes through a workflow.
-
-// actionFieldManager owns the fields an action writes.
-const actionFieldManager = "ferry-action"
-
-// restartedAtAnnotation is what kubectl rollout restart (and Argo CD's
-// restart action) sets on the pod template.
-const restartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
-
-// restartKinds are the kinds the built-in restart action knows.
-var restartKinds = map[string]bool{"apps/Deployment": true, "apps/StatefulSet": true, "apps/DaemonSet": true}
 
 type actionFlags struct {
 	kubeconfig, group, kind, name, namespace, customizations string
@@ -174,6 +154,7 @@ func runAction(ctx context.Context, tf *temporalFlags, f *actionFlags, name, act
 	if err != nil {
 		return err
 	}
+	rs := &regionlive.Regions{Kubeconfig: f.kubeconfig}
 	var errs []error
 	for _, region := range order {
 		keys := byRegion[region]
@@ -190,7 +171,7 @@ func runAction(ctx context.Context, tf *temporalFlags, f *actionFlags, name, act
 				name, f.kind, f.name, region, strings.Join(names, ", ")))
 			continue
 		}
-		done, err := runActionIn(ctx, f.kubeconfig, region, keys[0], set, action, params)
+		done, err := runActionIn(ctx, rs, region, keys[0], set, action, params)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("app %q: action %q on %s %s in region %s: %w", name, action, kindOf(keys[0]), objectName(keys[0]), region, err))
 			continue
@@ -202,142 +183,13 @@ func runAction(ctx context.Context, tf *temporalFlags, f *actionFlags, name, act
 
 // runActionIn runs the action on the live object k of region, and says
 // what it changed.
-func runActionIn(ctx context.Context, kubeconfig, region string, k app.ResourceKey, set *customize.Set,
+func runActionIn(ctx context.Context, rs *regionlive.Regions, region string, k app.ResourceKey, set *customize.Set,
 	action string, params map[string]string) ([]string, error) {
-	cluster, err := regionCluster(kubeconfig, region)
+	r, err := openRegion(rs, region)
 	if err != nil {
 		return nil, err
 	}
-	live, err := getLive(ctx, cluster, k)
-	if err != nil {
-		return nil, err
-	}
-	if live == nil {
-		return nil, fmt.Errorf("not found in the cluster: the app has not deployed it yet (ferry app sync)")
-	}
-	if action == "restart" && !hasLuaAction(set, live, action) {
-		if !restartKinds[k.Group+"/"+k.Kind] {
-			return nil, fmt.Errorf("the built-in restart takes a Deployment, StatefulSet or DaemonSet; define a restart for %s under resource.customizations.actions.%s",
-				kindOf(k), actionKey(k))
-		}
-		return restart(ctx, cluster, live)
-	}
-	if set == nil {
-		return nil, fmt.Errorf("no such action: the built-in one is restart; give Lua actions with --resource-customizations (an argocd-cm with resource.customizations.actions.%s)", actionKey(k))
-	}
-	impacted, err := set.RunAction(live, action, params)
-	if err != nil {
-		return nil, err
-	}
-	var done []string
-	for _, im := range impacted {
-		what, err := applyImpacted(ctx, cluster, live, im)
-		if err != nil {
-			return done, err
-		}
-		done = append(done, what)
-	}
-	return done, nil
-}
-
-func hasLuaAction(set *customize.Set, obj *unstructured.Unstructured, name string) bool {
-	if set == nil {
-		return false
-	}
-	acts, err := set.Actions(obj)
-	if err != nil {
-		return false
-	}
-	for _, a := range acts {
-		if a.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func actionKey(k app.ResourceKey) string {
-	if k.Group == "" {
-		return k.Kind
-	}
-	return k.Group + "_" + k.Kind
-}
-
-// restart sets the pod template's restartedAt annotation.
-func restart(ctx context.Context, cluster *kube.Cluster, live *unstructured.Unstructured) ([]string, error) {
-	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{
-		"annotations": map[string]string{restartedAtAnnotation: time.Now().UTC().Format(time.RFC3339)}}}}})
-	if err != nil {
-		return nil, err
-	}
-	ri, err := resourceOf(cluster, live)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := ri.Patch(ctx, live.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: actionFieldManager}); err != nil {
-		return nil, err
-	}
-	return []string{"restarted (pod template annotation " + restartedAtAnnotation + ")"}, nil
-}
-
-// applyImpacted writes one object a Lua action returned: a merge patch of
-// what the script changed (status through the status subresource too,
-// where there is one), or a create.
-func applyImpacted(ctx context.Context, cluster *kube.Cluster, live *unstructured.Unstructured, im customize.Impacted) (string, error) {
-	obj := im.Object
-	if obj.GetNamespace() == "" {
-		obj.SetNamespace(live.GetNamespace())
-	}
-	ri, err := resourceOf(cluster, obj)
-	if err != nil {
-		return "", err
-	}
-	what := kindOf(kube.KeyOf(obj)) + " " + objectName(kube.KeyOf(obj))
-	if im.Operation == "create" {
-		if _, err := ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: actionFieldManager}); err != nil {
-			return "", fmt.Errorf("create %s: %w", what, err)
-		}
-		return "created " + what, nil
-	}
-	before, err := json.Marshal(live.Object)
-	if err != nil {
-		return "", err
-	}
-	after, err := json.Marshal(obj.Object)
-	if err != nil {
-		return "", err
-	}
-	patch, err := jsonpatch.CreateMergePatch(before, after)
-	if err != nil {
-		return "", fmt.Errorf("patch of %s: %w", what, err)
-	}
-	if string(patch) == "{}" {
-		return "unchanged " + what, nil
-	}
-	opts := metav1.PatchOptions{FieldManager: actionFieldManager}
-	if _, err := ri.Patch(ctx, obj.GetName(), types.MergePatchType, patch, opts); err != nil {
-		return "", fmt.Errorf("patch %s: %w", what, err)
-	}
-	var fields map[string]any
-	if json.Unmarshal(patch, &fields) == nil && fields["status"] != nil {
-		_, err := ri.Patch(ctx, obj.GetName(), types.MergePatchType, patch, opts, "status")
-		if err != nil && !apierrors.IsNotFound(err) {
-			return "", fmt.Errorf("patch the status of %s: %w", what, err)
-		}
-	}
-	return "patched " + what, nil
-}
-
-func resourceOf(cluster *kube.Cluster, obj *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
-	gvk := obj.GroupVersionKind()
-	m, err := cluster.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		return nil, err
-	}
-	if m.Scope.Name() == meta.RESTScopeNameNamespace {
-		return cluster.Dynamic().Resource(m.Resource).Namespace(obj.GetNamespace()), nil
-	}
-	return cluster.Dynamic().Resource(m.Resource), nil
+	return r.RunAction(ctx, set, k, action, params)
 }
 
 // listActions prints the actions of each object the flags name.
@@ -352,28 +204,22 @@ func listActions(ctx context.Context, tf *temporalFlags, f *actionFlags, name st
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REGION\tGROUP\tKIND\tNAMESPACE\tNAME\tACTION\tDISABLED")
+	rs := &regionlive.Regions{Kubeconfig: f.kubeconfig}
 	var errs []error
 	for _, region := range order {
-		var cluster *kube.Cluster
 		for _, k := range byRegion[region] {
-			var acts []customize.Action
-			if set != nil && cluster == nil {
-				if cluster, err = regionCluster(f.kubeconfig, region); err != nil {
+			// Without Lua actions only the built-in ones are listed,
+			// and the region is not read.
+			acts := regionlive.BuiltinActions(k)
+			if set != nil {
+				r, err := openRegion(rs, region)
+				if err != nil {
 					errs = append(errs, fmt.Errorf("region %s: %w", region, err))
 					break
 				}
-			}
-			if set != nil {
-				live, err := getLive(ctx, cluster, k)
-				if err == nil && live != nil {
-					acts, err = set.Actions(live)
-				}
-				if err != nil {
+				if acts, err = r.Actions(ctx, set, k); err != nil {
 					errs = append(errs, fmt.Errorf("region %s: %s %s: %w", region, kindOf(k), objectName(k), err))
 				}
-			}
-			if restartKinds[k.Group+"/"+k.Kind] && !slices.ContainsFunc(acts, func(a customize.Action) bool { return a.Name == "restart" }) {
-				acts = append([]customize.Action{{Name: "restart"}}, acts...)
 			}
 			for _, a := range acts {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%t\n", region, k.Group, k.Kind, k.Namespace, k.Name, a.Name, a.Disabled)

@@ -1,25 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
-	"github.com/ferry-gitops/ferry/internal/kube"
+	"github.com/ferry-gitops/ferry/internal/regionlive"
 )
 
 // `ferry app logs` streams the logs of the app's pods, read through the
@@ -32,12 +25,6 @@ type logsFlags struct {
 	tail                                                int64
 	since                                               time.Duration
 	follow, previous                                    bool
-}
-
-// workloadKinds are the kinds whose pods a selector names.
-var workloadKinds = map[string]bool{
-	"apps/Deployment": true, "apps/StatefulSet": true, "apps/DaemonSet": true,
-	"apps/ReplicaSet": true, "batch/Job": true,
 }
 
 func newLogsCmd(tf *temporalFlags) *cobra.Command {
@@ -70,10 +57,10 @@ one container, each line starts with [region namespace/pod container].`,
 	return cmd
 }
 
-// logStream is one container of one pod.
+// logStream is one container of one pod, and the region it runs in.
 type logStream struct {
-	region, namespace, pod, container string
-	client                            kubernetes.Interface
+	c      regionlive.Container
+	region *regionlive.Region
 }
 
 func runLogs(ctx context.Context, tf *temporalFlags, f *logsFlags, name string, out io.Writer) error {
@@ -86,13 +73,14 @@ func runLogs(ctx context.Context, tf *temporalFlags, f *logsFlags, name string, 
 	if err != nil {
 		return err
 	}
+	rs := &regionlive.Regions{Kubeconfig: f.kubeconfig}
 	var streams []logStream
 	var failed []error
 	for _, d := range v.Destinations(knownRegions()) {
 		if len(f.regions) > 0 && !contains(f.regions, d.Region) {
 			continue
 		}
-		s, err := regionStreams(ctx, f, d.Region, v)
+		s, err := regionStreams(ctx, f, rs, d.Region, v)
 		streams = append(streams, s...)
 		if err != nil {
 			failed = append(failed, fmt.Errorf("region %s: %w", d.Region, err))
@@ -106,87 +94,31 @@ func runLogs(ctx context.Context, tf *temporalFlags, f *logsFlags, name string, 
 }
 
 // regionStreams finds the containers whose logs are asked for in region.
-func regionStreams(ctx context.Context, f *logsFlags, region string, v *contract.View) ([]logStream, error) {
-	cfg, err := kube.LoadConfig(f.kubeconfig, region)
-	if err != nil {
-		return nil, fmt.Errorf("%w (the ferry CLI reads each region through the kubeconfig context named after it)", err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
+func regionStreams(ctx context.Context, f *logsFlags, rs *regionlive.Regions, region string, v *contract.View) ([]logStream, error) {
+	r, err := openRegion(rs, region)
 	if err != nil {
 		return nil, err
 	}
-	cluster, err := kube.NewCluster(cfg)
-	if err != nil {
-		return nil, err
-	}
-	pods := map[string]corev1.Pod{}
-	var failed []error
-	for _, r := range v.Status.Resources {
-		if r.Region != region || !f.selects(r.ResourceKey) {
-			continue
-		}
-		found, err := podsOf(ctx, cluster, cs, r.ResourceKey)
-		if err != nil {
-			failed = append(failed, fmt.Errorf("%s %s: %w", kindOf(r.ResourceKey), objectName(r.ResourceKey), err))
-		}
-		for _, p := range found {
-			pods[p.Namespace+"/"+p.Name] = p
+	var keys []app.ResourceKey
+	for _, res := range v.Status.Resources {
+		if res.Region == region && f.selects(res.ResourceKey) {
+			keys = append(keys, res.ResourceKey)
 		}
 	}
-	var streams []logStream
-	for _, key := range sortedKeys(pods) {
-		p := pods[key]
-		for _, ctr := range p.Spec.Containers {
-			if f.container == "" || f.container == ctr.Name {
-				streams = append(streams, logStream{region: region, namespace: p.Namespace, pod: p.Name, container: ctr.Name, client: cs})
-			}
-		}
+	containers, err := r.Containers(ctx, keys, f.container)
+	streams := make([]logStream, 0, len(containers))
+	for _, c := range containers {
+		streams = append(streams, logStream{c: c, region: r})
 	}
-	return streams, errors.Join(failed...)
+	return streams, err
 }
 
 func (f *logsFlags) selects(k app.ResourceKey) bool {
-	gk := k.Group + "/" + k.Kind
-	if f.kind == "" && !workloadKinds[gk] && gk != "/Pod" {
+	if f.kind == "" && !regionlive.IsWorkload(k) {
 		return false
 	}
 	return (f.kind == "" || f.kind == k.Kind) && (f.group == "" || f.group == k.Group) &&
 		(f.name == "" || f.name == k.Name) && (f.namespace == "" || f.namespace == k.Namespace)
-}
-
-// podsOf returns the pods k is or selects.
-func podsOf(ctx context.Context, cluster *kube.Cluster, cs kubernetes.Interface, k app.ResourceKey) ([]corev1.Pod, error) {
-	if k.Group == "" && k.Kind == "Pod" {
-		p, err := cs.CoreV1().Pods(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return []corev1.Pod{*p}, nil
-	}
-	if !workloadKinds[k.Group+"/"+k.Kind] {
-		return nil, fmt.Errorf("has no pods: give a Pod or a Deployment, StatefulSet, DaemonSet, ReplicaSet or Job")
-	}
-	obj, err := getLive(ctx, cluster, k)
-	if err != nil || obj == nil {
-		return nil, err
-	}
-	raw, found, err := unstructured.NestedMap(obj.Object, "spec", "selector")
-	if err != nil || !found {
-		return nil, fmt.Errorf("has no spec.selector")
-	}
-	var sel metav1.LabelSelector
-	if err := runtimeFromUnstructured(raw, &sel); err != nil {
-		return nil, err
-	}
-	selector, err := metav1.LabelSelectorAsSelector(&sel)
-	if err != nil {
-		return nil, err
-	}
-	list, err := cs.CoreV1().Pods(k.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
-	if err != nil {
-		return nil, err
-	}
-	return list.Items, nil
 }
 
 // printLogs copies every stream to out, line by line; with --follow they
@@ -194,31 +126,16 @@ func podsOf(ctx context.Context, cluster *kube.Cluster, cs kubernetes.Interface,
 func printLogs(ctx context.Context, f *logsFlags, streams []logStream, out io.Writer) error {
 	var mu sync.Mutex
 	prefix := len(streams) > 1
+	opts := regionlive.LogOptions{Follow: f.follow, Previous: f.previous, Tail: f.tail, Since: f.since}
 	copyStream := func(s logStream) error {
-		opts := &corev1.PodLogOptions{Container: s.container, Follow: f.follow, Previous: f.previous}
-		if f.tail >= 0 {
-			opts.TailLines = &f.tail
-		}
-		if f.since > 0 {
-			secs := int64(f.since.Seconds())
-			opts.SinceSeconds = &secs
-		}
-		rc, err := s.client.CoreV1().Pods(s.namespace).GetLogs(s.pod, opts).Stream(ctx)
-		if err != nil {
-			return fmt.Errorf("logs of %s/%s container %s in %s: %w", s.namespace, s.pod, s.container, s.region, err)
-		}
-		defer rc.Close()
-		sc := bufio.NewScanner(rc)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
+		return s.region.Logs(ctx, s.c, opts, func(text string, _ time.Time) {
 			mu.Lock()
+			defer mu.Unlock()
 			if prefix {
-				fmt.Fprintf(out, "[%s %s/%s %s] ", s.region, s.namespace, s.pod, s.container)
+				fmt.Fprintf(out, "[%s %s/%s %s] ", s.c.Region, s.c.Namespace, s.c.Pod, s.c.Container)
 			}
-			fmt.Fprintln(out, sc.Text())
-			mu.Unlock()
-		}
-		return sc.Err()
+			fmt.Fprintln(out, text)
+		})
 	}
 	errs := make([]error, len(streams))
 	if !f.follow {
@@ -237,17 +154,4 @@ func printLogs(ctx context.Context, f *logsFlags, streams []logStream, out io.Wr
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func runtimeFromUnstructured(raw map[string]any, out any) error {
-	return runtime.DefaultUnstructuredConverter.FromUnstructured(raw, out)
 }

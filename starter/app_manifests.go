@@ -8,17 +8,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/ferry-gitops/ferry/contract"
-	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/diff"
-	"github.com/ferry-gitops/ferry/internal/kube"
+	"github.com/ferry-gitops/ferry/internal/regionlive"
 )
 
 // `ferry app manifests` prints what Git says (rendered here, as `ferry app
@@ -75,12 +70,13 @@ func runManifests(ctx context.Context, tf *temporalFlags, f *manifestsFlags, nam
 		}
 		return printManifests(out, "", objs)
 	}
+	rs := &regionlive.Regions{Kubeconfig: f.kubeconfig}
 	var failed []error
 	for _, d := range v.Destinations(knownRegions()) {
 		if len(f.regions) > 0 && !contains(f.regions, d.Region) {
 			continue
 		}
-		objs, err := liveObjects(ctx, f.kubeconfig, d.Region, v)
+		objs, err := liveObjects(ctx, rs, d.Region, v)
 		if perr := printManifests(out, d.Region, objs); perr != nil {
 			return perr
 		}
@@ -93,8 +89,8 @@ func runManifests(ctx context.Context, tf *temporalFlags, f *manifestsFlags, nam
 
 // liveObjects reads the app's resources in region as the status lists
 // them. An object that is gone is skipped.
-func liveObjects(ctx context.Context, kubeconfig, region string, v *contract.View) ([]*unstructured.Unstructured, error) {
-	cluster, err := regionCluster(kubeconfig, region)
+func liveObjects(ctx context.Context, rs *regionlive.Regions, region string, v *contract.View) ([]*unstructured.Unstructured, error) {
+	r, err := openRegion(rs, region)
 	if err != nil {
 		return nil, err
 	}
@@ -102,14 +98,14 @@ func liveObjects(ctx context.Context, kubeconfig, region string, v *contract.Vie
 	defer cancel()
 	var objs []*unstructured.Unstructured
 	var failed []error
-	for _, r := range v.Status.Resources {
-		if r.Region != region {
+	for _, res := range v.Status.Resources {
+		if res.Region != region {
 			continue
 		}
-		obj, err := getLive(ctx, cluster, r.ResourceKey)
+		obj, err := r.Get(ctx, res.ResourceKey)
 		switch {
 		case err != nil:
-			failed = append(failed, fmt.Errorf("%s %s: %w", kindOf(r.ResourceKey), objectName(r.ResourceKey), err))
+			failed = append(failed, fmt.Errorf("%s %s: %w", kindOf(res.ResourceKey), objectName(res.ResourceKey), err))
 		case obj != nil:
 			objs = append(objs, obj)
 		}
@@ -117,32 +113,14 @@ func liveObjects(ctx context.Context, kubeconfig, region string, v *contract.Vie
 	return objs, errors.Join(failed...)
 }
 
-// regionCluster connects to region through the kubeconfig context named
-// after it.
-func regionCluster(kubeconfig, region string) (*kube.Cluster, error) {
-	cfg, err := kube.LoadConfig(kubeconfig, region)
-	if err != nil {
-		return nil, fmt.Errorf("%w (the ferry CLI reads each region through the kubeconfig context named after it)", err)
+// openRegion connects to region through the kubeconfig context named after
+// it, saying so in the CLI's words when there is no such context.
+func openRegion(rs *regionlive.Regions, region string) (*regionlive.Region, error) {
+	r, err := rs.Region(region)
+	if ce := (*regionlive.ConfigError)(nil); errors.As(err, &ce) {
+		return nil, fmt.Errorf("%w (the ferry CLI reads each region through the kubeconfig context named after it)", ce.Err)
 	}
-	return kube.NewCluster(cfg)
-}
-
-// getLive reads one object; nil when it does not exist.
-func getLive(ctx context.Context, cluster *kube.Cluster, k app.ResourceKey) (*unstructured.Unstructured, error) {
-	m, err := cluster.RESTMapper().RESTMapping(schema.GroupKind{Group: k.Group, Kind: k.Kind}, k.Version)
-	if err != nil {
-		return nil, err
-	}
-	var obj *unstructured.Unstructured
-	if m.Scope.Name() == meta.RESTScopeNameNamespace {
-		obj, err = cluster.Dynamic().Resource(m.Resource).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
-	} else {
-		obj, err = cluster.Dynamic().Resource(m.Resource).Get(ctx, k.Name, metav1.GetOptions{})
-	}
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return obj, err
+	return r, err
 }
 
 // printManifests writes objs as YAML documents, Secret values masked and

@@ -11,15 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/customize"
-	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/orphans"
+	"github.com/ferry-gitops/ferry/internal/regionlive"
 )
 
 // `ferry app resources` lists the app's resources, and with its project's
@@ -123,6 +121,7 @@ func runResources(ctx context.Context, tf *temporalFlags, f *resourcesFlags, nam
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REGION\tGROUP\tKIND\tNAMESPACE\tNAME\tORPHANED")
+	rs := &regionlive.Regions{Kubeconfig: f.kubeconfig}
 	var errs, warnings []error
 	for _, d := range v.Destinations(knownRegions()) {
 		if len(f.regions) > 0 && !contains(f.regions, d.Region) {
@@ -141,7 +140,7 @@ func runResources(ctx context.Context, tf *temporalFlags, f *resourcesFlags, nam
 		if proj == nil || proj.Spec.OrphanedResources == nil {
 			continue
 		}
-		found, err := findOrphans(ctx, f.kubeconfig, d.Region, orphans.Request{
+		found, err := findOrphans(ctx, rs, d.Region, orphans.Request{
 			App: name, Namespace: d.Namespace, Managed: managed, Project: &proj.AppProject,
 			Running:  func(n string) bool { return running[n] },
 			Excluded: func(group, kind string) bool { return set.Excluded(group, kind, d.Region) },
@@ -167,22 +166,14 @@ func runResources(ctx context.Context, tf *temporalFlags, f *resourcesFlags, nam
 }
 
 // findOrphans reads region through the kubeconfig context named after it.
-func findOrphans(ctx context.Context, kubeconfig, region string, req orphans.Request) ([]app.ResourceKey, error) {
-	cfg, err := kube.LoadConfig(kubeconfig, region)
-	if err != nil {
-		return nil, fmt.Errorf("%w (the ferry CLI reads each region through the kubeconfig context named after it)", err)
-	}
-	d, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
+func findOrphans(ctx context.Context, rs *regionlive.Regions, region string, req orphans.Request) ([]app.ResourceKey, error) {
+	r, err := openRegion(rs, region)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	return orphans.Find(ctx, orphans.Clients{Discovery: d, Dynamic: dyn}, req)
+	return orphans.Find(ctx, orphans.Clients{Discovery: r.Client.Discovery(), Dynamic: r.Cluster.Dynamic()}, req)
 }
 
 // runningApps are the names of the running apps.
