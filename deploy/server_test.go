@@ -37,6 +37,10 @@ func TestFerryServerComponent(t *testing.T) {
 	container := c["containers"].([]any)[0].(map[string]any)
 	assert.Equal(t, []any{"ferry-server"}, container["command"])
 	assert.Contains(t, container["image"], "registry.example.com/ferry/ferry-worker@sha256:", "the overlay's image, pinned")
+	assert.Contains(t, container["args"], "--regions=$(FERRY_REGIONS)", "the workers' regions")
+	assert.Contains(t, container["env"], map[string]any{"name": "FERRY_SERVER_REGIONS_KUBECONFIG", "value": "/etc/ferry-server/regions/kubeconfig"})
+	assert.Contains(t, c["volumes"], map[string]any{"name": "regions", "secret": map[string]any{"secretName": "ferry-server-regions", "optional": true}},
+		"the regions' kubeconfig, optional")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

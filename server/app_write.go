@@ -103,16 +103,16 @@ func (s *server) updateObject(r *http.Request, key string, body []byte) error {
 }
 
 // appEvents is GET /api/v1/applications/{name}/events: the Events of the
-// app's Application object (what was done to it, by whom). The Events of a
-// resource in a region are not offered yet.
+// app's Application object (what was done to it, by whom); with
+// ?resourceName=, those of one of its objects in the regions
+// (resourceEvents).
 func (s *server) appEvents(w http.ResponseWriter, r *http.Request) {
-	c := s.authenticate(w, r)
-	if c == nil {
+	if r.URL.Query().Get("resourceName") != "" {
+		s.resourceEvents(w, r)
 		return
 	}
-	q := r.URL.Query()
-	if q.Get("resourceName") != "" || q.Get("resourceUID") != "" {
-		fail(w, http.StatusNotImplemented, "the events of a resource in a region are not offered by ferry-server yet: read them with kubectl in the region")
+	c := s.authenticate(w, r)
+	if c == nil {
 		return
 	}
 	v := s.appFor(w, r, c, "get", false)

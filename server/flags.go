@@ -27,6 +27,9 @@ type config struct {
 	sessionTTL         time.Duration
 	loginFailures      int
 	loginFailureWindow time.Duration
+	// The regions, for the live-state APIs (resource-tree, logs, …).
+	regionsConfig, regions, inClusterRegion string
+	regionsKubeconfig                       string
 }
 
 var errHelp = errors.New("help")
@@ -51,6 +54,10 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig `FILE` of the control cluster; empty: the cluster the server runs in (its ServiceAccount)")
 	fs.StringVar(&c.controlContext, "control-context", "", "kubeconfig `CONTEXT` of the control cluster (default: the current context)")
 	fs.StringVar(&c.controlNamespace, "control-namespace", "argocd", "`NAMESPACE` of the control cluster with argocd-cm, argocd-secret, argocd-rbac-cm and the Application objects")
+	fs.StringVar(&c.regionsConfig, "regions-config", "", "YAML `FILE` of the regions, as the workers' --regions-config: where each app's destinations run")
+	fs.StringVar(&c.regions, "regions", "", "the `REGIONS` apps may target, comma-separated, as the workers' --regions")
+	fs.StringVar(&c.inClusterRegion, "in-cluster-region", "", "`REGION` of Argo CD's in-cluster destination, as the workers' --in-cluster-region")
+	fs.StringVar(&c.regionsKubeconfig, "regions-kubeconfig", "", "kubeconfig `FILE` with one context per region, named after it, through which the resource tree, managed resources, logs, events and actions of an app read its regions (default --kubeconfig)")
 	fs.StringVar(&c.auditLog, "audit-log", "", "`FILE` the audit log's JSON lines are appended to; empty: standard output")
 	fs.DurationVar(&c.sessionTTL, "session-ttl", 24*time.Hour, "how long a login's token is valid (`DURATION`)")
 	fs.IntVar(&c.loginFailures, "login-max-failures", 5, "failed logins of one user, or from one address, within --login-failure-window after which its logins are refused until the window passes (`N`)")
@@ -85,6 +92,9 @@ func parseFlags(args []string, lookup func(string) (string, bool), out io.Writer
 	}
 	if c.kubeconfig == "" {
 		c.kubeconfig = os.Getenv("KUBECONFIG")
+	}
+	if c.regionsKubeconfig == "" {
+		c.regionsKubeconfig = c.kubeconfig
 	}
 	return c, nil
 }

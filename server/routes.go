@@ -30,6 +30,13 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /api/v1/applications/{name}/sync", s.appSync)
 	mux.HandleFunc("POST /api/v1/applications/{name}/rollback", s.appRollback)
 	mux.HandleFunc("DELETE /api/v1/applications/{name}/operation", s.appTerminate)
+	mux.HandleFunc("GET /api/v1/applications/{name}/resource-tree", s.resourceTree)
+	mux.HandleFunc("GET /api/v1/applications/{name}/managed-resources", s.managedResources)
+	mux.HandleFunc("GET /api/v1/applications/{name}/manifests", s.appManifests)
+	mux.HandleFunc("GET /api/v1/applications/{name}/logs", s.appLogs)
+	mux.HandleFunc("GET /api/v1/applications/{name}/resource/actions", s.resourceActions)
+	mux.HandleFunc("POST /api/v1/applications/{name}/resource/actions", s.runResourceAction)
+	mux.HandleFunc("POST /api/v1/applications/{name}/resource/actions/v2", s.runResourceAction)
 
 	mux.HandleFunc("GET /api/v1/projects", s.projectList)
 	mux.HandleFunc("GET /api/v1/projects/{name}", s.projectGet)

@@ -30,6 +30,7 @@ type server struct {
 	audit    *auditLog
 	sso      sso
 	watchers watchers
+	regions  *regionAccess
 }
 
 func newServer(ctx context.Context, cfg *config, log *slog.Logger) (*server, error) {
@@ -49,11 +50,15 @@ func newServer(ctx context.Context, cfg *config, log *slog.Logger) (*server, err
 	if err != nil {
 		return nil, err
 	}
+	access, err := newRegionAccess(cfg)
+	if err != nil {
+		return nil, err
+	}
 	tc, err := dialTemporal(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	s := &server{cfg: cfg, log: log, temporal: tc, kube: kc, dyn: dyn,
+	s := &server{cfg: cfg, log: log, temporal: tc, kube: kc, dyn: dyn, regions: access,
 		store:   &accounts.Store{Client: kc, Namespace: cfg.controlNamespace},
 		limiter: accounts.NewLimiter(cfg.loginFailures, cfg.loginFailureWindow),
 		sso:     sso{pending: map[string]pendingLogin{}}}

@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -52,7 +54,11 @@ func (e *Env) StartServer(t *testing.T, args ...string) *Server {
 		// curl -k would; the TLS itself is real.
 		client: &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}}
 	all := append([]string{"--listen", addr, "--temporal-address", e.Stack.TemporalAddress, "--kubeconfig", e.Stack.Kubeconfig,
-		"--control-context", e.Stack.ControlContext, "--control-namespace", e.Stack.ControlNamespace, "--audit-log", s.Audit}, args...)
+		"--control-context", e.Stack.ControlContext, "--control-namespace", e.Stack.ControlNamespace, "--audit-log", s.Audit,
+		"--regions", strings.Join(e.regions(), ",")}, args...)
+	if e.Stack.RegionsConfig != "" && slices.Equal(e.regions(), e.Stack.Regions) {
+		all = append(all, "--regions-config", e.Stack.RegionsConfig)
+	}
 	f, err := os.Create(s.Log)
 	require.NoError(t, err)
 	s.cmd = exec.Command(e.Bin(t, "ferry-server"), all...)

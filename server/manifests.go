@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ferry-gitops/ferry/internal/diff"
+)
+
+// appManifests is GET /api/v1/applications/{name}/manifests: Argo CD's
+// ManifestResponse of the app's target, the manifests its workers rendered
+// (handed over, never rendered here), Secret values masked. ?revision= may
+// name the target (its commit or the spec's revision): the server renders
+// no other; ferry app manifests --revision does, where Git is at hand.
+func (s *server) appManifests(w http.ResponseWriter, r *http.Request) {
+	c := s.authenticate(w, r)
+	if c == nil {
+		return
+	}
+	v := s.appFor(w, r, c, "get", false)
+	if v == nil {
+		return
+	}
+	t, objs, err := s.targetObjects(r.Context(), v)
+	if err != nil {
+		fail(w, http.StatusServiceUnavailable, "%v", err)
+		return
+	}
+	if rev := r.URL.Query().Get("revision"); rev != "" && rev != t.SHA && rev != t.Commit() && rev != v.Spec.Source.Revision() {
+		fail(w, http.StatusBadRequest, "revision %q: ferry-server shows the manifests of application %q's target, %s, only; ferry app manifests %s --revision %s renders another",
+			rev, v.Metadata.Name, t.Commit(), v.Metadata.Name, rev)
+		return
+	}
+	out := make([]string, 0, len(objs))
+	for _, o := range objs {
+		o = o.DeepCopy()
+		if gvk := o.GroupVersionKind(); diff.IsSecret(gvk.Group, gvk.Kind) {
+			ann := o.GetAnnotations()
+			delete(ann, "kubectl.kubernetes.io/last-applied-configuration")
+			o.SetAnnotations(ann)
+			diff.MaskSecret(o.Object)
+		}
+		b, err := json.Marshal(o.Object)
+		if err != nil {
+			fail(w, http.StatusInternalServerError, "application %q: %v", v.Metadata.Name, err)
+			return
+		}
+		out = append(out, string(b))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"manifests": out, "namespace": t.Namespace, "revision": t.Commit(),
+		"sourceType": v.Status.SourceType})
+}
+
+// resourceEvents answers GET …/events?resourceName=&resourceNamespace=
+// [&resourceUID=]: the Events of one of the app's objects, from each
+// region (or ?region=) where the app has it.
+func (s *server) resourceEvents(w http.ResponseWriter, r *http.Request) {
+	c := s.authenticate(w, r)
+	if c == nil {
+		return
+	}
+	v := s.appFor(w, r, c, "get", false)
+	if v == nil {
+		return
+	}
+	dests := s.destinations(w, r, v)
+	if dests == nil {
+		return
+	}
+	q := r.URL.Query()
+	name, ns, uid := q.Get("resourceName"), q.Get("resourceNamespace"), q.Get("resourceUID")
+	items := []corev1.Event{}
+	found := false
+	for _, d := range dests {
+		for _, k := range managedIn(v, d.Region) {
+			if k.Name != name || narrowed(ns, k.Namespace) {
+				continue
+			}
+			found = true
+			rg := s.region(w, v, d.Region)
+			if rg == nil {
+				return
+			}
+			evs, err := rg.Events(r.Context(), k.Namespace, k.Name, uid)
+			if err != nil {
+				fail(w, http.StatusServiceUnavailable, "application %q: the events of %s %s in region %s: %v", v.Metadata.Name, k.Kind, k.Name, d.Region, err)
+				return
+			}
+			items = append(items, evs...)
+		}
+	}
+	if !found {
+		fail(w, http.StatusNotFound, "application %q has no resource %q in namespace %q: see its resource-tree", v.Metadata.Name, name, ns)
+		return
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].LastTimestamp.Before(&items[j].LastTimestamp) })
+	writeJSON(w, http.StatusOK, map[string]any{"metadata": map[string]any{}, "items": items})
+}
