@@ -165,6 +165,7 @@ func (s *server) runResourceAction(w http.ResponseWriter, r *http.Request) {
 		params[p.Name] = p.Value
 	}
 	var errs []error
+	results := []actionResult{}
 	for _, t := range targets {
 		rg := s.region(w, v, t.region)
 		if rg == nil {
@@ -177,12 +178,24 @@ func (s *server) runResourceAction(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		s.event(r, c, v, "ResourceActionRan", fmt.Sprintf("%s ran action %s on %s: %s", c.name(), body.Action, what, strings.Join(done, ", ")))
+		results = append(results, actionResult{Region: t.region, Group: t.key.Group, Kind: t.key.Kind, Namespace: t.key.Namespace, Name: t.key.Name, Done: done})
 	}
 	if len(errs) > 0 {
 		fail(w, http.StatusBadRequest, "application %q: action %q: %v", v.Metadata.Name, body.Action, errors.Join(errs...))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{})
+	writeJSON(w, http.StatusOK, map[string]any{"results": results})
+}
+
+// actionResult is what an action did to an object in a region: Ferry's,
+// beside Argo CD's empty answer.
+type actionResult struct {
+	Region    string   `json:"region"`
+	Group     string   `json:"group,omitempty"`
+	Kind      string   `json:"kind"`
+	Namespace string   `json:"namespace,omitempty"`
+	Name      string   `json:"name"`
+	Done      []string `json:"done"`
 }
 
 // field is one of the body's resource fields, by its query name.

@@ -13,13 +13,15 @@ import (
 	"github.com/ferry-gitops/ferry/internal/regionlive"
 )
 
-// logEntry is Argo CD's LogEntry, with Ferry's region and container.
+// logEntry is Argo CD's LogEntry, with Ferry's region, namespace and
+// container.
 type logEntry struct {
 	Content      string    `json:"content"`
 	TimeStamp    time.Time `json:"timeStamp"`
 	TimeStampStr string    `json:"timeStampStr"`
 	Last         bool      `json:"last"`
 	PodName      string    `json:"podName,omitempty"`
+	Namespace    string    `json:"namespace,omitempty"`
 	Container    string    `json:"containerName,omitempty"`
 	Region       string    `json:"region,omitempty"`
 }
@@ -102,7 +104,7 @@ func (s *server) appLogs(w http.ResponseWriter, r *http.Request) {
 		err := st.rg.Logs(r.Context(), st.c, opts, func(text string, at time.Time) {
 			if filter == "" || strings.Contains(text, filter) {
 				send(map[string]logEntry{"result": {Content: text, TimeStamp: at, TimeStampStr: at.Format(time.RFC3339Nano),
-					PodName: st.c.Pod, Container: st.c.Container, Region: st.c.Region}})
+					PodName: st.c.Pod, Namespace: st.c.Namespace, Container: st.c.Container, Region: st.c.Region}})
 			}
 		})
 		if err != nil && r.Context().Err() == nil {

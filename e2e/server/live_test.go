@@ -222,8 +222,8 @@ data:
 		for i, l := range lines {
 			var entry struct {
 				Result struct {
-					Content, PodName, Region string
-					Last                     bool
+					Content, PodName, Namespace, Region string
+					Last                                bool
 				}
 			}
 			require.NoError(t, json.Unmarshal([]byte(l), &entry), l)
@@ -234,6 +234,7 @@ data:
 			assert.Equal(t, devenv.FakeLogLine, entry.Result.Content)
 			assert.True(t, strings.HasPrefix(entry.Result.PodName, "web-"), l)
 			assert.Equal(t, region, entry.Result.Region)
+			assert.Equal(t, "live", entry.Result.Namespace)
 		}
 		status, body = s.Do(t, auditor, "GET", "/api/v1/applications/live/logs", nil)
 		assert.Equal(t, http.StatusForbidden, status, body)
@@ -254,7 +255,17 @@ data:
 		status, body := s.Do(t, viewer, "POST", restart, "restart")
 		assert.Equal(t, http.StatusForbidden, status, body)
 		assert.Contains(t, body, "action/apps/Deployment/restart")
-		s.MustDo(t, admin, "POST", restart, "restart", http.StatusOK, nil)
+		var ran struct {
+			Results []struct {
+				Region, Kind, Name string
+				Done               []string
+			}
+		}
+		s.MustDo(t, admin, "POST", restart, "restart", http.StatusOK, &ran)
+		require.Len(t, ran.Results, 1)
+		assert.Equal(t, region, ran.Results[0].Region)
+		assert.Equal(t, "web", ran.Results[0].Name)
+		assert.Contains(t, strings.Join(ran.Results[0].Done, ","), "restarted")
 		web := regionObject(t, region, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, "live", "web")
 		at, _, _ := unstructured.NestedString(web.obj.Object, "spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt")
 		assert.NotEmpty(t, at, "the restart set the pod template's restartedAt")
@@ -267,13 +278,13 @@ data:
 
 		status, body = s.Do(t, admin, "POST", "/api/v1/applications/live/resource/actions?namespace=live&resourceName=nothing&kind=ConfigMap", "touch")
 		assert.Equal(t, http.StatusNotFound, status, body)
-		var denied, ran bool
+		var denied, allowed bool
 		for _, a := range s.AuditLog(t) {
 			denied = denied || (a.User == "viewer" && a.Action == "action/apps/Deployment/restart" && !a.Allowed)
-			ran = ran || (a.User == "admin" && a.Action == "action//ConfigMap/touch" && a.Allowed)
+			allowed = allowed || (a.User == "admin" && a.Action == "action//ConfigMap/touch" && a.Allowed)
 		}
 		assert.True(t, denied, "the audit log has the viewer's denied restart")
-		assert.True(t, ran, "the audit log has the admin's touch")
+		assert.True(t, allowed, "the audit log has the admin's touch")
 	})
 }
 
