@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/customize"
 	"github.com/ferry-gitops/ferry/internal/regionlive"
@@ -61,7 +62,12 @@ Deployment, StatefulSet or DaemonSet, as kubectl rollout restart does. Other
 actions are Lua scripts under resource.customizations.actions.<group_kind> of
 an argocd-cm ConfigMap (--resource-customizations); a script's action with the
 same name takes the place of the built-in one. Each region is read and
-changed through the kubeconfig context named after it.`,
+changed through the kubeconfig context named after it.
+
+Once you are logged in (ferry login), the action runs through ferry-server
+with your rights (applications action/GROUP/KIND/ACTION), with the Lua
+actions of its argocd-cm: --kubeconfig and --resource-customizations are
+then refused.`,
 		Example: `  ferry app actions run guestbook restart --kind Deployment --resource-name guestbook-ui
   ferry app actions run shop pause --kind Rollout --group argoproj.io --resource-name web --resource-customizations argocd-cm.yaml`,
 		Args: cobra.ExactArgs(2),
@@ -70,7 +76,8 @@ changed through the kubeconfig context named after it.`,
 			if err != nil {
 				return err
 			}
-			return runAction(cmd.Context(), tf, f, args[0], args[1], p, cmd.OutOrStdout())
+			return throughDoor(func() error { return runAction(cmd.Context(), tf, f, args[0], args[1], p, cmd.OutOrStdout()) },
+				func(a *api) error { return doorRunAction(cmd, a, f, args[0], args[1], p) })
 		},
 	}
 	f.register(cmd, true)
@@ -83,9 +90,15 @@ func newActionsListCmd(tf *temporalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list NAME [--kind KIND] [--resource-name NAME]",
 		Short: "List the actions of the app's objects",
-		Args:  cobra.ExactArgs(1),
+		Long: `List the actions of the app's objects that --kind, --resource-name,
+--group and --namespace name (default: every object), in each region: the
+built-in ones, and with --resource-customizations the Lua actions of an
+argocd-cm. Once you are logged in (ferry login), ferry-server lists them,
+with the Lua actions of its argocd-cm.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return listActions(cmd.Context(), tf, f, args[0], cmd.OutOrStdout())
+			return throughDoor(func() error { return listActions(cmd.Context(), tf, f, args[0], cmd.OutOrStdout()) },
+				func(a *api) error { return doorListActions(cmd, a, f, args[0]) })
 		},
 	}
 	f.register(cmd, false)
@@ -126,6 +139,11 @@ func (f *actionFlags) regionTargets(ctx context.Context, tf *temporalFlags, name
 	if err != nil {
 		return nil, nil, err
 	}
+	return f.targetsOf(v, name)
+}
+
+// targetsOf are the resources of v the flags name, by region.
+func (f *actionFlags) targetsOf(v *contract.View, name string) ([]string, map[string][]app.ResourceKey, error) {
 	var order []string
 	byRegion := map[string][]app.ResourceKey{}
 	for _, d := range v.Destinations(knownRegions()) {
@@ -157,28 +175,40 @@ func runAction(ctx context.Context, tf *temporalFlags, f *actionFlags, name, act
 	rs := &regionlive.Regions{Kubeconfig: f.kubeconfig}
 	var errs []error
 	for _, region := range order {
-		keys := byRegion[region]
-		switch {
-		case len(keys) == 0:
-			errs = append(errs, fmt.Errorf("app %q has no %s %s in region %s: see ferry app resources %s", name, f.kind, f.name, region, name))
-			continue
-		case len(keys) > 1:
-			var names []string
-			for _, k := range keys {
-				names = append(names, kindOf(k)+" "+objectName(k))
-			}
-			errs = append(errs, fmt.Errorf("app %q: %s %s is ambiguous in region %s (%s): give --group and --namespace",
-				name, f.kind, f.name, region, strings.Join(names, ", ")))
-			continue
-		}
-		done, err := runActionIn(ctx, rs, region, keys[0], set, action, params)
+		k, err := f.oneTarget(name, region, byRegion[region])
 		if err != nil {
-			errs = append(errs, fmt.Errorf("app %q: action %q on %s %s in region %s: %w", name, action, kindOf(keys[0]), objectName(keys[0]), region, err))
+			errs = append(errs, err)
 			continue
 		}
-		fmt.Fprintf(out, "%s: action %q on %s %s: %s\n", region, action, kindOf(keys[0]), objectName(keys[0]), strings.Join(done, ", "))
+		done, err := runActionIn(ctx, rs, region, k, set, action, params)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("app %q: action %q on %s %s in region %s: %w", name, action, kindOf(k), objectName(k), region, err))
+			continue
+		}
+		printActionDone(out, region, action, k, done)
 	}
 	return errors.Join(errs...)
+}
+
+// oneTarget is the one object of keys, the app's in region that the flags
+// name; none, or more than one, is an error that says what to give.
+func (f *actionFlags) oneTarget(name, region string, keys []app.ResourceKey) (app.ResourceKey, error) {
+	switch {
+	case len(keys) == 0:
+		return app.ResourceKey{}, fmt.Errorf("app %q has no %s %s in region %s: see ferry app resources %s", name, f.kind, f.name, region, name)
+	case len(keys) > 1:
+		var names []string
+		for _, k := range keys {
+			names = append(names, kindOf(k)+" "+objectName(k))
+		}
+		return app.ResourceKey{}, fmt.Errorf("app %q: %s %s is ambiguous in region %s (%s): give --group and --namespace",
+			name, f.kind, f.name, region, strings.Join(names, ", "))
+	}
+	return keys[0], nil
+}
+
+func printActionDone(out io.Writer, region, action string, k app.ResourceKey, done []string) {
+	fmt.Fprintf(out, "%s: action %q on %s %s: %s\n", region, action, kindOf(k), objectName(k), strings.Join(done, ", "))
 }
 
 // runActionIn runs the action on the live object k of region, and says
@@ -202,8 +232,7 @@ func listActions(ctx context.Context, tf *temporalFlags, f *actionFlags, name st
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REGION\tGROUP\tKIND\tNAMESPACE\tNAME\tACTION\tDISABLED")
+	tw := actionsTable(out)
 	rs := &regionlive.Regions{Kubeconfig: f.kubeconfig}
 	var errs []error
 	for _, region := range order {
@@ -221,13 +250,23 @@ func listActions(ctx context.Context, tf *temporalFlags, f *actionFlags, name st
 					errs = append(errs, fmt.Errorf("region %s: %s %s: %w", region, kindOf(k), objectName(k), err))
 				}
 			}
-			for _, a := range acts {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%t\n", region, k.Group, k.Kind, k.Namespace, k.Name, a.Name, a.Disabled)
-			}
+			printActions(tw, region, k, acts)
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	return errors.Join(errs...)
+}
+
+func actionsTable(out io.Writer) *tabwriter.Writer {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REGION\tGROUP\tKIND\tNAMESPACE\tNAME\tACTION\tDISABLED")
+	return tw
+}
+
+func printActions(tw io.Writer, region string, k app.ResourceKey, acts []customize.Action) {
+	for _, a := range acts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%t\n", region, k.Group, k.Kind, k.Namespace, k.Name, a.Name, a.Disabled)
+	}
 }

@@ -70,10 +70,22 @@ workers' manifest cache with --redis-addr), and reads each region through the
 kubeconfig context named after it. It needs Git access and the kubeconfig, as
 argocd app diff --local does.
 
+Once you are logged in (ferry login), ferry-server compares instead, with
+your rights, the manifests the workers rendered at the app's target revision
+against the regions, with its argocd-cm: --revision, --kubeconfig,
+--redis-addr, --cache-dir and --resource-customizations are then refused.
+
 Exit status: 0 when nothing differs, 1 when something does, 2 on error.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			differs, err := runDiff(cmd.Context(), tf, f, args[0], cmd.OutOrStdout())
+			var differs int
+			err := throughDoor(func() (err error) {
+				differs, err = runDiff(cmd.Context(), tf, f, args[0], cmd.OutOrStdout())
+				return err
+			}, func(a *api) (err error) {
+				differs, err = doorDiff(cmd, a, f, args[0])
+				return err
+			})
 			if err != nil {
 				return exitError{code: 2, err: err}
 			}

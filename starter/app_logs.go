@@ -36,10 +36,17 @@ func newLogsCmd(tf *temporalFlags) *cobra.Command {
 Deployment, StatefulSet, DaemonSet, ReplicaSet or Job selects, as argocd app
 logs does. Without --kind and --name, every such resource of the app. Each
 region is read through the kubeconfig context named after it. With more than
-one container, each line starts with [region namespace/pod container].`,
+one container, each line starts with [region namespace/pod container].
+
+Once you are logged in (ferry login), the logs come through ferry-server,
+which reads the regions with your rights (logs get); --kubeconfig is then
+refused. Lines are prefixed once a second container's come; with --follow,
+unless --kind Pod, --name and --container name a single container of the
+app.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runLogs(cmd.Context(), tf, f, args[0], cmd.OutOrStdout())
+			return throughDoor(func() error { return runLogs(cmd.Context(), tf, f, args[0], cmd.OutOrStdout()) },
+				func(a *api) error { return doorLogs(cmd, a, f, args[0]) })
 		},
 	}
 	fl := cmd.Flags()

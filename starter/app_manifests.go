@@ -36,10 +36,16 @@ func newManifestsCmd(tf *temporalFlags) *cobra.Command {
 --source git (the default) renders them here from Git at the target revision
 (or --revision), as ferry app diff does; --source live reads the app's
 resources from each region through the kubeconfig context named after it.
-Secret values are masked either way.`,
+Secret values are masked either way.
+
+Once you are logged in (ferry login), both come from ferry-server, with your
+rights: --source git shows the manifests the workers rendered at the app's
+target revision (another --revision is refused: ferry logout to render it
+here), --source live the objects the server reads in the regions.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runManifests(cmd.Context(), tf, f, args[0], cmd.OutOrStdout())
+			return throughDoor(func() error { return runManifests(cmd.Context(), tf, f, args[0], cmd.OutOrStdout()) },
+				func(a *api) error { return doorManifests(cmd, a, f, args[0]) })
 		},
 	}
 	cmd.Flags().StringVar(&f.source, "source", "git", "git: the rendered manifests; live: the objects in the regions")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,7 +46,11 @@ resource.exclusions/inclusions leave alone (--resource-customizations). With
 --orphaned, only those; --orphaned=false, only the app's own. With
 orphanedResources.warn (the default), an app that has orphans gets Argo CD's
 OrphanedResourceWarning, printed after the list. Each region is read
-through the kubeconfig context named after it.`,
+through the kubeconfig context named after it.
+
+Once you are logged in (ferry login), the list is the app's own resources
+as ferry-server shows the app; orphaned resources are not offered through
+the server yet (--orphaned is refused: ferry logout, operators only).`,
 		Example: `  ferry app resources guestbook
   ferry app resources guestbook --orphaned --region us-east-1`,
 		Args: cobra.ExactArgs(1),
@@ -59,7 +62,10 @@ through the kubeconfig context named after it.`,
 					mode = listOrphaned
 				}
 			}
-			return runResources(cmd.Context(), tf, f, args[0], mode, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return throughDoor(func() error {
+				return runResources(cmd.Context(), tf, f, args[0], mode, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			},
+				func(a *api) error { return doorResources(cmd, a, f, args[0], mode) })
 		},
 	}
 	fl := cmd.Flags()
@@ -96,11 +102,8 @@ func runResources(ctx context.Context, tf *temporalFlags, f *resourcesFlags, nam
 	if invalid := invalidSpec(v.Status.Conditions); len(invalid) > 0 {
 		// The app's project no longer permits it: Argo CD empties its
 		// resource tree, managed and orphaned, until it does again.
-		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "REGION\tGROUP\tKIND\tNAMESPACE\tNAME\tORPHANED")
-		for _, cond := range invalid {
-			fmt.Fprintf(errOut, "%s: %s\n", cond.Type, cond.Message)
-		}
+		tw := resourcesTable(out)
+		printInvalid(errOut, invalid)
 		return tw.Flush()
 	}
 	var proj *contract.ProjectView
@@ -119,22 +122,20 @@ func runResources(ctx context.Context, tf *temporalFlags, f *resourcesFlags, nam
 			return err
 		}
 	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REGION\tGROUP\tKIND\tNAMESPACE\tNAME\tORPHANED")
+	tw := resourcesTable(out)
 	rs := &regionlive.Regions{Kubeconfig: f.kubeconfig}
 	var errs, warnings []error
 	for _, d := range v.Destinations(knownRegions()) {
 		if len(f.regions) > 0 && !contains(f.regions, d.Region) {
 			continue
 		}
+		if mode != listOrphaned {
+			printManaged(tw, v.Status.Resources, d.Region)
+		}
 		var managed []app.ResourceKey
 		for _, r := range v.Status.Resources {
-			if r.Region != d.Region || r.Kind == app.Kind {
-				continue
-			}
-			managed = append(managed, r.ResourceKey)
-			if mode != listOrphaned {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\tNo\n", d.Region, r.Group, r.Kind, r.Namespace, r.Name)
+			if r.Region == d.Region && r.Kind != app.Kind {
+				managed = append(managed, r.ResourceKey)
 			}
 		}
 		if proj == nil || proj.Spec.OrphanedResources == nil {
@@ -181,6 +182,21 @@ func runningApps(ctx context.Context, c client.Client) (map[string]bool, error) 
 	out := map[string]bool{}
 	err := ferryclient.ListApps(ctx, c, func(name string, _ contract.Summary) { out[name] = true })
 	return out, err
+}
+
+// printManaged writes the rows of the app's own resources in region.
+func printManaged(tw io.Writer, resources []app.ResourceStatus, region string) {
+	for _, r := range resources {
+		if r.Region == region && r.Kind != app.Kind {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\tNo\n", region, r.Group, r.Kind, r.Namespace, r.Name)
+		}
+	}
+}
+
+func printInvalid(errOut io.Writer, invalid []app.Condition) {
+	for _, cond := range invalid {
+		fmt.Fprintf(errOut, "%s: %s\n", cond.Type, cond.Message)
+	}
 }
 
 // invalidSpec are the app's InvalidSpecError conditions.

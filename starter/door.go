@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // The commands below go through ferry-server once the user logged in
@@ -144,4 +147,45 @@ func summaryOf(name string, v *contract.View) contract.Summary {
 		s.Operation = string(op.Phase)
 	}
 	return s
+}
+
+// throughDoor runs viaDoor once the user logged in to a ferry-server, else
+// direct.
+func throughDoor(direct func() error, viaDoor func(a *api) error) error {
+	a, err := door()
+	switch {
+	case err != nil:
+		return err
+	case a != nil:
+		return viaDoor(a)
+	}
+	return direct()
+}
+
+// Why a flag of the direct path cannot go through ferry-server, and what to
+// do instead.
+const (
+	serverReadsRegions = "is not read when you are logged in: ferry-server reads the regions through its own kubeconfig; drop it (or ferry logout to read them through yours, operators only)"
+	serverReadsConfig  = "is read by ferry-server from argocd-cm when you are logged in: drop it"
+	serverHasManifests = "is not used when you are logged in: ferry-server shows the manifests the workers rendered; drop it"
+)
+
+// refuseFlags is the error of the flags set on cmd that ferry-server
+// cannot honour, each with why (a value of refused, by flag name).
+func refuseFlags(cmd *cobra.Command, refused map[string]string) error {
+	var errs []error
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if why, ok := refused[fl.Name]; ok {
+			errs = append(errs, fmt.Errorf("--%s %s", fl.Name, why))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// regionQuery is ?region= for each of regions.
+func regionQuery(q url.Values, regions []string) url.Values {
+	for _, r := range regions {
+		q.Add("region", r)
+	}
+	return q
 }

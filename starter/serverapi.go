@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -50,11 +51,50 @@ func (e *serverError) Error() string { return e.Message }
 
 // do sends body as JSON and decodes the answer into out.
 func (a *api) do(ctx context.Context, method, path string, query url.Values, body, out any) error {
+	resp, err := a.send(ctx, a.client, method, path, query, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	return json.Unmarshal(data, out)
+}
+
+// stream GETs path and hands each line of the answer to fn, for as long as
+// the server sends them (a followed log has no end but the user's
+// interrupt, so no timeout applies).
+func (a *api) stream(ctx context.Context, path string, query url.Values, fn func(line []byte) error) error {
+	c := *a.client
+	c.Timeout = 0
+	resp, err := a.send(ctx, &c, "GET", path, query, nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		if err := fn(sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// send sends body as JSON with the session's token; an answer that is no
+// success is a *serverError.
+func (a *api) send(ctx context.Context, c *http.Client, method, path string, query url.Values, body any) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rd = bytes.NewReader(b)
 	}
@@ -64,7 +104,7 @@ func (a *api) do(ctx context.Context, method, path string, query url.Values, bod
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if a.sc.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+a.sc.Token)
@@ -72,29 +112,26 @@ func (a *api) do(ctx context.Context, method, path string, query url.Values, bod
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := a.client.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
-		return fmt.Errorf("ferry-server %s: %w", a.sc.Server, err)
+		return nil, fmt.Errorf("ferry-server %s: %w", a.sc.Server, err)
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, nil
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if resp.StatusCode/100 != 2 {
-		var e struct{ Message string }
-		if json.Unmarshal(data, &e) != nil || e.Message == "" {
-			e.Message = strings.TrimSpace(string(data))
-		}
-		if resp.StatusCode == http.StatusUnauthorized {
-			e.Message += " (ferry login again)"
-		}
-		return &serverError{Status: resp.StatusCode, Message: e.Message}
+	var e struct{ Message string }
+	if json.Unmarshal(data, &e) != nil || e.Message == "" {
+		e.Message = strings.TrimSpace(string(data))
 	}
-	if out == nil {
-		return nil
+	if resp.StatusCode == http.StatusUnauthorized {
+		e.Message += " (ferry login again)"
 	}
-	return json.Unmarshal(data, out)
+	return nil, &serverError{Status: resp.StatusCode, Message: e.Message}
 }
 
 // login trades a username and password for a session token.

@@ -115,6 +115,10 @@ func identity(key app.ResourceKey) app.ResourceKey {
 	return key
 }
 
+// KeyString names key as Ferry's messages and diff headers do, for the
+// CLI's diff through ferry-server.
+func KeyString(key app.ResourceKey) string { return keyString(key) }
+
 // keyString is how errors and messages name an object:
 // "Deployment/shop/web", or "Namespace/shop" when cluster-scoped.
 func keyString(key app.ResourceKey) string {
