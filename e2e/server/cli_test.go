@@ -54,7 +54,7 @@ func TestCLIThroughTheServer(t *testing.T) {
 	assert.Contains(t, e.MustFerry(t, "app", "get", "web-team-c"), "Initiated By:  admin")
 	assert.Contains(t, e.MustFerry(t, "app", "list"), "web-team-c")
 	assert.Contains(t, e.MustFerry(t, "app", "history", "web-team-c"), "ID", "the history is the app's, through the server")
-	out3, err := e.Ferry(t, "app", "diff", "web-team-c")
+	out3, err := e.Ferry(t, "app", "wait", "web-team-c")
 	require.Error(t, err, "a command that needs Temporal says so while logged in")
 	assert.Contains(t, out3, "run ferry logout first")
 
