@@ -46,6 +46,8 @@ data:
 
 	repo := e.NewRepo(t, "cli-live")
 	repo.Write(liveApp)
+	// A Pod of its own: one container, whose lines come bare.
+	repo.Write(map[string]string{"app/solo.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: solo}\nspec:\n  containers:\n  - {name: main, image: nginx:1.27}\n"})
 	sha := repo.CommitAndPush("web, settings, creds")
 	kubectl(t, fmt.Sprintf(project, "clive", ""), "apply", "-f", "-")
 	kubectl(t, fmt.Sprintf(teamApp, "clive", "clive", repo.URL), "apply", "-f", "-")
@@ -72,7 +74,7 @@ data:
 	t.Run("logs", func(t *testing.T) {
 		var out string
 		e2etest.Eventually(t, time.Minute, "a line of each container of both pods", func() (bool, string) {
-			out = e.MustFerry(t, "app", "logs", "clive")
+			out = e.MustFerry(t, "app", "logs", "clive", "--kind", "Deployment")
 			return len(strings.Split(strings.TrimSpace(out), "\n")) == 4, out
 		})
 		line := regexp.MustCompile(`^\[` + region + ` clive/(web-\S+) (nginx|sidecar)\] (.*)$`)
@@ -84,11 +86,7 @@ data:
 			pods[m[1]] = true
 		}
 		require.Len(t, pods, 2, out)
-		var pod string
-		for p := range pods {
-			pod = p
-		}
-		one := e.MustFerry(t, "app", "logs", "clive", "--kind", "Pod", "--name", pod, "--container", "nginx")
+		one := e.MustFerry(t, "app", "logs", "clive", "--kind", "Pod", "--name", "solo")
 		assert.Equal(t, devenv.FakeLogLine+"\n", one, "one container's lines come bare")
 	})
 
@@ -108,7 +106,7 @@ data:
 
 	t.Run("resources", func(t *testing.T) {
 		out := e.MustFerry(t, "app", "resources", "clive")
-		for _, row := range []string{`apps\s+Deployment\s+clive\s+web\s+No`, `ConfigMap\s+clive\s+settings\s+No`, `Secret\s+clive\s+creds\s+No`} {
+		for _, row := range []string{`apps\s+Deployment\s+clive\s+web\s+No`, `ConfigMap\s+clive\s+settings\s+No`, `Secret\s+clive\s+creds\s+No`, `Pod\s+clive\s+solo\s+No`} {
 			assert.Regexp(t, region+`\s+`+row, out)
 		}
 		out, err := e.Ferry(t, "app", "resources", "clive", "--orphaned")
