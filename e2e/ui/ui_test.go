@@ -33,24 +33,46 @@ spec:
 `, replicas)
 }
 
+// demoProject is the AppProject %[1]s, deploying to namespace %[1]s.
 const demoProject = `apiVersion: argoproj.io/v1alpha1
 kind: AppProject
-metadata: {name: demo, namespace: argocd}
+metadata: {name: %[1]s, namespace: argocd}
 spec:
   sourceRepos: ['*']
-  destinations: [{server: '*', namespace: demo}]
+  destinations: [{server: '*', namespace: %[1]s}]
   clusterResourceWhitelist: [{group: '', kind: Namespace}]
 `
 
+// demoApp is the app %[1]s of project %[1]s, from the repo %[2]s.
 const demoApp = `apiVersion: argoproj.io/v1alpha1
 kind: Application
-metadata: {name: demo, namespace: argocd}
+metadata: {name: %[1]s, namespace: argocd}
 spec:
-  project: demo
-  source: {repoURL: %s, targetRevision: HEAD, path: app}
-  destination: {server: https://kubernetes.default.svc, namespace: demo}
+  project: %[1]s
+  source: {repoURL: %[2]s, targetRevision: HEAD, path: app}
+  destination: {server: https://kubernetes.default.svc, namespace: %[1]s}
   syncPolicy: {syncOptions: [CreateNamespace=true]}
 `
+
+// startDemo starts the worker and the server, and the app name deploying
+// web(2), synced; it answers the server, the admin's token and the repo.
+func startDemo(t *testing.T, e *e2etest.Env, name string) (*e2etest.Server, string, *e2etest.Repo) {
+	t.Helper()
+	e.StartWorker(t, e.AllRoles()...)
+	s := e.StartServer(t)
+	repo := e.NewRepo(t, "ui-"+name)
+	repo.Write(map[string]string{"app/web.yaml": web(2)})
+	repo.CommitAndPush("the demo")
+	kubectl(t, fmt.Sprintf(demoProject, name), "apply", "-f", "-")
+	kubectl(t, fmt.Sprintf(demoApp, name, repo.URL), "apply", "-f", "-")
+	admin := s.Login(t, "admin", adminPassword(t))
+	e2etest.Eventually(t, 2*time.Minute, "the server shows app "+name, func() (bool, string) {
+		status, body := s.Do(t, admin, "GET", "/api/v1/applications/"+name, nil)
+		return status == http.StatusOK, body
+	})
+	s.MustDo(t, admin, "POST", "/api/v1/applications/"+name+"/sync", map[string]any{}, http.StatusOK, nil)
+	return s, admin, repo
+}
 
 const (
 	tiles    = `section[aria-label="Applications"]`
@@ -68,21 +90,8 @@ const (
 // cascade leaves the objects and the app leaves the list.
 func TestWebUI(t *testing.T) {
 	e := newEnv(t)
-	e.StartWorker(t, e.AllRoles()...)
 	kubectl(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-rbac-cm, namespace: argocd}\ndata: {}\n", "apply", "-f", "-")
-	s := e.StartServer(t)
-	repo := e.NewRepo(t, "ui-demo")
-	repo.Write(map[string]string{"app/web.yaml": web(2)})
-	repo.CommitAndPush("the demo")
-	kubectl(t, demoProject, "apply", "-f", "-")
-	kubectl(t, fmt.Sprintf(demoApp, repo.URL), "apply", "-f", "-")
-	admin := s.Login(t, "admin", adminPassword(t))
-	e2etest.Eventually(t, 2*time.Minute, "the server shows app demo", func() (bool, string) {
-		status, body := s.Do(t, admin, "GET", "/api/v1/applications/demo", nil)
-		return status == http.StatusOK, body
-	})
-	s.MustDo(t, admin, "POST", "/api/v1/applications/demo/sync", map[string]any{}, http.StatusOK, nil)
-
+	s, admin, repo := startDemo(t, e, "demo")
 	b := newBrowser(t)
 	b.run("open the server", chromedp.Navigate(s.URL+"/"))
 	b.waitFor("the login page", has(`form[aria-label="Log in"]`), 30*time.Second)
@@ -135,4 +144,53 @@ func TestWebUI(t *testing.T) {
 	_, err = dc.Resource(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}).Namespace("demo").
 		Get(context.Background(), "web", metav1.GetOptions{})
 	assert.NoError(t, err, "a delete without cascade leaves the Deployment")
+}
+
+// TestWebUIViewerHasNoSync: a Dex user whose role may only get the app
+// logs in through Dex's real form, sees the app without a Sync button, and
+// a sync request made by hand from that session is refused.
+func TestWebUIViewerHasNoSync(t *testing.T) {
+	e := newEnv(t)
+	require.NotEmpty(t, stack.OIDCIssuer, "the stack runs Dex")
+	kubectl(t, fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm, namespace: argocd}
+data:
+  url: https://%s
+  oidc.config: |
+    name: Dex
+    issuer: %s
+    clientID: %s
+    clientSecret: $oidc.dex.clientSecret
+    requestedScopes: [openid, profile, email, groups]
+`, stack.ServerListen, stack.OIDCIssuer, stack.OIDCClientID), "apply", "-f", "-")
+	kubectl(t, `apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-rbac-cm, namespace: argocd}
+data:
+  policy.csv: |
+    p, role:viewer, applications, get, viewed/*, allow
+    g, team-a, role:viewer
+`, "apply", "-f", "-")
+	s, _, _ := startDemo(t, e, "viewed")
+	kubectl(t, "", "patch", "secret", "argocd-secret", "--type", "merge", "-p",
+		fmt.Sprintf(`{"stringData":{"oidc.dex.clientSecret":%q}}`, stack.OIDCClientSecret))
+
+	b := newBrowser(t)
+	b.run("open the login page", chromedp.Navigate(s.URL+"/login"))
+	b.waitFor("the SSO button", has(`a.sso`, "Log in via Dex"), 30*time.Second)
+	b.click(`a.sso`)
+	b.waitFor("Dex's login form", has(`input[name=password]`), 30*time.Second)
+	b.run("log in at Dex as alice, of group team-a",
+		chromedp.SendKeys(chromedp.CSS(`input[name=login]`), "alice@example.com"),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "alice-password"),
+		chromedp.Click(chromedp.CSS(`button[type=submit]`)))
+	b.waitFor("back at the applications, as alice", has(`header.top`, "alice@example.com")+" && "+has(`article[aria-label="viewed"]`), time.Minute)
+	b.click(`article[aria-label="viewed"] h2 a`)
+	b.waitFor("the app's page with its Refresh button", has(`.actions`, "Refresh"), 30*time.Second)
+	buttons, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('.actions').innerText`))
+	require.NoError(t, err)
+	assert.NotContains(t, buttons, "Sync", "no Sync button for a role that may only get")
+	assert.NotContains(t, buttons, "Delete")
+	assert.Equal(t, http.StatusForbidden, b.fetch("POST", "/api/v1/applications/viewed/sync", "{}"), "a hand-made sync from the session")
 }
