@@ -15,6 +15,8 @@ need=(
 )
 # make test's second pass runs on a Temporal cluster, on PostgreSQL.
 [ "${1:-}" = test ] && need+=('/usr/lib/postgresql/*/bin/initdb:postgresql')
+# make test drives the web UI in a real browser (e2e/ui).
+[ "${1:-}" = test ] && need+=(chromium:chromium)
 
 missing=()
 for n in "${need[@]}"; do

@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"sort"
 
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/regionlive"
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/ferry-gitops/ferry/internal/diff"
 )
 
 // appManifests is GET /api/v1/applications/{name}/manifests: Argo CD's
@@ -36,14 +36,7 @@ func (s *server) appManifests(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]string, 0, len(objs))
 	for _, o := range objs {
-		o = o.DeepCopy()
-		if gvk := o.GroupVersionKind(); diff.IsSecret(gvk.Group, gvk.Kind) {
-			ann := o.GetAnnotations()
-			delete(ann, "kubectl.kubernetes.io/last-applied-configuration")
-			o.SetAnnotations(ann)
-			diff.MaskSecret(o.Object)
-		}
-		b, err := json.Marshal(o.Object)
+		b, err := json.Marshal(masked(o))
 		if err != nil {
 			fail(w, http.StatusInternalServerError, "application %q: %v", v.Metadata.Name, err)
 			return
@@ -70,21 +63,18 @@ func (s *server) resourceEvents(w http.ResponseWriter, r *http.Request) {
 	if dests == nil {
 		return
 	}
-	q := r.URL.Query()
-	name, ns, uid := q.Get("resourceName"), q.Get("resourceNamespace"), q.Get("resourceUID")
-	items := []corev1.Event{}
 	found := false
+	q := r.URL.Query()
+	ref := resourceRef{Namespace: q.Get("resourceNamespace"), ResourceName: q.Get("resourceName"), Kind: q.Get("resourceKind"), Group: q.Get("resourceGroup")}
+	items := []corev1.Event{}
 	for _, d := range dests {
-		for _, k := range managedIn(v, d.Region) {
-			if k.Name != name || narrowed(ns, k.Namespace) {
-				continue
-			}
+		rg := s.region(w, v, d.Region)
+		if rg == nil {
+			return
+		}
+		for _, k := range eventsObjects(r, rg, managedIn(v, d.Region), ref) {
 			found = true
-			rg := s.region(w, v, d.Region)
-			if rg == nil {
-				return
-			}
-			evs, err := rg.Events(r.Context(), k.Namespace, k.Name, uid)
+			evs, err := rg.Events(r.Context(), k.Namespace, k.Name, q.Get("resourceUID"))
 			if err != nil {
 				fail(w, http.StatusServiceUnavailable, "application %q: the events of %s %s in region %s: %v", v.Metadata.Name, k.Kind, k.Name, d.Region, err)
 				return
@@ -93,9 +83,29 @@ func (s *server) resourceEvents(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !found {
-		fail(w, http.StatusNotFound, "application %q has no resource %q in namespace %q: see its resource-tree", v.Metadata.Name, name, ns)
+		fail(w, http.StatusNotFound, "application %q has no resource %q in namespace %q: see its resource-tree", v.Metadata.Name, ref.ResourceName, ref.Namespace)
 		return
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].LastTimestamp.Before(&items[j].LastTimestamp) })
 	writeJSON(w, http.StatusOK, map[string]any{"metadata": map[string]any{}, "items": items})
+}
+
+// eventsObjects are the objects whose events are asked: the app's own of
+// that name (gone or not), as Argo CD matches them; with Ferry's
+// resourceKind (and resourceGroup), one of them or one of what they own
+// (a ReplicaSet, a Pod).
+func eventsObjects(r *http.Request, rg *regionlive.Region, managed []app.ResourceKey, ref resourceRef) []app.ResourceKey {
+	var out []app.ResourceKey
+	for _, k := range managed {
+		if k.Name == ref.ResourceName && !narrowed(ref.Namespace, k.Namespace) && !narrowed(ref.Kind, k.Kind) && (ref.Kind == "" || k.Group == ref.Group) {
+			out = append(out, k)
+		}
+	}
+	if len(out) > 0 || ref.Kind == "" {
+		return out
+	}
+	if k, ok := inTree(r.Context(), rg, managed, ref); ok {
+		out = append(out, k)
+	}
+	return out
 }

@@ -84,7 +84,13 @@ type resourceDiff struct {
 	Hook                bool   `json:"hook"`
 	Region              string `json:"region"`
 	Message             string `json:"message,omitempty"`
+	// UnifiedDiff is Ferry's: live against what a sync would make of it,
+	// as ferry app diff prints it, for a modified object.
+	UnifiedDiff string `json:"unifiedDiff,omitempty"`
 }
+
+// unifiedLimit bounds the unified diff of one object.
+const unifiedLimit = 256 << 10
 
 // managedResources is GET /api/v1/applications/{name}/managed-resources:
 // every object of the app in each region as Git wants it, as it runs, and
@@ -184,6 +190,13 @@ func resourceDiffOf(region string, st kube.ObjectStates) resourceDiff {
 		TargetState: jsonText(st.Target), LiveState: jsonText(st.Live), NormalizedLiveState: jsonText(st.NormalizedLive), PredictedLiveState: jsonText(st.Predicted)}
 	if st.Live != nil {
 		out.ResourceVersion = (&unstructured.Unstructured{Object: st.Live}).GetResourceVersion()
+	}
+	if st.Modified {
+		name := kindOf(k.Group, k.Kind) + "/" + k.Namespace + "/" + k.Name
+		if k.Namespace == "" {
+			name = kindOf(k.Group, k.Kind) + "/" + k.Name
+		}
+		out.UnifiedDiff, _ = diff.Result{Live: st.NormalizedLive, Desired: st.Predicted}.Unified(name, unifiedLimit)
 	}
 	return out
 }

@@ -17,6 +17,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/session/userinfo", s.userInfo)
 	mux.HandleFunc("PUT /api/v1/account/password", s.accountPassword)
 	mux.HandleFunc("POST /api/v1/account/{name}/token", s.accountToken)
+	mux.HandleFunc("GET /api/v1/account/can-i/{resource}/{action}/{object...}", s.canI)
 
 	mux.HandleFunc("GET /auth/login", s.ssoLogin)
 	mux.HandleFunc("GET /auth/callback", s.ssoCallback)
@@ -34,6 +35,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/applications/{name}/managed-resources", s.managedResources)
 	mux.HandleFunc("GET /api/v1/applications/{name}/manifests", s.appManifests)
 	mux.HandleFunc("GET /api/v1/applications/{name}/logs", s.appLogs)
+	mux.HandleFunc("GET /api/v1/applications/{name}/resource", s.appResource)
 	mux.HandleFunc("GET /api/v1/applications/{name}/resource/actions", s.resourceActions)
 	mux.HandleFunc("POST /api/v1/applications/{name}/resource/actions", s.runResourceAction)
 	mux.HandleFunc("POST /api/v1/applications/{name}/resource/actions/v2", s.runResourceAction)
@@ -41,6 +43,11 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/projects", s.projectList)
 	mux.HandleFunc("GET /api/v1/projects/{name}", s.projectGet)
 	mux.HandleFunc("POST /api/v1/projects/{project}/roles/{role}/token", s.projectRoleToken)
+
+	ui := newWebUI()
+	for _, p := range []string{"/{$}", "/assets/", "/login", "/applications", "/applications/", "/projects", "/projects/"} {
+		mux.HandleFunc("GET "+p, ui.serve)
+	}
 
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "%s %s is not an API of ferry-server (docs/user-guide/api.md lists those it offers)", r.Method, r.URL.Path)

@@ -3,7 +3,9 @@ package e2etest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ferry-gitops/ferry/internal/devenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -148,4 +151,29 @@ func (s *Server) AuditLog(t testing.TB) []AuditEntry {
 		out = append(out, e)
 	}
 	return out
+}
+
+// ControlKubectl runs kubectl against the control cluster's namespace of
+// stack, with stdin, and returns its output.
+func ControlKubectl(t testing.TB, stack *devenv.Stack, stdin string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	all := append([]string{"--kubeconfig", stack.Kubeconfig, "--context", stack.ControlContext, "-n", stack.ControlNamespace}, args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(stack.ToolsBin, "kubectl"), all...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Run(), "kubectl %s: %s", strings.Join(args, " "), out.String())
+	return out.String()
+}
+
+// AdminPassword is the admin's first password, as an Argo CD user reads it
+// from argocd-initial-admin-secret.
+func AdminPassword(t testing.TB, stack *devenv.Stack) string {
+	t.Helper()
+	raw := ControlKubectl(t, stack, "", "get", "secret", "argocd-initial-admin-secret", "-o", "jsonpath={.data.password}")
+	b, err := base64.StdEncoding.DecodeString(raw)
+	require.NoError(t, err)
+	return string(b)
 }

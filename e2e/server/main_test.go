@@ -5,18 +5,9 @@
 package server
 
 import (
-	"bytes"
-	"context"
-	"encoding/base64"
 	"flag"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/devenv"
@@ -47,22 +38,11 @@ func newEnv(t *testing.T) *e2etest.Env {
 // kubectl runs kubectl against the control cluster's namespace, with stdin.
 func kubectl(t *testing.T, stdin string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	all := append([]string{"--kubeconfig", stack.Kubeconfig, "--context", stack.ControlContext, "-n", stack.ControlNamespace}, args...)
-	cmd := exec.CommandContext(ctx, filepath.Join(stack.ToolsBin, "kubectl"), all...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Run(), "kubectl %s: %s", strings.Join(args, " "), out.String())
-	return out.String()
+	return e2etest.ControlKubectl(t, stack, stdin, args...)
 }
 
 // adminPassword is the admin's first password, as an Argo CD user reads it.
 func adminPassword(t *testing.T) string {
 	t.Helper()
-	raw := kubectl(t, "", "get", "secret", "argocd-initial-admin-secret", "-o", "jsonpath={.data.password}")
-	b, err := base64.StdEncoding.DecodeString(raw)
-	require.NoError(t, err)
-	return string(b)
+	return e2etest.AdminPassword(t, stack)
 }

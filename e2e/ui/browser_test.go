@@ -1,0 +1,106 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// browser is one Chromium tab, headless, that takes the server's and
+// Dex's self-signed certificates as one told to trust them does.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	require.NoError(t, err, "Debian's chromium (hack/deps.sh test installs it)")
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.Flag("ignore-certificate-errors", true), chromedp.WindowSize(1400, 1000))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	require.NoError(t, chromedp.Do(ctx), "start Chromium")
+	return &browser{t: t, ctx: ctx}
+}
+
+// run runs actions, failing the test on an error; each call has a minute.
+func (b *browser) run(what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+	defer cancel()
+	require.NoError(b.t, chromedp.Do(ctx, actions...), what)
+}
+
+// click clicks the element the CSS selector finds.
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	b.run("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+}
+
+// waitFor waits until the JavaScript expression is true, within timeout,
+// across page loads; on failure it says what the page showed.
+func (b *browser) waitFor(what, expr string, timeout time.Duration) {
+	b.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ctx, cancel := context.WithDeadline(b.ctx, deadline)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			text, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.body.innerText`))
+			b.t.Fatalf("%s: not within %s (%v); the page shows:\n%s", what, timeout, err, text)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// has is an expression: the element sel exists and its text holds each
+// of texts.
+func has(sel string, texts ...string) string {
+	q, _ := json.Marshal(sel)
+	w, _ := json.Marshal(append([]string{}, texts...))
+	return fmt.Sprintf(`(() => { const e = document.querySelector(%s); return !!e && %s.every((x) => e.innerText.includes(x)); })()`, q, w)
+}
+
+// gone is an expression: no element sel exists.
+func gone(sel string) string {
+	q, _ := json.Marshal(sel)
+	return fmt.Sprintf(`document.querySelector(%s) === null`, q)
+}
+
+// screenshot writes the page, as it is, to docs/images/NAME.png: the docs
+// show what the tests see.
+func (b *browser) screenshot(name string) {
+	b.t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	require.NoError(b.t, err, "screenshot "+name)
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "docs", "images")
+	require.NoError(b.t, os.MkdirAll(dir, 0o755))
+	require.NoError(b.t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
+}
+
+// fetch sends a request from the page, with its session, and answers the
+// status.
+func (b *browser) fetch(method, path string, body string) int {
+	b.t.Helper()
+	js := fmt.Sprintf(`fetch(%q, {method: %q, headers: {'Content-Type': 'application/json'}, body: %q}).then((r) => r.status)`, path, method, body)
+	status, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](js, chromedp.EvalAwaitPromise))
+	require.NoError(b.t, err, "fetch "+path)
+	return status
+}

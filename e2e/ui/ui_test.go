@@ -1,0 +1,196 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/ferry-gitops/ferry/e2e/e2etest"
+)
+
+// web is the demo's Deployment, with replicas to change.
+func web(replicas int) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: %d
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: nginx, image: nginx:1.27}
+`, replicas)
+}
+
+// demoProject is the AppProject %[1]s, deploying to namespace %[1]s.
+const demoProject = `apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+metadata: {name: %[1]s, namespace: argocd}
+spec:
+  sourceRepos: ['*']
+  destinations: [{server: '*', namespace: %[1]s}]
+  clusterResourceWhitelist: [{group: '', kind: Namespace}]
+`
+
+// demoApp is the app %[1]s of project %[1]s, from the repo %[2]s.
+const demoApp = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: %[1]s, namespace: argocd}
+spec:
+  project: %[1]s
+  source: {repoURL: %[2]s, targetRevision: HEAD, path: app}
+  destination: {server: https://kubernetes.default.svc, namespace: %[1]s}
+  syncPolicy: {syncOptions: [CreateNamespace=true]}
+`
+
+// startDemo starts the worker and the server, and the app name deploying
+// web(2), synced; it answers the server, the admin's token and the repo.
+func startDemo(t *testing.T, e *e2etest.Env, name string) (*e2etest.Server, string, *e2etest.Repo) {
+	t.Helper()
+	e.StartWorker(t, e.AllRoles()...)
+	s := e.StartServer(t)
+	repo := e.NewRepo(t, "ui-"+name)
+	repo.Write(map[string]string{"app/web.yaml": web(2)})
+	repo.CommitAndPush("the demo")
+	kubectl(t, fmt.Sprintf(demoProject, name), "apply", "-f", "-")
+	kubectl(t, fmt.Sprintf(demoApp, name, repo.URL), "apply", "-f", "-")
+	admin := s.Login(t, "admin", adminPassword(t))
+	e2etest.Eventually(t, 2*time.Minute, "the server shows app "+name, func() (bool, string) {
+		status, body := s.Do(t, admin, "GET", "/api/v1/applications/"+name, nil)
+		return status == http.StatusOK, body
+	})
+	s.MustDo(t, admin, "POST", "/api/v1/applications/"+name+"/sync", map[string]any{}, http.StatusOK, nil)
+	return s, admin, repo
+}
+
+const (
+	tiles    = `section[aria-label="Applications"]`
+	demoTile = `article[aria-label="demo"]`
+	tree     = `[role=tree][aria-label="Resources in us-east-1"]`
+	deploy   = tree + ` [role=treeitem][aria-label="Deployment/web"]`
+	header   = `.app-header`
+)
+
+// TestWebUI: the admin logs in, sees the demo app Synced and Healthy per
+// region, filters it away, opens it: the tree of us-east-1 holds its
+// Deployment, ReplicaSet and Pods, and the Deployment's live manifest. A
+// commit shows OutOfSync without a reload, its diff names the change, and
+// Sync in the dialog brings it back to Synced and Healthy. Delete without
+// cascade leaves the objects and the app leaves the list.
+func TestWebUI(t *testing.T) {
+	e := newEnv(t)
+	kubectl(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-rbac-cm, namespace: argocd}\ndata: {}\n", "apply", "-f", "-")
+	s, admin, repo := startDemo(t, e, "demo")
+	b := newBrowser(t)
+	b.run("open the server", chromedp.Navigate(s.URL+"/"))
+	b.waitFor("the login page", has(`form[aria-label="Log in"]`), 30*time.Second)
+	b.run("log in as admin",
+		chromedp.SendKeys(chromedp.CSS(`input[name=username]`), "admin"),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), adminPassword(t)),
+		chromedp.Click(chromedp.CSS(`form[aria-label="Log in"] button[type=submit]`)))
+	b.waitFor("the applications page with demo Synced and Healthy in us-east-1",
+		has(demoTile+` ul[aria-label=Regions]`, "us-east-1", "Synced", "Healthy"), 3*time.Minute)
+	b.screenshot("ui-applications")
+
+	b.run("filter OutOfSync", chromedp.Navigate(s.URL+"/applications?sync=OutOfSync"))
+	b.waitFor("the filter hides demo", has(tiles+` h1`, "0 of")+" && "+gone(demoTile), 30*time.Second)
+
+	b.run("back to every app", chromedp.Navigate(s.URL+"/applications"))
+	b.click(demoTile + ` h2 a`)
+	b.waitFor("the tree: Deployment/web, a ReplicaSet under it, Pods under that",
+		has(deploy+` [role=treeitem][aria-label^="ReplicaSet/web-"] [role=treeitem][aria-label^="Pod/web-"]`), time.Minute)
+	b.click(deploy + ` > .node`)
+	b.waitFor("the Deployment's live manifest", has(`pre[aria-label="Live manifest"]`, `"kind": "Deployment"`, `"replicas": 2`), 30*time.Second)
+	b.screenshot("ui-app-tree")
+
+	// A commit, and a refresh as its webhook would ask: the open page
+	// follows without a reload.
+	b.run("mark the page", chromedp.Evaluate[chromedp.Void](`window.notReloaded = true`))
+	repo.Write(map[string]string{"app/web.yaml": web(3)})
+	repo.CommitAndPush("three replicas")
+	s.MustDo(t, admin, "GET", "/api/v1/applications/demo?refresh=normal", nil, http.StatusOK, nil)
+	b.waitFor("OutOfSync without a reload", has(header, "OutOfSync")+" && window.notReloaded === true", 2*time.Minute)
+	b.click(`[role=tab]:nth-child(3)`) // Diff
+	b.waitFor("the diff of Deployment/web names the change", has(`[aria-label="Diff"] pre.diff`, "-  replicas: 2", "+  replicas: 3"), time.Minute)
+	b.screenshot("ui-diff")
+
+	b.click(`.panel header button[aria-label=Close]`)
+	b.click(`.actions button:first-child`) // Sync
+	b.waitFor("the sync dialog", has(`dialog[open][aria-label="Sync demo"]`, "Prune", "Dry run", "Force", "Apply out of sync only", "Deployment/web"), 30*time.Second)
+	b.click(`dialog[open] button[type=submit]`)
+	b.waitFor("Synced and Healthy without a reload", has(header, "Synced", "Healthy")+" && !document.querySelector('.app-header').innerText.includes('OutOfSync') && window.notReloaded === true", 3*time.Minute)
+
+	b.click(`.actions button:last-child`) // Delete
+	b.waitFor("the delete dialog", has(`dialog[open][aria-label="Delete demo"]`, "Cascade"), 30*time.Second)
+	b.click(`dialog[open] input[name=cascade]`)
+	b.run("confirm the delete", chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=confirm]`), "demo"))
+	b.click(`dialog[open] button[type=submit]`)
+	b.waitFor("the app leaves the list", has(tiles)+" && "+gone(demoTile), 2*time.Minute)
+	cfg, err := stack.RestConfig(regions[0])
+	require.NoError(t, err)
+	dc, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	_, err = dc.Resource(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}).Namespace("demo").
+		Get(context.Background(), "web", metav1.GetOptions{})
+	assert.NoError(t, err, "a delete without cascade leaves the Deployment")
+}
+
+// TestWebUIViewerHasNoSync: a Dex user whose role may only get the app
+// logs in through Dex's real form, sees the app without a Sync button, and
+// a sync request made by hand from that session is refused.
+func TestWebUIViewerHasNoSync(t *testing.T) {
+	e := newEnv(t)
+	require.NotEmpty(t, stack.OIDCIssuer, "the stack runs Dex")
+	kubectl(t, fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm, namespace: argocd}
+data:
+  url: https://%s
+  oidc.config: |
+    name: Dex
+    issuer: %s
+    clientID: %s
+    clientSecret: $oidc.dex.clientSecret
+    requestedScopes: [openid, profile, email, groups]
+`, stack.ServerListen, stack.OIDCIssuer, stack.OIDCClientID), "apply", "-f", "-")
+	kubectl(t, `apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-rbac-cm, namespace: argocd}
+data:
+  policy.csv: |
+    p, role:viewer, applications, get, viewed/*, allow
+    g, team-a, role:viewer
+`, "apply", "-f", "-")
+	s, _, _ := startDemo(t, e, "viewed")
+	kubectl(t, "", "patch", "secret", "argocd-secret", "--type", "merge", "-p",
+		fmt.Sprintf(`{"stringData":{"oidc.dex.clientSecret":%q}}`, stack.OIDCClientSecret))
+
+	b := newBrowser(t)
+	b.run("open the login page", chromedp.Navigate(s.URL+"/login"))
+	b.waitFor("the SSO button", has(`a.sso`, "Log in via Dex"), 30*time.Second)
+	b.click(`a.sso`)
+	b.waitFor("Dex's login form", has(`input[name=password]`), 30*time.Second)
+	b.run("log in at Dex as alice, of group team-a",
+		chromedp.SendKeys(chromedp.CSS(`input[name=login]`), "alice@example.com"),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "alice-password"),
+		chromedp.Click(chromedp.CSS(`button[type=submit]`)))
+	b.waitFor("back at the applications, as alice", has(`header.top`, "alice@example.com")+" && "+has(`article[aria-label="viewed"]`), time.Minute)
+	b.click(`article[aria-label="viewed"] h2 a`)
+	b.waitFor("the app's page with its Refresh button", has(`.actions`, "Refresh"), 30*time.Second)
+	buttons, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('.actions').innerText`))
+	require.NoError(t, err)
+	assert.NotContains(t, buttons, "Sync", "no Sync button for a role that may only get")
+	assert.NotContains(t, buttons, "Delete")
+	assert.Equal(t, http.StatusForbidden, b.fetch("POST", "/api/v1/applications/viewed/sync", "{}"), "a hand-made sync from the session")
+}

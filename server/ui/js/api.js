@@ -1,0 +1,78 @@
+// The REST API of ferry-server, the UI's only source: the same paths a
+// script uses (docs/user-guide/api.md). The session is the argocd.token
+// cookie that POST /api/v1/session sets.
+import { navigate } from './router.js';
+
+export class APIError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export async function api(path, { method = 'GET', body, query } = {}) {
+  let url = path;
+  if (query) {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') q.set(k, v);
+    if ([...q].length) url += '?' + q;
+  }
+  const init = { method, headers: {}, credentials: 'same-origin' };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers['Content-Type'] = 'application/json';
+  }
+  const resp = await fetch(url, init);
+  const text = await resp.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+  if (!resp.ok) {
+    if (resp.status === 401 && !path.startsWith('/api/v1/session')) {
+      navigate('/login?return_url=' + encodeURIComponent(location.pathname + location.search), { replace: true });
+    }
+    throw new APIError(resp.status, (data && data.message) || text || resp.statusText);
+  }
+  return data;
+}
+
+// appPath is the API path of an app, with its namespace as Argo CD passes
+// it (appNamespace) and the query's other parameters.
+export function appPath(app, suffix = '', query = {}) {
+  const q = new URLSearchParams();
+  if (app.metadata.namespace) q.set('appNamespace', app.metadata.namespace);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, v);
+  return '/api/v1/applications/' + encodeURIComponent(app.metadata.name) + suffix + (q.toString() ? '?' + q : '');
+}
+
+// canI asks whether the user may do action on object (Argo CD's can-i),
+// once per combination.
+const decisions = new Map();
+export function canI(resource, action, object) {
+  const key = [resource, action, object].join(' ');
+  if (!decisions.has(key)) {
+    decisions.set(key, api(`/api/v1/account/can-i/${resource}/${encodeURIComponent(action)}/${object}`)
+      .then((r) => r.value === 'yes').catch(() => false));
+  }
+  return decisions.get(key);
+}
+export function forgetDecisions() { decisions.clear(); }
+
+// watchApps calls onEvent with each event of the stream of apps ({type,
+// application}); one EventSource serves every subscriber.
+const subscribers = new Set();
+let source = null;
+export function watchApps(onEvent) {
+  subscribers.add(onEvent);
+  if (!source) {
+    source = new EventSource('/api/v1/stream/applications');
+    source.onmessage = (m) => {
+      let ev;
+      try { ev = JSON.parse(m.data).result; } catch { return; }
+      if (ev) subscribers.forEach((fn) => fn(ev));
+    };
+  }
+  return () => {
+    subscribers.delete(onEvent);
+    if (!subscribers.size && source) { source.close(); source = null; }
+  };
+}

@@ -1,0 +1,131 @@
+// One app's page: its sources, revision and operation, sync and health per
+// region, its resource tree per region, the panel of a selected node, and
+// its actions as buttons the user's rights allow.
+import { html, useState, useEffect, useMemo } from './html.js';
+import { api, appPath, canI, watchApps } from './api.js';
+import { navigate } from './router.js';
+import { key, regionsOf, syncOf, healthOf, age, short } from './model.js';
+import { Tree, nodeKey } from './tree.js';
+import { Panel } from './panel.js';
+import { SyncDialog, DeleteDialog, RollbackDialog } from './dialogs.js';
+
+// useApp is the app, kept up to date by the stream; null while loading,
+// and {deleted: true} once it is gone.
+function useApp(namespace, name) {
+  const [app, setApp] = useState(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    const self = { metadata: { namespace, name } };
+    let loaded = false;
+    const stop = watchApps((ev) => {
+      if (!loaded || key(ev.application) !== key(self)) return;
+      if (ev.type === 'DELETED') setApp({ deleted: true });
+      else setApp(ev.application);
+    });
+    api(appPath(self)).then((a) => { loaded = true; setApp(a); }).catch((e) => setError(e.message));
+    return stop;
+  }, [namespace, name]);
+  return [app, error, setApp];
+}
+
+// useTree is the app's resource tree, read again when its status moves.
+function useTree(app) {
+  const [nodes, setNodes] = useState(null);
+  const s = (app && app.status) || {};
+  const op = s.operationState || {};
+  const moved = [s.sync && s.sync.revision, s.sync && s.sync.status, s.health && s.health.status, op.phase, op.startedAt,
+    (s.resources || []).length].join('|');
+  useEffect(() => {
+    if (!app || app.deleted) return;
+    const t = setTimeout(() => {
+      api(appPath(app, '/resource-tree')).then((tree) => setNodes(tree.nodes || [])).catch(() => {});
+    }, nodes ? 300 : 0);
+    return () => clearTimeout(t);
+  }, [moved]);
+  return nodes;
+}
+
+// useRights are the buttons the user may have on the app.
+function useRights(app) {
+  const [rights, setRights] = useState({});
+  useEffect(() => {
+    if (!app || app.deleted) return;
+    const object = (app.spec.project || 'default') + '/' + app.metadata.name;
+    Promise.all(['sync', 'delete'].map((a) => canI('applications', a, object))).then(([sync, del]) => setRights({ sync, delete: del }));
+  }, [app && app.metadata && app.metadata.name]);
+  return rights;
+}
+
+function Sources({ app }) {
+  const srcs = app.spec.sources || [app.spec.source];
+  return html`<ul class="sources" aria-label="Sources">${srcs.map((s, i) => html`<li key=${i}>
+    <span class="repo">${s.repoURL}</span> ${s.path && html`<span>path ${s.path}</span>`} ${s.chart && html`<span>chart ${s.chart}</span>`}
+    <span>at ${s.targetRevision || 'HEAD'}</span></li>`)}</ul>`;
+}
+
+function Operation({ op }) {
+  if (!op) return null;
+  const by = op.operation && op.operation.initiatedBy && op.operation.initiatedBy.username;
+  return html`<p class="operation" aria-label="Operation">
+    <span class=${'status phase ' + (op.phase || '').toLowerCase()}>${op.phase}</span> ${op.message}
+    ${by && html` · by ${by}`} · ${age(op.startedAt)} ago ${op.revision && html` · ${short(op.revision)}`}
+  </p>`;
+}
+
+export function AppPage({ namespace, name }) {
+  const [app, error, setApp] = useApp(namespace, name);
+  const nodes = useTree(app);
+  const rights = useRights(app);
+  const [selected, setSelected] = useState(null);
+  const [dialog, setDialog] = useState(null);
+  const [notice, setNotice] = useState('');
+  const byRegion = useMemo(() => {
+    const m = new Map();
+    for (const n of nodes || []) m.set(n.region, [...(m.get(n.region) || []), n]);
+    return m;
+  }, [nodes]);
+  if (error) return html`<p role="alert" class="error">${error}</p>`;
+  if (!app) return html`<p class="loading">Loading ${name}…</p>`;
+  if (app.deleted) return html`<p role="status">Application ${name} was deleted. <a href="/applications">All applications</a></p>`;
+  const statusOf = (n) => (app.status.resources || []).find((r) => r.region === n.region && (r.group || '') === (n.group || '') &&
+    r.kind === n.kind && (r.namespace || '') === (n.namespace || '') && r.name === n.name);
+  const refresh = (hard) => api(appPath(app, '', { refresh: hard ? 'hard' : 'normal' })).then((a) => { setApp(a); setNotice(hard ? 'Hard refreshed' : 'Refreshed'); })
+    .catch((e) => setNotice(e.message));
+  const terminate = () => api(appPath(app, '/operation'), { method: 'DELETE' }).then(() => setNotice('Operation terminated')).catch((e) => setNotice(e.message));
+  const op = app.status.operationState;
+  const running = op && op.phase === 'Running';
+  const selNode = selected && (nodes || []).find((n) => nodeKey(n) === selected);
+  return html`<section class="app" aria-label=${'Application ' + app.metadata.name}>
+    <header class="app-header">
+      <h1>${app.metadata.name} <small>${app.spec.project || 'default'}</small></h1>
+      <p><span class=${'status sync ' + syncOf(app).toLowerCase()}>${syncOf(app)}</span>
+        <span class=${'status health ' + healthOf(app).toLowerCase()}>${healthOf(app)}</span>
+        revision ${short(app.status.sync && app.status.sync.revision)}</p>
+      <${Sources} app=${app} />
+      <ul class="regions" aria-label="Regions">${regionsOf(app).map((r) => html`<li key=${r.name}>${r.name}
+        <span class=${'status sync ' + (r.sync || '').toLowerCase()}>${r.sync}</span>
+        <span class=${'status health ' + (r.health || '').toLowerCase()}>${r.health}</span>${r.message && html` ${r.message}`}</li>`)}</ul>
+      <${Operation} op=${op} />
+      <p class="actions">
+        ${rights.sync && html`<button type="button" onClick=${() => setDialog('sync')}>Sync</button>`}
+        <button type="button" onClick=${() => refresh(false)}>Refresh</button>
+        <button type="button" onClick=${() => refresh(true)}>Hard refresh</button>
+        ${rights.sync && html`<button type="button" onClick=${() => setDialog('rollback')}>Rollback</button>`}
+        ${rights.sync && running && html`<button type="button" onClick=${terminate}>Terminate</button>`}
+        ${rights.delete && html`<button type="button" onClick=${() => setDialog('delete')}>Delete</button>`}
+      </p>
+      ${notice && html`<p role="status">${notice}</p>`}
+    </header>
+    ${dialog === 'sync' && html`<${SyncDialog} app=${app} onClose=${() => setDialog(null)} />`}
+    ${dialog === 'rollback' && html`<${RollbackDialog} app=${app} onClose=${() => setDialog(null)} />`}
+    ${dialog === 'delete' && html`<${DeleteDialog} app=${app} onClose=${() => setDialog(null)} onDeleted=${() => navigate('/applications')} />`}
+    <div class="trees">
+      ${nodes === null && html`<p class="loading">Loading the resource tree…</p>`}
+      ${regionsOf(app).map((r) => html`<section key=${r.name} aria-label=${'Region ' + r.name}>
+        <h2>${r.name}</h2>
+        <${Tree} region=${r.name} nodes=${byRegion.get(r.name) || []} selected=${selected} onSelect=${(n) => setSelected(nodeKey(n))} statusOf=${statusOf} />
+      </section>`)}
+    </div>
+    ${selNode && html`<${Panel} key=${selected} app=${app} node=${selNode} managed=${!!statusOf(selNode)} onClose=${() => setSelected(null)} />`}
+  </section>`;
+}

@@ -1,0 +1,136 @@
+// The applications page: every app the user may get, as tiles or a table,
+// with sync and health per app and per region, filtered by the URL's
+// parameters, and kept up to date by the server's stream.
+import { html, useState, useEffect, useMemo } from './html.js';
+import { api, watchApps } from './api.js';
+import { navigate } from './router.js';
+import { key, appURL, regionsOf, syncOf, healthOf, repoOf, filterNames, matches, age, short } from './model.js';
+
+// useApps is the list of apps, updated by the stream.
+function useApps() {
+  const [apps, setApps] = useState(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    let live = new Map();
+    let loaded = false;
+    const pending = [];
+    const apply = (ev) => {
+      const k = key(ev.application);
+      if (ev.type === 'DELETED') live.delete(k);
+      else live.set(k, ev.application);
+    };
+    const stop = watchApps((ev) => {
+      if (!loaded) { pending.push(ev); return; }
+      apply(ev);
+      setApps([...live.values()]);
+    });
+    api('/api/v1/applications').then((list) => {
+      for (const a of list.items || []) live.set(key(a), a);
+      pending.forEach(apply);
+      loaded = true;
+      setApps([...live.values()]);
+    }).catch((e) => setError(e.message));
+    return stop;
+  }, []);
+  return [apps, error];
+}
+
+function Status({ kind, value }) {
+  return html`<span class=${'status ' + kind + ' ' + value.toLowerCase()} title=${kind}>${value}</span>`;
+}
+
+function Regions({ app }) {
+  return html`<ul class="regions" aria-label="Regions">
+    ${regionsOf(app).map((r) => html`<li key=${r.name}>
+      <span class="region">${r.name}</span> <${Status} kind="sync" value=${r.sync || 'Unknown'} /> <${Status} kind="health" value=${r.health || 'Unknown'} />
+    </li>`)}
+  </ul>`;
+}
+
+function Tile({ app }) {
+  const op = app.status && app.status.operationState;
+  return html`<li class="tile">
+    <article aria-label=${app.metadata.name}>
+      <h2><a href=${appURL(app)}>${app.metadata.name}</a></h2>
+      <p><${Status} kind="sync" value=${syncOf(app)} /> <${Status} kind="health" value=${healthOf(app)} /></p>
+      <dl>
+        <dt>Project</dt><dd>${app.spec.project || 'default'}</dd>
+        <dt>Repository</dt><dd class="repo">${repoOf(app)}</dd>
+        <dt>Revision</dt><dd>${short(app.status && app.status.sync && app.status.sync.revision)}</dd>
+        ${op && html`<dt>Last operation</dt><dd>${op.phase} ${age(op.finishedAt || op.startedAt)}</dd>`}
+      </dl>
+      <${Regions} app=${app} />
+    </article>
+  </li>`;
+}
+
+function Table({ apps }) {
+  return html`<table class="apps">
+    <thead><tr><th>Name</th><th>Project</th><th>Sync</th><th>Health</th><th>Regions</th><th>Revision</th><th>Last operation</th></tr></thead>
+    <tbody>${apps.map((a) => {
+      const op = a.status && a.status.operationState;
+      return html`<tr key=${key(a)}>
+        <td><a href=${appURL(a)}>${a.metadata.name}</a></td><td>${a.spec.project || 'default'}</td>
+        <td><${Status} kind="sync" value=${syncOf(a)} /></td><td><${Status} kind="health" value=${healthOf(a)} /></td>
+        <td><${Regions} app=${a} /></td><td>${short(a.status && a.status.sync && a.status.sync.revision)}</td>
+        <td>${op ? op.phase + ' ' + age(op.finishedAt || op.startedAt) : ''}</td>
+      </tr>`;
+    })}</tbody>
+  </table>`;
+}
+
+// Filters edits the URL's parameters: a filtered view is a link.
+function Filters({ loc, apps }) {
+  const set = (name, value) => {
+    const q = new URLSearchParams(loc.search);
+    if (value) q.set(name, value); else q.delete(name);
+    navigate(loc.pathname + (q.toString() ? '?' + q : ''), { replace: true });
+  };
+  const options = (fn) => [...new Set(apps.flatMap(fn))].filter(Boolean).sort();
+  const choices = {
+    project: options((a) => [a.spec.project || 'default']),
+    sync: ['Synced', 'OutOfSync', 'Unknown'],
+    health: ['Healthy', 'Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown'],
+    region: options((a) => regionsOf(a).map((r) => r.name)),
+    namespace: options((a) => (a.spec.destinations || [a.spec.destination || {}]).map((d) => d.namespace)),
+    repo: options((a) => [repoOf(a)]),
+  };
+  const q = loc.searchParams;
+  return html`<form class="filters" role="search" onSubmit=${(e) => e.preventDefault()}>
+    <label>Search <input type="search" value=${q.get('search') || ''} onInput=${(e) => set('search', e.target.value)} /></label>
+    ${Object.entries(choices).map(([name, values]) => html`<label key=${name}>${name[0].toUpperCase() + name.slice(1)}
+      <select value=${q.get(name) || ''} onChange=${(e) => set(name, e.target.value)}>
+        <option value="">any</option>
+        ${values.map((v) => html`<option key=${v} value=${v}>${v}</option>`)}
+      </select></label>`)}
+    <label>Label <input value=${q.get('label') || ''} placeholder="key=value" onChange=${(e) => set('label', e.target.value)} /></label>
+  </form>`;
+}
+
+function Counts({ apps }) {
+  const count = (fn) => apps.reduce((m, a) => ({ ...m, [fn(a)]: (m[fn(a)] || 0) + 1 }), {});
+  const line = (title, c) => html`<p aria-label=${title}>${title}: ${Object.entries(c).sort().map(([k, n]) => html`<span key=${k} class="count">${k} ${n}</span> `)}</p>`;
+  return html`<div class="counts">${line('Sync', count(syncOf))}${line('Health', count(healthOf))}</div>`;
+}
+
+export function AppsPage({ loc }) {
+  const [apps, error] = useApps();
+  const filter = useMemo(() => Object.fromEntries(filterNames.map((n) => [n, loc.searchParams.get(n) || ''])), [loc.search]);
+  const shown = useMemo(() => (apps || []).filter((a) => matches(a, filter)).sort((x, y) => key(x).localeCompare(key(y))), [apps, filter]);
+  const view = loc.searchParams.get('view') === 'table' ? 'table' : 'tiles';
+  const setView = (v) => {
+    const q = new URLSearchParams(loc.search);
+    if (v === 'table') q.set('view', 'table'); else q.delete('view');
+    navigate(loc.pathname + (q.toString() ? '?' + q : ''), { replace: true });
+  };
+  if (error) return html`<p role="alert" class="error">${error}</p>`;
+  if (!apps) return html`<p class="loading">Loading the applications…</p>`;
+  return html`<section aria-label="Applications">
+    <h1>Applications <small>${shown.length} of ${apps.length}</small></h1>
+    <${Filters} loc=${loc} apps=${apps} />
+    <${Counts} apps=${shown} />
+    <p class="views"><button type="button" aria-pressed=${view === 'tiles'} onClick=${() => setView('tiles')}>Tiles</button>
+      <button type="button" aria-pressed=${view === 'table'} onClick=${() => setView('table')}>Table</button></p>
+    ${view === 'table' ? html`<${Table} apps=${shown} />` : html`<ul class="tiles">${shown.map((a) => html`<${Tile} key=${key(a)} app=${a} />`)}</ul>`}
+  </section>`;
+}

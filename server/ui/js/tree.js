@@ -1,0 +1,65 @@
+// The resource tree of one region: the app's objects and what they own,
+// as an ARIA tree (role="tree", items role="treeitem" named Kind/name),
+// usable from a keyboard: arrows move, Enter selects.
+import { html, useRef } from './html.js';
+
+// build nests the region's nodes under their owners; an object whose owner
+// is not in the tree is a root.
+export function build(nodes) {
+  const byUID = new Map(nodes.filter((n) => n.uid).map((n) => [n.uid, { node: n, children: [] }]));
+  const roots = [];
+  for (const n of nodes) {
+    const item = (n.uid && byUID.get(n.uid)) || { node: n, children: [] };
+    const parent = (n.parentRefs || []).map((p) => byUID.get(p.uid)).find(Boolean);
+    (parent ? parent.children : roots).push(item);
+  }
+  return roots;
+}
+
+export const nodeName = (n) => `${n.kind}/${n.name}`;
+export const nodeKey = (n) => [n.region, n.group || '', n.kind, n.namespace || '', n.name].join('/');
+
+function Item({ item, level, selected, onSelect, statusOf, first }) {
+  const n = item.node;
+  const k = nodeKey(n);
+  const sync = statusOf(n);
+  const health = n.health && n.health.status;
+  const info = (n.info || []).map((i) => `${i.name}: ${i.value}`).join(', ');
+  return html`<li role="treeitem" aria-label=${nodeName(n)} aria-level=${level} aria-selected=${selected === k}
+      aria-expanded=${item.children.length ? 'true' : undefined} tabindex=${selected === k || (!selected && first) ? 0 : -1}
+      data-key=${k} onClick=${(e) => { e.stopPropagation(); onSelect(n); }}>
+    <span class="node">
+      <span class="kind">${n.kind}</span> <span class="name">${n.name}</span>
+      ${sync && html` <span class=${'status sync ' + sync.status.toLowerCase()}>${sync.status}</span>`}
+      ${health && html` <span class=${'status health ' + health.toLowerCase()}>${health}</span>`}
+      ${sync && sync.hook && html` <span class="tag">hook</span>`}
+      ${info && html` <span class="info">${info}</span>`}
+      ${n.health && n.health.message && html` <span class="message">${n.health.message}</span>`}
+    </span>
+    ${item.children.length > 0 && html`<ul role="group">
+      ${item.children.map((c) => html`<${Item} key=${nodeKey(c.node)} item=${c} level=${level + 1} selected=${selected} onSelect=${onSelect} statusOf=${statusOf} />`)}
+    </ul>`}
+  </li>`;
+}
+
+// Tree shows the region's tree; selected is the key of the selected node.
+export function Tree({ region, nodes, selected, onSelect, statusOf }) {
+  const ref = useRef(null);
+  const roots = build(nodes);
+  const onKeyDown = (e) => {
+    const items = [...ref.current.querySelectorAll('[role=treeitem]')];
+    const i = items.indexOf(document.activeElement);
+    const move = { ArrowDown: 1, ArrowUp: -1 }[e.key];
+    if (move !== undefined) {
+      e.preventDefault();
+      const next = items[Math.min(items.length - 1, Math.max(0, i + move))];
+      if (next) { items.forEach((it) => it.setAttribute('tabindex', '-1')); next.setAttribute('tabindex', '0'); next.focus(); }
+    } else if (e.key === 'Enter' && i >= 0) {
+      e.preventDefault();
+      items[i].click();
+    }
+  };
+  return html`<ul role="tree" ref=${ref} aria-label=${'Resources in ' + region} class="tree" onKeyDown=${onKeyDown}>
+    ${roots.map((it, i) => html`<${Item} key=${nodeKey(it.node)} item=${it} level=${1} first=${i === 0} selected=${selected} onSelect=${onSelect} statusOf=${statusOf} />`)}
+  </ul>`;
+}
