@@ -69,11 +69,7 @@ func kindOf(group, kind string) string {
 // ResourceActionsListResponse; the built-in restart and argocd-cm's Lua
 // actions, of the first region that has it (or ?region=).
 func (s *server) resourceActions(w http.ResponseWriter, r *http.Request) {
-	c := s.authenticate(w, r)
-	if c == nil {
-		return
-	}
-	v := s.appFor(w, r, c, "get", false)
+	_, v := s.readApp(w, r)
 	if v == nil {
 		return
 	}

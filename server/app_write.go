@@ -111,11 +111,7 @@ func (s *server) appEvents(w http.ResponseWriter, r *http.Request) {
 		s.resourceEvents(w, r)
 		return
 	}
-	c := s.authenticate(w, r)
-	if c == nil {
-		return
-	}
-	v := s.appFor(w, r, c, "get", false)
+	_, v := s.readApp(w, r)
 	if v == nil {
 		return
 	}

@@ -53,6 +53,16 @@ func (s *server) appFor(w http.ResponseWriter, r *http.Request, c *caller, actio
 	return v
 }
 
+// readApp authenticates r and answers the app it names when the caller
+// may get it: nils after a 401, 404, 403 or another error was answered.
+func (s *server) readApp(w http.ResponseWriter, r *http.Request) (*caller, *contract.View) {
+	c := s.authenticate(w, r)
+	if c == nil {
+		return nil, nil
+	}
+	return c, s.appFor(w, r, c, "get", false)
+}
+
 // shown is v as Argo CD's API shows an Application: metadata.name
 // without its namespace, and metadata.namespace the object's.
 func (s *server) shown(v *contract.View) *contract.View {

@@ -34,11 +34,7 @@ type logEntry struct {
 // sinceSeconds, follow, previous and filter (lines that contain it); and
 // Ferry's region. A pod that is not the app's is not shown.
 func (s *server) appLogs(w http.ResponseWriter, r *http.Request) {
-	c := s.authenticate(w, r)
-	if c == nil {
-		return
-	}
-	v := s.appFor(w, r, c, "get", false)
+	c, v := s.readApp(w, r)
 	if v == nil || !s.authorize(w, c, rbac.Request{Resource: "logs", Action: "get", Object: object(v.ProjectOf(), v.Metadata.Name)}, false) {
 		return
 	}

@@ -16,11 +16,7 @@ import (
 // name the target (its commit or the spec's revision): the server renders
 // no other; ferry app manifests --revision does, where Git is at hand.
 func (s *server) appManifests(w http.ResponseWriter, r *http.Request) {
-	c := s.authenticate(w, r)
-	if c == nil {
-		return
-	}
-	v := s.appFor(w, r, c, "get", false)
+	_, v := s.readApp(w, r)
 	if v == nil {
 		return
 	}
@@ -51,11 +47,7 @@ func (s *server) appManifests(w http.ResponseWriter, r *http.Request) {
 // [&resourceUID=]: the Events of one of the app's objects, from each
 // region (or ?region=) where the app has it.
 func (s *server) resourceEvents(w http.ResponseWriter, r *http.Request) {
-	c := s.authenticate(w, r)
-	if c == nil {
-		return
-	}
-	v := s.appFor(w, r, c, "get", false)
+	_, v := s.readApp(w, r)
 	if v == nil {
 		return
 	}

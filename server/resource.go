@@ -35,11 +35,7 @@ func (s *server) canI(w http.ResponseWriter, r *http.Request) {
 // tree as it runs (Argo CD's ApplicationResourceResponse, {manifest}),
 // Secret values masked. Only an object of the app's tree is shown.
 func (s *server) appResource(w http.ResponseWriter, r *http.Request) {
-	c := s.authenticate(w, r)
-	if c == nil {
-		return
-	}
-	v := s.appFor(w, r, c, "get", false)
+	_, v := s.readApp(w, r)
 	if v == nil {
 		return
 	}

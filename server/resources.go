@@ -23,11 +23,7 @@ import (
 // read shows the app's objects as its status knows them, without what they
 // own.
 func (s *server) resourceTree(w http.ResponseWriter, r *http.Request) {
-	c := s.authenticate(w, r)
-	if c == nil {
-		return
-	}
-	v := s.appFor(w, r, c, "get", false)
+	_, v := s.readApp(w, r)
 	if v == nil {
 		return
 	}
@@ -98,11 +94,7 @@ const unifiedLimit = 256 << 10
 // it), Secret values masked; ?group=, ?kind=, ?namespace=, ?name= narrow
 // it.
 func (s *server) managedResources(w http.ResponseWriter, r *http.Request) {
-	c := s.authenticate(w, r)
-	if c == nil {
-		return
-	}
-	v := s.appFor(w, r, c, "get", false)
+	_, v := s.readApp(w, r)
 	if v == nil {
 		return
 	}

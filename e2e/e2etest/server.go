@@ -154,18 +154,26 @@ func (s *Server) AuditLog(t testing.TB) []AuditEntry {
 }
 
 // ControlKubectl runs kubectl against the control cluster's namespace of
-// stack, with stdin, and returns its output.
+// stack, with stdin, and returns its output; it fails the test on an
+// error.
 func ControlKubectl(t testing.TB, stack *devenv.Stack, stdin string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	out, err := ControlKubectlErr(stack, stdin, args...)
+	require.NoError(t, err, "kubectl %s: %s", strings.Join(args, " "), out)
+	return out
+}
+
+// ControlKubectlErr is ControlKubectl that returns the error.
+func ControlKubectlErr(stack *devenv.Stack, stdin string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	all := append([]string{"--kubeconfig", stack.Kubeconfig, "--context", stack.ControlContext, "-n", stack.ControlNamespace}, args...)
 	cmd := exec.CommandContext(ctx, filepath.Join(stack.ToolsBin, "kubectl"), all...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Run(), "kubectl %s: %s", strings.Join(args, " "), out.String())
-	return out.String()
+	err := cmd.Run()
+	return out.String(), err
 }
 
 // AdminPassword is the admin's first password, as an Argo CD user reads it
@@ -176,4 +184,30 @@ func AdminPassword(t testing.TB, stack *devenv.Stack) string {
 	b, err := base64.StdEncoding.DecodeString(raw)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// SSOConfig is an argocd-cm whose oidc.config names the stack's Dex, as
+// an Argo CD operator writes it; its client secret is the one
+// StoreSSOSecret keeps in argocd-secret.
+func SSOConfig(stack *devenv.Stack) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm, namespace: argocd}
+data:
+  url: https://%s
+  oidc.config: |
+    name: Dex
+    issuer: %s
+    clientID: %s
+    clientSecret: $oidc.dex.clientSecret
+    requestedScopes: [openid, profile, email, groups]
+`, stack.ServerListen, stack.OIDCIssuer, stack.OIDCClientID)
+}
+
+// StoreSSOSecret puts Dex's client secret in argocd-secret, which the
+// server's first start made.
+func StoreSSOSecret(t testing.TB, stack *devenv.Stack) {
+	t.Helper()
+	ControlKubectl(t, stack, "", "patch", "secret", "argocd-secret", "--type", "merge", "-p",
+		fmt.Sprintf(`{"stringData":{"oidc.dex.clientSecret":%q}}`, stack.OIDCClientSecret))
 }

@@ -5,12 +5,9 @@
 package objects
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,15 +44,7 @@ func newEnv(t *testing.T) *e2etest.Env {
 // kubectl runs kubectl against the control cluster's namespace, with stdin.
 func kubectl(t *testing.T, stdin string, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	all := append([]string{"--kubeconfig", stack.Kubeconfig, "--context", stack.ControlContext, "-n", stack.ControlNamespace}, args...)
-	cmd := exec.CommandContext(ctx, filepath.Join(stack.ToolsBin, "kubectl"), all...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
+	return e2etest.ControlKubectlErr(stack, stdin, args...)
 }
 
 func mustKubectl(t *testing.T, stdin string, args ...string) string {

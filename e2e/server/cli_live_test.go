@@ -3,7 +3,7 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
+	"maps"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -44,28 +44,10 @@ data:
 	s.MustDo(t, admin, "PUT", "/api/v1/account/password",
 		map[string]string{"name": "reader", "currentPassword": adminPassword(t), "newPassword": "reader-password"}, http.StatusOK, nil)
 
-	repo := e.NewRepo(t, "cli-live")
-	repo.Write(liveApp)
+	files := maps.Clone(liveApp)
 	// A Pod of its own: one container, whose lines come bare.
-	repo.Write(map[string]string{"app/solo.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: solo}\nspec:\n  containers:\n  - {name: main, image: nginx:1.27}\n"})
-	sha := repo.CommitAndPush("web, settings, creds")
-	kubectl(t, fmt.Sprintf(project, "clive", ""), "apply", "-f", "-")
-	kubectl(t, fmt.Sprintf(teamApp, "clive", "clive", repo.URL), "apply", "-f", "-")
-	e2etest.Eventually(t, 2*time.Minute, "the server shows app clive", func() (bool, string) {
-		status, body := s.Do(t, admin, "GET", "/api/v1/applications/clive", nil)
-		return status == http.StatusOK, body
-	})
-	s.MustDo(t, admin, "POST", "/api/v1/applications/clive/sync", map[string]any{}, http.StatusOK, nil)
-	e2etest.Eventually(t, 3*time.Minute, "app clive is Synced and Healthy", func() (bool, string) {
-		var v struct {
-			Status struct {
-				Sync   struct{ Status string }
-				Health struct{ Status string }
-			}
-		}
-		s.MustDo(t, admin, "GET", "/api/v1/applications/clive", nil, http.StatusOK, &v)
-		return v.Status.Sync.Status == "Synced" && v.Status.Health.Status == "Healthy", fmt.Sprintf("%+v", v.Status)
-	})
+	files["app/solo.yaml"] = "apiVersion: v1\nkind: Pod\nmetadata: {name: solo}\nspec:\n  containers:\n  - {name: main, image: nginx:1.27}\n"
+	_, sha := s.DeployTeamApp(t, e, admin, "clive", files)
 	region := regions[0]
 
 	e.CLIConfig = filepath.Join(t.TempDir(), "config.json")

@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/base64"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,34 +12,6 @@ import (
 
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 )
-
-// project is an AppProject object of a team: its repos, its namespace.
-const project = `apiVersion: argoproj.io/v1alpha1
-kind: AppProject
-metadata:
-  name: %[1]s
-  namespace: argocd
-spec:
-  sourceRepos: ['*']
-  destinations:
-  - {server: '*', namespace: %[1]s}
-  clusterResourceWhitelist:
-  - {group: '', kind: Namespace}
-%[2]s`
-
-// teamApp is an Application object of project %[2]s deploying %[3]s's
-// config map to namespace %[2]s.
-const teamApp = `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: %[1]s
-  namespace: argocd
-spec:
-  project: %[2]s
-  source: {repoURL: %[3]s, targetRevision: HEAD, path: app}
-  destination: {server: https://kubernetes.default.svc, namespace: %[2]s}
-  syncPolicy: {syncOptions: [CreateNamespace=true]}
-`
 
 // teamARole is role:team-a of argocd-rbac-cm's policy.csv: get and sync
 // on team-a's apps.
@@ -56,10 +27,10 @@ func teamApps(t *testing.T, e *e2etest.Env, s *e2etest.Server, admin string, tea
 	repo.Write(map[string]string{"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {color: blue}\n"})
 	repo.CommitAndPush("settings")
 	for team, roles := range teams {
-		kubectl(t, fmt.Sprintf(project, team, roles), "apply", "-f", "-")
+		kubectl(t, e2etest.Project(team, roles), "apply", "-f", "-")
 	}
 	for team := range teams {
-		kubectl(t, fmt.Sprintf(teamApp, "web-"+team, team, repo.URL), "apply", "-f", "-")
+		kubectl(t, e2etest.TeamApp("web-"+team, team, repo.URL), "apply", "-f", "-")
 	}
 	for team := range teams {
 		e2etest.Eventually(t, 2*time.Minute, "the server shows web-"+team, func() (bool, string) {
@@ -96,7 +67,7 @@ data:
 	admin := s.Login(t, "admin", adminPassword(t))
 	teamApps(t, e, s, admin, map[string]string{"team-a": "", "team-b": ""})
 	// An app that names no project is the default project's, as in Argo CD.
-	kubectl(t, strings.Replace(fmt.Sprintf(teamApp, "no-project", "default", "https://git.example.com/none.git"), "  project: default\n", "", 1), "apply", "-f", "-")
+	kubectl(t, strings.Replace(e2etest.TeamApp("no-project", "default", "https://git.example.com/none.git"), "  project: default\n", "", 1), "apply", "-f", "-")
 	s.MustDo(t, admin, "PUT", "/api/v1/account/password",
 		map[string]string{"name": "alice", "currentPassword": adminPassword(t), "newPassword": "alice-password"}, http.StatusOK, nil)
 

@@ -86,26 +86,7 @@ data:
 	}
 	viewer, auditor := s.Login(t, "viewer", "viewer-password"), s.Login(t, "auditor", "auditor-password")
 
-	repo := e.NewRepo(t, "live-state")
-	repo.Write(liveApp)
-	sha := repo.CommitAndPush("web, settings, creds")
-	kubectl(t, fmt.Sprintf(project, "live", ""), "apply", "-f", "-")
-	kubectl(t, fmt.Sprintf(teamApp, "live", "live", repo.URL), "apply", "-f", "-")
-	e2etest.Eventually(t, 2*time.Minute, "the server shows app live", func() (bool, string) {
-		status, body := s.Do(t, admin, "GET", "/api/v1/applications/live", nil)
-		return status == http.StatusOK, body
-	})
-	s.MustDo(t, admin, "POST", "/api/v1/applications/live/sync", map[string]any{}, http.StatusOK, nil)
-	e2etest.Eventually(t, 3*time.Minute, "app live is Synced and Healthy", func() (bool, string) {
-		var v struct {
-			Status struct {
-				Sync   struct{ Status string }
-				Health struct{ Status string }
-			}
-		}
-		s.MustDo(t, admin, "GET", "/api/v1/applications/live", nil, http.StatusOK, &v)
-		return v.Status.Sync.Status == "Synced" && v.Status.Health.Status == "Healthy", fmt.Sprintf("%+v", v.Status)
-	})
+	_, sha := s.DeployTeamApp(t, e, admin, "live", liveApp)
 	region := regions[0]
 
 	t.Run("resource-tree", func(t *testing.T) {

@@ -28,18 +28,7 @@ func TestSSOGroupPolicy(t *testing.T) {
 	e := newEnv(t)
 	require.NotEmpty(t, stack.OIDCIssuer, "the stack runs Dex")
 	e.StartWorker(t, e.AllRoles()...)
-	kubectl(t, fmt.Sprintf(`apiVersion: v1
-kind: ConfigMap
-metadata: {name: argocd-cm, namespace: argocd}
-data:
-  url: https://%s
-  oidc.config: |
-    name: Dex
-    issuer: %s
-    clientID: %s
-    clientSecret: $oidc.dex.clientSecret
-    requestedScopes: [openid, profile, email, groups]
-`, stack.ServerListen, stack.OIDCIssuer, stack.OIDCClientID), "apply", "-f", "-")
+	kubectl(t, e2etest.SSOConfig(stack), "apply", "-f", "-")
 	kubectl(t, `apiVersion: v1
 kind: ConfigMap
 metadata: {name: argocd-rbac-cm, namespace: argocd}
@@ -49,8 +38,7 @@ data:
 `, "apply", "-f", "-")
 	s := e.StartServer(t)
 	// argocd-secret is the server's first start's.
-	kubectl(t, "", "patch", "secret", "argocd-secret", "--type", "merge", "-p",
-		fmt.Sprintf(`{"stringData":{"oidc.dex.clientSecret":%q}}`, stack.OIDCClientSecret))
+	e2etest.StoreSSOSecret(t, stack)
 	admin := s.Login(t, "admin", adminPassword(t))
 	teamApps(t, e, s, admin, map[string]string{"team-a": "", "team-b": ""})
 

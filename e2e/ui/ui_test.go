@@ -33,44 +33,14 @@ spec:
 `, replicas)
 }
 
-// demoProject is the AppProject %[1]s, deploying to namespace %[1]s.
-const demoProject = `apiVersion: argoproj.io/v1alpha1
-kind: AppProject
-metadata: {name: %[1]s, namespace: argocd}
-spec:
-  sourceRepos: ['*']
-  destinations: [{server: '*', namespace: %[1]s}]
-  clusterResourceWhitelist: [{group: '', kind: Namespace}]
-`
-
-// demoApp is the app %[1]s of project %[1]s, from the repo %[2]s.
-const demoApp = `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: %[1]s, namespace: argocd}
-spec:
-  project: %[1]s
-  source: {repoURL: %[2]s, targetRevision: HEAD, path: app}
-  destination: {server: https://kubernetes.default.svc, namespace: %[1]s}
-  syncPolicy: {syncOptions: [CreateNamespace=true]}
-`
-
 // startDemo starts the worker and the server, and the app name deploying
 // web(2), synced; it answers the server, the admin's token and the repo.
 func startDemo(t *testing.T, e *e2etest.Env, name string) (*e2etest.Server, string, *e2etest.Repo) {
 	t.Helper()
 	e.StartWorker(t, e.AllRoles()...)
 	s := e.StartServer(t)
-	repo := e.NewRepo(t, "ui-"+name)
-	repo.Write(map[string]string{"app/web.yaml": web(2)})
-	repo.CommitAndPush("the demo")
-	kubectl(t, fmt.Sprintf(demoProject, name), "apply", "-f", "-")
-	kubectl(t, fmt.Sprintf(demoApp, name, repo.URL), "apply", "-f", "-")
 	admin := s.Login(t, "admin", adminPassword(t))
-	e2etest.Eventually(t, 2*time.Minute, "the server shows app "+name, func() (bool, string) {
-		status, body := s.Do(t, admin, "GET", "/api/v1/applications/"+name, nil)
-		return status == http.StatusOK, body
-	})
-	s.MustDo(t, admin, "POST", "/api/v1/applications/"+name+"/sync", map[string]any{}, http.StatusOK, nil)
+	repo, _ := s.DeployTeamApp(t, e, admin, name, map[string]string{"app/web.yaml": web(2)})
 	return s, admin, repo
 }
 
@@ -152,18 +122,7 @@ func TestWebUI(t *testing.T) {
 func TestWebUIViewerHasNoSync(t *testing.T) {
 	e := newEnv(t)
 	require.NotEmpty(t, stack.OIDCIssuer, "the stack runs Dex")
-	kubectl(t, fmt.Sprintf(`apiVersion: v1
-kind: ConfigMap
-metadata: {name: argocd-cm, namespace: argocd}
-data:
-  url: https://%s
-  oidc.config: |
-    name: Dex
-    issuer: %s
-    clientID: %s
-    clientSecret: $oidc.dex.clientSecret
-    requestedScopes: [openid, profile, email, groups]
-`, stack.ServerListen, stack.OIDCIssuer, stack.OIDCClientID), "apply", "-f", "-")
+	kubectl(t, e2etest.SSOConfig(stack), "apply", "-f", "-")
 	kubectl(t, `apiVersion: v1
 kind: ConfigMap
 metadata: {name: argocd-rbac-cm, namespace: argocd}
@@ -173,8 +132,7 @@ data:
     g, team-a, role:viewer
 `, "apply", "-f", "-")
 	s, _, _ := startDemo(t, e, "viewed")
-	kubectl(t, "", "patch", "secret", "argocd-secret", "--type", "merge", "-p",
-		fmt.Sprintf(`{"stringData":{"oidc.dex.clientSecret":%q}}`, stack.OIDCClientSecret))
+	e2etest.StoreSSOSecret(t, stack)
 
 	b := newBrowser(t)
 	b.run("open the login page", chromedp.Navigate(s.URL+"/login"))
