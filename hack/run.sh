@@ -162,7 +162,7 @@ server_listen=${FERRY_SERVER_LISTEN:-127.0.0.1:8080}
 echo "starting ferry-server (log: $base/server.log)…"
 start_part ferry-server "$base/server.log" "$bin/ferry-server" --listen "$server_listen" --temporal-address "$TEMPORAL_ADDRESS" \
   --kubeconfig "$KUBECONFIG" --control-context "$FERRY_CONTROL_CONTEXT" --control-namespace "$FERRY_CONTROL_NAMESPACE" \
-  --regions "$regions" --regions-config "$FERRY_REGIONS_CONFIG" --audit-log "$base/audit.jsonl"
+  --regions "$regions" --regions-config "$FERRY_REGIONS_CONFIG" --temporal-ui-url "$TEMPORAL_UI_URL" --audit-log "$base/audit.jsonl"
 for ((t = 0; ; t++)); do
   check_parts
   grep -q '^ferry-server https://' "$base/server.log" 2>/dev/null && break

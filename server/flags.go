@@ -30,6 +30,8 @@ type config struct {
 	// The regions, for the live-state APIs (resource-tree, logs, …).
 	regionsConfig, regions, inClusterRegion string
 	regionsKubeconfig                       string
+	// temporalUIURL is the Temporal Web UI, which the web UI links to.
+	temporalUIURL string
 }
 
 var errHelp = errors.New("help")
@@ -47,6 +49,7 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.url, "url", "", "the `URL` people reach the server at (https://ferry.example.com), for SSO's redirect; default https:// and --listen")
 	fs.StringVar(&c.temporalAddress, "temporal-address", "127.0.0.1:7233", "Temporal frontend `HOST:PORT`")
 	fs.StringVar(&c.namespace, "namespace", "default", "Temporal `NAMESPACE` of the apps")
+	fs.StringVar(&c.temporalUIURL, "temporal-ui-url", "", "`URL` of the Temporal Web UI, which the web UI links each app's workflow to (https://temporal.example.com); empty: no links")
 	fs.StringVar(&c.temporalTLS.Cert, "temporal-tls-cert", "", "PEM client certificate `FILE` of the server's own Temporal identity")
 	fs.StringVar(&c.temporalTLS.Key, "temporal-tls-key", "", "PEM key `FILE` of --temporal-tls-cert")
 	fs.StringVar(&c.temporalTLS.CA, "temporal-tls-ca", "", "PEM CA bundle `FILE` of the Temporal server; empty: the system roots")

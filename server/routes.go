@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
 // routes is the server's API: Argo CD's REST paths that scripts use
@@ -75,6 +76,9 @@ func (s *server) version(w http.ResponseWriter, r *http.Request) {
 // is offered.
 func (s *server) settings(w http.ResponseWriter, r *http.Request) {
 	out := map[string]any{"controllerNamespace": s.cfg.controlNamespace}
+	if s.cfg.temporalUIURL != "" { // Ferry's: where the web UI links an app's workflow
+		out["temporalUIURL"], out["temporalNamespace"] = strings.TrimSuffix(s.cfg.temporalUIURL, "/"), s.cfg.namespace
+	}
 	if c, _, err := s.ssoConfig(r.Context()); err == nil {
 		out["oidcConfig"] = map[string]any{"name": c.Name, "issuer": c.Issuer, "clientID": c.ClientID}
 	}

@@ -58,7 +58,7 @@ func (e *Env) StartServer(t *testing.T, args ...string) *Server {
 		client: &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}}
 	all := append([]string{"--listen", addr, "--temporal-address", e.Stack.TemporalAddress, "--kubeconfig", e.Stack.Kubeconfig,
 		"--control-context", e.Stack.ControlContext, "--control-namespace", e.Stack.ControlNamespace, "--audit-log", s.Audit,
-		"--regions", strings.Join(e.regions(), ",")}, args...)
+		"--regions", strings.Join(e.regions(), ","), "--temporal-ui-url", e.Stack.TemporalUIURL}, args...)
 	if e.Stack.RegionsConfig != "" && slices.Equal(e.regions(), e.Stack.Regions) {
 		all = append(all, "--regions-config", e.Stack.RegionsConfig)
 	}

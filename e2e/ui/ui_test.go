@@ -101,12 +101,23 @@ func TestWebUI(t *testing.T) {
 	b.click(`dialog[open] button[type=submit]`)
 	b.waitFor("Synced and Healthy without a reload", has(header, "Synced", "Healthy")+" && !document.querySelector('.app-header').innerText.includes('OutOfSync') && window.notReloaded === true", 3*time.Minute)
 
+	b.waitFor("a link to the app's workflow in the Temporal Web UI", has(header+` a[href*="/workflows/app%2Fdemo"]`, "Workflow in Temporal"), 30*time.Second)
+	b.click(deploy + ` > .node`)
+	b.waitFor("the Deployment's actions", has(`[aria-label="Resource actions"]`, "restart"), 30*time.Second)
+	b.click(`[aria-label="Resource actions"] button`)
+	b.waitFor("the restart's dialog", has(`dialog[open][aria-label="Run restart on Deployment/web"]`), 30*time.Second)
+	b.click(`dialog[open] button[type=submit]`)
+	b.waitFor("what the restart did", has(`[aria-label="Resource actions"] [role=status]`, "us-east-1", "restarted"), time.Minute)
+	b.click(`.panel header button[aria-label=Close]`)
+
 	b.click(`.actions button:last-child`) // Delete
 	b.waitFor("the delete dialog", has(`dialog[open][aria-label="Delete demo"]`, "Cascade"), 30*time.Second)
 	b.click(`dialog[open] input[name=cascade]`)
 	b.run("confirm the delete", chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=confirm]`), "demo"))
 	b.click(`dialog[open] button[type=submit]`)
 	b.waitFor("the app leaves the list", has(tiles)+" && "+gone(demoTile), 2*time.Minute)
+	b.click(`nav a[href="/projects"]`)
+	b.waitFor("the projects page", has(`article[aria-label="Project demo"]`, "Its applications"), 30*time.Second)
 	cfg, err := stack.RestConfig(regions[0])
 	require.NoError(t, err)
 	dc, err := dynamic.NewForConfig(cfg)

@@ -76,3 +76,19 @@ export function watchApps(onEvent) {
     if (!subscribers.size && source) { source.close(); source = null; }
   };
 }
+
+// settings are the server's public settings (/api/v1/settings), read once.
+let settingsOnce = null;
+export function settings() {
+  if (!settingsOnce) settingsOnce = api('/api/v1/settings').catch(() => ({}));
+  return settingsOnce;
+}
+
+// workflowURL is the app's workflow in the Temporal Web UI, when the
+// server knows where that UI is; app/NAME is the workflow's ID.
+export function workflowURL(s, app) {
+  if (!s.temporalUIURL) return '';
+  const ns = app.metadata.namespace;
+  const name = ns && ns !== s.controllerNamespace ? ns + '/' + app.metadata.name : app.metadata.name;
+  return `${s.temporalUIURL}/namespaces/${encodeURIComponent(s.temporalNamespace)}/workflows/${encodeURIComponent('app/' + name)}`;
+}

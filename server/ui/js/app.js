@@ -2,7 +2,7 @@
 // region, its resource tree per region, the panel of a selected node, and
 // its actions as buttons the user's rights allow.
 import { html, useState, useEffect, useMemo } from './html.js';
-import { api, appPath, canI, watchApps } from './api.js';
+import { api, appPath, canI, watchApps, settings, workflowURL } from './api.js';
 import { navigate } from './router.js';
 import { key, regionsOf, syncOf, healthOf, age, short } from './model.js';
 import { Tree, nodeKey } from './tree.js';
@@ -63,12 +63,20 @@ function Sources({ app }) {
     <span>at ${s.targetRevision || 'HEAD'}</span></li>`)}</ul>`;
 }
 
-function Operation({ op }) {
+// useWorkflowURL is the app's workflow in the Temporal Web UI, or ''.
+function useWorkflowURL(app) {
+  const [url, setURL] = useState('');
+  useEffect(() => { if (app && !app.deleted) settings().then((s) => setURL(workflowURL(s, app))); }, [app && app.metadata && app.metadata.name]);
+  return url;
+}
+
+function Operation({ op, workflow }) {
   if (!op) return null;
   const by = op.operation && op.operation.initiatedBy && op.operation.initiatedBy.username;
   return html`<p class="operation" aria-label="Operation">
     <span class=${'status phase ' + (op.phase || '').toLowerCase()}>${op.phase}</span> ${op.message}
     ${by && html` · by ${by}`} · ${age(op.startedAt)} ago ${op.revision && html` · ${short(op.revision)}`}
+    ${workflow && html` · <a href=${workflow} target="_blank" rel="noopener">its steps in Temporal</a>`}
   </p>`;
 }
 
@@ -76,6 +84,7 @@ export function AppPage({ namespace, name }) {
   const [app, error, setApp] = useApp(namespace, name);
   const nodes = useTree(app);
   const rights = useRights(app);
+  const workflow = useWorkflowURL(app);
   const [selected, setSelected] = useState(null);
   const [dialog, setDialog] = useState(null);
   const [notice, setNotice] = useState('');
@@ -98,6 +107,7 @@ export function AppPage({ namespace, name }) {
   return html`<section class="app" aria-label=${'Application ' + app.metadata.name}>
     <header class="app-header">
       <h1>${app.metadata.name} <small>${app.spec.project || 'default'}</small></h1>
+      ${workflow && html`<p><a href=${workflow} target="_blank" rel="noopener">Workflow in Temporal</a></p>`}
       <p><span class=${'status sync ' + syncOf(app).toLowerCase()}>${syncOf(app)}</span>
         <span class=${'status health ' + healthOf(app).toLowerCase()}>${healthOf(app)}</span>
         revision ${short(app.status.sync && app.status.sync.revision)}</p>
@@ -105,7 +115,7 @@ export function AppPage({ namespace, name }) {
       <ul class="regions" aria-label="Regions">${regionsOf(app).map((r) => html`<li key=${r.name}>${r.name}
         <span class=${'status sync ' + (r.sync || '').toLowerCase()}>${r.sync}</span>
         <span class=${'status health ' + (r.health || '').toLowerCase()}>${r.health}</span>${r.message && html` ${r.message}`}</li>`)}</ul>
-      <${Operation} op=${op} />
+      <${Operation} op=${op} workflow=${workflow} />
       <p class="actions">
         ${rights.sync && html`<button type="button" onClick=${() => setDialog('sync')}>Sync</button>`}
         <button type="button" onClick=${() => refresh(false)}>Refresh</button>

@@ -3,7 +3,7 @@
 import { html, useState, useRef, useEffect } from './html.js';
 import { api, appPath } from './api.js';
 
-function Dialog({ title, onClose, onConfirm, confirm, children }) {
+export function Dialog({ title, onClose, onConfirm, confirm, children }) {
   const ref = useRef(null);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);

@@ -5,6 +5,7 @@ import { useLocation, navigate, onLinkClick } from './router.js';
 import { LoginPage } from './login.js';
 import { AppsPage } from './apps.js';
 import { AppPage } from './app.js';
+import { ProjectsPage } from './projects.js';
 
 function Shell({ user, children }) {
   const logout = async () => {
@@ -15,7 +16,7 @@ function Shell({ user, children }) {
   return html`
     <header class="top">
       <a class="brand" href="/applications">Ferry</a>
-      <nav aria-label="Pages"><a href="/applications">Applications</a></nav>
+      <nav aria-label="Pages"><a href="/applications">Applications</a> <a href="/projects">Projects</a></nav>
       <span class="user">
         <span aria-label="Logged in as">${user.username}</span>
         <button type="button" onClick=${logout}>Log out</button>
@@ -44,6 +45,8 @@ function Root() {
   } else if (parts.length === 0 || parts[0] === 'applications') {
     if (parts.length === 0) { navigate('/applications', { replace: true }); return null; }
     page = html`<${AppsPage} loc=${loc} />`;
+  } else if (parts[0] === 'projects') {
+    page = html`<${ProjectsPage} />`;
   } else {
     page = html`<p role="alert">No such page: ${loc.pathname}</p>`;
   }

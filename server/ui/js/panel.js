@@ -4,6 +4,7 @@
 import { html, useState, useEffect } from './html.js';
 import { api, appPath } from './api.js';
 import { nodeName } from './tree.js';
+import { ResourceActions } from './actions.js';
 
 const pretty = (text) => {
   if (!text || text === 'null') return '';
@@ -109,6 +110,7 @@ export function Panel({ app, node, managed, onClose }) {
   return html`<aside class="panel" aria-label=${nodeName(node)}>
     <header><h2>${nodeName(node)} <small>${node.region}${node.namespace ? ' · ' + node.namespace : ''}</small></h2>
       <button type="button" aria-label="Close" onClick=${onClose}>×</button></header>
+    <${ResourceActions} app=${app} node=${node} />
     <div role="tablist">${tabs.map(([t, label]) => html`<button key=${t} role="tab" aria-selected=${current === t} onClick=${() => setTab(t)}>${label}</button>`)}</div>
     <div role="tabpanel">
       ${current === 'live' && html`<${Live} app=${app} node=${node} />`}
