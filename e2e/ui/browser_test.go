@@ -69,6 +69,17 @@ func (b *browser) waitFor(what, expr string, timeout time.Duration) {
 	}
 }
 
+// press clicks the button (or tab) under scope whose text is label, once
+// it is there.
+func (b *browser) press(scope, label string) {
+	b.t.Helper()
+	q, _ := json.Marshal(scope + ` button`)
+	l, _ := json.Marshal(label)
+	find := fmt.Sprintf(`[...document.querySelectorAll(%s)].find((e) => e.innerText.trim() === %s)`, q, l)
+	b.waitFor("the button "+label, "!!"+find, 30*time.Second)
+	b.run("press "+label, chromedp.Evaluate[chromedp.Void](find+".click()"))
+}
+
 // has is an expression: the element sel exists and its text holds each
 // of texts.
 func has(sel string, texts ...string) string {

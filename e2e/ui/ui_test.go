@@ -91,12 +91,12 @@ func TestWebUI(t *testing.T) {
 	repo.CommitAndPush("three replicas")
 	s.MustDo(t, admin, "GET", "/api/v1/applications/demo?refresh=normal", nil, http.StatusOK, nil)
 	b.waitFor("OutOfSync without a reload", has(header, "OutOfSync")+" && window.notReloaded === true", 2*time.Minute)
-	b.click(`[role=tab]:nth-child(3)`) // Diff
+	b.press(`.panel [role=tablist]`, "Diff")
 	b.waitFor("the diff of Deployment/web names the change", has(`[aria-label="Diff"] pre.diff`, "-  replicas: 2", "+  replicas: 3"), time.Minute)
 	b.screenshot("ui-diff")
 
 	b.click(`.panel header button[aria-label=Close]`)
-	b.click(`.actions button:first-child`) // Sync
+	b.press(`.actions`, "Sync")
 	b.waitFor("the sync dialog", has(`dialog[open][aria-label="Sync demo"]`, "Prune", "Dry run", "Force", "Apply out of sync only", "Deployment/web"), 30*time.Second)
 	b.click(`dialog[open] button[type=submit]`)
 	b.waitFor("Synced and Healthy without a reload", has(header, "Synced", "Healthy")+" && !document.querySelector('.app-header').innerText.includes('OutOfSync') && window.notReloaded === true", 3*time.Minute)
@@ -104,13 +104,13 @@ func TestWebUI(t *testing.T) {
 	b.waitFor("a link to the app's workflow in the Temporal Web UI", has(header+` a[href*="/workflows/app%2Fdemo"]`, "Workflow in Temporal"), 30*time.Second)
 	b.click(deploy + ` > .node`)
 	b.waitFor("the Deployment's actions", has(`[aria-label="Resource actions"]`, "restart"), 30*time.Second)
-	b.click(`[aria-label="Resource actions"] button`)
+	b.press(`[aria-label="Resource actions"]`, "restart")
 	b.waitFor("the restart's dialog", has(`dialog[open][aria-label="Run restart on Deployment/web"]`), 30*time.Second)
 	b.click(`dialog[open] button[type=submit]`)
 	b.waitFor("what the restart did", has(`[aria-label="Resource actions"] [role=status]`, "us-east-1", "restarted"), time.Minute)
 	b.click(`.panel header button[aria-label=Close]`)
 
-	b.click(`.actions button:last-child`) // Delete
+	b.press(`.actions`, "Delete")
 	b.waitFor("the delete dialog", has(`dialog[open][aria-label="Delete demo"]`, "Cascade"), 30*time.Second)
 	b.click(`dialog[open] input[name=cascade]`)
 	b.run("confirm the delete", chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=confirm]`), "demo"))

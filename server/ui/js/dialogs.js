@@ -34,10 +34,17 @@ export function Dialog({ title, onClose, onConfirm, confirm, children }) {
 
 const checked = (form, name) => form.get(name) === 'on';
 
+// resourceKey names a resource of the app once, whatever its regions.
+const resourceKey = (r) => [r.group || '', r.kind, r.namespace || '', r.name].join('/');
+
+// The dialogs' checkboxes are held in state: the app's updates re-render a
+// dialog while it is open, and must not undo what the user ticked.
 export function SyncDialog({ app, onClose }) {
   const resources = (app.status.resources || []).filter((r) => r.kind !== 'Application');
   const seen = new Set();
-  const unique = resources.filter((r) => { const k = [r.group, r.kind, r.namespace, r.name].join('/'); return !seen.has(k) && seen.add(k); });
+  const unique = resources.filter((r) => { const k = resourceKey(r); return !seen.has(k) && seen.add(k); });
+  const [unpicked, setUnpicked] = useState(() => new Set());
+  const toggle = (k, on) => setUnpicked((old) => { const next = new Set(old); if (on) next.delete(k); else next.add(k); return next; });
   const confirm = async (form) => {
     const body = { revision: form.get('revision') || '', prune: checked(form, 'prune'), dryRun: checked(form, 'dryRun') };
     if (checked(form, 'force')) body.strategy = { apply: { force: true } };
@@ -57,20 +64,22 @@ export function SyncDialog({ app, onClose }) {
       <label><input type="checkbox" name="applyOutOfSyncOnly" /> Apply out of sync only</label>
     </fieldset>
     <fieldset class="resources"><legend>Resources</legend>
-      ${unique.map((r) => { const k = [r.group || '', r.kind, r.namespace || '', r.name].join('/');
-        return html`<label key=${k}><input type="checkbox" name="resource" value=${k} checked /> ${r.kind}/${r.name}</label>`; })}
+      ${unique.map((r) => { const k = resourceKey(r);
+        return html`<label key=${k}><input type="checkbox" name="resource" value=${k} checked=${!unpicked.has(k)}
+          onChange=${(e) => toggle(k, e.target.checked)} /> ${r.kind}/${r.name}</label>`; })}
     </fieldset>
   <//>`;
 }
 
 export function DeleteDialog({ app, onClose, onDeleted }) {
+  const [cascade, setCascade] = useState(true);
   const confirm = async (form) => {
     if (form.get('confirm') !== app.metadata.name) throw new Error(`type the app's name, ${app.metadata.name}, to delete it`);
-    await api(appPath(app, '', { cascade: checked(form, 'cascade') ? 'true' : 'false' }), { method: 'DELETE' });
+    await api(appPath(app, '', { cascade: cascade ? 'true' : 'false' }), { method: 'DELETE' });
     onDeleted();
   };
   return html`<${Dialog} title=${'Delete ' + app.metadata.name} confirm="Delete" onClose=${onClose} onConfirm=${confirm}>
-    <label><input type="checkbox" name="cascade" checked /> Cascade: delete the app's resources too</label>
+    <label><input type="checkbox" name="cascade" checked=${cascade} onChange=${(e) => setCascade(e.target.checked)} /> Cascade: delete the app's resources too</label>
     <label>Type the app's name to confirm <input name="confirm" autocomplete="off" /></label>
   <//>`;
 }
