@@ -41,12 +41,15 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /api/v1/applications/{name}/resource/actions", s.runResourceAction)
 	mux.HandleFunc("POST /api/v1/applications/{name}/resource/actions/v2", s.runResourceAction)
 
+	mux.HandleFunc("GET /api/v1/applicationsets", s.appSetList)
+	mux.HandleFunc("GET /api/v1/applicationsets/{name}", s.appSetGet)
+
 	mux.HandleFunc("GET /api/v1/projects", s.projectList)
 	mux.HandleFunc("GET /api/v1/projects/{name}", s.projectGet)
 	mux.HandleFunc("POST /api/v1/projects/{project}/roles/{role}/token", s.projectRoleToken)
 
 	ui := newWebUI()
-	for _, p := range []string{"/{$}", "/assets/", "/login", "/applications", "/applications/", "/projects", "/projects/"} {
+	for _, p := range []string{"/{$}", "/assets/", "/login", "/applications", "/applications/", "/projects", "/projects/", "/applicationsets", "/applicationsets/"} {
 		mux.HandleFunc("GET "+p, ui.serve)
 	}
 

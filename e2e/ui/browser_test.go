@@ -69,6 +69,21 @@ func (b *browser) waitFor(what, expr string, timeout time.Duration) {
 	}
 }
 
+// login logs in at the server's login page with a local account.
+func (b *browser) login(server, username, password string) {
+	b.t.Helper()
+	b.run("open the login page", chromedp.Navigate(server+"/login"))
+	b.waitFor("the login page", has(`form[aria-label="Log in"]`), 30*time.Second)
+	b.run("log in as "+username,
+		chromedp.SendKeys(chromedp.CSS(`input[name=username]`), username),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), password),
+		chromedp.Click(chromedp.CSS(`form[aria-label="Log in"] button[type=submit]`)))
+	b.waitFor("the applications page", has(`section[aria-label="Applications"]`), 30*time.Second)
+}
+
+// jsonDecode decodes a response body.
+func jsonDecode(body string, out any) error { return json.Unmarshal([]byte(body), out) }
+
 // press clicks the button (or tab) under scope whose text is label, once
 // it is there.
 func (b *browser) press(scope, label string) {

@@ -64,11 +64,8 @@ func TestWebUI(t *testing.T) {
 	s, admin, repo := startDemo(t, e, "demo")
 	b := newBrowser(t)
 	b.run("open the server", chromedp.Navigate(s.URL+"/"))
-	b.waitFor("the login page", has(`form[aria-label="Log in"]`), 30*time.Second)
-	b.run("log in as admin",
-		chromedp.SendKeys(chromedp.CSS(`input[name=username]`), "admin"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), adminPassword(t)),
-		chromedp.Click(chromedp.CSS(`form[aria-label="Log in"] button[type=submit]`)))
+	b.waitFor("the login page at /", has(`form[aria-label="Log in"]`), 30*time.Second)
+	b.login(s.URL, "admin", adminPassword(t))
 	b.waitFor("the applications page with demo Synced and Healthy in us-east-1",
 		has(demoTile+` ul[aria-label=Regions]`, "us-east-1", "Synced", "Healthy"), 3*time.Minute)
 	b.screenshot("ui-applications")

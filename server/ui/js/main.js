@@ -6,6 +6,7 @@ import { LoginPage } from './login.js';
 import { AppsPage } from './apps.js';
 import { AppPage } from './app.js';
 import { ProjectsPage } from './projects.js';
+import { AppSetsPage } from './appsets.js';
 
 function Shell({ user, children }) {
   const logout = async () => {
@@ -16,7 +17,7 @@ function Shell({ user, children }) {
   return html`
     <header class="top">
       <a class="brand" href="/applications">Ferry</a>
-      <nav aria-label="Pages"><a href="/applications">Applications</a> <a href="/projects">Projects</a></nav>
+      <nav aria-label="Pages"><a href="/applications">Applications</a> <a href="/applicationsets">ApplicationSets</a> <a href="/projects">Projects</a></nav>
       <span class="user">
         <span aria-label="Logged in as">${user.username}</span>
         <button type="button" onClick=${logout}>Log out</button>
@@ -45,6 +46,8 @@ function Root() {
   } else if (parts.length === 0 || parts[0] === 'applications') {
     if (parts.length === 0) { navigate('/applications', { replace: true }); return null; }
     page = html`<${AppsPage} loc=${loc} />`;
+  } else if (parts[0] === 'applicationsets') {
+    page = html`<${AppSetsPage} />`;
   } else if (parts[0] === 'projects') {
     page = html`<${ProjectsPage} />`;
   } else {
