@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,6 +78,10 @@ func TestWebUI(t *testing.T) {
 	b.click(demoTile + ` h2 a`)
 	b.waitFor("the tree: Deployment/web, a ReplicaSet under it, Pods under that",
 		has(deploy+` [role=treeitem][aria-label^="ReplicaSet/web-"] [role=treeitem][aria-label^="Pod/web-"]`), time.Minute)
+	b.run("walk the tree from the keyboard: Deployment/web, down to its ReplicaSet, Enter",
+		chromedp.Focus(chromedp.CSS(deploy)), chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.Enter))
+	b.waitFor("the ReplicaSet's panel", `(document.querySelector('aside.panel') || {}).getAttribute?.('aria-label')?.startsWith('ReplicaSet/web-')`, 30*time.Second)
+	b.click(`.panel header button[aria-label=Close]`)
 	b.click(deploy + ` > .node`)
 	b.waitFor("the Deployment's live manifest", has(`pre[aria-label="Live manifest"]`, `"kind": "Deployment"`, `"replicas": 2`), 30*time.Second)
 	b.screenshot("ui-app-tree")
