@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
+	"github.com/ferry-gitops/ferry/internal/devenv"
 )
 
 // web is the demo's Deployment, with replicas to change.
@@ -81,6 +82,10 @@ func TestWebUI(t *testing.T) {
 	b.run("walk the tree from the keyboard: Deployment/web, down to its ReplicaSet, Enter",
 		chromedp.Focus(chromedp.CSS(deploy)), chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.Enter))
 	b.waitFor("the ReplicaSet's panel", `(document.querySelector('aside.panel') || {}).getAttribute?.('aria-label')?.startsWith('ReplicaSet/web-')`, 30*time.Second)
+	b.click(`.panel header button[aria-label=Close]`)
+	b.click(deploy + ` [role=treeitem][aria-label^="Pod/web-"] > .node`)
+	b.press(`.panel [role=tablist]`, "Logs")
+	b.waitFor("the pod's log, streamed", has(`pre[aria-label="Logs"]`, "nginx: "+devenv.FakeLogLine), 30*time.Second)
 	b.click(`.panel header button[aria-label=Close]`)
 	b.click(deploy + ` > .node`)
 	b.waitFor("the Deployment's live manifest", has(`pre[aria-label="Live manifest"]`, `"kind": "Deployment"`, `"replicas": 2`), 30*time.Second)
