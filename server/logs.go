@@ -13,6 +13,11 @@ import (
 	"github.com/ferry-gitops/ferry/internal/regionlive"
 )
 
+// maxLogPods bounds the pods one logs request streams, as Argo CD's
+// server.maxPodLogsToRender (default 10) does: an app of many pods cannot
+// make the server hold a stream per container of each.
+const maxLogPods = 10
+
 // logEntry is Argo CD's LogEntry, with Ferry's region, namespace and
 // container.
 type logEntry struct {
@@ -77,6 +82,15 @@ func (s *server) appLogs(w http.ResponseWriter, r *http.Request) {
 				streams = append(streams, stream{rg, ctr})
 			}
 		}
+	}
+	pods := map[string]bool{}
+	for _, st := range streams {
+		pods[st.c.Region+"/"+st.c.Namespace+"/"+st.c.Pod] = true
+	}
+	if len(pods) > maxLogPods {
+		fail(w, http.StatusBadRequest, "application %q: %d pods match, more than the %d whose logs one request streams (Argo CD's default maxPodLogsToRender): name a workload (kind and resourceName), a podName or a region",
+			v.Metadata.Name, len(pods), maxLogPods)
+		return
 	}
 	if len(streams) == 0 {
 		fail(w, http.StatusNotFound, "application %q: no pod of its matches (give podName, or kind and resourceName of a Pod or a workload it deploys)", v.Metadata.Name)
