@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,12 +14,19 @@ import (
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/ferryclient"
+	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/rbac"
 )
 
 // streamEvery is how often the apps' search attributes are read for
-// changes while someone watches.
-const streamEvery = 2 * time.Second
+// changes while someone watches: one listing of every app, so that a
+// change reaches an open page within a second of the workflow's update.
+const streamEvery = 500 * time.Millisecond
+
+// maxFollowed bounds the apps whose operation runs that one round of the
+// poller queries (their progress changes no search attribute); the others
+// wait for a later round.
+const maxFollowed = 20
 
 // appEvent is one change of an app, as Argo CD's watch event.
 type appEvent struct {
@@ -73,9 +81,13 @@ func (w *watchers) send(e appEvent) {
 	}
 }
 
-// pollChanges sends the apps' changes until ctx ends.
+// pollChanges sends the apps' changes until ctx ends. An app is queried
+// when its search attributes changed, and, while its operation runs, every
+// round: a sync's progress (its message, its resources) changes no
+// attribute. An app's view is sent only when it differs from the last one.
 func (s *server) pollChanges(ctx context.Context) {
 	seen := map[string]contract.Summary{}
+	sent := map[string][32]byte{} // the digest of the view last sent, per app
 	t := time.NewTicker(streamEvery)
 	defer t.Stop()
 	for first := true; ; first = false {
@@ -83,12 +95,24 @@ func (s *server) pollChanges(ctx context.Context) {
 		now := map[string]contract.Summary{}
 		err := ferryclient.ListApps(ctx, s.temporal, func(name string, sum contract.Summary) { now[name] = sum })
 		if err == nil {
+			followed := 0
 			for name, sum := range now {
 				old, ok := seen[name]
-				if first || ok && summaryEqual(old, sum) {
+				changed := !ok || !summaryEqual(old, sum)
+				running := sum.Operation == string(app.OperationRunning) && followed < maxFollowed
+				if first || !changed && !running {
 					continue
 				}
-				if v, err := ferryclient.Query(ctx, s.temporal, name); err == nil {
+				if !changed {
+					followed++
+				}
+				v, err := ferryclient.Query(ctx, s.temporal, name)
+				if err != nil {
+					continue
+				}
+				b, _ := json.Marshal(v)
+				if d := sha256.Sum256(b); d != sent[name] || changed {
+					sent[name] = d
 					typ := "MODIFIED"
 					if !ok {
 						typ = "ADDED"
@@ -101,6 +125,7 @@ func (s *server) pollChanges(ctx context.Context) {
 					v := &contract.View{}
 					v.Metadata.Name, v.Spec.Project = name, sum.Project
 					s.watchers.send(appEvent{Type: "DELETED", App: v, proj: sum.Project})
+					delete(sent, name)
 				}
 			}
 			seen = now
