@@ -212,7 +212,7 @@ func (r *Region) statuses(states []kube.ResourceState) []app.ResourceStatus {
 	for _, s := range states {
 		out = append(out, app.ResourceStatus{
 			ResourceKey: s.Key, Region: r.Name, Status: s.Sync, Health: s.Health, HealthMessage: s.HealthMessage, Message: s.Message,
-			RequiresPruning: s.RequiresPruning, CountsAs: s.CountsAs,
+			RequiresPruning: s.RequiresPruning, CountsAs: s.CountsAs, SyncWave: s.Wave,
 		})
 	}
 	return out

@@ -137,12 +137,15 @@ webhook_port=$(free_port "$want_webhook" "$metrics_port")
 [ "$webhook_port" = "$want_webhook" ] || echo "webhook port $want_webhook is taken: using $webhook_port"
 metrics_addr=127.0.0.1:$metrics_port webhook_addr=127.0.0.1:$webhook_port
 
+# ferry-server's address, that the workflows' details in the Temporal Web
+# UI link each app to.
+server_listen=${FERRY_SERVER_LISTEN:-127.0.0.1:8080}
 region_flags=()
 for r in ${regions//,/ }; do region_flags+=(--region "$r"); done
 echo "starting ferry-worker (log: $base/worker.log)…"
 start_part ferry-worker "$base/worker.log" "$bin/ferry-worker" --control "${region_flags[@]}" --regions "$regions" \
   --regions-config "$FERRY_REGIONS_CONFIG" --temporal-address "$TEMPORAL_ADDRESS" --redis-addr "$REDIS_ADDR" --kubeconfig "$KUBECONFIG" \
-  --cache-dir "$base/repos" --metrics-addr "$metrics_addr" --webhook-addr "$webhook_addr"
+  --cache-dir "$base/repos" --metrics-addr "$metrics_addr" --webhook-addr "$webhook_addr" --ui-url "https://$server_listen"
 # /healthz answers once the worker polls its task queues.
 for ((t = 0; ; t++)); do
   check_parts
@@ -158,7 +161,6 @@ done
 # ferry-server, the front door, on the address the stack keeps for it
 # (its OIDC provider, Dex, redirects there). It makes the admin's first
 # password and keeps it in argocd-initial-admin-secret, as Argo CD does.
-server_listen=${FERRY_SERVER_LISTEN:-127.0.0.1:8080}
 echo "starting ferry-server (log: $base/server.log)…"
 start_part ferry-server "$base/server.log" "$bin/ferry-server" --listen "$server_listen" --temporal-address "$TEMPORAL_ADDRESS" \
   --kubeconfig "$KUBECONFIG" --control-context "$FERRY_CONTROL_CONTEXT" --control-namespace "$FERRY_CONTROL_NAMESPACE" \

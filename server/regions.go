@@ -83,12 +83,21 @@ func (s *server) region(w http.ResponseWriter, v *contract.View, name string) *r
 }
 
 // managedIn are v's resources in region: the objects its status lists
-// (child apps, which run as apps, left out).
+// (child apps, which run as apps, left out) and its last operation's hooks.
 func managedIn(v *contract.View, region string) []app.ResourceKey {
 	var out []app.ResourceKey
 	for _, res := range v.Status.Resources {
 		if res.Region == region && res.Kind != app.Kind {
 			out = append(out, res.ResourceKey)
+		}
+	}
+	// The last operation's hooks, while they live (their delete policy
+	// keeps them), as Argo CD's tree shows them.
+	if op := v.Status.OperationState; op != nil {
+		for _, res := range op.Results {
+			if res.Region == region && res.HookType != "" && !slices.Contains(out, res.ResourceKey) {
+				out = append(out, res.ResourceKey)
+			}
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -62,8 +63,11 @@ type config struct {
 	// repoPollInterval: how often a control worker lists each tracked
 	// repository for the apps (webhook.Poller); 0: the apps poll alone.
 	repoPollInterval time.Duration
-	tls              tlsFlags
-	render           renderFlags
+	// uiURL is ferry-server's address, that the Temporal Web UI's workflow
+	// details link each app to (workflows.Config.UIURL).
+	uiURL  string
+	tls    tlsFlags
+	render renderFlags
 	// tuning: the Temporal worker's pollers, slots and sticky cache.
 	tuning tuning
 	// checkoutMaxFile and checkoutMaxSize bound what the Git clone cache
@@ -162,6 +166,8 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.DurationVar(&c.repoPollInterval, "repo-poll-interval", contract.DefaultRepoPollInterval,
 		"a control worker lists each Git repository the apps track once per `DURATION` (one ls-remote however many apps track it) and refreshes the apps of what moved; "+
 			"an app whose poll interval is as long or longer then polls alone only every --full-compare-interval; 0: off, each app polls alone; keep it equal on every control worker")
+	fs.StringVar(&c.uiURL, "ui-url", "",
+		"`URL` of ferry-server's web UI (Argo CD's argocd-cm url), that each app's workflow details in the Temporal Web UI link to; empty: no link")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "the `DURATION` running activities get to finish on SIGTERM")
 	c.tuning.define(fs)
 	return fs
@@ -232,6 +238,9 @@ func (c *config) check() error {
 	}
 	if c.repoPollInterval < 0 {
 		errs = append(errs, fmt.Errorf("--repo-poll-interval %s: give a positive duration, such as 3m, or 0 for off", c.repoPollInterval))
+	}
+	if err := checkUIURL(c.uiURL); err != nil {
+		errs = append(errs, err)
 	}
 	if c.render.maxObjects <= 0 {
 		errs = append(errs, fmt.Errorf("--render-max-objects %d: give a positive number", c.render.maxObjects))
@@ -313,4 +322,16 @@ func defaultCacheDir() string {
 // usage is the worker's help text (flagenv.Usage).
 func usage(fs *flag.FlagSet) string {
 	return flagenv.Usage(fs, "FERRY_", "Usage: ferry-worker [--control] [--region NAME]... [flags]")
+}
+
+// checkUIURL accepts an absolute http(s) URL, or nothing.
+func checkUIURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("--ui-url %q: give ferry-server's absolute address, such as https://ferry.example.com", s)
+	}
+	return nil
 }

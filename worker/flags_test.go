@@ -37,6 +37,9 @@ func TestParseFlags(t *testing.T) {
 			wantErr: "not both"},
 		{name: "notifications context needs a namespace", args: []string{"--control", "--notifications-context", "x"},
 			wantErr: "--notifications-context x needs --notifications-namespace"},
+		{name: "ui url", args: []string{"--control", "--ui-url", "https://ferry.example.com/"}},
+		{name: "relative ui url", args: []string{"--control", "--ui-url", "ferry.example.com"},
+			wantErr: `--ui-url "ferry.example.com": give ferry-server's absolute address, such as https://ferry.example.com`},
 		{name: "negative max reconciles", args: []string{"--control", "--max-reconciles", "-1"}, wantErr: "--max-reconciles -1: give a positive number"},
 	}
 	for _, tc := range cases {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -123,7 +124,8 @@ func run(ctx context.Context, cfg *config) error {
 		}
 		w := worker.New(c, contract.TaskQueue, opts)
 		wfCfg := workflows.Config{Regions: cfg.regionsCfg, MaxReconciles: cfg.maxReconciles,
-			FullCompareEvery: cfg.fullCompareEvery, FullCompareInterval: cfg.fullCompareInterval, RepoPollInterval: cfg.repoPollInterval}
+			FullCompareEvery: cfg.fullCompareEvery, FullCompareInterval: cfg.fullCompareInterval, RepoPollInterval: cfg.repoPollInterval,
+			UIURL: strings.TrimSuffix(cfg.uiURL, "/")}
 		if notifications != nil {
 			wfCfg.Notifications = notifications
 		}

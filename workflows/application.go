@@ -31,6 +31,11 @@ type Config struct {
 	// configured). It may differ between workers: what it decided is in
 	// the history.
 	Notifications contract.Notifier
+	// UIURL is ferry-server's address (no trailing slash), that the app's
+	// details in the Temporal Web UI link to; empty: no link. Only the
+	// details use it, which no history records, so it may differ between
+	// workers.
+	UIURL string
 }
 
 // Workflows are registered on the control queue by the worker.

@@ -301,6 +301,9 @@ func (s *appState) details() string {
 	} else {
 		fmt.Fprintf(&b, "repo %s path `%s`\n\n", s.app.Spec.Source.RepoURL, s.app.Spec.Source.Path)
 	}
+	if link := s.uiLink(); link != "" {
+		fmt.Fprintf(&b, "[Open %s in Ferry](%s)\n\n", s.app.Metadata.Name, link)
+	}
 	b.WriteString("| region | sync | health | resources |\n|---|---|---|---|\n")
 	for _, region := range workflow.DeterministicKeys(s.Status.Regions) {
 		r := s.Status.Regions[region]
@@ -313,6 +316,19 @@ func (s *appState) details() string {
 		}
 	}
 	return b.String()
+}
+
+// uiLink is the app's page in ferry-server's web UI, or "" when the
+// workers were given no --ui-url.
+func (s *appState) uiLink() string {
+	if s.cfg.UIURL == "" {
+		return ""
+	}
+	ns := ""
+	if s.Owner != nil && s.Owner.Object != "" {
+		ns, _, _ = strings.Cut(s.Owner.Object, "/")
+	}
+	return s.cfg.UIURL + contract.AppPagePath(ns, s.app.Metadata.Name)
 }
 
 func metrics(ctx workflow.Context) client.MetricsHandler { return workflow.GetMetricsHandler(ctx) }

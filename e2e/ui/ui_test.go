@@ -35,14 +35,40 @@ spec:
 `, replicas)
 }
 
+// settingsWave1 is a ConfigMap of sync wave 1, and migrateHook a PreSync
+// hook that its delete policy keeps: the tree shows both for what they are.
+const (
+	settingsWave1 = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  annotations: {argocd.argoproj.io/sync-wave: "1"}
+data: {mode: demo}
+`
+	migrateHook = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+  annotations: {argocd.argoproj.io/hook: PreSync, argocd.argoproj.io/hook-delete-policy: BeforeHookCreation}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: main, image: busybox:1.36, command: ["true"]}]
+`
+)
+
 // startDemo starts the worker and the server, and the app name deploying
 // web(2), synced; it answers the server, the admin's token and the repo.
 func startDemo(t *testing.T, e *e2etest.Env, name string) (*e2etest.Server, string, *e2etest.Repo) {
 	t.Helper()
-	e.StartWorker(t, e.AllRoles()...)
+	// The workflows' details in the Temporal Web UI link to the server's pages.
+	e.StartWorker(t, append(e.AllRoles(), "--ui-url", "https://"+e.Stack.ServerListen)...)
 	s := e.StartServer(t)
 	admin := s.Login(t, "admin", adminPassword(t))
-	repo, _ := s.DeployTeamApp(t, e, admin, name, map[string]string{"app/web.yaml": web(2)})
+	repo, _ := s.DeployTeamApp(t, e, admin, name, map[string]string{"app/web.yaml": web(2),
+		"app/settings.yaml": settingsWave1, "app/migrate.yaml": migrateHook})
 	return s, admin, repo
 }
 
@@ -79,6 +105,10 @@ func TestWebUI(t *testing.T) {
 	b.click(demoTile + ` h2 a`)
 	b.waitFor("the tree: Deployment/web, a ReplicaSet under it, Pods under that",
 		has(deploy+` [role=treeitem][aria-label^="ReplicaSet/web-"] [role=treeitem][aria-label^="Pod/web-"]`), time.Minute)
+	b.waitFor("the ConfigMap's wave and the PreSync hook that ran, with its Pod",
+		has(tree+` [role=treeitem][aria-label="ConfigMap/settings"] > .node`, "wave 1")+" && "+
+			has(tree+` [role=treeitem][aria-label="Job/migrate"] > .node`, "PreSync hook", "Succeeded")+" && "+
+			has(tree+` [role=treeitem][aria-label="Job/migrate"] [role=treeitem][aria-label^="Pod/migrate-"]`), time.Minute)
 	b.run("walk the tree from the keyboard: Deployment/web, down to its ReplicaSet, Enter",
 		chromedp.Focus(chromedp.CSS(deploy)), chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.Enter))
 	b.waitFor("the ReplicaSet's panel", `(document.querySelector('aside.panel') || {}).getAttribute?.('aria-label')?.startsWith('ReplicaSet/web-')`, 30*time.Second)
@@ -109,6 +139,10 @@ func TestWebUI(t *testing.T) {
 	b.waitFor("Synced and Healthy without a reload", has(header, "Synced", "Healthy")+" && !document.querySelector('.app-header').innerText.includes('OutOfSync') && window.notReloaded === true", 3*time.Minute)
 
 	b.waitFor("a link to the app's workflow in the Temporal Web UI", has(header+` a[href*="/workflows/app%2Fdemo"]`, "Workflow in Temporal"), 30*time.Second)
+	back := s.URL + "/applications/argocd/demo"
+	assert.Contains(t, workflowDetails(t, e, "demo"), "[Open demo in Ferry]("+back+")", "the workflow's details in the Temporal Web UI link back")
+	b.run("follow the link back", chromedp.Navigate(back))
+	b.waitFor("the app's page, from the workflow's link", has(header, "demo", "Synced"), 30*time.Second)
 	b.click(deploy + ` > .node`)
 	b.waitFor("the Deployment's actions", has(`[aria-label="Resource actions"]`, "restart"), 30*time.Second)
 	b.press(`[aria-label="Resource actions"]`, "restart")

@@ -90,6 +90,8 @@ type ResourceStatus struct {
 	// says IgnoreExtraneous (it shows OutOfSync), OutOfSync for a resource
 	// of the app that its project does not permit (it shows Unknown).
 	CountsAs SyncStatusCode `json:"countsAs,omitempty"`
+	// SyncWave is the desired object's sync wave (Argo CD's syncWave).
+	SyncWave int `json:"syncWave,omitempty"`
 }
 
 // AppSync is what r counts as in the app's sync status (CountsAs).

@@ -83,6 +83,23 @@ func TestCompareMissing(t *testing.T) {
 	}
 }
 
+// TestCompareSaysEachWave: each state carries its object's sync wave, in
+// wave order, as the UI shows it on the tree's nodes.
+func TestCompareSaysEachWave(t *testing.T) {
+	e := newEnv(t)
+	late := configMap("late", nil, map[string]string{app.AnnotationSyncWave: "2"})
+	early := configMap("early", nil, map[string]string{app.AnnotationSyncWave: "-1"})
+	plain := configMap("plain", nil, nil)
+	waves := map[string]int{}
+	var order []string
+	for _, s := range e.compare([]*unstructured.Unstructured{late, plain, early}, nil) {
+		waves[s.Key.Name] = s.Wave
+		order = append(order, s.Key.Name)
+	}
+	assert.Equal(t, map[string]int{"early": -1, "plain": 0, "late": 2}, waves)
+	assert.Equal(t, []string{"early", "plain", "late"}, order)
+}
+
 func TestPrune(t *testing.T) {
 	e := newEnv(t)
 	objs := guestbook(t)

@@ -58,6 +58,8 @@ type ResourceState struct {
 	// CountsAs is what it counts as in the app's sync status when that is
 	// not Sync (app.ResourceStatus.CountsAs).
 	CountsAs app.SyncStatusCode
+	// Wave is the desired object's sync wave; 0 for one no longer desired.
+	Wave int
 }
 
 // Compare predicts, for every desired object, what a sync would make of the
@@ -101,6 +103,9 @@ func (c *Cluster) Compare(ctx context.Context, req CompareRequest) ([]ResourceSt
 		}
 	})
 
+	for i, t := range ordered {
+		states[i].Wave, _ = syncplan.WaveOf(t.obj) // a bad wave is the plan's error
+	}
 	var errs []*ObjectError
 	want := map[app.ResourceKey]bool{}
 	for _, t := range tasks {

@@ -4,7 +4,7 @@
 import { html, useState, useEffect, useMemo } from './html.js';
 import { api, appPath, canI, watchApps, settings, workflowURL } from './api.js';
 import { navigate } from './router.js';
-import { key, regionsOf, syncOf, healthOf, age, short } from './model.js';
+import { key, appURL, regionsOf, syncOf, healthOf, age, short } from './model.js';
 import { Tree, nodeKey } from './tree.js';
 import { Panel } from './panel.js';
 import { SyncDialog, DeleteDialog, RollbackDialog } from './dialogs.js';
@@ -22,7 +22,12 @@ function useApp(namespace, name) {
       if (ev.type === 'DELETED') setApp({ deleted: true });
       else setApp(ev.application);
     });
-    api(appPath(self)).then((a) => { loaded = true; setApp(a); }).catch((e) => setError(e.message));
+    api(appPath(self)).then((a) => {
+      loaded = true;
+      self.metadata.namespace = a.metadata.namespace; // /applications/NAME: now the app's own URL
+      if (!namespace) history.replaceState(null, '', appURL(a));
+      setApp(a);
+    }).catch((e) => setError(e.message));
     return stop;
   }, [namespace, name]);
   return [app, error, setApp];
@@ -80,6 +85,17 @@ function Operation({ op, workflow }) {
   </p>`;
 }
 
+// byNode keys the app's status.resources and its last operation's hook
+// results by tree node (nodeKey).
+function byNode(app) {
+  const resources = new Map(), hooks = new Map();
+  if (!app || app.deleted) return [resources, hooks];
+  for (const r of app.status.resources || []) resources.set(nodeKey(r), r);
+  const op = app.status.operationState || {};
+  for (const r of (op.syncResult && op.syncResult.resources) || op.results || []) if (r.hookType) hooks.set(nodeKey(r), r);
+  return [resources, hooks];
+}
+
 export function AppPage({ namespace, name }) {
   const [app, error, setApp] = useApp(namespace, name);
   const nodes = useTree(app);
@@ -93,11 +109,12 @@ export function AppPage({ namespace, name }) {
     for (const n of nodes || []) m.set(n.region, [...(m.get(n.region) || []), n]);
     return m;
   }, [nodes]);
+  const [resources, hooks] = useMemo(() => byNode(app), [app]);
   if (error) return html`<p role="alert" class="error">${error}</p>`;
   if (!app) return html`<p class="loading">Loading ${name}…</p>`;
   if (app.deleted) return html`<p role="status">Application ${name} was deleted. <a href="/applications">All applications</a></p>`;
-  const statusOf = (n) => (app.status.resources || []).find((r) => r.region === n.region && (r.group || '') === (n.group || '') &&
-    r.kind === n.kind && (r.namespace || '') === (n.namespace || '') && r.name === n.name);
+  const statusOf = (n) => resources.get(nodeKey(n));
+  const hookOf = (n) => hooks.get(nodeKey(n));
   const refresh = (hard) => api(appPath(app, '', { refresh: hard ? 'hard' : 'normal' })).then((a) => { setApp(a); setNotice(hard ? 'Hard refreshed' : 'Refreshed'); })
     .catch((e) => setNotice(e.message));
   const terminate = () => api(appPath(app, '/operation'), { method: 'DELETE' }).then(() => setNotice('Operation terminated')).catch((e) => setNotice(e.message));
@@ -133,7 +150,7 @@ export function AppPage({ namespace, name }) {
       ${nodes === null && html`<p class="loading">Loading the resource tree…</p>`}
       ${regionsOf(app).map((r) => html`<section key=${r.name} aria-label=${'Region ' + r.name}>
         <h2>${r.name}</h2>
-        <${Tree} region=${r.name} nodes=${byRegion.get(r.name) || []} selected=${selected} onSelect=${(n) => setSelected(nodeKey(n))} statusOf=${statusOf} />
+        <${Tree} region=${r.name} nodes=${byRegion.get(r.name) || []} selected=${selected} onSelect=${(n) => setSelected(nodeKey(n))} statusOf=${statusOf} hookOf=${hookOf} />
       </section>`)}
     </div>
     ${selNode && html`<${Panel} key=${selected} app=${app} node=${selNode} managed=${!!statusOf(selNode)} onClose=${() => setSelected(null)} />`}

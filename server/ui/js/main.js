@@ -41,8 +41,10 @@ function Root() {
   if (!user) return html`<p class="loading">Loading…</p>`;
   const parts = loc.pathname.split('/').filter(Boolean);
   let page;
-  if (parts[0] === 'applications' && parts.length >= 3) {
-    page = html`<${AppPage} key=${parts[1] + '/' + parts[2]} namespace=${parts[1]} name=${parts[2]} loc=${loc} user=${user} />`;
+  if (parts[0] === 'applications' && parts.length >= 2) {
+    // /applications/NAME is the app in the server's namespace, as in Argo CD.
+    const [ns, name] = parts.length >= 3 ? [parts[1], parts[2]] : ['', parts[1]];
+    page = html`<${AppPage} key=${ns + '/' + name} namespace=${ns} name=${name} loc=${loc} user=${user} />`;
   } else if (parts.length === 0 || parts[0] === 'applications') {
     if (parts.length === 0) { navigate('/applications', { replace: true }); return null; }
     page = html`<${AppsPage} loc=${loc} />`;

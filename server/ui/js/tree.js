@@ -19,10 +19,11 @@ export function build(nodes) {
 export const nodeName = (n) => `${n.kind}/${n.name}`;
 export const nodeKey = (n) => [n.region, n.group || '', n.kind, n.namespace || '', n.name].join('/');
 
-function Item({ item, level, selected, onSelect, statusOf, first }) {
+function Item({ item, level, selected, onSelect, statusOf, hookOf, first }) {
   const n = item.node;
   const k = nodeKey(n);
   const sync = statusOf(n);
+  const hook = hookOf(n);
   const health = n.health && n.health.status;
   const info = (n.info || []).map((i) => `${i.name}: ${i.value}`).join(', ');
   return html`<li role="treeitem" aria-label=${nodeName(n)} aria-level=${level} aria-selected=${selected === k}
@@ -32,18 +33,21 @@ function Item({ item, level, selected, onSelect, statusOf, first }) {
       <span class="kind">${n.kind}</span> <span class="name">${n.name}</span>
       ${sync && html` <span class=${'status sync ' + sync.status.toLowerCase()}>${sync.status}</span>`}
       ${health && html` <span class=${'status health ' + health.toLowerCase()}>${health}</span>`}
-      ${sync && sync.hook && html` <span class="tag">hook</span>`}
+      ${sync && sync.syncWave ? html` <span class="tag">wave ${sync.syncWave}</span>` : ''}
+      ${hook && html` <span class="tag">${hook.hookType} hook</span> <span class=${'status phase ' + (hook.hookPhase || '').toLowerCase()}>${hook.hookPhase}</span>`}
       ${info && html` <span class="info">${info}</span>`}
       ${n.health && n.health.message && html` <span class="message">${n.health.message}</span>`}
     </span>
     ${item.children.length > 0 && html`<ul role="group">
-      ${item.children.map((c) => html`<${Item} key=${nodeKey(c.node)} item=${c} level=${level + 1} selected=${selected} onSelect=${onSelect} statusOf=${statusOf} />`)}
+      ${item.children.map((c) => html`<${Item} key=${nodeKey(c.node)} item=${c} level=${level + 1} selected=${selected} onSelect=${onSelect} statusOf=${statusOf} hookOf=${hookOf} />`)}
     </ul>`}
   </li>`;
 }
 
 // Tree shows the region's tree; selected is the key of the selected node.
-export function Tree({ region, nodes, selected, onSelect, statusOf }) {
+// statusOf(node) is its entry of the app's status.resources, hookOf(node)
+// its hook result in the last operation; either may be undefined.
+export function Tree({ region, nodes, selected, onSelect, statusOf, hookOf }) {
   const ref = useRef(null);
   const roots = build(nodes);
   const onKeyDown = (e) => {
@@ -60,6 +64,6 @@ export function Tree({ region, nodes, selected, onSelect, statusOf }) {
     }
   };
   return html`<ul role="tree" ref=${ref} aria-label=${'Resources in ' + region} class="tree" onKeyDown=${onKeyDown}>
-    ${roots.map((it, i) => html`<${Item} key=${nodeKey(it.node)} item=${it} level=${1} first=${i === 0} selected=${selected} onSelect=${onSelect} statusOf=${statusOf} />`)}
+    ${roots.map((it, i) => html`<${Item} key=${nodeKey(it.node)} item=${it} level=${1} first=${i === 0} selected=${selected} onSelect=${onSelect} statusOf=${statusOf} hookOf=${hookOf} />`)}
   </ul>`;
 }
