@@ -1,28 +1,27 @@
 package ui
 
 import (
-	"context"
-	"testing"
+	"fmt"
+	"strconv"
 	"time"
 
-	sdkpb "go.temporal.io/api/sdk/v1"
-
-	"github.com/stretchr/testify/require"
-
-	"github.com/ferry-gitops/ferry/contract"
-	"github.com/ferry-gitops/ferry/e2e/e2etest"
+	"github.com/chromedp/chromedp"
 )
 
-// workflowDetails is the markdown the Temporal Web UI shows as the app's
-// workflow's current details: the answer of the SDK's built-in metadata
-// query, which the Web UI asks.
-func workflowDetails(t *testing.T, e *e2etest.Env, name string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	v, err := e.TemporalClient(t).QueryWorkflow(ctx, contract.WorkflowID(name), "", "__temporal_workflow_metadata")
-	require.NoError(t, err)
-	var md sdkpb.WorkflowMetadata
-	require.NoError(t, v.Get(&md))
-	return md.GetCurrentDetails()
+// linkInTemporalUI opens the app's workflow in the Temporal Web UI, shows
+// its User Metadata, and waits for the workflow's current details (which
+// the Web UI renders in a frame of its own origin) to link to want, under
+// the text "Open NAME in Ferry".
+func (b *browser) linkInTemporalUI(workflowURL, name, want string) {
+	b.t.Helper()
+	b.run("open the workflow in the Temporal Web UI", chromedp.Navigate(workflowURL))
+	b.waitFor("the Temporal Web UI's User Metadata tab", `(() => {
+		const tab = [...document.querySelectorAll('a,button')].find((e) => e.innerText.trim().startsWith('User Metadata'));
+		if (tab) tab.click();
+		return !!tab;
+	})()`, 30*time.Second)
+	b.waitFor(fmt.Sprintf("the workflow's details link to %s", want), fmt.Sprintf(`[...document.querySelectorAll('iframe')].some((f) => {
+		const doc = f.contentDocument;
+		return !!doc && [...doc.querySelectorAll('a')].some((a) => a.innerText.includes(%s) && a.href === %s);
+	})`, strconv.Quote("Open "+name+" in Ferry"), strconv.Quote(want)), 30*time.Second)
 }

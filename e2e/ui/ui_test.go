@@ -139,8 +139,10 @@ func TestWebUI(t *testing.T) {
 	b.waitFor("Synced and Healthy without a reload", has(header, "Synced", "Healthy")+" && !document.querySelector('.app-header').innerText.includes('OutOfSync') && window.notReloaded === true", 3*time.Minute)
 
 	b.waitFor("a link to the app's workflow in the Temporal Web UI", has(header+` a[href*="/workflows/app%2Fdemo"]`, "Workflow in Temporal"), 30*time.Second)
+	workflowURL, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('.app-header a[href*="/workflows/"]').href`))
+	require.NoError(t, err)
 	back := s.URL + "/applications/argocd/demo"
-	assert.Contains(t, workflowDetails(t, e, "demo"), "[Open demo in Ferry]("+back+")", "the workflow's details in the Temporal Web UI link back")
+	b.linkInTemporalUI(workflowURL, "demo", back)
 	b.run("follow the link back", chromedp.Navigate(back))
 	b.waitFor("the app's page, from the workflow's link", has(header, "demo", "Synced"), 30*time.Second)
 	b.click(deploy + ` > .node`)
