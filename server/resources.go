@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -31,17 +32,25 @@ func (s *server) resourceTree(w http.ResponseWriter, r *http.Request) {
 	if dests == nil {
 		return
 	}
+	perRegion := make([][]regionlive.Node, len(dests)) // the regions are read at once
+	var wg sync.WaitGroup
+	for i, d := range dests {
+		wg.Go(func() {
+			rg, err := s.regions.clusters.Region(d.Region)
+			var got []regionlive.Node
+			if err == nil {
+				got, err = rg.Tree(r.Context(), managedIn(v, d.Region))
+			}
+			if err != nil {
+				s.log.Warn("a region's resource tree is its status", "app", v.Metadata.Name, "region", d.Region, "error", err)
+				got = statusNodes(v, d.Region)
+			}
+			perRegion[i] = got
+		})
+	}
+	wg.Wait()
 	nodes := []regionlive.Node{}
-	for _, d := range dests {
-		rg, err := s.regions.clusters.Region(d.Region)
-		var got []regionlive.Node
-		if err == nil {
-			got, err = rg.Tree(r.Context(), managedIn(v, d.Region))
-		}
-		if err != nil {
-			s.log.Warn("a region's resource tree is its status", "app", v.Metadata.Name, "region", d.Region, "error", err)
-			got = statusNodes(v, d.Region)
-		}
+	for _, got := range perRegion {
 		nodes = append(nodes, got...)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"nodes": nodes, "orphanedNodes": []any{}, "hosts": []any{}})

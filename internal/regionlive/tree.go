@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -84,11 +85,12 @@ func (r *Region) Tree(ctx context.Context, managed []app.ResourceKey) ([]Node, e
 	inTree := map[types.UID]Ref{}
 	namespaces := map[string]bool{}
 	var failed []error
-	for _, k := range managed {
+	objs, errs := r.getAll(ctx, managed)
+	for i, k := range managed {
 		if k.Namespace != "" {
 			namespaces[k.Namespace] = true
 		}
-		obj, err := r.Get(ctx, k)
+		obj, err := objs[i], errs[i]
 		if err != nil {
 			if !meta.IsNoMatchError(err) {
 				failed = append(failed, fmt.Errorf("%s: %w", describe(k), err))
@@ -134,6 +136,25 @@ func (r *Region) Tree(ctx context.Context, managed []app.ResourceKey) ([]Node, e
 		return a.Name < b.Name
 	})
 	return append(nodes, children...), errors.Join(failed...)
+}
+
+// getConcurrency is how many objects one tree reads at once: an app of
+// hundreds of objects is read in a few round trips' time, not hundreds.
+const getConcurrency = 16
+
+// getAll reads the objects of keys (Get), in their order.
+func (r *Region) getAll(ctx context.Context, keys []app.ResourceKey) ([]*unstructured.Unstructured, []error) {
+	objs, errs := make([]*unstructured.Unstructured, len(keys)), make([]error, len(keys))
+	var g errgroup.Group
+	g.SetLimit(getConcurrency)
+	for i, k := range keys {
+		g.Go(func() error {
+			objs[i], errs[i] = r.Get(ctx, k)
+			return nil
+		})
+	}
+	_ = g.Wait() // each read's error is in errs
+	return objs, errs
 }
 
 // listChildren lists the objects of childKinds in namespaces, those that
