@@ -19,10 +19,14 @@ function useApps() {
       if (ev.type === 'DELETED') live.delete(k);
       else live.set(k, ev.application);
     };
+    // Many changes at once (a push that moves every app) render once a
+    // frame, not once each.
+    let frame = 0;
+    const show = () => { frame = 0; setApps([...live.values()]); };
     const stop = watchApps((ev) => {
       if (!loaded) { pending.push(ev); return; }
       apply(ev);
-      setApps([...live.values()]);
+      if (!frame) frame = requestAnimationFrame(show);
     });
     api('/api/v1/applications').then((list) => {
       for (const a of list.items || []) live.set(key(a), a);
@@ -30,7 +34,7 @@ function useApps() {
       loaded = true;
       setApps([...live.values()]);
     }).catch((e) => setError(e.message));
-    return stop;
+    return () => { stop(); cancelAnimationFrame(frame); };
   }, []);
   return [apps, error];
 }
