@@ -128,6 +128,7 @@ func (s *server) visible(ctx context.Context, c *caller, q url.Values) ([]*contr
 	ns := q.Get("appNamespace")
 	_, en := s.live.snapshot()
 	var names []string
+	sums := map[string]contract.Summary{}
 	err = ferryclient.ListApps(ctx, s.temporal, func(name string, sum contract.Summary) {
 		objNS := sum.Namespace
 		if objNS == "" {
@@ -142,12 +143,13 @@ func (s *server) visible(ctx context.Context, c *caller, q url.Values) ([]*contr
 			return
 		}
 		names = append(names, name)
+		sums[name] = sum
 	})
 	if err != nil {
 		return nil, http.StatusServiceUnavailable, err
 	}
 	items := []*contract.View{}
-	for _, v := range s.queryAll(ctx, names) {
+	for _, v := range s.views(ctx, names, sums) {
 		if v != nil && sel.Matches(labels.Set(v.Metadata.Labels)) &&
 			en.Allowed(c.who, rbac.Request{Resource: "applications", Action: "get", Object: object(v.ProjectOf(), v.Metadata.Name)}) {
 			items = append(items, s.shown(v))

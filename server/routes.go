@@ -25,13 +25,13 @@ func (s *server) routes() http.Handler {
 
 	mux.HandleFunc("GET /api/v1/applications", s.appList)
 	mux.HandleFunc("GET /api/v1/stream/applications", s.appStream)
-	mux.HandleFunc("GET /api/v1/applications/{name}", s.appGet)
-	mux.HandleFunc("PUT /api/v1/applications/{name}", s.appUpdate)
-	mux.HandleFunc("DELETE /api/v1/applications/{name}", s.appDelete)
+	mux.HandleFunc("GET /api/v1/applications/{name}", s.changes(s.appGet))
+	mux.HandleFunc("PUT /api/v1/applications/{name}", s.changes(s.appUpdate))
+	mux.HandleFunc("DELETE /api/v1/applications/{name}", s.changes(s.appDelete))
 	mux.HandleFunc("GET /api/v1/applications/{name}/events", s.appEvents)
-	mux.HandleFunc("POST /api/v1/applications/{name}/sync", s.appSync)
-	mux.HandleFunc("POST /api/v1/applications/{name}/rollback", s.appRollback)
-	mux.HandleFunc("DELETE /api/v1/applications/{name}/operation", s.appTerminate)
+	mux.HandleFunc("POST /api/v1/applications/{name}/sync", s.changes(s.appSync))
+	mux.HandleFunc("POST /api/v1/applications/{name}/rollback", s.changes(s.appRollback))
+	mux.HandleFunc("DELETE /api/v1/applications/{name}/operation", s.changes(s.appTerminate))
 	mux.HandleFunc("GET /api/v1/applications/{name}/resource-tree", s.resourceTree)
 	mux.HandleFunc("GET /api/v1/applications/{name}/managed-resources", s.managedResources)
 	mux.HandleFunc("GET /api/v1/applications/{name}/manifests", s.appManifests)
@@ -57,6 +57,16 @@ func (s *server) routes() http.Handler {
 		fail(w, http.StatusNotFound, "%s %s is not an API of ferry-server (docs/user-guide/api.md lists those it offers)", r.Method, r.URL.Path)
 	})
 	return mux
+}
+
+// changes wraps a handler that may change the app it names (a GET may
+// refresh it): the app's cached view is dropped after, so the next list
+// queries it.
+func (s *server) changes(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		h(w, r)
+		s.cache.forget(s.appName(r))
+	}
 }
 
 // version is GET /api/version, as Argo CD's VersionMessage, with the

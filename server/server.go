@@ -30,6 +30,7 @@ type server struct {
 	audit    *auditLog
 	sso      sso
 	watchers watchers
+	cache    viewCache
 	regions  *regionAccess
 }
 
@@ -81,6 +82,7 @@ func newServer(ctx context.Context, cfg *config, log *slog.Logger) (*server, err
 		return nil, err
 	}
 	go s.live.watchProjects(ctx, tc)
+	go s.follow(ctx)
 	return s, nil
 }
 

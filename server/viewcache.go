@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// viewCache keeps each app's view as the server last queried it, with the
+// search attributes the app had then, so that a list of a thousand apps
+// queries only those whose attributes moved, not every workflow.
+//
+// A view is taken from the cache only while the app's attributes are what
+// they were when it was queried, no operation of the app runs, and the
+// server made no change to it since (forget). What moves no attribute (a
+// second sync of the same revision that ends as the first) is caught by
+// the poller, which queries the oldest views again a few each round
+// (stream.go): a view is never older than a few minutes.
+type viewCache struct {
+	mu sync.Mutex
+	m  map[string]cachedView
+}
+
+type cachedView struct {
+	v   *contract.View
+	sum contract.Summary
+	at  time.Time
+}
+
+// get is the cached view of name when sum is still the app's summary.
+func (c *viewCache) get(name string, sum contract.Summary) *contract.View {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[name]
+	if !ok || !summaryEqual(e.sum, sum) || sum.Operation == string(app.OperationRunning) {
+		return nil
+	}
+	return e.v
+}
+
+func (c *viewCache) put(name string, sum contract.Summary, v *contract.View) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]cachedView{}
+	}
+	c.m[name] = cachedView{v: v, sum: sum, at: time.Now()}
+}
+
+// forget drops name's view: the server changed the app.
+func (c *viewCache) forget(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, name)
+}
+
+// keep drops the views of the apps that are not in running.
+func (c *viewCache) keep(running map[string]contract.Summary) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name := range c.m {
+		if _, ok := running[name]; !ok {
+			delete(c.m, name)
+		}
+	}
+}
+
+// oldest are up to n names of running whose views are the oldest, or
+// missing, for the poller to query again.
+func (c *viewCache) oldest(running map[string]contract.Summary, n int, olderThan time.Duration) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for name := range running {
+		if e, ok := c.m[name]; !ok || time.Since(e.at) > olderThan {
+			if out = append(out, name); len(out) == n {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// views answers the views of names, whose summaries are sums: from the
+// cache where it may, the others queried (16 at a time) and kept.
+func (s *server) views(ctx context.Context, names []string, sums map[string]contract.Summary) []*contract.View {
+	out := make([]*contract.View, len(names))
+	var ask []string
+	var at []int
+	for i, name := range names {
+		if out[i] = s.cache.get(name, sums[name]); out[i] == nil {
+			ask, at = append(ask, name), append(at, i)
+		}
+	}
+	for j, v := range s.queryAll(ctx, ask) {
+		if v != nil {
+			s.cache.put(ask[j], sums[ask[j]], v)
+			out[at[j]] = v
+		}
+	}
+	return out
+}
