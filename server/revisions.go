@@ -62,7 +62,7 @@ func (s *server) revisionMetadata(w http.ResponseWriter, r *http.Request) {
 		typ, msg := ferryclient.ErrorType(err)
 		switch typ {
 		case contract.ErrRevisionNotFound:
-			fail(w, http.StatusNotFound, "application %q: revision %q not found: %s", name, rev, msg)
+			fail(w, http.StatusNotFound, "%s", msg) // it names the app, the revision and the repository
 		case contract.ErrProjectNotFound:
 			fail(w, http.StatusNotFound, "%s", msg)
 		case contract.ErrProjectDenied:

@@ -63,6 +63,7 @@ data:
 	assert.Equal(t, http.StatusNotFound, status, body)
 	assert.Contains(t, body, unknown)
 	assert.Contains(t, body, repo.URL)
+	assert.Contains(t, body, "no such branch, tag or commit; the repository has branches main")
 
 	status, body = s.Do(t, reader, "GET", path("a..b"), nil)
 	assert.Equal(t, http.StatusBadRequest, status, body)

@@ -2,6 +2,7 @@ package gitsource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -54,18 +55,22 @@ func (r *Repos) RevisionMetadata(ctx context.Context, repoURL, revision string) 
 		out.Message = commit.Message
 		return nil
 	})
-	if err != nil {
-		if IsNotFound(err) {
-			return RevisionMetadata{}, err
-		}
+	refs, lerr := r.listRefs(ctx, repoURL, false, r.opts.RefsTTL)
+	var missing *CommitNotFoundError
+	switch {
+	case errors.As(err, &missing) && lerr == nil:
+		// Said as a revision, with what the repository has instead.
+		return RevisionMetadata{}, &RevisionNotFoundError{RepoURL: RedactURL(repoURL), Revision: strings.TrimSpace(revision),
+			Branches: refs.branches(), Tags: refs.tags()}
+	case IsNotFound(err):
+		return RevisionMetadata{}, err
+	case err != nil:
 		return RevisionMetadata{}, fmt.Errorf("read %s commit %s: %w", RedactURL(repoURL), sha, err)
+	case lerr != nil:
+		return RevisionMetadata{}, fmt.Errorf("list the tags of %s: %w", RedactURL(repoURL), lerr)
 	}
 	if len(out.Message) > maxMessageBytes {
 		out.Message = strings.ToValidUTF8(out.Message[:maxMessageBytes], "") + "…"
-	}
-	refs, err := r.listRefs(ctx, repoURL, false, r.opts.RefsTTL)
-	if err != nil {
-		return RevisionMetadata{}, fmt.Errorf("list the tags of %s: %w", RedactURL(repoURL), err)
 	}
 	out.Tags = refs.tagsAt(sha)
 	return out, nil

@@ -12,7 +12,8 @@ import (
 // TestRevisionMetadata: against a repository served over smart HTTP, a
 // commit named by a full or short SHA, a branch or a tag answers its
 // author, date, message and the tags at it; a revision that names nothing
-// is not found, and the error names the revision and the repository.
+// is not found, and the error names the revision, the repository and the
+// branches it has.
 func TestRevisionMetadata(t *testing.T) {
 	ctx := context.Background()
 	s := newGitServer(t)
@@ -71,7 +72,7 @@ func TestRevisionMetadata(t *testing.T) {
 			if !IsNotFound(err) {
 				t.Fatalf("RevisionMetadata(%q): %v, want not found", rev, err)
 			}
-			for _, want := range []string{rev, fx.url} {
+			for _, want := range []string{rev, fx.url, "no such branch, tag or commit", "branches dated, dev, main"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("the error does not name %q: %v", want, err)
 				}
