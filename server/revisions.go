@@ -61,18 +61,20 @@ func (s *server) revisionMetadata(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		typ, msg := ferryclient.ErrorType(err)
 		switch typ {
-		case contract.ErrRevisionNotFound:
-			fail(w, http.StatusNotFound, "%s", msg) // it names the app, the revision and the repository
-		case contract.ErrProjectNotFound:
-			fail(w, http.StatusNotFound, "%s", msg)
+		case contract.ErrRevisionNotFound, contract.ErrProjectNotFound:
+			fail(w, http.StatusNotFound, "%s", msg) // it names the app, and the revision and repository or the project
 		case contract.ErrProjectDenied:
 			fail(w, http.StatusForbidden, "%s", msg)
 		default:
-			fail(w, http.StatusServiceUnavailable, "application %q: the metadata of revision %q: %v", name, rev, err)
+			fail(w, http.StatusServiceUnavailable, "application %q: the metadata of revision %q: %s", name, rev, msg)
 		}
 		return
 	}
-	b, err := json.Marshal(map[string]any{"author": md.Author, "date": md.Date.UTC().Format(time.RFC3339), "tags": md.Tags, "message": md.Message})
+	out := map[string]any{"author": md.Author, "date": md.Date.UTC().Format(time.RFC3339), "message": md.Message}
+	if len(md.Tags) > 0 { // Argo CD leaves an empty list out
+		out["tags"] = md.Tags
+	}
+	b, err := json.Marshal(out)
 	if err != nil {
 		fail(w, http.StatusInternalServerError, "application %q: %v", name, err)
 		return
