@@ -44,6 +44,7 @@ func (c *Control) Register(w worker.Registry) {
 	w.RegisterActivityWithOptions(c.ResolveRevision, activity.RegisterOptions{Name: contract.ActivityResolveRevision})
 	w.RegisterActivityWithOptions(c.Render, activity.RegisterOptions{Name: contract.ActivityRender})
 	w.RegisterActivityWithOptions(c.HandOverManifests, activity.RegisterOptions{Name: contract.ActivityHandOver})
+	w.RegisterActivityWithOptions(c.RevisionMetadata, activity.RegisterOptions{Name: contract.ActivityRevisionMetadata})
 }
 
 // ResolveRevision turns a branch, tag, HEAD or SHA into a commit SHA, through

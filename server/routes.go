@@ -35,6 +35,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/applications/{name}/resource-tree", s.resourceTree)
 	mux.HandleFunc("GET /api/v1/applications/{name}/managed-resources", s.managedResources)
 	mux.HandleFunc("GET /api/v1/applications/{name}/manifests", s.appManifests)
+	mux.HandleFunc("GET /api/v1/applications/{name}/revisions/{revision}/metadata", s.revisionMetadata)
 	mux.HandleFunc("GET /api/v1/applications/{name}/logs", s.appLogs)
 	mux.HandleFunc("GET /api/v1/applications/{name}/resource", s.appResource)
 	mux.HandleFunc("GET /api/v1/applications/{name}/resource/actions", s.resourceActions)

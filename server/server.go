@@ -12,6 +12,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/accounts"
 	"github.com/ferry-gitops/ferry/internal/kube"
+	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/tokens"
 )
 
@@ -32,6 +33,9 @@ type server struct {
 	watchers watchers
 	cache    viewCache
 	regions  *regionAccess
+	// metadata keeps the revision metadata answered, by repository and
+	// commit (revisions.go).
+	metadata *manifests.Memory
 }
 
 func newServer(ctx context.Context, cfg *config, log *slog.Logger) (*server, error) {
@@ -59,7 +63,7 @@ func newServer(ctx context.Context, cfg *config, log *slog.Logger) (*server, err
 	if err != nil {
 		return nil, err
 	}
-	s := &server{cfg: cfg, log: log, temporal: tc, kube: kc, dyn: dyn, regions: access,
+	s := &server{cfg: cfg, log: log, temporal: tc, kube: kc, dyn: dyn, regions: access, metadata: newRevisionCache(),
 		store:   &accounts.Store{Client: kc, Namespace: cfg.controlNamespace},
 		limiter: accounts.NewLimiter(cfg.loginFailures, cfg.loginFailureWindow),
 		sso:     sso{pending: map[string]pendingLogin{}}}

@@ -22,4 +22,5 @@ func (w *Workflows) Register(r Registry) {
 	r.RegisterWorkflowWithOptions(w.ApplicationSet, workflow.RegisterOptions{Name: contract.AppSetWorkflow})
 	r.RegisterWorkflowWithOptions(w.Notification, workflow.RegisterOptions{Name: contract.NotificationWorkflow})
 	r.RegisterWorkflowWithOptions(w.HandOverManifests, workflow.RegisterOptions{Name: contract.HandOverWorkflow})
+	r.RegisterWorkflowWithOptions(w.RevisionMetadata, workflow.RegisterOptions{Name: contract.RevisionMetadataWorkflow})
 }

@@ -84,7 +84,8 @@ const (
 // region, filters it away, opens it: the tree of us-east-1 holds its
 // Deployment, ReplicaSet and Pods, and the Deployment's live manifest. A
 // commit shows OutOfSync without a reload, its diff names the change, and
-// Sync in the dialog brings it back to Synced and Healthy. Delete without
+// Sync in the dialog brings it back to Synced and Healthy, the header
+// naming that commit's message and author. Delete without
 // cascade leaves the objects and the app leaves the list.
 func TestWebUI(t *testing.T) {
 	e := newEnv(t)
@@ -125,7 +126,7 @@ func TestWebUI(t *testing.T) {
 	// follows without a reload.
 	b.run("mark the page", chromedp.Evaluate[chromedp.Void](`window.notReloaded = true`))
 	repo.Write(map[string]string{"app/web.yaml": web(3)})
-	repo.CommitAndPush("three replicas")
+	three := repo.CommitAndPush("three replicas")
 	s.MustDo(t, admin, "GET", "/api/v1/applications/demo?refresh=normal", nil, http.StatusOK, nil)
 	b.waitFor("OutOfSync without a reload", has(header, "OutOfSync")+" && window.notReloaded === true", 2*time.Minute)
 	b.press(`.panel [role=tablist]`, "Diff")
@@ -137,6 +138,8 @@ func TestWebUI(t *testing.T) {
 	b.waitFor("the sync dialog", has(`dialog[open][aria-label="Sync demo"]`, "Prune", "Dry run", "Force", "Apply out of sync only", "Deployment/web"), 30*time.Second)
 	b.click(`dialog[open] button[type=submit]`)
 	b.waitFor("Synced and Healthy without a reload", has(header, "Synced", "Healthy")+" && !document.querySelector('.app-header').innerText.includes('OutOfSync') && window.notReloaded === true", 3*time.Minute)
+	b.waitFor("the header names the synced commit: its revision, message and author",
+		has(header+` .revision`, three[:7], "three replicas", "ferry-e2e <e2e@ferry.invalid>"), time.Minute)
 
 	b.waitFor("a link to the app's workflow in the Temporal Web UI", has(header+` a[href*="/workflows/app%2Fdemo"]`, "Workflow in Temporal"), 30*time.Second)
 	workflowURL, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('.app-header a[href*="/workflows/"]').href`))

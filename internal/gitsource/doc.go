@@ -13,7 +13,8 @@
 // the normalised URL, fetches only when a commit is missing, writes each
 // commit's files into a directory shared by its holders until released,
 // wipes and re-clones a clone found corrupt, and evicts the least recently
-// used clones beyond Options.MaxClones.
+// used clones beyond Options.MaxClones. RevisionMetadata reads a commit's
+// author, date, message and tags from the same clone.
 //
 // Credentials come from an AuthProvider (EnvAuth reads FERRY_GIT_* variables)
 // or from the URL; they are never written to the clone's config and are

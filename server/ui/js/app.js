@@ -1,4 +1,4 @@
-// One app's page: its sources, revision and operation, sync and health per
+// One app's page: its sources, revision (revision.js) and operation, sync and health per
 // region, its resource tree per region, the panel of a selected node, and
 // its actions as buttons the user's rights allow.
 import { html, useState, useEffect, useMemo } from './html.js';
@@ -8,6 +8,7 @@ import { key, appURL, regionsOf, syncOf, healthOf, age, short } from './model.js
 import { Tree, nodeKey } from './tree.js';
 import { Panel } from './panel.js';
 import { SyncDialog, DeleteDialog, RollbackDialog } from './dialogs.js';
+import { Sources, Revision } from './revision.js';
 
 // useApp is the app, kept up to date by the stream; null while loading,
 // and {deleted: true} once it is gone.
@@ -59,13 +60,6 @@ function useRights(app) {
     Promise.all(['sync', 'delete'].map((a) => canI('applications', a, object))).then(([sync, del]) => setRights({ sync, delete: del }));
   }, [app && app.metadata && app.metadata.name]);
   return rights;
-}
-
-function Sources({ app }) {
-  const srcs = app.spec.sources || [app.spec.source];
-  return html`<ul class="sources" aria-label="Sources">${srcs.map((s, i) => html`<li key=${i}>
-    <span class="repo">${s.repoURL}</span> ${s.path && html`<span>path ${s.path}</span>`} ${s.chart && html`<span>chart ${s.chart}</span>`}
-    <span>at ${s.targetRevision || 'HEAD'}</span></li>`)}</ul>`;
 }
 
 // useWorkflowURL is the app's workflow in the Temporal Web UI, or ''.
@@ -127,7 +121,7 @@ export function AppPage({ namespace, name }) {
       ${workflow && html`<p><a href=${workflow} target="_blank" rel="noopener">Workflow in Temporal</a></p>`}
       <p><span class=${'status sync ' + syncOf(app).toLowerCase()}>${syncOf(app)}</span>
         <span class=${'status health ' + healthOf(app).toLowerCase()}>${healthOf(app)}</span>
-        revision ${short(app.status.sync && app.status.sync.revision)}</p>
+        <${Revision} app=${app} /></p>
       <${Sources} app=${app} />
       <ul class="regions" aria-label="Regions">${regionsOf(app).map((r) => html`<li key=${r.name}>${r.name}
         <span class=${'status sync ' + (r.sync || '').toLowerCase()}>${r.sync}</span>
