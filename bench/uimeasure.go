@@ -1,0 +1,154 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
+)
+
+// uiText is the data of text/ui.md.tmpl.
+type uiText struct {
+	N, Fleet, PerRepo, PerRegion, TreeResources, TreeItems int
+	Runs, Updates                                          int
+	Regions                                                []string
+	TreeMix, FirstRegion, Onboarded, Err                   string
+	Webhook                                                bool
+	Rounds                                                 []uiRound
+}
+
+// uiRound is one round of the fleet syncing a new commit: how long until
+// the visibility store counted it all Synced at it, and what the probe of
+// the applications page saw meanwhile.
+type uiRound struct {
+	Round, LongTasks      int
+	Seconds, Longest, Lag float64
+}
+
+func (uiText) textFile() string { return "ui" }
+
+// uiAfterSynced is how long the applications page is watched after the
+// visibility store counted the whole fleet Synced at the new commit: the
+// server's stream reads the apps' changes every 2 s (server/stream.go),
+// so the last of them reach the page within that.
+const uiAfterSynced = 5 * time.Second
+
+// pushFleet writes every fleet app's ConfigMap at rev and pushes each
+// repo; it answers the commits, one a repo.
+func (e *Env) pushFleet(ctx context.Context, u *uiSetup, rev int) ([]commit, error) {
+	var commits []commit
+	for r, repo := range u.repos {
+		files := map[string]string{}
+		for _, a := range u.fleet[r*appsPerRepo : min(len(u.fleet), (r+1)*appsPerRepo)] {
+			files[path.Join(a.Path, "settings.yaml")] = configMapYAML("settings", rev)
+		}
+		if err := repo.write(files); err != nil {
+			return nil, err
+		}
+		c, err := repo.commitAndPush(ctx, fmt.Sprintf("settings at %d", rev))
+		if err != nil {
+			return nil, err
+		}
+		commits = append(commits, c)
+	}
+	return commits, nil
+}
+
+// uiUpdateRound pushes a new commit to every fleet repo with the
+// applications page open in list, notifies the apps (a GitHub push
+// delivery a repo, or the refresh signal an app when the worker has no
+// webhook), and probes the page until the visibility store counts every
+// fleet app Synced at its new commit and uiAfterSynced has passed.
+func (e *Env) uiUpdateRound(ctx context.Context, u *uiSetup, list *uiTab, rev int) (probe, time.Duration, error) {
+	if err := list.startProbe(); err != nil {
+		return probe{}, 0, err
+	}
+	began := time.Now()
+	commits, err := e.pushFleet(ctx, u, rev)
+	if err != nil {
+		return probe{}, 0, err
+	}
+	var shas []string
+	for i, c := range commits {
+		shas = append(shas, fmt.Sprintf("%s = '%s'", contract.SearchRev, c.SHA))
+		if u.w.Webhook {
+			if err := deliverGitHub(ctx, u.w.WebhookAddr, u.repos[i], c); err != nil {
+				return probe{}, 0, err
+			}
+		}
+	}
+	if !u.w.Webhook {
+		if err := e.forApps(ctx, names(u.fleet), func(ctx context.Context, name string) error {
+			return ferryclient.Refresh(ctx, e.Temporal, name, false)
+		}); err != nil {
+			return probe{}, 0, err
+		}
+	}
+	octx, cancel := context.WithTimeout(ctx, e.Cfg.OnboardTimeout)
+	defer cancel()
+	where := fmt.Sprintf("%s AND (%s)", synced, strings.Join(shas, " OR "))
+	took, err := e.waitApps(octx, u.w, fmt.Sprintf("ui round %d", rev), where, len(u.fleet), began)
+	if err != nil {
+		return probe{}, 0, err
+	}
+	sleep(ctx, uiAfterSynced)
+	p, err := list.stopProbe()
+	return p, took, err
+}
+
+// uiStatusChange changes the manual app's status to OutOfSync (a commit
+// to its repo, then the refresh signal) or to Synced (a sync), with its
+// page open in app and the applications page in list, and answers the
+// seconds from the workflow task that upserted the new status to each page
+// showing it.
+func (e *Env) uiStatusChange(ctx context.Context, u *uiSetup, app, list *uiTab, to string, rev int) (onApp, onList float64, err error) {
+	mark, err := e.runLength(ctx, uiStatusApp)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := app.watch(`.app-header .status.sync`, to); err != nil {
+		return 0, 0, err
+	}
+	if err := list.watch(fmt.Sprintf(`article[aria-label=%q] .status.sync`, uiStatusApp), to); err != nil {
+		return 0, 0, err
+	}
+	if to == "Synced" {
+		if _, err := ferryclient.Sync(ctx, e.Temporal, uiStatusApp, contract.SyncRequest{}, client.WorkflowUpdateStageAccepted); err != nil {
+			return 0, 0, fmt.Errorf("sync %s: %w", uiStatusApp, err)
+		}
+	} else {
+		if err := u.status.write(map[string]string{"app/settings.yaml": configMapYAML("settings", rev)}); err != nil {
+			return 0, 0, err
+		}
+		if _, err := u.status.commitAndPush(ctx, fmt.Sprintf("settings at %d", rev)); err != nil {
+			return 0, 0, err
+		}
+		if err := ferryclient.Refresh(ctx, e.Temporal, uiStatusApp, false); err != nil {
+			return 0, 0, err
+		}
+	}
+	atApp, err := app.watched(time.Minute)
+	if err != nil {
+		return 0, 0, fmt.Errorf("the app's page: %w", err)
+	}
+	atList, err := list.watched(time.Minute)
+	if err != nil {
+		return 0, 0, fmt.Errorf("the applications page: %w", err)
+	}
+	upserted, err := e.statusUpserted(ctx, uiStatusApp, mark, to)
+	if err != nil {
+		return 0, 0, err
+	}
+	if to == "Synced" { // the sync ends before the next commit
+		if _, _, err := e.waitSynced(ctx, uiStatusApp, "", e.Stack.Regions[:1], true, 100*time.Millisecond); err != nil {
+			return 0, 0, err
+		}
+	}
+	return atApp.Sub(upserted).Seconds(), atList.Sub(upserted).Seconds(), nil
+}
