@@ -130,28 +130,25 @@ func WebUI(ctx context.Context, e *Env, sec *Section) error {
 
 	e.logf("ui: the applications page, %d apps, %d runs after a warm-up", n, cfg.UIRuns)
 	for i := range cfg.UIRuns + 1 {
-		if err := tab.open("/applications"); err != nil {
-			return err
-		}
-		took, err := tab.mark("tiles", 2*time.Minute)
+		l, err := uiLoadPage(tab, "/applications", "tiles", "/api/v1/applications", i)
 		if err != nil {
 			return err
 		}
 		if i > 0 {
-			appsPage.Samples = append(appsPage.Samples, took)
+			appsPage.Samples = append(appsPage.Samples, l.Seconds)
+			d.AppsLoads = append(d.AppsLoads, l)
 		}
 	}
 	e.logf("ui: the tree of %s, %d items, %d runs after a warm-up", uiTreeApp, d.TreeItems, cfg.UIRuns)
+	tree.What = say(d, "what-tree")
 	for i := range cfg.UIRuns + 1 {
-		if err := tab.open("/applications/" + s.ControlNamespace + "/" + uiTreeApp); err != nil {
-			return err
-		}
-		took, err := tab.mark("tree", 2*time.Minute)
+		l, err := uiLoadPage(tab, "/applications/"+s.ControlNamespace+"/"+uiTreeApp, "tree", "/resource-tree", i)
 		if err != nil {
 			return err
 		}
 		if i > 0 {
-			tree.Samples = append(tree.Samples, took)
+			tree.Samples = append(tree.Samples, l.Seconds)
+			d.TreeLoads = append(d.TreeLoads, l)
 		}
 	}
 

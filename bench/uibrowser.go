@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/page"
@@ -101,7 +102,10 @@ const benchScript = `(() => {
       for (const e of list.getEntries()) { b.longest = Math.max(b.longest, e.duration); b.longCount++; }
     }).observe({ type: 'longtask' });
   } catch (e) { b.noLongtask = String(e); }
+  const first = (name, n) => { if (n > 0 && b.marks[name + 'First'] === undefined) { b.marks[name + 'First'] = performance.now(); b.marks[name + 'FirstCount'] = n; } };
   const check = () => {
+    if (want.tiles) first('tiles', document.getElementsByClassName('tile').length);
+    if (want.treeitems) first('tree', document.querySelectorAll('[role=treeitem]').length);
     if (want.tiles && b.marks.tiles === undefined && document.getElementsByClassName('tile').length >= want.tiles) b.marks.tiles = performance.now();
     if (want.treeitems && b.marks.tree === undefined && document.querySelectorAll('[role=treeitem]').length >= want.treeitems) b.marks.tree = performance.now();
     const w = b.watch;
@@ -188,6 +192,30 @@ func (t *uiTab) mark(name string, timeout time.Duration) (float64, error) {
 	say := `({tiles: document.getElementsByClassName('tile').length, treeitems: document.querySelectorAll('[role=treeitem]').length, text: document.body ? document.body.innerText.slice(0, 300) : ''})`
 	ms, err := t.wait("the page's "+name, js, say, timeout)
 	return ms / 1000, err
+}
+
+// firstShown answers when the page first held any of what mark name
+// waits for (seconds since the navigation started) and how many.
+func (t *uiTab) firstShown(name string) (at float64, count int, err error) {
+	var m struct {
+		At    float64 `json:"at"`
+		Count int     `json:"count"`
+	}
+	err = t.eval(fmt.Sprintf(`({at: window.__bench.marks[%q] || 0, count: window.__bench.marks[%q] || 0})`, name+"First", name+"FirstCount"), &m)
+	return m.At / 1000, m.Count, err
+}
+
+// fetches are the page's requests whose URL holds part, as the resource
+// timing entries say: when each started and when its answer ended, in
+// seconds since the navigation started.
+func (t *uiTab) fetches(part string) (string, error) {
+	var spans [][2]float64
+	err := t.eval(fmt.Sprintf(`performance.getEntriesByType('resource').filter((e) => e.name.includes(%q)).map((e) => [e.startTime, e.responseEnd])`, part), &spans)
+	var out []string
+	for _, sp := range spans {
+		out = append(out, fmt.Sprintf("%s–%s s", num(sp[0]/1000), num(sp[1]/1000)))
+	}
+	return strings.Join(out, ", "), err
 }
 
 // watch has the page mark the moment the element sel shows text.

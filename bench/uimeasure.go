@@ -21,6 +21,34 @@ type uiText struct {
 	TreeMix, FirstRegion, Onboarded, Err                   string
 	Webhook                                                bool
 	Rounds                                                 []uiRound
+	AppsLoads, TreeLoads                                   []uiLoad
+}
+
+// uiLoad is one counted load of a page: when it held all it waits for,
+// when it first held some and how many, and its API requests of interest.
+type uiLoad struct {
+	Run              int
+	Seconds, FirstAt float64
+	FirstCount       int
+	Fetches          string
+}
+
+// uiLoadPage opens path in tab and answers its load: mark is the mark to
+// wait for (tiles, tree), api the requests to list.
+func uiLoadPage(tab *uiTab, path, mark, api string, run int) (uiLoad, error) {
+	l := uiLoad{Run: run}
+	if err := tab.open(path); err != nil {
+		return l, err
+	}
+	var err error
+	if l.Seconds, err = tab.mark(mark, 2*time.Minute); err != nil {
+		return l, err
+	}
+	if l.FirstAt, l.FirstCount, err = tab.firstShown(mark); err != nil {
+		return l, err
+	}
+	l.Fetches, err = tab.fetches(api)
+	return l, err
 }
 
 // uiRound is one round of the fleet syncing a new commit: how long until
