@@ -167,6 +167,12 @@ func WebUI(ctx context.Context, e *Env, sec *Section) error {
 	if _, err := list.mark("tiles", 2*time.Minute); err != nil {
 		return err
 	}
+	if _, err := list.settle(5 * time.Minute); err != nil {
+		return err
+	}
+	if _, err := tab.settle(5 * time.Minute); err != nil {
+		return err
+	}
 	e.logf("ui: %d status changes of %s each way", cfg.UIRuns, uiStatusApp)
 	for i := range cfg.UIRuns {
 		for _, to := range []string{"OutOfSync", "Synced"} {

@@ -156,7 +156,8 @@ func (t *uiTab) open(path string) error {
 
 // eval evaluates js in the tab and decodes its value into out.
 func (t *uiTab) eval(js string, out any) error {
-	ctx, cancel := context.WithTimeout(t.ctx, 30*time.Second)
+	// A page whose main thread is busy answers late: wait as long.
+	ctx, cancel := context.WithTimeout(t.ctx, 3*time.Minute)
 	defer cancel()
 	raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](js))
 	if err != nil {
@@ -216,6 +217,30 @@ func (t *uiTab) fetches(part string) (string, error) {
 		out = append(out, fmt.Sprintf("%s–%s s", num(sp[0]/1000), num(sp[1]/1000)))
 	}
 	return strings.Join(out, ", "), err
+}
+
+// settle waits until the page's main thread answers an evaluation within
+// 100 ms three times in a row, and answers when it first did, in seconds
+// since the navigation started (the page's clock).
+func (t *uiTab) settle(timeout time.Duration) (float64, error) {
+	quick := 0
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); {
+		began := time.Now()
+		var now float64
+		if err := t.eval(`performance.now()`, &now); err != nil {
+			return 0, err
+		}
+		if time.Since(began) < 100*time.Millisecond {
+			quick++
+		} else {
+			quick = 0
+		}
+		if quick == 3 {
+			return now / 1000, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return 0, fmt.Errorf("the page's main thread still busy after %s", timeout)
 }
 
 // watch has the page mark the moment the element sel shows text.

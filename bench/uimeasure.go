@@ -27,10 +27,10 @@ type uiText struct {
 // uiLoad is one counted load of a page: when it held all it waits for,
 // when it first held some and how many, and its API requests of interest.
 type uiLoad struct {
-	Run              int
-	Seconds, FirstAt float64
-	FirstCount       int
-	Fetches          string
+	Run                     int
+	Seconds, FirstAt, Quiet float64
+	FirstCount              int
+	Fetches                 string
 }
 
 // uiLoadPage opens path in tab and answers its load: mark is the mark to
@@ -47,7 +47,10 @@ func uiLoadPage(tab *uiTab, path, mark, api string, run int) (uiLoad, error) {
 	if l.FirstAt, l.FirstCount, err = tab.firstShown(mark); err != nil {
 		return l, err
 	}
-	l.Fetches, err = tab.fetches(api)
+	if l.Fetches, err = tab.fetches(api); err != nil {
+		return l, err
+	}
+	l.Quiet, err = tab.settle(5 * time.Minute)
 	return l, err
 }
 
@@ -141,10 +144,10 @@ func (e *Env) uiStatusChange(ctx context.Context, u *uiSetup, app, list *uiTab, 
 		return 0, 0, err
 	}
 	if err := app.watch(`.app-header .status.sync`, to); err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("watch the app's page: %w", err)
 	}
 	if err := list.watch(fmt.Sprintf(`article[aria-label=%q] .status.sync`, uiStatusApp), to); err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("watch the applications page: %w", err)
 	}
 	if to == "Synced" {
 		if _, err := ferryclient.Sync(ctx, e.Temporal, uiStatusApp, contract.SyncRequest{}, client.WorkflowUpdateStageAccepted); err != nil {
