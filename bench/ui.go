@@ -188,12 +188,15 @@ func WebUI(ctx context.Context, e *Env, sec *Section) error {
 	e.logf("ui: %d rounds of the fleet syncing a new commit, the applications page open", cfg.UIUpdates)
 	for r := range cfg.UIUpdates {
 		p, took, err := e.uiUpdateRound(ctx, u, list, r+1)
-		if err != nil {
+		if err != nil && !p.cut {
 			return err
 		}
 		lag.Samples = append(lag.Samples, p.Lag)
 		longest.Samples = append(longest.Samples, p.Longest)
-		d.Rounds = append(d.Rounds, uiRound{Round: r + 1, Seconds: took.Seconds(), LongTasks: p.LongCount, Longest: p.Longest, Lag: p.Lag})
+		d.Rounds = append(d.Rounds, uiRound{Round: r + 1, Seconds: took.Seconds(), LongTasks: p.LongCount, Longest: p.Longest, Lag: p.Lag, Cut: p.cut})
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -251,7 +254,7 @@ func (e *Env) uiStack(ctx context.Context, d *uiText, perRegion int) (*uiSetup, 
 	if _, err := e.applyFleet(octx, apps); err != nil {
 		return nil, fmt.Errorf("ferry app apply: %w", err)
 	}
-	took, err := e.waitApps(octx, u.w, "ui fleet", synced, len(apps)-1, began)
+	took, err := e.waitApps(octx, u.w, "ui: the fleet", synced, len(apps)-1, began)
 	if err != nil {
 		return nil, err
 	}

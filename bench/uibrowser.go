@@ -263,6 +263,7 @@ type probe struct {
 	Longest   float64 `json:"longest"`
 	LongCount int     `json:"longCount"`
 	Lag       float64 `json:"lag"`
+	cut       bool    // the window ended before the fleet synced
 }
 
 func (t *uiTab) startProbe() error {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -60,6 +61,8 @@ func uiLoadPage(tab *uiTab, path, mark, api string, run int) (uiLoad, error) {
 type uiRound struct {
 	Round, LongTasks      int
 	Seconds, Longest, Lag float64
+	// Cut: the fleet was not all Synced within -onboard-timeout.
+	Cut bool
 }
 
 func (uiText) textFile() string { return "ui" }
@@ -124,13 +127,20 @@ func (e *Env) uiUpdateRound(ctx context.Context, u *uiSetup, list *uiTab, rev in
 	octx, cancel := context.WithTimeout(ctx, e.Cfg.OnboardTimeout)
 	defer cancel()
 	where := fmt.Sprintf("%s AND (%s)", synced, strings.Join(shas, " OR "))
-	took, err := e.waitApps(octx, u.w, fmt.Sprintf("ui round %d", rev), where, len(u.fleet), began)
-	if err != nil {
-		return probe{}, 0, err
+	took, waitErr := e.waitApps(octx, u.w, fmt.Sprintf("ui: round %d", rev), where, len(u.fleet), began)
+	if waitErr != nil {
+		// The fleet did not sync within the limit: what the probe saw
+		// until then is still the page's, the round reported as cut.
+		took = time.Since(began)
+	} else {
+		sleep(ctx, uiAfterSynced)
 	}
-	sleep(ctx, uiAfterSynced)
 	p, err := list.stopProbe()
-	return p, took, err
+	if err != nil {
+		return p, took, errors.Join(waitErr, err)
+	}
+	p.cut = waitErr != nil
+	return p, took, waitErr
 }
 
 // uiStatusChange changes the manual app's status to OutOfSync (a commit
