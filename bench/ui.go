@@ -130,7 +130,7 @@ func WebUI(ctx context.Context, e *Env, sec *Section) error {
 
 	e.logf("ui: the applications page, %d apps, %d runs after a warm-up", n, cfg.UIRuns)
 	for i := range cfg.UIRuns + 1 {
-		l, err := uiLoadPage(tab, "/applications", "tiles", "/api/v1/applications", i)
+		l, err := uiLoadPage(tab, "/applications", "tiles", "/api/v1/applications", n, i)
 		if err != nil {
 			return err
 		}
@@ -142,7 +142,7 @@ func WebUI(ctx context.Context, e *Env, sec *Section) error {
 	e.logf("ui: the tree of %s, %d items, %d runs after a warm-up", uiTreeApp, d.TreeItems, cfg.UIRuns)
 	tree.What = say(d, "what-tree")
 	for i := range cfg.UIRuns + 1 {
-		l, err := uiLoadPage(tab, "/applications/"+s.ControlNamespace+"/"+uiTreeApp, "tree", "/resource-tree", i)
+		l, err := uiLoadPage(tab, "/applications/"+s.ControlNamespace+"/"+uiTreeApp, "tree", "/resource-tree", n, i)
 		if err != nil {
 			return err
 		}
@@ -167,11 +167,15 @@ func WebUI(ctx context.Context, e *Env, sec *Section) error {
 	if _, err := list.mark("tiles", 2*time.Minute); err != nil {
 		return err
 	}
-	if _, err := list.settle(5 * time.Minute); err != nil {
-		return err
-	}
-	if _, err := tab.settle(5 * time.Minute); err != nil {
-		return err
+	// The status changes start once both pages have every app's first
+	// message of the stream and their main threads are free.
+	for _, t := range []*uiTab{list, tab} {
+		if _, err := t.streamed(n, 5*time.Minute); err != nil {
+			return err
+		}
+		if _, err := t.settle(5 * time.Minute); err != nil {
+			return err
+		}
 	}
 	e.logf("ui: %d status changes of %s each way", cfg.UIRuns, uiStatusApp)
 	for i := range cfg.UIRuns {

@@ -102,6 +102,10 @@ const benchScript = `(() => {
       for (const e of list.getEntries()) { b.longest = Math.max(b.longest, e.duration); b.longCount++; }
     }).observe({ type: 'longtask' });
   } catch (e) { b.noLongtask = String(e); }
+  // The stream of changes (EventSource): its messages counted, one an app
+  // at first, then one a change.
+  const ES = window.EventSource;
+  if (ES) window.EventSource = class extends ES { constructor(...a) { super(...a); this.addEventListener('message', () => { b.events = (b.events || 0) + 1; }); } };
   const first = (name, n) => { if (n > 0 && b.marks[name + 'First'] === undefined) { b.marks[name + 'First'] = performance.now(); b.marks[name + 'FirstCount'] = n; } };
   const check = () => {
     if (want.tiles) first('tiles', document.getElementsByClassName('tile').length);
@@ -192,6 +196,15 @@ func (t *uiTab) mark(name string, timeout time.Duration) (float64, error) {
 	js := fmt.Sprintf(`(window.__bench && window.__bench.marks[%q] !== undefined) ? window.__bench.marks[%[1]q] : -1`, name)
 	say := `({tiles: document.getElementsByClassName('tile').length, treeitems: document.querySelectorAll('[role=treeitem]').length, text: document.body ? document.body.innerText.slice(0, 300) : ''})`
 	ms, err := t.wait("the page's "+name, js, say, timeout)
+	return ms / 1000, err
+}
+
+// streamed waits until the page's stream of changes has brought n
+// messages (its first, one an app) and answers when it had, in seconds
+// since the navigation started.
+func (t *uiTab) streamed(n int, timeout time.Duration) (float64, error) {
+	js := fmt.Sprintf(`(window.__bench.events || 0) >= %d ? performance.now() : -1`, n)
+	ms, err := t.wait(fmt.Sprintf("%d messages of the stream", n), js, `window.__bench.events || 0`, timeout)
 	return ms / 1000, err
 }
 

@@ -30,13 +30,15 @@ type uiText struct {
 type uiLoad struct {
 	Run                     int
 	Seconds, FirstAt, Quiet float64
+	Streamed                float64 // the stream's first message of every app
 	FirstCount              int
 	Fetches                 string
 }
 
 // uiLoadPage opens path in tab and answers its load: mark is the mark to
-// wait for (tiles, tree), api the requests to list.
-func uiLoadPage(tab *uiTab, path, mark, api string, run int) (uiLoad, error) {
+// wait for (tiles, tree), api the requests to list, apps the stream's
+// first messages to wait for before the main thread is free.
+func uiLoadPage(tab *uiTab, path, mark, api string, apps, run int) (uiLoad, error) {
 	l := uiLoad{Run: run}
 	if err := tab.open(path); err != nil {
 		return l, err
@@ -49,6 +51,9 @@ func uiLoadPage(tab *uiTab, path, mark, api string, run int) (uiLoad, error) {
 		return l, err
 	}
 	if l.Fetches, err = tab.fetches(api); err != nil {
+		return l, err
+	}
+	if l.Streamed, err = tab.streamed(apps, 5*time.Minute); err != nil {
 		return l, err
 	}
 	l.Quiet, err = tab.settle(5 * time.Minute)
