@@ -78,7 +78,7 @@ func ObjectsVsApply(ctx context.Context, e *Env, sec *Section) error {
 	if err != nil {
 		return fmt.Errorf("ferry app apply: %w", err)
 	}
-	ferryTook, err := e.waitApps(octx, w, "ferry app apply", synced, len(applied), began)
+	ferryTook, err := e.waitApps(octx, w, "objects: ferry app apply", synced, len(applied), began)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func ObjectsVsApply(ctx context.Context, e *Env, sec *Section) error {
 	}
 	d.KubectlTook = time.Since(began).Round(100 * time.Millisecond).String()
 	inNamespace := fmt.Sprintf("%s AND %s = '%s'", synced, contract.SearchAppNamespace, s.ControlNamespace)
-	visTook, err := e.waitApps(octx, w, "kubectl apply", inNamespace, n, began)
+	visTook, err := e.waitApps(octx, w, "objects: kubectl apply", inNamespace, n, began)
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (e *Env) waitApps(ctx context.Context, w *Worker, what, where string, want 
 			return 0, err
 		}
 		if time.Since(lastLog) > 15*time.Second {
-			e.logf("objects: %s: %d of %d Synced and Healthy after %s", what, count, want, time.Since(began).Round(time.Second))
+			e.logf("%s: %d of %d Synced and Healthy after %s", what, count, want, time.Since(began).Round(time.Second))
 			lastLog = time.Now()
 		}
 		select {

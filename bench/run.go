@@ -41,11 +41,14 @@ const (
 	// cluster and with `ferry app apply`, and watches both idle
 	// (appobjects.go).
 	ScenarioObjects = "objects"
+	// ScenarioUI measures the web UI in Chromium on a stack with every
+	// region, a control cluster and ferry-server (ui.go).
+	ScenarioUI = "ui"
 )
 
 // Scenarios lists every scenario in the order Run runs them.
 var Scenarios = []string{ScenarioPush, ScenarioFanout, ScenarioApply, ScenarioCompare, ScenarioRender, ScenarioSandbox, ScenarioOnboarding, ScenarioIdle, ScenarioPeerIdle,
-	ScenarioOnboardingCluster, ScenarioIdleCluster, ScenarioIdleFloor, ScenarioIdleFloorCluster, ScenarioObjects}
+	ScenarioOnboardingCluster, ScenarioIdleCluster, ScenarioIdleFloor, ScenarioIdleFloorCluster, ScenarioObjects, ScenarioUI}
 
 // Config is what one ferry-bench run measures, and how much of it.
 type Config struct {
@@ -102,6 +105,11 @@ type Config struct {
 	// near 10 minutes.
 	ObjectApps   int
 	ObjectWindow time.Duration
+	// UIRuns loads of each page and status changes each way of the ui
+	// scenario, whose applications page holds the largest of ScaleApps;
+	// UIUpdates rounds of its fleet syncing a new commit; UITreeResources
+	// resources of its tree app, spread over the regions.
+	UIRuns, UIUpdates, UITreeResources int
 	// FluxKustomizeArgs are more flags for Flux's kustomize-controller (the
 	// peer of push, apply and peer-idle), such as its client-side limits;
 	// none runs it with its defaults, as Flux installs it.
@@ -145,6 +153,9 @@ func DefaultConfig() Config {
 		FloorPoll:        20 * time.Second,
 		ObjectApps:       500,
 		ObjectWindow:     2 * time.Minute,
+		UIRuns:           5,
+		UIUpdates:        3,
+		UITreeResources:  500,
 	}
 }
 
@@ -248,6 +259,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		// The only stack with a control cluster: the other scenarios' stacks
 		// stay as they were.
 		errs = append(errs, runSteps(ctx, &cfg, rep, devenv.Options{Regions: cfg.Regions[:1], Control: true}, []step{objectsStep(&cfg)}))
+	}
+	if cfg.selected(ScenarioUI) && ctx.Err() == nil {
+		errs = append(errs, runUI(ctx, &cfg, rep))
 	}
 	rep.Finished, rep.LoadEnd = time.Now(), LoadAvg()
 	errs = append(errs, rep.Write())

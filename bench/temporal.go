@@ -11,6 +11,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
 )
 
 // runLength is where an app's current run stands: its run ID and how many
@@ -181,4 +182,48 @@ func (e *Env) appNames(ctx context.Context, where string) ([]string, error) {
 			return out, nil
 		}
 	}
+}
+
+// statusUpserted answers when the app's workflow first set its sync status
+// search attribute (contract.SearchSync) to want after event from of run
+// (the mark a runLength took; a later run is read from its start): the
+// time of the WorkflowTaskCompleted event that carried the
+// UpsertWorkflowSearchAttributes command, the moment the visibility store
+// can see the new status.
+func (e *Env) statusUpserted(ctx context.Context, name string, mark runLength, want string) (time.Time, error) {
+	it := e.Temporal.GetWorkflowHistory(ctx, contract.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	now, err := e.runLength(ctx, name)
+	if err != nil {
+		return time.Time{}, err
+	}
+	from := mark.Events
+	if now.RunID != mark.RunID {
+		from = 0
+	}
+	completed := map[int64]time.Time{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return time.Time{}, fmt.Errorf("history of %s: %w", name, err)
+		}
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+			completed[ev.GetEventId()] = ev.GetEventTime().AsTime()
+		case enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
+			if ev.GetEventId() <= from {
+				continue
+			}
+			a := ev.GetUpsertWorkflowSearchAttributesEventAttributes()
+			p := a.GetSearchAttributes().GetIndexedFields()[contract.SearchSync]
+			var got string
+			if p == nil || converter.GetDefaultDataConverter().FromPayload(p, &got) != nil || got != want {
+				continue
+			}
+			if at, ok := completed[a.GetWorkflowTaskCompletedEventId()]; ok {
+				return at, nil
+			}
+			return ev.GetEventTime().AsTime(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("app %s: no upsert of %s = %s after event %d", name, contract.SearchSync, want, from)
 }
