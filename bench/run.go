@@ -154,7 +154,7 @@ func DefaultConfig() Config {
 		ObjectApps:       500,
 		ObjectWindow:     2 * time.Minute,
 		UIRuns:           5,
-		UIUpdates:        3,
+		UIUpdates:        1,
 		UITreeResources:  500,
 	}
 }
