@@ -1,7 +1,7 @@
 // The applications page: every app the user may get, as tiles or a table,
 // with sync and health per app and per region, filtered by the URL's
 // parameters, and kept up to date by the server's stream.
-import { html, useState, useEffect, useMemo } from './html.js';
+import { html, memo, useState, useEffect, useMemo } from './html.js';
 import { api, watchApps } from './api.js';
 import { navigate } from './router.js';
 import { key, appURL, regionsOf, syncOf, healthOf, repoOf, filterNames, matches, age, short } from './model.js';
@@ -51,7 +51,9 @@ function Regions({ app }) {
   </ul>`;
 }
 
-function Tile({ app }) {
+// Tile and Row render again only when their app changed (the stream keeps
+// an unchanged app's object), so their ages move with their app.
+const Tile = memo(({ app }) => {
   const op = app.status && app.status.operationState;
   return html`<li class="tile">
     <article aria-label=${app.metadata.name}>
@@ -66,20 +68,22 @@ function Tile({ app }) {
       <${Regions} app=${app} />
     </article>
   </li>`;
-}
+});
+
+const Row = memo(({ app: a }) => {
+  const op = a.status && a.status.operationState;
+  return html`<tr>
+    <td><a href=${appURL(a)}>${a.metadata.name}</a></td><td>${a.spec.project || 'default'}</td>
+    <td><${Status} kind="sync" value=${syncOf(a)} /></td><td><${Status} kind="health" value=${healthOf(a)} /></td>
+    <td><${Regions} app=${a} /></td><td>${short(a.status && a.status.sync && a.status.sync.revision)}</td>
+    <td>${op ? op.phase + ' ' + age(op.finishedAt || op.startedAt) : ''}</td>
+  </tr>`;
+});
 
 function Table({ apps }) {
   return html`<table class="apps">
     <thead><tr><th>Name</th><th>Project</th><th>Sync</th><th>Health</th><th>Regions</th><th>Revision</th><th>Last operation</th></tr></thead>
-    <tbody>${apps.map((a) => {
-      const op = a.status && a.status.operationState;
-      return html`<tr key=${key(a)}>
-        <td><a href=${appURL(a)}>${a.metadata.name}</a></td><td>${a.spec.project || 'default'}</td>
-        <td><${Status} kind="sync" value=${syncOf(a)} /></td><td><${Status} kind="health" value=${healthOf(a)} /></td>
-        <td><${Regions} app=${a} /></td><td>${short(a.status && a.status.sync && a.status.sync.revision)}</td>
-        <td>${op ? op.phase + ' ' + age(op.finishedAt || op.startedAt) : ''}</td>
-      </tr>`;
-    })}</tbody>
+    <tbody>${apps.map((a) => html`<${Row} key=${key(a)} app=${a} />`)}</tbody>
   </table>`;
 }
 

@@ -1,8 +1,23 @@
 // The UI's one way to write markup: htm's tagged templates over Preact,
 // no build step. Every module imports html and the hooks from here.
-import { h, render } from '../vendor/preact.mjs';
+import { h, render, Component } from '../vendor/preact.mjs';
 import htm from '../vendor/htm.mjs';
 
 export { render };
 export { useState, useEffect, useMemo, useRef, useCallback } from '../vendor/hooks.mjs';
 export const html = htm.bind(h);
+
+// memo makes a component that renders again only when one of its props
+// changed (by identity), as preact/compat's memo does: a list of a
+// thousand items renders the few whose data moved, not all of them.
+export function memo(fn) {
+  return class Memo extends Component {
+    shouldComponentUpdate(next) {
+      return Object.keys(next).some((k) => next[k] !== this.props[k]);
+    }
+
+    render(props) {
+      return fn(props);
+    }
+  };
+}
