@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
+	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/ferry-gitops/ferry/contract"
@@ -158,24 +160,37 @@ func (s *server) visible(ctx context.Context, c *caller, q url.Values) ([]*contr
 	return items, http.StatusOK, nil
 }
 
-// queryAll queries the apps' views, 16 at a time; an app gone meanwhile
-// is nil.
+// queryAll queries the apps' views, 16 at a time; an app gone meanwhile,
+// or that did not answer, is nil.
 func (s *server) queryAll(ctx context.Context, names []string) []*contract.View {
 	out := make([]*contract.View, len(names))
-	sem := make(chan struct{}, 16)
-	var wg sync.WaitGroup
+	s.queryEach(ctx, names, 0, func(i int, v *contract.View) { out[i] = v })
+	return out
+}
+
+// queryEach queries the apps' views, 16 at a time, each within timeout
+// (0: the client's), and calls fn with each answer as it comes, one call
+// at a time; v is nil for an app gone meanwhile or that did not answer.
+func (s *server) queryEach(ctx context.Context, names []string, timeout time.Duration, fn func(i int, v *contract.View)) {
+	var mu sync.Mutex
+	var g errgroup.Group
+	g.SetLimit(16)
 	for i, name := range names {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if v, err := ferryclient.Query(ctx, s.temporal, name); err == nil {
-				out[i] = v
-			} else if !ferryclient.IsAppNotFound(err) && !errors.Is(err, context.Canceled) {
+		g.Go(func() error {
+			qctx, cancel := ctx, context.CancelFunc(func() {})
+			if timeout > 0 {
+				qctx, cancel = context.WithTimeout(ctx, timeout)
+			}
+			defer cancel()
+			v, err := ferryclient.Query(qctx, s.temporal, name)
+			if err != nil && !ferryclient.IsAppNotFound(err) && !errors.Is(err, context.Canceled) {
 				s.log.Warn("query an app for the list", "app", name, "error", err)
 			}
-		}()
+			mu.Lock()
+			defer mu.Unlock()
+			fn(i, v)
+			return nil
+		})
 	}
-	wg.Wait()
-	return out
+	_ = g.Wait()
 }

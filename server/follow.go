@@ -26,14 +26,23 @@ const (
 	maxFollowed = 20
 	maxAged     = 20
 	viewMaxAge  = 2 * time.Minute
+	// followQueryTimeout bounds one query of the poller: an app whose
+	// workflow does not answer (its worker busy, or gone) delays a round
+	// this long at most, and is asked again only when its attributes move
+	// or after viewMaxAge.
+	followQueryTimeout = 3 * time.Second
+	// followBackoff: a running app whose query failed is not followed
+	// again for this long (a change of its attributes is still asked).
+	followBackoff = 30 * time.Second
 )
 
 // follow keeps the view cache and the open streams up to date until ctx
-// ends. Its first round queries every app (the cache is warm before a
-// stream needs it); each next one lists the apps' search attributes and
+// ends. Its first round queries every app (warmUp: the cache is warm
+// before a stream needs it); each next one lists the apps' search attributes and
 // queries the apps whose attributes moved, those whose operation runs (a
-// sync's progress moves no attribute) and a few of the oldest views. A
-// view is sent to the streams only when it differs from the last sent.
+// sync's progress moves no attribute) and a few of the oldest views. Each
+// view is sent to the streams as it comes, and only when it differs from
+// the last sent.
 func (s *server) follow(ctx context.Context) {
 	f := follower{s: s, seen: map[string]contract.Summary{}, sent: map[string][32]byte{}}
 	t := time.NewTicker(streamEvery)
@@ -66,13 +75,8 @@ func (f *follower) round(ctx context.Context) {
 		return
 	}
 	s.cache.keep(now)
-	if !f.warm { // the first round: every app, nothing to send
-		names := make([]string, 0, len(now))
-		for name := range now {
-			names = append(names, name)
-		}
-		s.views(ctx, names, now)
-		f.seen, f.warm = now, true
+	if !f.warm {
+		f.warmUp(ctx, now)
 		return
 	}
 	followed := 0
@@ -80,7 +84,7 @@ func (f *follower) round(ctx context.Context) {
 	for name, sum := range now {
 		old, ok := f.seen[name]
 		if ok && summaryEqual(old, sum) {
-			if sum.Operation != string(app.OperationRunning) || followed == maxFollowed {
+			if sum.Operation != string(app.OperationRunning) || followed == maxFollowed || s.cache.failedWithin(name, followBackoff) {
 				continue
 			}
 			followed++
@@ -93,20 +97,21 @@ func (f *follower) round(ctx context.Context) {
 		}
 	}
 	next := now
-	for i, v := range s.queryAll(ctx, ask) {
-		if v == nil { // asked again next round, as a change not yet sent
-			if old, ok := f.seen[ask[i]]; ok {
-				next[ask[i]] = old
-			} else {
-				delete(next, ask[i])
-			}
-			continue
-		}
+	s.queryEach(ctx, ask, followQueryTimeout, func(i int, v *contract.View) {
 		name := ask[i]
+		if v == nil { // asked again next round, as a change not yet sent
+			s.cache.failed(name)
+			if old, ok := f.seen[name]; ok {
+				next[name] = old
+			} else {
+				delete(next, name)
+			}
+			return
+		}
 		s.cache.put(name, now[name], v)
 		b, _ := json.Marshal(v)
-		_, known := f.seen[name]
-		if d := sha256.Sum256(b); d != f.sent[name] || !known || !summaryEqual(f.seen[name], now[name]) {
+		old, known := f.seen[name]
+		if d := sha256.Sum256(b); d != f.sent[name] || !known || !summaryEqual(old, now[name]) {
 			f.sent[name] = d
 			typ := "MODIFIED"
 			if !known {
@@ -114,7 +119,7 @@ func (f *follower) round(ctx context.Context) {
 			}
 			s.watchers.send(appEvent{Type: typ, App: v, proj: v.ProjectOf()})
 		}
-	}
+	})
 	for name, sum := range f.seen {
 		if _, ok := next[name]; !ok {
 			v := &contract.View{}
@@ -124,6 +129,31 @@ func (f *follower) round(ctx context.Context) {
 		}
 	}
 	f.seen = next
+}
+
+// warmUp is the first round: every app is queried and kept. A stream may
+// have opened while it ran, with views older than these (its first events
+// came from its own list), so each view is sent too, as MODIFIED: for a
+// stream that already shows the app, the latest state.
+func (f *follower) warmUp(ctx context.Context, now map[string]contract.Summary) {
+	s := f.s
+	names := make([]string, 0, len(now))
+	for name := range now {
+		names = append(names, name)
+	}
+	s.queryEach(ctx, names, followQueryTimeout, func(i int, v *contract.View) {
+		name := names[i]
+		if v == nil {
+			s.cache.failed(name)
+			delete(now, name) // asked as a new app next round
+			return
+		}
+		s.cache.put(name, now[name], v)
+		b, _ := json.Marshal(v)
+		f.sent[name] = sha256.Sum256(b)
+		s.watchers.send(appEvent{Type: "MODIFIED", App: v, proj: v.ProjectOf()})
+	})
+	f.seen, f.warm = now, true
 }
 
 func summaryEqual(a, b contract.Summary) bool {
