@@ -86,7 +86,6 @@ func newServer(ctx context.Context, cfg *config, log *slog.Logger) (*server, err
 		return nil, err
 	}
 	go s.live.watchProjects(ctx, tc)
-	go s.follow(ctx)
 	return s, nil
 }
 

@@ -1,17 +1,24 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/rbac"
 )
+
+// streamEvery is how often the apps' search attributes are read for
+// changes while someone watches.
+const streamEvery = 2 * time.Second
 
 // appEvent is one change of an app, as Argo CD's watch event.
 type appEvent struct {
@@ -20,35 +27,39 @@ type appEvent struct {
 	proj string
 }
 
-// watchers are the streams open now, to which the poller (follow.go)
-// sends the apps' changes.
+// watchers is the one poller of the apps' changes that every stream
+// shares: it runs while someone watches, lists the apps' search
+// attributes every streamEvery, and queries and sends the apps whose
+// attributes changed.
 type watchers struct {
-	mu   sync.Mutex
-	subs map[chan appEvent]bool
+	mu     sync.Mutex
+	subs   map[chan appEvent]bool
+	cancel context.CancelFunc
 }
 
-// subscribe adds a watcher.
+// subscribe adds a watcher and starts the poller for the first one.
 func (s *server) subscribe() (chan appEvent, func()) {
 	w := &s.watchers
-	ch := make(chan appEvent, 4096) // a push that moves every app of a large fleet at once
+	ch := make(chan appEvent, 256)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.subs == nil {
 		w.subs = map[chan appEvent]bool{}
 	}
 	w.subs[ch] = true
+	if len(w.subs) == 1 {
+		ctx, cancel := context.WithCancel(context.Background())
+		w.cancel = cancel
+		go s.pollChanges(ctx)
+	}
 	return ch, func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		delete(w.subs, ch)
+		if len(w.subs) == 0 {
+			w.cancel()
+		}
 	}
-}
-
-// watched says whether a stream is open.
-func (w *watchers) watched() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.subs) > 0
 }
 
 func (w *watchers) send(e appEvent) {
@@ -60,6 +71,51 @@ func (w *watchers) send(e appEvent) {
 		default: // a watcher that does not read loses events, not the others
 		}
 	}
+}
+
+// pollChanges sends the apps' changes until ctx ends.
+func (s *server) pollChanges(ctx context.Context) {
+	seen := map[string]contract.Summary{}
+	t := time.NewTicker(streamEvery)
+	defer t.Stop()
+	for first := true; ; first = false {
+		// The first round learns the apps; each stream sent them itself.
+		now := map[string]contract.Summary{}
+		err := ferryclient.ListApps(ctx, s.temporal, func(name string, sum contract.Summary) { now[name] = sum })
+		if err == nil {
+			for name, sum := range now {
+				old, ok := seen[name]
+				if first || ok && summaryEqual(old, sum) {
+					continue
+				}
+				if v, err := ferryclient.Query(ctx, s.temporal, name); err == nil {
+					typ := "MODIFIED"
+					if !ok {
+						typ = "ADDED"
+					}
+					s.watchers.send(appEvent{Type: typ, App: v, proj: v.ProjectOf()})
+				}
+			}
+			for name, sum := range seen {
+				if _, ok := now[name]; !ok {
+					v := &contract.View{}
+					v.Metadata.Name, v.Spec.Project = name, sum.Project
+					s.watchers.send(appEvent{Type: "DELETED", App: v, proj: sum.Project})
+				}
+			}
+			seen = now
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func summaryEqual(a, b contract.Summary) bool {
+	return a.Sync == b.Sync && a.Health == b.Health && a.Revision == b.Revision && a.Operation == b.Operation &&
+		a.Project == b.Project && slices.Equal(a.Regions, b.Regions)
 }
 
 // appStream is GET /api/v1/stream/applications: server-sent events, one

@@ -22,9 +22,6 @@ import (
 type viewCache struct {
 	mu sync.Mutex
 	m  map[string]cachedView
-	// failedAt is when the poller's query of an app last failed: it is
-	// not asked again for its age before viewMaxAge.
-	failedAt map[string]time.Time
 }
 
 type cachedView struct {
@@ -51,25 +48,6 @@ func (c *viewCache) put(name string, sum contract.Summary, v *contract.View) {
 		c.m = map[string]cachedView{}
 	}
 	c.m[name] = cachedView{v: v, sum: sum, at: time.Now()}
-	delete(c.failedAt, name)
-}
-
-// failed notes that name's query failed.
-func (c *viewCache) failed(name string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.failedAt == nil {
-		c.failedAt = map[string]time.Time{}
-	}
-	c.failedAt[name] = time.Now()
-}
-
-// failedWithin says whether name's query failed within d.
-func (c *viewCache) failedWithin(name string, d time.Duration) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	at, ok := c.failedAt[name]
-	return ok && time.Since(at) < d
 }
 
 // forget drops name's view: the server changed the app.
@@ -77,42 +55,6 @@ func (c *viewCache) forget(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.m, name)
-}
-
-// keep drops the views of the apps that are not in running.
-func (c *viewCache) keep(running map[string]contract.Summary) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for name := range c.m {
-		if _, ok := running[name]; !ok {
-			delete(c.m, name)
-		}
-	}
-	for name := range c.failedAt {
-		if _, ok := running[name]; !ok {
-			delete(c.failedAt, name)
-		}
-	}
-}
-
-// oldest are up to n names of running whose views are older than
-// olderThan, or missing, for the poller to query again; an app whose query
-// failed within olderThan is left out.
-func (c *viewCache) oldest(running map[string]contract.Summary, n int, olderThan time.Duration) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []string
-	for name := range running {
-		if at, ok := c.failedAt[name]; ok && time.Since(at) < olderThan {
-			continue
-		}
-		if e, ok := c.m[name]; !ok || time.Since(e.at) > olderThan {
-			if out = append(out, name); len(out) == n {
-				break
-			}
-		}
-	}
-	return out
 }
 
 // views answers the views of names, whose summaries are sums: from the
