@@ -74,7 +74,7 @@ func (uiText) textFile() string { return "ui" }
 
 // uiAfterSynced is how long the applications page is watched after the
 // visibility store counted the whole fleet Synced at the new commit: the
-// server's stream reads the apps' changes every 500 ms (server/follow.go),
+// server's stream reads the apps' changes every 2 s (server/stream.go),
 // so the last of them reach the page within that.
 const uiAfterSynced = 5 * time.Second
 
