@@ -8,8 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/labels"
@@ -164,33 +162,18 @@ func (s *server) visible(ctx context.Context, c *caller, q url.Values) ([]*contr
 // or that did not answer, is nil.
 func (s *server) queryAll(ctx context.Context, names []string) []*contract.View {
 	out := make([]*contract.View, len(names))
-	s.queryEach(ctx, names, 0, func(i int, v *contract.View) { out[i] = v })
-	return out
-}
-
-// queryEach queries the apps' views, 16 at a time, each within timeout
-// (0: the client's), and calls fn with each answer as it comes, one call
-// at a time; v is nil for an app gone meanwhile or that did not answer.
-func (s *server) queryEach(ctx context.Context, names []string, timeout time.Duration, fn func(i int, v *contract.View)) {
-	var mu sync.Mutex
 	var g errgroup.Group
 	g.SetLimit(16)
 	for i, name := range names {
 		g.Go(func() error {
-			qctx, cancel := ctx, context.CancelFunc(func() {})
-			if timeout > 0 {
-				qctx, cancel = context.WithTimeout(ctx, timeout)
-			}
-			defer cancel()
-			v, err := ferryclient.Query(qctx, s.temporal, name)
+			v, err := ferryclient.Query(ctx, s.temporal, name)
 			if err != nil && !ferryclient.IsAppNotFound(err) && !errors.Is(err, context.Canceled) {
 				s.log.Warn("query an app for the list", "app", name, "error", err)
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			fn(i, v)
+			out[i] = v
 			return nil
 		})
 	}
 	_ = g.Wait()
+	return out
 }

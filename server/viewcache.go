@@ -14,15 +14,18 @@ import (
 // queries only those whose attributes moved, not every workflow.
 //
 // A view is taken from the cache only while the app's attributes are what
-// they were when it was queried, no operation of the app runs, and the
-// server made no change to it since (forget). What moves no attribute (a
-// second sync of the same revision that ends as the first) is caught by
-// the poller, which queries the oldest views again a few each round
-// (stream.go): a view is never older than a few minutes.
+// they were when it was queried, no operation of the app runs, the server
+// made no change to it since (forget), and it is younger than viewMaxAge:
+// what moves no attribute (a second sync of the same revision that ends
+// as the first) shows within that.
 type viewCache struct {
-	mu sync.Mutex
-	m  map[string]cachedView
+	mu    sync.Mutex
+	m     map[string]cachedView
+	swept time.Time // when views older than viewMaxAge were last dropped
 }
+
+// viewMaxAge is how long a cached view is used at most.
+const viewMaxAge = 2 * time.Minute
 
 type cachedView struct {
 	v   *contract.View
@@ -35,7 +38,7 @@ func (c *viewCache) get(name string, sum contract.Summary) *contract.View {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[name]
-	if !ok || !summaryEqual(e.sum, sum) || sum.Operation == string(app.OperationRunning) {
+	if !ok || !summaryEqual(e.sum, sum) || sum.Operation == string(app.OperationRunning) || time.Since(e.at) > viewMaxAge {
 		return nil
 	}
 	return e.v
@@ -47,7 +50,16 @@ func (c *viewCache) put(name string, sum contract.Summary, v *contract.View) {
 	if c.m == nil {
 		c.m = map[string]cachedView{}
 	}
-	c.m[name] = cachedView{v: v, sum: sum, at: time.Now()}
+	now := time.Now()
+	c.m[name] = cachedView{v: v, sum: sum, at: now}
+	if now.Sub(c.swept) > viewMaxAge { // deleted apps' views go too
+		c.swept = now
+		for k, e := range c.m {
+			if now.Sub(e.at) > viewMaxAge {
+				delete(c.m, k)
+			}
+		}
+	}
 }
 
 // forget drops name's view: the server changed the app.
