@@ -74,8 +74,8 @@ func (uiText) textFile() string { return "ui" }
 
 // uiAfterSynced is how long the applications page is watched after the
 // visibility store counted the whole fleet Synced at the new commit: the
-// server's stream reads the apps' changes every 2 s (server/stream.go),
-// so the last of them reach the page within that.
+// server's stream reads the apps' changes every 500 ms (server/hub.go),
+// so the last of them reach the page well within that.
 const uiAfterSynced = 5 * time.Second
 
 // pushFleet writes every fleet app's ConfigMap at rev and pushes each

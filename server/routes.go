@@ -62,11 +62,12 @@ func (s *server) routes() http.Handler {
 
 // changes wraps a handler that may change the app it names (a GET may
 // refresh it): the app's cached view is dropped after, so the next list
-// queries it.
+// queries it, and open streams follow it for a while (hub.follow).
 func (s *server) changes(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		h(w, r)
 		s.cache.forget(s.appName(r))
+		s.hub.follow(s.appName(r))
 	}
 }
 

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/accounts"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
@@ -30,7 +33,7 @@ type server struct {
 	live     *live
 	audit    *auditLog
 	sso      sso
-	watchers watchers
+	hub      hub
 	cache    viewCache
 	regions  *regionAccess
 	// metadata keeps the revision metadata answered, by repository and
@@ -85,6 +88,13 @@ func newServer(ctx context.Context, cfg *config, log *slog.Logger) (*server, err
 		tc.Close()
 		return nil, err
 	}
+	s.hub = hub{log: log, cache: &s.cache, now: time.Now,
+		list: func(ctx context.Context, fn func(string, contract.Summary)) error {
+			return ferryclient.ListApps(ctx, tc, fn)
+		},
+		query: func(ctx context.Context, name string) (*contract.View, error) {
+			return ferryclient.Query(ctx, tc, name)
+		}}
 	go s.live.watchProjects(ctx, tc)
 	return s, nil
 }
