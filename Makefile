@@ -73,6 +73,7 @@ BENCH_FLAGS ?=
 BENCH_GO ?= 1
 BENCH_RESULTS ?= bench/results
 bench: tools build
+	@hack/deps.sh bench
 	@mkdir -p $(BENCH_OUT)
 	@tools=$$(hack/tools.sh flux); status=0; \
 	FERRY_TOOLS_BIN=$$tools FERRY_BIN=$(CURDIR)/bin $(GO) run ./bench/cmd/ferry-bench -keep $(BENCH_RESULTS) $(BENCH_FLAGS) $(BENCH_OUT) || status=$$?; \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Debian packages `make run` and `make test` need, installed when missing:
 # as root directly; otherwise the one command to run is printed, and the make
-# stops before it builds anything. Usage: hack/deps.sh run|test
+# stops before it builds anything. Usage: hack/deps.sh run|test|bench
 set -euo pipefail
 
 # command-or-file package: what the stack runs, and the package that brings it.
@@ -15,8 +15,9 @@ need=(
 )
 # make test's second pass runs on a Temporal cluster, on PostgreSQL.
 [ "${1:-}" = test ] && need+=('/usr/lib/postgresql/*/bin/initdb:postgresql')
-# make test drives the web UI in a real browser (e2e/ui).
-[ "${1:-}" = test ] && need+=(chromium:chromium)
+# make test drives the web UI in a real browser (e2e/ui), as make bench's ui
+# scenario measures it.
+[[ "${1:-}" =~ ^(test|bench)$ ]] && need+=(chromium:chromium)
 
 missing=()
 for n in "${need[@]}"; do

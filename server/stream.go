@@ -42,10 +42,10 @@ func (s *server) appStream(w http.ResponseWriter, r *http.Request) {
 	projects := append(q["projects"], q["project"]...)
 	wanted := func(v *contract.View) bool {
 		_, en := s.live.snapshot()
-		name, proj := v.Metadata.Name, v.ProjectOf()
-		return (q.Get("name") == "" || q.Get("name") == name) &&
+		name, proj, shown := v.Metadata.Name, v.ProjectOf(), s.shown(v).Metadata
+		return (q.Get("name") == "" || q.Get("name") == shown.Name || q.Get("name") == name) &&
 			(len(projects) == 0 || slices.Contains(projects, proj)) &&
-			(q.Get("appNamespace") == "" || q.Get("appNamespace") == s.shown(v).Metadata.Namespace) &&
+			(q.Get("appNamespace") == "" || q.Get("appNamespace") == shown.Namespace) &&
 			sel.Matches(labels.Set(v.Metadata.Labels)) &&
 			en.Allowed(c.who, rbac.Request{Resource: "applications", Action: "get", Object: object(proj, name)})
 	}

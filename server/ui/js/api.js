@@ -58,23 +58,19 @@ export function canI(resource, action, object) {
 export function forgetDecisions() { decisions.clear(); }
 
 // watchApps calls onEvent with each event of the stream of apps ({type,
-// application}); one EventSource serves every subscriber.
-const subscribers = new Set();
-let source = null;
-export function watchApps(onEvent) {
-  subscribers.add(onEvent);
-  if (!source) {
-    source = new EventSource('/api/v1/stream/applications');
-    source.onmessage = (m) => {
-      let ev;
-      try { ev = JSON.parse(m.data).result; } catch { return; }
-      if (ev) subscribers.forEach((fn) => fn(ev));
-    };
-  }
-  return () => {
-    subscribers.delete(onEvent);
-    if (!subscribers.size && source) { source.close(); source = null; }
+// application}) that query selects (the list's filters: name,
+// appNamespace, projects, selector): first every such app as ADDED, then
+// their changes. It answers the function that closes the stream.
+export function watchApps(query, onEvent) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v) q.set(k, v);
+  const source = new EventSource('/api/v1/stream/applications' + (q.toString() ? '?' + q : ''));
+  source.onmessage = (m) => {
+    let ev;
+    try { ev = JSON.parse(m.data).result; } catch { return; }
+    if (ev) onEvent(ev);
   };
+  return () => source.close();
 }
 
 // settings are the server's public settings (/api/v1/settings), read once.

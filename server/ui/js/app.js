@@ -17,19 +17,21 @@ function useApp(namespace, name) {
   const [error, setError] = useState('');
   useEffect(() => {
     const self = { metadata: { namespace, name } };
-    let loaded = false;
-    const stop = watchApps((ev) => {
-      if (!loaded || key(ev.application) !== key(self)) return;
-      if (ev.type === 'DELETED') setApp({ deleted: true });
-      else setApp(ev.application);
-    });
+    let stop = () => {};
+    let gone = false;
     api(appPath(self)).then((a) => {
-      loaded = true;
+      if (gone) return;
       self.metadata.namespace = a.metadata.namespace; // /applications/NAME: now the app's own URL
       if (!namespace) history.replaceState(null, '', appURL(a));
       setApp(a);
+      // The stream of this app alone, from now on.
+      stop = watchApps({ name: a.metadata.name, appNamespace: a.metadata.namespace }, (ev) => {
+        if (key(ev.application) !== key(self)) return;
+        if (ev.type === 'DELETED') setApp({ deleted: true });
+        else setApp(ev.application);
+      });
     }).catch((e) => setError(e.message));
-    return stop;
+    return () => { gone = true; stop(); };
   }, [namespace, name]);
   return [app, error, setApp];
 }

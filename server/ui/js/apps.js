@@ -11,30 +11,35 @@ function useApps() {
   const [apps, setApps] = useState(null);
   const [error, setError] = useState('');
   useEffect(() => {
-    let live = new Map();
-    let loaded = false;
-    const pending = [];
+    const live = new Map();
+    // apply answers whether the event changed the list. A stream begins
+    // with every app as ADDED: one the list holds as it is keeps its
+    // object, so its tile does not render again.
     const apply = (ev) => {
       const k = key(ev.application);
-      if (ev.type === 'DELETED') live.delete(k);
-      else live.set(k, ev.application);
+      if (ev.type === 'DELETED') return live.delete(k);
+      const old = live.get(k);
+      if (ev.type === 'ADDED' && old && JSON.stringify(old) === JSON.stringify(ev.application)) return false;
+      live.set(k, ev.application);
+      return true;
     };
     // Many changes at once (a push that moves every app) render once a
     // frame, not once each.
     let frame = 0;
     const show = () => { frame = 0; setApps([...live.values()]); };
-    const stop = watchApps((ev) => {
-      if (!loaded) { pending.push(ev); return; }
-      apply(ev);
-      if (!frame) frame = requestAnimationFrame(show);
-    });
+    // The stream opens once the list is in: its first events are then
+    // the views the list just had the server query.
+    let stop = () => {};
+    let gone = false;
     api('/api/v1/applications').then((list) => {
+      if (gone) return;
       for (const a of list.items || []) live.set(key(a), a);
-      pending.forEach(apply);
-      loaded = true;
       setApps([...live.values()]);
+      stop = watchApps({}, (ev) => {
+        if (apply(ev) && !frame) frame = requestAnimationFrame(show);
+      });
     }).catch((e) => setError(e.message));
-    return () => { stop(); cancelAnimationFrame(frame); };
+    return () => { gone = true; stop(); cancelAnimationFrame(frame); };
   }, []);
   return [apps, error];
 }
