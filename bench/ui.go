@@ -142,7 +142,8 @@ func WebUI(ctx context.Context, e *Env, sec *Section) error {
 	e.logf("ui: the tree of %s, %d items, %d runs after a warm-up", uiTreeApp, d.TreeItems, cfg.UIRuns)
 	tree.What = say(d, "what-tree")
 	for i := range cfg.UIRuns + 1 {
-		l, err := uiLoadPage(tab, "/applications/"+s.ControlNamespace+"/"+uiTreeApp, "tree", "/resource-tree", n, i)
+		// An app's page streams that app alone: one first message.
+		l, err := uiLoadPage(tab, "/applications/"+s.ControlNamespace+"/"+uiTreeApp, "tree", "/resource-tree", 1, i)
 		if err != nil {
 			return err
 		}
@@ -167,10 +168,11 @@ func WebUI(ctx context.Context, e *Env, sec *Section) error {
 	if _, err := list.mark("tiles", 2*time.Minute); err != nil {
 		return err
 	}
-	// The status changes start once both pages have every app's first
-	// message of the stream and their main threads are free.
-	for _, t := range []*uiTab{list, tab} {
-		if _, err := t.streamed(n, 5*time.Minute); err != nil {
+	// The status changes start once both pages have the first message of
+	// each app they stream (the list every app, the app's page its own)
+	// and their main threads are free.
+	for t, apps := range map[*uiTab]int{list: n, tab: 1} {
+		if _, err := t.streamed(apps, 5*time.Minute); err != nil {
 			return err
 		}
 		if _, err := t.settle(5 * time.Minute); err != nil {
