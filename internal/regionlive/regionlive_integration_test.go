@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +112,53 @@ func TestRegionLive(t *testing.T) {
 	}))
 	assert.Equal(t, []string{devenv.FakeLogLine}, lines)
 	assert.Equal(t, []time.Time{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, stamps)
+}
+
+// TestTreeOfManyObjects reads the tree of an app with many ConfigMaps in
+// its namespace (one list) and a few in another (a GET each), one of each
+// missing, as the real API server answers them.
+func TestTreeOfManyObjects(t *testing.T) {
+	if stack == nil {
+		t.Skip("-short: no control plane")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := (&regionlive.Regions{Kubeconfig: stack.Kubeconfig}).Region(region)
+	require.NoError(t, err)
+	var managed []app.ResourceKey
+	var want []string
+	for _, ns := range []string{"regionlive-many", "regionlive-few"} {
+		_, err = r.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = r.Client.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+		n := 20
+		if ns == "regionlive-few" {
+			n = 2
+		}
+		for i := range n {
+			name := fmt.Sprintf("cm-%02d", i)
+			_, err := r.Client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+			require.NoError(t, err)
+			want = append(want, ns+"/"+name)
+		}
+		// In reverse order; the list also holds the namespace's
+		// kube-root-ca.crt, which is not the app's.
+		for i := range n {
+			managed = append(managed, app.ResourceKey{Version: "v1", Kind: "ConfigMap", Namespace: ns, Name: fmt.Sprintf("cm-%02d", n-1-i)})
+		}
+		managed = append(managed, app.ResourceKey{Version: "v1", Kind: "ConfigMap", Namespace: ns, Name: "not-there"})
+		slices.Reverse(want[len(want)-n:])
+	}
+	nodes, err := r.Tree(ctx, managed)
+	require.NoError(t, err)
+	var got []string
+	for _, n := range nodes {
+		got = append(got, n.Namespace+"/"+n.Name)
+		assert.Equal(t, "ConfigMap", n.Kind)
+		assert.NotEmpty(t, n.UID)
+		assert.NotEmpty(t, n.ResourceVersion)
+	}
+	assert.Equal(t, want, got, "every ConfigMap of the app that exists, in the order given")
 }
 
 func TestRegionWithoutContext(t *testing.T) {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
-	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -83,12 +83,14 @@ const revisionAnnotation = "deployment.kubernetes.io/revision"
 func (r *Region) Tree(ctx context.Context, managed []app.ResourceKey) ([]Node, error) {
 	var nodes []Node
 	inTree := map[types.UID]Ref{}
-	namespaces := map[string]bool{}
+	seen := map[string]bool{}
+	var namespaces []string
 	var failed []error
-	objs, errs := r.getAll(ctx, managed)
+	objs, errs := r.readAll(ctx, managed)
 	for i, k := range managed {
-		if k.Namespace != "" {
-			namespaces[k.Namespace] = true
+		if k.Namespace != "" && !seen[k.Namespace] {
+			seen[k.Namespace] = true
+			namespaces = append(namespaces, k.Namespace)
 		}
 		obj, err := objs[i], errs[i]
 		if err != nil {
@@ -103,28 +105,10 @@ func (r *Region) Tree(ctx context.Context, managed []app.ResourceKey) ([]Node, e
 		nodes = append(nodes, r.node(obj, nil))
 		inTree[obj.GetUID()] = refOf(obj)
 	}
+	sort.Strings(namespaces)
 	candidates, err := r.listChildren(ctx, namespaces)
 	failed = append(failed, err)
-	var children []Node
-	for added := true; added; {
-		added = false
-		for _, obj := range candidates {
-			if _, done := inTree[obj.GetUID()]; done {
-				continue
-			}
-			var parents []Ref
-			for _, o := range obj.GetOwnerReferences() {
-				if p, ok := inTree[o.UID]; ok {
-					parents = append(parents, p)
-				}
-			}
-			if len(parents) > 0 {
-				children = append(children, r.node(obj, parents))
-				inTree[obj.GetUID()] = refOf(obj)
-				added = true
-			}
-		}
-	}
+	children := r.descendants(candidates, inTree)
 	sort.Slice(children, func(i, j int) bool {
 		a, b := children[i], children[j]
 		if a.Kind != b.Kind {
@@ -138,53 +122,40 @@ func (r *Region) Tree(ctx context.Context, managed []app.ResourceKey) ([]Node, e
 	return append(nodes, children...), errors.Join(failed...)
 }
 
-// getConcurrency is how many objects one tree reads at once: an app of
-// hundreds of objects is read in a few round trips' time, not hundreds.
-const getConcurrency = 16
-
-// getAll reads the objects of keys (Get), in their order.
-func (r *Region) getAll(ctx context.Context, keys []app.ResourceKey) ([]*unstructured.Unstructured, []error) {
-	objs, errs := make([]*unstructured.Unstructured, len(keys)), make([]error, len(keys))
-	var g errgroup.Group
-	g.SetLimit(getConcurrency)
-	for i, k := range keys {
-		g.Go(func() error {
-			objs[i], errs[i] = r.Get(ctx, k)
-			return nil
-		})
+// descendants are the nodes of candidates that an object of inTree owns,
+// or one of those, and so on; each one's parents are its owners in the
+// tree, in the order of its ownerReferences. It adds them to inTree.
+func (r *Region) descendants(candidates []*unstructured.Unstructured, inTree map[types.UID]Ref) []Node {
+	owned := map[types.UID][]*unstructured.Unstructured{}
+	for _, obj := range candidates {
+		for _, o := range obj.GetOwnerReferences() {
+			owned[o.UID] = append(owned[o.UID], obj)
+		}
 	}
-	_ = g.Wait() // each read's error is in errs
-	return objs, errs
-}
-
-// listChildren lists the objects of childKinds in namespaces, those that
-// have an owner.
-func (r *Region) listChildren(ctx context.Context, namespaces map[string]bool) ([]*unstructured.Unstructured, error) {
-	var out []*unstructured.Unstructured
-	var failed []error
-	for _, gk := range childKinds {
-		for ns := range namespaces {
-			ri, err := r.resource(gk, "", ns)
-			if meta.IsNoMatchError(err) {
-				break
-			}
-			if err != nil {
-				failed = append(failed, fmt.Errorf("list %s: %w", gk.Kind, err))
-				break
-			}
-			list, err := ri.List(ctx, metav1.ListOptions{})
-			if err != nil {
-				failed = append(failed, fmt.Errorf("list %s in %s: %w", gk.Kind, ns, err))
-				continue
-			}
-			for i := range list.Items {
-				if len(list.Items[i].GetOwnerReferences()) > 0 {
-					out = append(out, &list.Items[i])
-				}
+	var reached []*unstructured.Unstructured
+	next := slices.Collect(maps.Keys(inTree))
+	for len(next) > 0 {
+		uid := next[0]
+		next = next[1:]
+		for _, obj := range owned[uid] {
+			if _, done := inTree[obj.GetUID()]; !done {
+				inTree[obj.GetUID()] = refOf(obj)
+				reached = append(reached, obj)
+				next = append(next, obj.GetUID())
 			}
 		}
 	}
-	return out, errors.Join(failed...)
+	children := make([]Node, 0, len(reached))
+	for _, obj := range reached {
+		var parents []Ref
+		for _, o := range obj.GetOwnerReferences() {
+			if p, ok := inTree[o.UID]; ok {
+				parents = append(parents, p)
+			}
+		}
+		children = append(children, r.node(obj, parents))
+	}
+	return children
 }
 
 func refOf(obj *unstructured.Unstructured) Ref {

@@ -1,7 +1,7 @@
 // One app's page: its sources, revision (revision.js) and operation, sync and health per
 // region, its resource tree per region, the panel of a selected node, and
 // its actions as buttons the user's rights allow.
-import { html, useState, useEffect, useMemo } from './html.js';
+import { html, useState, useEffect, useMemo, useRef, useCallback } from './html.js';
 import { api, appPath, canI, watchApps, settings, workflowURL } from './api.js';
 import { navigate } from './router.js';
 import { key, appURL, regionsOf, syncOf, healthOf, age, short } from './model.js';
@@ -36,15 +36,24 @@ function useApp(namespace, name) {
   return [app, error, setApp];
 }
 
-// useTree is the app's resource tree, read again when its status moves.
-function useTree(app) {
+// useTree is the app's resource tree: read at once, beside the app
+// itself, then again when the app's status moves.
+function useTree(namespace, name, app) {
   const [nodes, setNodes] = useState(null);
+  const loaded = useRef(false); // the app has loaded: the first read stands for it as it did
   const s = (app && app.status) || {};
   const op = s.operationState || {};
-  const moved = [s.sync && s.sync.revision, s.sync && s.sync.status, s.health && s.health.status, op.phase, op.startedAt,
+  const moved = app && [s.sync && s.sync.revision, s.sync && s.sync.status, s.health && s.health.status, op.phase, op.startedAt,
     (s.resources || []).length].join('|');
   useEffect(() => {
+    api(appPath({ metadata: { namespace, name } }, '/resource-tree')).then((tree) => setNodes(tree.nodes || [])).catch(() => {});
+  }, [namespace, name]);
+  useEffect(() => {
     if (!app || app.deleted) return;
+    if (!loaded.current) {
+      loaded.current = true;
+      return;
+    }
     const t = setTimeout(() => {
       api(appPath(app, '/resource-tree')).then((tree) => setNodes(tree.nodes || [])).catch(() => {});
     }, nodes ? 300 : 0);
@@ -94,7 +103,7 @@ function byNode(app) {
 
 export function AppPage({ namespace, name }) {
   const [app, error, setApp] = useApp(namespace, name);
-  const nodes = useTree(app);
+  const nodes = useTree(namespace, name, app);
   const rights = useRights(app);
   const workflow = useWorkflowURL(app);
   const [selected, setSelected] = useState(null);
@@ -102,10 +111,14 @@ export function AppPage({ namespace, name }) {
   const [notice, setNotice] = useState('');
   const byRegion = useMemo(() => {
     const m = new Map();
-    for (const n of nodes || []) m.set(n.region, [...(m.get(n.region) || []), n]);
+    for (const n of nodes || []) {
+      if (!m.has(n.region)) m.set(n.region, []);
+      m.get(n.region).push(n);
+    }
     return m;
   }, [nodes]);
   const [resources, hooks] = useMemo(() => byNode(app), [app]);
+  const onSelect = useCallback((n) => setSelected(nodeKey(n)), []);
   if (error) return html`<p role="alert" class="error">${error}</p>`;
   if (!app) return html`<p class="loading">Loading ${name}…</p>`;
   if (app.deleted) return html`<p role="status">Application ${name} was deleted. <a href="/applications">All applications</a></p>`;
@@ -146,7 +159,7 @@ export function AppPage({ namespace, name }) {
       ${nodes === null && html`<p class="loading">Loading the resource tree…</p>`}
       ${regionsOf(app).map((r) => html`<section key=${r.name} aria-label=${'Region ' + r.name}>
         <h2>${r.name}</h2>
-        <${Tree} region=${r.name} nodes=${byRegion.get(r.name) || []} selected=${selected} onSelect=${(n) => setSelected(nodeKey(n))} statusOf=${statusOf} hookOf=${hookOf} />
+        <${Tree} region=${r.name} nodes=${byRegion.get(r.name) || []} selected=${selected} onSelect=${onSelect} statusOf=${statusOf} hookOf=${hookOf} />
       </section>`)}
     </div>
     ${selNode && html`<${Panel} key=${selected} app=${app} node=${selNode} managed=${!!statusOf(selNode)} onClose=${() => setSelected(null)} />`}

@@ -10,10 +10,11 @@ export const html = htm.bind(h);
 // memo makes a component that renders again only when one of its props
 // changed (by identity), as preact/compat's memo does: a list of a
 // thousand items renders the few whose data moved, not all of them.
-export function memo(fn) {
+// changed(prev, next) may say instead when it must render again.
+export function memo(fn, changed = (prev, next) => Object.keys(next).some((k) => next[k] !== prev[k])) {
   return class Memo extends Component {
     shouldComponentUpdate(next) {
-      return Object.keys(next).some((k) => next[k] !== this.props[k]);
+      return changed(this.props, next);
     }
 
     render(props) {
