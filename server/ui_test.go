@@ -26,6 +26,14 @@ func TestWebUIIsServed(t *testing.T) {
 		assert.Contains(t, rec.Body.String(), `<script type="module" src="/assets/js/main.js">`, p)
 		assert.Contains(t, rec.Header().Get("Content-Security-Policy"), "default-src 'self'", p)
 	}
+	page := get("/applications").Body.String()
+	assert.Contains(t, page, `<link rel="modulepreload" href="/assets/js/apps.js">`, "every module is fetched at once")
+	assert.Contains(t, page, `<link rel="modulepreload" href="/assets/vendor/preact.mjs">`)
+	assert.Contains(t, page, `<link rel="preload" as="fetch" crossorigin href="/api/v1/applications">`, "the list loads beside the modules")
+	page = get("/applications/argocd/web").Body.String()
+	assert.Contains(t, page, `href="/api/v1/applications/web?appNamespace=argocd"`)
+	assert.Contains(t, page, `href="/api/v1/applications/web/resource-tree?appNamespace=argocd"`)
+	assert.NotContains(t, get(`/applications/argocd/we%22b`).Body.String(), `rel="preload"`, "only a DNS label is written into the page")
 	for _, p := range []string{"/assets/js/main.js", "/assets/vendor/preact.mjs", "/assets/vendor/hooks.mjs"} {
 		rec := get(p)
 		assert.Equal(t, http.StatusOK, rec.Code, p)
