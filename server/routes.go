@@ -62,12 +62,15 @@ func (s *server) routes() http.Handler {
 
 // changes wraps a handler that may change the app it names (a GET may
 // refresh it): the app's cached view is dropped after, so the next list
-// queries it, and open streams follow it for a while (hub.follow).
+// queries it, and open streams follow it for a while (hub.follow) when
+// the request was a change or a refresh.
 func (s *server) changes(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		h(w, r)
 		s.cache.forget(s.appName(r))
-		s.hub.follow(s.appName(r))
+		if r.Method != http.MethodGet || r.URL.Query().Get("refresh") != "" {
+			s.hub.follow(s.appName(r))
+		}
 	}
 }
 

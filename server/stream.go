@@ -22,7 +22,8 @@ type appEvent struct {
 // per change of an app the caller may get, as Argo CD's watch
 // ({"result": {"type": …, "application": …}}); first the apps as they
 // are, then their changes (hub.go reads them); an app that changed twice
-// before the stream wrote it is sent once, as it is now. Filters: name, projects, selector, appNamespace.
+// before the stream wrote it is sent once, as it is now. Filters: name,
+// projects, selector, appNamespace.
 func (s *server) appStream(w http.ResponseWriter, r *http.Request) {
 	c := s.authenticate(w, r)
 	if c == nil {
