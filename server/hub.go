@@ -58,7 +58,7 @@ type hub struct {
 	cancel   context.CancelFunc
 	run      int           // counts the hub's runs: a late answer of an old one is dropped
 	ready    chan struct{} // closed when the first round of this run ended
-	err      error         // the first round's listing error
+	err      error         // the last round's listing error
 	listed   map[string]contract.Summary
 	apps     map[string]*hubApp
 	seq      uint64
@@ -141,14 +141,18 @@ func (h *hub) loop(ctx context.Context, run int, ready chan struct{}) {
 			return
 		case <-t.C:
 		}
-		if _, err := h.round(ctx, run, sem, false); err != nil && ctx.Err() == nil {
+		_, err := h.round(ctx, run, sem, false)
+		if err != nil && ctx.Err() == nil {
 			h.log.Warn("the stream's round of the apps", "error", err)
 		}
+		h.mu.Lock()
+		h.err = err
+		h.mu.Unlock()
 	}
 }
 
-// wait blocks until the hub's first round ended: its error, if its
-// listing failed.
+// wait blocks until the hub's first round ended: the last round's error,
+// if its listing failed.
 func (h *hub) wait(ctx context.Context) error {
 	h.mu.Lock()
 	ready := h.ready
