@@ -130,7 +130,9 @@ func (h *hub) loop(ctx context.Context, run int, ready chan struct{}) {
 	sem := make(chan struct{}, hubQueries)
 	_, err := h.round(ctx, run, sem, true)
 	h.mu.Lock()
-	h.err = err
+	if run == h.run {
+		h.err = err
+	}
 	h.mu.Unlock()
 	close(ready)
 	t := time.NewTicker(hubEvery)
@@ -146,7 +148,9 @@ func (h *hub) loop(ctx context.Context, run int, ready chan struct{}) {
 			h.log.Warn("the stream's round of the apps", "error", err)
 		}
 		h.mu.Lock()
-		h.err = err
+		if run == h.run { // not a run stopped meanwhile
+			h.err = err
+		}
 		h.mu.Unlock()
 	}
 }
