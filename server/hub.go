@@ -181,6 +181,10 @@ func (h *hub) round(ctx context.Context, run int, sem chan struct{}, first bool)
 		return nil, err
 	}
 	h.mu.Lock()
+	if run != h.run { // stopped meanwhile: the state is the next run's
+		h.mu.Unlock()
+		return &sync.WaitGroup{}, ctx.Err()
+	}
 	h.listed = now
 	gone := false
 	for name := range h.apps {
