@@ -239,3 +239,26 @@ func TestHubSaysWhichAppsAreGone(t *testing.T) {
 	assert.Empty(t, names)
 	assert.Equal(t, []string{"a"}, gone)
 }
+
+// TestHubStartsAgainAfterItsLastWatcher: the hub runs while someone
+// watches; a watcher that comes after the last one left gets every app
+// again, and a change reaches it.
+func TestHubStartsAgainAfterItsLastWatcher(t *testing.T) {
+	ht := newHubTest(t)
+	ht.h.now = time.Now
+	ht.f.set("a", "Healthy", "one")
+	for range 2 {
+		wake, stop := ht.h.subscribe()
+		require.NoError(t, ht.h.wait(context.Background()))
+		ht.sent = map[string]uint64{}
+		names, _ := ht.changed()
+		assert.Equal(t, []string{"a Healthy one"}, names, "a new watcher gets every app")
+		ht.f.set("a", "Degraded", "two")
+		for names = nil; names == nil; names, _ = ht.changed() {
+			<-wake // as a stream: woken, it reads what changed
+		}
+		assert.Equal(t, []string{"a Degraded two"}, names)
+		ht.f.set("a", "Healthy", "one")
+		stop()
+	}
+}
