@@ -92,13 +92,9 @@ function Table({ apps }) {
   </table>`;
 }
 
-// Filters edits the URL's parameters: a filtered view is a link.
-function Filters({ loc, apps }) {
-  const set = (name, value) => {
-    const q = new URLSearchParams(loc.search);
-    if (value) q.set(name, value); else q.delete(name);
-    navigate(loc.pathname + (q.toString() ? '?' + q : ''), { replace: true });
-  };
+// choicesOf are the filters' options the apps give, and a signature of
+// them: the filters render again only when their options or the URL move.
+function choicesOf(apps) {
   const options = (fn) => [...new Set(apps.flatMap(fn))].filter(Boolean).sort();
   const choices = {
     project: options((a) => [a.spec.project || 'default']),
@@ -107,6 +103,16 @@ function Filters({ loc, apps }) {
     region: options((a) => regionsOf(a).map((r) => r.name)),
     namespace: options((a) => (a.spec.destinations || [a.spec.destination || {}]).map((d) => d.namespace)),
     repo: options((a) => [repoOf(a)]),
+  };
+  return { choices, sig: JSON.stringify(choices) };
+}
+
+// Filters edits the URL's parameters: a filtered view is a link.
+const Filters = memo(({ loc, choices }) => {
+  const set = (name, value) => {
+    const q = new URLSearchParams(loc.search);
+    if (value) q.set(name, value); else q.delete(name);
+    navigate(loc.pathname + (q.toString() ? '?' + q : ''), { replace: true });
   };
   const q = loc.searchParams;
   return html`<form class="filters" role="search" onSubmit=${(e) => e.preventDefault()}>
@@ -118,10 +124,14 @@ function Filters({ loc, apps }) {
       </select></label>`)}
     <label>Label <input value=${q.get('label') || ''} placeholder="key=value" onChange=${(e) => set('label', e.target.value)} /></label>
   </form>`;
-}
+}, (prev, next) => prev.sig !== next.sig || prev.loc.search !== next.loc.search || prev.loc.pathname !== next.loc.pathname);
 
 function Counts({ apps }) {
-  const count = (fn) => apps.reduce((m, a) => ({ ...m, [fn(a)]: (m[fn(a)] || 0) + 1 }), {});
+  const count = (fn) => {
+    const m = {};
+    for (const a of apps) m[fn(a)] = (m[fn(a)] || 0) + 1;
+    return m;
+  };
   const line = (title, c) => html`<p aria-label=${title}>${title}: ${Object.entries(c).sort().map(([k, n]) => html`<span key=${k} class="count">${k} ${n}</span> `)}</p>`;
   return html`<div class="counts">${line('Sync', count(syncOf))}${line('Health', count(healthOf))}</div>`;
 }
@@ -129,7 +139,10 @@ function Counts({ apps }) {
 export function AppsPage({ loc }) {
   const [apps, error] = useApps();
   const filter = useMemo(() => Object.fromEntries(filterNames.map((n) => [n, loc.searchParams.get(n) || ''])), [loc.search]);
-  const shown = useMemo(() => (apps || []).filter((a) => matches(a, filter)).sort((x, y) => key(x).localeCompare(key(y))), [apps, filter]);
+  // Keys are namespace/name, DNS labels: plain comparison sorts them.
+  const shown = useMemo(() => (apps || []).filter((a) => matches(a, filter)).map((a) => [key(a), a])
+    .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, a]) => a), [apps, filter]);
+  const { choices, sig } = useMemo(() => choicesOf(apps || []), [apps]);
   const view = loc.searchParams.get('view') === 'table' ? 'table' : 'tiles';
   const setView = (v) => {
     const q = new URLSearchParams(loc.search);
@@ -140,7 +153,7 @@ export function AppsPage({ loc }) {
   if (!apps) return html`<p class="loading">Loading the applications…</p>`;
   return html`<section aria-label="Applications">
     <h1>Applications <small>${shown.length} of ${apps.length}</small></h1>
-    <${Filters} loc=${loc} apps=${apps} />
+    <${Filters} loc=${loc} choices=${choices} sig=${sig} />
     <${Counts} apps=${shown} />
     <p class="views"><button type="button" aria-pressed=${view === 'tiles'} onClick=${() => setView('tiles')}>Tiles</button>
       <button type="button" aria-pressed=${view === 'table'} onClick=${() => setView('table')}>Table</button></p>
