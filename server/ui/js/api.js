@@ -65,12 +65,28 @@ export function watchApps(query, onEvent) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v) q.set(k, v);
   const source = new EventSource('/api/v1/stream/applications' + (q.toString() ? '?' + q : ''));
-  source.onmessage = (m) => {
-    let ev;
-    try { ev = JSON.parse(m.data).result; } catch { return; }
-    if (ev) onEvent(ev);
+  // A burst of messages (a push that moves every app) arrives in one
+  // task: it only queues them, and they are parsed and handled a few
+  // milliseconds at a time, so that the page keeps answering its user.
+  const queue = [];
+  let next = 0;
+  let timer = 0;
+  const drain = () => {
+    timer = 0;
+    const until = performance.now() + 8;
+    while (next < queue.length && performance.now() < until) {
+      let ev;
+      try { ev = JSON.parse(queue[next++]).result; } catch { ev = null; }
+      if (ev) onEvent(ev);
+    }
+    if (next < queue.length) timer = setTimeout(drain, 0);
+    else queue.length = next = 0;
   };
-  return () => source.close();
+  source.onmessage = (m) => {
+    queue.push(m.data);
+    if (!timer) timer = setTimeout(drain, 0);
+  };
+  return () => { source.close(); clearTimeout(timer); };
 }
 
 // settings are the server's public settings (/api/v1/settings), read once.
