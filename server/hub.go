@@ -28,6 +28,9 @@ const (
 	// attributes did not move (operation running, followed, or a view
 	// older than viewMaxAge); the others wait for a later round.
 	maxFollowed = 32
+	// maxFollowedNames bounds the names followed at once: a request
+	// naming an app that does not exist still adds one for followFor.
+	maxFollowedNames = 1024
 	// hubQueries is how many queries run at once; hubQueryTimeout bounds
 	// one. A round does not wait for its queries (but the first): each
 	// view counts when it comes, so an app that does not answer delays
@@ -120,10 +123,24 @@ func (h *hub) reset() (run int) {
 func (h *hub) follow(name string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if len(h.subs) == 0 { // nobody watches: nothing to follow
+		return
+	}
 	if h.followed == nil {
 		h.followed = map[string]time.Time{}
 	}
-	h.followed[name] = h.now().Add(followFor)
+	now := h.now()
+	if len(h.followed) >= maxFollowedNames { // any caller may name any app: bounded
+		for n, until := range h.followed {
+			if now.After(until) {
+				delete(h.followed, n)
+			}
+		}
+		if len(h.followed) >= maxFollowedNames {
+			return
+		}
+	}
+	h.followed[name] = now.Add(followFor)
 }
 
 func (h *hub) loop(ctx context.Context, run int, ready chan struct{}) {

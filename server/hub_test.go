@@ -157,6 +157,11 @@ func TestHubFollowsWhatMovesNoAttribute(t *testing.T) {
 	names, _ := ht.changed()
 	assert.Empty(t, names, "no attribute moved, and nobody said a changed")
 
+	ht.h.follow("a") // nobody watches: not followed
+	ht.h.subs = map[chan struct{}]bool{make(chan struct{}, 1): true}
+	ht.round(false)
+	names, _ = ht.changed()
+	assert.Empty(t, names)
 	ht.h.follow("a") // the server synced it
 	ht.round(false)
 	names, _ = ht.changed()
