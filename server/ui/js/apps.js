@@ -3,7 +3,8 @@
 // parameters, and kept up to date by the server's stream.
 import { html, memo, useState, useEffect, useMemo } from './html.js';
 import { api, watchApps } from './api.js';
-import { navigate } from './router.js';
+import { setParams } from './router.js';
+import { pageOf, pageSizes, Pager } from './pager.js';
 import { key, appURL, regionsOf, syncOf, healthOf, repoOf, filterNames, matches, age, short } from './model.js';
 
 // useApps is the list of apps, updated by the stream.
@@ -44,14 +45,16 @@ function useApps() {
   return [apps, error];
 }
 
-function Status({ kind, value }) {
+// status and regions are plain functions, not components: a thousand
+// tiles cost a thousand component instances, not seven thousand.
+function status(kind, value) {
   return html`<span class=${'status ' + kind + ' ' + value.toLowerCase()} title=${kind}>${value}</span>`;
 }
 
-function Regions({ app }) {
+function regions(app) {
   return html`<ul class="regions" aria-label="Regions">
     ${regionsOf(app).map((r) => html`<li key=${r.name}>
-      <span class="region">${r.name}</span> <${Status} kind="sync" value=${r.sync || 'Unknown'} /> <${Status} kind="health" value=${r.health || 'Unknown'} />
+      <span class="region">${r.name}</span> ${status('sync', r.sync || 'Unknown')} ${status('health', r.health || 'Unknown')}
     </li>`)}
   </ul>`;
 }
@@ -63,14 +66,14 @@ const Tile = memo(({ app }) => {
   return html`<li class="tile">
     <article aria-label=${app.metadata.name}>
       <h2><a href=${appURL(app)}>${app.metadata.name}</a></h2>
-      <p><${Status} kind="sync" value=${syncOf(app)} /> <${Status} kind="health" value=${healthOf(app)} /></p>
+      <p>${status('sync', syncOf(app))} ${status('health', healthOf(app))}</p>
       <dl>
         <dt>Project</dt><dd>${app.spec.project || 'default'}</dd>
         <dt>Repository</dt><dd class="repo">${repoOf(app)}</dd>
         <dt>Revision</dt><dd>${short(app.status && app.status.sync && app.status.sync.revision)}</dd>
         ${op && html`<dt>Last operation</dt><dd>${op.phase} ${age(op.finishedAt || op.startedAt)}</dd>`}
       </dl>
-      <${Regions} app=${app} />
+      ${regions(app)}
     </article>
   </li>`;
 });
@@ -79,8 +82,8 @@ const Row = memo(({ app: a }) => {
   const op = a.status && a.status.operationState;
   return html`<tr>
     <td><a href=${appURL(a)}>${a.metadata.name}</a></td><td>${a.spec.project || 'default'}</td>
-    <td><${Status} kind="sync" value=${syncOf(a)} /></td><td><${Status} kind="health" value=${healthOf(a)} /></td>
-    <td><${Regions} app=${a} /></td><td>${short(a.status && a.status.sync && a.status.sync.revision)}</td>
+    <td>${status('sync', syncOf(a))}</td><td>${status('health', healthOf(a))}</td>
+    <td>${regions(a)}</td><td>${short(a.status && a.status.sync && a.status.sync.revision)}</td>
     <td>${op ? op.phase + ' ' + age(op.finishedAt || op.startedAt) : ''}</td>
   </tr>`;
 });
@@ -94,26 +97,31 @@ function Table({ apps }) {
 
 // choicesOf are the filters' options the apps give, and a signature of
 // them: the filters render again only when their options or the URL move.
+// One pass over the apps: it runs whenever an app changed.
 function choicesOf(apps) {
-  const options = (fn) => [...new Set(apps.flatMap(fn))].filter(Boolean).sort();
+  const project = new Set(), region = new Set(), namespace = new Set(), repo = new Set();
+  for (const a of apps) {
+    project.add(a.spec.project || 'default');
+    for (const r of Object.keys((a.status && a.status.regions) || {})) region.add(r);
+    for (const d of a.spec.destinations || [a.spec.destination || {}]) if (d.namespace) namespace.add(d.namespace);
+    if (repoOf(a)) repo.add(repoOf(a));
+  }
+  const sorted = (set) => [...set].sort();
   const choices = {
-    project: options((a) => [a.spec.project || 'default']),
+    project: sorted(project),
     sync: ['Synced', 'OutOfSync', 'Unknown'],
     health: ['Healthy', 'Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown'],
-    region: options((a) => regionsOf(a).map((r) => r.name)),
-    namespace: options((a) => (a.spec.destinations || [a.spec.destination || {}]).map((d) => d.namespace)),
-    repo: options((a) => [repoOf(a)]),
+    region: sorted(region),
+    namespace: sorted(namespace),
+    repo: sorted(repo),
   };
   return { choices, sig: JSON.stringify(choices) };
 }
 
 // Filters edits the URL's parameters: a filtered view is a link.
 const Filters = memo(({ loc, choices }) => {
-  const set = (name, value) => {
-    const q = new URLSearchParams(loc.search);
-    if (value) q.set(name, value); else q.delete(name);
-    navigate(loc.pathname + (q.toString() ? '?' + q : ''), { replace: true });
-  };
+  // A filter that changes starts the list again at its first page.
+  const set = (name, value) => setParams(loc, { [name]: value, page: '' });
   const q = loc.searchParams;
   return html`<form class="filters" role="search" onSubmit=${(e) => e.preventDefault()}>
     <label>Search <input type="search" value=${q.get('search') || ''} onInput=${(e) => set('search', e.target.value)} /></label>
@@ -140,15 +148,13 @@ export function AppsPage({ loc }) {
   const [apps, error] = useApps();
   const filter = useMemo(() => Object.fromEntries(filterNames.map((n) => [n, loc.searchParams.get(n) || ''])), [loc.search]);
   // Keys are namespace/name, DNS labels: plain comparison sorts them.
-  const shown = useMemo(() => (apps || []).filter((a) => matches(a, filter)).map((a) => [key(a), a])
+  const filtered = useMemo(() => filterNames.some((n) => filter[n]), [filter]);
+  const shown = useMemo(() => (apps || []).filter((a) => !filtered || matches(a, filter)).map((a) => [key(a), a])
     .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, a]) => a), [apps, filter]);
   const { choices, sig } = useMemo(() => choicesOf(apps || []), [apps]);
   const view = loc.searchParams.get('view') === 'table' ? 'table' : 'tiles';
-  const setView = (v) => {
-    const q = new URLSearchParams(loc.search);
-    if (v === 'table') q.set('view', 'table'); else q.delete('view');
-    navigate(loc.pathname + (q.toString() ? '?' + q : ''), { replace: true });
-  };
+  const setView = (v) => setParams(loc, { view: v === 'table' ? 'table' : '' });
+  const p = pageOf(loc, shown);
   if (error) return html`<p role="alert" class="error">${error}</p>`;
   if (!apps) return html`<p class="loading">Loading the applications…</p>`;
   return html`<section aria-label="Applications">
@@ -157,6 +163,7 @@ export function AppsPage({ loc }) {
     <${Counts} apps=${shown} />
     <p class="views"><button type="button" aria-pressed=${view === 'tiles'} onClick=${() => setView('tiles')}>Tiles</button>
       <button type="button" aria-pressed=${view === 'table'} onClick=${() => setView('table')}>Table</button></p>
-    ${view === 'table' ? html`<${Table} apps=${shown} />` : html`<ul class="tiles">${shown.map((a) => html`<${Tile} key=${key(a)} app=${a} />`)}</ul>`}
+    ${shown.length > pageSizes[0] && html`<${Pager} loc=${loc} ...${p} />`}
+    ${view === 'table' ? html`<${Table} apps=${p.shown} />` : html`<ul class="tiles">${p.shown.map((a) => html`<${Tile} key=${key(a)} app=${a} />`)}</ul>`}
   </section>`;
 }

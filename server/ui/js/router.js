@@ -31,3 +31,13 @@ export function onLinkClick(e) {
   e.preventDefault();
   navigate(a.pathname + a.search);
 }
+
+// setParams replaces the URL's parameters named in changes (an empty
+// value removes one), keeping the others: a list's filters and pages.
+export function setParams(loc, changes) {
+  const q = new URLSearchParams(loc.search);
+  for (const [k, v] of Object.entries(changes)) {
+    if (v) q.set(k, v); else q.delete(k);
+  }
+  navigate(loc.pathname + (q.toString() ? '?' + q : ''), { replace: true });
+}
