@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/ferry-gitops/ferry/contract"
@@ -156,24 +154,4 @@ func (s *server) visible(ctx context.Context, c *caller, q url.Values) ([]*contr
 		}
 	}
 	return items, http.StatusOK, nil
-}
-
-// queryAll queries the apps' views, 16 at a time; an app gone meanwhile,
-// or that did not answer, is nil.
-func (s *server) queryAll(ctx context.Context, names []string) []*contract.View {
-	out := make([]*contract.View, len(names))
-	var g errgroup.Group
-	g.SetLimit(16)
-	for i, name := range names {
-		g.Go(func() error {
-			v, err := ferryclient.Query(ctx, s.temporal, name)
-			if err != nil && !ferryclient.IsAppNotFound(err) && !errors.Is(err, context.Canceled) {
-				s.log.Warn("query an app for the list", "app", name, "error", err)
-			}
-			out[i] = v
-			return nil
-		})
-	}
-	_ = g.Wait()
-	return out
 }

@@ -190,8 +190,9 @@ func (h *hub) wait(ctx context.Context) error {
 
 // round lists the apps, drops those gone and asks those it should (toAsk),
 // at most len(sem) at once; its answers count as they come (answered
-// waits for them). The first round waits for its answers, and takes the
-// cached views that are current (a list just made them).
+// waits for them). The first round waits for its answers, listWait at
+// most (a stream's first events; the others follow as they come), and
+// takes the cached views that are current (a list just made them).
 func (h *hub) round(ctx context.Context, run int, sem chan struct{}, first bool) (answered *sync.WaitGroup, err error) {
 	now := map[string]contract.Summary{}
 	if err := h.list(ctx, func(name string, sum contract.Summary) { now[name] = sum }); err != nil {
@@ -248,7 +249,13 @@ func (h *hub) round(ctx context.Context, run int, sem chan struct{}, first bool)
 		}()
 	}
 	if first {
-		wg.Wait()
+		waited := make(chan struct{})
+		go func() { wg.Wait(); close(waited) }()
+		select {
+		case <-waited:
+		case <-time.After(listWait):
+		case <-ctx.Done():
+		}
 	}
 	return wg, nil
 }

@@ -56,6 +56,9 @@ func (f *fleet) query(ctx context.Context, name string) (*contract.View, error) 
 	if f.failing[name] {
 		return nil, errors.New("the workflow does not answer")
 	}
+	if _, ok := f.sums[name]; !ok {
+		return nil, &contract.AppNotFoundError{Name: name}
+	}
 	v := &contract.View{}
 	v.Metadata.Name, v.Spec.Project = name, "default"
 	v.Status.Health.Status = app.HealthStatusCode(f.sums[name].Health)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"go.temporal.io/sdk/client"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -35,6 +37,8 @@ type server struct {
 	sso      sso
 	hub      hub
 	cache    viewCache
+	flight   singleflight.Group // one query at a time of an app (server.query)
+	queryApp func(ctx context.Context, name string) (*contract.View, error)
 	regions  *regionAccess
 	// metadata keeps the revision metadata answered, by repository and
 	// commit (revisions.go).
@@ -88,13 +92,14 @@ func newServer(ctx context.Context, cfg *config, log *slog.Logger) (*server, err
 		tc.Close()
 		return nil, err
 	}
+	s.queryApp = func(ctx context.Context, name string) (*contract.View, error) {
+		return ferryclient.Query(ctx, tc, name)
+	}
 	s.hub = hub{log: log, cache: &s.cache, now: time.Now,
 		list: func(ctx context.Context, fn func(string, contract.Summary)) error {
 			return ferryclient.ListApps(ctx, tc, fn)
 		},
-		query: func(ctx context.Context, name string) (*contract.View, error) {
-			return ferryclient.Query(ctx, tc, name)
-		}}
+		query: s.query}
 	go s.live.watchProjects(ctx, tc)
 	return s, nil
 }

@@ -2,46 +2,72 @@ package main
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+const (
+	// viewMaxAge is how long a cached view stands for its app at most.
+	viewMaxAge = 2 * time.Minute
+	// viewKeep is how long a view is kept at all: the last view of an app
+	// whose workflow does not answer in time is what a list shows of it.
+	viewKeep = time.Hour
+	// listWait bounds how long a list waits for the queries it needs. A
+	// workflow answers a query only when its worker gets to it, late when
+	// the worker is busy (a fleet syncing a push): such an app is listed
+	// as it was last seen, or as its search attributes say, while its
+	// query runs on (hubQueryTimeout at most) and its answer is kept for
+	// the next look. The stream brings the app's view once it answered.
+	listWait = time.Second
 )
 
 // viewCache keeps each app's view as the server last queried it, with the
 // search attributes the app had then, so that a list of a thousand apps
 // queries only those whose attributes moved, not every workflow.
 //
-// A view is taken from the cache only while the app's attributes are what
-// they were when it was queried, no operation of the app runs, the server
-// made no change to it since (forget), and it is younger than viewMaxAge:
-// what moves no attribute (a second sync of the same revision that ends
-// as the first) shows within that.
+// A view stands for its app (get) only while the app's attributes are
+// what they were when it was queried, no operation of the app runs, the
+// server made no change to it since (forget), and it is younger than
+// viewMaxAge: what moves no attribute (a second sync of the same revision
+// that ends as the first) shows within that. Otherwise it is only the
+// app's last view (last), kept for viewKeep.
 type viewCache struct {
 	mu    sync.Mutex
 	m     map[string]cachedView
-	swept time.Time // when views older than viewMaxAge were last dropped
+	swept time.Time // when views older than viewKeep were last dropped
 }
-
-// viewMaxAge is how long a cached view is used at most.
-const viewMaxAge = 2 * time.Minute
 
 type cachedView struct {
-	v   *contract.View
-	sum contract.Summary
-	at  time.Time
+	v       *contract.View
+	sum     contract.Summary
+	at      time.Time
+	changed bool // the server changed the app since
 }
 
-// get is the cached view of name when sum is still the app's summary.
+// get is the cached view of name when it still stands for the app, whose
+// summary is sum.
 func (c *viewCache) get(name string, sum contract.Summary) *contract.View {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[name]
-	if !ok || !summaryEqual(e.sum, sum) || sum.Operation == string(app.OperationRunning) || time.Since(e.at) > viewMaxAge {
+	if !ok || e.changed || !summaryEqual(e.sum, sum) || sum.Operation == string(app.OperationRunning) || time.Since(e.at) > viewMaxAge {
 		return nil
 	}
 	return e.v
+}
+
+// last is the last view of name queried, however old; nil if none.
+func (c *viewCache) last(name string) *contract.View {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[name].v
 }
 
 func (c *viewCache) put(name string, sum contract.Summary, v *contract.View) {
@@ -55,36 +81,127 @@ func (c *viewCache) put(name string, sum contract.Summary, v *contract.View) {
 	if now.Sub(c.swept) > viewMaxAge { // deleted apps' views go too
 		c.swept = now
 		for k, e := range c.m {
-			if now.Sub(e.at) > viewMaxAge {
+			if now.Sub(e.at) > viewKeep {
 				delete(c.m, k)
 			}
 		}
 	}
 }
 
-// forget drops name's view: the server changed the app.
+// forget says the server changed name: its view no longer stands for it.
 func (c *viewCache) forget(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.m, name)
+	if e, ok := c.m[name]; ok {
+		e.changed = true
+		c.m[name] = e
+	}
 }
 
 // views answers the views of names, whose summaries are sums: from the
-// cache where it may, the others queried (16 at a time) and kept.
+// cache where it may, the others queried (hubQueries at a time) and kept.
+// What did not answer within listWait is its last view, or the view its
+// summary gives; an app gone meanwhile is nil.
 func (s *server) views(ctx context.Context, names []string, sums map[string]contract.Summary) []*contract.View {
 	out := make([]*contract.View, len(names))
 	var ask []string
-	var at []int
+	at := map[string]int{}
 	for i, name := range names {
 		if out[i] = s.cache.get(name, sums[name]); out[i] == nil {
-			ask, at = append(ask, name), append(at, i)
+			ask = append(ask, name)
+			at[name] = i
 		}
 	}
-	for j, v := range s.queryAll(ctx, ask) {
-		if v != nil {
-			s.cache.put(ask[j], sums[ask[j]], v)
-			out[at[j]] = v
+	if len(ask) == 0 {
+		return out
+	}
+	answers := make(chan queried, len(ask)) // the queries never block on it
+	go s.queryAll(ask, sums, answers)
+	wait := time.NewTimer(listWait)
+	defer wait.Stop()
+	pending, gone := map[string]bool{}, map[string]bool{}
+	for _, name := range ask {
+		pending[name] = true
+	}
+	for len(pending) > 0 {
+		select {
+		case a := <-answers:
+			delete(pending, a.name)
+			out[at[a.name]], gone[a.name] = a.v, a.gone
+		case <-wait.C:
+			clear(pending)
+		case <-ctx.Done():
+			clear(pending)
+		}
+	}
+	for _, name := range ask {
+		if i := at[name]; out[i] == nil && !gone[name] {
+			if out[i] = s.cache.last(name); out[i] == nil {
+				out[i] = summaryView(name, sums[name])
+			}
 		}
 	}
 	return out
+}
+
+// queried is one answer of queryAll: v nil when the query failed, or
+// when the app is gone (deleted meanwhile).
+type queried struct {
+	name string
+	v    *contract.View
+	gone bool
+}
+
+// queryAll queries names, hubQueries at a time, each within
+// hubQueryTimeout, keeps each view in the cache and sends it to answers
+// (which holds them all). It outlives the request that asked: a late view
+// serves the next look.
+func (s *server) queryAll(names []string, sums map[string]contract.Summary, answers chan<- queried) {
+	var g errgroup.Group
+	g.SetLimit(hubQueries)
+	for _, name := range names {
+		g.Go(func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), hubQueryTimeout)
+			defer cancel()
+			v, err := s.query(ctx, name)
+			gone := ferryclient.IsAppNotFound(err)
+			switch {
+			case v != nil:
+				s.cache.put(name, sums[name], v)
+			case err != nil && !gone && !errors.Is(err, context.Canceled):
+				s.log.Warn("query an app for the list", "app", name, "error", err)
+			}
+			answers <- queried{name: name, v: v, gone: gone}
+			return nil
+		})
+	}
+	_ = g.Wait()
+}
+
+// query is the view of one app: concurrent asks of the same app (the
+// hub's, lists') share one workflow query.
+func (s *server) query(ctx context.Context, name string) (*contract.View, error) {
+	v, err, _ := s.flight.Do(name, func() (any, error) {
+		return s.queryApp(ctx, name)
+	})
+	view, _ := v.(*contract.View)
+	return view, err
+}
+
+// summaryView is an app as its search attributes describe it: what a
+// list shows of an app never queried whose workflow has not answered yet.
+func summaryView(name string, sum contract.Summary) *contract.View {
+	v := &contract.View{}
+	v.Metadata.Name = name
+	v.Spec.Project = sum.Project
+	v.Spec.Source.RepoURL = sum.RepoURL
+	v.Status.Sync = app.SyncStatus{Status: app.SyncStatusCode(sum.Sync), Revision: sum.Revision}
+	v.Status.Health = app.HealthStatus{Status: app.HealthStatusCode(sum.Health)}
+	if len(sum.Regions) > 0 {
+		v.Status.Regions = map[string]app.RegionSummary{}
+		for _, r := range sum.Regions {
+			v.Status.Regions[r] = app.RegionSummary{}
+		}
+	}
+	return v
 }
