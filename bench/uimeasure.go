@@ -22,7 +22,7 @@ type uiText struct {
 	TreeMix, FirstRegion, Onboarded, Err                   string
 	Webhook                                                bool
 	Rounds                                                 []uiRound
-	AppsLoads, TreeLoads                                   []uiLoad
+	AppsLoads, AppsAllLoads, TreeLoads                     []uiLoad
 }
 
 // uiLoad is one counted load of a page: when it held all it waits for,
