@@ -270,3 +270,22 @@ func TestHubStartsAgainAfterItsLastWatcher(t *testing.T) {
 		stop()
 	}
 }
+
+// TestHubFirstRoundWaitsForNoBusyWorkflow: a stream's first events are
+// what answered within listWait; an app whose workflow is busy follows
+// when it answers.
+func TestHubFirstRoundWaitsForNoBusyWorkflow(t *testing.T) {
+	ht := newHubTest(t)
+	ht.f.set("busy", "Healthy", "one")
+	ht.f.set("b", "Healthy", "one")
+	hold := make(chan struct{})
+	ht.f.hold["busy"] = hold
+	answered, err := ht.h.round(context.Background(), ht.run, ht.sem, true)
+	require.NoError(t, err, "the first round ends although busy does not answer")
+	names, _ := ht.changed()
+	assert.Equal(t, []string{"b Healthy one"}, names)
+	close(hold)
+	answered.Wait()
+	names, _ = ht.changed()
+	assert.Equal(t, []string{"busy Healthy one"}, names, "busy follows")
+}
