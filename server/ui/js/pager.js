@@ -26,7 +26,7 @@ export function Pager({ loc, page, pages, size }) {
     localStorage.setItem(remembered, v);
     setParams(loc, { size: v, page: '' });
   };
-  return html`<nav class="pager" aria-label="Pages">
+  return html`<nav class="pager" aria-label="Pagination">
     <button type="button" disabled=${page <= 1} onClick=${() => go(page - 1)}>Previous</button>
     <span>Page ${page} of ${pages}</span>
     <button type="button" disabled=${page >= pages} onClick=${() => go(page + 1)}>Next</button>
