@@ -285,6 +285,25 @@ type probe struct {
 	LongCount int     `json:"longCount"`
 	Lag       float64 `json:"lag"`
 	cut       bool    // the window ended before the fleet synced
+	idle      float64 // the empty page's timer's longest delay
+}
+
+// idleProbe has a tab leave its page for an empty document of another
+// origin (a process of its own) and run the same 50 ms timer there: how
+// late it runs is the machine's share of a page's delay, the page's own
+// work not counted. stop ends it and answers its longest delay in ms.
+func (t *uiTab) idleProbe() (stop func() (float64, error), err error) {
+	if err := t.do(time.Minute, chromedp.Navigate("data:text/html,<title>idle</title>")); err != nil {
+		return nil, err
+	}
+	var ok bool
+	err = t.eval(`(() => { const b = window.__idle = { lag: 0 }; let due = performance.now() + 50;
+	  const tick = () => { const now = performance.now(); b.lag = Math.max(b.lag, now - due); due = now + 50; b.timer = setTimeout(tick, 50); };
+	  b.timer = setTimeout(tick, 50); return true; })()`, &ok)
+	return func() (float64, error) {
+		var lag float64
+		return lag, t.eval(`(clearTimeout(window.__idle.timer), window.__idle.lag)`, &lag)
+	}, err
 }
 
 func (t *uiTab) startProbe() error {

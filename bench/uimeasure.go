@@ -66,6 +66,7 @@ func uiLoadPage(tab *uiTab, path, mark, api string, apps, run int) (uiLoad, erro
 type uiRound struct {
 	Round, LongTasks      int
 	Seconds, Longest, Lag float64
+	IdleLag               float64 // the same timer in an empty page (uiTab.idleProbe)
 	// Cut: the fleet was not all Synced within -onboard-timeout.
 	Cut bool
 }
@@ -103,11 +104,22 @@ func (e *Env) pushFleet(ctx context.Context, u *uiSetup, rev int) ([]commit, err
 // applications page open in list, notifies the apps (a GitHub push
 // delivery a repo, or the refresh signal an app when the worker has no
 // webhook), and probes the page until the visibility store counts every
-// fleet app Synced at its new commit and uiAfterSynced has passed.
-func (e *Env) uiUpdateRound(ctx context.Context, u *uiSetup, list *uiTab, rev int) (probe, time.Duration, error) {
+// fleet app Synced at its new commit and uiAfterSynced has passed; idle
+// probes an empty page meanwhile (p.idle).
+func (e *Env) uiUpdateRound(ctx context.Context, u *uiSetup, list, idle *uiTab, rev int) (p probe, _ time.Duration, err error) {
 	if err := list.startProbe(); err != nil {
 		return probe{}, 0, err
 	}
+	stopIdle, err := idle.idleProbe()
+	if err != nil {
+		return probe{}, 0, err
+	}
+	defer func() {
+		var idleErr error
+		if p.idle, idleErr = stopIdle(); idleErr != nil {
+			err = errors.Join(err, idleErr)
+		}
+	}()
 	began := time.Now()
 	commits, err := e.pushFleet(ctx, u, rev)
 	if err != nil {
@@ -140,7 +152,7 @@ func (e *Env) uiUpdateRound(ctx context.Context, u *uiSetup, list *uiTab, rev in
 	} else {
 		sleep(ctx, uiAfterSynced)
 	}
-	p, err := list.stopProbe()
+	p, err = list.stopProbe()
 	if err != nil {
 		return p, took, errors.Join(waitErr, err)
 	}
