@@ -97,6 +97,7 @@ func TestWebUI(t *testing.T) {
 	b.login(s.URL, "admin", adminPassword(t))
 	b.waitFor("the applications page with demo Synced and Healthy in us-east-1",
 		has(demoTile+` ul[aria-label=Regions]`, "us-east-1", "Synced", "Healthy"), 3*time.Minute)
+	b.waitFor("nothing left of the page's loading text", `!document.body.innerText.includes('Loading')`, 30*time.Second)
 	b.screenshot("ui-applications")
 
 	b.run("filter OutOfSync", chromedp.Navigate(s.URL+"/applications?sync=OutOfSync"))

@@ -59,4 +59,8 @@ function Root() {
 }
 
 document.addEventListener('click', onLinkClick);
-render(html`<${Root} />`, document.getElementById('root'));
+// The page's "Loading Ferry…" goes: Preact renders beside what it did
+// not render.
+const root = document.getElementById('root');
+root.replaceChildren();
+render(html`<${Root} />`, root);
