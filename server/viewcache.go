@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -99,7 +97,7 @@ func (c *viewCache) forget(name string) {
 }
 
 // views answers the views of names, whose summaries are sums: from the
-// cache where it may, the others queried (hubQueries at a time) and kept.
+// cache where it may, the others queried (queryAll) and kept.
 // What did not answer within listWait is its last view, or the view its
 // summary gives; an app gone meanwhile is nil.
 func (s *server) views(ctx context.Context, names []string, sums map[string]contract.Summary) []*contract.View {
@@ -152,15 +150,19 @@ type queried struct {
 	gone bool
 }
 
-// queryAll queries names, hubQueries at a time, each within
-// hubQueryTimeout, keeps each view in the cache and sends it to answers
-// (which holds them all). It outlives the request that asked: a late view
-// serves the next look.
+// listQueries bounds the queries of every list together: they outlive
+// the requests that asked (queryAll), so requests cannot pile them up.
+var listQueries = make(chan struct{}, hubQueries)
+
+// queryAll queries names, at most hubQueries of all lists at once, each
+// within hubQueryTimeout, keeps each view in the cache and sends it to
+// answers (which holds them all). It outlives the request that asked: a
+// late view serves the next look.
 func (s *server) queryAll(names []string, sums map[string]contract.Summary, answers chan<- queried) {
-	var g errgroup.Group
-	g.SetLimit(hubQueries)
 	for _, name := range names {
-		g.Go(func() error {
+		listQueries <- struct{}{}
+		go func() {
+			defer func() { <-listQueries }()
 			ctx, cancel := context.WithTimeout(context.Background(), hubQueryTimeout)
 			defer cancel()
 			v, err := s.query(ctx, name)
@@ -172,10 +174,8 @@ func (s *server) queryAll(names []string, sums map[string]contract.Summary, answ
 				s.log.Warn("query an app for the list", "app", name, "error", err)
 			}
 			answers <- queried{name: name, v: v, gone: gone}
-			return nil
-		})
+		}()
 	}
-	_ = g.Wait()
 }
 
 // query is the view of one app: concurrent asks of the same app (the
