@@ -29,6 +29,7 @@ func (r *Region) RegisterHooks(w worker.Registry) {
 // the non-retryable ErrUnreachable (whileAnswering), instead of at the
 // hook's timeout.
 func (r *Region) RunHooks(ctx context.Context, in contract.RunHooksInput) (contract.RunHooksResult, error) {
+	ctx = claimed(ctx, in.Target.App, in.Project, in.Namespace)
 	// Heartbeats while the manifests load (a render on a cache miss), so
 	// that it does not look like a dead worker.
 	stop := heartbeatEvery(ctx, heartbeatInterval, string(in.Phase)+" hooks")

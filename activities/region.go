@@ -68,6 +68,7 @@ func (r *Region) Register(w worker.Registry) {
 
 // Compare diffs the target manifests against the live state of the region.
 func (r *Region) Compare(ctx context.Context, in contract.CompareInput) (contract.CompareResult, error) {
+	ctx = claimed(ctx, in.Target.App, in.Project, in.Namespace)
 	defer heartbeatEvery(ctx, heartbeatInterval, "compare")()
 	r.watch(ctx, in.Target.App)
 	if err := r.unanswered(); err != nil { // region_reachability.go
@@ -144,6 +145,7 @@ func (r *Region) DeleteResources(ctx context.Context, in contract.DeleteInput) (
 	if in.Region != r.Name {
 		return contract.DeleteResult{}, wrongRegion(r.Name, in.Region)
 	}
+	ctx = claimed(ctx, in.App, in.Project, in.Namespace)
 	r.watch(ctx, in.App)
 	stop := heartbeatEvery(ctx, heartbeatInterval, "delete")
 	defer stop()
@@ -191,7 +193,7 @@ func (r *Region) loadAll(ctx context.Context, region string, t contract.Target) 
 			return nil, err
 		}
 	} else {
-		loaded, err := loadRendered(ctx, r.Loader, t, regionRepoCheck(ctx, r.Projects, t.App), "in region "+r.Name)
+		loaded, err := loadRendered(ctx, r.Loader, t, r.repoCheck(ctx, t.App), "in region "+r.Name)
 		if err != nil {
 			return nil, err
 		}

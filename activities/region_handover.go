@@ -51,11 +51,11 @@ func (h *HandOver) load(ctx context.Context, r *Region, t contract.Target) ([]*u
 func (h *HandOver) ask(ctx context.Context, r *Region, t contract.Target) ([]byte, error) {
 	in := contract.HandOverInput{Target: t, Region: r.Name}
 	if r.Projects != nil {
-		_, p, err := r.Projects.AppProject(ctx, t.App)
+		a, err := r.appProject(ctx, t.App)
 		if err != nil {
 			return nil, err
 		}
-		in.Project = p.Metadata.Name
+		in.Project = a.project.Metadata.Name
 	}
 	payload, err := ferryclient.HandOverOpen(ctx, h.Client, h.Keys, in)
 	if errors.Is(err, ferryclient.ErrHandedOverDigest) {

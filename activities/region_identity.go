@@ -7,7 +7,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/ferry-gitops/ferry/contract"
-	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 // Who a region worker writes as. With destinationServiceAccounts in the
@@ -19,18 +18,12 @@ import (
 // the activity's input. The worker's own identity keeps reading and
 // watching.
 
-// writer is the Cluster that writes a's objects in this region, as p says.
-func (r *Region) writer(a *app.Application, p *app.AppProject) (Cluster, error) {
-	name := a.Metadata.Name
-	namespace, found := "", false
-	for _, d := range a.Destinations(r.Regions) {
-		if d.Region == r.Name {
-			namespace, found = d.Namespace, true
-			break
-		}
-	}
-	user, err := p.ServiceAccountFor(name, r.Name, namespace, r.Regions, r.RequireImpersonation)
-	if err == nil && user != "" && !found {
+// writer is the Cluster that writes the objects of the app name in this
+// region, as its project says.
+func (r *Region) writer(name string, a appInRegion) (Cluster, error) {
+	p := a.project
+	user, err := p.ServiceAccountFor(name, r.Name, a.namespace, r.Regions, r.RequireImpersonation)
+	if err == nil && user != "" && !a.deploys {
 		err = fmt.Errorf("app %q does not deploy to region %s, so its project names no service account to write there as", name, r.Name)
 	}
 	if err == nil && user != "" {
@@ -53,11 +46,11 @@ func (r *Region) writerOf(appName string) Cluster {
 		return r.Cluster
 	}
 	return r.Cluster.AsResolved(func(ctx context.Context) (string, error) {
-		a, p, err := r.Projects.AppProject(ctx, appName)
+		a, err := r.appProject(ctx, appName)
 		if err != nil {
 			return "", err
 		}
-		w, err := r.writer(a, p)
+		w, err := r.writer(appName, a)
 		if err != nil {
 			return "", err
 		}

@@ -76,14 +76,14 @@ func (r *Region) permitted(ctx context.Context, t contract.Target, namespace str
 	if r.Projects == nil {
 		return r.Cluster, nil
 	}
-	a, p, err := r.Projects.AppProject(ctx, t.App)
+	a, err := r.appProject(ctx, t.App)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.check(ctx, p, t, namespace, opts, objs); err != nil {
+	if err := r.check(ctx, a.project, t, namespace, opts, objs); err != nil {
 		return nil, err
 	}
-	return r.writer(a, p)
+	return r.writer(t.App, a)
 }
 
 func (r *Region) check(ctx context.Context, p *app.AppProject, t contract.Target, namespace string, opts app.SyncOptions, objs []*unstructured.Unstructured) error {
@@ -130,10 +130,11 @@ func (r *Region) pruneCheck(ctx context.Context, t contract.Target) func([]*unst
 		return nil
 	}
 	return func(stale []*unstructured.Unstructured) error {
-		_, p, err := r.Projects.AppProject(ctx, t.App)
+		a, err := r.appProject(ctx, t.App)
 		if err != nil {
 			return err
 		}
+		p := a.project
 		if p.IsBuiltIn() {
 			return nil
 		}

@@ -33,6 +33,7 @@ func (r *Region) SyncWithHooks(ctx context.Context, in contract.SyncInput) (cont
 }
 
 func (r *Region) sync(ctx context.Context, in contract.SyncInput, withHooks bool) (contract.SyncResult, error) {
+	ctx = claimed(ctx, in.Target.App, in.Project, in.Namespace)
 	// Heartbeats while the manifests load (a render on a cache miss), so
 	// that it does not look like a dead worker.
 	stop := heartbeatEvery(ctx, heartbeatInterval, "sync")

@@ -80,15 +80,14 @@ func repoCheck(appName string, read func() (*app.AppProject, error)) netpolicy.R
 	}
 }
 
-// regionRepoCheck reads the project as a region does, from the app's
-// workflow (a region's activity runs while that workflow waits, so it
-// answers); without projects (tests), every repository is allowed.
-func regionRepoCheck(ctx context.Context, projects ProjectSource, appName string) netpolicy.RepoCheck {
-	if projects == nil {
+// repoCheck reads the project as a region does (region_caller.go);
+// without projects (tests), every repository is allowed.
+func (r *Region) repoCheck(ctx context.Context, appName string) netpolicy.RepoCheck {
+	if r.Projects == nil {
 		return nil
 	}
 	return repoCheck(appName, func() (*app.AppProject, error) {
-		_, p, err := projects.AppProject(ctx, appName)
-		return p, err
+		a, err := r.appProject(ctx, appName)
+		return a.project, err
 	})
 }

@@ -161,6 +161,8 @@ type CompareInput struct {
 	IgnoreDifferences []app.IgnoreDifference `json:"ignoreDifferences,omitempty"`
 	// Project is the app's project, whose kinds and destinations the
 	// compare shows the app's objects against; "" is the default project.
+	// The dry runs write as it says when the app's own workflow asked
+	// (SyncInput.Project).
 	Project string `json:"project,omitempty"`
 }
 
@@ -203,6 +205,11 @@ type SyncInput struct {
 	// Selection narrows a selective sync to the resources it names (and
 	// the prune to them); nil: the whole app.
 	Selection *app.Selection `json:"selection,omitempty"`
+	// Project is the app's project, as its workflow runs it: the region
+	// takes it from the input only when the app's own workflow scheduled
+	// the activity (activities/region_caller.go), else asks that workflow.
+	// "" (an input recorded before it carried one): ask.
+	Project string `json:"project,omitempty"`
 }
 
 type SyncResult struct {
@@ -250,6 +257,10 @@ type DeleteInput struct {
 	// (ferry app confirm); without it, when there are any, nothing is
 	// deleted and the result lists them in AwaitingConfirmation.
 	Confirmed bool `json:"confirmed,omitempty"`
+	// Namespace is the app's namespace in the region.
+	Namespace string `json:"namespace,omitempty"`
+	// Project: as in SyncInput.
+	Project string `json:"project,omitempty"`
 }
 
 type DeleteResult struct {

@@ -60,6 +60,8 @@ type RunHooksInput struct {
 	// SyncOptions: CreateNamespace=true creates the destination namespace
 	// before the first hook.
 	SyncOptions []string `json:"syncOptions,omitempty"`
+	// Project: as in SyncInput.
+	Project string `json:"project,omitempty"`
 }
 
 // HookResult is how one hook ended in one region.

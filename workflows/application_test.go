@@ -304,8 +304,10 @@ func (s *appSuite) TestCascadeDeleteRemovesResourcesInEveryRegion() {
 	cluster := &fakeCluster{synced: map[string]string{}}
 	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
 	// Without a finalizer naming a policy, foreground, as argocd app delete.
-	s.env.OnActivity(contract.ActivityDeleteResources, mock.Anything, contract.DeleteInput{App: "guestbook", Region: "us-east-1", Propagation: app.PropagationForeground}).Return(contract.DeleteResult{}, nil).Once()
-	s.env.OnActivity(contract.ActivityDeleteResources, mock.Anything, contract.DeleteInput{App: "guestbook", Region: "eu-west-1", Propagation: app.PropagationForeground}).Return(contract.DeleteResult{}, nil).Once()
+	s.env.OnActivity(contract.ActivityDeleteResources, mock.Anything, contract.DeleteInput{App: "guestbook", Region: "us-east-1", Propagation: app.PropagationForeground,
+		Namespace: "gb", Project: app.DefaultProject}).Return(contract.DeleteResult{}, nil).Once()
+	s.env.OnActivity(contract.ActivityDeleteResources, mock.Anything, contract.DeleteInput{App: "guestbook", Region: "eu-west-1", Propagation: app.PropagationForeground,
+		Namespace: "gb", Project: app.DefaultProject}).Return(contract.DeleteResult{}, nil).Once()
 	s.deleteAt(time.Second, true)
 	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
 	s.True(s.env.IsWorkflowCompleted())

@@ -286,7 +286,8 @@ func (s *appState) runDelete(ctx workflow.Context) bool {
 		futures := make([]workflow.Future, len(dests))
 		for i, d := range dests {
 			futures[i] = workflow.ExecuteActivity(syncCtx(ctx, d.Region, deleteResourcesSummary(d.Region)), contract.ActivityDeleteResources,
-				contract.DeleteInput{App: s.app.Metadata.Name, Region: d.Region, Propagation: p.req.PropagationPolicy(&s.app), Confirmed: p.confirmed})
+				contract.DeleteInput{App: s.app.Metadata.Name, Region: d.Region, Propagation: p.req.PropagationPolicy(&s.app), Confirmed: p.confirmed,
+					Namespace: d.Namespace, Project: s.app.ProjectOf()})
 		}
 		// awaiting: objects marked Delete=confirm held their region's delete.
 		var awaiting []app.ResourceKey

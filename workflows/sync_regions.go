@@ -95,7 +95,7 @@ func (s *appState) startSyncs(ctx workflow.Context, op *operation, p syncParams,
 			Target: op.target, Region: d.Region, Namespace: d.Namespace, OperationID: syncOpID, Inventory: s.inventory(d.Region),
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: s.syncOptions(p), HealthTimeout: p.healthTimeout(),
 			IgnoreDifferences: s.app.Spec.IgnoreDifferences, WaitHealthy: p.staged, PruneConfirmed: p.pruneConfirmed,
-			NamespaceMetadata: s.app.NamespaceMetadata(), Selection: p.selection,
+			NamespaceMetadata: s.app.NamespaceMetadata(), Selection: p.selection, Project: s.app.ProjectOf(),
 		})
 	}
 	return futures
