@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 TEST_TIMEOUT ?= 75m
 
-.PHONY: all deps docs tools build image run test test-cluster test-unit bench record-histories fmt vet
+.PHONY: all deps docs tools build image run test test-cluster test-argocd test-unit bench record-histories fmt vet
 
 all: build
 
@@ -58,6 +58,12 @@ CLUSTER_TESTS ?= ^(TestEndToEnd|TestTemporalRestart|TestTemporalCLI)$$
 test-cluster: tools build
 	FERRY_TEMPORAL=cluster FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(CLUSTER_TESTS)' ./e2e/
 
+# Argo CD itself on the stack (e2e/argocd, build tag argocd): Argo CD is built
+# from its Go module the first time (hack/tools.sh argocd, about 25 minutes cold
+# on 2 cores), so make test does not run these.
+test-argocd: tools build
+	FERRY_TOOLS_BIN=$$(hack/tools.sh argocd) FERRY_BIN=$(CURDIR)/bin $(GO) test -count=1 -tags argocd -timeout $(TEST_TIMEOUT) ./e2e/argocd/
+
 # Tests that need no stack: quick feedback while editing.
 test-unit:
 	$(GO) test -count=1 -short ./...
@@ -75,7 +81,7 @@ BENCH_RESULTS ?= bench/results
 bench: tools build
 	@hack/deps.sh bench
 	@mkdir -p $(BENCH_OUT)
-	@tools=$$(hack/tools.sh flux); status=0; \
+	@tools=$$(hack/tools.sh flux argocd); status=0; \
 	FERRY_TOOLS_BIN=$$tools FERRY_BIN=$(CURDIR)/bin $(GO) run ./bench/cmd/ferry-bench -keep $(BENCH_RESULTS) $(BENCH_FLAGS) $(BENCH_OUT) || status=$$?; \
 	if [ "$(BENCH_GO)" = 1 ]; then FERRY_TOOLS_BIN=$$tools FERRY_BIN=$(CURDIR)/bin hack/bench-report.sh $(BENCH_OUT) || status=$$?; \
 		if [ -s $(BENCH_OUT)/kept ]; then sed -n '/^## Go benchmarks$$/,$$p' $(BENCH_OUT)/report.md | { echo; cat; } >> "$$(cat $(BENCH_OUT)/kept)"; fi; fi; \
@@ -98,3 +104,4 @@ fmt:
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags argocd ./e2e/argocd/

@@ -24,7 +24,8 @@ const statusPoll = 25 * time.Millisecond
 // Synced at the pushed commit in every region. Each push changes every
 // object and rolls the Deployment out. The modes alternate push by push.
 // In one region, Flux pushes the same app after every Ferry push
-// (flux_push.go): the peer's latency, and the ratio.
+// (flux_push.go), and Argo CD after Flux (argocd_push.go): each peer's
+// latency, and the ratio.
 func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 	cfg := e.Cfg
 	w, err := e.StartWorker(ctx, "push")
@@ -74,8 +75,10 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 		}
 
 		var fp *fluxPush
+		var ap *argoPush
 		if len(regions) == 1 {
 			fp = e.startFluxPeer(ctx, &peer)
+			ap = e.startArgoPeer(ctx, &peer)
 		}
 		latencies := map[string][]float64{}
 		opDurations := map[string][]float64{}
@@ -112,6 +115,14 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 					peer.WriteString(say(d, "flux-stopped"))
 					fp.flux.Stop()
 					fp = nil
+				}
+			}
+			if ap != nil {
+				if err := ap.push(ctx, i); err != nil {
+					d.Push, d.Err = i, err.Error()
+					peer.WriteString(say(d, "argocd-stopped"))
+					_ = ap.argo.cd.Stop()
+					ap = nil
 				}
 			}
 			if i == 1 {
@@ -152,6 +163,10 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 		if fp != nil {
 			fp.flux.Stop()
 			series = append(series, fp.report(sec, &text, &peer, refreshAt, cfg.reproduce(ScenarioPush, fmt.Sprintf("-pushes %d", cfg.Pushes))))
+		}
+		if ap != nil {
+			_ = ap.argo.cd.Stop()
+			series = append(series, ap.report(sec, &text, refreshAt, cfg.reproduce(ScenarioPush, fmt.Sprintf("-pushes %d", cfg.Pushes))))
 		}
 	}
 	text.WriteString(say(d, "end"))

@@ -3,7 +3,9 @@
 # checkout keyed by version, and links them into one directory: $FERRY_TOOLS_BIN.
 # A warm cache costs seconds. Usage: hack/tools.sh   (prints the bin directory)
 # hack/tools.sh flux also builds Flux's source-controller and kustomize-controller
-# (make bench runs them as the peer) and links them, with their CRDs, beside the rest.
+# (make bench runs them as the peer) and links them, with their CRDs, beside the rest;
+# hack/tools.sh argocd builds Argo CD (the other peer) and links it, with its CRDs;
+# hack/tools.sh flux argocd builds both.
 set -euo pipefail
 
 TEMPORAL_VERSION=v1.5.1
@@ -22,6 +24,12 @@ FLUX_KUSTOMIZE_VERSION=v1.9.6
 # Module versions they require that the module proxy does not serve, each
 # replaced by the nearest release it does serve (same minor version).
 FLUX_SUBSTITUTES="github.com/fluxcd/pkg/artifact@v0.18.0"
+# Argo CD, newest release. It needs Go 1.27: its build alone runs on the go1.27.3
+# toolchain the module proxy serves (GOTOOLCHAIN); Ferry's module stays on this
+# machine's Go. v3.5, the newest on Go 1.26, cannot be built from its module: it
+# requires its gitops-engine at a pseudo-version the proxy does not serve.
+ARGOCD_VERSION=v3.6.2
+ARGOCD_GO=go1.27.3
 # The helm and kustomize CLIs config-management plugins run (docs/operator-manual/plugins.md): the releases of the libraries go.mod requires
 # (kustomize v5.8.2 is the CLI of sigs.k8s.io/kustomize/api v0.21.2).
 HELM_VERSION=v3.22.0
@@ -173,30 +181,62 @@ runsc_build() {
   GOBIN=$PWD/.. CGO_ENABLED=0 go install "gvisor.dev/gvisor/runsc@$RUNSC_VERSION"
 }
 
-# flux_build CONTROLLER VERSION: builds github.com/fluxcd/CONTROLLER's main package
-# from a scratch module that requires it. go install refuses a module with replace
-# directives, and a dependency's replaces do not apply, so the scratch module
-# carries them; the controller's ./api becomes its api module at the same version.
-# go build -mod=mod resolves only what the binary imports: go mod tidy would
-# also want the modules of the controllers' tests, not all of them served.
+# Flux and Argo CD are built from a scratch module that requires the release. go
+# install refuses a module with replace directives, and a dependency's replaces do
+# not apply, so the scratch module carries them (module_dir, replaces_of). go build
+# -mod=mod resolves only what the binary imports: go mod tidy would also want the
+# modules of their tests, not all of them served.
+module_dir() { go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'; }
+replaces_of() {
+  awk '{ sub(/\/\/.*/, "") }
+    /^replace \(/ { block = 1; next }
+    block && /^\)/ { block = 0; next }
+    block && /=>/ { print "replace " $0; next }
+    /^replace .*=>/ { print }' "$1"
+}
+
+# flux_build CONTROLLER VERSION: builds github.com/fluxcd/CONTROLLER's main package;
+# the controller's ./api becomes its api module at the same version.
 flux_build() {
   local ctrl=$1 version=$2 mod=github.com/fluxcd/$1
   go mod init "ferry-tools-$ctrl" >/dev/null 2>&1
   local dir
-  dir=$(go mod download -json "$mod@$version" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  dir=$(module_dir "$mod@$version")
   {
     echo "require $mod $version"
-    awk '{ sub(/\/\/.*/, "") }
-      /^replace \(/ { block = 1; next }
-      block && /^\)/ { block = 0; next }
-      block && /=>/ { print "replace " $0; next }
-      /^replace .*=>/ { print }' "$dir/go.mod" |
-      sed "s#=>[[:space:]]*\./api[[:space:]]*\$#=> $mod/api $version#"
+    replaces_of "$dir/go.mod" | sed "s#=>[[:space:]]*\./api[[:space:]]*\$#=> $mod/api $version#"
     for s in $FLUX_SUBSTITUTES; do echo "replace ${s%@*} => ${s%@*} ${s#*@}"; done
   } >> go.mod
   go build -mod=mod -o "../$ctrl" "$mod"
   mkdir -p ../crds
   cp "$dir"/config/crd/bases/*.yaml ../crds/
+  chmod -R u+w ../crds
+}
+
+# argocd_build: Argo CD is one binary that runs as the command its name says
+# (cmd/main.go: argocd-application-controller, argocd-repo-server,
+# argocd-applicationset-controller, argocd-server…); its ./gitops-engine becomes
+# that module's release of the same version. The UI's files are not built: the
+# API server serves the API (and webhooks) only.
+argocd_build() {
+  export GOTOOLCHAIN=$ARGOCD_GO
+  local mod=github.com/argoproj/argo-cd/v3 dir
+  go mod init ferry-tools-argocd >/dev/null 2>&1
+  dir=$(module_dir "$mod@$ARGOCD_VERSION")
+  {
+    echo "require $mod $ARGOCD_VERSION"
+    replaces_of "$dir/go.mod" |
+      sed "s#=>[[:space:]]*\./gitops-engine[[:space:]]*\$#=> github.com/argoproj/argo-cd/gitops-engine/v3 $ARGOCD_VERSION#"
+  } >> go.mod
+  go build -mod=mod -o ../argocd "$mod/cmd"
+  for c in argocd-application-controller argocd-repo-server argocd-applicationset-controller argocd-server; do
+    ln -sfn argocd "../$c"
+  done
+  # The repo server runs these as its image has them, on PATH.
+  cp "$dir"/hack/git-verify-wrapper.sh "$dir"/hack/gpg-wrapper.sh ..
+  chmod 755 ../git-verify-wrapper.sh ../gpg-wrapper.sh # module files are 0444
+  mkdir -p ../crds
+  cp "$dir"/manifests/crds/*-crd.yaml ../crds/
   chmod -R u+w ../crds
 }
 
@@ -230,7 +270,9 @@ link "$cache/kustomize-$KUSTOMIZE_VERSION/kustomize"
 link "$cache/registry-$REGISTRY_VERSION/registry"
 link "$cache/runsc-$RUNSC_VERSION/runsc"
 link "$cache/dex-$DEX_VERSION/dex"
-if [ "${1:-}" = flux ]; then
+# The peers to build too: hack/tools.sh [flux] [argocd].
+peers=" $* "
+if [[ $peers == *" flux "* ]]; then
   # The Flux build takes minutes: let the tests' hack/tools.sh go on meanwhile.
   exec 9>&-
   exec 8>"$cache/.lock-flux"
@@ -246,6 +288,23 @@ if [ "${1:-}" = flux ]; then
   link "$cache/kustomize-controller-$FLUX_KUSTOMIZE_VERSION/kustomize-controller"
   ln -sfn "$cache/source-controller-$FLUX_SOURCE_VERSION/crds" "$bin/flux-source-crds"
   ln -sfn "$cache/kustomize-controller-$FLUX_KUSTOMIZE_VERSION/crds" "$bin/flux-kustomize-crds"
+fi
+if [[ $peers == *" argocd "* ]]; then
+  # As Flux's: minutes, and the tests' hack/tools.sh go on meanwhile.
+  exec 9>&-
+  exec 8>"$cache/.lock-argocd"
+  if ! flock -n 8; then
+    log "waiting for another hack/tools.sh argocd to finish"
+    flock 8
+  fi
+  todo=0 done_n=0
+  count_todo "$cache/argocd-$ARGOCD_VERSION"
+  build_once "$cache/argocd-$ARGOCD_VERSION" argocd_build
+  for c in argocd argocd-application-controller argocd-repo-server argocd-applicationset-controller argocd-server \
+    git-verify-wrapper.sh gpg-wrapper.sh; do
+    link "$cache/argocd-$ARGOCD_VERSION/$c"
+  done
+  ln -sfn "$cache/argocd-$ARGOCD_VERSION/crds" "$bin/argocd-crds"
 fi
 for c in redis-server git; do
   command -v "$c" >/dev/null || { log "$c is missing: install it (apt-get install -y redis-server git)"; exit 1; }

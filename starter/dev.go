@@ -28,6 +28,7 @@ func newDevUpCmd() *cobra.Command {
 		stateDir string
 		temporal string
 		control  bool
+		argoCD   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -55,6 +56,11 @@ and stops every process it started. DIR is wiped on start, except DIR/git,
 DIR/helm and DIR/registry. With FERRY_HELM_REPO_USERNAME and
 FERRY_HELM_REPO_PASSWORD set, the Helm repository asks for them (basic auth).
 
+With --argocd, Argo CD runs too, as the peer the benchmarks and the
+takeover tests run: its application controller and repo server, in the
+first region's namespace argocd, every region an Argo CD cluster Secret
+(hack/tools.sh argocd builds it, once, in about 10 to 25 minutes).
+
 The tools come from $FERRY_TOOLS_BIN, else from hack/tools.sh in the
 checkout, which builds them on first use (about 10 minutes).`,
 		Example: `  ferry dev up &
@@ -62,7 +68,7 @@ checkout, which builds them on first use (about 10 minutes).`,
   kubectl --context us-east-1 get nodes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDevUp(cmd, devenv.Options{Regions: regions, StateDir: stateDir, Temporal: devenv.TemporalMode(temporal), Control: control})
+			return runDevUp(cmd, devenv.Options{Regions: regions, StateDir: stateDir, Temporal: devenv.TemporalMode(temporal), Control: control}, argoCD)
 		},
 	}
 	cmd.Flags().StringSliceVar(&regions, "regions", devenv.DefaultRegions, "regions to run, one control plane each, comma-separated")
@@ -72,10 +78,11 @@ checkout, which builds them on first use (about 10 minutes).`,
 		"run the control cluster: kube context control, namespace argocd, Argo CD's CRDs")
 	cmd.Flags().StringVar(&stateDir, "state-dir", defaultDevStateDir(),
 		"directory for data, logs, kubeconfig and env ($XDG_STATE_HOME/ferry/dev, else ~/.local/state/ferry/dev)")
+	cmd.Flags().BoolVar(&argoCD, "argocd", false, "run Argo CD too, in the first region's namespace argocd (hack/tools.sh argocd builds it)")
 	return cmd
 }
 
-func runDevUp(cmd *cobra.Command, opts devenv.Options) error {
+func runDevUp(cmd *cobra.Command, opts devenv.Options, withArgoCD bool) error {
 	ctx, stopSignals := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 	devenv.FollowGoRun()
@@ -85,6 +92,12 @@ func runDevUp(cmd *cobra.Command, opts devenv.Options) error {
 	s, err := devenv.Start(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("dev up: %w", err)
+	}
+	argoCD := &devenv.ArgoCD{}
+	if withArgoCD {
+		if argoCD, err = s.StartArgoCD(ctx, devenv.ArgoCDOptions{}); err != nil {
+			return errors.Join(fmt.Errorf("dev up: %w", err), s.Stop())
+		}
 	}
 	envPath := filepath.Join(s.StateDir, "env")
 	if err := s.WriteEnv(envPath); err != nil {
@@ -99,11 +112,11 @@ func runDevUp(cmd *cobra.Command, opts devenv.Options) error {
   Git           %s/<name>.git
   Helm repo     %s
   OCI registry  %s (charts: oci://%s/charts/<name>)
-%s  logs          %s
+%s%s  logs          %s
   env           . %s
 Press Ctrl-C to stop.
 `, s.StartDuration.Round(10*time.Millisecond), s.TemporalAddress, s.Namespace, temporalKind(s.Temporal), s.TemporalUIURL,
-		strings.Join(s.Regions, ", "), controlLine(s), s.Kubeconfig, s.RedisAddr, s.GitURL, s.HelmRepoURL, s.OCIRegistry, s.OCIRegistry, oidcLine(s), s.LogDir, envPath)
+		strings.Join(s.Regions, ", "), controlLine(s), s.Kubeconfig, s.RedisAddr, s.GitURL, s.HelmRepoURL, s.OCIRegistry, s.OCIRegistry, oidcLine(s), argoCDLine(argoCD), s.LogDir, envPath)
 
 	runErr := waitDevStack(ctx, s)
 	// Signals stay caught while the stack stops: a second Ctrl-C, or the
@@ -111,7 +124,15 @@ Press Ctrl-C to stop.
 	// (it takes seconds at most).
 	fmt.Fprintln(errOut, "ferry: stopping the dev stack")
 	_ = os.Remove(envPath) // the addresses in it are about to be dead
-	return errors.Join(runErr, s.Stop())
+	return errors.Join(runErr, argoCD.Stop(), s.Stop())
+}
+
+// argoCDLine is what dev up says of Argo CD, if it runs.
+func argoCDLine(a *devenv.ArgoCD) string {
+	if a.Home == "" {
+		return ""
+	}
+	return fmt.Sprintf("  Argo CD       %s: kubectl --context %s -n %s get applications\n", a.Version, a.Home, devenv.ArgoCDNamespace)
 }
 
 // controlLine is what dev up says of the control cluster, if it runs one.

@@ -1,0 +1,130 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// argoPush is Argo CD's side of the push scenario: the same small app in a
+// repo of its own, an automated Application of it in the first region, and
+// the latency of every push.
+type argoPush struct {
+	argo *argo
+	repo *gitRepo
+	name string
+	// latency of each push by its number (push 1 is the warm-up).
+	latency map[int]float64
+}
+
+// startArgoPush starts Argo CD and brings the app to Synced and Healthy at
+// its first commit. The resync period is an hour, so that only the refresh
+// starts a comparison, as Ferry's poll interval of an hour does.
+func (e *Env) startArgoPush(ctx context.Context) (*argoPush, error) {
+	a, err := e.startArgo(ctx, "argocd-push", time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	p := &argoPush{argo: a, name: "argocd-push-1r", latency: map[int]float64{}}
+	if p.repo, err = e.newRepo(ctx, p.name); err != nil {
+		return p, err
+	}
+	if err := p.repo.write(resourceFiles("app", pushResources, 0)); err != nil {
+		return p, err
+	}
+	first, err := p.repo.commitAndPush(ctx, "rev 0")
+	if err != nil {
+		return p, err
+	}
+	app := argoApp{Name: p.name, RepoURL: p.repo.URL, Path: "app", Namespace: p.name, Dest: a.cd.Home}
+	if err := a.apply(ctx, app); err != nil {
+		return p, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	_, err = a.waitApp(wctx, p.name, 200*time.Millisecond, func(s argoStatus) bool { return s.syncedAt(first.SHA) && s.Health == "Healthy" })
+	return p, err
+}
+
+// push commits rev i, pushes it, sets the refresh annotation and waits
+// until the app is Synced at the pushed commit.
+func (p *argoPush) push(ctx context.Context, i int) error {
+	if err := p.repo.write(resourceFiles("app", pushResources, i)); err != nil {
+		return err
+	}
+	c, err := p.repo.commitAndPush(ctx, fmt.Sprintf("rev %d", i))
+	if err != nil {
+		return err
+	}
+	began := time.Now()
+	if err := p.argo.refresh(ctx, p.name); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	at, err := p.argo.waitApp(wctx, p.name, statusPoll, func(s argoStatus) bool { return s.syncedAt(c.SHA) })
+	if err != nil {
+		return fmt.Errorf("Argo CD push %d: %w", i, err)
+	}
+	p.latency[i] = at.Sub(began).Seconds()
+	return nil
+}
+
+// argoPushText is the data of text/argocd_push.md.tmpl.
+type argoPushText struct {
+	Version, Home, Logs    string
+	Annotation, StatusPoll string
+	Err                    string // why Argo CD was not measured
+}
+
+func (argoPushText) textFile() string { return "argocd_push" }
+
+func (p *argoPush) text() argoPushText {
+	return argoPushText{Version: p.argo.cd.Version, Home: p.argo.cd.Home, Logs: "`logs/argocd-push-*.log`",
+		Annotation: argoRefreshAnnotation, StatusPoll: statusPoll.String()}
+}
+
+// startArgoPeer starts Argo CD's side of the push scenario and describes
+// it in peer; when Argo CD cannot run it says why there and returns nil.
+func (e *Env) startArgoPeer(ctx context.Context, peer *strings.Builder) *argoPush {
+	p, err := e.startArgoPush(ctx)
+	if err != nil {
+		if p != nil {
+			_ = p.argo.cd.Stop()
+		}
+		peer.WriteString(say(argoPushText{Err: err.Error()}, "not-measured"))
+		return nil
+	}
+	var d argoPushText = p.text()
+	peer.WriteString(say(d, "peer"))
+	return p
+}
+
+// report adds Argo CD's figure, the ratio against Ferry's refresh signal
+// (each Ferry push with the Argo CD push right after it) and a row of the
+// table, and returns its series for the plot.
+func (p *argoPush) report(sec *Section, table *strings.Builder, ferryRefresh map[int]float64, repro string) Series {
+	var samples, ferry, peer []float64
+	for i := 2; i <= len(p.latency)+1; i++ {
+		b, ok := p.latency[i]
+		if !ok {
+			continue
+		}
+		samples = append(samples, b)
+		if a, ok := ferryRefresh[i]; ok {
+			ferry, peer = append(ferry, a), append(peer, b)
+		}
+	}
+	var d argoPushText = p.text()
+	sec.Figures = append(sec.Figures,
+		&Figure{ID: "push-1r-argocd", Title: "Push to Synced, 1 region, Argo CD", Unit: "s", Samples: samples, Reproduce: repro,
+			What: say(d, "what")},
+		&Figure{ID: "push-1r-ratio-argocd", Title: "Push ratio, 1 region, Ferry refresh / Argo CD", Unit: "×", Samples: ratios(ferry, peer),
+			Reproduce: repro, What: say(d, "what-ratio")},
+	)
+	s := Summarize(samples)
+	fmt.Fprintf(table, "| %s | %s | %d | %s s | %s s | %s s | %s s | – |\n",
+		p.argo.cd.Home, say(d, "notification"), s.N, num(s.Median), num(s.P95), num(s.Min), num(s.Max))
+	return Series{Name: "1 region, Argo CD", Samples: samples}
+}
