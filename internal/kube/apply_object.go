@@ -157,9 +157,21 @@ func (c *Cluster) write(ctx context.Context, t *task, existing *unstructured.Uns
 		return nil, invalidf("encode: %v", err)
 	}
 	force := true
-	return ri.Patch(ctx, t.key.Name, types.ApplyPatchType, body, metav1.PatchOptions{
-		FieldManager: c.opts.FieldManager, Force: &force, FieldValidation: validation, DryRun: dry,
-	})
+	apply := func() (*unstructured.Unstructured, error) {
+		return ri.Patch(ctx, t.key.Name, types.ApplyPatchType, body, metav1.PatchOptions{
+			FieldManager: c.opts.FieldManager, Force: &force, FieldValidation: validation, DryRun: dry,
+		})
+	}
+	applied, err := apply()
+	if err != nil || dryRun || !hasFormerAppliers(applied) {
+		return applied, err
+	}
+	// Argo CD (or kubectl) applied it before: its fields become Ferry's, and
+	// the apply again removes those Ferry does not set (takeover.go).
+	if _, err := c.takeOver(ctx, ri, applied); err != nil {
+		return nil, fmt.Errorf("take over the fields of its former appliers: %w", err)
+	}
+	return apply()
 }
 
 // recreate deletes existing (in the foreground, with its UID as a
