@@ -99,4 +99,3 @@ func hasFormerAppliers(obj *unstructured.Unstructured) bool {
 func isFormerApplier(e metav1.ManagedFieldsEntry) bool {
 	return formerAppliers.Has(e.Manager) && e.Subresource == ""
 }
-
