@@ -21,7 +21,7 @@ func newAppCmd() *cobra.Command {
 	cf := &controlFlags{}
 	cf.register(cmd)
 	cmd.AddCommand(newApplyCmd(tf, cf), newGetCmd(tf), newListCmd(tf), newSyncCmd(tf), newRefreshCmd(tf),
-		newDiffCmd(tf), newManifestsCmd(tf), newResourcesCmd(tf), newLogsCmd(tf), newActionsCmd(tf), newHistoryCmd(tf), newRollbackCmd(tf), newDeleteCmd(tf, cf), newWaitCmd(tf), newConfirmCmd(tf), newTerminateOpCmd(tf))
+		newDiffCmd(tf), newManifestsCmd(tf), newResourcesCmd(tf), newLogsCmd(tf), newActionsCmd(tf), newHistoryCmd(tf), newRollbackCmd(tf), newDeleteCmd(tf, cf), newWaitCmd(tf), newConfirmCmd(tf), newTerminateOpCmd(tf), newTakeoverCmd(cf))
 	return cmd
 }
 

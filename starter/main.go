@@ -30,6 +30,6 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDevCmd(), newAppCmd(), newProjectCmd(), newAppSetCmd(), newLoginCmd(), newLogoutCmd())
+	root.AddCommand(newDevCmd(), newAppCmd(), newProjectCmd(), newAppSetCmd(), newLoginCmd(), newLogoutCmd(), newImportCmd())
 	return root
 }

@@ -86,10 +86,7 @@ func getArgoApp(t *testing.T, name string) (argoApp, error) {
 	if err != nil {
 		return argoApp{}, err
 	}
-	str := func(path ...string) string { s, _, _ := unstructured.NestedString(u.Object, path...); return s }
-	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	return argoApp{Sync: str("status", "sync", "status"), Health: str("status", "health", "status"),
-		Revision: str("status", "sync", "revision"), Operation: str("status", "operationState", "phase"), Conditions: conds}, nil
+	return statusOf(u), nil
 }
 
 func (a argoApp) String() string {

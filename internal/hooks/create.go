@@ -41,7 +41,9 @@ func (r *Runner) ensure(ctx context.Context, req Request, h planned) (*unstructu
 		if live.GetAnnotations()[AnnotationOperation] == mark && kube.IsTracked(req.App, live) {
 			return live, nil // this run's: a repeated run waits for it
 		}
-		if !kube.IsTracked(req.App, live) {
+		// A hook object Argo CD left for the app it was (a takeover) is an
+		// earlier run's, as Argo CD's own BeforeHookCreation treats it.
+		if !kube.IsTracked(req.App, live) && !kube.IsTrackedByArgoCD(req.App, live) {
 			return nil, invalidf("%s hook %s: the object exists and is not a hook of app %q: rename the hook or delete the object",
 				req.Phase, keyString(h.key), req.App)
 		}

@@ -225,6 +225,8 @@ func (c *Cluster) compareLive(ctx context.Context, t *task, live *unstructured.U
 		st.Sync, st.Message = app.SyncStatusOutOfSync, "differs at "+diff.Summarize(res.Paths(c.opts.DiffDepth))
 		if owner := trackedBy(live); owner != "" && owner != t.app {
 			st.Message = joinMessage("tracked by Ferry application "+owner, st.Message)
+		} else if owner == "" && diff.Compare(untracked(live), untracked(predicted), rules).Equal() {
+			st.Message = MessageUntracked
 		}
 	}
 	c.results.put(ck, cv, cachedResult{sync: st.Sync, message: st.Message})

@@ -140,23 +140,15 @@ func (c *Cluster) WaitSynced(ctx context.Context) bool {
 // liveGet returns the live object named by key (nil when it does not
 // exist): from the live cache when its informer has synced and its copy is
 // not older than Ferry's last write of the object, else from the API
-// server.
+// server. The cache holds only objects labelled as an app's: one it does
+// not hold may still exist, applied by another tool (Argo CD) and not yet
+// adopted, so it is asked for.
 func (c *Cluster) liveGet(ctx context.Context, m *meta.RESTMapping, key app.ResourceKey) (*unstructured.Unstructured, error) {
 	if li := c.live().synced(m); li != nil {
 		item, exists, err := li.inf.GetStore().GetByKey(storeKey(key))
-		if err == nil {
-			var rv string
-			var obj *unstructured.Unstructured
-			if exists {
-				obj, _ = item.(*unstructured.Unstructured)
-				if obj != nil {
-					rv = obj.GetResourceVersion()
-				}
-			}
-			if c.writes.current(key, rv) {
-				if obj == nil {
-					return nil, nil
-				}
+		if err == nil && exists {
+			obj, _ := item.(*unstructured.Unstructured)
+			if obj != nil && c.writes.current(key, obj.GetResourceVersion()) {
 				out := obj.DeepCopy()
 				out.SetGroupVersionKind(li.gvk)
 				return out, nil

@@ -48,6 +48,37 @@ func IsTracked(appName string, obj *unstructured.Unstructured) bool {
 	return obj.GetAnnotations()[AnnotationTrackingID] == TrackingID(appName, KeyOf(obj))
 }
 
+// AnnotationArgoCDTrackingID is Argo CD's tracking annotation (its
+// annotation tracking method, the default since Argo CD 3): the same
+// "<app>:<group>/<kind>:<namespace>/<name>" as Ferry's.
+const AnnotationArgoCDTrackingID = "argocd.argoproj.io/tracking-id"
+
+// IsTrackedByArgoCD tells whether Argo CD's application appName applied
+// obj: the app Ferry took over under the same name (ferry app takeover).
+func IsTrackedByArgoCD(appName string, obj *unstructured.Unstructured) bool {
+	return obj.GetAnnotations()[AnnotationArgoCDTrackingID] == TrackingID(appName, KeyOf(obj))
+}
+
+// MessageUntracked is the compare's message of an object that differs
+// from what Git wants only in Ferry's tracking: one that another tool
+// (Argo CD) applied, which a sync adopts without changing anything else.
+const MessageUntracked = "not tracked by Ferry yet, otherwise as Git wants it: a sync adopts it"
+
+// untracked is obj without Ferry's tracking label and annotation.
+func untracked(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	out := obj.DeepCopy()
+	for field, key := range map[string]string{"labels": LabelApp, "annotations": AnnotationTrackingID} {
+		m, _, _ := unstructured.NestedMap(out.Object, "metadata", field)
+		delete(m, key)
+		if len(m) == 0 {
+			unstructured.RemoveNestedField(out.Object, "metadata", field)
+		} else {
+			_ = unstructured.SetNestedMap(out.Object, m, "metadata", field)
+		}
+	}
+	return out
+}
+
 // trackedBy returns the Application named by obj's tracking id, if any.
 func trackedBy(obj *unstructured.Unstructured) string {
 	id := obj.GetAnnotations()[AnnotationTrackingID]
