@@ -15,8 +15,9 @@ import (
 
 // ApplyVsKubectl syncs ApplyResources resources into a new namespace with
 // Ferry, and the same files with `kubectl apply --server-side` into another
-// one, and Flux's kustomize-controller the same files into a third
-// (flux_apply.go), taking turns, on the same cluster; all end when the
+// one, Flux's kustomize-controller the same files into a third
+// (flux_apply.go) and Argo CD into a fourth (argocd_apply.go), taking
+// turns, on the same cluster; all end when the
 // Deployments are Available, as Ferry's sync waits for health.
 func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 	cfg := e.Cfg
@@ -47,16 +48,31 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 	}
 
 	var peer strings.Builder
+	var peers []string
 	flux := e.startFluxApply(ctx, repo, &peer)
 	if flux != nil {
 		defer flux.flux.Stop()
+		peers = append(peers, "flux")
+	}
+	argo := e.startArgoApply(ctx, repo, &peer)
+	if argo != nil {
+		defer func() { _ = argo.argo.cd.Stop() }()
+		peers = append(peers, "argocd")
 	}
 	var ferry, ferryOp, kubectl, kubectlApply []float64
 	var ferryRequests apiCounts
 	var ferryRate []float64
 	for i := range cfg.ApplyRuns {
-		for _, side := range takingTurns(i, flux != nil) {
+		for _, side := range takingTurns(i, peers...) {
 			ns := fmt.Sprintf("apply-%s-%d", side, i)
+			if side == "argocd" {
+				took, err := argo.run(ctx, ns)
+				if err != nil {
+					return err
+				}
+				e.logf("apply run %d: argocd %s", i, took.Round(time.Millisecond))
+				continue
+			}
 			if side == "flux" {
 				took, err := flux.run(ctx, e, ns)
 				if err != nil {
@@ -119,6 +135,10 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 		sec.Figures = append(sec.Figures, flux.figures(ferry, cfg.ApplyResources, repro)...)
 		peer.WriteString(flux.text())
 	}
+	if argo != nil {
+		sec.Figures = append(sec.Figures, argo.figures(ferry, cfg.ApplyResources, repro)...)
+		peer.WriteString(argo.text())
+	}
 	sec.Text = say(d, "text")
 	sec.Text += "\n" + peer.String()
 	return nil
@@ -134,9 +154,17 @@ type applyText struct {
 	// over its runs; Limits and ByVerb describe them.
 	Requests, Rate float64
 	Limits, ByVerb string
-	// Flux is the second peer's, when it ran; Err why it did not.
+	// Flux is the second peer's, when it ran, and Argo the third's; Err
+	// why one did not.
 	Flux fluxApplyText
+	Argo argoApplyText
 	Err  string
+}
+
+// argoApplyText is what Argo CD's apply measured.
+type argoApplyText struct {
+	Version string
+	Runs    int
 }
 
 // fluxApplyText is what Flux's apply measured, for its paragraph.
@@ -151,13 +179,11 @@ type fluxApplyText struct {
 
 func (applyText) textFile() string { return "apply" }
 
-// takingTurns is the order of the sides in run i: it rotates, so that
-// each side goes first as often as the others.
-func takingTurns(i int, withFlux bool) []string {
-	sides := []string{"ferry", "kubectl"}
-	if withFlux {
-		sides = append(sides, "flux")
-	}
+// takingTurns is the order of the sides in run i, Ferry's and kubectl's
+// and the peers' that run: it rotates, so that each side goes first as
+// often as the others.
+func takingTurns(i int, peers ...string) []string {
+	sides := append([]string{"ferry", "kubectl"}, peers...)
 	k := i % len(sides)
 	return slices.Concat(sides[k:], sides[:k])
 }

@@ -9,6 +9,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,7 +33,7 @@ type argo struct {
 // startArgo starts Argo CD with every app's resync period at resync; it
 // stops with the scenario's Env, or with stop.
 func (e *Env) startArgo(ctx context.Context, name string, resync time.Duration) (*argo, error) {
-	cd, err := e.Stack.StartArgoCD(ctx, devenv.ArgoCDOptions{Name: name, Resync: resync})
+	cd, err := e.Stack.StartArgoCD(ctx, devenv.ArgoCDOptions{Name: name, Resync: resync, LogDir: filepath.Join(e.Cfg.Out, "logs")})
 	if err != nil {
 		return nil, err
 	}
@@ -48,10 +49,12 @@ func (e *Env) startArgo(ctx context.Context, name string, resync time.Duration) 
 	return a, nil
 }
 
-// argoApp is an Application of one source directory, automated with prune,
-// into namespace (created by the sync) of the cluster named dest.
+// argoApp is an Application of one source directory, automated with prune
+// unless Manual, into namespace (created by the sync) of the cluster
+// named dest.
 type argoApp struct {
 	Name, RepoURL, Path, Namespace, Dest string
+	Manual                               bool
 }
 
 func (a *argo) apply(ctx context.Context, app argoApp) error {
@@ -66,6 +69,9 @@ func (a *argo) apply(ctx context.Context, app argoApp) error {
 				"syncOptions": []any{"CreateNamespace=true"}},
 		},
 	}}
+	if app.Manual {
+		unstructured.RemoveNestedField(u.Object, "spec", "syncPolicy", "automated")
+	}
 	_, err := a.apps().Apply(ctx, app.Name, u, metav1.ApplyOptions{FieldManager: "ferry-bench", Force: true})
 	if err != nil {
 		return fmt.Errorf("argo cd: apply Application %s: %w", app.Name, err)

@@ -59,7 +59,7 @@ func TestReadyAt(t *testing.T) {
 func TestTakingTurns(t *testing.T) {
 	first := map[string]int{}
 	for i := range 3 {
-		sides := takingTurns(i, true)
+		sides := takingTurns(i, "flux")
 		if len(sides) != 3 {
 			t.Fatalf("run %d: %v, want three sides", i, sides)
 		}
@@ -68,7 +68,7 @@ func TestTakingTurns(t *testing.T) {
 	if len(first) != 3 {
 		t.Errorf("in three runs each side goes first once: %v", first)
 	}
-	if got := takingTurns(1, false); !slices.Equal(got, []string{"kubectl", "ferry"}) {
+	if got := takingTurns(1); !slices.Equal(got, []string{"kubectl", "ferry"}) {
 		t.Errorf("without Flux, run 1 = %v, want kubectl then ferry", got)
 	}
 }

@@ -113,7 +113,8 @@ func WebUI(ctx context.Context, e *Env, sec *Section) error {
 	if err != nil {
 		return err
 	}
-	b, err := newUIBrowser(ctx, path, u.srv.URL)
+	d.BrowserCPUs = e.Cfg.UIBrowserCPUs
+	b, err := newUIBrowser(ctx, path, u.srv.URL, d.BrowserCPUs)
 	if err != nil {
 		return err
 	}

@@ -31,10 +31,21 @@ type uiBrowser struct {
 }
 
 // newUIBrowser starts Chromium, trusting the server's self-signed
-// certificate as the browser tests do. Its first tab stays open.
-func newUIBrowser(ctx context.Context, path, server string) (*uiBrowser, error) {
+// certificate as the browser tests do, on cpus alone when given (taskset
+// -c). Its first tab stays open.
+func newUIBrowser(ctx context.Context, path, server, cpus string) (*uiBrowser, error) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
 		chromedp.Flag("ignore-certificate-errors", true), chromedp.WindowSize(1400, 1000))
+	if cpus != "" {
+		taskset, err := exec.LookPath("taskset")
+		if err != nil {
+			return nil, fmt.Errorf("-ui-browser-cpus: %w", err)
+		}
+		opts = append(opts, chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+			cmd.Args = append([]string{"taskset", "-c", cpus, cmd.Path}, cmd.Args[1:]...)
+			cmd.Path = taskset
+		}))
+	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.WithoutCancel(ctx), opts...)
 	tctx, cancelTab := chromedp.NewContext(actx)
 	b := &uiBrowser{ctx: tctx, server: server, cancel: func() { cancelTab(); cancelAlloc() }}

@@ -20,6 +20,9 @@ type uiText struct {
 	Runs, Updates                                          int
 	Regions                                                []string
 	TreeMix, FirstRegion, Onboarded, Err                   string
+	// BrowserCPUs are the CPUs Chromium ran on (-ui-browser-cpus); empty:
+	// any.
+	BrowserCPUs string
 	Webhook                                                bool
 	Rounds                                                 []uiRound
 	AppsLoads, AppsAllLoads, TreeLoads                     []uiLoad

@@ -1,6 +1,7 @@
 package devenv
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,6 +51,8 @@ type ArgoCDOptions struct {
 	Resync time.Duration
 	// Name tells the logs of one run from another's ("argocd" when empty).
 	Name string
+	// LogDir holds the logs, NAME-*.log (the stack's log dir when empty).
+	LogDir string
 }
 
 // ArgoCD is a running Argo CD.
@@ -115,9 +118,13 @@ func (s *Stack) StartArgoCD(ctx context.Context, opts ArgoCDOptions) (a *ArgoCD,
 	env := append(os.Environ(), "PATH="+s.ToolsBin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+dir, "TMPDIR="+dir, "KUBECONFIG="+a.Kubeconfig,
 		"ARGOCD_FAKE_IN_CLUSTER=true", "ARGOCD_GPG_ENABLED=false")
+	logDir := cmp.Or(opts.LogDir, s.LogDir)
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return a, err
+	}
 	redis := []string{"--redis", s.RedisAddr, "--redisdb", strconv.Itoa(argoCDRedisDB), "--loglevel", "info"}
 
-	a.repo, err = startProc(name+"-repo-server", s.LogDir, dir, env, filepath.Join(s.ToolsBin, argoCDRepoServer),
+	a.repo, err = startProc(name+"-repo-server", logDir, dir, env, filepath.Join(s.ToolsBin, argoCDRepoServer),
 		append([]string{"--port", strconv.Itoa(repoPort), "--metrics-port", strconv.Itoa(repoMetrics), "--disable-tls", "--client-ca-path="}, redis...)...)
 	if err != nil {
 		return a, err
@@ -130,7 +137,7 @@ func (s *Stack) StartArgoCD(ctx context.Context, opts ArgoCDOptions) (a *ArgoCD,
 	if opts.Resync > 0 {
 		args = append(args, "--app-resync", strconv.Itoa(int(opts.Resync.Seconds())))
 	}
-	a.controller, err = startProc(name+"-application-controller", s.LogDir, dir, env, filepath.Join(s.ToolsBin, argoCDController),
+	a.controller, err = startProc(name+"-application-controller", logDir, dir, env, filepath.Join(s.ToolsBin, argoCDController),
 		append(args, redis...)...)
 	if err != nil {
 		return a, err

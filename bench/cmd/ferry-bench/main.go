@@ -57,6 +57,7 @@ func main() {
 	fs.DurationVar(&cfg.ObjectWindow, "object-window", cfg.ObjectWindow, "how long each fleet of the objects scenario is watched idle")
 	fs.IntVar(&cfg.UIRuns, "ui-runs", cfg.UIRuns, "ui: loads of each page, and status changes each way, measured in Chromium (the applications page holds the largest fleet of -apps)")
 	fs.IntVar(&cfg.UIUpdates, "ui-updates", cfg.UIUpdates, "ui: rounds of the fleet syncing a new commit with the applications page open")
+	fs.StringVar(&cfg.UIBrowserCPUs, "ui-browser-cpus", "", "ui: run Chromium on these CPUs alone (taskset -c LIST); run make bench itself under taskset -c on the others")
 	fs.IntVar(&cfg.UITreeResources, "ui-tree-resources", cfg.UITreeResources, "ui: resources of the app whose tree is measured, spread over the regions")
 	fs.BoolVar(&cfg.OnboardFloor, "onboard-floor", cfg.OnboardFloor, "apply each fleet with kubectl first (the floor), on the dev server's stack")
 	fluxArgs := fs.String("flux-kustomize-args", "", "more flags for Flux's kustomize-controller, space-separated (like '--kube-api-qps=1000 --kube-api-burst=2000'); default: Flux's defaults")
