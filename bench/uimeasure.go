@@ -22,10 +22,10 @@ type uiText struct {
 	TreeMix, FirstRegion, Onboarded, Err                   string
 	// BrowserCPUs are the CPUs Chromium ran on (-ui-browser-cpus); empty:
 	// any.
-	BrowserCPUs string
-	Webhook                                                bool
-	Rounds                                                 []uiRound
-	AppsLoads, AppsAllLoads, TreeLoads                     []uiLoad
+	BrowserCPUs                        string
+	Webhook                            bool
+	Rounds                             []uiRound
+	AppsLoads, AppsAllLoads, TreeLoads []uiLoad
 }
 
 // uiLoad is one counted load of a page: when it held all it waits for,
