@@ -196,10 +196,15 @@ func (c *Children) SyncChildren(ctx context.Context, in contract.ChildrenInput) 
 }
 
 // checkOf is the project check of the parent's children; a parent with
-// none to create or update needs no project.
+// none to create or update needs no project. The parent's project is the
+// input's when the parent's own workflow scheduled the activity
+// (region_caller.go), else the parent's workflow is asked.
 func (c *Children) checkOf(ctx context.Context, in contract.ChildrenInput) (childCheck, error) {
 	if len(in.Children) == 0 {
 		return func(*app.Application) error { return nil }, nil
+	}
+	if in.Project != "" && calledByApp(ctx, in.Parent) {
+		return projectCheck(ctx, c.Client, fmt.Sprintf("app of apps %q", in.Parent), in.Project)
 	}
 	return parentProject(ctx, c.Client, in.Parent)
 }

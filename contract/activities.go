@@ -285,6 +285,10 @@ type ChildrenInput struct {
 	// Prune deletes the previous children no longer rendered (SyncChildren).
 	Prune  bool `json:"prune,omitempty"`
 	DryRun bool `json:"dryRun,omitempty"`
+	// Project is the parent's project, which its children are checked
+	// against: taken from the input only when the parent's own workflow
+	// scheduled the activity, as SyncInput.Project; "": ask the parent.
+	Project string `json:"project,omitempty"`
 }
 
 type CompareChildrenResult struct {

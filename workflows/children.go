@@ -32,7 +32,8 @@ func (s *appState) hasChildren() bool {
 }
 
 func (s *appState) childrenInput(p syncParams) contract.ChildrenInput {
-	in := contract.ChildrenInput{Parent: s.app.Metadata.Name, Previous: s.ChildApps, Prune: p.prune, DryRun: p.dryRun}
+	in := contract.ChildrenInput{Parent: s.app.Metadata.Name, Previous: s.ChildApps, Prune: p.prune, DryRun: p.dryRun,
+		Project: s.app.ProjectOf()}
 	if s.Rendered != nil {
 		in.Children = s.Rendered.Children
 	}
