@@ -50,10 +50,7 @@ func (e *Env) startArgoPush(ctx context.Context) (*argoPush, error) {
 // push commits rev i, pushes it, sets the refresh annotation and waits
 // until the app is Synced at the pushed commit.
 func (p *argoPush) push(ctx context.Context, i int) error {
-	if err := p.repo.write(resourceFiles("app", pushResources, i)); err != nil {
-		return err
-	}
-	c, err := p.repo.commitAndPush(ctx, fmt.Sprintf("rev %d", i))
+	c, err := p.repo.pushRev(ctx, i)
 	if err != nil {
 		return err
 	}

@@ -60,10 +60,7 @@ func (e *Env) startFluxPush(ctx context.Context) (*fluxPush, error) {
 // GitRepository as `flux reconcile source git` does, and waits until the
 // Kustomization is Ready with the pushed commit applied.
 func (p *fluxPush) push(ctx context.Context, i int) error {
-	if err := p.repo.write(resourceFiles("app", pushResources, i)); err != nil {
-		return err
-	}
-	c, err := p.repo.commitAndPush(ctx, fmt.Sprintf("rev %d", i))
+	c, err := p.repo.pushRev(ctx, i)
 	if err != nil {
 		return err
 	}

@@ -125,3 +125,11 @@ func (e *Env) sizedRepo(ctx context.Context, n int) (*sizedRepo, error) {
 	e.repos[n] = r
 	return r, nil
 }
+
+// pushRev writes revision i of the push scenario's app and pushes it.
+func (r *gitRepo) pushRev(ctx context.Context, i int) (commit, error) {
+	if err := r.write(resourceFiles("app", pushResources, i)); err != nil {
+		return commit{}, err
+	}
+	return r.commitAndPush(ctx, fmt.Sprintf("rev %d", i))
+}

@@ -86,10 +86,7 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 		total := 1 + cfg.Pushes*len(modes)
 		for i := 1; i <= total; i++ {
 			mode := modes[i%len(modes)]
-			if err := repo.write(resourceFiles("app", pushResources, i)); err != nil {
-				return err
-			}
-			c, err := repo.commitAndPush(ctx, fmt.Sprintf("rev %d", i))
+			c, err := repo.pushRev(ctx, i)
 			if err != nil {
 				return err
 			}

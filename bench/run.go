@@ -110,9 +110,7 @@ type Config struct {
 	// UIUpdates rounds of its fleet syncing a new commit; UITreeResources
 	// resources of its tree app, spread over the regions.
 	UIRuns, UIUpdates, UITreeResources int
-	// UIBrowserCPUs runs Chromium on these CPUs alone (taskset -c); run the
-	// bench itself under taskset on the others, so that the page's delay is
-	// measured apart from the stack's load.
+	// UIBrowserCPUs: Chromium's own CPUs (taskset -c), apart from the stack.
 	UIBrowserCPUs string
 	// FluxKustomizeArgs are more flags for Flux's kustomize-controller (the
 	// peer of push, apply and peer-idle), such as its client-side limits;
