@@ -23,7 +23,7 @@ type fromFlags struct {
 func (f *fromFlags) register(cmd *cobra.Command) {
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&f.context, "from-context", "", "kubeconfig context of the cluster Argo CD runs in (default: the current context)")
-	pf.StringVar(&f.namespace, "from-namespace", "argocd", "Argo CD's namespace there")
+	pf.StringVar(&f.namespace, "namespace", "argocd", "Argo CD's namespace in the cluster of --from-context")
 }
 
 func (f *fromFlags) client() (dynamic.Interface, *rest.Config, error) {

@@ -87,6 +87,10 @@ func (s *appState) validateSync(ctx workflow.Context, req contract.SyncRequest) 
 	if s.deletion != nil {
 		return contract.ErrDeleting
 	}
+	if s.app.InShadow() && !req.DryRun {
+		return fmt.Errorf("app %q runs in shadow (annotation %s): Argo CD still manages it, so Ferry only compares; "+
+			"sync it with --dry-run, or take it over first (ferry app takeover %s)", s.app.Metadata.Name, app.AnnotationShadow, s.app.Metadata.Name)
+	}
 	if err := s.validateSyncSource(req); err != nil {
 		return err
 	}

@@ -38,3 +38,18 @@ const (
 	// before-hook-creation, hook-succeeded, hook-failed.
 	AnnotationHelmHookDeletePolicy = "helm.sh/hook-delete-policy"
 )
+
+// AnnotationShadow, on an Application, marks an app ferry import brought
+// over from Argo CD that runs in shadow: Ferry compares it and reports,
+// but does not write, because Argo CD still manages it. Its value (JSON)
+// keeps aside what the import took out of the spec: the automated sync
+// policy and the finalizers of Argo CD's Application (internal/argoimport
+// reads and writes it); ferry app takeover removes it. Argo CD reads no
+// ferry.dev annotation.
+const AnnotationShadow = "ferry.dev/shadow"
+
+// InShadow reports whether the app runs in shadow (AnnotationShadow).
+func (a *Application) InShadow() bool {
+	_, ok := a.Metadata.Annotations[AnnotationShadow]
+	return ok
+}

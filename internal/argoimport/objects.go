@@ -14,12 +14,11 @@ import (
 	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
-// AnnotationShadow marks an imported Application that runs in shadow: Ferry
-// compares it but never syncs it by itself, because the automated sync
-// policy and the finalizers of Argo CD's Application are kept in this
-// annotation (a Shadow, as JSON) instead of the spec. Argo CD reads no
-// ferry.dev annotation. ferry app takeover puts them back.
-const AnnotationShadow = "ferry.dev/shadow"
+// AnnotationShadow marks an imported Application that runs in shadow
+// (app.AnnotationShadow): the automated sync policy and the finalizers of
+// Argo CD's Application are kept in it, a Shadow as JSON, instead of the
+// spec; ferry app takeover puts them back.
+const AnnotationShadow = app.AnnotationShadow
 
 // Shadow is what an app in shadow keeps aside.
 type Shadow struct {
