@@ -49,7 +49,7 @@ func ObjectsVsApply(ctx context.Context, e *Env, sec *Section) error {
 		return errors.New("the stack has no control cluster")
 	}
 	n, region := cfg.ObjectApps, s.Regions[0]
-	apps, repos, err := e.fleetRepos(ctx, n, 0, region)
+	apps, repos, err := e.fleetRepos(ctx, "", n, 0, region)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,6 +78,15 @@ func (a *argo) apply(ctx context.Context, app argoApp) error {
 		return fmt.Errorf("argo cd: apply Application %s: %w", app.Name, err)
 	}
 	return nil
+}
+
+// logs names its log files as the report's text shows them.
+func (a *argo) logs() string {
+	var out []string
+	for _, l := range a.cd.Logs() {
+		out = append(out, "`logs/"+l+"`")
+	}
+	return strings.Join(out, " and ")
 }
 
 func (a *argo) apps() dynamic.ResourceInterface {

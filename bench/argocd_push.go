@@ -8,25 +8,30 @@ import (
 )
 
 // argoPush is Argo CD's side of the push scenario: the same small app in a
-// repo of its own, an automated Application of it in the first region, and
-// the latency of every push.
+// repo of its own, an automated Application of it per region (as Argo CD's
+// users deploy one app to several clusters), and the latency of every push
+// to all of them Synced.
 type argoPush struct {
-	argo *argo
-	repo *gitRepo
-	name string
+	argo    *argo
+	repo    *gitRepo
+	name    string
+	regions []string
+	apps    []string // the Applications, one per region
 	// latency of each push by its number (push 1 is the warm-up).
 	latency map[int]float64
 }
 
 // startArgoPush starts Argo CD and brings the app to Synced and Healthy at
-// its first commit. The resync period is an hour, so that only the refresh
-// starts a comparison, as Ferry's poll interval of an hour does.
-func (e *Env) startArgoPush(ctx context.Context) (*argoPush, error) {
-	a, err := e.startArgo(ctx, "argocd-push", time.Hour)
+// its first commit in every region. The resync period is an hour, so that
+// only the refresh starts a comparison, as Ferry's poll interval of an
+// hour does.
+func (e *Env) startArgoPush(ctx context.Context, regions []string) (*argoPush, error) {
+	tag := fmt.Sprintf("%dr", len(regions))
+	a, err := e.startArgo(ctx, "argocd-push-"+tag, time.Hour)
 	if err != nil {
 		return nil, err
 	}
-	p := &argoPush{argo: a, name: "argocd-push-1r", latency: map[int]float64{}}
+	p := &argoPush{argo: a, name: "argocd-push-" + tag, regions: regions, latency: map[int]float64{}}
 	if p.repo, err = e.newRepo(ctx, p.name); err != nil {
 		return p, err
 	}
@@ -37,34 +42,53 @@ func (e *Env) startArgoPush(ctx context.Context) (*argoPush, error) {
 	if err != nil {
 		return p, err
 	}
-	app := argoApp{Name: p.name, RepoURL: p.repo.URL, Path: "app", Namespace: p.name, Dest: a.cd.Home}
-	if err := a.apply(ctx, app); err != nil {
-		return p, err
+	for _, r := range regions {
+		name := p.name
+		if len(regions) > 1 {
+			name += "-" + r
+		}
+		if err := a.apply(ctx, argoApp{Name: name, RepoURL: p.repo.URL, Path: "app", Namespace: p.name, Dest: r}); err != nil {
+			return p, err
+		}
+		p.apps = append(p.apps, name)
 	}
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	_, err = a.waitApp(wctx, p.name, 200*time.Millisecond, func(s argoStatus) bool { return s.syncedAt(first.SHA) && s.Health == "Healthy" })
-	return p, err
+	for _, name := range p.apps {
+		if _, err = a.waitApp(wctx, name, 200*time.Millisecond, func(s argoStatus) bool { return s.syncedAt(first.SHA) && s.Health == "Healthy" }); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
 }
 
-// push commits rev i, pushes it, sets the refresh annotation and waits
-// until the app is Synced at the pushed commit.
+// push commits rev i, pushes it, sets the refresh annotation on every
+// Application of the repo (as Argo CD's webhook refreshes each app of a
+// pushed repo) and waits until all are Synced at the pushed commit.
 func (p *argoPush) push(ctx context.Context, i int) error {
 	c, err := p.repo.pushRev(ctx, i)
 	if err != nil {
 		return err
 	}
 	began := time.Now()
-	if err := p.argo.refresh(ctx, p.name); err != nil {
-		return err
+	for _, name := range p.apps {
+		if err := p.argo.refresh(ctx, name); err != nil {
+			return err
+		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	at, err := p.argo.waitApp(wctx, p.name, statusPoll, func(s argoStatus) bool { return s.syncedAt(c.SHA) })
-	if err != nil {
-		return fmt.Errorf("Argo CD push %d: %w", i, err)
+	var last time.Time
+	for _, name := range p.apps {
+		at, err := p.argo.waitApp(wctx, name, statusPoll, func(s argoStatus) bool { return s.syncedAt(c.SHA) })
+		if err != nil {
+			return fmt.Errorf("Argo CD push %d: %w", i, err)
+		}
+		if at.After(last) {
+			last = at
+		}
 	}
-	p.latency[i] = at.Sub(began).Seconds()
+	p.latency[i] = last.Sub(began).Seconds()
 	return nil
 }
 
@@ -72,20 +96,23 @@ func (p *argoPush) push(ctx context.Context, i int) error {
 type argoPushText struct {
 	Version, Home, Logs    string
 	Annotation, StatusPoll string
-	Err                    string // why Argo CD was not measured
+	// Regions get an Application each.
+	Regions []string
+	Err     string // why Argo CD was not measured
 }
 
 func (argoPushText) textFile() string { return "argocd_push" }
 
 func (p *argoPush) text() argoPushText {
-	return argoPushText{Version: p.argo.cd.Version, Home: p.argo.cd.Home, Logs: "`logs/argocd-push-*.log`",
-		Annotation: argoRefreshAnnotation, StatusPoll: statusPoll.String()}
+	return argoPushText{Version: p.argo.cd.Version, Home: p.argo.cd.Home, Logs: p.argo.logs(),
+		Annotation: argoRefreshAnnotation, StatusPoll: statusPoll.String(), Regions: p.regions}
 }
 
-// startArgoPeer starts Argo CD's side of the push scenario and describes
-// it in peer; when Argo CD cannot run it says why there and returns nil.
-func (e *Env) startArgoPeer(ctx context.Context, peer *strings.Builder) *argoPush {
-	p, err := e.startArgoPush(ctx)
+// startArgoPeer starts Argo CD's side of the push scenario in regions and
+// describes it in peer; when Argo CD cannot run it says why there and
+// returns nil.
+func (e *Env) startArgoPeer(ctx context.Context, peer *strings.Builder, regions []string) *argoPush {
+	p, err := e.startArgoPush(ctx, regions)
 	if err != nil {
 		if p != nil {
 			_ = p.argo.cd.Stop()
@@ -114,14 +141,18 @@ func (p *argoPush) report(sec *Section, table *strings.Builder, ferryRefresh map
 		}
 	}
 	var d argoPushText = p.text()
+	tag, label := fmt.Sprintf("%dr", len(p.regions)), "1 region"
+	if len(p.regions) > 1 {
+		label = fmt.Sprintf("%d regions", len(p.regions))
+	}
 	sec.Figures = append(sec.Figures,
-		&Figure{ID: "push-1r-argocd", Title: "Push to Synced, 1 region, Argo CD", Unit: "s", Samples: samples, Reproduce: repro,
+		&Figure{ID: "push-" + tag + "-argocd", Title: "Push to Synced, " + label + ", Argo CD", Unit: "s", Samples: samples, Reproduce: repro,
 			What: say(d, "what")},
-		&Figure{ID: "push-1r-ratio-argocd", Title: "Push ratio, 1 region, Ferry refresh / Argo CD", Unit: "×", Samples: ratios(ferry, peer),
+		&Figure{ID: "push-" + tag + "-ratio-argocd", Title: "Push ratio, " + label + ", Ferry refresh / Argo CD", Unit: "×", Samples: ratios(ferry, peer),
 			Reproduce: repro, What: say(d, "what-ratio")},
 	)
 	s := Summarize(samples)
 	fmt.Fprintf(table, "| %s | %s | %d | %s s | %s s | %s s | %s s | – |\n",
-		p.argo.cd.Home, say(d, "notification"), s.N, num(s.Median), num(s.P95), num(s.Min), num(s.Max))
-	return Series{Name: "1 region, Argo CD", Samples: samples}
+		strings.Join(p.regions, ", "), say(d, "notification"), s.N, num(s.Median), num(s.P95), num(s.Min), num(s.Max))
+	return Series{Name: label + ", Argo CD", Samples: samples}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"strings"
 	"time"
 )
 
@@ -34,8 +33,18 @@ func PeerIdle(ctx context.Context, e *Env, sec *Section, n int, interval time.Du
 	e.logf("peer-idle: %d Kustomizations Ready in %s; settling for %s", n, onboarded.Round(time.Second), interval)
 	sleep(ctx, interval)
 
-	w := &fluxWatch{e: e, f: f, region: region}
+	src0, err := f.source.reconciles("gitrepository")
+	if err != nil {
+		return err
+	}
+	w := &peerWatch{e: e, region: region, exited: f.Exited,
+		procs: map[string]int{"source": f.source.pid(), "kustomize": f.kustomize.pid()},
+		count: func() (float64, error) { return f.kustomize.reconciles("kustomization") }}
 	if err := w.run(ctx, cfg.IdleWindow); err != nil {
+		return err
+	}
+	src1, err := f.source.reconciles("gitrepository")
+	if err != nil {
 		return err
 	}
 	git, err := e.gitRequestsBetween(w.git0, w.git1)
@@ -64,9 +73,8 @@ func PeerIdle(ctx context.Context, e *Env, sec *Section, n int, interval time.Du
 		Onboarded: onboarded.Round(time.Second).String(), Window: w.window.Round(time.Second).String(), Limits: f.Limits, Logs: f.Logs(),
 		ProcInterval: procInterval.String(), APIInterval: apiInterval.String(), Kinds: appKinds,
 		Reconciles: w.reconciles, ReconcilesPerSec: w.reconciles / w.window.Seconds(), Expected: float64(n) * intervals,
-		SourceReconciles: w.sourceReconciles, CPU: Summarize(w.cpu).Median,
-		MsPerReconcile: Summarize(w.cpu).Mean * w.window.Seconds() * 1000 / max(w.reconciles, 1),
-		KustomizeCPU:   Summarize(w.kustomizeCPU).Median, APIServerCPU: Summarize(w.apiserverCPU).Median,
+		SourceReconciles: src1 - src0, CPU: Summarize(w.cpu).Median, MsPerReconcile: w.msPerReconcile(),
+		KustomizeCPU: Summarize(w.cpuOf["kustomize"]).Median, APIServerCPU: Summarize(w.apiserverCPU).Median,
 		LsRemote: sumInts(git.LsRemote), RepoCount: len(repos), LsPerRepo: Summarize(lsPerRepo).Median, Fetches: fetches,
 		APIApp: Summarize(perApp).Median, APIAppDetail: w.delta.breakdown(max(w.reconciles, 1)), APIAll: Summarize(perAll).Median, Background: bgAll,
 		Cores: ThisMachine().Cores, Scenario: ScenarioPeerIdle}
@@ -76,7 +84,7 @@ func PeerIdle(ctx context.Context, e *Env, sec *Section, n int, interval time.Du
 	rss := fig("rss", "controllers' memory", "MiB", say(d, "what-rss"), w.rss)
 	fig("ls-remote", "Git ref checks per repo per poll interval", "calls", say(d, "what-ls-remote"), lsPerRepo)
 	api := fig("api", "API requests per reconcile", "requests", say(d, "what-api"), perApp)
-	ratios := peerIdleRatios(ferryIdle, n, cpu, rss, api)
+	ratios := peerIdleRatios(ferryIdle, n, peerRatioText{Peer: "Flux", Procs: "source-controller and kustomize-controller", Reconcile: "Kustomization reconcile"}, cpu, rss, api)
 	for _, r := range ratios {
 		r.ID, r.Reproduce = tag+"-"+r.ID, repro
 	}
@@ -189,151 +197,4 @@ func (e *Env) backgroundRate(ctx context.Context, region string, d time.Duration
 	}
 	bg := a1.sub(a0)
 	return bg.total(nil) / d.Seconds(), bg.total(isAppKind) / d.Seconds(), nil
-}
-
-// peerIdleRatios divides Ferry's idle figures of the same fleet by Flux's:
-// medians, since the windows follow each other and are not pairs.
-func peerIdleRatios(ferryIdle *Section, n int, cpu, rss, api *Figure) []*Figure {
-	if ferryIdle == nil {
-		return nil
-	}
-	ferry := map[string]*Figure{}
-	for _, fg := range ferryIdle.Figures {
-		ferry[strings.TrimPrefix(fg.ID, fmt.Sprintf("idle-%d-", n))] = fg
-	}
-	var out []*Figure
-	// ferryMedian is Ferry's median of a figure, if it was measured.
-	ferryMedian := func(id string) (float64, bool) {
-		fg, ok := ferry[id]
-		if !ok || fg.Summary().N == 0 {
-			return 0, false
-		}
-		return fg.Summary().Median, true
-	}
-	ratio := func(id, title, what string, ferryIDs []string, flux *Figure) {
-		sum := 0.0
-		for _, fid := range ferryIDs {
-			m, ok := ferryMedian(fid)
-			if !ok {
-				return
-			}
-			sum += m
-		}
-		if m := flux.Summary().Median; flux.Summary().N > 0 && m > 0 {
-			out = append(out, &Figure{ID: id, Title: fmt.Sprintf("Idle %d apps: %s", n, title), Unit: "×", Samples: []float64{max(sum, 0) / m}, What: what})
-		}
-	}
-	var d fluxIdleText
-	ratio("ratio-cpu", "CPU ratio, Ferry worker / Flux", say(d, "what-ratio-cpu"),
-		[]string{"worker-cpu"}, cpu)
-	ratio("ratio-cpu-temporal", "CPU ratio, Ferry worker + Temporal / Flux", say(d, "what-ratio-cpu-temporal"),
-		[]string{"worker-cpu", "temporal-cpu"}, cpu)
-	ratio("ratio-rss", "memory ratio, Ferry worker / Flux", say(d, "what-ratio-rss"),
-		[]string{"worker-rss"}, rss)
-	ratio("ratio-api", "API requests per reconcile ratio, Ferry / Flux", say(d, "what-ratio-api"),
-		[]string{"api"}, api)
-	return out
-}
-
-// fluxWatch samples Flux's idle cost over a window: CPU and memory of
-// both controllers, the API server's CPU and requests, the reconciles.
-type fluxWatch struct {
-	e      *Env
-	f      *Flux
-	region string
-
-	window                 time.Duration
-	cpu, kustomizeCPU, rss []float64
-	apiserverCPU           []float64
-	reconciles             float64 // Kustomizations
-	sourceReconciles       float64 // GitRepositories
-	delta                  apiCounts
-	apiDeltas              []apiCounts // per apiInterval
-	recDeltas, apiSecs     []float64
-	git0, git1             int64
-}
-
-func (w *fluxWatch) run(ctx context.Context, window time.Duration) error {
-	e, f := w.e, w.f
-	procs := map[string]int{"source": f.source.pid(), "kustomize": f.kustomize.pid(), "apiserver": e.Stack.Pids()[w.region+"-apiserver"]}
-	prev, err := sampleProcs(procs)
-	if err != nil {
-		return err
-	}
-	rec0, err := f.kustomize.reconciles("kustomization")
-	if err != nil {
-		return err
-	}
-	src0, err := f.source.reconciles("gitrepository")
-	if err != nil {
-		return err
-	}
-	api0, err := e.apiRequests(ctx, w.region)
-	if err != nil {
-		return err
-	}
-	w.git0 = e.gitLogOffset()
-	began := time.Now()
-	recPrev, apiPrev, apiAt := rec0, api0, began
-	for time.Since(began) < window {
-		sleep(ctx, procInterval)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err := f.Exited(); err != nil {
-			return err
-		}
-		now, err := sampleProcs(procs)
-		if err != nil {
-			return err
-		}
-		src, kus := CPUCores(prev["source"], now["source"]), CPUCores(prev["kustomize"], now["kustomize"])
-		w.cpu = append(w.cpu, src+kus)
-		w.kustomizeCPU = append(w.kustomizeCPU, kus)
-		w.apiserverCPU = append(w.apiserverCPU, CPUCores(prev["apiserver"], now["apiserver"]))
-		w.rss = append(w.rss, float64(now["source"].RSS+now["kustomize"].RSS)/(1<<20))
-		prev = now
-		if time.Since(apiAt) >= apiInterval-time.Second {
-			rec, err := f.kustomize.reconciles("kustomization")
-			if err != nil {
-				return err
-			}
-			api, err := e.apiRequests(ctx, w.region)
-			if err != nil {
-				return err
-			}
-			w.apiDeltas = append(w.apiDeltas, api.sub(apiPrev))
-			w.recDeltas = append(w.recDeltas, rec-recPrev)
-			w.apiSecs = append(w.apiSecs, time.Since(apiAt).Seconds())
-			recPrev, apiPrev, apiAt = rec, api, time.Now()
-		}
-	}
-	w.window = time.Since(began)
-	w.git1 = e.gitLogOffset()
-	rec1, err := f.kustomize.reconciles("kustomization")
-	if err != nil {
-		return err
-	}
-	src1, err := f.source.reconciles("gitrepository")
-	if err != nil {
-		return err
-	}
-	api1, err := e.apiRequests(ctx, w.region)
-	if err != nil {
-		return err
-	}
-	w.reconciles, w.sourceReconciles, w.delta = rec1-rec0, src1-src0, api1.sub(api0)
-	return nil
-}
-
-// perReconcile is, per apiInterval, the requests that keep counts (nil:
-// every kind) less the background rate, over the Kustomization reconciles.
-func (w *fluxWatch) perReconcile(keep func(apiKey) bool, background float64) []float64 {
-	var out []float64
-	for i, d := range w.apiDeltas {
-		if w.recDeltas[i] > 0 {
-			out = append(out, (d.total(keep)-background*w.apiSecs[i])/w.recDeltas[i])
-		}
-	}
-	return out
 }

@@ -252,7 +252,8 @@ func (p *fluxProc) reconciles(controller string) (float64, error) {
 	return sumMetricWhere(resp.Body, "controller_runtime_reconcile_total", "controller", controller)
 }
 
-// sumMetricWhere adds the samples of name whose label key has value.
+// sumMetricWhere adds the samples of name whose label key has value
+// (every sample of name when key is "").
 func sumMetricWhere(r io.Reader, name, key, value string) (float64, error) {
 	sum, found := 0.0, false
 	sc := bufio.NewScanner(r)
@@ -263,7 +264,7 @@ func sumMetricWhere(r io.Reader, name, key, value string) (float64, error) {
 			continue
 		}
 		end := strings.LastIndexByte(line, '}')
-		if end < 0 || parseLabels(line[len(name)+1 : end])[key] != value {
+		if end < 0 || key != "" && parseLabels(line[len(name)+1 : end])[key] != value {
 			continue
 		}
 		fields := strings.Fields(line[end+1:])

@@ -43,7 +43,7 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 	cfg := e.Cfg
 	f := &fleet{poll: poll, region: e.Stack.Regions[0]}
 	var err error
-	if f.apps, f.repos, err = e.fleetRepos(ctx, n, poll, f.region); err != nil {
+	if f.apps, f.repos, err = e.fleetRepos(ctx, "", n, poll, f.region); err != nil {
 		return nil, err
 	}
 
@@ -289,19 +289,20 @@ func (e *Env) applyFleet(ctx context.Context, apps []appSpec) (map[string]time.T
 }
 
 // fleetRepos pushes n apps of AppResources resources, appsPerRepo to a
-// repo (one directory each), and returns them as apps app-NNNN polling
-// every poll (zero: Ferry's default) into a namespace of their own in
-// region.
-func (e *Env) fleetRepos(ctx context.Context, n int, poll time.Duration, region string) ([]appSpec, []*gitRepo, error) {
+// repo (one directory each), and returns them as apps PREFIXapp-NNNN
+// polling every poll (zero: Ferry's default) into a namespace of their own
+// in region. A peer's fleet has a prefix of its own, so that its repos and
+// namespaces are not Ferry's.
+func (e *Env) fleetRepos(ctx context.Context, prefix string, n int, poll time.Duration, region string) ([]appSpec, []*gitRepo, error) {
 	var apps []appSpec
 	var repos []*gitRepo
 	for r := 0; r*appsPerRepo < n; r++ {
-		repo, err := e.newRepo(ctx, fmt.Sprintf("fleet-%02d", r))
+		repo, err := e.newRepo(ctx, fmt.Sprintf("%sfleet-%02d", prefix, r))
 		if err != nil {
 			return nil, nil, err
 		}
 		for i := r * appsPerRepo; i < min(n, (r+1)*appsPerRepo); i++ {
-			name := fmt.Sprintf("app-%04d", i)
+			name := fmt.Sprintf("%sapp-%04d", prefix, i)
 			if err := repo.write(resourceFiles(path.Join("apps", name), e.Cfg.AppResources, 0)); err != nil {
 				return nil, nil, err
 			}

@@ -24,8 +24,8 @@ const statusPoll = 25 * time.Millisecond
 // Synced at the pushed commit in every region. Each push changes every
 // object and rolls the Deployment out. The modes alternate push by push.
 // In one region, Flux pushes the same app after every Ferry push
-// (flux_push.go), and Argo CD after Flux (argocd_push.go): each peer's
-// latency, and the ratio.
+// (flux_push.go), and Argo CD after Flux in one region and in all
+// (argocd_push.go): each peer's latency, and the ratio.
 func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 	cfg := e.Cfg
 	w, err := e.StartWorker(ctx, "push")
@@ -78,8 +78,8 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 		var ap *argoPush
 		if len(regions) == 1 {
 			fp = e.startFluxPeer(ctx, &peer)
-			ap = e.startArgoPeer(ctx, &peer)
 		}
+		ap = e.startArgoPeer(ctx, &peer, regions)
 		latencies := map[string][]float64{}
 		opDurations := map[string][]float64{}
 		refreshAt := map[int]float64{}
