@@ -109,6 +109,11 @@ func (s *appState) postSyncWhenSettled(ctx workflow.Context, target contract.Tar
 	s.publish(ctx)
 }
 
+// versionPostSyncPublish publishes the status as soon as the PostSync
+// outcome arrives (search attributes, notifications, the Application
+// object): recorded runs waited for the next reconcile.
+const versionPostSyncPublish = "postsync-outcome-published"
+
 // receivePostSyncResults folds the PostSync outcome the child signals into
 // the operation it belongs to; one for an older operation is dropped.
 func (s *appState) receivePostSyncResults(ctx workflow.Context) {
@@ -129,6 +134,9 @@ func (s *appState) receivePostSyncResults(ctx workflow.Context) {
 				// The PostSync phase is part of the operation, as in Argo CD:
 				// a failed PostSync hook fails it.
 				op.Phase, op.Message = app.OperationFailed, res.Message
+			}
+			if workflow.GetVersion(ctx, versionPostSyncPublish, workflow.DefaultVersion, 1) == 1 {
+				s.publish(ctx)
 			}
 		}
 	})

@@ -1,6 +1,9 @@
 package app
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // SyncResult is Argo CD's status.operationState.syncResult: the revision
 // an operation synced and what it did to every resource, hooks included.
@@ -32,12 +35,16 @@ const (
 	ResultPruneSkipped = "PruneSkipped"
 )
 
-// resultCode maps a result onto Argo CD's code: a failed action, or a hook
-// that failed, is SyncFailed; a resource kept although no longer desired
-// (Prune=false) is PruneSkipped.
+// resultCode maps a result onto Argo CD's code: a failed action is
+// SyncFailed; a hook is Synced, since it was created (its hookPhase says
+// how it ran: a hook that could not be created fails the operation and has
+// no result), as Argo CD's e2e tests expect of a failed PreSync hook; a
+// resource kept although no longer desired (Prune=false) is PruneSkipped.
 func resultCode(r ResourceResult) string {
 	switch {
-	case r.Action == ActionFailed || r.HookPhase == string(OperationFailed):
+	case r.HookType != "":
+		return ResultSynced
+	case r.Action == ActionFailed:
 		return ResultSyncFailed
 	case r.Action == ActionPruned:
 		return ResultPruned
@@ -50,14 +57,19 @@ func resultCode(r ResourceResult) string {
 }
 
 // WithSyncResult returns a copy of the operation that carries syncResult,
-// built from its results; nil stays nil.
+// built from its results and its PostSync hooks' results; nil stays nil.
 func (o *OperationState) WithSyncResult() *OperationState {
 	if o == nil {
 		return nil
 	}
 	out := *o
-	res := &SyncResult{Revision: o.Revision, Resources: make([]SyncResourceResult, len(o.Results))}
-	for i, r := range o.Results {
+	results := o.Results
+	if o.PostSync != nil && len(o.PostSync.Results) > 0 {
+		// The PostSync hooks are part of the operation, as in Argo CD.
+		results = append(slices.Clip(results), o.PostSync.Results...)
+	}
+	res := &SyncResult{Revision: o.Revision, Resources: make([]SyncResourceResult, len(results))}
+	for i, r := range results {
 		phase := "Sync"
 		if r.HookType != "" {
 			phase = r.HookType

@@ -30,7 +30,9 @@ func TestWithSyncResultNamesArgoCDCodes(t *testing.T) {
 	want := []row{
 		{"shop", "Synced", "Sync"}, {"Bad_Name", "SyncFailed", "Sync"}, {"old", "Pruned", "Sync"},
 		{"kept", "PruneSkipped", "Sync"}, {"same", "Synced", "Sync"},
-		{"migrate", "SyncFailed", "PreSync"}, {"smoke", "Synced", "Sync"},
+		// A hook that ran and failed was created: Synced, its hookPhase
+		// Failed (Argo CD's TestPreSyncHookFailure).
+		{"migrate", "Synced", "PreSync"}, {"smoke", "Synced", "Sync"},
 	}
 	if d := cmp.Diff(want, rows); d != "" {
 		t.Fatalf("syncResult.resources (-want +got):\n%s", d)
@@ -48,4 +50,21 @@ func TestWithSyncResultNamesArgoCDCodes(t *testing.T) {
 	require.Equal(t, "ServiceAccount", generic.SyncResult.Resources[1]["kind"])
 	require.Equal(t, "apply: Invalid value", generic.SyncResult.Resources[1]["message"])
 	require.Nil(t, (*OperationState)(nil).WithSyncResult())
+}
+
+// The PostSync hooks are part of the operation: their results follow the
+// sync's in syncResult.resources, as Argo CD lists them.
+func TestWithSyncResultListsThePostSyncHooks(t *testing.T) {
+	key := ResourceKey{Kind: "Job", Namespace: "shop", Name: "smoke"}
+	op := &OperationState{Revision: "abc", Phase: OperationFailed,
+		Results: []ResourceResult{{ResourceKey: ResourceKey{Kind: "Pod", Namespace: "shop", Name: "pod"}, Region: "us", Action: "created"}},
+		PostSync: &HookRun{Phase: OperationFailed, Results: []ResourceResult{
+			{ResourceKey: key, Region: "us", Action: "failed", HookType: "PostSync", HookPhase: "Failed"}}}}
+	got := op.WithSyncResult().SyncResult.Resources
+	require.Len(t, got, 2)
+	require.Equal(t, "pod", got[0].Name)
+	require.Equal(t, "smoke", got[1].Name)
+	require.Equal(t, "PostSync", got[1].SyncPhase)
+	require.Equal(t, "Synced", got[1].Status, "created, then failed: its hookPhase says so")
+	require.Len(t, op.Results, 1, "the operation's own results are left alone")
 }

@@ -47,12 +47,19 @@ const (
 // ArgoCDOptions configure StartArgoCD.
 type ArgoCDOptions struct {
 	// Resync is the controller's --app-resync: how often every app is
-	// compared with Git without a change. Zero: Argo CD's default, 180 s.
+	// compared with Git without a change, plus up to a tenth of it as
+	// jitter (--app-resync-jitter), as Ferry's poll. Zero: Argo CD's
+	// defaults, 120 s plus up to 60 s.
 	Resync time.Duration
 	// Name tells the logs of one run from another's ("argocd" when empty).
 	Name string
 	// LogDir holds the logs, NAME-*.log (the stack's log dir when empty).
 	LogDir string
+	// PersistResourceHealth keeps each resource's health in the
+	// Application's status.resources (--persist-resource-health), as
+	// Argo CD 2 did and its API server shows it; Argo CD 3 keeps it in
+	// Redis alone by default. Tests that read the object want it.
+	PersistResourceHealth bool
 }
 
 // ArgoCD is a running Argo CD.
@@ -63,6 +70,9 @@ type ArgoCD struct {
 	Version string
 	// Kubeconfig is its kubeconfig: one context, Home's admin.
 	Kubeconfig string
+	// ControllerMetrics is the application controller's metrics address
+	// (host:port; /metrics).
+	ControllerMetrics string
 
 	repo, controller *proc
 	ports            *portReservation
@@ -115,6 +125,7 @@ func (s *Stack) StartArgoCD(ctx context.Context, opts ArgoCDOptions) (a *ArgoCD,
 	}
 	a.ports = reservation
 	repoPort, repoMetrics, controllerMetrics := ports[0], ports[1], ports[2]
+	a.ControllerMetrics = hostPort(controllerMetrics)
 	env := append(os.Environ(), "PATH="+s.ToolsBin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+dir, "TMPDIR="+dir, "KUBECONFIG="+a.Kubeconfig,
 		"ARGOCD_FAKE_IN_CLUSTER=true", "ARGOCD_GPG_ENABLED=false")
@@ -134,8 +145,12 @@ func (s *Stack) StartArgoCD(ctx context.Context, opts ArgoCDOptions) (a *ArgoCD,
 	}
 	args := []string{"--namespace", ArgoCDNamespace, "--repo-server", hostPort(repoPort), "--repo-server-plaintext",
 		"--metrics-port", strconv.Itoa(controllerMetrics)}
+	if opts.PersistResourceHealth {
+		args = append(args, "--persist-resource-health")
+	}
 	if opts.Resync > 0 {
-		args = append(args, "--app-resync", strconv.Itoa(int(opts.Resync.Seconds())))
+		args = append(args, "--app-resync", strconv.Itoa(int(opts.Resync.Seconds())),
+			"--app-resync-jitter", strconv.Itoa(int(opts.Resync.Seconds()/10)))
 	}
 	a.controller, err = startProc(name+"-application-controller", logDir, dir, env, filepath.Join(s.ToolsBin, argoCDController),
 		append(args, redis...)...)
@@ -170,6 +185,17 @@ func (a *ArgoCD) Pids() map[string]int {
 	for _, p := range []*proc{a.controller, a.repo} {
 		if p != nil {
 			out[p.name] = p.pid()
+		}
+	}
+	return out
+}
+
+// Logs names the log files of Argo CD's processes (in its log dir).
+func (a *ArgoCD) Logs() []string {
+	var out []string
+	for _, p := range []*proc{a.controller, a.repo} {
+		if p != nil {
+			out = append(out, filepath.Base(p.logPath))
 		}
 	}
 	return out
