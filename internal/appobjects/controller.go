@@ -79,6 +79,9 @@ type Controller struct {
 	mu      sync.Mutex
 	// applied: the specDigest last sent to each object's app.
 	applied map[string]string
+	// handed: the operation (as JSON) last handed to each object's app,
+	// until the cache shows the object without it.
+	handed map[string]string
 	// ignored: the namespaces whose objects were found unlisted, said once.
 	ignored sync.Map
 }
@@ -163,6 +166,7 @@ func (c *Controller) lead(ctx context.Context) {
 	defer c.queue.ShutDown()
 	c.mu.Lock()
 	c.applied = map[string]string{} // another leader may have sent specs since
+	c.handed = map[string]string{}
 	c.mu.Unlock()
 	enqueue := func(obj any) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil && c.listed(key) {

@@ -97,11 +97,24 @@ func (c *Controller) apply(ctx context.Context, key string, a *app.Application, 
 
 // operation hands the object's operation to the app and clears it, as
 // Argo CD's controller clears it once taken. An operation Ferry cannot
-// take is cleared too, and said in the log.
+// take is cleared too, and said in the log. The cache may show the
+// operation again after it was handed (a status write seen before the
+// clearing patch): the same operation is then cleared, not handed twice,
+// until the cache has shown the object without it.
 func (c *Controller) operation(ctx context.Context, key, name string, u *unstructured.Unstructured) error {
 	raw, ok := u.Object["operation"]
 	if !ok {
+		c.mu.Lock()
+		delete(c.handed, key)
+		c.mu.Unlock()
 		return nil
+	}
+	handed, _ := json.Marshal(raw) // an object's field: always encodes
+	c.mu.Lock()
+	again := c.handed[key] == string(handed)
+	c.mu.Unlock()
+	if again {
+		return c.patch(ctx, u, map[string]any{"operation": nil})
 	}
 	op, err := ReadOperation(raw)
 	if err == nil {
@@ -113,6 +126,9 @@ func (c *Controller) operation(ctx context.Context, key, name string, u *unstruc
 	if err != nil {
 		slog.Warn("applications: the operation was refused, or failed at once", "object", key, "error", err)
 	}
+	c.mu.Lock()
+	c.handed[key] = string(handed)
+	c.mu.Unlock()
 	return c.patch(ctx, u, map[string]any{"operation": nil})
 }
 

@@ -49,7 +49,7 @@ func controller(t *testing.T, objs ...*unstructured.Unstructured) (*Controller, 
 	t.Helper()
 	o, _ := fakeObjects(t, objs...)
 	apps := &fakeApps{}
-	c := &Controller{Objects: o, Apps: apps, Namespace: "argocd", applied: map[string]string{},
+	c := &Controller{Objects: o, Apps: apps, Namespace: "argocd", applied: map[string]string{}, handed: map[string]string{},
 		indexer: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})}
 	return c, apps
 }
@@ -88,6 +88,32 @@ func TestReconcileTakesOperationAndRefreshOnce(t *testing.T) {
 	require.Len(t, apps.applied, 1, "an unchanged spec is not sent again")
 	require.Len(t, apps.synced, 1)
 	require.Len(t, apps.refreshed, 1)
+}
+
+// The cache can show an object with its operation again after the
+// operation was handed and cleared (a status write seen before the
+// clearing patch): the app gets it once. Set again once the cache showed it
+// cleared, it is a new operation.
+func TestAnOperationSeenAgainInAStaleCacheIsHandedOnce(t *testing.T) {
+	c, apps := controller(t, object(t, guestbook))
+	ctx := context.Background()
+	c.syncIndexer(t)
+	stale, _, _ := c.indexer.GetByKey("argocd/guestbook")
+	stale = stale.(*unstructured.Unstructured).DeepCopy()
+	_, err := c.reconcile(ctx, "argocd/guestbook")
+	require.NoError(t, err)
+	require.NoError(t, c.indexer.Update(stale)) // the stale copy, operation and all
+	_, err = c.reconcile(ctx, "argocd/guestbook")
+	require.NoError(t, err)
+	require.Equal(t, []string{"guestbook"}, apps.synced, "handed once")
+
+	c.syncIndexer(t) // the cache shows it cleared
+	_, err = c.reconcile(ctx, "argocd/guestbook")
+	require.NoError(t, err)
+	require.NoError(t, c.indexer.Update(stale)) // the same operation, set again
+	_, err = c.reconcile(ctx, "argocd/guestbook")
+	require.NoError(t, err)
+	require.Equal(t, []string{"guestbook", "guestbook"}, apps.synced, "a new operation, handed")
 }
 
 func TestReconcileSaysWhyTheAppRefusedAndTriesAgain(t *testing.T) {
