@@ -84,7 +84,7 @@ func outcomeOf(u *unstructured.Unstructured) outcome {
 		return s
 	}
 	o := outcome{Phase: str(u.Object, "status", "operationState", "phase"), Message: str(u.Object, "status", "operationState", "message"),
-		Sync: str(u.Object, "status", "sync", "status"),
+		Sync:   str(u.Object, "status", "sync", "status"),
 		Health: str(u.Object, "status", "health", "status"), Resources: map[string]string{}, Hooks: map[string]string{}}
 	resources, _, _ := unstructured.NestedSlice(u.Object, "status", "resources")
 	for _, r := range resources {
