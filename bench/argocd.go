@@ -31,10 +31,11 @@ type argo struct {
 	dyn dynamic.Interface
 }
 
-// startArgo starts Argo CD with every app's resync period at resync; it
+// startArgo starts Argo CD as opts say (its logs in the report's); it
 // stops with the scenario's Env, or with stop.
-func (e *Env) startArgo(ctx context.Context, name string, resync time.Duration) (*argo, error) {
-	cd, err := e.Stack.StartArgoCD(ctx, devenv.ArgoCDOptions{Name: name, Resync: resync, LogDir: filepath.Join(e.Cfg.Out, "logs")})
+func (e *Env) startArgo(ctx context.Context, opts devenv.ArgoCDOptions) (*argo, error) {
+	opts.LogDir = filepath.Join(e.Cfg.Out, "logs")
+	cd, err := e.Stack.StartArgoCD(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

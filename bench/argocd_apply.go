@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ferry-gitops/ferry/internal/devenv"
 )
 
 // argoApply is Argo CD's side of the apply scenario: an Application per
@@ -34,7 +36,7 @@ func (e *Env) startArgoApply(ctx context.Context, repo *sizedRepo, peer *strings
 }
 
 func (e *Env) prepareArgoApply(ctx context.Context, repo *sizedRepo) (*argoApply, error) {
-	ar, err := e.startArgo(ctx, "argocd-apply", time.Hour)
+	ar, err := e.startArgo(ctx, devenv.ArgoCDOptions{Name: "argocd-apply", Resync: time.Hour})
 	if err != nil {
 		return nil, err
 	}

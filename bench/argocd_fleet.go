@@ -10,7 +10,14 @@ import (
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ferry-gitops/ferry/internal/devenv"
 )
+
+// argoOnboardLimit is how many times Ferry's onboarding limit Argo CD's
+// gets: at about one app a second on 2 cores, 1,000 apps take it longer
+// than Ferry's ten minutes, and its idle cost is of a whole fleet.
+const argoOnboardLimit = 3
 
 // argoFleet is Argo CD's fleet of n apps on the stack of Ferry's fleet of
 // the same size, with Ferry's worker stopped: the same generated files in
@@ -65,7 +72,7 @@ func ArgoOnboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Dur
 		return nil, err
 	}
 	resync, _, _ := argoResync(poll)
-	if af.argo, err = e.startArgo(ctx, fmt.Sprintf("argocd-fleet-%d", n), resync); err != nil {
+	if af.argo, err = e.startArgo(ctx, devenv.ArgoCDOptions{Name: fmt.Sprintf("argocd-fleet-%d", n), Resync: resync}); err != nil {
 		return nil, err
 	}
 	commits := map[string]string{}
@@ -78,7 +85,8 @@ func ArgoOnboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Dur
 		af.apps = append(af.apps, argoApp{Name: s.Name, RepoURL: s.RepoURL, Path: s.Path, Namespace: s.Namespace, Dest: region})
 	}
 
-	octx, cancel := context.WithTimeout(ctx, cfg.OnboardTimeout)
+	limit := argoOnboardLimit * cfg.OnboardTimeout
+	octx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	e.logf("argo cd: onboarding %d apps", n)
 	procs := af.argo.cd.Pids()
@@ -127,10 +135,10 @@ func ArgoOnboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Dur
 	}
 
 	repro := cfg.reproduce(ScenarioOnboarding, fmt.Sprintf("-apps %d -app-resources %d", n, cfg.AppResources))
-	d := argoOnboardText{N: n, Version: af.argo.cd.Version, Region: region, Namespace: "argocd", Mix: resourceMix(cfg.AppResources),
+	d := argoOnboardText{N: n, Version: af.argo.cd.Version, Region: region, Namespace: devenv.ArgoCDNamespace, Mix: resourceMix(cfg.AppResources),
 		Repos: plural(len(repos), "repo"), PerRepo: appsPerRepo, Parallel: applyParallel, ApplyTook: appliedIn.Round(100 * time.Millisecond).String(),
 		Synced: af.synced, AppsPerSec: float64(af.synced) / took.Seconds(), CPUPerApp: coreSeconds / float64(max(af.synced, 1)),
-		PeakRSS: slices.Max(append(rss, 0)), Timeout: cfg.OnboardTimeout.String(), Logs: af.argo.logs()}
+		PeakRSS: slices.Max(append(rss, 0)), Timeout: limit.String(), Logs: af.argo.logs()}
 	tag := fmt.Sprintf("onboard-%d-argocd", n)
 	all := &Figure{ID: tag + "-all", Title: fmt.Sprintf("Onboard %d apps, Argo CD, all Synced and Healthy", n), Unit: "s", Reproduce: repro,
 		What: say(d, "what-all")}
@@ -242,7 +250,7 @@ func argoFleetSteps(cfg *Config, n int, poll time.Duration, ferryFleet **fleet, 
 	}
 	return []step{
 		{ScenarioOnboarding, fmt.Sprintf("Onboarding, Argo CD: %d apps of %d resources", n, cfg.AppResources),
-			cfg.OnboardTimeout + 3*time.Minute + time.Duration(n)*20*time.Millisecond,
+			argoOnboardLimit*cfg.OnboardTimeout + 3*time.Minute + time.Duration(n)*20*time.Millisecond,
 			func(ctx context.Context, e *Env, sec *Section) (err error) {
 				af, err = ArgoOnboard(ctx, e, sec, n, poll, *ferryOnboard, *ferryFleet)
 				return err

@@ -3,8 +3,12 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/ferry-gitops/ferry/internal/devenv"
 )
 
 // argoPush is Argo CD's side of the push scenario: the same small app in a
@@ -17,21 +21,22 @@ type argoPush struct {
 	name    string
 	regions []string
 	apps    []string // the Applications, one per region
-	// latency of each push by its number (push 1 is the warm-up).
-	latency map[int]float64
+	// latency of each push by its notification ("refresh", "webhook") and
+	// number (push 1 is the warm-up).
+	latency map[string]map[int]float64
 }
 
-// startArgoPush starts Argo CD and brings the app to Synced and Healthy at
-// its first commit in every region. The resync period is an hour, so that
-// only the refresh starts a comparison, as Ferry's poll interval of an
-// hour does.
+// startArgoPush starts Argo CD, with its API server for its webhook, and
+// brings the app to Synced and Healthy at its first commit in every
+// region. The resync period is an hour, so that only the notification
+// starts a comparison, as Ferry's poll interval of an hour does.
 func (e *Env) startArgoPush(ctx context.Context, regions []string) (*argoPush, error) {
 	tag := fmt.Sprintf("%dr", len(regions))
-	a, err := e.startArgo(ctx, "argocd-push-"+tag, time.Hour)
+	a, err := e.startArgo(ctx, devenv.ArgoCDOptions{Name: "argocd-push-" + tag, Resync: time.Hour, Server: true, WebhookSecret: webhookSecret})
 	if err != nil {
 		return nil, err
 	}
-	p := &argoPush{argo: a, name: "argocd-push-" + tag, regions: regions, latency: map[int]float64{}}
+	p := &argoPush{argo: a, name: "argocd-push-" + tag, regions: regions, latency: map[string]map[int]float64{}}
 	if p.repo, err = e.newRepo(ctx, p.name); err != nil {
 		return p, err
 	}
@@ -62,19 +67,32 @@ func (e *Env) startArgoPush(ctx context.Context, regions []string) (*argoPush, e
 	return p, nil
 }
 
-// push commits rev i, pushes it, sets the refresh annotation on every
-// Application of the repo (as Argo CD's webhook refreshes each app of a
-// pushed repo) and waits until all are Synced at the pushed commit.
-func (p *argoPush) push(ctx context.Context, i int) error {
+// push commits rev i, pushes it, notifies Argo CD as mode says and waits
+// until every Application of the repo is Synced at the pushed commit.
+// "refresh" sets the refresh annotation on each, as Argo CD's webhook
+// refreshes each app of a pushed repo; "webhook" delivers the push to its
+// API server's webhook, as GitHub would (refresh when no API server runs).
+func (p *argoPush) push(ctx context.Context, i int, mode string) error {
+	if p.argo.cd.ServerAddr == "" {
+		mode = "refresh"
+	}
 	c, err := p.repo.pushRev(ctx, i)
 	if err != nil {
 		return err
 	}
 	began := time.Now()
-	for _, name := range p.apps {
-		if err := p.argo.refresh(ctx, name); err != nil {
-			return err
+	switch mode {
+	case "webhook":
+		err = deliverGitHub(ctx, p.argo.cd.ServerAddr, p.repo, c)
+	default:
+		for _, name := range p.apps {
+			if err = p.argo.refresh(ctx, name); err != nil {
+				break
+			}
 		}
+	}
+	if err != nil {
+		return fmt.Errorf("Argo CD push %d (%s): %w", i, mode, err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -82,13 +100,16 @@ func (p *argoPush) push(ctx context.Context, i int) error {
 	for _, name := range p.apps {
 		at, err := p.argo.waitApp(wctx, name, statusPoll, func(s argoStatus) bool { return s.syncedAt(c.SHA) })
 		if err != nil {
-			return fmt.Errorf("Argo CD push %d: %w", i, err)
+			return fmt.Errorf("Argo CD push %d (%s): %w", i, mode, err)
 		}
 		if at.After(last) {
 			last = at
 		}
 	}
-	p.latency[i] = last.Sub(began).Seconds()
+	if p.latency[mode] == nil {
+		p.latency[mode] = map[int]float64{}
+	}
+	p.latency[mode][i] = last.Sub(began).Seconds()
 	return nil
 }
 
@@ -96,8 +117,11 @@ func (p *argoPush) push(ctx context.Context, i int) error {
 type argoPushText struct {
 	Version, Home, Logs    string
 	Annotation, StatusPoll string
-	// Regions get an Application each.
+	// Regions get an Application each; Webhook: its API server ran, and
+	// Mode is the notification of a figure.
 	Regions []string
+	Webhook bool
+	Mode    string
 	Err     string // why Argo CD was not measured
 }
 
@@ -105,7 +129,7 @@ func (argoPushText) textFile() string { return "argocd_push" }
 
 func (p *argoPush) text() argoPushText {
 	return argoPushText{Version: p.argo.cd.Version, Home: p.argo.cd.Home, Logs: p.argo.logs(),
-		Annotation: argoRefreshAnnotation, StatusPoll: statusPoll.String(), Regions: p.regions}
+		Annotation: argoRefreshAnnotation, StatusPoll: statusPoll.String(), Regions: p.regions, Webhook: p.argo.cd.ServerAddr != ""}
 }
 
 // startArgoPeer starts Argo CD's side of the push scenario in regions and
@@ -125,34 +149,48 @@ func (e *Env) startArgoPeer(ctx context.Context, peer *strings.Builder, regions 
 	return p
 }
 
-// report adds Argo CD's figure, the ratio against Ferry's refresh signal
-// (each Ferry push with the Argo CD push right after it) and a row of the
-// table, and returns its series for the plot.
-func (p *argoPush) report(sec *Section, table *strings.Builder, ferryRefresh map[int]float64, repro string) Series {
-	var samples, ferry, peer []float64
-	for i := 2; i <= len(p.latency)+1; i++ {
-		b, ok := p.latency[i]
-		if !ok {
-			continue
-		}
-		samples = append(samples, b)
-		if a, ok := ferryRefresh[i]; ok {
-			ferry, peer = append(ferry, a), append(peer, b)
-		}
-	}
-	var d argoPushText = p.text()
+// report adds Argo CD's figure of each notification, the ratio against
+// Ferry's of the same notification (each Ferry push with the Argo CD push
+// right after it) and a row of the table, and returns its series for the
+// plot. ferry holds Ferry's latencies by notification and push.
+func (p *argoPush) report(sec *Section, table *strings.Builder, ferry map[string]map[int]float64, repro string) []Series {
 	tag, label := fmt.Sprintf("%dr", len(p.regions)), "1 region"
 	if len(p.regions) > 1 {
 		label = fmt.Sprintf("%d regions", len(p.regions))
 	}
-	sec.Figures = append(sec.Figures,
-		&Figure{ID: "push-" + tag + "-argocd", Title: "Push to Synced, " + label + ", Argo CD", Unit: "s", Samples: samples, Reproduce: repro,
-			What: say(d, "what")},
-		&Figure{ID: "push-" + tag + "-ratio-argocd", Title: "Push ratio, " + label + ", Ferry refresh / Argo CD", Unit: "×", Samples: ratios(ferry, peer),
-			Reproduce: repro, What: say(d, "what-ratio")},
-	)
-	s := Summarize(samples)
-	fmt.Fprintf(table, "| %s | %s | %d | %s s | %s s | %s s | %s s | – |\n",
-		strings.Join(p.regions, ", "), say(d, "notification"), s.N, num(s.Median), num(s.P95), num(s.Min), num(s.Max))
-	return Series{Name: label + ", Argo CD", Samples: samples}
+	var out []Series
+	for _, mode := range []string{"refresh", "webhook"} {
+		latency := p.latency[mode]
+		if len(latency) == 0 {
+			continue
+		}
+		var samples, ours, theirs []float64
+		for _, i := range slices.Sorted(maps.Keys(latency)) {
+			if i == 1 {
+				continue // warm-up
+			}
+			b := latency[i]
+			samples = append(samples, b)
+			if a, ok := ferry[mode][i]; ok {
+				ours, theirs = append(ours, a), append(theirs, b)
+			}
+		}
+		var d argoPushText = p.text()
+		d.Mode = mode
+		id, title := "push-"+tag+"-argocd", "Push to Synced, "+label+", Argo CD"
+		if mode == "webhook" {
+			id, title = id+"-webhook", title+", webhook"
+		}
+		ratioID := strings.Replace(id, "-argocd", "-ratio-argocd", 1)
+		sec.Figures = append(sec.Figures,
+			&Figure{ID: id, Title: title, Unit: "s", Samples: samples, Reproduce: repro, What: say(d, "what")},
+			&Figure{ID: ratioID, Title: "Push ratio, " + label + ", Ferry " + mode + " / Argo CD " + mode, Unit: "×", Samples: ratios(ours, theirs),
+				Reproduce: repro, What: say(d, "what-ratio")},
+		)
+		s := Summarize(samples)
+		fmt.Fprintf(table, "| %s | %s | %d | %s s | %s s | %s s | %s s | – |\n",
+			strings.Join(p.regions, ", "), say(d, "notification"), s.N, num(s.Median), num(s.P95), num(s.Min), num(s.Max))
+		out = append(out, Series{Name: label + ", Argo CD, " + mode, Samples: samples})
+	}
+	return out
 }

@@ -82,7 +82,7 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 		ap = e.startArgoPeer(ctx, &peer, regions)
 		latencies := map[string][]float64{}
 		opDurations := map[string][]float64{}
-		refreshAt := map[int]float64{}
+		ferryAt := map[string]map[int]float64{"refresh": {}, "webhook": {}} // by notification and push
 		total := 1 + cfg.Pushes*len(modes)
 		for i := 1; i <= total; i++ {
 			mode := modes[i%len(modes)]
@@ -115,7 +115,7 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 				}
 			}
 			if ap != nil {
-				if err := ap.push(ctx, i); err != nil {
+				if err := ap.push(ctx, i, mode); err != nil {
 					d.Push, d.Err = i, err.Error()
 					peer.WriteString(say(d, "argocd-stopped"))
 					_ = ap.argo.cd.Stop()
@@ -126,9 +126,7 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 				continue // warm-up
 			}
 			latencies[mode] = append(latencies[mode], at.Sub(began).Seconds())
-			if mode == "refresh" {
-				refreshAt[i] = at.Sub(began).Seconds()
-			}
+			ferryAt[mode][i] = at.Sub(began).Seconds()
 			if op := v.Status.OperationState; op != nil && op.FinishedAt != nil {
 				opDurations[mode] = append(opDurations[mode], op.FinishedAt.Sub(op.StartedAt).Seconds())
 			}
@@ -159,11 +157,11 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 		}
 		if fp != nil {
 			fp.flux.Stop()
-			series = append(series, fp.report(sec, &text, &peer, refreshAt, cfg.reproduce(ScenarioPush, fmt.Sprintf("-pushes %d", cfg.Pushes))))
+			series = append(series, fp.report(sec, &text, &peer, ferryAt["refresh"], cfg.reproduce(ScenarioPush, fmt.Sprintf("-pushes %d", cfg.Pushes))))
 		}
 		if ap != nil {
 			_ = ap.argo.cd.Stop()
-			series = append(series, ap.report(sec, &text, refreshAt, cfg.reproduce(ScenarioPush, fmt.Sprintf("-pushes %d", cfg.Pushes))))
+			series = append(series, ap.report(sec, &text, ferryAt, cfg.reproduce(ScenarioPush, fmt.Sprintf("-pushes %d", cfg.Pushes)))...)
 		}
 	}
 	text.WriteString(say(d, "end"))

@@ -82,7 +82,7 @@ func deliverGitHub(ctx context.Context, addr string, repo *gitRepo, c commit) er
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-	if resp.StatusCode != http.StatusAccepted {
+	if resp.StatusCode/100 != 2 { // Ferry's answers 202, Argo CD's 200
 		return fmt.Errorf("deliver a GitHub push to the webhook: %s: %s", resp.Status, strings.TrimSpace(string(msg)))
 	}
 	return nil

@@ -42,6 +42,7 @@ const (
 const (
 	argoCDController = "argocd-application-controller"
 	argoCDRepoServer = "argocd-repo-server"
+	argoCDServer     = "argocd-server"
 )
 
 // ArgoCDOptions configure StartArgoCD.
@@ -60,6 +61,11 @@ type ArgoCDOptions struct {
 	// Argo CD 2 did and its API server shows it; Argo CD 3 keeps it in
 	// Redis alone by default. Tests that read the object want it.
 	PersistResourceHealth bool
+	// Server runs its API server too, plain HTTP on loopback, for its
+	// webhook (POST /api/webhook), whose GitHub deliveries are signed
+	// with WebhookSecret (argocd-secret's webhook.github.secret).
+	Server        bool
+	WebhookSecret string
 }
 
 // ArgoCD is a running Argo CD.
@@ -73,14 +79,17 @@ type ArgoCD struct {
 	// ControllerMetrics is the application controller's metrics address
 	// (host:port; /metrics).
 	ControllerMetrics string
+	// ServerAddr is its API server's address (host:port, plain HTTP), when
+	// ArgoCDOptions.Server runs one.
+	ServerAddr string
 
-	repo, controller *proc
+	repo, controller, server *proc
 	ports            *portReservation
 }
 
 // ArgoCDBuilt says why Argo CD cannot run from toolsBin, or nil when it can.
 func ArgoCDBuilt(toolsBin string) error {
-	for _, name := range []string{argoCDController, argoCDRepoServer, "argocd-crds"} {
+	for _, name := range []string{argoCDController, argoCDRepoServer, argoCDServer, "argocd-crds"} {
 		if _, err := os.Stat(filepath.Join(toolsBin, name)); err != nil {
 			return fmt.Errorf("Argo CD is not built (no %s in %s): hack/tools.sh argocd builds it", name, toolsBin)
 		}
@@ -116,15 +125,15 @@ func (s *Stack) StartArgoCD(ctx context.Context, opts ArgoCDOptions) (a *ArgoCD,
 	if err := writeContextKubeconfig(a.Kubeconfig, home); err != nil {
 		return a, err
 	}
-	if err := s.installArgoCD(ctx, home); err != nil {
+	if err := s.installArgoCD(ctx, home, opts.WebhookSecret); err != nil {
 		return a, fmt.Errorf("argo cd: %w", err)
 	}
-	ports, reservation, err := freePorts(3)
+	ports, reservation, err := freePorts(5)
 	if err != nil {
 		return a, err
 	}
 	a.ports = reservation
-	repoPort, repoMetrics, controllerMetrics := ports[0], ports[1], ports[2]
+	repoPort, repoMetrics, controllerMetrics, serverPort, serverMetrics := ports[0], ports[1], ports[2], ports[3], ports[4]
 	a.ControllerMetrics = hostPort(controllerMetrics)
 	env := append(os.Environ(), "PATH="+s.ToolsBin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+dir, "TMPDIR="+dir, "KUBECONFIG="+a.Kubeconfig,
@@ -160,6 +169,19 @@ func (s *Stack) StartArgoCD(ctx context.Context, opts ArgoCDOptions) (a *ArgoCD,
 	if err := a.controller.waitReady(ctx, "argo cd application controller", argoCDTimeout, healthz(controllerMetrics)); err != nil {
 		return a, err
 	}
+	if opts.Server {
+		// No UI (its static files are not built), no Dex, no TLS.
+		a.server, err = startProc(name+"-server", logDir, dir, env, filepath.Join(s.ToolsBin, argoCDServer),
+			append([]string{"--insecure", "--address", "127.0.0.1", "--port", strconv.Itoa(serverPort), "--metrics-port", strconv.Itoa(serverMetrics),
+				"--repo-server", hostPort(repoPort), "--repo-server-plaintext", "--dex-server", "", "--staticassets", dir, "--namespace", ArgoCDNamespace}, redis...)...)
+		if err != nil {
+			return a, err
+		}
+		if err := a.server.waitReady(ctx, "argo cd api server", argoCDTimeout, healthz(serverPort)); err != nil {
+			return a, err
+		}
+		a.ServerAddr = hostPort(serverPort)
+	}
 	s.logf("argo cd %s: running in %s/%s (logs %s-*.log)", a.Version, home.name, ArgoCDNamespace, name)
 	return a, nil
 }
@@ -168,7 +190,7 @@ func (s *Stack) StartArgoCD(ctx context.Context, opts ArgoCDOptions) (a *ArgoCD,
 // than once.
 func (a *ArgoCD) Stop() error {
 	var errs []error
-	for _, p := range []*proc{a.controller, a.repo} {
+	for _, p := range []*proc{a.server, a.controller, a.repo} {
 		if p != nil {
 			errs = append(errs, p.stop(stopGrace))
 		}
@@ -182,7 +204,7 @@ func (a *ArgoCD) Stop() error {
 // Pids are the processes of Argo CD by name, for CPU and memory figures.
 func (a *ArgoCD) Pids() map[string]int {
 	out := map[string]int{}
-	for _, p := range []*proc{a.controller, a.repo} {
+	for _, p := range []*proc{a.controller, a.repo, a.server} {
 		if p != nil {
 			out[p.name] = p.pid()
 		}
@@ -193,7 +215,7 @@ func (a *ArgoCD) Pids() map[string]int {
 // Logs names the log files of Argo CD's processes (in its log dir).
 func (a *ArgoCD) Logs() []string {
 	var out []string
-	for _, p := range []*proc{a.controller, a.repo} {
+	for _, p := range []*proc{a.controller, a.repo, a.server} {
 		if p != nil {
 			out = append(out, filepath.Base(p.logPath))
 		}
@@ -204,7 +226,7 @@ func (a *ArgoCD) Logs() []string {
 // Exited says which part of Argo CD has died, or nil.
 func (a *ArgoCD) Exited() error {
 	var errs []error
-	for _, p := range []*proc{a.controller, a.repo} {
+	for _, p := range []*proc{a.controller, a.repo, a.server} {
 		if p == nil {
 			continue
 		}

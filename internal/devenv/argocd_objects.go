@@ -35,7 +35,7 @@ const argoCDManager = "ferry-dev"
 
 var partOfArgoCD = map[string]string{"app.kubernetes.io/part-of": "argocd"}
 
-func (s *Stack) installArgoCD(ctx context.Context, home *region) error {
+func (s *Stack) installArgoCD(ctx context.Context, home *region, webhookSecret string) error {
 	rc := home.restConfig()
 	dyn, err := dynamic.NewForConfig(rc)
 	if err != nil {
@@ -58,7 +58,7 @@ func (s *Stack) installArgoCD(ctx context.Context, home *region) error {
 			ObjectMeta: metav1.ObjectMeta{Name: "argocd-cm", Namespace: ArgoCDNamespace, Labels: partOfArgoCD}},
 		&corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 			ObjectMeta: metav1.ObjectMeta{Name: "argocd-secret", Namespace: ArgoCDNamespace, Labels: partOfArgoCD},
-			StringData: map[string]string{"server.secretkey": key}},
+			StringData: argoCDSecret(key, webhookSecret)},
 		map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "AppProject",
 			"metadata": map[string]any{"name": "default", "namespace": ArgoCDNamespace},
 			"spec": map[string]any{"sourceRepos": []any{"*"},
@@ -159,4 +159,14 @@ func waitEstablished(ctx context.Context, crds dynamic.ResourceInterface, name s
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// argoCDSecret is argocd-secret's data: the server's signing key and,
+// when given, the secret GitHub's push deliveries are signed with.
+func argoCDSecret(key, webhookSecret string) map[string]string {
+	data := map[string]string{"server.secretkey": key}
+	if webhookSecret != "" {
+		data["webhook.github.secret"] = webhookSecret
+	}
+	return data
 }
