@@ -21,7 +21,8 @@ func newAppSetCmd() *cobra.Command {
 	tf := &temporalFlags{}
 	cmd := &cobra.Command{Use: "appset", Short: "Create, inspect, refresh and delete ApplicationSets: apps generated from lists, regions and Git"}
 	tf.register(cmd)
-	cmd.AddCommand(newAppSetApplyCmd(tf), newAppSetGetCmd(tf), newAppSetListCmd(tf), newAppSetRefreshCmd(tf), newAppSetDeleteCmd(tf))
+	cmd.AddCommand(newAppSetApplyCmd(tf), newAppSetGetCmd(tf), newAppSetListCmd(tf), newAppSetRefreshCmd(tf), newAppSetDeleteCmd(tf),
+		newAppSetTakeoverCmd())
 	return cmd
 }
 

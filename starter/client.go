@@ -28,10 +28,14 @@ type temporalFlags struct {
 	tlsOn bool
 }
 
-func (f *temporalFlags) register(cmd *cobra.Command) {
+func (f *temporalFlags) register(cmd *cobra.Command) { f.registerAs(cmd, "namespace") }
+
+// registerAs registers the flags with the Temporal namespace's named
+// namespaceFlag: ferry import's --namespace is Argo CD's.
+func (f *temporalFlags) registerAs(cmd *cobra.Command, namespaceFlag string) {
 	cmd.PersistentFlags().StringVar(&f.address, "temporal-address", firstEnv("127.0.0.1:7233", "FERRY_TEMPORAL_ADDRESS", "TEMPORAL_ADDRESS"),
 		"Temporal frontend host:port (env FERRY_TEMPORAL_ADDRESS or TEMPORAL_ADDRESS)")
-	cmd.PersistentFlags().StringVar(&f.namespace, "namespace", firstEnv("default", "FERRY_NAMESPACE", "TEMPORAL_NAMESPACE"),
+	cmd.PersistentFlags().StringVar(&f.namespace, namespaceFlag, firstEnv("default", "FERRY_NAMESPACE", "TEMPORAL_NAMESPACE"),
 		"Temporal namespace (env FERRY_NAMESPACE or TEMPORAL_NAMESPACE)")
 	// The worker's flags, and the variables the temporal CLI reads (its
 	// older TEMPORAL_TLS_CERT form first, which it lets win, then its

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,9 +9,12 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/ferry-gitops/ferry/ferryclient"
+	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/argoimport"
 	"github.com/ferry-gitops/ferry/internal/kube"
 )
@@ -65,10 +69,13 @@ bring it over to Ferry:
 - its repository and repo-creds Secrets, argocd-cm, argocd-rbac-cm,
   argocd-notifications-cm, argocd-tls-certs-cm and argocd-notifications-secret
   are copied as they are into the control namespace, where Ferry reads them;
-- its AppProjects and Applications go into the control namespace. Each app
-  runs in shadow: Ferry compares it and reports (ferry import report), but
-  does not sync it, because its automated sync policy and its finalizers are
-  kept in the annotation ferry.dev/shadow until ferry app takeover.
+- its AppProjects, ApplicationSets and Applications go into the control
+  namespace. Each app runs in shadow: Ferry compares it and reports (ferry
+  import report), but does not sync it, because its automated sync policy
+  and its finalizers are kept in the annotation ferry.dev/shadow until ferry
+  app takeover. An ApplicationSet's template is kept so too, and its apps
+  (which Ferry's set generates, not imported one by one) run in shadow
+  until ferry appset takeover.
 
 Whatever Ferry cannot carry is listed by object and field; then nothing is
 written and it exits non-zero. --dry-run lists the same and writes nothing.`,
@@ -111,10 +118,14 @@ written and it exits non-zero. --dry-run lists the same and writes nothing.`,
 			if err := plan.Write(cmd.Context(), control); err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "Wrote %s and %s, and %d objects into the control namespace %s (%d apps, in shadow).\n"+
-				"Run the workers with --regions-config %s and KUBECONFIG=%s, see where Ferry and Argo CD differ with\n"+
-				"ferry import report, and hand each app over with ferry app takeover NAME.\n",
-				regionsFile, kubeconfig, len(plan.Objects), cf.namespace, plan.Apps, regionsFile, kubeconfig)
+			fmt.Fprintf(w, "Wrote %s and %s, and %d objects into the control namespace %s (%d apps, in shadow).\n",
+				regionsFile, kubeconfig, len(plan.Objects), cf.namespace, plan.Apps)
+			if plan.Sets > 0 {
+				fmt.Fprintf(w, "%d ApplicationSets, in shadow: they generate their %d apps, in shadow too.\n", plan.Sets, plan.Generated)
+			}
+			fmt.Fprintf(w, "Run the workers with --regions-config %s and KUBECONFIG=%s, see where Ferry and Argo CD differ with\n"+
+				"ferry import report, and hand each app over with ferry app takeover NAME (an ApplicationSet's with\n"+
+				"ferry appset takeover NAME).\n", regionsFile, kubeconfig)
 			return nil
 		},
 	}
@@ -137,14 +148,16 @@ func printRegions(w io.Writer, plan *argoimport.Plan) {
 }
 
 func newImportReportCmd(from *fromFlags, cf *controlFlags) *cobra.Command {
-	return &cobra.Command{
+	tf := &temporalFlags{}
+	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Where Ferry's compare of each app in shadow differs from Argo CD's",
-		Long: `For every app of the control namespace in shadow, compare the sync status,
-revision and resources Ferry shows with those Argo CD shows for the
-Application it was imported from. It exits non-zero when any app differs.`,
+		Long: `For every app of the control namespace in shadow, and every app an imported
+ApplicationSet in shadow generates, compare the sync status, revision and
+resources Ferry shows with those Argo CD shows for its Application. It
+exits non-zero when any app differs.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: tf.run(func(cmd *cobra.Command, c client.Client, _ []string) error {
 			src, _, err := from.client()
 			if err != nil {
 				return err
@@ -153,7 +166,14 @@ Application it was imported from. It exits non-zero when any app differs.`,
 			if err != nil {
 				return err
 			}
-			reports, err := argoimport.Report(cmd.Context(), src, control, cf.namespace)
+			views := func(ctx context.Context, name string) (*app.Status, error) {
+				v, err := ferryclient.Query(ctx, c, name)
+				if err != nil {
+					return nil, err
+				}
+				return &v.Status, nil
+			}
+			reports, err := argoimport.Report(cmd.Context(), src, control, cf.namespace, views)
 			if err != nil {
 				return err
 			}
@@ -172,8 +192,10 @@ Application it was imported from. It exits non-zero when any app differs.`,
 			}
 			fmt.Fprintf(w, "%d apps in shadow, none differs from Argo CD.\n", len(reports))
 			return nil
-		},
+		}),
 	}
+	tf.registerAs(cmd, "temporal-namespace")
+	return cmd
 }
 
 func newTakeoverCmd(cf *controlFlags) *cobra.Command {
@@ -207,5 +229,44 @@ field deleted from Git is deleted from the cluster.`,
 		},
 	}
 	from.register(cmd)
+	return cmd
+}
+
+func newAppSetTakeoverCmd() *cobra.Command {
+	var (
+		from fromFlags
+		cf   controlFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "takeover NAME...",
+		Short: "Hand ApplicationSets in shadow over from Argo CD to Ferry, restarting nothing",
+		Long: `Take over ApplicationSets that ferry import brought in shadow: Argo CD's
+ApplicationSet is deleted leaving its Applications, which then lose their
+finalizers and are deleted, so that Argo CD deletes nothing it applied;
+then the Ferry ApplicationSet's template gets back its automated sync policy
+and finalizers, and the apps it generates leave shadow. Their next sync
+takes over the fields Argo CD's field managers own (the objects stay, with
+their UIDs: no Pod restarts).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, names []string) error {
+			src, _, err := from.client()
+			if err != nil {
+				return err
+			}
+			control, err := controlClient(&cf)
+			if err != nil {
+				return err
+			}
+			for _, name := range names {
+				if err := argoimport.TakeoverSet(cmd.Context(), src, control, cf.namespace, name); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "applicationset %s: taken over from Argo CD\n", name)
+			}
+			return nil
+		},
+	}
+	from.register(cmd)
+	cf.register(cmd)
 	return cmd
 }

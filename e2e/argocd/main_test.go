@@ -43,7 +43,7 @@ func newEnv(t *testing.T) *e2etest.Env {
 	if argoCD == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		a, err := stack.StartArgoCD(ctx, devenv.ArgoCDOptions{PersistResourceHealth: true})
+		a, err := stack.StartArgoCD(ctx, devenv.ArgoCDOptions{PersistResourceHealth: true, AppSets: true})
 		require.NoError(t, err)
 		argoCD = a
 	}

@@ -238,6 +238,13 @@ func TestArgoCDsOwnE2ECases(t *testing.T) {
 				require.NoError(t, err)
 				_, err = p.apps.Create(context.Background(), peerApp(t, ns, repo.URL, c.fixture, sha), metav1.CreateOptions{})
 				require.NoError(t, err, p.name)
+				// The other tests of the package import Argo CD's apps:
+				// these go (without a finalizer: their resources stay).
+				t.Cleanup(func() {
+					if err := p.apps.Delete(context.Background(), ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+						t.Errorf("delete %s's Application %s: %v", p.name, ns, err)
+					}
+				})
 			}
 			for _, p := range peers {
 				name := fmt.Sprintf("%s-peer-%02d", p.prefix, i)

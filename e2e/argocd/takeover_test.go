@@ -114,13 +114,16 @@ func TestTakeoverOfTheExampleApps(t *testing.T) {
 }
 
 // workloads names every Deployment, ReplicaSet, Service and Pod of a
-// ReplicaSet of the example apps' namespaces by its UID, with a Pod's
-// restarts: what a takeover must leave as it is.
-func workloads(t *testing.T, c kubernetes.Interface) map[string]string {
+// ReplicaSet of the namespaces (the example apps' when none is given) by
+// its UID, with a Pod's restarts: what a takeover must leave as it is.
+func workloads(t *testing.T, c kubernetes.Interface, namespaces ...string) map[string]string {
 	t.Helper()
 	ctx := context.Background()
 	out := map[string]string{}
-	for _, ns := range exampleApps {
+	if len(namespaces) == 0 {
+		namespaces = exampleApps
+	}
+	for _, ns := range namespaces {
 		ds, err := c.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
 		require.NoError(t, err)
 		for _, d := range ds.Items {
@@ -152,13 +155,16 @@ func workloads(t *testing.T, c kubernetes.Interface) map[string]string {
 	return out
 }
 
-// allObjects are the Deployments, Services and ConfigMaps the example
-// apps applied.
-func allObjects(t *testing.T, c kubernetes.Interface) []kindObject {
+// allObjects are the Deployments and Services of the namespaces (the
+// example apps' when none is given).
+func allObjects(t *testing.T, c kubernetes.Interface, namespaces ...string) []kindObject {
 	t.Helper()
 	ctx := context.Background()
 	var out []kindObject
-	for _, ns := range exampleApps {
+	if len(namespaces) == 0 {
+		namespaces = exampleApps
+	}
+	for _, ns := range namespaces {
 		ds, err := c.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
 		require.NoError(t, err)
 		for i := range ds.Items {

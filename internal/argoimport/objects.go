@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,14 +21,29 @@ import (
 // spec; ferry app takeover puts them back.
 const AnnotationShadow = app.AnnotationShadow
 
-// Shadow is what an app in shadow keeps aside.
+// Shadow is what an app (or an ApplicationSet) in shadow keeps aside.
 type Shadow struct {
-	// From is Argo CD's Application, namespace/name, in the cluster it was
-	// imported from.
-	From string `json:"from"`
-	// Automated is spec.syncPolicy.automated; nil when it had none.
+	// From is Argo CD's Application (ApplicationSet), namespace/name, in
+	// the cluster it was imported from.
+	From string `json:"from,omitempty"`
+	// Automated is spec.syncPolicy.automated (of an ApplicationSet: of its
+	// template); nil when it had none.
 	Automated  any      `json:"automated,omitempty"`
 	Finalizers []string `json:"finalizers,omitempty"`
+	// AppSet, on an app an imported ApplicationSet generates instead of
+	// From, is Argo CD's ApplicationSet, namespace/name: Argo CD's
+	// Application of the app's name in that namespace is its peer.
+	AppSet string `json:"appSet,omitempty"`
+}
+
+// argoApp is Argo CD's Application, namespace/name, whose app of name is
+// in shadow as s says.
+func (s Shadow) argoApp(name string) string {
+	if s.From == "" && s.AppSet != "" {
+		ns, _, _ := strings.Cut(s.AppSet, "/")
+		return ns + "/" + name
+	}
+	return s.From
 }
 
 // Problem is something of the installation Ferry cannot carry.
@@ -53,10 +69,14 @@ func (o objectRef) problem(field, message string) Problem {
 type Plan struct {
 	Regions *Regions
 	// Objects go into the control namespace, in this order: the settings,
-	// the repository Secrets, the AppProjects, the Applications.
-	Objects  []*unstructured.Unstructured
-	Apps     int
-	Problems []Problem
+	// the repository Secrets, the AppProjects, the ApplicationSets, the
+	// Applications.
+	Objects []*unstructured.Unstructured
+	// Apps and Sets are the Applications and ApplicationSets imported;
+	// Generated the Applications left out because an imported set
+	// generates them.
+	Apps, Sets, Generated int
+	Problems              []Problem
 }
 
 // MakePlan plans the import of in into the control namespace; home is the
@@ -77,11 +97,19 @@ func MakePlan(in *Installation, home *rest.Config, controlNamespace string) *Pla
 		p.Problems = append(p.Problems, projectProblems(object("AppProject", u), obj)...)
 		p.Objects = append(p.Objects, obj)
 	}
+	sets := map[string]bool{}
 	for _, u := range in.ApplicationSets {
-		p.Problems = append(p.Problems, object("ApplicationSet", u).problem("",
-			"ApplicationSets are not carried yet: their apps would be generated and synced at once, not in shadow; import their Applications, take them over, then apply the ApplicationSet to Ferry"))
+		obj, problems := shadowSet(u, controlNamespace)
+		p.Problems = append(p.Problems, problems...)
+		p.Objects = append(p.Objects, obj)
+		sets[u.GetName()] = true
+		p.Sets++
 	}
 	for _, u := range in.Applications {
+		if owner, ok := setOwner(u); ok && sets[owner] {
+			p.Generated++ // Ferry's set generates it, in shadow
+			continue
+		}
 		obj, problems := shadowApp(u, controlNamespace, rc)
 		p.Problems = append(p.Problems, problems...)
 		p.Objects = append(p.Objects, obj)

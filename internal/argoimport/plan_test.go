@@ -110,14 +110,32 @@ func TestPlanNamesWhatItCannotCarry(t *testing.T) {
 	owned := decode(t, guestbook)
 	owned.SetName("generated")
 	owned.Object["metadata"].(map[string]any)["ownerReferences"] = []any{map[string]any{"apiVersion": "argoproj.io/v1alpha1",
-		"kind": "ApplicationSet", "name": "fleet", "uid": "1"}}
+		"kind": "ApplicationSet", "name": "elsewhere", "uid": "1"}}
 	in := &Installation{Namespace: "argocd", Server: "https://10.0.0.1:6443",
 		Clusters: []unstructured.Unstructured{
 			clusterSecret(t, "eks", map[string]string{"name": "eks", "server": "https://eks.example.com", "namespaces": "a,b",
 				"config": `{"awsAuthConfig":{"clusterName":"prod"},"proxyUrl":"http://proxy:3128","tlsClientConfig":{"caData":"Y2E=","keyPassphrase":"x"}}`}),
 		},
-		Applications:    []unstructured.Unstructured{app, owned},
-		ApplicationSets: []unstructured.Unstructured{decode(t, "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: fleet, namespace: argocd}\n")},
+		Applications: []unstructured.Unstructured{app, owned},
+		ApplicationSets: []unstructured.Unstructured{decode(t, `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: fleet, namespace: argocd}
+spec:
+  goTemplate: true
+  generators:
+  - list:
+      elements: [{env: a}]
+      template: {spec: {syncPolicy: {automated: {}}}}
+  strategy: {type: RollingSync, rollingSync: {steps: [{matchExpressions: [{key: env, operator: In, values: [a]}]}]}}
+  templatePatch: '{"spec": {"syncPolicy": {"automated": {}}}}'
+  template:
+    metadata: {name: 'fleet-{{.env}}'}
+    spec:
+      project: default
+      source: {repoURL: https://git.example.com/apps.git, path: guestbook, targetRevision: main}
+      destination: {name: us-east-1, namespace: '{{.env}}'}
+      sourcee: nope
+`)},
 	}
 	var got []string
 	for _, p := range MakePlan(in, nil, "ferry").Problems {
@@ -128,10 +146,58 @@ func TestPlanNamesWhatItCannotCarry(t *testing.T) {
 		"Secret argocd/eks data.config.awsAuthConfig",
 		"Secret argocd/eks data.config.proxyUrl",
 		"Secret argocd/eks data.config.tlsClientConfig.keyPassphrase",
-		"ApplicationSet argocd/fleet ",
+		"ApplicationSet argocd/fleet spec.templatePatch",
+		"ApplicationSet argocd/fleet spec.strategy",
+		"ApplicationSet argocd/fleet spec.generators[0].list.template.spec.syncPolicy",
+		"ApplicationSet argocd/fleet spec.template.spec.sourcee",
 		"Application argocd/owned spec.sourcee",
 		"Application argocd/generated metadata.ownerReferences",
 	}, got)
+}
+
+// TestPlanCarriesAnApplicationSetInShadow: the set keeps its template's
+// automated policy and finalizers aside and marks the apps it generates
+// in shadow; Argo CD's Applications it owns are not imported one by one.
+func TestPlanCarriesAnApplicationSetInShadow(t *testing.T) {
+	set := decode(t, `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: fleet, namespace: argocd, uid: "9"}
+spec:
+  generators: [{list: {elements: [{env: a}, {env: b}]}}]
+  template:
+    metadata: {name: 'fleet-{{env}}', finalizers: [resources-finalizer.argocd.argoproj.io]}
+    spec:
+      project: default
+      source: {repoURL: https://git.example.com/apps.git, path: guestbook, targetRevision: main}
+      destination: {name: us-east-1, namespace: '{{env}}'}
+      syncPolicy: {automated: {prune: true}, syncOptions: [CreateNamespace=true]}
+`)
+	generated := decode(t, guestbook)
+	generated.SetName("fleet-a")
+	generated.Object["metadata"].(map[string]any)["ownerReferences"] = []any{map[string]any{"apiVersion": "argoproj.io/v1alpha1",
+		"kind": "ApplicationSet", "name": "fleet", "uid": "9"}}
+	in := &Installation{Namespace: "argocd", Server: "https://10.0.0.1:6443",
+		Applications: []unstructured.Unstructured{generated}, ApplicationSets: []unstructured.Unstructured{set}}
+	plan := MakePlan(in, nil, "ferry")
+	require.Empty(t, plan.Problems)
+	assert.Equal(t, 1, plan.Sets)
+	assert.Equal(t, 1, plan.Generated)
+	assert.Equal(t, 0, plan.Apps, "fleet-a is the set's to generate")
+	require.Len(t, plan.Objects, 1)
+	obj := plan.Objects[0]
+	assert.Equal(t, "ferry", obj.GetNamespace())
+	var s Shadow
+	require.NoError(t, json.Unmarshal([]byte(obj.GetAnnotations()[AnnotationShadow]), &s))
+	assert.Equal(t, Shadow{From: "argocd/fleet", Automated: map[string]any{"prune": true},
+		Finalizers: []string{"resources-finalizer.argocd.argoproj.io"}}, s)
+	_, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "template", "spec", "syncPolicy", "automated")
+	assert.False(t, found, "the template syncs nothing")
+	_, found, _ = unstructured.NestedFieldNoCopy(obj.Object, "spec", "template", "metadata", "finalizers")
+	assert.False(t, found)
+	mark, _, _ := unstructured.NestedString(obj.Object, "spec", "template", "metadata", "annotations", AnnotationShadow)
+	var apps Shadow
+	require.NoError(t, json.Unmarshal([]byte(mark), &apps))
+	assert.Equal(t, "argocd/fleet-a", apps.argoApp("fleet-a"), "each generated app's peer is Argo CD's app of its name")
 }
 
 // TestReportDifferences: the report names a differing sync status and

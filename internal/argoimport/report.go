@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
 )
 
@@ -41,36 +42,92 @@ type SyncState struct {
 	Messages map[string]string
 }
 
+// Views reads an app's status from Ferry (the apps an ApplicationSet
+// generates have no object to read it from).
+type Views func(ctx context.Context, name string) (*app.Status, error)
+
 // Report compares every app of the control namespace in shadow with the
-// Argo CD Application it was imported from.
-func Report(ctx context.Context, argo, control dynamic.Interface, controlNamespace string) ([]AppReport, error) {
+// Argo CD Application it was imported from, and every app an imported
+// ApplicationSet in shadow generates (its status read through views) with
+// Argo CD's Application of the same name.
+func Report(ctx context.Context, argo, control dynamic.Interface, controlNamespace string, views Views) ([]AppReport, error) {
 	list, err := control.Resource(Applications).Namespace(controlNamespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("report: list the apps of %s: %w", controlNamespace, err)
 	}
 	var out []AppReport
 	for _, obj := range sorted(list.Items) {
-		mark, ok := obj.GetAnnotations()[AnnotationShadow]
+		s, ok, err := shadowOf(&obj)
+		if err != nil {
+			return nil, fmt.Errorf("report: app %s: %w", obj.GetName(), err)
+		}
+		if ok {
+			out = append(out, compare(ctx, argo, obj.GetName(), s.argoApp(obj.GetName()), ferryState(&obj)))
+		}
+	}
+	sets, err := control.Resource(ApplicationSets).Namespace(controlNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("report: list the applicationsets of %s: %w", controlNamespace, err)
+	}
+	for _, set := range sorted(sets.Items) {
+		s, ok, err := shadowOf(&set)
+		if err != nil {
+			return nil, fmt.Errorf("report: applicationset %s: %w", set.GetName(), err)
+		}
 		if !ok {
 			continue
 		}
-		var s Shadow
-		if err := json.Unmarshal([]byte(mark), &s); err != nil {
-			return nil, fmt.Errorf("report: app %s: annotation %s: %w", obj.GetName(), AnnotationShadow, err)
-		}
 		ns, name, _ := strings.Cut(s.From, "/")
-		r := AppReport{Name: obj.GetName(), Ferry: ferryState(&obj)}
-		theirs, err := argo.Resource(Applications).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		theirs, err := setApps(ctx, argo, ns, name)
 		if err != nil {
-			r.Differences = append(r.Differences, fmt.Sprintf("Argo CD's Application %s: %v", s.From, err))
-			out = append(out, r)
-			continue
+			return nil, fmt.Errorf("report: applicationset %s: %w", set.GetName(), err)
 		}
-		r.ArgoCD = syncState(theirs)
-		r.Differences = differences(r.Ferry, r.ArgoCD)
-		out = append(out, r)
+		for _, a := range theirs {
+			st, err := views(ctx, a.GetName())
+			if err != nil {
+				out = append(out, AppReport{Name: a.GetName(), Differences: []string{fmt.Sprintf("Ferry's app %s (of ApplicationSet %s): %v", a.GetName(), set.GetName(), err)}})
+				continue
+			}
+			var raw map[string]any // the status as Ferry writes it to objects
+			b, err := json.Marshal(st)
+			if err == nil {
+				err = json.Unmarshal(b, &raw)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("report: app %s: %w", a.GetName(), err)
+			}
+			ours := &unstructured.Unstructured{Object: map[string]any{"status": raw}}
+			out = append(out, compare(ctx, argo, a.GetName(), a.GetNamespace()+"/"+a.GetName(), ferryState(ours)))
+		}
 	}
 	return out, nil
+}
+
+// shadowOf reads obj's shadow annotation; ok is false when it has none.
+func shadowOf(obj *unstructured.Unstructured) (s Shadow, ok bool, err error) {
+	mark, ok := obj.GetAnnotations()[AnnotationShadow]
+	if !ok {
+		return s, false, nil
+	}
+	if err := json.Unmarshal([]byte(mark), &s); err != nil {
+		return s, false, fmt.Errorf("annotation %s: %w", AnnotationShadow, err)
+	}
+	return s, true, nil
+}
+
+// compare is the report of the app name, whose state Ferry shows as
+// ours, against Argo CD's Application from (namespace/name).
+func compare(ctx context.Context, argo dynamic.Interface, name, from string, ours SyncState) AppReport {
+	r := AppReport{Name: name, Ferry: ours}
+	ns, argoName, _ := strings.Cut(from, "/")
+	theirs, err := argo.Resource(Applications).Namespace(ns).Get(ctx, argoName, metav1.GetOptions{})
+	if err != nil {
+		r.Differences = append(r.Differences, fmt.Sprintf("Argo CD's Application %s: %v", from, err))
+		return r
+	}
+	r.ArgoCD = syncState(theirs)
+	r.Differences = differences(r.Ferry, r.ArgoCD)
+	return r
 }
 
 // ferryState is Ferry's sync state of an app in shadow, with the objects

@@ -17,7 +17,7 @@ import (
 const FieldManager = "ferry-import"
 
 var resourceOf = map[string]schema.GroupVersionResource{
-	"ConfigMap": configMaps, "Secret": secrets, "AppProject": AppProjects, "Application": Applications,
+	"ConfigMap": configMaps, "Secret": secrets, "AppProject": AppProjects, "ApplicationSet": ApplicationSets, "Application": Applications,
 }
 
 // Write applies the plan's objects to the control cluster (server-side,

@@ -43,6 +43,7 @@ const (
 	argoCDController = "argocd-application-controller"
 	argoCDRepoServer = "argocd-repo-server"
 	argoCDServer     = "argocd-server"
+	argoCDAppSets    = "argocd-applicationset-controller"
 )
 
 // ArgoCDOptions configure StartArgoCD.
@@ -66,6 +67,8 @@ type ArgoCDOptions struct {
 	// with WebhookSecret (argocd-secret's webhook.github.secret).
 	Server        bool
 	WebhookSecret string
+	// AppSets runs its ApplicationSet controller too.
+	AppSets bool
 }
 
 // ArgoCD is a running Argo CD.
@@ -83,13 +86,13 @@ type ArgoCD struct {
 	// ArgoCDOptions.Server runs one.
 	ServerAddr string
 
-	repo, controller, server *proc
-	ports            *portReservation
+	repo, controller, server, appSets *proc
+	ports                             *portReservation
 }
 
 // ArgoCDBuilt says why Argo CD cannot run from toolsBin, or nil when it can.
 func ArgoCDBuilt(toolsBin string) error {
-	for _, name := range []string{argoCDController, argoCDRepoServer, argoCDServer, "argocd-crds"} {
+	for _, name := range []string{argoCDController, argoCDRepoServer, argoCDServer, argoCDAppSets, "argocd-crds"} {
 		if _, err := os.Stat(filepath.Join(toolsBin, name)); err != nil {
 			return fmt.Errorf("Argo CD is not built (no %s in %s): hack/tools.sh argocd builds it", name, toolsBin)
 		}
@@ -128,12 +131,13 @@ func (s *Stack) StartArgoCD(ctx context.Context, opts ArgoCDOptions) (a *ArgoCD,
 	if err := s.installArgoCD(ctx, home, opts.WebhookSecret); err != nil {
 		return a, fmt.Errorf("argo cd: %w", err)
 	}
-	ports, reservation, err := freePorts(5)
+	ports, reservation, err := freePorts(8)
 	if err != nil {
 		return a, err
 	}
 	a.ports = reservation
 	repoPort, repoMetrics, controllerMetrics, serverPort, serverMetrics := ports[0], ports[1], ports[2], ports[3], ports[4]
+	appSetsMetrics, appSetsProbe, appSetsWebhook := ports[5], ports[6], ports[7]
 	a.ControllerMetrics = hostPort(controllerMetrics)
 	env := append(os.Environ(), "PATH="+s.ToolsBin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+dir, "TMPDIR="+dir, "KUBECONFIG="+a.Kubeconfig,
@@ -182,6 +186,19 @@ func (s *Stack) StartArgoCD(ctx context.Context, opts ArgoCDOptions) (a *ArgoCD,
 		}
 		a.ServerAddr = hostPort(serverPort)
 	}
+	if opts.AppSets {
+		a.appSets, err = startProc(name+"-applicationset-controller", logDir, dir, env, filepath.Join(s.ToolsBin, argoCDAppSets),
+			"--namespace", ArgoCDNamespace, "--metrics-addr", hostPort(appSetsMetrics), "--probe-addr", hostPort(appSetsProbe),
+			"--webhook-addr", hostPort(appSetsWebhook), "--argocd-repo-server", hostPort(repoPort), "--repo-server-plaintext",
+			"--logformat", "text", "--loglevel", "info")
+		if err != nil {
+			return a, err
+		}
+		// Its manager serves metrics once started (its probes have no checks).
+		if err := a.appSets.waitReady(ctx, "argo cd applicationset controller", argoCDTimeout, getOK(appSetsMetrics, "/metrics")); err != nil {
+			return a, err
+		}
+	}
 	s.logf("argo cd %s: running in %s/%s (logs %s-*.log)", a.Version, home.name, ArgoCDNamespace, name)
 	return a, nil
 }
@@ -190,7 +207,7 @@ func (s *Stack) StartArgoCD(ctx context.Context, opts ArgoCDOptions) (a *ArgoCD,
 // than once.
 func (a *ArgoCD) Stop() error {
 	var errs []error
-	for _, p := range []*proc{a.server, a.controller, a.repo} {
+	for _, p := range []*proc{a.appSets, a.server, a.controller, a.repo} {
 		if p != nil {
 			errs = append(errs, p.stop(stopGrace))
 		}
@@ -204,7 +221,7 @@ func (a *ArgoCD) Stop() error {
 // Pids are the processes of Argo CD by name, for CPU and memory figures.
 func (a *ArgoCD) Pids() map[string]int {
 	out := map[string]int{}
-	for _, p := range []*proc{a.controller, a.repo, a.server} {
+	for _, p := range []*proc{a.controller, a.repo, a.server, a.appSets} {
 		if p != nil {
 			out[p.name] = p.pid()
 		}
@@ -215,7 +232,7 @@ func (a *ArgoCD) Pids() map[string]int {
 // Logs names the log files of Argo CD's processes (in its log dir).
 func (a *ArgoCD) Logs() []string {
 	var out []string
-	for _, p := range []*proc{a.controller, a.repo, a.server} {
+	for _, p := range []*proc{a.controller, a.repo, a.server, a.appSets} {
 		if p != nil {
 			out = append(out, filepath.Base(p.logPath))
 		}
@@ -226,7 +243,7 @@ func (a *ArgoCD) Logs() []string {
 // Exited says which part of Argo CD has died, or nil.
 func (a *ArgoCD) Exited() error {
 	var errs []error
-	for _, p := range []*proc{a.controller, a.repo, a.server} {
+	for _, p := range []*proc{a.controller, a.repo, a.server, a.appSets} {
 		if p == nil {
 			continue
 		}
@@ -238,9 +255,12 @@ func (a *ArgoCD) Exited() error {
 }
 
 // healthz checks an Argo CD process's /healthz on its metrics port.
-func healthz(port int) func(context.Context) error {
+func healthz(port int) func(context.Context) error { return getOK(port, "/healthz") }
+
+// getOK checks that GET path on loopback's port answers 200.
+func getOK(port int, path string) func(context.Context) error {
 	return func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+hostPort(port)+"/healthz", nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+hostPort(port)+path, nil)
 		if err != nil {
 			return err
 		}
@@ -250,7 +270,7 @@ func healthz(port int) func(context.Context) error {
 		}
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("/healthz answered %s", resp.Status)
+			return fmt.Errorf("%s answered %s", path, resp.Status)
 		}
 		return nil
 	}
