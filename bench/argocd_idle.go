@@ -75,10 +75,7 @@ func ArgoIdle(ctx context.Context, e *Env, sec *Section, af *argoFleet, ferryIdl
 	fig("ls-remote", "Git ref checks per repo per resync", "calls", say(d, "what-ls-remote"), lsPerRepo)
 	api := fig("api", "API requests per reconcile", "requests", say(d, "what-api"), perApp)
 	ratios := peerIdleRatios(ferryIdle, n, peerRatioText{Peer: "Argo CD", Procs: "the application controller and the repo server",
-		Reconcile: "app reconcile"}, cpu, rss, api)
-	for _, r := range ratios {
-		r.ID, r.Reproduce = tag+"-"+r.ID, repro
-	}
+		Reconcile: "app reconcile"}, tag, repro, cpu, rss, api)
 	sec.Figures = append(sec.Figures, ratios...)
 	d.Ratios = len(ratios) > 0
 	sec.Text = say(d, "text")

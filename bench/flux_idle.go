@@ -84,10 +84,7 @@ func PeerIdle(ctx context.Context, e *Env, sec *Section, n int, interval time.Du
 	rss := fig("rss", "controllers' memory", "MiB", say(d, "what-rss"), w.rss)
 	fig("ls-remote", "Git ref checks per repo per poll interval", "calls", say(d, "what-ls-remote"), lsPerRepo)
 	api := fig("api", "API requests per reconcile", "requests", say(d, "what-api"), perApp)
-	ratios := peerIdleRatios(ferryIdle, n, peerRatioText{Peer: "Flux", Procs: "source-controller and kustomize-controller", Reconcile: "Kustomization reconcile"}, cpu, rss, api)
-	for _, r := range ratios {
-		r.ID, r.Reproduce = tag+"-"+r.ID, repro
-	}
+	ratios := peerIdleRatios(ferryIdle, n, peerRatioText{Peer: "Flux", Procs: "source-controller and kustomize-controller", Reconcile: "Kustomization reconcile"}, tag, repro, cpu, rss, api)
 	sec.Figures = append(sec.Figures, ratios...)
 	d.Ratios = len(ratios) > 0
 	sec.Text = say(d, "text")

@@ -124,7 +124,8 @@ func (w *peerWatch) msPerReconcile() float64 {
 
 // peerIdleRatios divides Ferry's idle figures of the same fleet by a
 // peer's: medians, since the windows follow each other and are not pairs.
-func peerIdleRatios(ferryIdle *Section, n int, peer peerRatioText, cpu, rss, api *Figure) []*Figure {
+// Their IDs start with tag; repro reproduces them.
+func peerIdleRatios(ferryIdle *Section, n int, peer peerRatioText, tag, repro string, cpu, rss, api *Figure) []*Figure {
 	if ferryIdle == nil {
 		return nil
 	}
@@ -151,7 +152,8 @@ func peerIdleRatios(ferryIdle *Section, n int, peer peerRatioText, cpu, rss, api
 			sum += m
 		}
 		if m := theirs.Summary().Median; theirs.Summary().N > 0 && m > 0 {
-			out = append(out, &Figure{ID: id, Title: fmt.Sprintf("Idle %d apps: %s", n, title), Unit: "×", Samples: []float64{max(sum, 0) / m}, What: what})
+			out = append(out, &Figure{ID: tag + "-" + id, Title: fmt.Sprintf("Idle %d apps: %s", n, title), Unit: "×",
+				Samples: []float64{max(sum, 0) / m}, What: what, Reproduce: repro})
 		}
 	}
 	ratio("ratio-cpu", "CPU ratio, Ferry worker / "+peer.Peer, say(peer, "what-ratio-cpu"),

@@ -114,17 +114,9 @@ func setApps(ctx context.Context, argo dynamic.Interface, namespace, name string
 // apps leave shadow. It can be run again after a failure halfway.
 func TakeoverSet(ctx context.Context, argo, control dynamic.Interface, controlNamespace, name string) error {
 	sets := control.Resource(ApplicationSets).Namespace(controlNamespace)
-	obj, err := sets.Get(ctx, name, metav1.GetOptions{})
+	s, err := inShadow(ctx, sets, "applicationset", name)
 	if err != nil {
-		return fmt.Errorf("takeover: applicationset %s: %w", name, err)
-	}
-	mark, ok := obj.GetAnnotations()[AnnotationShadow]
-	if !ok {
-		return fmt.Errorf("takeover: applicationset %s is not in shadow (annotation %s): it was not imported with ferry import, or it was taken over already", name, AnnotationShadow)
-	}
-	var s Shadow
-	if err := json.Unmarshal([]byte(mark), &s); err != nil {
-		return fmt.Errorf("takeover: applicationset %s: annotation %s: %w", name, AnnotationShadow, err)
+		return err
 	}
 	ns, argoName, ok := strings.Cut(s.From, "/")
 	if !ok {

@@ -25,17 +25,9 @@ const goneWithin = time.Minute
 // run again after a failure halfway.
 func Takeover(ctx context.Context, argo, control dynamic.Interface, controlNamespace, name string) error {
 	apps := control.Resource(Applications).Namespace(controlNamespace)
-	obj, err := apps.Get(ctx, name, metav1.GetOptions{})
+	s, err := inShadow(ctx, apps, "app", name)
 	if err != nil {
-		return fmt.Errorf("takeover: app %s: %w", name, err)
-	}
-	mark, ok := obj.GetAnnotations()[AnnotationShadow]
-	if !ok {
-		return fmt.Errorf("takeover: app %s is not in shadow (annotation %s): it was not imported with ferry import, or it was taken over already", name, AnnotationShadow)
-	}
-	var s Shadow
-	if err := json.Unmarshal([]byte(mark), &s); err != nil {
-		return fmt.Errorf("takeover: app %s: annotation %s: %w", name, AnnotationShadow, err)
+		return err
 	}
 	if err := deleteWithoutCascade(ctx, argo, s.From); err != nil {
 		return fmt.Errorf("takeover: app %s: %w", name, err)
@@ -55,6 +47,24 @@ func Takeover(ctx context.Context, argo, control dynamic.Interface, controlNames
 		return fmt.Errorf("takeover: app %s: leave shadow: %w", name, err)
 	}
 	return nil
+}
+
+// inShadow is what the shadow annotation of ri's object name (of kind,
+// for errors) keeps aside.
+func inShadow(ctx context.Context, ri dynamic.ResourceInterface, kind, name string) (Shadow, error) {
+	obj, err := ri.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return Shadow{}, fmt.Errorf("takeover: %s %s: %w", kind, name, err)
+	}
+	s, ok, err := shadowOf(obj)
+	switch {
+	case err != nil:
+		return s, fmt.Errorf("takeover: %s %s: %w", kind, name, err)
+	case !ok:
+		return s, fmt.Errorf("takeover: %s %s is not in shadow (annotation %s): it was not imported with ferry import, or it was taken over already",
+			kind, name, AnnotationShadow)
+	}
+	return s, nil
 }
 
 // deleteWithoutCascade deletes Argo CD's Application from (namespace/name)
