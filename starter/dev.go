@@ -57,8 +57,9 @@ DIR/helm and DIR/registry. With FERRY_HELM_REPO_USERNAME and
 FERRY_HELM_REPO_PASSWORD set, the Helm repository asks for them (basic auth).
 
 With --argocd, Argo CD runs too, as the peer the benchmarks and the
-takeover tests run: its application controller and repo server, in the
-first region's namespace argocd, every region an Argo CD cluster Secret
+takeover tests run: its application controller, repo server, ApplicationSet
+controller and API server (for its webhook; no UI), in the first region's
+namespace argocd, every region an Argo CD cluster Secret
 (hack/tools.sh argocd builds it, once, in about 10 to 25 minutes).
 
 The tools come from $FERRY_TOOLS_BIN, else from hack/tools.sh in the
@@ -95,7 +96,7 @@ func runDevUp(cmd *cobra.Command, opts devenv.Options, withArgoCD bool) error {
 	}
 	argoCD := &devenv.ArgoCD{}
 	if withArgoCD {
-		if argoCD, err = s.StartArgoCD(ctx, devenv.ArgoCDOptions{}); err != nil {
+		if argoCD, err = s.StartArgoCD(ctx, devenv.ArgoCDOptions{Server: true, AppSets: true}); err != nil {
 			return errors.Join(fmt.Errorf("dev up: %w", err), s.Stop())
 		}
 	}
@@ -132,7 +133,8 @@ func argoCDLine(a *devenv.ArgoCD) string {
 	if a.Home == "" {
 		return ""
 	}
-	return fmt.Sprintf("  Argo CD       %s: kubectl --context %s -n %s get applications\n", a.Version, a.Home, devenv.ArgoCDNamespace)
+	return fmt.Sprintf("  Argo CD       %s: kubectl --context %s -n %s get applications,applicationsets; webhook http://%s/api/webhook\n",
+		a.Version, a.Home, devenv.ArgoCDNamespace, a.ServerAddr)
 }
 
 // controlLine is what dev up says of the control cluster, if it runs one.
