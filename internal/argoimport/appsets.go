@@ -134,16 +134,9 @@ func TakeoverSet(ctx context.Context, argo, control dynamic.Interface, controlNa
 			return fmt.Errorf("takeover: applicationset %s: %w", name, err)
 		}
 	}
-	template := map[string]any{"metadata": map[string]any{
-		"annotations": map[string]any{AnnotationShadow: nil},
-		"finalizers":  s.Finalizers,
-	}}
-	if s.Automated != nil {
-		template["spec"] = map[string]any{"syncPolicy": map[string]any{"automated": s.Automated}}
-	}
 	body, err := json.Marshal(map[string]any{
 		"metadata": map[string]any{"annotations": map[string]any{AnnotationShadow: nil}},
-		"spec":     map[string]any{"template": template},
+		"spec":     map[string]any{"template": s.restored()},
 	})
 	if err != nil {
 		return err

@@ -32,14 +32,7 @@ func Takeover(ctx context.Context, argo, control dynamic.Interface, controlNames
 	if err := deleteWithoutCascade(ctx, argo, s.From); err != nil {
 		return fmt.Errorf("takeover: app %s: %w", name, err)
 	}
-	patch := map[string]any{"metadata": map[string]any{
-		"annotations": map[string]any{AnnotationShadow: nil},
-		"finalizers":  s.Finalizers,
-	}}
-	if s.Automated != nil {
-		patch["spec"] = map[string]any{"syncPolicy": map[string]any{"automated": s.Automated}}
-	}
-	body, err := json.Marshal(patch)
+	body, err := json.Marshal(s.restored())
 	if err != nil {
 		return err
 	}
@@ -47,6 +40,19 @@ func Takeover(ctx context.Context, argo, control dynamic.Interface, controlNames
 		return fmt.Errorf("takeover: app %s: leave shadow: %w", name, err)
 	}
 	return nil
+}
+
+// restored is the merge patch of an Application (or of an ApplicationSet's
+// template) that gives back what s kept aside and drops the shadow mark.
+func (s Shadow) restored() map[string]any {
+	patch := map[string]any{"metadata": map[string]any{
+		"annotations": map[string]any{AnnotationShadow: nil},
+		"finalizers":  s.Finalizers,
+	}}
+	if s.Automated != nil {
+		patch["spec"] = map[string]any{"syncPolicy": map[string]any{"automated": s.Automated}}
+	}
+	return patch
 }
 
 // inShadow is what the shadow annotation of ri's object name (of kind,
