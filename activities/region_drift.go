@@ -32,6 +32,13 @@ const (
 	// a field costs a sync every few seconds, not a busy loop. The first
 	// change after a quiet spell is signalled after driftDelay.
 	driftCooldown = 5 * time.Second
+	// healthDelay gathers the health changes of one step of a rollout (the
+	// Deployments that turn Available together) into one signal. A change
+	// of health alone neither waits out nor starts the cooldown: it costs
+	// no sync, each object's health changes once per transition (kube's
+	// NoteCompared), and the app compares one signal at a time, so the app
+	// shows Healthy within a compare of its last Deployment turning so.
+	healthDelay = 50 * time.Millisecond
 	// driftKeys bounds the resources one signal names.
 	driftKeys = 20
 )
@@ -78,6 +85,9 @@ func (r *Region) onDrift(ev kube.Drift) {
 		q = &contract.Drift{Region: r.Name}
 		d.queued[ev.App] = q
 		wait := max(driftDelay, time.Until(d.sent[ev.App].Add(driftCooldown)))
+		if healthOnly(ev.By) {
+			wait = healthDelay
+		}
 		time.AfterFunc(wait, func() { r.flushDrift(ev.App) })
 	}
 	// A drift of no object is of the whole region (region_reachability.go).
@@ -101,7 +111,9 @@ func (r *Region) flushDrift(appName string) {
 	d.mu.Lock()
 	q := d.queued[appName]
 	delete(d.queued, appName)
-	d.sent[appName] = time.Now()
+	if q != nil && !healthOnly(q.By) {
+		d.sent[appName] = time.Now()
+	}
 	c := d.client
 	d.mu.Unlock()
 	if q == nil || c == nil {
@@ -124,6 +136,11 @@ func (r *Region) flushDrift(appName string) {
 		slog.Warn("drift: signal failed; sending it again", "app", appName, "region", r.Name, "error", err, "in", driftCooldown)
 		r.requeueDrift(appName, q)
 	}
+}
+
+// healthOnly tells whether a drift is a change of health alone.
+func healthOnly(by []string) bool {
+	return len(by) > 0 && !slices.ContainsFunc(by, func(b string) bool { return b != kube.DriftHealth })
 }
 
 // requeueDrift puts a drift whose signal failed back in the queue, merged

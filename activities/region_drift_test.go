@@ -66,3 +66,30 @@ func TestDriftDebounce(t *testing.T) {
 	time.Sleep(2 * driftDelay)
 	assert.Equal(t, 1, sig.count(), "within the cooldown, the next change waits")
 }
+
+// TestHealthDriftIsNotHeldBack: a change of health alone (a Deployment
+// turning Available) reaches the app at once, even right after another
+// signal, and does not hold back the next edit's signal either.
+func TestHealthDriftIsNotHeldBack(t *testing.T) {
+	r := &Region{Name: testRegion, DisableLiveCache: true}
+	r.watch(context.Background(), "shop")
+	sig := &signalled{}
+	r.drift.client = sig
+	a, b := keyOf("a"), keyOf("b")
+
+	r.onDrift(kube.Drift{App: "shop", Key: a, By: []string{"kubectl-edit"}})
+	require.Eventually(t, func() bool { return sig.count() == 1 }, 2*time.Second, 10*time.Millisecond)
+
+	r.onDrift(kube.Drift{App: "shop", Key: b, By: []string{kube.DriftHealth}})
+	require.Eventually(t, func() bool { return sig.count() == 2 }, driftCooldown/2, 5*time.Millisecond,
+		"a change of health waits out no cooldown")
+	sig.mu.Lock()
+	assert.Equal(t, &contract.Drift{Region: testRegion, Resources: []app.ResourceKey{b}, By: []string{kube.DriftHealth}}, sig.sent[1].Drift)
+	sig.mu.Unlock()
+
+	r.onDrift(kube.Drift{App: "shop", Key: b, By: []string{kube.DriftHealth}})
+	require.Eventually(t, func() bool { return sig.count() == 3 }, 2*time.Second, 5*time.Millisecond)
+	r.onDrift(kube.Drift{App: "shop", Key: a, By: []string{"hpa"}})
+	time.Sleep(2 * driftDelay)
+	assert.Equal(t, 3, sig.count(), "an edit still waits out the cooldown of the edit before")
+}

@@ -59,7 +59,8 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 		defer func() { _ = argo.argo.cd.Stop() }()
 		peers = append(peers, "argocd")
 	}
-	var ferry, ferryOp, kubectl, kubectlApply []float64
+	var ferry, ferryOp, kubectl, kubectlApply, ferryLag, kubectlLag []float64
+	deploys := (cfg.ApplyResources + 9) / 10
 	var ferryRequests apiCounts
 	var ferryRate []float64
 	for i := range cfg.ApplyRuns {
@@ -87,6 +88,10 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 				if err != nil {
 					return err
 				}
+				hw, err := e.watchHealth(ctx, region, ns)
+				if err != nil {
+					return err
+				}
 				began := time.Now()
 				if _, err := e.applyApps(ctx, []appSpec{spec}, 1); err != nil {
 					return err
@@ -95,8 +100,15 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 				at, v, err := e.waitSynced(wctx, ns, repo.Commit.SHA, []string{region}, true, 100*time.Millisecond)
 				cancel()
 				if err != nil {
+					hw.stop()
 					return err
 				}
+				lag, err := healthLag(ctx, []*healthWatch{hw}, deploys, began, at)
+				hw.stop()
+				if err != nil {
+					return fmt.Errorf("ferry's apply run %d: %w", i, err)
+				}
+				ferryLag = append(ferryLag, lag)
 				api1, err := e.apiRequests(ctx, region)
 				if err != nil {
 					return err
@@ -110,11 +122,22 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 				e.logf("apply run %d: ferry %s", i, at.Sub(began).Round(time.Millisecond))
 				continue
 			}
-			total, apply, err := e.kubectlApply(ctx, region, ns, repo.Path("app"))
+			hw, err := e.watchHealth(ctx, region, ns)
 			if err != nil {
 				return err
 			}
-			kubectl, kubectlApply = append(kubectl, total.Seconds()), append(kubectlApply, apply.Seconds())
+			began := time.Now()
+			total, apply, err := e.kubectlApply(ctx, region, ns, repo.Path("app"))
+			if err != nil {
+				hw.stop()
+				return err
+			}
+			lag, err := healthLag(ctx, []*healthWatch{hw}, deploys, began, time.Now())
+			hw.stop()
+			if err != nil {
+				return fmt.Errorf("kubectl's apply run %d: %w", i, err)
+			}
+			kubectl, kubectlApply, kubectlLag = append(kubectl, total.Seconds()), append(kubectlApply, apply.Seconds()), append(kubectlLag, lag)
 			e.logf("apply run %d: kubectl %s (apply alone %s)", i, total.Round(time.Millisecond), apply.Round(time.Millisecond))
 		}
 	}
@@ -130,6 +153,10 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 			What: say(d, "what-kubectl")},
 		&Figure{ID: "apply-ratio", Title: "Apply ratio, Ferry / kubectl", Unit: "×", Samples: ratios(ferry, kubectl), Reproduce: repro,
 			What: say(d, "what-ratio")},
+		&Figure{ID: "apply-health-lag-ferry", Title: "Health lag after apply, Ferry", Unit: "s", Samples: ferryLag, Reproduce: repro,
+			What: say(d, "what-lag-ferry")},
+		&Figure{ID: "apply-health-lag-kubectl", Title: "Health lag after apply, kubectl wait", Unit: "s", Samples: kubectlLag, Reproduce: repro,
+			What: say(d, "what-lag-kubectl")},
 	)
 	if flux != nil {
 		sec.Figures = append(sec.Figures, flux.figures(ferry, cfg.ApplyResources, repro)...)

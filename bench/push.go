@@ -80,6 +80,16 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 			fp = e.startFluxPeer(ctx, &peer)
 		}
 		ap = e.startArgoPeer(ctx, &peer, regions)
+		var watches []*healthWatch
+		for _, r := range regions {
+			hw, err := e.watchHealth(ctx, r, name)
+			if err != nil {
+				return err
+			}
+			defer hw.stop()
+			watches = append(watches, hw)
+		}
+		var lags []float64
 		latencies := map[string][]float64{}
 		opDurations := map[string][]float64{}
 		ferryAt := map[string]map[int]float64{"refresh": {}, "webhook": {}} // by notification and push
@@ -106,6 +116,10 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 			if err != nil {
 				return fmt.Errorf("push %d (%s): %w", i, mode, err)
 			}
+			lag, err := e.pushHealthLag(ctx, name, c.SHA, regions, watches, began)
+			if err != nil {
+				return fmt.Errorf("push %d (%s): %w", i, mode, err)
+			}
 			if fp != nil {
 				if err := fp.push(ctx, i); err != nil {
 					d.Push, d.Err = i, err.Error()
@@ -125,6 +139,7 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 			if i == 1 {
 				continue // warm-up
 			}
+			lags = append(lags, lag)
 			latencies[mode] = append(latencies[mode], at.Sub(began).Seconds())
 			ferryAt[mode][i] = at.Sub(began).Seconds()
 			if op := v.Status.OperationState; op != nil && op.FinishedAt != nil {
@@ -150,6 +165,11 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 				s.N, num(s.Median), num(s.P95), num(s.Min), num(s.Max), num(op.Median))
 			series = append(series, Series{Name: fmt.Sprintf("%s, %s", label, mode), Samples: samples})
 		}
+		sec.Figures = append(sec.Figures, &Figure{
+			ID: fmt.Sprintf("push-%s-health-lag", tag), Title: fmt.Sprintf("Health lag after a push, %d region(s)", len(regions)),
+			What: say(pushText{Regions: regions}, "what-lag"), Unit: "s", Samples: lags,
+			Reproduce: cfg.reproduce(ScenarioPush, fmt.Sprintf("-pushes %d", cfg.Pushes)),
+		})
 		if len(regions) == 1 {
 			if err := e.pushFloor(ctx, sec, regions[0], latencies["refresh"]); err != nil {
 				return err
@@ -171,6 +191,19 @@ func PushToSynced(ctx context.Context, e *Env, sec *Section) error {
 	}
 	sec.Images = append(sec.Images, img)
 	return nil
+}
+
+// pushHealthLag waits for the app to show Healthy at sha after a push,
+// and is the time from the rollout's end (the Deployment of every region
+// turned Healthy after the push began) to then.
+func (e *Env) pushHealthLag(ctx context.Context, name, sha string, regions []string, watches []*healthWatch, began time.Time) (float64, error) {
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	at, _, err := e.waitSynced(wctx, name, sha, regions, true, statusPoll)
+	if err != nil {
+		return 0, err
+	}
+	return healthLag(ctx, watches, (pushResources+9)/10, began, at)
 }
 
 // pushText is the data of text/push.md.tmpl.

@@ -25,6 +25,10 @@ type Drift struct {
 	By []string
 }
 
+// DriftHealth is what Drift.By says of a change of status alone that
+// changed the object's health.
+const DriftHealth = "health"
+
 // updated reports a change to a tracked object unless it is only what the
 // server manages (status, metadata bookkeeping) or Ferry's own write. A
 // change of status alone is reported (by "health") when it changes the
@@ -42,7 +46,7 @@ func (l *liveCache) updated(li *liveInformer, oldObj, curObj any) {
 	}
 	if reflect.DeepEqual(diff.Normalize(prev), diff.Normalize(cur)) {
 		if l.healthChanged(appName, cur) {
-			l.onDrift(Drift{App: appName, Key: KeyOf(cur), By: []string{"health"}})
+			l.onDrift(Drift{App: appName, Key: KeyOf(cur), By: []string{DriftHealth}})
 		}
 		return
 	}
