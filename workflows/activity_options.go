@@ -65,7 +65,7 @@ func resolveCtx(ctx workflow.Context, summary string) workflow.Context {
 }
 
 func renderCtx(ctx workflow.Context, summary string) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	return withActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:             summary,
 		TaskQueue:           contract.TaskQueue,
 		StartToCloseTimeout: renderTimeout,
@@ -85,7 +85,7 @@ func renderLocalCtx(ctx workflow.Context, summary string) workflow.Context {
 }
 
 func compareCtx(ctx workflow.Context, region string) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	return withActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:                compareSummary(region),
 		TaskQueue:              contract.RegionQueue(region),
 		ScheduleToStartTimeout: compareScheduleToStart,
@@ -96,7 +96,7 @@ func compareCtx(ctx workflow.Context, region string) workflow.Context {
 }
 
 func syncCtx(ctx workflow.Context, region, summary string) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	return withActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:                summary,
 		TaskQueue:              contract.RegionQueue(region),
 		ScheduleToStartTimeout: regionScheduleToStart,

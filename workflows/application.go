@@ -186,7 +186,7 @@ func (s *appState) run(ctx workflow.Context) error {
 			p := s.syncs[0]
 			s.syncs = s.syncs[1:]
 			s.syncing = p
-			result, err := s.manualSync(ctx, p.req)
+			result, err := s.manualSync(withPriority(ctx, priorityUrgent), p.req)
 			s.syncing = nil
 			if !p.done { // answered already when its operation continued as new
 				p.result, p.err = result, err

@@ -27,7 +27,7 @@ const hooksTimeout = 24 * time.Hour
 var hooksNonRetryable = append([]string{contract.ErrHookFailed, contract.ErrSyncFailed}, permanent...)
 
 func hooksCtx(ctx workflow.Context, region, summary string) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	return withActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:                summary,
 		TaskQueue:              contract.RegionQueue(region),
 		ScheduleToStartTimeout: regionScheduleToStart,

@@ -18,6 +18,7 @@ func (s *appState) reconcile(ctx workflow.Context) {
 	fresh := s.Refresh != nil && !s.Refresh.DriftOnly
 	hard := fresh && s.Refresh.Hard
 	s.Refresh = nil
+	ctx = withPriority(ctx, s.reconcilePriority(poll))
 	defer func() {
 		now := workflow.Now(ctx)
 		s.Status.ReconciledAt = &now
