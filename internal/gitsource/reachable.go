@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -51,30 +52,35 @@ func (r *Repos) CheckBranchOrTag(ctx context.Context, repoURL, rev, sha string) 
 		}
 		return refused("the ref is outside refs/heads and refs/tags")
 	}
-	refs, err := r.listRefs(ctx, repoURL, false, r.opts.RefsTTL)
-	if err != nil {
-		return fmt.Errorf("list the refs of %s: %w", RedactURL(repoURL), err)
-	}
-	if _, ok := refs.match(rev); ok {
-		return nil // a tag or branch of that name
+	// The shared listing may predate a push of the commit asked for: a
+	// commit it does not reach is looked for again in a fresh one.
+	for _, fresh := range []bool{false, true} {
+		refs, err := r.listRefs(ctx, repoURL, fresh, r.opts.RefsTTL)
+		if err != nil {
+			return fmt.Errorf("list the refs of %s: %w", RedactURL(repoURL), err)
+		}
+		if _, ok := refs.match(rev); ok {
+			return nil // a tag or branch of that name
+		}
+		if !isFullSHA(rev) && !isShortSHA(rev) {
+			continue // a branch or tag pushed since, maybe
+		}
+		tips := refs.branchAndTagCommits()
+		if slices.Contains(tips, plumbing.NewHash(sha)) {
+			return nil
+		}
+		found, err := r.reaches(ctx, repoURL, tips, plumbing.NewHash(sha))
+		if err != nil {
+			return fmt.Errorf("look for commit %s in the branches and tags of %s: %w", sha, RedactURL(repoURL), err)
+		}
+		if found {
+			return nil
+		}
 	}
 	if !isFullSHA(rev) && !isShortSHA(rev) {
 		return refused("no branch or tag has that name")
 	}
-	tips := refs.branchAndTagCommits()
-	for _, tip := range tips {
-		if tip == plumbing.NewHash(sha) {
-			return nil
-		}
-	}
-	found, err := r.reaches(ctx, repoURL, tips, plumbing.NewHash(sha))
-	if err != nil {
-		return fmt.Errorf("look for commit %s in the branches and tags of %s: %w", sha, RedactURL(repoURL), err)
-	}
-	if !found {
-		return refused(fmt.Sprintf("commit %s is not in the history of any branch or tag", sha))
-	}
-	return nil
+	return refused(fmt.Sprintf("commit %s is not in the history of any branch or tag", sha))
 }
 
 // branchAndTagCommits are the commits of the branches and tags (an

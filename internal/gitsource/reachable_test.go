@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCheckBranchOrTag: against a repository served over smart HTTP, a
@@ -64,5 +65,32 @@ func TestCheckBranchOrTag(t *testing.T) {
 				t.Fatalf("the refusal does not name the revision %q: %v", tt.rev, err)
 			}
 		})
+	}
+}
+
+// TestCheckBranchOrTagAfterAPush: a commit pushed after the shared listing
+// of refs was taken (a user pushes, then syncs to the commit at once) is
+// admitted, as is a branch pushed since: a refusal asks the server again.
+func TestCheckBranchOrTagAfterAPush(t *testing.T) {
+	ctx := context.Background()
+	s := newGitServer(t)
+	fx := newFixtureRepo(t, s, "shop")
+	repos := newRepos(t, Options{RefsTTL: time.Hour})
+	if err := repos.CheckBranchOrTag(ctx, fx.url, "main", fx.b); err != nil {
+		t.Fatalf("main: %v", err)
+	}
+	w := fx.work
+	pushed := w.Commit("pushed", map[string]string{"app/cm.yaml": "kind: ConfigMap\nv: 4\n"})
+	w.Git("push", "--quiet", "origin", "main")
+	w.Git("push", "--quiet", "origin", "main:refs/heads/hotfix")
+	if err := repos.CheckBranchOrTag(ctx, fx.url, pushed, pushed); err != nil {
+		t.Fatalf("a commit pushed since the listing: %v", err)
+	}
+	if err := repos.CheckBranchOrTag(ctx, fx.url, "hotfix", pushed); err != nil {
+		t.Fatalf("a branch pushed since the listing: %v", err)
+	}
+	err := repos.CheckBranchOrTag(ctx, fx.url, "no-such-branch", pushed)
+	if !IsRevisionRefused(err) || !strings.Contains(err.Error(), "no branch or tag has that name") {
+		t.Fatalf("got %v, want the refusal of a name no branch or tag has", err)
 	}
 }
