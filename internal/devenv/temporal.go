@@ -47,10 +47,18 @@ var SearchAttributes = map[string]string{
 //     it runs is seen at once, at the price of a read of the cluster
 //     metadata from SQLite on every use of the search attributes: Ferry
 //     registers its own when the server starts (--search-attribute).
+//   - matching.useNewMatcher=true: the matcher that serves a backlog by
+//     priority (Ferry's activities carry one, workflows/priority.go; the
+//     default from Temporal 1.30 on), with one partition per task queue,
+//     so that the order holds for the whole queue, not per partition: a
+//     single server process gains nothing from more.
 var devServerTuning = []string{
 	"--sqlite-pragma", "journal_mode=wal",
 	"--sqlite-pragma", "synchronous=2",
 	"--dynamic-config-value", "system.forceSearchAttributesCacheRefreshOnRead=false",
+	"--dynamic-config-value", "matching.useNewMatcher=true",
+	"--dynamic-config-value", "matching.numTaskqueueReadPartitions=1",
+	"--dynamic-config-value", "matching.numTaskqueueWritePartitions=1",
 }
 
 // temporalServer is the Temporal dev server with its Web UI, on a SQLite file

@@ -72,9 +72,13 @@ dynamicConfigClient:
 
 // clusterDynamicConfig changes the defaults only where the tests and a
 // developer's UI need it: visibility queries (lists, the Web UI, `ferry app
-// list`) get the dev server's per-instance limit instead of 10 a second.
+// list`) get the dev server's per-instance limit instead of 10 a second;
+// and where Ferry needs it: the matcher that serves a backlog by priority
+// (workflows/priority.go), the default from Temporal 1.30 on.
 const clusterDynamicConfig = `frontend.namespaceRPS.visibility:
   - value: 100
+matching.useNewMatcher:
+  - value: true
 `
 
 // clusterUIConfig points the Web UI server at the frontend.
