@@ -17,6 +17,9 @@ import (
 // projects through the Temporal client.
 type Projects struct {
 	Client client.Client
+	// Cache answers for a project's workflow that has not moved since it
+	// last did; nil asks the workflow every time.
+	Cache *ferryclient.ProjectCache
 	// Regions are the workers' regions configuration: how destinations
 	// match a project's (aliases, server URLs, in-cluster).
 	Regions *regions.Config

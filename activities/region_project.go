@@ -28,6 +28,17 @@ type ProjectSource interface {
 // the project from its own: the durable state the control plane keeps.
 type TemporalProjects struct {
 	Client client.Client
+	// Cache answers for a project's workflow that has not moved since it
+	// last did; nil asks the workflow every time.
+	Cache *ferryclient.ProjectCache
+}
+
+// getProject reads a project through the cache, if there is one.
+func getProject(ctx context.Context, c client.Client, cache *ferryclient.ProjectCache, name string) (*contract.ProjectView, error) {
+	if cache != nil {
+		return cache.Get(ctx, name)
+	}
+	return ferryclient.GetProject(ctx, c, name)
 }
 
 var _ ProjectSource = (*TemporalProjects)(nil)
@@ -41,7 +52,7 @@ func (t *TemporalProjects) AppProject(ctx context.Context, appName string) (*app
 	if err != nil {
 		return nil, nil, fmt.Errorf("app %q: ask its workflow for its project: %w", appName, err)
 	}
-	pv, err := ferryclient.GetProject(ctx, t.Client, v.ProjectOf())
+	pv, err := getProject(ctx, t.Client, t.Cache, v.ProjectOf())
 	var nf *contract.ProjectNotFoundError
 	if errors.As(err, &nf) {
 		return nil, nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("app %q: %v", appName, err), contract.ErrProjectDenied, nil)
@@ -54,7 +65,7 @@ func (t *TemporalProjects) AppProject(ctx context.Context, appName string) (*app
 
 // Project reads a project by name from its workflow.
 func (t *TemporalProjects) Project(ctx context.Context, name string) (*app.AppProject, error) {
-	pv, err := ferryclient.GetProject(ctx, t.Client, name)
+	pv, err := getProject(ctx, t.Client, t.Cache, name)
 	if err != nil {
 		return nil, fmt.Errorf("read project %q: %w", name, err)
 	}

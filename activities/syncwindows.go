@@ -7,7 +7,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/ferry-gitops/ferry/contract"
-	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -15,7 +14,7 @@ import (
 // its sync windows say at the time the workflow gives: the workflow
 // computes nothing from the clock itself.
 func (p *Projects) SyncWindows(ctx context.Context, in contract.SyncWindowsInput) (contract.SyncWindowsResult, error) {
-	v, err := ferryclient.GetProject(ctx, p.Client, in.Project)
+	v, err := getProject(ctx, p.Client, p.Cache, in.Project)
 	var nf *contract.ProjectNotFoundError
 	if errors.As(err, &nf) {
 		return contract.SyncWindowsResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrProjectNotFound, nil)
@@ -31,7 +30,7 @@ func (p *Projects) SyncWindows(ctx context.Context, in contract.SyncWindowsInput
 // and, for an app of another namespace, that namespace when the project's
 // sourceNamespaces do not list it.
 func (p *Projects) ProjectPermissions(ctx context.Context, in contract.ProjectPermissionsInput) (contract.ProjectPermissionsResult, error) {
-	v, err := ferryclient.GetProject(ctx, p.Client, in.Project)
+	v, err := getProject(ctx, p.Client, p.Cache, in.Project)
 	var nf *contract.ProjectNotFoundError
 	if errors.As(err, &nf) {
 		return contract.ProjectPermissionsResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrProjectNotFound, nil)

@@ -37,10 +37,8 @@ func GetProject(ctx context.Context, c client.Client, name string) (*contract.Pr
 	}
 	var v contract.ProjectView
 	switch err := projects.query(ctx, c, name, contract.QueryProject, &v); {
-	case errors.Is(err, errNotRunning) && name == app.DefaultProject:
-		v = contract.ViewOfProject(app.DefaultAppProject())
 	case errors.Is(err, errNotRunning):
-		return nil, &contract.ProjectNotFoundError{Name: name}
+		return notRunningProject(name)
 	case err != nil:
 		return nil, err
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/activities"
 	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/chartsource"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
@@ -82,6 +83,8 @@ func run(ctx context.Context, cfg *config) error {
 		return fmt.Errorf("connect to Temporal at %s (namespace %s): %w", cfg.temporalAddress, cfg.namespace, err)
 	}
 	defer c.Close()
+	// One cache of projects for every activity of the process.
+	projectCache := &ferryclient.ProjectCache{Client: c}
 
 	// Deferred first, so that it runs last: after the sandboxes are gone.
 	if orphans, err := sandbox.AdoptOrphans(time.Minute); err != nil {
@@ -138,9 +141,9 @@ func run(ctx context.Context, cfg *config) error {
 		(&activities.Notifications{Config: sender, Secrets: notifySecrets}).Register(w)
 		validate := app.ValidateOptions{Regions: cfg.regionsCfg}
 		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate,
-			Projects: &activities.TemporalProjects{Client: c}}).Register(w)
+			Projects: &activities.TemporalProjects{Client: c, Cache: projectCache}}).Register(w)
 		(&activities.Children{Client: c, Objects: objects.children}).Register(w)
-		(&activities.Projects{Client: c, Regions: cfg.regionsCfg}).Register(w)
+		(&activities.Projects{Client: c, Cache: projectCache, Regions: cfg.regionsCfg}).Register(w)
 		(&activities.AppSets{Client: c, Repos: repos, Validate: validate, Clusters: appSetClusters(cfg)}).Register(w)
 		workers = append(workers, w)
 	}
@@ -166,7 +169,7 @@ func run(ctx context.Context, cfg *config) error {
 		}
 		w := worker.New(c, contract.RegionQueue(region), opts)
 		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader, HandOver: handOver,
-			Projects: &activities.TemporalProjects{Client: c}, Regions: cfg.regionsCfg,
+			Projects: &activities.TemporalProjects{Client: c, Cache: projectCache}, Regions: cfg.regionsCfg,
 			RequireImpersonation: cfg.requireImpersonation, Impersonable: cfg.impersonable(), SystemIgnore: custom.IgnoreAll(),
 			Excluded: excluded}
 		regionActivities.Register(w)
