@@ -3,6 +3,7 @@ package health
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -16,6 +17,29 @@ type condition struct {
 	Status  string `json:"status"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
+	// ObservedGeneration is the metadata.generation the condition was
+	// written for, where the controller records it (metav1.Condition).
+	ObservedGeneration generation `json:"observedGeneration,omitempty"`
+}
+
+// generation reads an observedGeneration written as a number or, as some
+// controllers do, a string; anything else reads as 0 (not recorded).
+type generation int64
+
+func (g *generation) UnmarshalJSON(data []byte) error {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil
+	}
+	switch n := v.(type) {
+	case float64:
+		*g = generation(n)
+	case string:
+		if i, err := strconv.ParseInt(n, 10, 64); err == nil {
+			*g = generation(i)
+		}
+	}
+	return nil
 }
 
 // conditionsOf reads status.conditions. ok is false when obj has none.

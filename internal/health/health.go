@@ -13,7 +13,8 @@ import (
 // Get returns the health of a live object and a short message saying why.
 // A nil object is Missing. An object being deleted is Progressing. A kind
 // Ferry has no health check for goes by its Ready and Stalled conditions
-// when it has them (customHealth), else it is Healthy. An object whose
+// when it has them (customHealth), else it is Healthy; the custom resources
+// of common projects have their own checks first (crds.go). An object whose
 // fields cannot be read as its kind's type is Unknown, with the reason.
 func Get(obj *unstructured.Unstructured) (app.HealthStatusCode, string) {
 	if obj == nil {
@@ -52,7 +53,7 @@ func Get(obj *unstructured.Unstructured) (app.HealthStatusCode, string) {
 	case "apiregistration.k8s.io/APIService":
 		check = apiServiceHealth
 	default:
-		check = customHealth
+		check = crdCheck(gvk.Group+"/"+gvk.Kind, obj)
 	}
 	code, msg, err := check(obj)
 	if err != nil {
