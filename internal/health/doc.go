@@ -7,7 +7,11 @@
 // from the single switch in Get: Deployment, StatefulSet, DaemonSet,
 // ReplicaSet, Pod, Job, PersistentVolumeClaim, Service (LoadBalancer),
 // Ingress, HorizontalPodAutoscaler, CustomResourceDefinition, APIService,
-// Namespace. Any other kind goes by its Ready and Stalled conditions when it
+// Namespace. The custom resources of common projects (cert-manager, Argo
+// Rollouts, External Secrets, Crossplane, KEDA, Flux, Prometheus Operator,
+// Strimzi, CloudNativePG, Knative, Istio, Gateway API, Sealed Secrets) have
+// their checks in a file per project, dispatched from the crdChecks table
+// (crds.go). Any other kind goes by its Ready and Stalled conditions when it
 // has them (conditions.go), else it is Healthy once it exists, as in Argo
 // CD: most objects (ConfigMaps, RBAC) have no notion of progress.
 //
