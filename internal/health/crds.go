@@ -101,3 +101,11 @@ func orWaiting(c condition, ok bool, prefix, fallback string) string {
 	}
 	return prefix + c.why()
 }
+
+// withDetail is what, then ": " and detail when there is one.
+func withDetail(what, detail string) string {
+	if detail == "" {
+		return what
+	}
+	return what + ": " + detail
+}

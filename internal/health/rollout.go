@@ -69,11 +69,3 @@ func rolloutHealth(obj *unstructured.Unstructured) (app.HealthStatusCode, string
 	}
 	return app.HealthHealthy, "", nil
 }
-
-// withDetail is what, then ": " and detail when there is one.
-func withDetail(what, detail string) string {
-	if detail == "" {
-		return what
-	}
-	return what + ": " + detail
-}
