@@ -9,6 +9,7 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	failurepb "go.temporal.io/api/failure/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
 
@@ -44,6 +45,12 @@ type onboardTrace struct {
 	// timed out) until then.
 	Tasks int64
 	Steps map[onboardStep]time.Duration
+	// Retried counts the activities that took more than one attempt (a
+	// history shows an activity's last attempt, and the failure of the one
+	// before); TimedOut those whose attempt before, or whose last, timed
+	// out while it ran (its heartbeat or its start-to-close): work a
+	// worker redoes from the start.
+	Retried, TimedOut int
 }
 
 // onboardHistory reads an app's history from its start until it was first
@@ -124,6 +131,12 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 			scheduled[ev.GetEventId()] = ev
 			actType[ev.GetEventId()] = actType[a.GetScheduledEventId()]
 			tr.Steps[activityWait(actType[a.GetScheduledEventId()])] += since(a.GetScheduledEventId())
+			if a.GetAttempt() > 1 {
+				tr.Retried++
+				if timedOutRunning(a.GetLastFailure()) {
+					tr.TimedOut++
+				}
+			}
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED, enumspb.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
 			var started int64
 			switch {
@@ -133,6 +146,9 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 				started = ev.GetActivityTaskFailedEventAttributes().GetStartedEventId()
 			default:
 				started = ev.GetActivityTaskTimedOutEventAttributes().GetStartedEventId()
+				if timedOutRunning(ev.GetActivityTaskTimedOutEventAttributes().GetFailure()) {
+					tr.TimedOut++
+				}
 			}
 			tr.Steps[activityRun(actType[started])] += since(started)
 			if actType[started] == contract.ActivitySync && firstSyncClosed.IsZero() {
@@ -161,6 +177,16 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 		}
 	}
 	return nil, fmt.Errorf("its history never showed it Synced and Healthy")
+}
+
+// timedOutRunning tells whether f is an activity's timeout while it ran:
+// its heartbeat or its start-to-close, not its wait for a worker.
+func timedOutRunning(f *failurepb.Failure) bool {
+	switch f.GetTimeoutFailureInfo().GetTimeoutType() {
+	case enumspb.TIMEOUT_TYPE_HEARTBEAT, enumspb.TIMEOUT_TYPE_START_TO_CLOSE:
+		return true
+	}
+	return false
 }
 
 // maxTraced bounds the histories the breakdown reads: evenly spread over
@@ -196,9 +222,11 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 		return "", nil, errJoinFirst(err, failed)
 	}
 	var total float64
+	var retried, timedOut int
 	var events, tasks []float64
 	sums := map[onboardStep]float64{}
 	for _, tr := range traces {
+		retried, timedOut = retried+tr.Retried, timedOut+tr.TimedOut
 		total += tr.Total.Seconds()
 		events = append(events, float64(tr.Events))
 		tasks = append(tasks, float64(tr.Tasks))
@@ -225,7 +253,8 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 	n := float64(len(traces))
 	d := breakdownText{Traced: len(traces), Max: maxTraced, Mean: total / n,
 		EventsMean: Summarize(events).Mean, EventsMedian: Summarize(events).Median, EventsMax: Summarize(events).Max,
-		TasksMean: Summarize(tasks).Mean, TasksMedian: Summarize(tasks).Median, TasksMax: Summarize(tasks).Max, Failed: len(failed)}
+		TasksMean: Summarize(tasks).Mean, TasksMedian: Summarize(tasks).Median, TasksMax: Summarize(tasks).Max, Failed: len(failed),
+		Retried: retried, TimedOut: timedOut}
 	for _, s := range steps {
 		d.Steps = append(d.Steps, breakdownStep{Step: string(s), Mean: sums[s] / n, Share: 100 * sums[s] / total})
 	}
@@ -240,6 +269,7 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 // and workflow tasks, the steps, and the histories that Failed.
 type breakdownText struct {
 	Traced, Max, Failed                 int
+	Retried, TimedOut                   int
 	Mean                                float64
 	EventsMean, EventsMedian, EventsMax float64
 	TasksMean, TasksMedian, TasksMax    float64

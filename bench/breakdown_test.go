@@ -7,6 +7,7 @@ import (
 	"github.com/ferry-gitops/ferry/contract"
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
+	failurepb "go.temporal.io/api/failure/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -119,5 +120,55 @@ func TestTraceOnboarding(t *testing.T) {
 	}
 	if _, err := traceOnboarding(&sliceHistory{events: events[:10]}); err == nil {
 		t.Error("a history that never shows Synced and Healthy: no error")
+	}
+}
+
+// An activity redone after its heartbeat timed out while it ran counts as
+// retried and timed out; one retried after an error only as retried.
+func TestTraceCountsTimeoutsWhileRunning(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var events []*historypb.HistoryEvent
+	add := func(typ enumspb.EventType, attrs any) {
+		ev := &historypb.HistoryEvent{EventId: int64(len(events) + 1), EventType: typ, EventTime: timestamppb.New(t0.Add(time.Duration(len(events)) * time.Second))}
+		switch a := attrs.(type) {
+		case *historypb.ActivityTaskScheduledEventAttributes:
+			ev.Attributes = &historypb.HistoryEvent_ActivityTaskScheduledEventAttributes{ActivityTaskScheduledEventAttributes: a}
+		case *historypb.ActivityTaskStartedEventAttributes:
+			ev.Attributes = &historypb.HistoryEvent_ActivityTaskStartedEventAttributes{ActivityTaskStartedEventAttributes: a}
+		case *historypb.ActivityTaskCompletedEventAttributes:
+			ev.Attributes = &historypb.HistoryEvent_ActivityTaskCompletedEventAttributes{ActivityTaskCompletedEventAttributes: a}
+		case *historypb.UpsertWorkflowSearchAttributesEventAttributes:
+			ev.Attributes = &historypb.HistoryEvent_UpsertWorkflowSearchAttributesEventAttributes{UpsertWorkflowSearchAttributesEventAttributes: a}
+		}
+		events = append(events, ev)
+	}
+	timeout := func(typ enumspb.TimeoutType) *failurepb.Failure {
+		return &failurepb.Failure{FailureInfo: &failurepb.Failure_TimeoutFailureInfo{TimeoutFailureInfo: &failurepb.TimeoutFailureInfo{TimeoutType: typ}}}
+	}
+	run := func(attempt int32, last *failurepb.Failure) {
+		add(enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, &historypb.ActivityTaskScheduledEventAttributes{ActivityType: &commonpb.ActivityType{Name: contract.ActivitySync}})
+		s := int64(len(events))
+		add(enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED, &historypb.ActivityTaskStartedEventAttributes{ScheduledEventId: s, Attempt: attempt, LastFailure: last})
+		add(enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, &historypb.ActivityTaskCompletedEventAttributes{StartedEventId: s + 1})
+	}
+	add(enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, nil)
+	run(3, timeout(enumspb.TIMEOUT_TYPE_HEARTBEAT))
+	run(2, &failurepb.Failure{Message: "connection refused"})
+	run(2, timeout(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START))
+	indexed := map[string]*commonpb.Payload{}
+	for k, v := range map[string]string{contract.SearchSync: "Synced", contract.SearchHealth: "Healthy"} {
+		p, err := converter.GetDefaultDataConverter().ToPayload(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		indexed[k] = p
+	}
+	add(enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, &historypb.UpsertWorkflowSearchAttributesEventAttributes{SearchAttributes: &commonpb.SearchAttributes{IndexedFields: indexed}})
+	tr, err := traceOnboarding(&sliceHistory{events: events})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Retried != 3 || tr.TimedOut != 1 {
+		t.Errorf("retried %d, timed out while running %d; want 3 and 1", tr.Retried, tr.TimedOut)
 	}
 }
