@@ -8,9 +8,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/health"
@@ -33,22 +30,8 @@ type healthWatch struct {
 
 // watchHealth starts watching the Deployments of namespace ns in region.
 func (e *Env) watchHealth(ctx context.Context, region, ns string) (*healthWatch, error) {
-	rc, err := e.Stack.RestConfig(region)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(rc)
-	if err != nil {
-		return nil, err
-	}
-	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	w := &healthWatch{cancel: cancel, healthy: map[string]bool{}, turned: map[string]time.Time{}}
-	inf := dynamicinformer.NewFilteredDynamicInformer(dyn, deployments, ns, 0, cache.Indexers{}, nil).Informer()
-	see := func(obj any) {
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok {
-			return
-		}
+	w := &healthWatch{healthy: map[string]bool{}, turned: map[string]time.Time{}}
+	see := func(u *unstructured.Unstructured) {
 		now := time.Now()
 		h, _ := health.Get(u)
 		w.mu.Lock()
@@ -59,19 +42,9 @@ func (e *Env) watchHealth(ctx context.Context, region, ns string) (*healthWatch,
 			w.turned[u.GetName()] = now
 		}
 	}
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    see,
-		UpdateFunc: func(_, obj any) { see(obj) },
-	}); err != nil {
-		cancel()
-		return nil, err
-	}
-	go inf.RunWithContext(wctx)
-	if !cache.WaitForCacheSync(wctx.Done(), inf.HasSynced) {
-		cancel()
-		return nil, fmt.Errorf("watching the deployments of %s/%s: %w", region, ns, ctx.Err())
-	}
-	return w, nil
+	var err error
+	w.cancel, err = e.inform(ctx, region, deployments, ns, see)
+	return w, err
 }
 
 // lastHealthy is when the last of want Deployments turned Healthy, once

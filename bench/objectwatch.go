@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
@@ -28,20 +29,9 @@ type objectWatch struct {
 // watchObjects starts watching the Applications of namespace ns of the
 // control cluster.
 func (e *Env) watchObjects(ctx context.Context, ns string) (*objectWatch, error) {
-	rc, err := e.Stack.RestConfig(e.Stack.ControlContext)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(rc)
-	if err != nil {
-		return nil, err
-	}
-	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	w := &objectWatch{cancel: cancel, ready: map[string]time.Time{}}
-	inf := dynamicinformer.NewFilteredDynamicInformer(dyn, appobjects.Applications, ns, 0, cache.Indexers{}, nil).Informer()
-	see := func(obj any) {
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok || !syncedAndHealthy(u.Object) {
+	w := &objectWatch{ready: map[string]time.Time{}}
+	see := func(u *unstructured.Unstructured) {
+		if !syncedAndHealthy(u.Object) {
 			return
 		}
 		w.mu.Lock()
@@ -50,9 +40,34 @@ func (e *Env) watchObjects(ctx context.Context, ns string) (*objectWatch, error)
 			w.ready[u.GetName()] = time.Now()
 		}
 	}
+	var err error
+	w.cancel, err = e.inform(ctx, e.Stack.ControlContext, appobjects.Applications, ns, see)
+	return w, err
+}
+
+// inform runs an informer of the objects of gvr in namespace ns of the
+// cluster of kubeconfig context kctx, handing see every object added or
+// updated, until the cancel it returns; it returns once the informer has
+// listed them.
+func (e *Env) inform(ctx context.Context, kctx string, gvr schema.GroupVersionResource, ns string, see func(*unstructured.Unstructured)) (context.CancelFunc, error) {
+	rc, err := e.Stack.RestConfig(kctx)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	inf := dynamicinformer.NewFilteredDynamicInformer(dyn, gvr, ns, 0, cache.Indexers{}, nil).Informer()
+	handle := func(obj any) {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			see(u)
+		}
+	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    see,
-		UpdateFunc: func(_, obj any) { see(obj) },
+		AddFunc:    handle,
+		UpdateFunc: func(_, obj any) { handle(obj) },
 	}); err != nil {
 		cancel()
 		return nil, err
@@ -60,9 +75,9 @@ func (e *Env) watchObjects(ctx context.Context, ns string) (*objectWatch, error)
 	go inf.RunWithContext(wctx)
 	if !cache.WaitForCacheSync(wctx.Done(), inf.HasSynced) {
 		cancel()
-		return nil, fmt.Errorf("watch the Applications of %s/%s: not synced", e.Stack.ControlContext, ns)
+		return nil, fmt.Errorf("watch the %s of %s/%s: not listed", gvr.Resource, kctx, ns)
 	}
-	return w, nil
+	return cancel, nil
 }
 
 // syncedAndHealthy reads an Application object's status as `kubectl wait
