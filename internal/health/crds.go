@@ -109,3 +109,21 @@ func withDetail(what, detail string) string {
 	}
 	return what + ": " + detail
 }
+
+// conditionHealth goes by one condition alone: True is Healthy, False
+// Degraded ("<not>: reason"), none or Unknown Progressing ("<not> yet:
+// reason", or waiting when it says nothing).
+func conditionHealth(obj *unstructured.Unstructured, typ, not, waiting string) (app.HealthStatusCode, string, error) {
+	conds, _, err := conditionsOf(obj)
+	if err != nil {
+		return "", "", err
+	}
+	c, ok := find(conds, typ)
+	switch {
+	case ok && c.Status == "True":
+		return app.HealthHealthy, "", nil
+	case ok && c.Status == "False":
+		return app.HealthDegraded, orWaiting(c, true, not+": ", not), nil
+	}
+	return app.HealthProgressing, orWaiting(c, ok, not+" yet: ", waiting), nil
+}

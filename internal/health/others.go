@@ -132,21 +132,10 @@ func cnpgClusterHealth(obj *unstructured.Unstructured) (app.HealthStatusCode, st
 // on the latest revision or route (Ready=False), and Progressing until the
 // spec is observed and while it deploys (Ready=Unknown).
 func knativeServiceHealth(obj *unstructured.Unstructured) (app.HealthStatusCode, string, error) {
-	conds, _, err := conditionsOf(obj)
-	if err != nil {
-		return "", "", err
-	}
 	if specNotObserved(obj) {
 		return app.HealthProgressing, "waiting for Knative to observe the latest spec", nil
 	}
-	ready, ok := find(conds, "Ready")
-	switch {
-	case ok && ready.Status == "True":
-		return app.HealthHealthy, "", nil
-	case ok && ready.Status == "False":
-		return app.HealthDegraded, orWaiting(ready, true, "service is not ready: ", "service is not ready"), nil
-	}
-	return app.HealthProgressing, orWaiting(ready, ok, "service is not ready yet: ", "waiting for Knative to deploy the service"), nil
+	return conditionHealth(obj, "Ready", "service is not ready", "waiting for Knative to deploy the service")
 }
 
 // istioLevelError is the level of an analysis message that makes a
