@@ -53,7 +53,9 @@ func (r *Repos) CheckBranchOrTag(ctx context.Context, repoURL, rev, sha string) 
 		return refused("the ref is outside refs/heads and refs/tags")
 	}
 	// The shared listing may predate a push of the commit asked for: a
-	// commit it does not reach is looked for again in a fresh one.
+	// commit it does not reach is looked for again in a fresh one, from
+	// the tips that listing adds.
+	walked := map[plumbing.Hash]bool{}
 	for _, fresh := range []bool{false, true} {
 		refs, err := r.listRefs(ctx, repoURL, fresh, r.opts.RefsTTL)
 		if err != nil {
@@ -65,7 +67,16 @@ func (r *Repos) CheckBranchOrTag(ctx context.Context, repoURL, rev, sha string) 
 		if !isFullSHA(rev) && !isShortSHA(rev) {
 			continue // a branch or tag pushed since, maybe
 		}
-		tips := refs.branchAndTagCommits()
+		var tips []plumbing.Hash
+		for _, tip := range refs.branchAndTagCommits() {
+			if !walked[tip] {
+				walked[tip] = true
+				tips = append(tips, tip)
+			}
+		}
+		if len(tips) == 0 {
+			continue // nothing moved since the walk
+		}
 		if slices.Contains(tips, plumbing.NewHash(sha)) {
 			return nil
 		}
