@@ -35,6 +35,9 @@ type Control struct {
 	// the rule on the revisions a sync request names. Nil allows every
 	// repository and applies the revision rule to every app.
 	Projects ProjectReader
+	// Spared, when set, is called for each render that the app's
+	// manifest-generate-paths spared (control_paths.go).
+	Spared func()
 
 	workers workersCache // control_workers.go
 }
@@ -117,6 +120,9 @@ func (c *Control) repoCheck(ctx context.Context, in contract.RenderInput) netpol
 // one renders even when the cache holds the SHA, and replaces the entry.
 func (c *Control) Render(ctx context.Context, in contract.RenderInput) (contract.RenderResult, error) {
 	defer heartbeatEvery(ctx, heartbeatInterval, "render")()
+	if c.unchanged(ctx, in) {
+		return contract.RenderResult{Unchanged: true}, nil
+	}
 	var loaded *manifests.Loaded
 	var err error
 	check := c.repoCheck(ctx, in)

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"strings"
 	"time"
 
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -119,6 +120,20 @@ type RenderInput struct {
 	// Project is the app's project, whose sourceRepos bind what the
 	// render fetches for the source's files; "" is the default project.
 	Project string `json:"project,omitempty"`
+	// Unless, when set, spares the render if no commit moved a file under
+	// the app's manifest-generate-paths since the last render
+	// (RenderResult.Unchanged).
+	Unless *PathsCheck `json:"unless,omitempty"`
+}
+
+// PathsCheck is the last render of an app with manifest-generate-paths:
+// one entry per source (spec.source alone for an app of one source).
+type PathsCheck struct {
+	// Since is the commit (a chart's version) each source was rendered at.
+	Since []string `json:"since"`
+	// Paths are the repository paths, per source, whose files make its
+	// manifests (app.Application.GeneratePaths).
+	Paths [][]string `json:"paths"`
 }
 
 type RenderResult struct {
@@ -141,6 +156,9 @@ type RenderResult struct {
 	// Summary: the images and external URLs the manifests name (Argo CD's
 	// status.summary); nil when they name none.
 	Summary *app.Summary `json:"summary,omitempty"`
+	// Unchanged: RenderInput.Unless held, nothing was rendered and the
+	// last render stands for the new commits (every other field is empty).
+	Unchanged bool `json:"unchanged,omitempty"`
 }
 
 type CompareInput struct {
@@ -315,6 +333,9 @@ type SourceRevision struct {
 func (t Target) Revisions() []string {
 	if len(t.Sources) == 0 {
 		return nil
+	}
+	if revs := strings.Split(t.Revision, ","); t.Revision != "" && len(revs) == len(t.Sources) {
+		return revs // the commits the rendered set stands for
 	}
 	out := make([]string, len(t.Sources))
 	for i, s := range t.Sources {

@@ -141,7 +141,7 @@ func run(ctx context.Context, cfg *config) error {
 		(&activities.Notifications{Config: sender, Secrets: notifySecrets}).Register(w)
 		validate := app.ValidateOptions{Regions: cfg.regionsCfg}
 		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate,
-			Projects: &activities.TemporalProjects{Client: c, Cache: projectCache}}).Register(w)
+			Projects: &activities.TemporalProjects{Client: c, Cache: projectCache}, Spared: newSparedRenders(registry).Inc}).Register(w)
 		(&activities.Children{Client: c, Objects: objects.children}).Register(w)
 		(&activities.Projects{Client: c, Cache: projectCache, Regions: cfg.regionsCfg}).Register(w)
 		(&activities.AppSets{Client: c, Repos: repos, Validate: validate, Clusters: appSetClusters(cfg)}).Register(w)

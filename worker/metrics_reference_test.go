@@ -41,6 +41,7 @@ func TestMetricsReference(t *testing.T) {
 	newAppGauge(nil, reg)
 	newRenderMetrics(reg)
 	newSandboxInfo(reg)
+	newSparedRenders(reg)
 	webhook.NewMetrics(reg)
 
 	var b strings.Builder

@@ -167,3 +167,14 @@ func newHandOver(c client.Client) (*activities.HandOver, error) {
 	slog.Info("manifests: handed over by the control workers; this worker renders nothing")
 	return &activities.HandOver{Client: c, Keys: keys, Cache: manifests.NewMemory(256<<20, time.Hour)}, nil
 }
+
+// newSparedRenders counts the renders an app's manifest-generate-paths
+// spared (activities.Control.Spared).
+func newSparedRenders(reg prometheus.Registerer) prometheus.Counter {
+	c := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "ferry_render_spared_total",
+		Help: "Renders spared because the new commits changed no file under the app's manifest-generate-paths.",
+	})
+	reg.MustRegister(c)
+	return c
+}

@@ -70,15 +70,18 @@ func (s *appState) targetSources(ctx workflow.Context, srcs []app.Source, revisi
 		return contract.Target{}, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	sha := strings.Join(revs, revisionSep)
-	if r := s.Rendered; r != nil && !hard && r.SHA == sha && r.SpecDigest == specDigest && r.RemoteBases == 0 {
+	if r := s.Rendered; r != nil && !hard && r.commit() == sha && r.SpecDigest == specDigest && r.RemoteBases == 0 {
 		return s.targetOf(r), nil
 	}
 	var out contract.RenderResult
 	err := workflow.ExecuteActivity(renderCtx(ctx, fmt.Sprintf("Render %d sources", len(srcs))), contract.ActivityRender,
 		contract.RenderInput{App: s.app.Metadata.Name, Sources: resolved, SHA: sha, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh,
-			Project: s.app.ProjectOf()}).Get(ctx, &out)
+			Project: s.app.ProjectOf(), Unless: s.pathsCheck(srcs, hard, specDigest)}).Get(ctx, &out)
 	if err != nil {
 		return contract.Target{}, fmt.Errorf("render the %d sources at %s: %w", len(srcs), shortRevisions(sha), err)
+	}
+	if t, ok := s.spared(out, sha); ok {
+		return t, nil
 	}
 	s.Rendered = &rendered{SHA: sha, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
 		Hooks: out.Hooks, RemoteBases: out.RemoteBases}

@@ -1,9 +1,7 @@
 package workflows
 
 import (
-	"path"
 	"slices"
-	"strings"
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
@@ -44,25 +42,5 @@ func pushMoves(src *app.Source, p *contract.Push) bool {
 // app's manifest-generate-paths; without the annotation, or without the
 // list of changed files, every push may have.
 func pushTouchesManifests(a *app.Application, p *contract.Push) bool {
-	value := strings.TrimSpace(a.Metadata.Annotations[app.AnnotationManifestGeneratePaths])
-	if value == "" || len(p.Paths) == 0 {
-		return true
-	}
-	for _, raw := range strings.Split(value, ";") {
-		raw = strings.TrimSpace(raw)
-		if raw == "" {
-			continue
-		}
-		dir := path.Clean(strings.TrimPrefix(raw, "/"))
-		if !strings.HasPrefix(raw, "/") {
-			dir = path.Clean(path.Join(a.Spec.Source.Path, raw))
-		}
-		for _, changed := range p.Paths {
-			changed = path.Clean(strings.TrimPrefix(changed, "/"))
-			if dir == "." || changed == dir || strings.HasPrefix(changed, dir+"/") {
-				return true
-			}
-		}
-	}
-	return false
+	return app.FilesTouch(a.GeneratePaths(&a.Spec.Source), p.Paths)
 }

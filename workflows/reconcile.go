@@ -130,7 +130,7 @@ func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.S
 	}
 	var out contract.RenderResult
 	renderIn := contract.RenderInput{App: s.app.Metadata.Name, Source: src, SHA: resolved.SHA, Namespace: s.renderNamespace(), Hard: hard, Fresh: fresh,
-		Project: s.app.ProjectOf()}
+		Project: s.app.ProjectOf(), Unless: s.pathsCheck([]app.Source{src}, hard, specDigest)}
 	if s.renderLocally(ctx) {
 		err = workflow.ExecuteLocalActivity(renderLocalCtx(ctx, renderSummary(src, resolved.SHA)), contract.ActivityRender, renderIn).Get(ctx, &out)
 	} else {
@@ -138,6 +138,9 @@ func (s *appState) targetFrom(ctx workflow.Context, src app.Source, srcs []app.S
 	}
 	if err != nil {
 		return contract.Target{}, fmt.Errorf("render %s at %s: %w", src.RepoURL, short(resolved.SHA), err)
+	}
+	if t, ok := s.spared(out, resolved.SHA); ok {
+		return t, nil
 	}
 	s.Rendered = &rendered{SHA: resolved.SHA, SpecDigest: specDigest, Digest: out.Digest, Count: out.Count, Children: out.Children,
 		Hooks: out.Hooks, RemoteBases: out.RemoteBases}
