@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +31,8 @@ type appSpec struct {
 	// ObjectNamespace is metadata.namespace: the control cluster's
 	// namespace of an Application object; empty for `ferry app apply`.
 	ObjectNamespace string
+	// Annotations are metadata.annotations.
+	Annotations map[string]string
 }
 
 func (a appSpec) yaml() string {
@@ -36,6 +40,12 @@ func (a appSpec) yaml() string {
 	fmt.Fprintf(&b, "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: %s\n", a.Name)
 	if a.ObjectNamespace != "" {
 		fmt.Fprintf(&b, "  namespace: %s\n", a.ObjectNamespace)
+	}
+	if len(a.Annotations) > 0 {
+		b.WriteString("  annotations:\n")
+		for _, k := range slices.Sorted(maps.Keys(a.Annotations)) {
+			fmt.Fprintf(&b, "    %s: %q\n", k, a.Annotations[k])
+		}
 	}
 	b.WriteString("spec:\n")
 	if a.Poll > 0 {

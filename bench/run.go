@@ -44,10 +44,13 @@ const (
 	// ScenarioUI measures the web UI in Chromium on a stack with every
 	// region, a control cluster and ferry-server (ui.go).
 	ScenarioUI = "ui"
+	// ScenarioMonorepo counts the renders manifest-generate-paths spares
+	// on a monorepo (monorepo.go).
+	ScenarioMonorepo = "monorepo"
 )
 
 // Scenarios lists every scenario in the order Run runs them.
-var Scenarios = []string{ScenarioPush, ScenarioFanout, ScenarioApply, ScenarioCompare, ScenarioRender, ScenarioSandbox, ScenarioOnboarding, ScenarioIdle, ScenarioPeerIdle,
+var Scenarios = []string{ScenarioPush, ScenarioFanout, ScenarioApply, ScenarioCompare, ScenarioRender, ScenarioSandbox, ScenarioMonorepo, ScenarioOnboarding, ScenarioIdle, ScenarioPeerIdle,
 	ScenarioOnboardingCluster, ScenarioIdleCluster, ScenarioIdleFloor, ScenarioIdleFloorCluster, ScenarioObjects, ScenarioUI}
 
 // Config is what one ferry-bench run measures, and how much of it.
@@ -75,6 +78,9 @@ type Config struct {
 	// scenario renders the same repo RenderRuns times cold and warm, the
 	// sandbox scenario SandboxRuns times in-process and in each sandbox.
 	CompareRuns, CompareResources, RenderRuns, SandboxRuns int
+	// MonorepoApps apps of one repository see MonorepoCommits commits,
+	// each to one app's directory (monorepo.go).
+	MonorepoApps, MonorepoCommits int
 	// ScaleApps are the fleet sizes of onboarding and idle, each on a stack
 	// of its own; every app has AppResources resources.
 	ScaleApps    []int
@@ -142,6 +148,8 @@ func DefaultConfig() Config {
 		CompareResources: 1000,
 		RenderRuns:       5,
 		SandboxRuns:      20,
+		MonorepoApps:     100,
+		MonorepoCommits:  3,
 		ScaleApps:        []int{100, 1000},
 		AppResources:     10,
 		IdlePoll:         map[int]time.Duration{100: 10 * time.Second, 1000: 180 * time.Second},
@@ -222,6 +230,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{ScenarioCompare, "Compare on a warm cache", 6 * time.Minute, CompareWarm, ""},
 		{ScenarioRender, "Render cold and warm", 4 * time.Minute, RenderColdWarm, ""},
 		{ScenarioSandbox, "Render in a sandbox: warm pool and cold start against in-process", 8 * time.Minute, SandboxRender, ""},
+		{ScenarioMonorepo, "A monorepo: renders spared by manifest-generate-paths", 15 * time.Minute, Monorepo, ""},
 	}
 	if slices.ContainsFunc(regional, func(s step) bool { return cfg.selected(s.name) }) {
 		errs = append(errs, runSteps(ctx, &cfg, rep, devenv.Options{Regions: cfg.Regions}, regional))

@@ -42,6 +42,8 @@ func main() {
 	fs.IntVar(&cfg.CompareRuns, "compare-runs", cfg.CompareRuns, "compare runs")
 	fs.IntVar(&cfg.CompareResources, "compare-resources", cfg.CompareResources, "resources compared (and rendered)")
 	fs.IntVar(&cfg.RenderRuns, "render-runs", cfg.RenderRuns, "render runs, cold and warm each")
+	fs.IntVar(&cfg.MonorepoApps, "monorepo-apps", cfg.MonorepoApps, "apps of the monorepo scenario's repository")
+	fs.IntVar(&cfg.MonorepoCommits, "monorepo-commits", cfg.MonorepoCommits, "commits to one app's directory in the monorepo scenario")
 	fs.IntVar(&cfg.SandboxRuns, "sandbox-runs", cfg.SandboxRuns, "sandbox render runs, in-process, warm pool and cold start each")
 	apps := fs.String("apps", joinInts(cfg.ScaleApps), "comma-separated fleet sizes of onboarding and idle")
 	fs.IntVar(&cfg.AppResources, "app-resources", cfg.AppResources, "resources of each app of a fleet")
