@@ -41,9 +41,19 @@ func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.Kustomize
 	if err != nil {
 		return nil, err
 	}
-	setsSchema, err := r.scanKustomization(fsys, t.dir, remote)
+	scan, err := r.scanKustomization(fsys, t.dir, remote)
 	if err != nil {
 		return nil, r.kustomizeError(t, fsys, err)
+	}
+	for _, kc := range scan.charts {
+		if err := r.inflateCharts(ctx, t, fsys, kc); err != nil {
+			return nil, err
+		}
+	}
+	setsSchema := scan.setsSchema
+	restrict := types.LoadRestrictionsRootOnly
+	if r.Kustomize.LoadRestrictorNone {
+		restrict = types.LoadRestrictionsNone // repoFS still keeps every read inside the repository
 	}
 	units := int64(1)
 	if setsSchema {
@@ -59,7 +69,7 @@ func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.Kustomize
 		}
 		k := krusty.MakeKustomizer(&krusty.Options{
 			Reorder:          krusty.ReorderOptionNone,
-			LoadRestrictions: types.LoadRestrictionsRootOnly,
+			LoadRestrictions: restrict,
 			PluginConfig:     types.DisabledPluginConfig(),
 		})
 		m, err := k.Run(fsys, t.dir)

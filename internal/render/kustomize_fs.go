@@ -207,8 +207,20 @@ func (f *repoFS) ReadDir(p string) ([]string, error) {
 }
 
 func (f *repoFS) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
-	if _, err := f.confine(p); err != nil {
+	real, err := f.confine(p)
+	if err != nil {
 		return "", "", err
+	}
+	f.mu.Lock()
+	_, over := f.overrides[real]
+	f.mu.Unlock()
+	if over && !f.disk.Exists(real) {
+		// A file only Ferry wrote (inflated charts): its directory is real.
+		dir, _, err := f.disk.CleanedAbs(filepath.Dir(real))
+		if err != nil {
+			return "", "", err
+		}
+		return dir, filepath.Base(real), nil
 	}
 	dir, file, err := f.disk.CleanedAbs(p)
 	if err != nil {

@@ -13,7 +13,10 @@ import (
 // scanKustomization walks the kustomizations reachable from dir before
 // kustomize runs, and refuses what Ferry does not let kustomize do:
 //
-//   - helmCharts, which kustomize inflates by running the helm binary;
+//   - helmCharts, which kustomize inflates by running the helm binary,
+//     unless the Kustomize options enable Helm: they are then inflated
+//     by Ferry (inflateCharts), and the inline Helm chart generator stays
+//     refused;
 //   - unless remote bases are allowed, any reference kustomize would fetch
 //     from the network or clone: a Git URL among resources, bases,
 //     components, generators, transformers and validators (kustomize's
@@ -36,12 +39,12 @@ import (
 // It also tells whether the build may set kustomize's OpenAPI schema: a
 // kustomization with an openapi field. The kustomizations that name
 // remote bases are overridden in fsys with copies naming their checkouts.
-func (r *Renderer) scanKustomization(fsys *repoFS, dir string, remote []RemoteBase) (setsSchema bool, err error) {
-	s := &kustScan{fs: fsys, allowRemote: r.AllowRemoteBases, seen: map[string]bool{}, known: remote}
+func (r *Renderer) scanKustomization(fsys *repoFS, dir string, remote []RemoteBase) (*kustScan, error) {
+	s := &kustScan{fs: fsys, allowRemote: r.AllowRemoteBases, enableHelm: r.Kustomize.EnableHelm, seen: map[string]bool{}, known: remote}
 	if err := s.dir(dir); err != nil {
-		return false, err
+		return nil, err
 	}
-	return s.setsSchema, s.applyRewrites()
+	return s, s.applyRewrites()
 }
 
 type kustScan struct {
@@ -50,6 +53,10 @@ type kustScan struct {
 	seen        map[string]bool
 	// setsSchema is set by an openapi field.
 	setsSchema bool
+	// enableHelm takes helmCharts into charts, to inflate; without it
+	// they are refused.
+	enableHelm bool
+	charts     []kustCharts
 
 	// Remote bases: fetch fetches one (on the worker, FetchRemoteBases);
 	// without it, known are the ones fetched (in the render). bases are
@@ -95,8 +102,14 @@ func (s *kustScan) dir(dir string) error {
 	if err != nil {
 		return err
 	}
-	if len(k.HelmCharts) > 0 || len(k.HelmChartInflationGenerator) > 0 || k.HelmGlobals != nil {
+	switch {
+	case len(k.HelmChartInflationGenerator) > 0:
+		return inlineHelmError(display)
+	case len(k.HelmCharts) == 0 && k.HelmGlobals == nil:
+	case !s.enableHelm:
 		return helmChartsError(display)
+	default:
+		s.charts = append(s.charts, kustCharts{dir: real, file: file, display: display, globals: k.HelmGlobals, charts: k.HelmCharts})
 	}
 	if len(k.OpenAPI) > 0 {
 		s.setsSchema = true
@@ -154,8 +167,16 @@ func readKustomization(display string, data []byte) (*types.Kustomization, error
 	return &k, nil
 }
 
+// inlineHelmError refuses kustomize's inline Helm chart generator, with
+// or without --enable-helm.
+func inlineHelmError(display string) error {
+	return &UnsupportedError{Path: display, What: "Kustomize's inline Helm chart generators (helmChartInflationGenerator, or a HelmChartInflationGenerator config)",
+		Reason: "Ferry inflates the charts of helmCharts only, with --enable-helm: list the chart there"}
+}
+
 func helmChartsError(display string) error {
-	return &UnsupportedError{Path: display, What: "Kustomize helmCharts", Reason: "inflating a chart runs the helm binary; point an Application of its own at the chart, or commit the inflated manifests"}
+	return &UnsupportedError{Path: display, What: "Kustomize helmCharts", Verb: "need --enable-helm",
+		Reason: "set kustomize.buildOptions: --enable-helm in the worker's argocd-cm (--resource-customizations), as for Argo CD; or point an Application of its own at the chart"}
 }
 
 // target checks an entry of resources, bases, components, generators,
@@ -210,7 +231,7 @@ func (s *kustScan) pluginConfig(display string, data []byte) error {
 			continue // not a config: kustomize takes it for a path, or fails
 		}
 		if strings.EqualFold(cfg.Kind, "HelmChartInflationGenerator") {
-			return helmChartsError(display)
+			return inlineHelmError(display)
 		}
 		files := []namedEntries{{"path", append([]string{cfg.Path}, cfg.Paths...)}, sourceFiles("generator", cfg.KvPairSources)}
 		for _, r := range cfg.Replacements {

@@ -153,7 +153,7 @@ func TestKustomizeRefusals(t *testing.T) {
 		{"remote-patch", `remote references (patches.path: "https://example.com/patch.yaml")`},
 		{"remote-nested", "render remote-git/kustomization.yaml: remote references"},
 		{"remote-transformer", `render remote-transformer/patch.yaml: remote references (path: "https://example.com/p.yaml")`},
-		{"helm-charts", "render helm-charts/kustomization.yaml: Kustomize helmCharts are not supported yet"},
+		{"helm-charts", "render helm-charts/kustomization.yaml: Kustomize helmCharts need --enable-helm (set kustomize.buildOptions: --enable-helm in the worker's argocd-cm"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.path, func(t *testing.T) {
@@ -345,11 +345,13 @@ func TestKustomizeRemoteReferencesAsKustomizeReadsThem(t *testing.T) {
 		t.Errorf("the URL's server got %d requests; want none", n)
 	}
 
-	// Inline Helm chart generators are refused as helmCharts are.
+	// Inline Helm chart generators are refused, --enable-helm or not.
 	writeFile(t, filepath.Join(root, "inline-helm", "kustomization.yaml"),
 		inline("generators", "apiVersion: builtin\nkind: HelmChartInflationGenerator\nmetadata:\n  name: h\nname: redis\nrepo: "+srv.URL))
 	_, err := Render(context.Background(), root, app.Source{Path: "inline-helm"}, Options{})
-	assertErr(t, err, "render inline-helm/kustomization.yaml: Kustomize helmCharts are not supported yet")
+	assertErr(t, err, "render inline-helm/kustomization.yaml: Kustomize's inline Helm chart generators (helmChartInflationGenerator, or a HelmChartInflationGenerator config) are not supported yet")
+	_, err = (&Renderer{Kustomize: KustomizeOptions{EnableHelm: true}}).Render(context.Background(), root, app.Source{Path: "inline-helm"}, Options{})
+	assertErr(t, err, "Kustomize's inline Helm chart generators")
 
 	// What kustomize cannot read fails before anything runs.
 	writeFile(t, filepath.Join(root, "unknown-field", "kustomization.yaml"), "resources:\n- cm.yaml\nresourcez:\n- "+url+"\n")

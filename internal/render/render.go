@@ -126,6 +126,9 @@ type Renderer struct {
 	// (FetchRemoteBases). Off by default: a render then reads nothing but
 	// the checkout. Files given as HTTP URLs stay refused either way.
 	AllowRemoteBases bool
+	// Kustomize are the build options of argocd-cm's
+	// kustomize.buildOptions that Ferry takes (ParseKustomizeBuildOptions).
+	Kustomize KustomizeOptions
 	// Plugins are the config-management plugins of the worker's
 	// --plugin-dir, sorted by FullName (LoadPlugins). Their names and
 	// digests are part of Version.

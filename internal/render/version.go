@@ -80,12 +80,14 @@ func libraryName(modPath string) string {
 // (discovery): each plugin's full name and the digest of its definition
 // are in it, so a changed plugin renders again. So does AllowRemoteBases,
 // which renders what a worker without it refuses; the commits of the
-// remote bases are in the keys of the sets that have them.
+// remote bases are in the keys of the sets that have them. So do the
+// Kustomize build options.
 func (r *Renderer) Version() string {
 	v := Version
 	if r.AllowRemoteBases {
 		v += " remote-bases/1"
 	}
+	v += r.Kustomize.version()
 	caps := r.Capabilities.normalized()
 	if !caps.isDefault() {
 		h := sha256.New()

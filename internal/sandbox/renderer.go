@@ -137,6 +137,7 @@ func (r *Renderer) render(ctx context.Context, root string, src app.Source, opts
 	req := request{
 		Source: src, Options: opts,
 		Limits: settings.Limits, Capabilities: settings.Capabilities, AllowRemoteBases: settings.AllowRemoteBases,
+		Kustomize: settings.Kustomize,
 		Plugins: settings.Plugins, Memory: limits.Memory,
 	}
 	res, done, err := r.renderIn(rctx, real, req, limits, remote)

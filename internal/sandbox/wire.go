@@ -14,11 +14,12 @@ type request struct {
 	Root    string         `json:"root"`
 	Source  app.Source     `json:"source"`
 	Options render.Options `json:"options"`
-	// Limits, Capabilities and AllowRemoteBases are the worker's
+	// Limits, Capabilities, AllowRemoteBases and Kustomize are the worker's
 	// render.Renderer.
 	Limits           render.Limits       `json:"limits"`
 	Capabilities     render.Capabilities `json:"capabilities"`
 	AllowRemoteBases bool                `json:"allowRemoteBases,omitempty"`
+	Kustomize        render.KustomizeOptions `json:"kustomize,omitempty"`
 	// Plugins are the worker's config-management plugins; the renderer
 	// process runs them (render.Renderer.RunPlugins).
 	Plugins []*render.Plugin `json:"plugins,omitempty"`

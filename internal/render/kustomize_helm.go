@@ -1,0 +1,213 @@
+package render
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/api/types"
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+)
+
+// kustCharts are the helmCharts of one kustomization, to inflate.
+type kustCharts struct {
+	dir, file, display string // the kustomization's directory and file (real paths), and its name for errors
+	globals            *types.HelmGlobals
+	charts             []types.HelmChart
+}
+
+// KustomizeChartDir is where kustomize looks for the chart of a helmCharts
+// entry of the kustomization in dir, and so where the worker puts the
+// chart it fetches: the chart home (helmGlobals.chartHome, "charts" by
+// default, relative to the kustomization) and the chart's name, under
+// <name>-<version> when the entry names a repository and a version.
+func KustomizeChartDir(dir string, globals *types.HelmGlobals, c types.HelmChart) string {
+	home := types.HelmDefaultHome
+	if globals != nil && globals.ChartHome != "" {
+		home = globals.ChartHome
+	}
+	d := filepath.Join(dir, filepath.FromSlash(home))
+	if c.Version != "" && c.Repo != "" {
+		d = filepath.Join(d, c.Name+"-"+c.Version)
+	}
+	return filepath.Join(d, c.Name)
+}
+
+// inflateCharts stands in for kustomize's Helm chart generator, which runs
+// the helm binary: each chart of kc is rendered with Ferry's Helm (the
+// render's limits, no network: a chart of a repository is the one the
+// worker fetched into the chart home) into a resource file of its own in
+// fsys, which the kustomization, rewritten in memory, lists in place of
+// helmCharts and helmGlobals. Kustomize's transformers then apply as to
+// its generator's output; like it, the objects carry kustomize's
+// helm-generated mark, so that its namespace leaves them to Helm.
+func (r *Renderer) inflateCharts(ctx context.Context, t *target, fsys *repoFS, kc kustCharts) error {
+	var files []string
+	for i, c := range kc.charts {
+		objs, err := r.inflateChart(ctx, t, fsys, kc, c)
+		if err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		for _, o := range objs {
+			ann := o.GetAnnotations()
+			if ann == nil {
+				ann = map[string]string{}
+			}
+			ann[konfig.HelmGeneratedAnnotation] = "true"
+			o.SetAnnotations(ann)
+			y, err := yaml.Marshal(o.Object)
+			if err != nil {
+				return fmt.Errorf("%s: helmCharts %q: %w", kc.display, c.Name, err)
+			}
+			b.WriteString("---\n")
+			b.Write(y)
+		}
+		if b.Len() == 0 {
+			continue
+		}
+		name := fmt.Sprintf(".ferry-helm-chart-%d-%s.yaml", i, c.Name)
+		fsys.override(filepath.Join(kc.dir, name), b.Bytes())
+		files = append(files, name)
+	}
+	data, err := fsys.ReadFile(kc.file)
+	if err != nil {
+		return err
+	}
+	edited, err := replaceHelmCharts(kc.display, data, files)
+	if err != nil {
+		return err
+	}
+	fsys.override(kc.file, edited)
+	return nil
+}
+
+// inflateChart renders one helmCharts entry as helm template does for
+// kustomize: values from valuesFile (the chart's own values.yaml by
+// default) and valuesInline as valuesMerge says, then
+// additionalValuesFiles; the release name (the chart's name when none is
+// given: kustomize's generated name would change at every render) and
+// namespace ("default" when none is given, as for helm template); CRDs
+// only with includeCRDs; hooks left out with skipHooks.
+func (r *Renderer) inflateChart(ctx context.Context, t *target, fsys *repoFS, kc kustCharts, c types.HelmChart) ([]*unstructured.Unstructured, error) {
+	field := fmt.Sprintf("helmCharts %q", c.Name)
+	fail := func(format string, args ...any) error {
+		return &SourceError{Path: kc.display, Msg: field + ": " + fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case c.Name == "":
+		return nil, &SourceError{Path: kc.display, Msg: "helmCharts: an entry has no name: give the chart's name"}
+	case c.NameTemplate != "":
+		return nil, fail("nameTemplate is not supported: give a releaseName")
+	case kc.globals != nil && filepath.IsAbs(kc.globals.ChartHome):
+		return nil, fail("helmGlobals.chartHome %q is absolute: give a path relative to the kustomization", kc.globals.ChartHome)
+	}
+	dir, err := fsys.confine(KustomizeChartDir(kc.dir, kc.globals, c))
+	if err != nil || !fsys.IsDir(dir) {
+		where := fsys.display(KustomizeChartDir(kc.dir, kc.globals, c))
+		if c.Repo == "" {
+			return nil, fail("no chart at %s: give its repo, or commit the chart there", where)
+		}
+		return nil, fail("no chart at %s: the worker fetches a chart of a repository only when the worker's kustomize.buildOptions has --enable-helm", where)
+	}
+	readFile := func(name string) (map[string]any, error) {
+		p, err := fsys.confine(filepath.Join(kc.dir, filepath.FromSlash(name)))
+		if err != nil {
+			return nil, fail("values file %q is outside the repository", name)
+		}
+		data, err := fsys.ReadFile(p)
+		if err != nil {
+			return nil, fail("read values file %q: %v", name, err)
+		}
+		return readValues(fsys.display(p), data)
+	}
+	vals := map[string]any{}
+	if c.ValuesFile != "" {
+		if vals, err = readFile(c.ValuesFile); err != nil {
+			return nil, err
+		}
+	}
+	inline := map[string]any(c.ValuesInline)
+	if inline == nil {
+		inline = map[string]any{}
+	}
+	switch c.ValuesMerge {
+	case "", "override":
+		vals = mergeValues(vals, inline)
+	case "merge":
+		vals = mergeValues(inline, vals)
+	case "replace":
+		if len(c.ValuesInline) > 0 {
+			vals = inline
+		}
+	default:
+		return nil, fail("valuesMerge %q: give merge, override or replace", c.ValuesMerge)
+	}
+	for _, f := range c.AdditionalValuesFiles {
+		more, err := readFile(f)
+		if err != nil {
+			return nil, err
+		}
+		vals = mergeValues(vals, more)
+	}
+	h := &app.HelmSource{ReleaseName: cmp.Or(c.ReleaseName, c.Name), Namespace: cmp.Or(c.Namespace, "default"), ValuesObject: vals,
+		SkipCrds: !c.IncludeCRDs, KubeVersion: c.KubeVersion, APIVersions: c.ApiVersions}
+	ct := &target{root: t.root, appPath: displayPath(t.root, dir), dir: dir, typ: SourceTypeHelm}
+	objs, err := r.helm(ctx, ct, h, Options{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if c.SkipHooks {
+		kept := objs[:0]
+		for _, o := range objs {
+			if _, hook := o.GetAnnotations()[app.AnnotationHelmHook]; !hook {
+				kept = append(kept, o)
+			}
+		}
+		objs = kept
+	}
+	return objs, nil
+}
+
+// replaceHelmCharts takes helmCharts and helmGlobals (field names in any
+// case, as kustomize reads them) out of a kustomization and adds files to
+// its resources.
+func replaceHelmCharts(display string, data []byte, files []string) ([]byte, error) {
+	doc, err := kyaml.Parse(string(data))
+	if err != nil {
+		return nil, yamlError(display, yamlDoc{index: 1, line: 1}, err)
+	}
+	var kept []*kyaml.Node
+	var resources *kyaml.Node
+	fields := doc.YNode().Content
+	for i := 0; i+1 < len(fields); i += 2 {
+		switch strings.ToLower(fields[i].Value) {
+		case "helmcharts", "helmglobals":
+			continue
+		case "resources":
+			resources = fields[i+1]
+		}
+		kept = append(kept, fields[i], fields[i+1])
+	}
+	if resources == nil && len(files) > 0 {
+		resources = &kyaml.Node{Kind: kyaml.SequenceNode}
+		kept = append(kept, &kyaml.Node{Kind: kyaml.ScalarNode, Value: "resources"}, resources)
+	}
+	for _, f := range files {
+		resources.Content = append(resources.Content, &kyaml.Node{Kind: kyaml.ScalarNode, Value: f, Style: kyaml.DoubleQuotedStyle, Tag: kyaml.NodeTagString})
+	}
+	doc.YNode().Content = kept
+	out, err := doc.String()
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", display, err)
+	}
+	return []byte(out), nil
+}
