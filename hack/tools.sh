@@ -49,6 +49,10 @@ RUNSC_VERSION=v0.0.0-20260905035102-160fafc42237
 # tags: this is the pseudo-version of the commit tagged v2.45.1 (DEX_RELEASE).
 DEX_RELEASE=v2.45.1
 DEX_VERSION=v0.0.0-20260303133905-11d2eeb52b42
+# Mailpit, the SMTP server of the stack (ferry dev up, FERRY_SMTP_ADDR): the email
+# notifications land in its mailbox, read through its HTTP API (FERRY_MAILPIT_URL).
+# Pure Go (SQLite from modernc.org): about 1m40s on 2 cores, downloads included.
+MAILPIT_VERSION=v1.33.1
 
 cache=${FERRY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ferry}/tools
 bin=$cache/bin
@@ -177,6 +181,14 @@ dex_build() {
   CGO_ENABLED=0 go build -ldflags "-X main.version=$DEX_RELEASE" -o ../dex github.com/dexidp/dex/cmd/dex
 }
 
+# Its web UI is embedded in the module as built files; the version is what
+# `mailpit version` prints. The version check (a request to GitHub) stays off
+# at run time (devenv starts it with --disable-version-check).
+mailpit_build() {
+  GOBIN=$PWD/.. CGO_ENABLED=0 go install -ldflags "-X github.com/axllent/mailpit/config.Version=$MAILPIT_VERSION" \
+    "github.com/axllent/mailpit@$MAILPIT_VERSION"
+}
+
 runsc_build() {
   GOBIN=$PWD/.. CGO_ENABLED=0 go install "gvisor.dev/gvisor/runsc@$RUNSC_VERSION"
 }
@@ -243,7 +255,8 @@ argocd_build() {
 count_todo "$cache/temporal-$TEMPORAL_VERSION" "$cache/temporal-server-$TEMPORAL_SERVER_VERSION" \
   "$cache/temporal-ui-$TEMPORAL_UI_VERSION" "$cache/kwok-$KWOK_VERSION" "$cache/etcd-$ETCD_VERSION" \
   "$cache/kube-$KUBE_VERSION" "$cache/helm-$HELM_VERSION" "$cache/kustomize-$KUSTOMIZE_VERSION" \
-  "$cache/registry-$REGISTRY_VERSION" "$cache/runsc-$RUNSC_VERSION" "$cache/dex-$DEX_VERSION"
+  "$cache/registry-$REGISTRY_VERSION" "$cache/runsc-$RUNSC_VERSION" "$cache/dex-$DEX_VERSION" \
+  "$cache/mailpit-$MAILPIT_VERSION"
 build_once "$cache/temporal-$TEMPORAL_VERSION" temporal_build
 build_once "$cache/temporal-server-$TEMPORAL_SERVER_VERSION" temporal_server_build
 build_once "$cache/temporal-ui-$TEMPORAL_UI_VERSION" temporal_ui_build
@@ -255,6 +268,7 @@ build_once "$cache/kustomize-$KUSTOMIZE_VERSION" kustomize_build
 build_once "$cache/registry-$REGISTRY_VERSION" registry_build
 build_once "$cache/runsc-$RUNSC_VERSION" runsc_build
 build_once "$cache/dex-$DEX_VERSION" dex_build
+build_once "$cache/mailpit-$MAILPIT_VERSION" mailpit_build
 
 link() { ln -sfn "$1" "$bin/$(basename "$1")"; }
 link "$cache/temporal-$TEMPORAL_VERSION/temporal"
@@ -270,6 +284,7 @@ link "$cache/kustomize-$KUSTOMIZE_VERSION/kustomize"
 link "$cache/registry-$REGISTRY_VERSION/registry"
 link "$cache/runsc-$RUNSC_VERSION/runsc"
 link "$cache/dex-$DEX_VERSION/dex"
+link "$cache/mailpit-$MAILPIT_VERSION/mailpit"
 # The peers to build too: hack/tools.sh [flux] [argocd].
 peers=" $* "
 if [[ $peers == *" flux "* ]]; then

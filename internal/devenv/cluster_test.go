@@ -34,10 +34,10 @@ func TestTemporalCluster(t *testing.T) {
 	t.Logf("cluster stack ready in %s", s.StartDuration)
 
 	pids := s.Pids()
-	for _, name := range []string{"postgres", "temporal-frontend", "temporal-history", "temporal-matching", "temporal-worker", "temporal-ui", "redis", "registry", "dex"} {
+	for _, name := range []string{"postgres", "temporal-frontend", "temporal-history", "temporal-matching", "temporal-worker", "temporal-ui", "redis", "registry", "dex", "mailpit"} {
 		require.Contains(t, pids, name)
 	}
-	require.Len(t, pids, 9, "%v", pids)
+	require.Len(t, pids, 10, "%v", pids)
 	require.Len(t, devenv.Alive(pids), len(pids), "every process runs")
 
 	c, err := client.Dial(client.Options{HostPort: s.TemporalAddress, Namespace: s.Namespace})

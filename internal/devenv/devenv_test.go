@@ -2,6 +2,9 @@ package devenv_test
 
 import (
 	"context"
+	"crypto/rand"
+	"net"
+	"net/smtp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,6 +143,23 @@ func TestRedisAnswers(t *testing.T) {
 	require.Equal(t, "value", got)
 }
 
+// TestMailpitTakesAMessage: a message sent to the stack's SMTP server, with
+// credentials (it takes any), is in its mailbox.
+func TestMailpitTakesAMessage(t *testing.T) {
+	ctx := timeout(t, 30*time.Second)
+	to := "devenv-" + strings.ToLower(rand.Text()[:8]) + "@example.com"
+	host, _, err := net.SplitHostPort(stack.SMTPAddr)
+	require.NoError(t, err)
+	msg := "From: ferry@example.com\r\nTo: " + to + "\r\nSubject: hello from devenv\r\n\r\nthe body\r\n"
+	require.NoError(t, smtp.SendMail(stack.SMTPAddr, smtp.PlainAuth("", "user", "pass", host), "ferry@example.com", []string{to}, []byte(msg)))
+	mails, err := stack.Mailbox(ctx, to)
+	require.NoError(t, err)
+	require.Len(t, mails, 1)
+	require.Equal(t, "hello from devenv", mails[0].Subject)
+	require.Equal(t, "ferry@example.com", mails[0].From)
+	require.Equal(t, "the body", strings.TrimSpace(mails[0].Text))
+}
+
 func TestGitServerTakesAPush(t *testing.T) {
 	url, err := stack.CreateRepo("team/demo")
 	require.NoError(t, err)
@@ -223,8 +243,9 @@ func TestStopLeavesNothing(t *testing.T) {
 	s, err := devenv.Start(ctx, devenv.Options{Regions: []string{"ap-south-1"}, ToolsBin: stack.ToolsBin})
 	require.NoError(t, err)
 	pids := s.Pids()
-	require.Len(t, pids, 9, "etcd, apiserver, controller-manager, scheduler, kwok, temporal, redis, registry, dex: %v", pids)
+	require.Len(t, pids, 10, "etcd, apiserver, controller-manager, scheduler, kwok, temporal, redis, registry, dex, mailpit: %v", pids)
 	require.Contains(t, pids, "dex")
+	require.Contains(t, pids, "mailpit")
 	require.Len(t, devenv.Alive(pids), len(pids), "every process runs before Stop")
 
 	require.NoError(t, s.Stop())

@@ -42,6 +42,10 @@ func (s *Stack) Env() map[string]string {
 		env["FERRY_OIDC_CLIENT_ID"] = s.OIDCClientID
 		env["FERRY_OIDC_CLIENT_SECRET"] = s.OIDCClientSecret
 	}
+	if s.SMTPAddr != "" {
+		env["FERRY_SMTP_ADDR"] = s.SMTPAddr
+		env["FERRY_MAILPIT_URL"] = s.MailpitURL
+	}
 	if s.RegionsConfig != "" {
 		env["FERRY_REGIONS_CONFIG"] = s.RegionsConfig
 	}

@@ -100,6 +100,9 @@ type Stack struct {
 	// (dex.go); empty when the tools bin dir has no dex.
 	OIDCIssuer, OIDCClientID, OIDCClientSecret string
 	OIDCRedirectURIs                           []string
+	// SMTPAddr (host:port) and MailpitURL are the stack's SMTP server and
+	// its HTTP API (mailpit.go); empty when the tools bin dir has no mailpit.
+	SMTPAddr, MailpitURL string
 
 	log         io.Writer
 	tempDir     bool     // StateDir was made by Start: Stop removes it
@@ -113,6 +116,7 @@ type Stack struct {
 	helm        *helmRepo
 	registry    *proc
 	dex         *proc
+	mailpit     *proc
 
 	ports   *portReservation
 	mu      sync.Mutex // serializes Stop and RestartTemporal
@@ -196,7 +200,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	if opts.Control {
 		clusters++
 	}
-	ports, reservation, err := freePorts(clusters*regionPortCount + temporalPorts + 4)
+	ports, reservation, err := freePorts(clusters*regionPortCount + temporalPorts + 6)
 	if err != nil {
 		return s, err
 	}
@@ -230,6 +234,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	s.OCIRegistry = hostPort(registryPort)
 	s.ServerListen = hostPort(ports[temporalPorts+2])
 	dexPort := ports[temporalPorts+3]
+	smtpPort, mailpitPort := ports[temporalPorts+4], ports[temporalPorts+5]
 	s.CacheKey = rand.Text()
 
 	if s.git, err = startGitServer(s.StateDir); err != nil {
@@ -271,6 +276,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		return err
 	})
 	s.goStartDex(gctx, g, env, dexPort)
+	s.goStartMailpit(gctx, g, env, smtpPort, mailpitPort)
 	if err := g.Wait(); err != nil {
 		return s, err
 	}
@@ -281,9 +287,9 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		return s, err
 	}
 	s.StartDuration = time.Since(began)
-	s.logf("stack ready in %s: regions [%s], Temporal %s, Redis %s, Git %s, Helm %s, OCI %s, OIDC %s",
+	s.logf("stack ready in %s: regions [%s], Temporal %s, Redis %s, Git %s, Helm %s, OCI %s, OIDC %s, SMTP %s",
 		s.StartDuration.Round(10*time.Millisecond), strings.Join(regions, " "), s.TemporalAddress, s.RedisAddr, s.GitURL,
-		s.HelmRepoURL, s.OCIRegistry, s.OIDCIssuer)
+		s.HelmRepoURL, s.OCIRegistry, s.OIDCIssuer, s.SMTPAddr)
 	return s, nil
 }
 
@@ -299,7 +305,7 @@ func (s *Stack) Stop() error {
 	began := time.Now()
 	var wg sync.WaitGroup
 	clusters := s.clusters()
-	errs := make([]error, len(clusters)+4)
+	errs := make([]error, len(clusters)+5)
 	for i, r := range clusters {
 		wg.Go(func() { errs[i] = r.stop() })
 	}
@@ -314,6 +320,9 @@ func (s *Stack) Stop() error {
 	}
 	if s.dex != nil {
 		wg.Go(func() { errs[len(errs)-4] = s.dex.stop(stopGrace) })
+	}
+	if s.mailpit != nil {
+		wg.Go(func() { errs[len(errs)-5] = s.mailpit.stop(stopGrace) })
 	}
 	wg.Wait()
 	if s.git != nil {

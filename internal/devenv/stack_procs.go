@@ -16,7 +16,7 @@ func (s *Stack) procs() []*proc {
 	if s.temporal != nil {
 		out = append(out, s.temporal.procs()...)
 	}
-	out = append(out, s.redis, s.registry, s.dex)
+	out = append(out, s.redis, s.registry, s.dex, s.mailpit)
 	return out
 }
 
