@@ -24,9 +24,16 @@ const (
 
 // Service types Ferry sends through.
 const (
-	TypeWebhook = "webhook"
-	TypeSlack   = "slack"
-	TypeGitHub  = "github"
+	TypeWebhook     = "webhook"
+	TypeSlack       = "slack"
+	TypeGitHub      = "github"
+	TypeEmail       = "email"
+	TypeTeams       = "teams"
+	TypeOpsgenie    = "opsgenie"
+	TypePagerDutyV2 = "pagerdutyv2"
+	TypeTelegram    = "telegram"
+	TypeMattermost  = "mattermost"
+	TypeGoogleChat  = "googlechat"
 )
 
 // Config is what one argocd-notifications-cm says, with the built-in

@@ -14,10 +14,34 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 const gitHubAPIURL = "https://api.github.com"
+
+// GitHubOptions are service.github's: a GitHub App (as Argo CD) or a
+// token; enterpriseBaseURL is the API's URL (GitHub Enterprise, or any
+// server answering GitHub's API).
+type GitHubOptions struct {
+	AppID              any    `json:"appID,omitempty"`
+	InstallationID     any    `json:"installationID,omitempty"`
+	PrivateKey         string `json:"privateKey,omitempty"`
+	Token              string `json:"token,omitempty"`
+	EnterpriseBaseURL  string `json:"enterpriseBaseURL,omitempty"`
+	InsecureSkipVerify bool   `json:"insecureSkipVerify,omitempty"`
+}
+
+func (g *GitHubOptions) check() error {
+	app := g.AppID != nil || g.InstallationID != nil || g.PrivateKey != ""
+	switch {
+	case app && g.Token != "":
+		return fmt.Errorf("give either appID, installationID and privateKey (a GitHub App) or token, not both")
+	case app && (g.AppID == nil || g.InstallationID == nil || g.PrivateKey == ""):
+		return fmt.Errorf("a GitHub App needs appID, installationID and privateKey")
+	case !app && g.Token == "":
+		return fmt.Errorf("give appID, installationID and privateKey (a GitHub App) or token")
+	}
+	return nil
+}
 
 // gitHubBase is the API's base URL: a GitHub Enterprise URL gets /api/v3,
 // as Argo CD's GitHub client adds it.
@@ -32,9 +56,9 @@ func gitHubBase(o *GitHubOptions) string {
 	return base
 }
 
-// sendGitHub sets the commit status the template describes on the app's
+// send sets the commit status the template describes on the app's
 // revision.
-func sendGitHub(ctx context.Context, svc *service, n Notification, d Delivery) error {
+func (o *GitHubOptions) send(ctx context.Context, _ string, n Notification, _ Delivery) error {
 	g := n.GitHub
 	if g == nil || g.Status == nil {
 		return nil // the templates set nothing on GitHub
@@ -47,7 +71,6 @@ func sendGitHub(ctx context.Context, svc *service, n Notification, d Delivery) e
 	if sha == "" {
 		return permanent("no revision to set a commit status on (github.revisionPath is empty for this app)")
 	}
-	o := svc.github
 	client := httpClient(o.InsecureSkipVerify)
 	base := gitHubBase(o)
 	token, scheme := o.Token, "token"
@@ -57,10 +80,7 @@ func sendGitHub(ctx context.Context, svc *service, n Notification, d Delivery) e
 			return err
 		}
 	}
-	desc := n.Message
-	if utf8.RuneCountInString(desc) > 140 {
-		desc = string([]rune(desc)[:139]) + "…"
-	}
+	desc := truncate(n.Message, 140)
 	body, _ := json.Marshal(map[string]string{"state": g.Status.State, "context": g.Status.Label,
 		"target_url": g.Status.TargetURL, "description": desc})
 	req, err := newRequest(http.MethodPost, fmt.Sprintf("%s/repos/%s/statuses/%s", base, repo, sha), body)

@@ -43,6 +43,9 @@ func TestParseNamesEveryProblem(t *testing.T) {
 		"trigger.on-x":        "- when: app.status ==\n  send: [nope]",
 		"template.t":          "message: '{{.app'",
 		"service.email":       "host: smtp",
+		"service.rocketchat":  "email: a@b",
+		"service.teams":       "recipientUrls: {}",
+		"service.opsgenie":    "apiUrl: api.opsgenie.com\napiKey: x",
 		"service.webhook":     "url: http://x",
 		"service.webhook.ok":  "url: ''",
 		"subscriptions":       "- recipients: [x]",
@@ -50,14 +53,17 @@ func TestParseNamesEveryProblem(t *testing.T) {
 		"template.bad-state":  "github: {status: {state: done}}",
 		"service.github":      "token: $t\nappID: 1",
 		"unknown.key":         "x",
-		"template.email-only": "email: {subject: hi}\nmessage: hi",
+		"template.other-only": "rocketchat: {attachments: x}\nmessage: hi",
 	})
 	require.Error(t, err)
 	for _, want := range []string{
 		`data["trigger.on-x"]: condition 0: "app.status =="`,
 		`data["trigger.on-x"]: condition 0 sends template "nope"`,
 		`data["template.t"]: message:`,
-		`data["service.email"]: service type "email": Ferry sends through webhook, slack and github`,
+		`data["service.email"]: give port (587, 465 for implicit TLS, 25), from`,
+		`data["service.rocketchat"]: service type "rocketchat": Ferry sends through email, github, googlechat, mattermost, opsgenie, pagerdutyv2, slack, teams, telegram, webhook`,
+		`data["service.teams"]: recipientUrls is empty`,
+		`data["service.opsgenie"]: error unmarshaling JSON: while decoding JSON: json: unknown field "apiKey"`,
 		`data["service.webhook"]: a webhook service is named`,
 		`data["service.webhook.ok"]: url is empty`,
 		`data["subscriptions"]: subscription 0: recipient "x": no service.x is configured`,
@@ -68,7 +74,7 @@ func TestParseNamesEveryProblem(t *testing.T) {
 	} {
 		require.Contains(t, err.Error(), want)
 	}
-	require.NotContains(t, err.Error(), "email-only", "another service's part of a template is read past")
+	require.NotContains(t, err.Error(), "other-only", "another service's part of a template is read past")
 }
 
 func TestBuiltinTriggersAsArgoCDEvaluatesThem(t *testing.T) {
@@ -90,12 +96,18 @@ func TestBuiltinTriggersAsArgoCDEvaluatesThem(t *testing.T) {
 		{"on-health-degraded", "", app.HealthProgressing, false},
 		{"on-deployed", app.OperationSucceeded, app.HealthHealthy, true},
 		{"on-deployed", app.OperationSucceeded, app.HealthProgressing, false},
+		{"on-created", "", app.HealthProgressing, true},
+		{"on-deleted", "", app.HealthHealthy, false},
+		{"on-sync-status-unknown", app.OperationSucceeded, app.HealthHealthy, false},
 	} {
 		res, problems := c.Evaluate(testApp(tc.phase, tc.health), subs(tc.trigger), time.Now())
 		require.Empty(t, problems)
 		require.Len(t, res, 1)
 		require.Equal(t, tc.want, res[0].Triggered, "%s with %q %q", tc.trigger, tc.phase, tc.health)
-		if tc.want && tc.trigger != "on-health-degraded" {
+		switch {
+		case tc.trigger == "on-created":
+			require.Equal(t, "web", res[0].OncePer, "once per app")
+		case tc.want && tc.trigger != "on-health-degraded":
 			require.Equal(t, "abc123", res[0].OncePer, "once per revision")
 			require.True(t, strings.HasPrefix(res[0].Key, "abc123:"+tc.trigger+":[0]."), res[0].Key)
 		}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Delivery is one notification to send: what a trigger that fired sends
@@ -75,15 +76,7 @@ func (c *Config) Send(ctx context.Context, d Delivery, appObject json.RawMessage
 	if err != nil {
 		return permanent("notification %s: %w", d.ID, err)
 	}
-	switch svc.typ {
-	case TypeWebhook:
-		err = sendWebhook(ctx, svc, n, d)
-	case TypeSlack:
-		err = sendSlack(ctx, svc, n, d)
-	case TypeGitHub:
-		err = sendGitHub(ctx, svc, n, d)
-	}
-	if err != nil {
+	if err = svc.opts.send(ctx, svc.name, n, d); err != nil {
 		if IsPermanent(err) {
 			return &PermanentError{fmt.Errorf("notification %s to %s: %w", d.ID, d.Service, err)}
 		}
@@ -141,29 +134,10 @@ func newRequest(method, target string, body []byte) (*http.Request, error) {
 	return req, nil
 }
 
-func sendWebhook(ctx context.Context, svc *service, n Notification, d Delivery) error {
-	o := svc.webhook
-	method, target, body := http.MethodGet, o.URL, n.Message
-	if w, ok := n.Webhook[svc.name]; ok {
-		body = w.Body
-		if w.Method != "" {
-			method = w.Method
-		}
-		if w.Path != "" {
-			target = strings.TrimRight(target, "/") + "/" + strings.TrimLeft(w.Path, "/")
-		}
+// truncate cuts s to n runes, marking the cut.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
 	}
-	req, err := newRequest(method, target, []byte(body))
-	if err != nil {
-		return err
-	}
-	for _, h := range o.Headers {
-		req.Header.Set(h.Name, h.Value)
-	}
-	if o.BasicAuth != nil {
-		req.SetBasicAuth(o.BasicAuth.Username, o.BasicAuth.Password)
-	}
-	req.Header.Set(NotificationHeader, d.ID)
-	_, err = do(ctx, httpClient(o.InsecureSkipVerify), req)
-	return err
+	return string([]rune(s)[:n-1]) + "…"
 }

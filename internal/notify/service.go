@@ -1,8 +1,11 @@
 package notify
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -12,57 +15,42 @@ import (
 // references unresolved.
 type service struct {
 	name, typ string
-	webhook   *WebhookOptions
-	slack     *SlackOptions
-	github    *GitHubOptions
+	opts      options
 }
 
-// WebhookOptions are service.webhook.<name>'s.
-type WebhookOptions struct {
-	URL                string     `json:"url"`
-	Headers            []Header   `json:"headers,omitempty"`
-	BasicAuth          *BasicAuth `json:"basicAuth,omitempty"`
-	InsecureSkipVerify bool       `json:"insecureSkipVerify,omitempty"`
-	// Argo CD's in-process retries: Ferry's notification activity retries
-	// instead (durably), so these are read and not used.
-	RetryWaitMin string `json:"retryWaitMin,omitempty"`
-	RetryWaitMax string `json:"retryWaitMax,omitempty"`
-	RetryMax     int    `json:"retryMax,omitempty"`
+// options are one service type's keys, as Argo CD reads them: the struct
+// its value unmarshals into (strictly: an unknown key is an error).
+type options interface {
+	// check names what the value lacks, once read.
+	check() error
+	// send sends the rendered notification; name is the service's, which
+	// keys webhook templates.
+	send(ctx context.Context, name string, n Notification, d Delivery) error
 }
 
-type Header struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+// serviceTypes are the service types Ferry sends through, each with a new,
+// empty value of its options.
+var serviceTypes = map[string]func() options{
+	TypeWebhook:     func() options { return &WebhookOptions{} },
+	TypeSlack:       func() options { return &SlackOptions{} },
+	TypeGitHub:      func() options { return &GitHubOptions{} },
+	TypeEmail:       func() options { return &EmailOptions{} },
+	TypeTeams:       func() options { return &TeamsOptions{} },
+	TypeOpsgenie:    func() options { return &OpsgenieOptions{} },
+	TypePagerDutyV2: func() options { return &PagerDutyV2Options{} },
+	TypeTelegram:    func() options { return &TelegramOptions{} },
+	TypeMattermost:  func() options { return &MattermostOptions{} },
+	TypeGoogleChat:  func() options { return &GoogleChatOptions{} },
 }
 
-type BasicAuth struct {
-	Username string `json:"username"`
-	Password string `json:"password"`
-}
-
-// SlackOptions are service.slack's: a bot token (chat.postMessage on
-// apiURL, to the recipient channel) or an incoming webhook's URL.
-type SlackOptions struct {
-	Token              string `json:"token,omitempty"`
-	APIURL             string `json:"apiURL,omitempty"`
-	WebhookURL         string `json:"webhookURL,omitempty"`
-	Username           string `json:"username,omitempty"`
-	Icon               string `json:"icon,omitempty"`
-	SigningSecret      string `json:"signingSecret,omitempty"`
-	InsecureSkipVerify bool   `json:"insecureSkipVerify,omitempty"`
-	DisableUnfurl      bool   `json:"disableUnfurl,omitempty"`
-}
-
-// GitHubOptions are service.github's: a GitHub App (as Argo CD) or a
-// token; enterpriseBaseURL is the API's URL (GitHub Enterprise, or any
-// server answering GitHub's API).
-type GitHubOptions struct {
-	AppID              any    `json:"appID,omitempty"`
-	InstallationID     any    `json:"installationID,omitempty"`
-	PrivateKey         string `json:"privateKey,omitempty"`
-	Token              string `json:"token,omitempty"`
-	EnterpriseBaseURL  string `json:"enterpriseBaseURL,omitempty"`
-	InsecureSkipVerify bool   `json:"insecureSkipVerify,omitempty"`
+// transportOptions are the HTTP transport's keys Argo CD's HTTP services
+// take: read so that an existing ConfigMap is accepted, not used (each
+// send opens its own connection, bounded by sendTimeout).
+type transportOptions struct {
+	MaxIdleConns        int    `json:"maxIdleConns,omitempty"`
+	MaxIdleConnsPerHost int    `json:"maxIdleConnsPerHost,omitempty"`
+	MaxConnsPerHost     int    `json:"maxConnsPerHost,omitempty"`
+	IdleConnTimeout     string `json:"idleConnTimeout,omitempty"`
 }
 
 func parseService(rest, value string) (*service, error) {
@@ -70,40 +58,18 @@ func parseService(rest, value string) (*service, error) {
 	if !named {
 		name = typ
 	}
-	s := &service{name: name, typ: typ}
-	var err error
-	switch typ {
-	case TypeWebhook:
-		if !named || name == "" {
-			return nil, fmt.Errorf("a webhook service is named: service.webhook.<name>")
-		}
-		s.webhook = &WebhookOptions{}
-		if err = yaml.UnmarshalStrict([]byte(value), s.webhook); err == nil && s.webhook.URL == "" {
-			err = fmt.Errorf("url is empty; give the URL requests go to")
-		}
-	case TypeSlack:
-		s.slack = &SlackOptions{}
-		if err = yaml.UnmarshalStrict([]byte(value), s.slack); err == nil && s.slack.Token == "" && s.slack.WebhookURL == "" {
-			err = fmt.Errorf("give token (a bot token, $secret) or webhookURL (an incoming webhook)")
-		}
-	case TypeGitHub:
-		s.github = &GitHubOptions{}
-		if err = yaml.UnmarshalStrict([]byte(value), s.github); err == nil {
-			g := s.github
-			app := g.AppID != nil || g.InstallationID != nil || g.PrivateKey != ""
-			switch {
-			case app && g.Token != "":
-				err = fmt.Errorf("give either appID, installationID and privateKey (a GitHub App) or token, not both")
-			case app && (g.AppID == nil || g.InstallationID == nil || g.PrivateKey == ""):
-				err = fmt.Errorf("a GitHub App needs appID, installationID and privateKey")
-			case !app && g.Token == "":
-				err = fmt.Errorf("give appID, installationID and privateKey (a GitHub App) or token")
-			}
-		}
-	default:
-		return nil, fmt.Errorf("service type %q: Ferry sends through webhook, slack and github; remove this service from the file given to Ferry", typ)
+	newOptions, ok := serviceTypes[typ]
+	if !ok {
+		return nil, fmt.Errorf("service type %q: Ferry sends through %s; remove this service from the file given to Ferry", typ, strings.Join(sortedKeys(serviceTypes), ", "))
 	}
-	if err != nil {
+	if typ == TypeWebhook && (!named || name == "") {
+		return nil, fmt.Errorf("a webhook service is named: service.webhook.<name>")
+	}
+	s := &service{name: name, typ: typ, opts: newOptions()}
+	if err := yaml.UnmarshalStrict([]byte(value), s.opts); err != nil {
+		return nil, err
+	}
+	if err := s.opts.check(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -112,59 +78,37 @@ func parseService(rest, value string) (*service, error) {
 // secretRef is a $key in a service's value.
 var secretRef = regexp.MustCompile(`\$[A-Za-z0-9_-]+`)
 
-// strings are pointers to every string field of the service's options,
-// for resolving and checking $secret references.
-func (s *service) fields() []*string {
-	switch {
-	case s.webhook != nil:
-		w := s.webhook
-		f := []*string{&w.URL}
-		for i := range w.Headers {
-			f = append(f, &w.Headers[i].Name, &w.Headers[i].Value)
-		}
-		if w.BasicAuth != nil {
-			f = append(f, &w.BasicAuth.Username, &w.BasicAuth.Password)
-		}
-		return f
-	case s.slack != nil:
-		return []*string{&s.slack.Token, &s.slack.APIURL, &s.slack.WebhookURL, &s.slack.Username, &s.slack.Icon, &s.slack.SigningSecret}
-	case s.github != nil:
-		return []*string{&s.github.PrivateKey, &s.github.Token, &s.github.EnterpriseBaseURL}
-	}
-	return nil
-}
-
-// resolved is a copy of the service with its $secret references replaced.
+// resolved is a copy of the service with the $secret references of every
+// string of its options (map values and list items too) replaced.
 func (s *service) resolved(secrets *Secrets) (*service, error) {
-	c := *s
-	switch {
-	case s.webhook != nil:
-		w := *s.webhook
-		w.Headers = append([]Header(nil), w.Headers...)
-		if w.BasicAuth != nil {
-			b := *w.BasicAuth
-			w.BasicAuth = &b
-		}
-		c.webhook = &w
-	case s.slack != nil:
-		sl := *s.slack
-		c.slack = &sl
-	case s.github != nil:
-		g := *s.github
-		c.github = &g
+	raw, err := json.Marshal(s.opts)
+	if err != nil {
+		return nil, fmt.Errorf("service %q: %w", s.name, err)
+	}
+	var tree any
+	if err := json.Unmarshal(raw, &tree); err != nil {
+		return nil, fmt.Errorf("service %q: %w", s.name, err)
 	}
 	var missing []string
-	for _, f := range c.fields() {
-		*f = secretRef.ReplaceAllStringFunc(*f, func(ref string) string {
+	tree = mapStrings(tree, "", func(_, v string) string {
+		return secretRef.ReplaceAllStringFunc(v, func(ref string) string {
 			v, ok := secrets.lookup(ref[1:])
 			if !ok {
 				missing = append(missing, ref)
 			}
 			return v
 		})
-	}
+	})
 	if len(missing) > 0 {
+		slices.Sort(missing)
+		missing = slices.Compact(missing)
 		return nil, fmt.Errorf("service %q: %s not found: %s", s.name, strings.Join(missing, ", "), secrets.where(missing))
+	}
+	c := *s
+	c.opts = serviceTypes[s.typ]()
+	raw, _ = json.Marshal(tree)
+	if err := json.Unmarshal(raw, c.opts); err != nil {
+		return nil, fmt.Errorf("service %q: %w", s.name, err)
 	}
 	return &c, nil
 }
@@ -185,4 +129,16 @@ func (c *Config) CheckSecrets(secrets *Secrets) error {
 		return fmt.Errorf("notifications secrets: %s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// recipientEntry is the entry for recipient of a service's map keyed by
+// recipient (Teams' recipientUrls, Opsgenie's apiKeys, …).
+func recipientEntry(entries map[string]string, recipient, key, typ string) (string, error) {
+	if v, ok := entries[recipient]; ok && v != "" {
+		return v, nil
+	}
+	if recipient == "" {
+		return "", permanent("the subscription names no recipient; give one of %s's %s (subscribe.<trigger>.<service>: <recipient>)", typ, key)
+	}
+	return "", permanent("recipient %q is not in service.%s's %s; add it there or subscribe one of %s", recipient, typ, key, strings.Join(sortedKeys(entries), ", "))
 }

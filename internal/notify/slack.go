@@ -10,6 +10,27 @@ import (
 
 const slackAPIURL = "https://slack.com/api/"
 
+// SlackOptions are service.slack's: a bot token (chat.postMessage on
+// apiURL, to the recipient channel) or an incoming webhook's URL.
+type SlackOptions struct {
+	Token              string `json:"token,omitempty"`
+	APIURL             string `json:"apiURL,omitempty"`
+	WebhookURL         string `json:"webhookURL,omitempty"`
+	Username           string `json:"username,omitempty"`
+	Icon               string `json:"icon,omitempty"`
+	SigningSecret      string `json:"signingSecret,omitempty"`
+	InsecureSkipVerify bool   `json:"insecureSkipVerify,omitempty"`
+	DisableUnfurl      bool   `json:"disableUnfurl,omitempty"`
+	transportOptions
+}
+
+func (o *SlackOptions) check() error {
+	if o.Token == "" && o.WebhookURL == "" {
+		return fmt.Errorf("give token (a bot token, $secret) or webhookURL (an incoming webhook)")
+	}
+	return nil
+}
+
 type slackMessage struct {
 	Channel     string          `json:"channel,omitempty"`
 	Text        string          `json:"text"`
@@ -21,10 +42,9 @@ type slackMessage struct {
 	UnfurlLinks *bool           `json:"unfurl_links,omitempty"`
 }
 
-// sendSlack posts the message to an incoming webhook, or with the bot
-// token to chat.postMessage for the recipient channel.
-func sendSlack(ctx context.Context, svc *service, n Notification, d Delivery) error {
-	o := svc.slack
+// send posts the message to an incoming webhook, or with the bot token to
+// chat.postMessage for the recipient channel.
+func (o *SlackOptions) send(ctx context.Context, _ string, n Notification, d Delivery) error {
 	msg := slackMessage{Channel: d.Recipient, Text: n.Message, Username: o.Username}
 	if strings.HasPrefix(o.Icon, ":") {
 		msg.IconEmoji = o.Icon

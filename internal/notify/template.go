@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 	"time"
@@ -14,14 +16,27 @@ import (
 
 // Template is a template.<name> of the ConfigMap: Go templates over the
 // app (.app), the ConfigMap's context (.context), the service type
-// (.serviceType) and the recipient (.recipient).
+// (.serviceType) and the recipient (.recipient). Every string in it is a
+// template, in each service's part too.
 type Template struct {
-	name    string
-	Message string                     `json:"message,omitempty"`
-	Title   string                     `json:"title,omitempty"`
-	Webhook map[string]WebhookTemplate `json:"webhook,omitempty"`
-	Slack   *SlackTemplate             `json:"slack,omitempty"`
-	GitHub  *GitHubTemplate            `json:"github,omitempty"`
+	name string
+	Notification
+}
+
+// Notification is a message and each service's part of it: what a
+// template holds, and what the templates a trigger sends render to.
+type Notification struct {
+	Message     string                     `json:"message,omitempty"`
+	Title       string                     `json:"title,omitempty"`
+	Webhook     map[string]WebhookTemplate `json:"webhook,omitempty"`
+	Slack       *SlackTemplate             `json:"slack,omitempty"`
+	GitHub      *GitHubTemplate            `json:"github,omitempty"`
+	Email       *EmailTemplate             `json:"email,omitempty"`
+	Teams       *TeamsTemplate             `json:"teams,omitempty"`
+	Opsgenie    *OpsgenieTemplate          `json:"opsgenie,omitempty"`
+	PagerDutyV2 *PagerDutyV2Template       `json:"pagerdutyv2,omitempty"`
+	GoogleChat  *GoogleChatTemplate        `json:"googlechat,omitempty"`
+	Mattermost  *MattermostTemplate        `json:"mattermost,omitempty"`
 }
 
 // WebhookTemplate is the request a template makes of one webhook service.
@@ -56,17 +71,18 @@ type GitHubStatus struct {
 }
 
 // Parts of a template that belong to services Ferry does not send through
-// (Argo CD's catalog has them): read past, never sent.
+// (Argo CD's catalog and users' files have them): read past, never sent.
 var otherServiceParts = map[string]bool{
-	"email": true, "teams": true, "teams-workflows": true, "googlechat": true, "mattermost": true, "opsgenie": true,
-	"pagerduty": true, "pagerdutyv2": true, "alertmanager": true, "telegram": true, "rocketchat": true, "webex": true,
+	"teams-workflows": true, "pagerduty": true, "alertmanager": true, "rocketchat": true, "webex": true,
 	"newrelic": true, "grafana": true, "gitlab": true, "awssqs": true, "pushover": true, "matrix": true, "datadog": true,
 }
+
+const templateKeys = "{message, title, webhook, slack, github, email, teams, opsgenie, pagerdutyv2, googlechat, mattermost}"
 
 func parseTemplate(name, value string) (*Template, error) {
 	var raw map[string]json.RawMessage
 	if err := yaml.Unmarshal([]byte(value), &raw); err != nil {
-		return nil, fmt.Errorf("not a template {message, title, webhook, slack, github}: %w", err)
+		return nil, fmt.Errorf("not a template %s: %w", templateKeys, err)
 	}
 	ours := map[string]json.RawMessage{}
 	for k, v := range raw {
@@ -77,7 +93,7 @@ func parseTemplate(name, value string) (*Template, error) {
 	data, _ := json.Marshal(ours)
 	t := &Template{name: name}
 	if err := yaml.UnmarshalStrict(data, t); err != nil {
-		return nil, fmt.Errorf("not a template {message, title, webhook, slack, github}: %w", err)
+		return nil, fmt.Errorf("not a template %s: %w", templateKeys, err)
 	}
 	if t.GitHub != nil && t.GitHub.Status != nil {
 		if s := t.GitHub.Status.State; s != "" && !strings.Contains(s, "{{") && !validGitHubState[s] {
@@ -86,12 +102,18 @@ func parseTemplate(name, value string) (*Template, error) {
 	}
 	// Every field must parse now, not when a notification is due.
 	var errs []string
-	t.each(func(field, src string) {
+	tree, err := t.tree()
+	if err != nil {
+		return nil, err
+	}
+	mapStrings(tree, "", func(field, src string) string {
 		if _, err := parseText(src); err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", field, err))
 		}
+		return src
 	})
 	if len(errs) > 0 {
+		slices.Sort(errs)
 		return nil, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return t, nil
@@ -99,29 +121,41 @@ func parseTemplate(name, value string) (*Template, error) {
 
 var validGitHubState = map[string]bool{"error": true, "failure": true, "pending": true, "success": true}
 
-// each calls f with every templated field of t.
-func (t *Template) each(f func(field, src string)) {
-	f("message", t.Message)
-	f("title", t.Title)
-	for _, name := range sortedKeys(t.Webhook) {
-		w := t.Webhook[name]
-		f("webhook."+name+".path", w.Path)
-		f("webhook."+name+".body", w.Body)
+// tree is the template's Notification as decoded JSON, for walking its strings.
+func (t *Template) tree() (any, error) {
+	raw, err := json.Marshal(t.Notification)
+	if err != nil {
+		return nil, fmt.Errorf("template %q: %w", t.name, err)
 	}
-	if s := t.Slack; s != nil {
-		f("slack.attachments", s.Attachments)
-		f("slack.blocks", s.Blocks)
-		f("slack.groupingKey", s.GroupingKey)
+	var tree any
+	if err := json.Unmarshal(raw, &tree); err != nil {
+		return nil, fmt.Errorf("template %q: %w", t.name, err)
 	}
-	if g := t.GitHub; g != nil {
-		f("github.repoURLPath", g.RepoURLPath)
-		f("github.revisionPath", g.RevisionPath)
-		if s := g.Status; s != nil {
-			f("github.status.state", s.State)
-			f("github.status.label", s.Label)
-			f("github.status.targetURL", s.TargetURL)
+	return tree, nil
+}
+
+// mapStrings is tree (decoded JSON) with f applied to every string, given
+// its path (a.b.0.c); map keys are left as they are.
+func mapStrings(tree any, path string, f func(path, s string) string) any {
+	at := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch v := tree.(type) {
+	case string:
+		return f(path, v)
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			v[k] = mapStrings(v[k], at(k), f)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = mapStrings(e, at(strconv.Itoa(i)), f)
 		}
 	}
+	return tree
 }
 
 // templateFuncs are Sprig's (less what reads the environment or the
@@ -138,17 +172,8 @@ func parseText(src string) (*template.Template, error) {
 	return template.New("").Funcs(templateFuncs).Option("missingkey=zero").Parse(src)
 }
 
-// Notification is what the templates a trigger sends rendered for one app.
-type Notification struct {
-	Message string
-	Title   string
-	Webhook map[string]WebhookTemplate
-	Slack   *SlackTemplate
-	GitHub  *GitHubTemplate
-}
-
 // render runs the named templates over vars, later ones adding to (and
-// replacing the fields of) earlier ones, as Argo CD merges them.
+// replacing the parts of) earlier ones, as Argo CD merges them.
 func (c *Config) render(names []string, vars map[string]any) (Notification, error) {
 	var n Notification
 	for _, name := range names {
@@ -156,50 +181,68 @@ func (c *Config) render(names []string, vars map[string]any) (Notification, erro
 		if t == nil {
 			return n, fmt.Errorf("template %q is not configured", name)
 		}
+		tree, err := t.tree()
+		if err != nil {
+			return n, err
+		}
 		var errs []string
-		out := map[string]string{}
-		t.each(func(field, src string) {
+		tree = mapStrings(tree, "", func(field, src string) string {
 			s, err := execute(src, vars)
 			if err != nil {
 				errs = append(errs, fmt.Sprintf("%s: %v", field, err))
 			}
-			out[field] = s
+			return s
 		})
 		if len(errs) > 0 {
 			return n, fmt.Errorf("template %q: %s", name, strings.Join(errs, "; "))
 		}
-		if t.Message != "" {
-			n.Message = out["message"]
+		var out Notification
+		raw, _ := json.Marshal(tree)
+		if err := json.Unmarshal(raw, &out); err != nil {
+			return n, fmt.Errorf("template %q: %w", name, err)
 		}
-		if t.Title != "" {
-			n.Title = out["title"]
-		}
-		for _, wh := range sortedKeys(t.Webhook) {
-			if n.Webhook == nil {
-				n.Webhook = map[string]WebhookTemplate{}
-			}
-			n.Webhook[wh] = WebhookTemplate{Method: t.Webhook[wh].Method,
-				Path: out["webhook."+wh+".path"], Body: out["webhook."+wh+".body"]}
-		}
-		if s := t.Slack; s != nil {
-			n.Slack = &SlackTemplate{Attachments: out["slack.attachments"], Blocks: out["slack.blocks"],
-				GroupingKey: out["slack.groupingKey"], NotifyBroadcast: s.NotifyBroadcast, DeliveryPolicy: s.DeliveryPolicy}
-		}
-		if g := t.GitHub; g != nil {
-			gh := &GitHubTemplate{RepoURLPath: out["github.repoURLPath"], RevisionPath: out["github.revisionPath"]}
-			if g.RepoURLPath == "" {
-				gh.RepoURLPath, _ = execute("{{.app.spec.source.repoURL}}", vars)
-			}
-			if g.RevisionPath == "" {
-				gh.RevisionPath, _ = execute("{{.app.status.operationState.syncResult.revision}}", vars)
-			}
-			if g.Status != nil {
-				gh.Status = &GitHubStatus{State: out["github.status.state"], Label: out["github.status.label"], TargetURL: out["github.status.targetURL"]}
-			}
-			n.GitHub = gh
-		}
+		n.merge(out, t, vars)
 	}
 	return n, nil
+}
+
+// merge takes what template t (rendered: out) sets: its message and title
+// when it has them, each service's part it has, its webhooks by name.
+func (n *Notification) merge(out Notification, t *Template, vars map[string]any) {
+	if t.Message != "" {
+		n.Message = out.Message
+	}
+	if t.Title != "" {
+		n.Title = out.Title
+	}
+	for wh, w := range out.Webhook {
+		if n.Webhook == nil {
+			n.Webhook = map[string]WebhookTemplate{}
+		}
+		n.Webhook[wh] = w
+	}
+	if g := out.GitHub; g != nil {
+		if t.GitHub.RepoURLPath == "" {
+			g.RepoURLPath, _ = execute("{{.app.spec.source.repoURL}}", vars)
+		}
+		if t.GitHub.RevisionPath == "" {
+			g.RevisionPath, _ = execute("{{.app.status.operationState.syncResult.revision}}", vars)
+		}
+	}
+	replace(&n.Slack, out.Slack)
+	replace(&n.GitHub, out.GitHub)
+	replace(&n.Email, out.Email)
+	replace(&n.Teams, out.Teams)
+	replace(&n.Opsgenie, out.Opsgenie)
+	replace(&n.PagerDutyV2, out.PagerDutyV2)
+	replace(&n.GoogleChat, out.GoogleChat)
+	replace(&n.Mattermost, out.Mattermost)
+}
+
+func replace[T any](dst **T, src *T) {
+	if src != nil {
+		*dst = src
+	}
 }
 
 func execute(src string, vars map[string]any) (string, error) {
