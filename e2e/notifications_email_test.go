@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/e2e/e2etest"
+	"github.com/ferry-gitops/ferry/internal/notify"
+)
+
+const smtpPassword = "ferry-smtp-password-8c2d"
+
+// TestSyncFailureNotifiesByEmail: an app subscribes an address to
+// on-sync-failed through an email service (Argo CD's service.email, its
+// credentials $secrets) pointed at the stack's SMTP server, Mailpit. Its
+// sync fails; the built-in template's email is in the mailbox, once, even
+// after the app reconciles again with the failure standing. The password
+// is in no history.
+func TestSyncFailureNotifiesByEmail(t *testing.T) {
+	require.NotEmpty(t, stack.SMTPAddr, "the stack has no SMTP server: run hack/tools.sh, which builds mailpit")
+	host, port, err := net.SplitHostPort(stack.SMTPAddr)
+	require.NoError(t, err)
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: argocd-notifications-cm
+data:
+  service.email.mail: |
+    host: %s
+    port: %s
+    from: $email-from
+    username: ferry
+    password: $email-password
+`, host, port)
+	env := []string{notify.EnvName("email-from") + "=Ferry <ferry@example.com>", notify.EnvName("email-password") + "=" + smtpPassword}
+	startWorkerEnv(t, env, "--notifications-config", writeFile(t, cfg))
+
+	const name = "notifymail"
+	to := name + "-" + strings.ToLower(time.Now().Format("150405.000")) + "@example.com"
+	repo := newRepo(t, name)
+	repo.write(map[string]string{
+		"app/pod.yaml": failingPod("fails", "0"),
+		// A later wave: the sync waits for the failing pod, and fails.
+		"app/cm.yaml": strings.Replace(configMap("later", "v1"), "metadata:\n", "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n", 1),
+	})
+	sha := repo.commitAndPush("a pod that fails")
+	manifest := strings.Replace(appYAML(name, repo.URL, "app", name, false, "3m"), "metadata:\n",
+		"metadata:\n  annotations:\n    notifications.argoproj.io/subscribe.on-sync-failed.mail: "+to+"\n", 1)
+	mustFerry(t, "app", "apply", "-f", writeFile(t, manifest))
+	syncFails(t, name)
+
+	eventually(t, 3*time.Minute, "the email reaches the mailbox", func() (bool, string) {
+		mails, err := stack.Mailbox(t.Context(), to)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(mails) > 0, "none yet"
+	})
+	c := temporalClient(t)
+	var id string
+	for _, ev := range events(t, c, name) {
+		if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil && a.WorkflowType.GetName() == contract.NotificationWorkflow {
+			require.Empty(t, id, "one notification is started")
+			id = a.WorkflowId
+		}
+	}
+	require.NotEmpty(t, id)
+	eventually(t, time.Minute, "the notification's workflow completes", func() (bool, string) {
+		d, err := c.DescribeWorkflowExecution(t.Context(), id, "")
+		if err != nil {
+			return false, err.Error()
+		}
+		return d.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, d.WorkflowExecutionInfo.Status.String()
+	})
+	// The app reconciles again: the condition still holds, nothing new is sent.
+	mustFerry(t, "app", "refresh", name)
+	before := lastReconcile(t, name)
+	eventually(t, time.Minute, "a reconcile after the email", func() (bool, string) {
+		return lastReconcile(t, name).After(before), "not yet"
+	})
+
+	mails, err := stack.Mailbox(t.Context(), to)
+	require.NoError(t, err)
+	require.Len(t, mails, 1, "the failed sync is mailed once")
+	m := mails[0]
+	require.Equal(t, "ferry@example.com", m.From)
+	require.Equal(t, []string{to}, m.To)
+	require.Equal(t, "Sync of "+name+" failed", m.Subject)
+	require.Contains(t, m.Text, "The sync of application "+name+" to revision "+sha+" failed")
+
+	histories := e2etest.WorkflowHistories(t, c, contract.WorkflowID(name))
+	for run, data := range e2etest.WorkflowHistories(t, c, id) {
+		histories["notification "+run] = data
+	}
+	for run, data := range histories {
+		require.NotContains(t, string(data), smtpPassword, "history %s", run)
+	}
+	mustFerry(t, "app", "delete", name, "--cascade")
+}
