@@ -27,6 +27,11 @@ const versionDefaultSubscriptions = "notifications-default-subscriptions"
 // the first status change of a run, then only when it changes).
 const notifySubscriptionsID = "notifications-subscriptions"
 
+// versionNotifyDeleting: a delete evaluates the triggers once more, the
+// app's object carrying metadata.deletionTimestamp, so that Argo CD's
+// on-deleted fires.
+const versionNotifyDeleting = "notifications-on-delete"
+
 // notifyState is what the app remembers of its notifications.
 type notifyState struct {
 	// Notified are the keys sent whose condition still holds (or that
@@ -64,6 +69,9 @@ func (s *appState) notify(ctx workflow.Context) {
 	}
 	s.notifyEvaluated = digest
 	obj, err := notify.AppObject(s.app, s.Status)
+	if err == nil && s.deletingSince != nil {
+		obj, err = notify.WithDeletionTimestamp(obj, *s.deletingSince)
+	}
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("notifications not evaluated", "error", err)
 		return
@@ -114,6 +122,16 @@ func (s *appState) notify(ctx workflow.Context) {
 	}
 }
 
+// notifyDeleting evaluates the triggers as the app's delete begins.
+func (s *appState) notifyDeleting(ctx workflow.Context) {
+	if workflow.GetVersion(ctx, versionNotifyDeleting, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	now := workflow.Now(ctx)
+	s.deletingSince = &now
+	s.notify(ctx)
+}
+
 // subscribedByConfig tells whether an app without subscribe annotations
 // is to be evaluated: the worker's config has a subscriptions key (which
 // of them select the app is Evaluate's to say). The answer is recorded,
@@ -148,6 +166,9 @@ func (s *appState) notifyDigest() string {
 	}
 	for _, c := range st.Conditions {
 		fmt.Fprintf(&b, "|%s %s", c.Type, c.Message)
+	}
+	if s.deletingSince != nil {
+		b.WriteString("|deleting")
 	}
 	for _, k := range workflow.DeterministicKeys(s.app.Metadata.Annotations) {
 		fmt.Fprintf(&b, "|%s=%s", k, s.app.Metadata.Annotations[k])

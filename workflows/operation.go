@@ -277,6 +277,7 @@ func (s *appState) endOperation(ctx workflow.Context, op *operation) {
 func (s *appState) runDelete(ctx workflow.Context) bool {
 	p := s.deletion
 	defer func() { p.done = true }()
+	s.notifyDeleting(ctx)
 	if !p.req.Cascades(&s.app) {
 		return true
 	}

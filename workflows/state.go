@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/ferry-gitops/ferry/contract"
@@ -79,6 +81,9 @@ type perRun struct {
 	// notifications: a new run evaluates once more (nothing is sent twice:
 	// Notifications.Notified persists).
 	notifyEvaluated string
+	// deletingSince is when a delete began (notifyDeleting): the app's
+	// object carries it as metadata.deletionTimestamp, as Argo CD's does.
+	deletingSince *time.Time
 	// stragglers are the regions whose compare runs on without the app
 	// waiting for it (stragglers.go).
 	stragglers map[string]*straggler

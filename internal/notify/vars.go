@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/ferry-gitops/ferry/internal/app"
 )
@@ -39,6 +40,23 @@ func AppObject(a app.Application, st app.Status) (json.RawMessage, error) {
 			op["operation"] = operation
 		}
 	}
+	return json.Marshal(m)
+}
+
+// WithDeletionTimestamp is the app's object (AppObject) as it is while the
+// app is being deleted: metadata.deletionTimestamp set, as Argo CD's, so
+// that on-deleted holds.
+func WithDeletionTimestamp(obj json.RawMessage, at time.Time) (json.RawMessage, error) {
+	m, err := decodeApp(obj)
+	if err != nil {
+		return nil, err
+	}
+	md, _ := m["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		m["metadata"] = md
+	}
+	md["deletionTimestamp"] = at.UTC().Format(time.RFC3339)
 	return json.Marshal(m)
 }
 
