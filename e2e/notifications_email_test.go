@@ -22,7 +22,8 @@ const smtpPassword = "ferry-smtp-password-8c2d"
 // credentials $secrets) pointed at the stack's SMTP server, Mailpit. Its
 // sync fails; the built-in template's email is in the mailbox, once, even
 // after the app reconciles again with the failure standing. The password
-// is in no history.
+// is in no history. The app subscribes the address to on-deleted too: its
+// delete mails once more.
 func TestSyncFailureNotifiesByEmail(t *testing.T) {
 	require.NotEmpty(t, stack.SMTPAddr, "the stack has no SMTP server: run hack/tools.sh, which builds mailpit")
 	host, port, err := net.SplitHostPort(stack.SMTPAddr)
@@ -52,7 +53,8 @@ data:
 	})
 	sha := repo.commitAndPush("a pod that fails")
 	manifest := strings.Replace(appYAML(name, repo.URL, "app", name, false, "3m"), "metadata:\n",
-		"metadata:\n  annotations:\n    notifications.argoproj.io/subscribe.on-sync-failed.mail: "+to+"\n", 1)
+		"metadata:\n  annotations:\n    notifications.argoproj.io/subscribe.on-sync-failed.mail: "+to+
+			"\n    notifications.argoproj.io/subscribe.on-deleted.mail: "+to+"\n", 1)
 	mustFerry(t, "app", "apply", "-f", writeFile(t, manifest))
 	syncFails(t, name)
 
@@ -102,5 +104,20 @@ data:
 	for run, data := range histories {
 		require.NotContains(t, string(data), smtpPassword, "history %s", run)
 	}
+
+	// Deleting the app is Argo CD's on-deleted: one more email.
 	mustFerry(t, "app", "delete", name, "--cascade")
+	eventually(t, 3*time.Minute, "the deletion's email reaches the mailbox", func() (bool, string) {
+		mails, err := stack.Mailbox(t.Context(), to)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(mails) > 1, fmt.Sprintf("%d mails", len(mails))
+	})
+	mails, err = stack.Mailbox(t.Context(), to)
+	require.NoError(t, err)
+	require.Len(t, mails, 2)
+	require.Equal(t, name+" is being deleted", mails[1].Subject)
+	require.Contains(t, mails[1].Text, "Application "+name+" is being deleted.")
+	recordHistories(t, name)
 }
