@@ -6,20 +6,20 @@
 // Keys read from the ConfigMap's data, as Argo CD documents them:
 //
 //	trigger.<name>           a list of conditions {when, oncePer, send, description}
-//	template.<name>          {message, title, webhook.<name>.{method,path,body}, slack.{attachments,blocks,…}, github.{repoURLPath,revisionPath,status}}
-//	service.webhook.<name>   {url, headers: [{name, value}], basicAuth: {username, password}, insecureSkipVerify}
-//	service.slack[.<name>]   {token, apiURL, username, icon} or {webhookURL} (an incoming webhook)
-//	service.github[.<name>]  {appID, installationID, privateKey, enterpriseBaseURL} or {token}
+//	template.<name>          {message, title, and each service's part: email, slack, teams, opsgenie, pagerdutyv2, googlechat, mattermost, webhook.<name>, github}
+//	service.<type>[.<name>]  the keys Argo CD's engine reads for email, teams, opsgenie, pagerdutyv2, telegram,
+//	                         mattermost, googlechat, slack, github and webhook (one file per type: email.go, teams.go, …)
 //	context                  a map of strings templates read as .context
 //	defaultTriggers          triggers of subscriptions that name none
 //	subscriptions            [{recipients, triggers, selector}]: default subscriptions of the apps whose labels the selector matches
 //
 // Conditions are github.com/expr-lang/expr expressions over the app, as
 // Argo CD evaluates them; templates are Go templates with Sprig's
-// functions. The triggers and templates of Argo CD's catalog that its
-// documentation names (on-sync-succeeded, on-sync-failed, on-sync-running,
-// on-health-degraded, on-deployed) are built in; the ConfigMap's own of the
-// same name replace them.
+// functions. Argo CD's catalog of triggers (on-created, on-deleted,
+// on-deployed, on-health-degraded, on-sync-failed, on-sync-running,
+// on-sync-status-unknown, on-sync-succeeded) is built in, with templates of
+// our own for every service (defaults.go); the ConfigMap's own of the same
+// name replace them.
 //
 // Apps subscribe by annotation, as in Argo CD (and by the subscriptions key):
 //
