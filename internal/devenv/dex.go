@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -129,22 +128,7 @@ func startDex(ctx context.Context, stateDir, toolsBin string, env []string, o de
 		return nil, err
 	}
 	discovery := dexIssuer(o.port) + "/.well-known/openid-configuration"
-	client := &http.Client{Timeout: 5 * time.Second}
-	return p, p.waitReady(ctx, "dex", dexTimeout, func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, discovery, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET %s answered %s", discovery, resp.Status)
-		}
-		return nil
-	})
+	return p, p.waitReady(ctx, "dex", dexTimeout, answersOK(discovery))
 }
 
 // hasDex reports whether the tools bin dir holds dex: a tools cache built

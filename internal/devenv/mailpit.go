@@ -3,7 +3,6 @@ package devenv
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -31,23 +30,7 @@ func startMailpit(ctx context.Context, stateDir, toolsBin string, env []string, 
 	if err != nil {
 		return nil, err
 	}
-	ready := mailpitURL(httpPort) + "/readyz"
-	client := &http.Client{Timeout: 5 * time.Second}
-	return p, p.waitReady(ctx, "mailpit", mailpitTimeout, func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, ready, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET %s answered %s", ready, resp.Status)
-		}
-		return nil
-	})
+	return p, p.waitReady(ctx, "mailpit", mailpitTimeout, answersOK(mailpitURL(httpPort)+"/readyz"))
 }
 
 func mailpitURL(port int) string { return "http://" + hostPort(port) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -171,4 +172,24 @@ func stopAll(ps []*proc, grace time.Duration) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// answersOK is a readiness check: a GET of url answers 200.
+func answersOK(url string) func(context.Context) error {
+	client := &http.Client{Timeout: 5 * time.Second}
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET %s answered %s", url, resp.Status)
+		}
+		return nil
+	}
 }

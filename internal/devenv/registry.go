@@ -3,7 +3,6 @@ package devenv
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -45,20 +44,5 @@ func startRegistry(ctx context.Context, stateDir, toolsBin string, env []string,
 	if err != nil {
 		return nil, err
 	}
-	client := &http.Client{Timeout: 5 * time.Second}
-	return p, p.waitReady(ctx, "oci registry", registryTimeout, func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/v2/", nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET /v2/ answered %s", resp.Status)
-		}
-		return nil
-	})
+	return p, p.waitReady(ctx, "oci registry", registryTimeout, answersOK("http://"+addr+"/v2/"))
 }
