@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
@@ -74,19 +73,8 @@ data:
 		}
 	}
 	require.NotEmpty(t, id)
-	eventually(t, time.Minute, "the notification's workflow completes", func() (bool, string) {
-		d, err := c.DescribeWorkflowExecution(t.Context(), id, "")
-		if err != nil {
-			return false, err.Error()
-		}
-		return d.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, d.WorkflowExecutionInfo.Status.String()
-	})
 	// The app reconciles again: the condition still holds, nothing new is sent.
-	mustFerry(t, "app", "refresh", name)
-	before := lastReconcile(t, name)
-	eventually(t, time.Minute, "a reconcile after the email", func() (bool, string) {
-		return lastReconcile(t, name).After(before), "not yet"
-	})
+	notifiedThenReconciled(t, c, id, name)
 
 	mails, err := stack.Mailbox(t.Context(), to)
 	require.NoError(t, err)

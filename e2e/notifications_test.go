@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
@@ -203,19 +204,7 @@ func TestNotificationOfAFailedSyncIsSentOnce(t *testing.T) {
 		return len(delivered) > 0, "none yet"
 	})
 	c := temporalClient(t)
-	eventually(t, time.Minute, "the notification's workflow completes", func() (bool, string) {
-		d, err := c.DescribeWorkflowExecution(t.Context(), id, "")
-		if err != nil {
-			return false, err.Error()
-		}
-		return d.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, d.WorkflowExecutionInfo.Status.String()
-	})
-	// The app reconciles again: the condition still holds, nothing new is sent.
-	mustFerry(t, "app", "refresh", name)
-	before := lastReconcile(t, name)
-	eventually(t, time.Minute, "a reconcile after the delivery", func() (bool, string) {
-		return lastReconcile(t, name).After(before), "not yet"
-	})
+	notifiedThenReconciled(t, c, id, name)
 	_, delivered, bodies := hook.state()
 	require.Equal(t, map[string]int{id: 1}, delivered, "exactly one delivery of the failed sync")
 	require.Equal(t, fmt.Sprintf(`POST /hooks/%s {"app": "%s", "revision": "%s", "phase": "Failed"}`, name, name, sha), bodies[id])
@@ -241,6 +230,25 @@ func TestNotificationOfAFailedSyncIsSentOnce(t *testing.T) {
 	mustFerry(t, "app", "delete", name, "--cascade")
 	recordHistories(t, name)
 	recordWorkflowHistories(t, id, name+"-notification")
+}
+
+// notifiedThenReconciled waits for notification id's workflow to complete,
+// then for app name to reconcile again, the condition that fired still
+// holding: after it, a second notification would have been sent.
+func notifiedThenReconciled(t *testing.T, c client.Client, id, name string) {
+	t.Helper()
+	eventually(t, time.Minute, "the notification's workflow completes", func() (bool, string) {
+		d, err := c.DescribeWorkflowExecution(t.Context(), id, "")
+		if err != nil {
+			return false, err.Error()
+		}
+		return d.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, d.WorkflowExecutionInfo.Status.String()
+	})
+	mustFerry(t, "app", "refresh", name)
+	before := lastReconcile(t, name)
+	eventually(t, time.Minute, "a reconcile after the notification", func() (bool, string) {
+		return lastReconcile(t, name).After(before), "not yet"
+	})
 }
 
 func lastReconcile(t *testing.T, name string) time.Time {
