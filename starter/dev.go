@@ -36,7 +36,8 @@ func newDevUpCmd() *cobra.Command {
 		Long: `Start the local stack: per region a Kubernetes control plane (etcd,
 kube-apiserver, kube-controller-manager, kube-scheduler) with a kwok fake Node,
 plus Temporal with its Web UI, Redis, a Git server, a Helm chart repository,
-an OCI registry and Dex, an OIDC provider with the users alice
+an OCI registry, Mailpit (an SMTP server whose mailbox takes email
+notifications) and Dex, an OIDC provider with the users alice
 (alice@example.com, password alice-password, group team-a) and bob
 (bob@example.com, bob-password, team-b). With --control (the default) one more API server is the
 control cluster: kube context control, namespace argocd, with the CRDs of
@@ -51,7 +52,8 @@ FERRY_REGIONS_CONFIG, REDIS_ADDR, FERRY_GIT_URL, FERRY_HELM_REPO_URL,
 FERRY_OCI_REGISTRY, FERRY_CONTROL_CONTEXT, FERRY_CONTROL_NAMESPACE,
 FERRY_OIDC_ISSUER, FERRY_OIDC_CLIENT_ID and FERRY_OIDC_CLIENT_SECRET (Dex's
 client for ferry-server), FERRY_SERVER_LISTEN (a free port kept for
-ferry-server, whose /auth/callback Dex accepts), FERRY_TOOLS_BIN, PATH), then runs until SIGINT or SIGTERM
+ferry-server, whose /auth/callback Dex accepts), FERRY_SMTP_ADDR and
+FERRY_MAILPIT_URL (Mailpit's SMTP address and web UI/API), FERRY_TOOLS_BIN, PATH), then runs until SIGINT or SIGTERM
 and stops every process it started. DIR is wiped on start, except DIR/git,
 DIR/helm and DIR/registry. With FERRY_HELM_REPO_USERNAME and
 FERRY_HELM_REPO_PASSWORD set, the Helm repository asks for them (basic auth).
@@ -113,11 +115,11 @@ func runDevUp(cmd *cobra.Command, opts devenv.Options, withArgoCD bool) error {
   Git           %s/<name>.git
   Helm repo     %s
   OCI registry  %s (charts: oci://%s/charts/<name>)
-%s%s  logs          %s
+%s%s%s  logs          %s
   env           . %s
 Press Ctrl-C to stop.
 `, s.StartDuration.Round(10*time.Millisecond), s.TemporalAddress, s.Namespace, temporalKind(s.Temporal), s.TemporalUIURL,
-		strings.Join(s.Regions, ", "), controlLine(s), s.Kubeconfig, s.RedisAddr, s.GitURL, s.HelmRepoURL, s.OCIRegistry, s.OCIRegistry, oidcLine(s), argoCDLine(argoCD), s.LogDir, envPath)
+		strings.Join(s.Regions, ", "), controlLine(s), s.Kubeconfig, s.RedisAddr, s.GitURL, s.HelmRepoURL, s.OCIRegistry, s.OCIRegistry, oidcLine(s), mailLine(s), argoCDLine(argoCD), s.LogDir, envPath)
 
 	runErr := waitDevStack(ctx, s)
 	// Signals stay caught while the stack stops: a second Ctrl-C, or the
@@ -143,6 +145,14 @@ func controlLine(s *devenv.Stack) string {
 		return ""
 	}
 	return fmt.Sprintf("  control       kubectl --context %s -n %s get applications\n", s.ControlContext, s.ControlNamespace)
+}
+
+// mailLine is what dev up says of Mailpit, if it runs.
+func mailLine(s *devenv.Stack) string {
+	if s.SMTPAddr == "" {
+		return ""
+	}
+	return fmt.Sprintf("  SMTP          %s (mailbox %s)\n", s.SMTPAddr, s.MailpitURL)
 }
 
 // oidcLine is what dev up says of Dex, if it runs.
