@@ -6,6 +6,7 @@ import (
 	"github.com/ferry-gitops/ferry/internal/customize"
 	"github.com/ferry-gitops/ferry/internal/diff"
 	"github.com/ferry-gitops/ferry/internal/regions"
+	"github.com/ferry-gitops/ferry/internal/render"
 )
 
 // loadCustomizations reads --resource-customizations: Argo CD's argocd-cm
@@ -20,6 +21,20 @@ func loadCustomizations(file string) (*customize.Set, error) {
 		return nil, fmt.Errorf("--resource-customizations %s: resource.customizations.ignoreDifferences: %w", file, err)
 	}
 	return set, nil
+}
+
+// kustomizeOptions are the kustomize.buildOptions of the argocd-cm of
+// --resource-customizations that Ferry takes.
+func kustomizeOptions(file string) (render.KustomizeOptions, error) {
+	set, err := customize.ParseFile(file)
+	if err != nil || set == nil {
+		return render.KustomizeOptions{}, err
+	}
+	o, err := render.ParseKustomizeBuildOptions(set.KustomizeBuildOptions)
+	if err != nil {
+		return o, fmt.Errorf("--resource-customizations %s: %w", file, err)
+	}
+	return o, nil
 }
 
 // excludedIn is what resource.exclusions/inclusions leave alone in region:

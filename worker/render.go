@@ -68,6 +68,9 @@ func newPipeline(cfg *config, reg prometheus.Registerer) (*pipeline.Pipeline, er
 	if settings.Plugins, err = loadPlugins(cfg); err != nil {
 		return nil, err
 	}
+	if settings.Kustomize, err = kustomizeOptions(cfg.customizations); err != nil {
+		return nil, err
+	}
 	cache := pipeline.Cache{Memory: manifests.DefaultMemoryBytes, TTL: time.Hour, Key: os.Getenv(manifests.EnvCacheKey),
 		OnVerifyFailure: m.verifyFailures.Inc}
 	if cfg.redisAddr != "" {

@@ -128,19 +128,29 @@ func (c *Charts) WithDependencies(ctx context.Context, root, chartPath string) (
 	if err != nil || len(deps) == 0 {
 		return root, noop, nil // a broken Chart.yaml is the renderer's to report
 	}
-	copyRoot, err := newTree(c.treesAt, "deps-")
+	copyRoot, release, err := c.privateCopy(root, "deps-")
+	if err != nil {
+		return "", nil, err
+	}
+	b := &budget{c: c, display: "chart " + chartPath}
+	if err := c.vendorDependencies(ctx, filepath.Join(copyRoot, filepath.FromSlash(chartPath)), b, 0); err != nil {
+		release()
+		return "", nil, err
+	}
+	return copyRoot, release, nil
+}
+
+// privateCopy is a copy of the tree root to fetch charts into (hard links
+// where the filesystem allows); release removes it.
+func (c *Charts) privateCopy(root, prefix string) (string, func(), error) {
+	copyRoot, err := newTree(c.treesAt, prefix)
 	if err != nil {
 		return "", nil, err
 	}
 	release := func() { _ = os.RemoveAll(copyRoot) }
 	if err := linkTree(root, copyRoot); err != nil {
 		release()
-		return "", nil, fmt.Errorf("copy the checkout to fetch chart dependencies into: %w", err)
-	}
-	b := &budget{c: c, display: "chart " + chartPath}
-	if err := c.vendorDependencies(ctx, filepath.Join(copyRoot, filepath.FromSlash(chartPath)), b, 0); err != nil {
-		release()
-		return "", nil, err
+		return "", nil, fmt.Errorf("copy the checkout to fetch charts into: %w", err)
 	}
 	return copyRoot, release, nil
 }

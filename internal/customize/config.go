@@ -29,6 +29,9 @@ type Set struct {
 	overrides  map[string]*override // by group/kind key, which may hold wildcards
 	exclusions []Filter
 	inclusions []Filter
+	// KustomizeBuildOptions is kustomize.buildOptions, the flags of
+	// kustomize build (render.ParseKustomizeBuildOptions reads them).
+	KustomizeBuildOptions string
 }
 
 // override is what the ConfigMap says about one group/kind key.
@@ -109,6 +112,8 @@ func FromData(data map[string]string) (*Set, error) {
 			if err := yaml.UnmarshalStrict([]byte(value), &s.exclusions); err != nil {
 				fail(key, "not a list of {apiGroups, kinds, clusters}: %v", err)
 			}
+		case key == "kustomize.buildOptions":
+			s.KustomizeBuildOptions = value
 		case key == inclusionsKey:
 			if err := yaml.UnmarshalStrict([]byte(value), &s.inclusions); err != nil {
 				fail(key, "not a list of {apiGroups, kinds, clusters}: %v", err)

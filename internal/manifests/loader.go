@@ -56,6 +56,10 @@ type Loader struct {
 	// (spec.source.chart) and fetches the remote dependencies of charts in
 	// Git; nil refuses chart sources and leaves dependencies to charts/.
 	Charts ChartFetcher
+	// KustomizeHelm fetches the charts of repositories that Kustomize's
+	// helmCharts name into the checkout before the render, which inflates
+	// them (the Renderer's --enable-helm).
+	KustomizeHelm bool
 	// Cache holds encoded sets; nil means no cache.
 	Cache Cache
 	// Sealer authenticates every entry put in Cache and checks every entry

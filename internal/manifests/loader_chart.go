@@ -8,6 +8,7 @@ import (
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/chartsource"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
+	"github.com/ferry-gitops/ferry/internal/render"
 )
 
 // ChartFetcher checks out charts of Helm repositories and OCI registries
@@ -19,6 +20,8 @@ type ChartFetcher interface {
 	// WithDependencies gives a checkout in which the chart at chartPath
 	// has its https:// and oci:// dependencies in charts/.
 	WithDependencies(ctx context.Context, root, chartPath string) (string, func(), error)
+	// WithCharts gives a checkout with each chart in its place.
+	WithCharts(ctx context.Context, root string, charts []chartsource.Placed) (string, func(), error)
 }
 
 var _ ChartFetcher = (*chartsource.Charts)(nil)
@@ -35,8 +38,21 @@ func (l *Loader) checkout(ctx context.Context, req Request) (string, func(), err
 		return l.Charts.Checkout(ctx, req.RepoURL, src.Chart, req.SHA)
 	}
 	dir, release, err := l.Repos.Checkout(ctx, req.RepoURL, req.SHA)
-	if err != nil || l.Charts == nil || src.Kustomize != nil || src.Directory != nil || src.Plugin != nil {
+	if err != nil || l.Charts == nil {
 		return dir, release, err
+	}
+	if l.KustomizeHelm && src.Helm == nil && src.Directory == nil && src.Plugin == nil {
+		if charts := kustomizeCharts(dir, src.Path); len(charts) > 0 {
+			placed, releasePlaced, err := l.Charts.WithCharts(ctx, dir, charts)
+			if err != nil {
+				release()
+				return "", nil, err
+			}
+			return placed, func() { releasePlaced(); release() }, nil
+		}
+	}
+	if src.Kustomize != nil || src.Directory != nil || src.Plugin != nil {
+		return dir, release, nil
 	}
 	deps, releaseDeps, err := l.Charts.WithDependencies(ctx, dir, cleanPath(src.Path))
 	if err != nil {
@@ -74,4 +90,15 @@ func checkRevision(req Request) (string, error) {
 		return "", fmt.Errorf("load manifests of %s: %q is not a full commit SHA; resolve the revision first", gitsource.RedactURL(req.RepoURL), req.SHA)
 	}
 	return sha, nil
+}
+
+// kustomizeCharts are the charts of repositories that the kustomizations
+// of path name in helmCharts and the checkout lacks.
+func kustomizeCharts(root, path string) []chartsource.Placed {
+	var out []chartsource.Placed
+	for _, c := range render.KustomizeCharts(root, cleanPath(path)) {
+		out = append(out, chartsource.Placed{RepoURL: c.RepoURL, Name: c.Name, Version: c.Version, Dir: c.Dir,
+			Asker: fmt.Sprintf("the helmCharts entry %q of %s", c.Name, c.Kustomization)})
+	}
+	return out
 }

@@ -95,6 +95,8 @@ type Pipeline struct {
 
 	observer   manifests.Observer
 	failureTag string
+	// kustomizeHelm: the renderer inflates Kustomize's helmCharts.
+	kustomizeHelm bool
 }
 
 // Close stops the render sandboxes of a pool.
@@ -155,7 +157,8 @@ func New(o Options) (*Pipeline, error) {
 	}
 	// A failure remembered under other limits is not this one's.
 	failureTag := fmt.Sprintf("render %+v memory %d checkout %d/%d", settings.Limits, memory, gopts.MaxFileBytes, gopts.MaxCheckoutBytes)
-	p := &Pipeline{Repos: repos, Charts: charts, Renderer: r, observer: o.Observer, failureTag: failureTag}
+	p := &Pipeline{Repos: repos, Charts: charts, Renderer: r, observer: o.Observer, failureTag: failureTag,
+		kustomizeHelm: settings.Kustomize.EnableHelm}
 	p.Loader = p.loader(cache, sealer)
 	return p, nil
 }
@@ -173,7 +176,7 @@ func (p *Pipeline) LoaderWith(c Cache) (*manifests.Loader, error) {
 
 func (p *Pipeline) loader(cache manifests.Cache, sealer *manifests.Sealer) *manifests.Loader {
 	return &manifests.Loader{Repos: p.Repos, Charts: p.Charts, Cache: cache, Sealer: sealer, Renderer: p.Renderer.SourceRenderer,
-		Observer: p.observer, FailureTag: p.failureTag}
+		Observer: p.observer, FailureTag: p.failureTag, KustomizeHelm: p.kustomizeHelm}
 }
 
 // newCache is the manifest cache c chooses, and its sealer.

@@ -46,7 +46,7 @@ func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.Kustomize
 		return nil, r.kustomizeError(t, fsys, err)
 	}
 	for _, kc := range scan.charts {
-		if err := r.inflateCharts(ctx, t, fsys, kc); err != nil {
+		if err := r.inflateCharts(ctx, t, fsys, kc, opts); err != nil {
 			return nil, err
 		}
 	}

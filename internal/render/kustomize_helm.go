@@ -49,9 +49,15 @@ func KustomizeChartDir(dir string, globals *types.HelmGlobals, c types.HelmChart
 // helmCharts and helmGlobals. Kustomize's transformers then apply as to
 // its generator's output; like it, the objects carry kustomize's
 // helm-generated mark, so that its namespace leaves them to Helm.
-func (r *Renderer) inflateCharts(ctx context.Context, t *target, fsys *repoFS, kc kustCharts) error {
+func (r *Renderer) inflateCharts(ctx context.Context, t *target, fsys *repoFS, kc kustCharts, opts *app.KustomizeSource) error {
 	var files []string
 	for i, c := range kc.charts {
+		if opts != nil { // spec.source.kustomize's, as Argo CD passes them to kustomize
+			c.KubeVersion = cmp.Or(c.KubeVersion, opts.KubeVersion)
+			if len(c.ApiVersions) == 0 {
+				c.ApiVersions = opts.APIVersions
+			}
+		}
 		objs, err := r.inflateChart(ctx, t, fsys, kc, c)
 		if err != nil {
 			return err
@@ -210,4 +216,49 @@ func replaceHelmCharts(display string, data []byte, files []string) ([]byte, err
 		return nil, fmt.Errorf("write %s: %w", display, err)
 	}
 	return []byte(out), nil
+}
+
+// KustomizeChart is a chart a kustomization's helmCharts names from a
+// repository and that the checkout does not hold: the worker fetches it
+// into Dir before the render (which has no network) inflates it.
+type KustomizeChart struct {
+	RepoURL, Name, Version string
+	// Dir is where the render looks for it, relative to the checkout's
+	// root (KustomizeChartDir), slash-separated.
+	Dir string
+	// Kustomization names the kustomization that asks for it.
+	Kustomization string
+}
+
+// KustomizeCharts lists the charts of repositories that the
+// kustomizations reachable from path in the checkout at root name in
+// helmCharts, for the worker to fetch. It refuses nothing: what is wrong
+// with the kustomizations, the render says.
+func KustomizeCharts(root, path string) []KustomizeChart {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil
+	}
+	_, dir, err := resolveAppPath(osFiles{}, real, path)
+	if err != nil {
+		return nil
+	}
+	fsys := newRepoFS(real, newBudget(DefaultLimits().withDefaults(), path))
+	s := &kustScan{fs: fsys, enableHelm: true, listOnly: true, seen: map[string]bool{}}
+	_ = s.dir(dir)
+	var out []KustomizeChart
+	for _, kc := range s.charts {
+		if kc.globals != nil && filepath.IsAbs(kc.globals.ChartHome) {
+			continue
+		}
+		for _, c := range kc.charts {
+			dir := KustomizeChartDir(kc.dir, kc.globals, c)
+			rel, err := filepath.Rel(real, dir)
+			if c.Repo == "" || c.Name == "" || err != nil || !filepath.IsLocal(rel) || fsys.IsDir(dir) {
+				continue
+			}
+			out = append(out, KustomizeChart{RepoURL: c.Repo, Name: c.Name, Version: c.Version, Dir: filepath.ToSlash(rel), Kustomization: kc.display})
+		}
+	}
+	return out
 }

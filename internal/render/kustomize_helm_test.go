@@ -116,3 +116,31 @@ func TestParseKustomizeBuildOptions(t *testing.T) {
 		t.Errorf("unsupported options: %v", err)
 	}
 }
+
+// TestKustomizeCharts: the worker is asked to fetch the charts of
+// repositories that the checkout lacks, where the render will look for
+// them; a chart already in the chart home, or of no repository, is not.
+func TestKustomizeCharts(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "app", "kustomization.yaml"), `resources: [../base, https://example.com/x.yaml]
+helmGlobals: {chartHome: vendor}
+helmCharts:
+- {name: redis, repo: https://charts.example.com, version: 1.0.0}
+- {name: local}
+`)
+	writeFile(t, filepath.Join(root, "base", "kustomization.yaml"), "helmCharts:\n- {name: web, repo: oci://registry.example.com/charts}\n- {name: kept, repo: https://charts.example.com}\n")
+	writeFile(t, filepath.Join(root, "base", "charts", "kept", "Chart.yaml"), "apiVersion: v2\nname: kept\nversion: 1.0.0\n")
+	got := KustomizeCharts(root, "app")
+	want := []KustomizeChart{
+		{RepoURL: "https://charts.example.com", Name: "redis", Version: "1.0.0", Dir: "app/vendor/redis-1.0.0/redis", Kustomization: "app/kustomization.yaml"},
+		{RepoURL: "oci://registry.example.com/charts", Name: "web", Dir: "base/charts/web", Kustomization: "base/kustomization.yaml"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v; want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("[%d] %+v; want %+v", i, got[i], want[i])
+		}
+	}
+}

@@ -57,6 +57,8 @@ type kustScan struct {
 	// they are refused.
 	enableHelm bool
 	charts     []kustCharts
+	// listOnly walks what it can, refusing nothing (KustomizeCharts).
+	listOnly bool
 
 	// Remote bases: fetch fetches one (on the worker, FetchRemoteBases);
 	// without it, known are the ones fetched (in the render). bases are
@@ -191,6 +193,9 @@ func (s *kustScan) target(real, display, field, entry string) error {
 		}
 	}
 	if isRemoteTarget(entry) || isHTTP(entry) {
+		if s.listOnly {
+			return nil
+		}
 		if s.allowRemote {
 			return s.remoteTarget(real, display, field, entry)
 		}
@@ -277,7 +282,10 @@ func (s *kustScan) file(display, field, entry string) error {
 }
 
 func (s *kustScan) remote(display, field, entry string) error {
-	if s.allowRemote {
+	switch {
+	case s.listOnly:
+		return nil
+	case s.allowRemote:
 		return &UnsupportedError{
 			Path: display,
 			What: fmt.Sprintf("remote files (%s: %q)", field, entry),
