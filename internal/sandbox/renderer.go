@@ -138,7 +138,7 @@ func (r *Renderer) render(ctx context.Context, root string, src app.Source, opts
 		Source: src, Options: opts,
 		Limits: settings.Limits, Capabilities: settings.Capabilities, AllowRemoteBases: settings.AllowRemoteBases,
 		Kustomize: settings.Kustomize,
-		Plugins: settings.Plugins, Memory: limits.Memory,
+		Plugins:   settings.Plugins, Memory: limits.Memory,
 	}
 	res, done, err := r.renderIn(rctx, real, req, limits, remote)
 	if err == nil && res.ExitCode == 0 && !res.OutOfMemory && !res.StdoutOverflow {

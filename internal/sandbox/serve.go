@@ -171,7 +171,7 @@ func inMemory(req request, files *render.Files) bool {
 func renderResponse(ctx context.Context, req request, files *render.Files) (response, []map[string]any) {
 	r := &render.Renderer{Limits: req.Limits, Capabilities: req.Capabilities, AllowRemoteBases: req.AllowRemoteBases,
 		Kustomize: req.Kustomize,
-		Plugins: req.Plugins, RunPlugins: true, Files: files}
+		Plugins:   req.Plugins, RunPlugins: true, Files: files}
 	res, err := r.Render(ctx, req.Root, req.Source, req.Options)
 	if err != nil {
 		return response{Error: encodeError(err)}, nil

@@ -16,9 +16,9 @@ type request struct {
 	Options render.Options `json:"options"`
 	// Limits, Capabilities, AllowRemoteBases and Kustomize are the worker's
 	// render.Renderer.
-	Limits           render.Limits       `json:"limits"`
-	Capabilities     render.Capabilities `json:"capabilities"`
-	AllowRemoteBases bool                `json:"allowRemoteBases,omitempty"`
+	Limits           render.Limits           `json:"limits"`
+	Capabilities     render.Capabilities     `json:"capabilities"`
+	AllowRemoteBases bool                    `json:"allowRemoteBases,omitempty"`
 	Kustomize        render.KustomizeOptions `json:"kustomize,omitempty"`
 	// Plugins are the worker's config-management plugins; the renderer
 	// process runs them (render.Renderer.RunPlugins).
