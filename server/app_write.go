@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/ferryclient"
@@ -72,34 +70,11 @@ func (s *server) appUpdate(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.shown(v))
 }
 
-// updateObject writes the spec, labels and annotations of body to the
-// Application object key, as kubectl edit would.
+// updateObject writes body's spec, labels and annotations to the
+// Application object key ("namespace/name").
 func (s *server) updateObject(r *http.Request, key string, body []byte) error {
-	var in struct {
-		Metadata struct {
-			Labels      map[string]string `json:"labels"`
-			Annotations map[string]string `json:"annotations"`
-		} `json:"metadata"`
-		Spec map[string]any `json:"spec"`
-	}
-	if err := json.Unmarshal(body, &in); err != nil {
-		return err
-	}
 	ns, name, _ := strings.Cut(key, "/")
-	res := s.dyn.Resource(appobjects.Applications).Namespace(ns)
-	// The worker writes the object's status meanwhile: a conflict is
-	// tried again on the object as it is then.
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		u, err := res.Get(r.Context(), name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		u.Object["spec"] = in.Spec
-		u.SetLabels(in.Metadata.Labels)
-		u.SetAnnotations(in.Metadata.Annotations)
-		_, err = res.Update(r.Context(), u, metav1.UpdateOptions{FieldManager: "ferry-server"})
-		return err
-	})
+	return appobjects.Update(r.Context(), s.dyn.Resource(appobjects.Applications).Namespace(ns), name, body, "ferry-server")
 }
 
 // appEvents is GET /api/v1/applications/{name}/events: the Events of the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -175,4 +176,15 @@ func (o *controlObjects) delete(ctx context.Context, appName string, cascade boo
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// update writes the edited Application doc of app appName to its object
+// key (appobjects.Update), and returns once the app runs the new spec, or
+// with the object's InvalidSpecError.
+func (o *controlObjects) update(ctx context.Context, c client.Client, appName, key string, edited *app.Application, doc []byte) error {
+	ns, name, _ := strings.Cut(key, "/")
+	if err := appobjects.Update(ctx, o.apps.Namespace(ns), name, doc, appobjects.FieldManager); err != nil {
+		return err
+	}
+	return o.waitTaken(ctx, c, appName, edited.SpecDigest())
 }
