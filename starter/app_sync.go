@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -19,25 +20,53 @@ func newSyncCmd(tf *temporalFlags) *cobra.Command {
 	var req contract.SyncRequest
 	var wait bool
 	var sf syncFlags
+	var many appSelection
 	cmd := &cobra.Command{
-		Use:   "sync NAME",
+		Use:   "sync [NAME... | -l SELECTOR | --project PROJECT]",
 		Short: "Sync the app to its target revision (or --revision) in every region",
-		Args:  cobra.ExactArgs(1),
+		Long: `Sync apps to their target revision (or --revision) in every region. Name
+the apps, or select them as argocd app sync does: -l SELECTOR by their
+labels (as ferry app list -l) and --project, repeatable; every app that
+matches is synced in turn, by name, and a failure does not stop the
+others.`,
+		Example: `  ferry app sync guestbook --wait
+  ferry app sync -l team=payments --prune
+  ferry app sync --project shop --project web`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := sf.apply(cmd, args[0], &req); err != nil {
+			label := "the apps"
+			if len(args) == 1 {
+				label = args[0]
+			}
+			if err := sf.apply(cmd, label, &req); err != nil {
 				return err
+			}
+			names := args
+			switch {
+			case many.set() && len(args) > 0:
+				return fmt.Errorf("give app names or -l/--project, not both: %s", strings.Join(args, ", "))
+			case many.set():
+				var err error
+				if names, err = many.names(cmd.Context(), tf); err != nil {
+					return err
+				}
+				if len(names) == 0 {
+					return fmt.Errorf("no app matches -l %q --project %q: see ferry app list -l", many.selector, strings.Join(many.projects, ","))
+				}
+			case len(args) == 0:
+				return errors.New("name the apps to sync, or select them with -l SELECTOR or --project PROJECT")
 			}
 			if sf.timeout > 0 {
 				wait = true
 				ctx, cancel := context.WithTimeoutCause(cmd.Context(), sf.timeout,
-					fmt.Errorf("app %q: timed out after %s waiting for the sync (it goes on: ferry app get %s; ferry app terminate-op %s stops it)",
-						args[0], sf.timeout, args[0], args[0]))
+					fmt.Errorf("%s: timed out after %s waiting for the sync (it goes on: ferry app get NAME; ferry app terminate-op NAME stops it)",
+						label, sf.timeout))
 				defer cancel()
 				cmd.SetContext(ctx)
 			}
-			return runSync(cmd, tf, args[0], req, wait)
+			return syncMany(cmd, names, func(name string) error { return runSync(cmd, tf, name, req, wait) })
 		},
 	}
+	many.register(cmd)
 	sf.register(cmd)
 	cmd.Flags().StringVar(&req.Revision, "revision", "", "branch, tag or SHA to sync instead of the target revision")
 	cmd.Flags().BoolVar(&req.Prune, "prune", false, "delete tracked resources that are no longer in Git")
