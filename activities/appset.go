@@ -15,6 +15,7 @@ import (
 	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/appset"
+	"github.com/ferry-gitops/ferry/internal/appsetgit"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 )
 
@@ -40,11 +41,11 @@ func (a *AppSets) Register(w worker.Registry) {
 // generator or template that cannot run is not retried; Git is.
 func (a *AppSets) GenerateAppSet(ctx context.Context, in contract.GenerateInput) (contract.GenerateResult, error) {
 	defer heartbeatEvery(ctx, heartbeatInterval, "generate")()
-	src := &gitTrees{repos: a.Repos, fresh: in.Fresh, maxAge: in.MaxAge}
-	defer src.release()
+	src := &appsetgit.Trees{Repos: a.Repos, Fresh: in.Fresh, MaxAge: in.MaxAge}
+	defer src.Release()
 	res, err := appset.Generate(ctx, &in.Set, appset.Options{Source: src, Clusters: a.Clusters, Validate: a.Validate})
 	switch {
-	case err != nil && isGitError(err):
+	case err != nil && appsetgit.IsGitError(err):
 		return contract.GenerateResult{}, classify(err)
 	case err != nil:
 		return contract.GenerateResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidAppSet, nil)
@@ -53,7 +54,11 @@ func (a *AppSets) GenerateAppSet(ctx context.Context, in contract.GenerateInput)
 	if err != nil {
 		return contract.GenerateResult{}, err
 	}
-	return contract.GenerateResult{Apps: apps, Invalid: append(res.Invalid, refused...), Revisions: src.revisions}, nil
+	var revisions []contract.RepoRevision
+	for _, r := range src.Revisions() {
+		revisions = append(revisions, contract.RepoRevision{RepoURL: r.RepoURL, Revision: r.Revision, SHA: r.SHA})
+	}
+	return contract.GenerateResult{Apps: apps, Invalid: append(res.Invalid, refused...), Revisions: revisions}, nil
 }
 
 // inProject keeps the generated apps that the set's project allows it to

@@ -1,4 +1,12 @@
-package activities
+// Package appsetgit reads the commits of Git repositories that an
+// ApplicationSet's git generators walk: the appset.Source of one
+// generation, over the clones and refs cache of gitsource that every app
+// of a repository shares.
+//
+//	src := &appsetgit.Trees{Repos: repos}
+//	defer src.Release()
+//	res, err := appset.Generate(ctx, set, appset.Options{Source: src})
+package appsetgit
 
 import (
 	"cmp"
@@ -8,40 +16,48 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/appset"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 )
 
-// gitTrees is the Source of one generation: each (repo, revision) is
+// Trees is the Source of one generation: each (repo, revision) is
 // resolved through the refs cache every app of the repo shares and checked
-// out from the shared clone once, and released when the generation ends.
-type gitTrees struct {
-	repos  *gitsource.Repos
-	fresh  bool
-	maxAge time.Duration
+// out from the shared clone once, and released when the generation ends
+// (Release).
+type Trees struct {
+	Repos *gitsource.Repos
+	// Fresh lists the refs anew; otherwise the shared refs cache may
+	// answer, MaxAge old at most when MaxAge is set.
+	Fresh  bool
+	MaxAge time.Duration
 
 	mu        sync.Mutex
 	trees     map[string]*checkedOut
 	releases  []func()
-	revisions []contract.RepoRevision
+	revisions []Revision
 }
 
-var _ appset.Source = (*gitTrees)(nil)
+var _ appset.Source = (*Trees)(nil)
 
-// gitError marks a failure to read Git, which classify judges, from a
-// generator or template that cannot run, which no retry fixes.
+// Revision is a commit a generation read.
+type Revision struct {
+	RepoURL, Revision, SHA string
+}
+
+// gitError marks a failure to read Git (which a retry may fix) from a
+// generator or template that cannot run (which no retry fixes).
 type gitError struct{ err error }
 
 func (e *gitError) Error() string { return e.err.Error() }
 func (e *gitError) Unwrap() error { return e.err }
 
-func (g *gitTrees) Tree(ctx context.Context, repoURL, revision string) (appset.Tree, error) {
+func (g *Trees) Tree(ctx context.Context, repoURL, revision string) (appset.Tree, error) {
 	revision = cmp.Or(revision, app.DefaultTargetRevision)
 	key := repoURL + "\x00" + revision
 	g.mu.Lock()
@@ -51,16 +67,16 @@ func (g *gitTrees) Tree(ctx context.Context, repoURL, revision string) (appset.T
 	}
 	var opts []gitsource.ResolveOption
 	switch {
-	case g.fresh:
+	case g.Fresh:
 		opts = append(opts, gitsource.ForceRefresh())
-	case g.maxAge > 0:
-		opts = append(opts, gitsource.MaxAge(g.maxAge))
+	case g.MaxAge > 0:
+		opts = append(opts, gitsource.MaxAge(g.MaxAge))
 	}
-	sha, err := g.repos.Resolve(ctx, repoURL, revision, opts...)
+	sha, err := g.Repos.Resolve(ctx, repoURL, revision, opts...)
 	if err != nil {
 		return nil, &gitError{err}
 	}
-	dir, release, err := g.repos.Checkout(ctx, repoURL, sha)
+	dir, release, err := g.Repos.Checkout(ctx, repoURL, sha)
 	if err != nil {
 		return nil, &gitError{err}
 	}
@@ -73,11 +89,19 @@ func (g *gitTrees) Tree(ctx context.Context, repoURL, revision string) (appset.T
 		g.trees = map[string]*checkedOut{}
 	}
 	g.trees[key] = t
-	g.revisions = append(g.revisions, contract.RepoRevision{RepoURL: repoURL, Revision: revision, SHA: sha})
+	g.revisions = append(g.revisions, Revision{RepoURL: repoURL, Revision: revision, SHA: sha})
 	return t, nil
 }
 
-func (g *gitTrees) release() {
+// Revisions are the commits read, in the order first read.
+func (g *Trees) Revisions() []Revision {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.revisions)
+}
+
+// Release lets the checkouts go.
+func (g *Trees) Release() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, r := range g.releases {
@@ -137,7 +161,8 @@ func (t *checkedOut) ReadFile(name string) ([]byte, error) {
 	return os.ReadFile(p)
 }
 
-func isGitError(err error) bool {
+// IsGitError reports whether err is a failure to read Git.
+func IsGitError(err error) bool {
 	var ge *gitError
 	return errors.As(err, &ge)
 }
