@@ -22,7 +22,7 @@ func newAppSetCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "appset", Short: "Create, inspect, refresh and delete ApplicationSets: apps generated from lists, regions and Git"}
 	tf.register(cmd)
 	cmd.AddCommand(newAppSetApplyCmd(tf), newAppSetGetCmd(tf), newAppSetListCmd(tf), newAppSetRefreshCmd(tf), newAppSetDeleteCmd(tf),
-		newAppSetTakeoverCmd())
+		newAppSetTakeoverCmd(), newAppSetGenerateCmd())
 	return cmd
 }
 

@@ -7,24 +7,11 @@ import (
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/appset"
-	"github.com/ferry-gitops/ferry/internal/regions"
 	"github.com/ferry-gitops/ferry/internal/webhook"
 )
 
-// appSetClusters are the regions of the regions configuration as the
-// clusters generator yields them, with their labels, annotations and server
-// URL (Argo CD's in-cluster address for the in-cluster region).
-func appSetClusters(cfg *config) []appset.Cluster {
-	var out []appset.Cluster
-	for _, r := range cfg.regionsCfg.Regions() {
-		c := appset.Cluster{Name: r.Name, Server: r.Server, Labels: r.Labels, Annotations: r.Annotations}
-		if r.InCluster {
-			c.Server = regions.InClusterServer
-		}
-		out = append(out, c)
-	}
-	return out
-}
+// appSetClusters are the regions as the clusters generator yields them.
+func appSetClusters(cfg *config) []appset.Cluster { return appset.ClustersOf(cfg.regionsCfg) }
 
 // appSetWebhookPrefix marks the ApplicationSets among the webhook's "apps":
 // an app's name has no '/', a set's workflow ID has.
