@@ -107,13 +107,20 @@ var setUnsupported = map[string]string{
 	"label":                    "set metadata.labels with ferry app patch or edit",
 }
 
+// argoSwitches are the refused flags that are switches in argocd; the
+// others take a value.
+var argoSwitches = map[string]bool{"validate": true, "sync-retry-refresh": true, "values-literal": true}
+
 // refuseArgoFlags declares Argo CD's flags that Ferry does not take, hidden,
 // so that apply names each one with its fix instead of cobra's bare
 // "unknown flag".
 func refuseArgoFlags(fl *pflag.FlagSet, refused map[string]string) {
 	for name := range refused {
-		fl.String(name, "", "")
-		fl.Lookup(name).NoOptDefVal = "true" // also as a bare switch
+		if argoSwitches[name] {
+			fl.Bool(name, false, "")
+		} else {
+			fl.StringArray(name, nil, "")
+		}
 		_ = fl.MarkHidden(name)
 	}
 }
