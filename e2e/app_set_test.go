@@ -192,3 +192,38 @@ spec:
 	require.Contains(t, out, "spec.destination.namespace")
 	require.Contains(t, out, "are not valid")
 }
+
+// TestAppPatchAndDeleteResource: ferry app patch-resource and
+// delete-resource change one of an app's live objects in the regions the
+// user names, through the kubeconfig, as argocd's do.
+func TestAppPatchAndDeleteResource(t *testing.T) {
+	startWorker(t)
+	repo := newRepo(t, "cli-resource")
+	repo.write(map[string]string{"app/cm.yaml": configMap("settings", "v1")})
+	sha := repo.commitAndPush("v1")
+	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("cliresource", repo.URL, "app", "cliresource", false, "3m")))
+	t.Cleanup(func() { _, _ = ferry(t, "app", "delete", "cliresource", "--cascade") })
+	eventually(t, 2*time.Minute, "the app compared", func() (bool, string) {
+		v, err := queryView(t, temporalClient(t), "cliresource")
+		if err != nil {
+			return false, err.Error()
+		}
+		return v.Status.Sync.Revision == sha && len(v.Status.Resources) > 0, string(v.Status.Sync.Status)
+	})
+	mustFerry(t, "app", "sync", "cliresource", "--wait")
+
+	first, second := regions[0], regions[1]
+	out := mustFerry(t, "app", "patch-resource", "cliresource", "--kind", "ConfigMap", "--resource-name", "settings",
+		"--region", first, "--patch", `[{"op": "replace", "path": "/data/version", "value": "patched"}]`, "--patch-type", "application/json-patch+json")
+	require.Contains(t, out, first+": ConfigMap cliresource/settings patched")
+	require.Equal(t, "patched", configMapVersion(t, first, "cliresource", "settings"))
+	require.Equal(t, "v1", configMapVersion(t, second, "cliresource", "settings"))
+
+	out, err := ferry(t, "app", "patch-resource", "cliresource", "--kind", "Secret", "--resource-name", "settings", "--patch", `{}`)
+	require.Error(t, err, out)
+	require.Contains(t, out, `app "cliresource" has no Secret settings in region `+first)
+
+	mustFerry(t, "app", "delete-resource", "cliresource", "--kind", "ConfigMap", "--resource-name", "settings", "--region", second)
+	require.Contains(t, configMapVersion(t, second, "cliresource", "settings"), "not found")
+	require.Equal(t, "patched", configMapVersion(t, first, "cliresource", "settings"))
+}

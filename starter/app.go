@@ -22,7 +22,8 @@ func newAppCmd() *cobra.Command {
 	cf.register(cmd)
 	cmd.AddCommand(newApplyCmd(tf, cf), newGetCmd(tf), newListCmd(tf), newSyncCmd(tf), newRefreshCmd(tf),
 		newDiffCmd(tf), newManifestsCmd(tf), newResourcesCmd(tf), newLogsCmd(tf), newActionsCmd(tf), newHistoryCmd(tf), newRollbackCmd(tf), newDeleteCmd(tf, cf), newWaitCmd(tf), newConfirmCmd(tf), newTerminateOpCmd(tf), newTakeoverCmd(cf),
-		newSetCmd(tf, cf), newUnsetCmd(tf, cf), newPatchCmd(tf, cf), newEditCmd(tf, cf), newAddSourceCmd(tf, cf), newRemoveSourceCmd(tf, cf))
+		newSetCmd(tf, cf), newUnsetCmd(tf, cf), newPatchCmd(tf, cf), newEditCmd(tf, cf), newAddSourceCmd(tf, cf), newRemoveSourceCmd(tf, cf),
+		newPatchResourceCmd(tf), newDeleteResourceCmd(tf))
 	return cmd
 }
 

@@ -34,6 +34,14 @@ func newActionsCmd(tf *temporalFlags) *cobra.Command {
 }
 
 func (f *actionFlags) register(cmd *cobra.Command, kindRequired bool) {
+	f.registerTarget(cmd, kindRequired)
+	cmd.Flags().StringVar(&f.customizations, "resource-customizations", os.Getenv("FERRY_RESOURCE_CUSTOMIZATIONS"),
+		"Argo CD's argocd-cm ConfigMap manifest `FILE` with resource.customizations.actions (default $FERRY_RESOURCE_CUSTOMIZATIONS)")
+}
+
+// registerTarget registers the flags that name one of the app's objects
+// and the regions.
+func (f *actionFlags) registerTarget(cmd *cobra.Command, kindRequired bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig with one context per region (default $KUBECONFIG)")
 	fl.StringVar(&f.group, "group", "", "API group of the resource (default: any)")
@@ -41,8 +49,6 @@ func (f *actionFlags) register(cmd *cobra.Command, kindRequired bool) {
 	fl.StringVar(&f.name, "resource-name", "", "name of the resource")
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the resource (default: any)")
 	fl.StringSliceVar(&f.regions, "region", nil, "only these regions (default: every destination)")
-	fl.StringVar(&f.customizations, "resource-customizations", os.Getenv("FERRY_RESOURCE_CUSTOMIZATIONS"),
-		"Argo CD's argocd-cm ConfigMap manifest `FILE` with resource.customizations.actions (default $FERRY_RESOURCE_CUSTOMIZATIONS)")
 	if kindRequired {
 		_ = cmd.MarkFlagRequired("kind")
 		_ = cmd.MarkFlagRequired("resource-name")
