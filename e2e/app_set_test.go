@@ -224,6 +224,10 @@ func TestAppPatchAndDeleteResource(t *testing.T) {
 	require.Contains(t, out, `app "cliresource" has no Secret settings in region `+first)
 
 	mustFerry(t, "app", "delete-resource", "cliresource", "--kind", "ConfigMap", "--resource-name", "settings", "--region", second)
-	require.Contains(t, configMapVersion(t, second, "cliresource", "settings"), "not found")
+	// Foreground: the garbage collector removes it once what it owns is gone.
+	eventually(t, time.Minute, "the ConfigMap gone from "+second, func() (bool, string) {
+		got := configMapVersion(t, second, "cliresource", "settings")
+		return strings.Contains(got, "not found"), got
+	})
 	require.Equal(t, "patched", configMapVersion(t, first, "cliresource", "settings"))
 }

@@ -174,26 +174,14 @@ func runAction(ctx context.Context, tf *temporalFlags, f *actionFlags, name, act
 	if err != nil {
 		return err
 	}
-	order, byRegion, err := f.regionTargets(ctx, tf, name)
-	if err != nil {
-		return err
-	}
-	rs := &regionlive.Regions{Kubeconfig: f.kubeconfig}
-	var errs []error
-	for _, region := range order {
-		k, err := f.oneTarget(name, region, byRegion[region])
+	return eachTarget(ctx, tf, f, name, func(ctx context.Context, r *regionlive.Region, k app.ResourceKey) error {
+		done, err := r.RunAction(ctx, set, k, action, params)
 		if err != nil {
-			errs = append(errs, err)
-			continue
+			return fmt.Errorf("action %q: %w", action, err)
 		}
-		done, err := runActionIn(ctx, rs, region, k, set, action, params)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("app %q: action %q on %s %s in region %s: %w", name, action, kindOf(k), objectName(k), region, err))
-			continue
-		}
-		printActionDone(out, region, action, k, done)
-	}
-	return errors.Join(errs...)
+		printActionDone(out, r.Name, action, k, done)
+		return nil
+	})
 }
 
 // oneTarget is the one object of keys, the app's in region that the flags
@@ -215,17 +203,6 @@ func (f *actionFlags) oneTarget(name, region string, keys []app.ResourceKey) (ap
 
 func printActionDone(out io.Writer, region, action string, k app.ResourceKey, done []string) {
 	fmt.Fprintf(out, "%s: action %q on %s %s: %s\n", region, action, kindOf(k), objectName(k), strings.Join(done, ", "))
-}
-
-// runActionIn runs the action on the live object k of region, and says
-// what it changed.
-func runActionIn(ctx context.Context, rs *regionlive.Regions, region string, k app.ResourceKey, set *customize.Set,
-	action string, params map[string]string) ([]string, error) {
-	r, err := openRegion(rs, region)
-	if err != nil {
-		return nil, err
-	}
-	return r.RunAction(ctx, set, k, action, params)
 }
 
 // listActions prints the actions of each object the flags name.

@@ -43,8 +43,8 @@ from Git: the app shows it OutOfSync, and self-heal undoes the change.`,
 				return fmt.Errorf("--patch-type: %w", err)
 			}
 			return throughDoor(func() error {
-				return eachTarget(cmd.Context(), tf, f, args[0], cmd.OutOrStdout(), "patched", func(ctx context.Context, r *regionlive.Region, k app.ResourceKey) error {
-					return r.Patch(ctx, k, []byte(patch), pt)
+				return eachTarget(cmd.Context(), tf, f, args[0], func(ctx context.Context, r *regionlive.Region, k app.ResourceKey) error {
+					return reportDone(cmd.OutOrStdout(), r, k, "patched", r.Patch(ctx, k, []byte(patch), pt))
 				})
 			}, func(*api) error { return errors.New("patch-resource: " + serverLacksResourceEdits) })
 		},
@@ -73,8 +73,8 @@ self-heal) creates it again.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return throughDoor(func() error {
-				return eachTarget(cmd.Context(), tf, f, args[0], cmd.OutOrStdout(), "deleted", func(ctx context.Context, r *regionlive.Region, k app.ResourceKey) error {
-					return r.Delete(ctx, k, force, orphan)
+				return eachTarget(cmd.Context(), tf, f, args[0], func(ctx context.Context, r *regionlive.Region, k app.ResourceKey) error {
+					return reportDone(cmd.OutOrStdout(), r, k, "deleted", r.Delete(ctx, k, force, orphan))
 				})
 			}, func(*api) error { return errors.New("delete-resource: " + serverLacksResourceEdits) })
 		},
@@ -85,9 +85,18 @@ self-heal) creates it again.`,
 	return cmd
 }
 
-// eachTarget does to the one object the flags name, in each region, and
-// says so per region; a region that fails does not stop the others.
-func eachTarget(ctx context.Context, tf *temporalFlags, f *actionFlags, name string, out io.Writer, done string,
+// reportDone says what was done to k in region r, unless err.
+func reportDone(out io.Writer, r *regionlive.Region, k app.ResourceKey, done string, err error) error {
+	if err == nil {
+		fmt.Fprintf(out, "%s: %s %s %s\n", r.Name, kindOf(k), objectName(k), done)
+	}
+	return err
+}
+
+// eachTarget runs do on the one object the flags name, in each region; a
+// region that fails does not stop the others, and its error names the
+// object and the region.
+func eachTarget(ctx context.Context, tf *temporalFlags, f *actionFlags, name string,
 	do func(ctx context.Context, r *regionlive.Region, k app.ResourceKey) error) error {
 	order, byRegion, err := f.regionTargets(ctx, tf, name)
 	if err != nil {
@@ -97,20 +106,17 @@ func eachTarget(ctx context.Context, tf *temporalFlags, f *actionFlags, name str
 	var errs []error
 	for _, region := range order {
 		k, err := f.oneTarget(name, region, byRegion[region])
-		if err == nil {
-			var r *regionlive.Region
-			if r, err = openRegion(rs, region); err == nil {
-				err = do(ctx, r, k)
-			}
-			if err != nil {
-				err = fmt.Errorf("app %q: %s %s in region %s: %w", name, kindOf(k), objectName(k), region, err)
-			}
-		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		fmt.Fprintf(out, "%s: %s %s %s\n", region, kindOf(k), objectName(k), done)
+		r, err := openRegion(rs, region)
+		if err == nil {
+			err = do(ctx, r, k)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("app %q: %s %s in region %s: %w", name, kindOf(k), objectName(k), region, err))
+		}
 	}
 	return errors.Join(errs...)
 }

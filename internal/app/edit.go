@@ -14,29 +14,19 @@ import (
 // SetParameter sets a Helm parameter, replacing the one of the same name
 // (helm --set: the last value of a name wins).
 func (h *HelmSource) SetParameter(p HelmParameter) {
-	if i := slices.IndexFunc(h.Parameters, func(q HelmParameter) bool { return q.Name == p.Name }); i >= 0 {
-		h.Parameters[i] = p
-		return
-	}
-	h.Parameters = append(h.Parameters, p)
+	h.Parameters = upsert(h.Parameters, p, func(q HelmParameter) bool { return q.Name == p.Name })
 }
 
 // RemoveParameter removes the Helm parameter called name; false when there
 // is none.
 func (h *HelmSource) RemoveParameter(name string) bool {
-	n := len(h.Parameters)
-	h.Parameters = slices.DeleteFunc(h.Parameters, func(p HelmParameter) bool { return p.Name == name })
-	return len(h.Parameters) != n
+	return remove(&h.Parameters, func(p HelmParameter) bool { return p.Name == name })
 }
 
 // SetFileParameter sets a Helm file parameter, replacing the one of the
 // same name.
 func (h *HelmSource) SetFileParameter(p HelmFileParameter) {
-	if i := slices.IndexFunc(h.FileParameters, func(q HelmFileParameter) bool { return q.Name == p.Name }); i >= 0 {
-		h.FileParameters[i] = p
-		return
-	}
-	h.FileParameters = append(h.FileParameters, p)
+	h.FileParameters = upsert(h.FileParameters, p, func(q HelmFileParameter) bool { return q.Name == p.Name })
 }
 
 // KustomizeImageName is the image an entry of kustomize.images overrides:
@@ -62,58 +52,40 @@ func KustomizeImageName(image string) string {
 // image (kustomize edit set image).
 func (k *KustomizeSource) SetImage(image string) {
 	name := KustomizeImageName(image)
-	if i := slices.IndexFunc(k.Images, func(s string) bool { return KustomizeImageName(s) == name }); i >= 0 {
-		k.Images[i] = image
-		return
-	}
-	k.Images = append(k.Images, image)
+	k.Images = upsert(k.Images, image, func(s string) bool { return KustomizeImageName(s) == name })
 }
 
 // RemoveImage removes the override of the image called name (or given as
 // an override); false when there is none.
 func (k *KustomizeSource) RemoveImage(image string) bool {
 	name := KustomizeImageName(image)
-	n := len(k.Images)
-	k.Images = slices.DeleteFunc(k.Images, func(s string) bool { return KustomizeImageName(s) == name })
-	return len(k.Images) != n
+	return remove(&k.Images, func(s string) bool { return KustomizeImageName(s) == name })
 }
 
 // SetReplica sets the replica count of the resources called r.Name.
 func (k *KustomizeSource) SetReplica(r KustomizeReplica) {
-	if i := slices.IndexFunc(k.Replicas, func(q KustomizeReplica) bool { return q.Name == r.Name }); i >= 0 {
-		k.Replicas[i] = r
-		return
-	}
-	k.Replicas = append(k.Replicas, r)
+	k.Replicas = upsert(k.Replicas, r, func(q KustomizeReplica) bool { return q.Name == r.Name })
 }
 
 // RemoveReplica removes the replica count of the resources called name.
 func (k *KustomizeSource) RemoveReplica(name string) bool {
-	n := len(k.Replicas)
-	k.Replicas = slices.DeleteFunc(k.Replicas, func(r KustomizeReplica) bool { return r.Name == name })
-	return len(k.Replicas) != n
+	return remove(&k.Replicas, func(r KustomizeReplica) bool { return r.Name == name })
 }
 
 // SetSyncOption adds a sync option, replacing one with the same key
 // (Prune=false replaces Prune=true): an app has one value per option.
 func (p *SyncPolicy) SetSyncOption(option string) {
 	key, _, _ := strings.Cut(option, "=")
-	if i := slices.IndexFunc(p.SyncOptions, func(o string) bool { k, _, _ := strings.Cut(o, "="); return k == key }); i >= 0 {
-		p.SyncOptions[i] = option
-		return
-	}
-	p.SyncOptions = append(p.SyncOptions, option)
+	p.SyncOptions = upsert(p.SyncOptions, option, func(o string) bool { k, _, _ := strings.Cut(o, "="); return k == key })
 }
 
 // RemoveSyncOption removes option: the very item, or every item of its
 // key when it names only the key (Prune).
 func (p *SyncPolicy) RemoveSyncOption(option string) bool {
-	n := len(p.SyncOptions)
-	p.SyncOptions = slices.DeleteFunc(p.SyncOptions, func(o string) bool {
+	return remove(&p.SyncOptions, func(o string) bool {
 		k, _, _ := strings.Cut(o, "=")
 		return o == option || (!strings.Contains(option, "=") && k == option)
 	})
-	return len(p.SyncOptions) != n
 }
 
 // DropEmpty drops the sections of the source left empty by an edit, as they
@@ -184,4 +156,20 @@ func (a *Application) RemoveSource(position int) error {
 		a.Spec.Source, a.Spec.Sources = a.Spec.Sources[0], nil
 	}
 	return nil
+}
+
+// upsert replaces the entry of list that is same as v, or appends v.
+func upsert[T any](list []T, v T, same func(T) bool) []T {
+	if i := slices.IndexFunc(list, same); i >= 0 {
+		list[i] = v
+		return list
+	}
+	return append(list, v)
+}
+
+// remove removes the entries of *list that match; false when none did.
+func remove[T any](list *[]T, match func(T) bool) bool {
+	n := len(*list)
+	*list = slices.DeleteFunc(*list, match)
+	return len(*list) != n
 }
