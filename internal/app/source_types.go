@@ -1,6 +1,10 @@
 package app
 
-import "k8s.io/apimachinery/pkg/util/intstr"
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
 
 // Source is where an app's manifests come from: spec.source, or one entry
 // of spec.sources.
@@ -161,4 +165,17 @@ type HelmParameter struct {
 	Name        string `json:"name"`
 	Value       string `json:"value"`
 	ForceString bool   `json:"forceString,omitempty"`
+}
+
+// SecretsValueFilePrefix marks a Helm value file that SOPS encrypted, as
+// helm-secrets users write it in Argo CD: valueFiles: [secrets://secrets.yaml].
+const SecretsValueFilePrefix = "secrets://"
+
+// SecretsValueFile gives the path of a value file named with
+// SecretsValueFilePrefix, and whether it was; vf itself when it was not.
+func SecretsValueFile(vf string) (string, bool) {
+	if rest, ok := strings.CutPrefix(vf, SecretsValueFilePrefix); ok {
+		return rest, true
+	}
+	return vf, false
 }

@@ -233,7 +233,14 @@ func (v *validator) helm(srcPath string, h *HelmSource, appName string) {
 	}
 	for i, vf := range h.ValueFiles {
 		p := fmt.Sprintf("spec.source.helm.valueFiles[%d]", i)
+		vf, named := SecretsValueFile(vf)
 		switch {
+		case named && strings.HasPrefix(vf, "$"):
+			v.add(p, "%q: a value file of another source is not named with %s: list it as %s; Ferry decrypts any SOPS-encrypted value file",
+				h.ValueFiles[i], SecretsValueFilePrefix, vf)
+		case strings.HasPrefix(vf, "secrets+") && strings.Contains(vf, "://"):
+			v.add(p, "%q: helm-secrets' key imports and other backends are not supported: the worker decrypts with the age identities its operator gives it; write %spath",
+				vf, SecretsValueFilePrefix)
 		case vf == "":
 			v.add(p, "empty: write a path relative to spec.source.path, e.g. values-production.yaml")
 		case strings.HasPrefix(vf, "$"):

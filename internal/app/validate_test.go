@@ -123,6 +123,15 @@ func TestValidateCases(t *testing.T) {
 		{name: "helm value file from a URL", mutate: func(a *Application) {
 			a.Spec.Source.Helm = &HelmSource{ValueFiles: []string{"https://example.com/values.yaml"}}
 		}, field: "spec.source.helm.valueFiles[0]", msg: "URL"},
+		{name: "helm-secrets value file", mutate: func(a *Application) {
+			a.Spec.Source.Helm = &HelmSource{ValueFiles: []string{"secrets://secrets.yaml", "values.enc.yaml"}}
+		}},
+		{name: "helm-secrets value file outside the repo", mutate: func(a *Application) {
+			a.Spec.Source.Helm = &HelmSource{ValueFiles: []string{"secrets://../../../x.yaml"}}
+		}, field: "spec.source.helm.valueFiles[0]", msg: "leaves the repository"},
+		{name: "helm-secrets key import", mutate: func(a *Application) {
+			a.Spec.Source.Helm = &HelmSource{ValueFiles: []string{"secrets+age-import://key.txt?secrets.yaml"}}
+		}, field: "spec.source.helm.valueFiles[0]", msg: "age identities its operator gives it"},
 		{name: "helm values not YAML", mutate: func(a *Application) { a.Spec.Source.Helm = &HelmSource{Values: "a: [\n"} },
 			field: "spec.source.helm.values"},
 		{name: "helm parameter without name", mutate: func(a *Application) {

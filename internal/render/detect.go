@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/sopsfile"
 )
 
 // kustomizationFiles are the names kustomize itself looks for, in its order.
@@ -23,6 +24,9 @@ type target struct {
 	reason   string  // why typ: "found kustomization.yaml", "spec.source sets it"
 	kustFile string  // for Kustomize: the kustomization file's name in dir
 	plugin   *Plugin // for Plugin: the plugin that renders it
+	// sops are the identities SOPS-encrypted files open with
+	// (Renderer.SOPS).
+	sops *sopsfile.Keys
 	// produced is what a failed render had produced (rendered templates,
 	// Kustomize's output), for secretValues; a render that failed after
 	// producing anything adds it (produce); a render abandoned at its
@@ -84,7 +88,7 @@ func (r *Renderer) detect(ctx context.Context, root string, src app.Source, opts
 	if err != nil {
 		return nil, err
 	}
-	t := &target{root: realRoot, appPath: appPath, dir: dir}
+	t := &target{root: realRoot, appPath: appPath, dir: dir, sops: r.SOPS}
 
 	var explicit []string
 	if src.Directory != nil {

@@ -142,7 +142,7 @@ func (r *Renderer) directory(ctx context.Context, root string, src app.Source, r
 		if f.jsonnet {
 			objs, err = jn.file(ctx, f, limits)
 		} else {
-			objs, err = readManifest(fsys, f, limits.MaxFileBytes)
+			objs, err = r.readManifest(fsys, f, limits.MaxFileBytes)
 		}
 		if err != nil {
 			return nil, err
@@ -152,13 +152,17 @@ func (r *Renderer) directory(ctx context.Context, root string, src app.Source, r
 	return out, nil
 }
 
-func readManifest(files fileSystem, f manifestFile, maxBytes int64) ([]*unstructured.Unstructured, error) {
+// readManifest reads a manifest file, in clear when SOPS encrypted it.
+func (r *Renderer) readManifest(files fileSystem, f manifestFile, maxBytes int64) ([]*unstructured.Unstructured, error) {
 	data, err := files.ReadFile(f.real)
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > maxBytes { // grew since the walk
 		return nil, &LimitError{Path: f.display, What: "file size", Limit: maxBytes}
+	}
+	if data, err = decryptFile(r.SOPS, f.display, data); err != nil {
+		return nil, err
 	}
 	if f.json {
 		return decodeJSON(f.display, data)

@@ -22,6 +22,9 @@ import (
 // fileParameters (--set-file, helm_files.go). The
 // chart's own values.yaml comes under all of them when Helm coalesces.
 //
+// A value file encrypted with SOPS is decrypted (sops.go); one named as
+// helm-secrets users name them, secrets://path, must be.
+//
 // A value file of another source ($ref/path) comes from refFiles, which the
 // worker read from that source's checkout (ReadRefFiles).
 //
@@ -35,6 +38,7 @@ func helmValues(t *target, h *app.HelmSource, b *budget, refFiles map[string]str
 	}
 	for i, vf := range h.ValueFiles {
 		what := fmt.Sprintf("spec.source.helm.valueFiles[%d]", i)
+		vf, named := app.SecretsValueFile(vf)
 		if _, _, ok := app.RefValueFile(vf); ok {
 			data, found := refFiles[vf]
 			if !found && h.IgnoreMissingValueFiles {
@@ -46,7 +50,11 @@ func helmValues(t *target, h *app.HelmSource, b *budget, refFiles map[string]str
 			if err := b.take(vf, int64(len(data))); err != nil {
 				return nil, err
 			}
-			m, err := readValues(vf, []byte(data))
+			plain, err := decryptValueFile(t.sops, vf, []byte(data), named)
+			if err != nil {
+				return nil, err
+			}
+			m, err := readValues(vf, plain)
 			if err != nil {
 				return nil, err
 			}
@@ -62,6 +70,9 @@ func helmValues(t *target, h *app.HelmSource, b *budget, refFiles map[string]str
 		}
 		data, err := b.readFile(real, display)
 		if err != nil {
+			return nil, err
+		}
+		if data, err = decryptValueFile(t.sops, display, data, named); err != nil {
 			return nil, err
 		}
 		m, err := readValues(display, data)

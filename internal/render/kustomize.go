@@ -106,6 +106,7 @@ func (r *Renderer) kustomize(ctx context.Context, t *target, opts *app.Kustomize
 // they add (components, patches).
 func (r *Renderer) kustomizeFS(t *target, opts *app.KustomizeSource, env map[string]string) (*repoFS, error) {
 	fsys := newRepoFS(t.root, newBudget(r.Limits.withDefaults(), t.appPath))
+	fsys.decrypt = func(display string, data []byte) ([]byte, error) { return decryptFile(r.SOPS, display, data) }
 	if kustomizeOptionsSet(opts) {
 		file := filepath.Join(t.dir, t.kustFile)
 		real, err := fsys.confine(file)

@@ -33,7 +33,13 @@ type repoFS struct {
 	remotes   map[string]string // checkouts of remote bases: real dir -> label
 	overrides map[string][]byte // by real path
 	escape    string            // the first path refused, for the error
-	limitErr  error             // the first limit reached
+	// readErr is the first read that reached a limit or held a SOPS file
+	// that does not open: kustomize reports either as a file it could
+	// not find.
+	readErr error
+	// decrypt gives a file's contents in clear when SOPS encrypted it
+	// (decryptFile); nil reads files as they are.
+	decrypt func(display string, data []byte) ([]byte, error)
 }
 
 var _ filesys.FileSystem = (*repoFS)(nil)
@@ -263,21 +269,33 @@ func (f *repoFS) ReadFile(p string) ([]byte, error) {
 	data, err = f.budget.readFile(real, f.display(real))
 	var limit *LimitError
 	if errors.As(err, &limit) {
-		f.mu.Lock()
-		if f.limitErr == nil {
-			f.limitErr = err
+		f.failed(err)
+	}
+	if err == nil && f.decrypt != nil {
+		if data, err = f.decrypt(f.display(real), data); err != nil {
+			f.failed(err)
 		}
-		f.mu.Unlock()
 	}
 	return data, err
 }
 
-// limit returns the first limit a read reached: kustomize reports such a
-// read as a file it could not find.
+// failed records the first read that failed for a reason kustomize would
+// hide (readErr).
+func (f *repoFS) failed(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.readErr == nil {
+		f.readErr = err
+	}
+}
+
+// limit returns the first read that reached a limit or held a SOPS file
+// that does not open: kustomize reports such a read as a file it could
+// not find.
 func (f *repoFS) limit() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.limitErr
+	return f.readErr
 }
 
 // Walk visits the tree under p without following symlinks (as

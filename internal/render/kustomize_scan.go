@@ -44,7 +44,10 @@ func (r *Renderer) scanKustomization(fsys *repoFS, dir string, remote []RemoteBa
 	if err := s.dir(dir); err != nil {
 		return nil, err
 	}
-	return s, s.applyRewrites()
+	if err := s.applyRewrites(); err != nil {
+		return nil, err
+	}
+	return s, s.applyKSOPS()
 }
 
 type kustScan struct {
@@ -72,6 +75,9 @@ type kustScan struct {
 	// directory scanned.
 	rewrites  map[string]map[string]string
 	kustFiles map[string]string
+	// ksopsGens are, by kustomization directory, its KSOPS generators
+	// (kustomize_ksops.go).
+	ksopsGens map[string][]ksopsEntry
 }
 
 func (s *kustScan) dir(dir string) error {
@@ -209,6 +215,10 @@ func (s *kustScan) target(real, display, field, entry string) error {
 		data, err := s.fs.ReadFile(p)
 		if err != nil {
 			return nil // kustomize reports it
+		}
+		if field == "generators" && isKSOPS(data) {
+			s.ksops(real, entry, p)
+			return nil
 		}
 		return s.pluginConfig(s.fs.display(p), data)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/defaults"
+	"github.com/ferry-gitops/ferry/internal/sopsfile"
 )
 
 // Source types, named as Argo CD names them in an Application's status.
@@ -137,6 +138,10 @@ type Renderer struct {
 	// renderer itself runs in a sandbox (sandbox.Serve). Without it a
 	// plugin source is refused, and discovery by find.command is skipped.
 	RunPlugins bool
+	// SOPS are the age identities SOPS-encrypted files are decrypted
+	// with (sops.go); nil: an encrypted file is an error that says the
+	// worker has none.
+	SOPS *sopsfile.Keys
 	// Files, when set, is the checkout in memory: Render reads the root
 	// it is given (Files.Root) from it, and renders only directory
 	// sources. See Files.

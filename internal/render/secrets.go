@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/ferry-gitops/ferry/internal/secretmask"
+	"github.com/ferry-gitops/ferry/internal/sopsfile"
 )
 
 // A render's errors must not show a Secret's value (see secrets_mask.go).
@@ -35,6 +36,9 @@ type secretScan struct {
 	// the values.yaml files met.
 	valuePaths  [][]string
 	chartValues []map[string]any
+	// sops are the identities SOPS-encrypted files open with: every value
+	// such a file holds is secret, and the rest of it is scanned in clear.
+	sops *sopsfile.Keys
 }
 
 // secretKind finds a Secret's kind line in a document or template.
@@ -69,6 +73,10 @@ func (s *secretScan) walk(dir string) {
 		data, ok := s.read(p)
 		if !ok {
 			return nil
+		}
+		data, values := sopsValues(s.sops, name, data)
+		for _, v := range values {
+			s.set.Add(v, "a SOPS-encrypted value")
 		}
 		if strings.Contains(filepath.ToSlash(p), "/templates/") {
 			s.template(data)

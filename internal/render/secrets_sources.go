@@ -17,7 +17,7 @@ import (
 func (r *Renderer) secretValues(root string, src app.Source, opts Options, t *target) *secretmask.Set {
 	limits := r.Limits.withDefaults()
 	files := r.files()
-	s := &secretScan{set: &secretmask.Set{}, files: files,
+	s := &secretScan{set: &secretmask.Set{}, files: files, sops: r.SOPS,
 		filesLeft: limits.MaxFiles, bytesLeft: limits.MaxTotalBytes, maxFile: limits.MaxFileBytes}
 	if abs, err := filepath.Abs(root); err == nil {
 		s.root, _ = files.EvalSymlinks(abs)

@@ -11,7 +11,7 @@ import (
 // format names Ferry's own rendering rules. Bump it whenever the same
 // source could render differently for a reason the library versions do not
 // show: it is part of every manifest cache key.
-const format = "ferry-render/2"
+const format = "ferry-render/3"
 
 // The libraries whose versions are part of Version, with the versions
 // go.mod requires: used when the binary carries no module information.
@@ -23,7 +23,7 @@ var renderLibraries = []struct{ path, fallback string }{
 
 // Version names the renderers' output: Ferry's rendering rules and the
 // Helm and Kustomize library versions built in, e.g.
-// "ferry-render/2 helm/v3.22.0 kustomize-api/v0.21.2 kustomize-kyaml/v0.21.2".
+// "ferry-render/3 helm/v3.22.0 kustomize-api/v0.21.2 kustomize-kyaml/v0.21.2".
 // It is part of every manifest cache key, so a new Ferry or library version
 // never reuses sets rendered by an old one. Renderer.Version adds the
 // worker's settings that change output.
