@@ -140,6 +140,11 @@ func (r *Renderer) render(ctx context.Context, root string, src app.Source, opts
 		Kustomize: settings.Kustomize,
 		Plugins:   settings.Plugins, Memory: limits.Memory,
 	}
+	if typ, err := settings.SourceType(real, src); settings.SOPS != nil && err == nil && typ != render.SourceTypePlugin {
+		// A plugin decrypts nothing of Ferry's, and runs commands Ferry
+		// does not know.
+		req.SOPSAgeKeys = settings.SOPS.Identities()
+	}
 	res, done, err := r.renderIn(rctx, real, req, limits, remote)
 	if err == nil && res.ExitCode == 0 && !res.OutOfMemory && !res.StdoutOverflow {
 		out, err := decodeResponse(appPath, res.Stdout)

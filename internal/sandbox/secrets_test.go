@@ -9,6 +9,10 @@ import (
 
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/render"
+	"github.com/ferry-gitops/ferry/internal/sopsfile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // TestRendererShowsNoSecretValue: a render in a sandbox that fails on a
@@ -47,5 +51,44 @@ func TestRendererShowsNoSecretValue(t *testing.T) {
 				t.Errorf("%s: sandboxed error %v (user error %v), want the in-process %v", path, err, render.IsUserError(err), want)
 			}
 		}
+	})
+}
+
+// TestRendererDecryptsSOPS: a SOPS-encrypted Secret renders in clear in a
+// sandbox, which gets the worker's age identities on its standard input;
+// with another identity the render fails naming the file and its
+// recipient, as in-process.
+func TestRendererDecryptsSOPS(t *testing.T) {
+	const password = "sops-sandboxed-password"
+	id, rcpt, err := sopsfile.NewIdentity()
+	require.NoError(t, err)
+	keys, err := sopsfile.ParseKeys([]byte(id))
+	require.NoError(t, err)
+	enc, err := sopsfile.Encrypt([]byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  password: "+password+"\n"),
+		sopsfile.YAML, sopsfile.EncryptOptions{Recipients: []string{rcpt}, EncryptedRegex: "^(data|stringData)$"})
+	require.NoError(t, err)
+	root := t.TempDir()
+	writeFiles(t, filepath.Join(root, "app"), map[string]string{"secret.yaml": string(enc)})
+	otherID, _, err := sopsfile.NewIdentity()
+	require.NoError(t, err)
+	otherKeys, err := sopsfile.ParseKeys([]byte(otherID))
+	require.NoError(t, err)
+
+	forEachSandbox(t, func(t *testing.T, r Runner) {
+		sandboxed := testRenderer(t, r, Limits{})
+		sandboxed.Settings.SOPS = keys
+		res, err := sandboxed.Render(context.Background(), root, app.Source{Path: "app"}, render.Options{})
+		require.NoError(t, err)
+		require.Len(t, res.Objects, 1)
+		got, _, _ := unstructured.NestedString(res.Objects[0].Object, "stringData", "password")
+		assert.Equal(t, password, got)
+
+		sandboxed.Settings.SOPS = otherKeys
+		_, err = sandboxed.Render(context.Background(), root, app.Source{Path: "app"}, render.Options{})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "render app/secret.yaml: SOPS: no age identity")
+		assert.Contains(t, err.Error(), rcpt)
+		assert.NotContains(t, err.Error(), password)
+		assert.True(t, render.IsUserError(err), "a user's error: %v", err)
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/ferry-gitops/ferry/internal/render"
+	"github.com/ferry-gitops/ferry/internal/sopsfile"
 )
 
 // readyLine is what a pooled renderer writes once warm, before it reads
@@ -172,6 +173,13 @@ func renderResponse(ctx context.Context, req request, files *render.Files) (resp
 	r := &render.Renderer{Limits: req.Limits, Capabilities: req.Capabilities, AllowRemoteBases: req.AllowRemoteBases,
 		Kustomize: req.Kustomize,
 		Plugins:   req.Plugins, RunPlugins: true, Files: files}
+	if req.SOPSAgeKeys != "" {
+		keys, err := sopsfile.ParseKeys([]byte(req.SOPSAgeKeys))
+		if err != nil {
+			return response{Error: encodeError(fmt.Errorf("render %s: the worker's age identities: %w", req.Source.Path, err))}, nil
+		}
+		r.SOPS = keys
+	}
 	res, err := r.Render(ctx, req.Root, req.Source, req.Options)
 	if err != nil {
 		return response{Error: encodeError(err)}, nil

@@ -23,6 +23,11 @@ type request struct {
 	// Plugins are the worker's config-management plugins; the renderer
 	// process runs them (render.Renderer.RunPlugins).
 	Plugins []*render.Plugin `json:"plugins,omitempty"`
+	// SOPSAgeKeys are the worker's age identities (render.Renderer.SOPS,
+	// sopsfile.Keys.Identities), for the SOPS-encrypted files of the
+	// source: sent on the renderer's standard input, never in its
+	// arguments or environment, and not to a plugin's sandbox.
+	SOPSAgeKeys string `json:"sopsAgeKeys,omitempty"`
 	// Memory is the sandbox's memory limit: the renderer's Go runtime
 	// collects garbage harder as it nears it.
 	Memory int64 `json:"memory,omitempty"`
