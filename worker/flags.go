@@ -156,6 +156,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.render.runsc, "runsc", "", "the gVisor `PATH` of runsc that --render-sandbox gvisor runs (default: runsc on PATH)")
 	fs.StringVar(&c.render.runscPlatform, "runsc-platform", "", "runsc's `PLATFORM` for --render-sandbox gvisor: "+strings.Join(sandbox.Platforms, ", ")+
 		" (default: systrap where the runsc offers it and it works here, else ptrace)")
+	fs.StringVar(&c.render.sopsAgeKeyFile, "sops-age-key-file", "", "age identities `FILE` (age-keygen's keys.txt, as KSOPS users mount their sops-age Secret) that renders decrypt SOPS-encrypted files with, in the sandbox; empty: an encrypted file fails its render")
 	fs.StringVar(&c.render.pluginDir, "plugin-dir", "", "`DIR` of config-management plugins (Argo CD's ConfigManagementPlugin files, *.yaml); its bin/ is on their PATH in the sandbox; empty: none")
 	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
 		fmt.Sprintf("after `N` reconciles, or N retries of a running operation, an app workflow continues as new (0: %d); keep it equal on every control worker", contract.DefaultMaxReconciles))

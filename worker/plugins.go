@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ferry-gitops/ferry/internal/render"
+	"github.com/ferry-gitops/ferry/internal/sopsfile"
 )
 
 // loadPlugins reads --plugin-dir's ConfigManagementPlugin files; a bad
@@ -25,4 +26,19 @@ func loadPlugins(cfg *config) ([]*render.Plugin, error) {
 	}
 	slog.Info("config-management plugins", "dir", cfg.render.pluginDir, "plugins", strings.Join(names, ","))
 	return plugins, nil
+}
+
+// loadSOPSKeys reads the age identities of --sops-age-key-file, once at
+// start: a new key file takes a restart. Only their public recipients are
+// logged.
+func loadSOPSKeys(cfg *config) (*sopsfile.Keys, error) {
+	if cfg.render.sopsAgeKeyFile == "" {
+		return nil, nil
+	}
+	keys, err := sopsfile.ReadKeyFile(cfg.render.sopsAgeKeyFile, "--sops-age-key-file")
+	if err != nil {
+		return nil, err
+	}
+	slog.Info("SOPS age identities", "file", cfg.render.sopsAgeKeyFile, "recipients", strings.Join(keys.Recipients(), ","))
+	return keys, nil
 }

@@ -37,6 +37,7 @@ type renderFlags struct {
 	pool           int
 	reuse          int
 	pluginDir      string
+	sopsAgeKeyFile string
 	runsc          string
 	runscPlatform  string
 }
@@ -69,6 +70,9 @@ func newPipeline(cfg *config, reg prometheus.Registerer) (*pipeline.Pipeline, er
 		return nil, err
 	}
 	if settings.Kustomize, err = kustomizeOptions(cfg.customizations); err != nil {
+		return nil, err
+	}
+	if settings.SOPS, err = loadSOPSKeys(cfg); err != nil {
 		return nil, err
 	}
 	cache := pipeline.Cache{Memory: manifests.DefaultMemoryBytes, TTL: time.Hour, Key: os.Getenv(manifests.EnvCacheKey),
