@@ -76,16 +76,12 @@ func (s *kustScan) applyKSOPS() error {
 			}
 			entries[g.entry] = true
 		}
-		file := s.kustFiles[dir]
-		data, err := s.fs.ReadFile(file)
+		err := s.editKustomization(dir, func(display string, data []byte) ([]byte, error) {
+			return moveToResources(display, data, entries)
+		})
 		if err != nil {
 			return err
 		}
-		edited, err := moveToResources(s.fs.display(file), data, entries)
-		if err != nil {
-			return err
-		}
-		s.fs.override(file, edited)
 	}
 	return nil
 }

@@ -185,17 +185,29 @@ func (s *kustScan) rewrite(dir, entry, rel string) {
 // with a copy naming the base's local checkout instead.
 func (s *kustScan) applyRewrites() error {
 	for dir, entries := range s.rewrites {
-		file := s.kustFiles[dir]
-		data, err := s.fs.ReadFile(file)
+		err := s.editKustomization(dir, func(display string, data []byte) ([]byte, error) {
+			return rewriteRemoteEntries(display, data, entries)
+		})
 		if err != nil {
 			return err
 		}
-		edited, err := rewriteRemoteEntries(s.fs.display(file), data, entries)
-		if err != nil {
-			return err
-		}
-		s.fs.override(file, edited)
 	}
+	return nil
+}
+
+// editKustomization overrides the kustomization of dir with what edit
+// makes of it (as read so far: earlier edits included).
+func (s *kustScan) editKustomization(dir string, edit func(display string, data []byte) ([]byte, error)) error {
+	file := s.kustFiles[dir]
+	data, err := s.fs.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	edited, err := edit(s.fs.display(file), data)
+	if err != nil {
+		return err
+	}
+	s.fs.override(file, edited)
 	return nil
 }
 
