@@ -51,9 +51,13 @@ type Config struct {
 	byServer map[string]int
 	byAlias  map[string]int
 	// open accepts any well-formed region name (no list was given);
-	// openInCluster is then the in-cluster region's name.
+	// openInCluster is then the in-cluster region's name. list then holds
+	// the regions of cluster Secrets alone (clusters.go).
 	open          bool
 	openInCluster string
+	// live, when set, makes this Config a view of the one it holds, which
+	// SetClusters replaces (clusters.go); every method reads that one.
+	live *liveRegions
 }
 
 // New checks regions and builds their Config; the error names every
@@ -187,11 +191,14 @@ func Of(names ...string) *Config {
 
 // Open reports whether any well-formed region name is accepted: no list of
 // regions was given.
-func (c *Config) Open() bool { return c == nil || c.open }
+func (c *Config) Open() bool {
+	c = c.now()
+	return c == nil || c.open
+}
 
 // Names are the regions' names in the order configured; empty when Open.
 func (c *Config) Names() []string {
-	if c == nil {
+	if c = c.now(); c == nil || c.open {
 		return nil
 	}
 	names := make([]string, len(c.list))
@@ -203,7 +210,7 @@ func (c *Config) Names() []string {
 
 // Regions are the regions in the order configured (copies).
 func (c *Config) Regions() []Region {
-	if c == nil {
+	if c = c.now(); c == nil || len(c.list) == 0 {
 		return nil
 	}
 	out := make([]Region, len(c.list))
@@ -216,14 +223,17 @@ func (c *Config) Regions() []Region {
 // ByName is the region of that name. When Open, every well-formed name is
 // a region (with no server).
 func (c *Config) ByName(name string) (Region, bool) {
+	c = c.now()
+	if c != nil {
+		if i, ok := c.byName[name]; ok {
+			return c.list[i].clone(), true
+		}
+	}
 	if c.Open() {
 		if checkName(name) != "" {
 			return Region{}, false
 		}
 		return Region{Name: name, InCluster: name == c.inClusterName()}, true
-	}
-	if i, ok := c.byName[name]; ok {
-		return c.list[i].clone(), true
 	}
 	return Region{}, false
 }
@@ -232,11 +242,12 @@ func (c *Config) ByName(name string) (Region, bool) {
 // slash does not matter) names: the one configured with it, or the
 // in-cluster region for Argo CD's in-cluster address.
 func (c *Config) ByServer(server string) (Region, bool) {
+	c = c.now()
 	server = normalServer(server)
 	if server == InClusterServer {
 		return c.InClusterRegion()
 	}
-	if c.Open() {
+	if c == nil {
 		return Region{}, false
 	}
 	if i, ok := c.byServer[server]; ok {
@@ -248,10 +259,11 @@ func (c *Config) ByServer(server string) (Region, bool) {
 // ByAlias is the region that alias (a destination.name other than a
 // region's own name) means; in-cluster is the in-cluster region's alias.
 func (c *Config) ByAlias(alias string) (Region, bool) {
+	c = c.now()
 	if alias == InClusterName {
 		return c.InClusterRegion()
 	}
-	if c.Open() {
+	if c == nil {
 		return Region{}, false
 	}
 	if i, ok := c.byAlias[alias]; ok {
@@ -264,6 +276,7 @@ func (c *Config) ByAlias(alias string) (Region, bool) {
 // first, then an alias (in-cluster included), then, when Open, any
 // well-formed name.
 func (c *Config) ForName(name string) (Region, bool) {
+	c = c.now()
 	if !c.Open() {
 		if r, ok := c.ByName(name); ok {
 			return r, true
@@ -278,6 +291,7 @@ func (c *Config) ForName(name string) (Region, bool) {
 
 // InClusterRegion is the region Argo CD's in-cluster destination maps to.
 func (c *Config) InClusterRegion() (Region, bool) {
+	c = c.now()
 	if c.Open() {
 		return Region{Name: c.inClusterName(), InCluster: true}, true
 	}
@@ -290,7 +304,7 @@ func (c *Config) InClusterRegion() (Region, bool) {
 }
 
 func (c *Config) inClusterName() string {
-	if c == nil {
+	if c = c.now(); c == nil {
 		return InClusterName
 	}
 	return c.openInCluster

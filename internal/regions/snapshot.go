@@ -8,17 +8,18 @@ type Snapshot struct {
 	// in-cluster region's name.
 	Open      bool   `json:"open,omitempty"`
 	InCluster string `json:"inCluster,omitempty"`
-	// Regions are the configured regions, in order.
+	// Regions are the configured regions, in order; when Open, the regions
+	// of cluster Secrets alone.
 	Regions []Region `json:"regions,omitempty"`
 }
 
 // Snapshot is c as data; Config turns it back.
 func (c *Config) Snapshot() Snapshot {
-	if c == nil {
+	if c = c.now(); c == nil {
 		return Snapshot{Open: true, InCluster: InClusterName}
 	}
 	if c.open {
-		return Snapshot{Open: true, InCluster: c.openInCluster}
+		return Snapshot{Open: true, InCluster: c.openInCluster, Regions: c.Regions()}
 	}
 	return Snapshot{Regions: c.Regions()}
 }
@@ -26,7 +27,7 @@ func (c *Config) Snapshot() Snapshot {
 // Config is the Config the snapshot was taken of.
 func (s Snapshot) Config() (*Config, error) {
 	if s.Open {
-		return &Config{open: true, openInCluster: s.InCluster}, nil
+		return openWith(s.InCluster, s.Regions), nil
 	}
 	return New(s.Regions)
 }
