@@ -2,7 +2,6 @@ package argoimport
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/ferry-gitops/ferry/internal/clusters"
 	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
@@ -24,36 +24,9 @@ type Regions struct {
 	Kubeconfig *clientcmdapi.Config
 }
 
-// clusterConfig is the config key of a cluster Secret: what Ferry carries
-// of it. Any other field is a Problem.
-type clusterConfig struct {
-	Username    string `json:"username"`
-	Password    string `json:"password"`
-	BearerToken string `json:"bearerToken"`
-	TLS         struct {
-		Insecure   bool   `json:"insecure"`
-		ServerName string `json:"serverName"`
-		CertData   []byte `json:"certData"`
-		KeyData    []byte `json:"keyData"`
-		CAData     []byte `json:"caData"`
-	} `json:"tlsClientConfig"`
-	Exec *struct {
-		Command     string            `json:"command"`
-		Args        []string          `json:"args"`
-		Env         map[string]string `json:"env"`
-		APIVersion  string            `json:"apiVersion"`
-		InstallHint string            `json:"installHint"`
-	} `json:"execProviderConfig"`
-}
-
-// carriedConfig are the fields of clusterConfig; carriedData the keys of
-// a cluster Secret Ferry reads (shard only spreads Argo CD's own
-// controllers, which Ferry's task queues do instead).
-var (
-	carriedConfig = []string{"username", "password", "bearerToken", "tlsClientConfig", "execProviderConfig"}
-	carriedTLS    = []string{"insecure", "serverName", "certData", "keyData", "caData"}
-	carriedData   = []string{"name", "server", "config", "project", "shard"}
-)
+// carriedData are the keys of a cluster Secret Ferry reads (shard only
+// spreads Argo CD's own controllers, which Ferry's task queues do instead).
+var carriedData = []string{"name", "server", "config", "project", "shard"}
 
 // planRegions turns the cluster Secrets into regions. The cluster Argo CD
 // runs in (home, the API server of in.Server) is the in-cluster region:
@@ -105,50 +78,15 @@ func (r *Regions) addContext(name string, cluster *clientcmdapi.Cluster, auth *c
 }
 
 // kubeconfigOf is a cluster Secret's config as a kubeconfig cluster and
-// user, and the problems of the fields Ferry cannot carry.
+// user (clusters.Kubeconfig), and the problems of the fields Ferry cannot
+// carry.
 func kubeconfigOf(obj objectRef, server, raw string) (*clientcmdapi.Cluster, *clientcmdapi.AuthInfo, []Problem) {
-	var problems []Problem
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(raw), &fields); err != nil {
-		return &clientcmdapi.Cluster{Server: server}, &clientcmdapi.AuthInfo{}, []Problem{obj.problem("data.config", "not JSON: "+err.Error())}
-	}
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		if !slices.Contains(carriedConfig, k) {
-			problems = append(problems, obj.problem("data.config."+k, unsupportedConfig(k)))
-		}
-	}
-	var tls map[string]json.RawMessage
-	_ = json.Unmarshal(fields["tlsClientConfig"], &tls)
-	for _, k := range slices.Sorted(maps.Keys(tls)) {
-		if !slices.Contains(carriedTLS, k) {
-			problems = append(problems, obj.problem("data.config.tlsClientConfig."+k, "Ferry's kubeconfig has no such setting"))
-		}
-	}
-	var c clusterConfig
-	if err := json.Unmarshal([]byte(raw), &c); err != nil {
-		problems = append(problems, obj.problem("data.config", err.Error()))
-	}
-	cluster := &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: c.TLS.CAData, InsecureSkipTLSVerify: c.TLS.Insecure, TLSServerName: c.TLS.ServerName}
-	auth := &clientcmdapi.AuthInfo{Token: c.BearerToken, Username: c.Username, Password: c.Password,
-		ClientCertificateData: c.TLS.CertData, ClientKeyData: c.TLS.KeyData}
-	if e := c.Exec; e != nil {
-		auth.Exec = &clientcmdapi.ExecConfig{Command: e.Command, Args: e.Args, APIVersion: e.APIVersion, InstallHint: e.InstallHint,
-			InteractiveMode: clientcmdapi.NeverExecInteractiveMode}
-		for _, k := range slices.Sorted(maps.Keys(e.Env)) {
-			auth.Exec.Env = append(auth.Exec.Env, clientcmdapi.ExecEnvVar{Name: k, Value: e.Env[k]})
-		}
+	cluster, auth, found := clusters.Kubeconfig(server, []byte(raw))
+	problems := make([]Problem, 0, len(found))
+	for _, p := range found {
+		problems = append(problems, obj.problem(p.Field, p.Message))
 	}
 	return cluster, auth, problems
-}
-
-func unsupportedConfig(field string) string {
-	switch field {
-	case "awsAuthConfig":
-		return "AWS IAM authentication is not carried: give the region an execProviderConfig running aws eks get-token instead"
-	case "proxyUrl":
-		return "a proxy per cluster is not carried: set HTTPS_PROXY for the region's worker instead"
-	}
-	return "Ferry's kubeconfig has no such setting"
 }
 
 // secretData is a Secret's data, decoded.
