@@ -24,8 +24,9 @@ import (
 type AppSets struct {
 	Client client.Client
 	Repos  *gitsource.Repos
-	// Clusters are the regions, as the clusters generator yields them.
-	Clusters []appset.Cluster
+	// Clusters are the regions, as the clusters generator yields them at
+	// the moment it runs (cluster Secrets come and go); nil: none.
+	Clusters func() []appset.Cluster
 	// Validate checks each generated Application as ferry app apply does.
 	Validate app.ValidateOptions
 }
@@ -43,7 +44,11 @@ func (a *AppSets) GenerateAppSet(ctx context.Context, in contract.GenerateInput)
 	defer heartbeatEvery(ctx, heartbeatInterval, "generate")()
 	src := &appsetgit.Trees{Repos: a.Repos, Fresh: in.Fresh, MaxAge: in.MaxAge}
 	defer src.Release()
-	res, err := appset.Generate(ctx, &in.Set, appset.Options{Source: src, Clusters: a.Clusters, Validate: a.Validate})
+	var clusters []appset.Cluster
+	if a.Clusters != nil {
+		clusters = a.Clusters()
+	}
+	res, err := appset.Generate(ctx, &in.Set, appset.Options{Source: src, Clusters: clusters, Validate: a.Validate})
 	switch {
 	case err != nil && appsetgit.IsGitError(err):
 		return contract.GenerateResult{}, classify(err)

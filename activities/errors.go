@@ -2,6 +2,8 @@ package activities
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"net"
 	"strings"
@@ -52,9 +54,19 @@ func classify(err error) error {
 }
 
 // unreachable reports whether the error is a failure to reach a server
-// (refused, reset, timed out, no route) rather than an answer from it.
+// (refused, reset, timed out, no route) rather than an answer from it, or
+// to trust it: a server whose certificate the region's CA does not verify
+// gives no answer Ferry may take, as Argo CD shows such a cluster
+// unreachable with the TLS reason.
 func unreachable(err error) bool {
-	var netErr net.Error
-	var opErr *net.OpError
-	return errors.As(err, &opErr) || (errors.As(err, &netErr) && netErr.Timeout())
+	var (
+		netErr    net.Error
+		opErr     *net.OpError
+		authority x509.UnknownAuthorityError
+		invalid   x509.CertificateInvalidError
+		hostname  x509.HostnameError
+		verify    *tls.CertificateVerificationError
+	)
+	return errors.As(err, &opErr) || (errors.As(err, &netErr) && netErr.Timeout()) ||
+		errors.As(err, &authority) || errors.As(err, &invalid) || errors.As(err, &hostname) || errors.As(err, &verify)
 }

@@ -56,6 +56,11 @@ type Region struct {
 	// compared, nor pruned (region_exclusions.go). Nil excludes nothing.
 	Excluded func(group, kind string) bool
 
+	// Lifetime ends the region's live cache and probes when it is done: a
+	// region of a cluster Secret that is removed or changed. Nil: they run
+	// as long as the process.
+	Lifetime context.Context
+
 	drift driftSignals
 }
 

@@ -60,8 +60,12 @@ func (r *Region) watch(ctx context.Context, appName string) {
 	d.once.Do(func() {
 		d.apps, d.queued, d.sent = map[string]bool{}, map[string]*contract.Drift{}, map[string]time.Time{}
 		if !r.DisableLiveCache && !r.Cluster.LiveCacheEnabled() {
-			r.Cluster.EnableLiveCache(context.Background(), r.onDrift)
-			r.Cluster.WatchReachability(context.Background(), kube.ProbeInterval, r.onReachability)
+			life := r.Lifetime
+			if life == nil {
+				life = context.Background()
+			}
+			r.Cluster.EnableLiveCache(life, r.onDrift)
+			r.Cluster.WatchReachability(life, kube.ProbeInterval, r.onReachability)
 		}
 	})
 	d.mu.Lock()

@@ -38,6 +38,9 @@ type config struct {
 	// regionsCfg is the regions configuration of regionsConfig,
 	// knownRegions and inClusterRegion, loaded by check.
 	regionsCfg *regions.Config
+	// clusterSecrets: read Argo CD's cluster Secrets of the control
+	// namespace as regions (readsClusterSecrets).
+	clusterSecrets bool
 	// requireImpersonation: every write of a region goes as a project's
 	// ServiceAccount (activities.Region.RequireImpersonation).
 	requireImpersonation bool
@@ -120,6 +123,8 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.objects.appNamespaces, "app-namespaces", "",
 		"`GLOBS` (comma-separated; /regexp/ too) of the control cluster's other namespaces whose Application objects are apps, named namespace/name (Argo CD's application.namespaces); each app's project must list the namespace in sourceNamespaces. Empty: the --control-namespace alone")
 	fs.StringVar(&c.objects.context, "control-context", "", "kubeconfig `CONTEXT` of the control cluster for --control-namespace (default: the current context; without a kubeconfig, the cluster the worker runs in)")
+	fs.BoolVar(&c.clusterSecrets, "cluster-secrets", true,
+		"with --control-namespace: read Argo CD's cluster Secrets there (label argocd.argoproj.io/secret-type: cluster) as regions, added, changed and removed at run time: the worker serves each one's queue ferry-region-NAME, and a control worker validates destinations and runs the clusters generator with them; false: the configured regions alone")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "`DIR` of the Git clone cache (default: ferry/repos in the user's cache directory)")
 	c.checkoutMaxFile = bytesFlag(gitsource.DefaultMaxFileBytes)
 	fs.Var(&c.checkoutMaxFile, "checkout-max-file-size", "the largest file (`SIZE`) the worker fetches or checks out of a repository, any branch or tag; refused from its header, before it is read")
@@ -270,6 +275,9 @@ func (c *config) check() error {
 		errs = append(errs, fmt.Errorf("--regions-config, --regions, --in-cluster-region: %w", err))
 	} else {
 		c.regionsCfg = rc
+		if c.readsClusterSecrets() {
+			c.regionsCfg = regions.NewLive(rc)
+		}
 	}
 	if err := c.tuning.check(); err != nil {
 		errs = append(errs, err)
@@ -286,6 +294,10 @@ func (c *config) contextOf(region string) string {
 	}
 	return region
 }
+
+// readsClusterSecrets: the worker reads the cluster Secrets of the control
+// namespace, as Argo CD always does.
+func (c *config) readsClusterSecrets() bool { return c.clusterSecrets && c.objects.namespace != "" }
 
 func (c *config) regionList() []string { return splitList(c.knownRegions) }
 

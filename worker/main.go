@@ -26,7 +26,9 @@ import (
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/appset"
 	"github.com/ferry-gitops/ferry/internal/chartsource"
+	"github.com/ferry-gitops/ferry/internal/clusters"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/kube"
 	"github.com/ferry-gitops/ferry/internal/manifests"
@@ -144,7 +146,7 @@ func run(ctx context.Context, cfg *config) error {
 			Projects: &activities.TemporalProjects{Client: c, Cache: projectCache}, Spared: newSparedRenders(registry).Inc}).Register(w)
 		(&activities.Children{Client: c, Objects: objects.children}).Register(w)
 		(&activities.Projects{Client: c, Cache: projectCache, Regions: cfg.regionsCfg}).Register(w)
-		(&activities.AppSets{Client: c, Repos: repos, Validate: validate, Clusters: appSetClusters(cfg)}).Register(w)
+		(&activities.AppSets{Client: c, Repos: repos, Validate: validate, Clusters: func() []appset.Cluster { return appSetClusters(cfg) }}).Register(w)
 		workers = append(workers, w)
 	}
 	custom, err := loadCustomizations(cfg.customizations)
@@ -155,23 +157,30 @@ func run(ctx context.Context, cfg *config) error {
 	if custom != nil {
 		kubeOpts.Health.Custom = custom
 	}
-	for _, region := range cfg.regions {
+	// newRegion is a region's activities over its cluster at rc.
+	newRegion := func(lifetime context.Context, region string, rc *rest.Config) (*activities.Region, error) {
 		excluded := excludedIn(custom, region, cfg.regionsCfg)
+		regionOpts := kubeOpts
+		regionOpts.Excluded = excluded
+		cluster, err := kube.NewClusterWithOptions(rc, regionOpts)
+		if err != nil {
+			return nil, fmt.Errorf("region %s: %w", region, err)
+		}
+		return &activities.Region{Name: region, Cluster: cluster, Loader: loader, HandOver: handOver,
+			Projects: &activities.TemporalProjects{Client: c, Cache: projectCache}, Regions: cfg.regionsCfg,
+			RequireImpersonation: cfg.requireImpersonation, Impersonable: cfg.impersonable(), SystemIgnore: custom.IgnoreAll(),
+			Excluded: excluded, Lifetime: lifetime}, nil
+	}
+	for _, region := range cfg.regions {
 		rest, err := regionConfig(cfg, region)
 		if err != nil {
 			return fmt.Errorf("region %s: %w", region, err)
 		}
-		regionOpts := kubeOpts
-		regionOpts.Excluded = excluded
-		cluster, err := kube.NewClusterWithOptions(rest, regionOpts)
+		regionActivities, err := newRegion(nil, region, rest)
 		if err != nil {
-			return fmt.Errorf("region %s: %w", region, err)
+			return err
 		}
 		w := worker.New(c, contract.RegionQueue(region), opts)
-		regionActivities := &activities.Region{Name: region, Cluster: cluster, Loader: loader, HandOver: handOver,
-			Projects: &activities.TemporalProjects{Client: c, Cache: projectCache}, Regions: cfg.regionsCfg,
-			RequireImpersonation: cfg.requireImpersonation, Impersonable: cfg.impersonable(), SystemIgnore: custom.IgnoreAll(),
-			Excluded: excluded}
 		regionActivities.Register(w)
 		regionActivities.RegisterHooks(w)
 		workers = append(workers, w)
@@ -206,6 +215,15 @@ func run(ctx context.Context, cfg *config) error {
 	}
 	if objects.controller != nil {
 		g.Go(func() error { objects.controller.Run(ctx); return nil })
+	}
+	if cfg.readsClusterSecrets() {
+		cr := &clusterRegions{cfg: cfg, client: c, opts: opts,
+			newRegion: func(life context.Context, cl clusters.Cluster) (*activities.Region, error) {
+				return newRegion(life, cl.Region.Name, cl.Config)
+			}}
+		if err := cr.watch(ctx); err != nil {
+			return err
+		}
 	}
 	if cfg.metricsAddr != "" {
 		if cfg.control {
