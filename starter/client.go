@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/user"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -16,6 +17,7 @@ import (
 	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/clienttls"
+	"github.com/ferry-gitops/ferry/internal/clusters"
 	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
@@ -167,7 +169,35 @@ func validateOptions() (app.ValidateOptions, error) {
 	if err != nil {
 		return app.ValidateOptions{}, fmt.Errorf("the regions of FERRY_REGIONS_CONFIG, FERRY_REGIONS and FERRY_IN_CLUSTER_REGION: %w", err)
 	}
-	return app.ValidateOptions{Regions: rc}, nil
+	return app.ValidateOptions{Regions: withClusterSecrets(rc)}, nil
+}
+
+// withClusterSecrets is rc and the regions of the control namespace's
+// cluster Secrets, which the workers read as well (FERRY_CONTROL_NAMESPACE,
+// FERRY_CONTROL_CONTEXT; FERRY_CLUSTER_SECRETS=false leaves them out). When
+// they cannot be read, rc alone: the workers validate again.
+func withClusterSecrets(rc *regions.Config) *regions.Config {
+	cf := &controlFlags{namespace: os.Getenv("FERRY_CONTROL_NAMESPACE"), context: os.Getenv("FERRY_CONTROL_CONTEXT")}
+	if cf.namespace == "" || os.Getenv("FERRY_CLUSTER_SECRETS") == "false" {
+		return rc
+	}
+	control, ns, err := clusterSecrets(cf)
+	if err != nil {
+		return rc
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	list, err := clusters.List(ctx, control, ns)
+	if err != nil || len(list) == 0 {
+		return rc
+	}
+	live := regions.NewLive(rc)
+	rs := make([]regions.Region, len(list))
+	for i, c := range list {
+		rs[i] = c.Region
+	}
+	live.SetClusters(rs)
+	return live
 }
 
 // knownRegions is validateOptions' regions, or none (any name) when they do

@@ -30,6 +30,6 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDevCmd(), newAppCmd(), newProjectCmd(), newAppSetCmd(), newLoginCmd(), newLogoutCmd(), newImportCmd())
+	root.AddCommand(newDevCmd(), newAppCmd(), newProjectCmd(), newAppSetCmd(), newLoginCmd(), newLogoutCmd(), newImportCmd(), newClusterCmd())
 	return root
 }
