@@ -49,7 +49,7 @@ func planRegions(in *Installation, home *rest.Config) (*Regions, []Problem) {
 			}
 		}
 		r := regions.Region{Name: data["name"], Server: data["server"], Project: data["project"],
-			Labels: without(s.GetLabels(), secretTypeLabel), Annotations: without(s.GetAnnotations(), "kubectl.kubernetes.io/last-applied-configuration")}
+			Labels: clusters.LabelsOf(s.GetLabels()), Annotations: clusters.AnnotationsOf(s.GetAnnotations())}
 		if r.Server == inClusterServer || r.Server == in.Server {
 			r.Server, r.InCluster, haveHome = in.Server, true, true
 		}

@@ -58,7 +58,7 @@ func FromSecret(s *corev1.Secret) Cluster {
 	data := func(k string) string { return strings.TrimSpace(string(s.Data[k])) }
 	c := Cluster{Secret: key, Region: regions.Region{
 		Name: data("name"), Server: data("server"), Project: data("project"),
-		Labels: without(s.Labels, SecretTypeLabel), Annotations: without(s.Annotations, lastApplied),
+		Labels: LabelsOf(s.Labels), Annotations: AnnotationsOf(s.Annotations),
 	}}
 	sum := sha256.Sum256([]byte(data("server") + "\x00" + string(s.Data["config"])))
 	c.Digest = hex.EncodeToString(sum[:8])
@@ -151,6 +151,18 @@ func SecretName(server string) string {
 		}
 	}
 	return fmt.Sprintf("cluster-%s-%s", strings.Trim(b.String(), "-."), hex.EncodeToString(sum[:4]))
+}
+
+// LabelsOf are the cluster's labels of its Secret's: all but the
+// secret-type label, as Argo CD's clusters generator sees them.
+func LabelsOf(secretLabels map[string]string) map[string]string {
+	return without(secretLabels, SecretTypeLabel)
+}
+
+// AnnotationsOf are the cluster's annotations of its Secret's: all but
+// kubectl's last-applied-configuration.
+func AnnotationsOf(secretAnnotations map[string]string) map[string]string {
+	return without(secretAnnotations, lastApplied)
 }
 
 func without(m map[string]string, keys ...string) map[string]string {
