@@ -28,13 +28,7 @@ func chartFiles(prefix, name, version, deps string) map[string]string {
 // registry, as `ferry dev publish-chart` does.
 func publishChart(t *testing.T, name, version, deps string) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	for p, body := range chartFiles("", name, version, deps) {
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644))
-	}
-	_, err := stack.PublishChart(context.Background(), dir)
-	require.NoError(t, err)
+	publishChartFiles(t, name, chartFiles("", name, version, deps))
 }
 
 // chartApp is an automated Application of a chart from a repository.

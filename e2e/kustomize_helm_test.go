@@ -1,10 +1,7 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,18 +18,12 @@ import (
 // values and name prefix in every region.
 func TestKustomizeHelmCharts(t *testing.T) {
 	const name = "kzhelm"
-	dir := filepath.Join(t.TempDir(), "kzweb")
-	for p, body := range map[string]string{
+	publishChartFiles(t, "kzweb", map[string]string{
 		"Chart.yaml":  "apiVersion: v2\nname: kzweb\nversion: 1.0.0\n",
 		"values.yaml": "env: chart-default\ntier: web\n",
 		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-settings\n" +
 			"data:\n  env: {{ .Values.env | quote }}\n  tier: {{ .Values.tier | quote }}\n",
-	} {
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644))
-	}
-	_, err := stack.PublishChart(context.Background(), dir)
-	require.NoError(t, err)
+	})
 
 	repo := newRepo(t, name)
 	repo.write(map[string]string{"app/kustomization.yaml": fmt.Sprintf(`namePrefix: prod-

@@ -20,18 +20,12 @@ import (
 // both sources' revisions.
 func TestMultiSourceChartWithGitValues(t *testing.T) {
 	const name, ns = "multisrc", "multisrc"
-	dir := filepath.Join(t.TempDir(), "msweb")
-	for p, body := range map[string]string{
+	publishChartFiles(t, "msweb", map[string]string{
 		"Chart.yaml":  "apiVersion: v2\nname: msweb\nversion: 1.0.0\n",
 		"values.yaml": "env: chart-default\n",
 		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-msweb\n" +
 			"data:\n  env: {{ .Values.env | quote }}\n  version: {{ .Chart.Version | quote }}\n",
-	} {
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644))
-	}
-	_, err := stack.PublishChart(context.Background(), dir)
-	require.NoError(t, err)
+	})
 
 	values := newRepo(t, "multisrc-values")
 	values.write(map[string]string{"envs/prod.yaml": "env: prod-1\n", "README.md": "values\n"})
@@ -75,6 +69,19 @@ func TestMultiSourceChartWithGitValues(t *testing.T) {
 }
 
 // configMapEnv is the env the chart's ConfigMap names in a region.
+// publishChartFiles writes a chart's files and publishes it to the stack's
+// Helm repository.
+func publishChartFiles(t *testing.T, name string, files map[string]string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	for p, body := range files {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644))
+	}
+	_, err := stack.PublishChart(context.Background(), dir)
+	require.NoError(t, err)
+}
+
 func configMapEnv(t *testing.T, region, namespace, name string) string {
 	t.Helper()
 	cm, err := kubeClient(t, region).CoreV1().ConfigMaps(namespace).Get(context.Background(), name, metav1.GetOptions{})
