@@ -122,7 +122,7 @@ func (r *Renderer) inflateChart(ctx context.Context, t *target, fsys *repoFS, kc
 		if c.Repo == "" {
 			return nil, fail("no chart at %s: give its repo, or commit the chart there", where)
 		}
-		return nil, fail("no chart at %s: the worker fetches a chart of a repository only when the worker's kustomize.buildOptions has --enable-helm", where)
+		return nil, fail("no chart at %s: the worker did not fetch it (it fetches the charts of the app's own kustomizations, not of remote bases): commit the chart there", where)
 	}
 	readFile := func(name string) (map[string]any, error) {
 		p, err := fsys.confine(filepath.Join(kc.dir, filepath.FromSlash(name)))
