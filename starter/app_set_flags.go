@@ -107,35 +107,6 @@ var setUnsupported = map[string]string{
 	"label":                    "set metadata.labels with ferry app patch or edit",
 }
 
-// argoSwitches are the refused flags that are switches in argocd; the
-// others take a value.
-var argoSwitches = map[string]bool{"validate": true, "sync-retry-refresh": true, "values-literal": true}
-
-// refuseArgoFlags declares Argo CD's flags that Ferry does not take, hidden,
-// so that apply names each one with its fix instead of cobra's bare
-// "unknown flag".
-func refuseArgoFlags(fl *pflag.FlagSet, refused map[string]string) {
-	for name := range refused {
-		if argoSwitches[name] {
-			fl.Bool(name, false, "")
-		} else {
-			fl.StringArray(name, nil, "")
-		}
-		_ = fl.MarkHidden(name)
-	}
-}
-
-// refused lists the refused flags that were given.
-func refused(fl *pflag.FlagSet, refused map[string]string) []error {
-	var errs []error
-	fl.Visit(func(f *pflag.Flag) {
-		if fix, ok := refused[f.Name]; ok {
-			errs = append(errs, fmt.Errorf("--%s is argocd's, not ferry's: %s", f.Name, fix))
-		}
-	})
-	return errs
-}
-
 // apply changes a as the given flags say, and names every bad flag at
 // once; a is left half-changed on error and must be dropped.
 func (f *setFlags) apply(fl *pflag.FlagSet, a *app.Application) error {

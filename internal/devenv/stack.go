@@ -166,7 +166,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		Temporal:  mode,
 		ToolsBin:  toolsBin,
 		Namespace: "default",
-		Regions:   slicesClone(regions),
+		Regions:   slices.Clone(regions),
 		log:       log,
 		regions:   map[string]*region{},
 	}
@@ -398,5 +398,3 @@ func (s *Stack) clusters() []*region {
 func (s *Stack) logf(format string, args ...any) {
 	fmt.Fprintf(s.log, "devenv: "+format+"\n", args...)
 }
-
-func slicesClone(in []string) []string { return append([]string(nil), in...) }
