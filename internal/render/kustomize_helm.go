@@ -111,6 +111,8 @@ func (r *Renderer) inflateChart(ctx context.Context, t *target, fsys *repoFS, kc
 	switch {
 	case c.Name == "":
 		return nil, &SourceError{Path: kc.display, Msg: "helmCharts: an entry has no name: give the chart's name"}
+	case !chartNameOK(c.Name):
+		return nil, fail("the name is not a chart's name (one path element, no ..): give the chart's name alone")
 	case c.NameTemplate != "":
 		return nil, fail("nameTemplate is not supported: give a releaseName")
 	case kc.globals != nil && filepath.IsAbs(kc.globals.ChartHome):
@@ -254,11 +256,17 @@ func KustomizeCharts(root, path string) []KustomizeChart {
 		for _, c := range kc.charts {
 			dir := KustomizeChartDir(kc.dir, kc.globals, c)
 			rel, err := filepath.Rel(real, dir)
-			if c.Repo == "" || c.Name == "" || err != nil || !filepath.IsLocal(rel) || fsys.IsDir(dir) {
+			if c.Repo == "" || !chartNameOK(c.Name) || err != nil || !filepath.IsLocal(rel) || fsys.IsDir(dir) {
 				continue
 			}
 			out = append(out, KustomizeChart{RepoURL: c.Repo, Name: c.Name, Version: c.Version, Dir: filepath.ToSlash(rel), Kustomization: kc.display})
 		}
 	}
 	return out
+}
+
+// chartNameOK: a chart's name is one path element, so that the chart
+// home and the file of its inflated objects stay where kustomize puts them.
+func chartNameOK(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, `/\`)
 }

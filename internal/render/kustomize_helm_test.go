@@ -86,6 +86,17 @@ helmCharts:
 	}
 }
 
+// TestKustomizeHelmChartNames: a helmCharts name that is not one path
+// element is refused, so that no chart home or inflated file lands
+// elsewhere in the repository.
+func TestKustomizeHelmChartNames(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "app", "kustomization.yaml"), "helmCharts:\n- name: ../base/kustomization\n")
+	r := &Renderer{Kustomize: KustomizeOptions{EnableHelm: true}}
+	_, err := r.Render(context.Background(), root, app.Source{Path: "app"}, Options{})
+	assertErr(t, err, `helmCharts "../base/kustomization": the name is not a chart's name`)
+}
+
 // unstructuredString flattens a map of strings for comparison.
 func unstructuredString(obj map[string]any, field string) (string, bool, error) {
 	m, ok := obj[field].(map[string]any)
@@ -127,6 +138,7 @@ helmGlobals: {chartHome: vendor}
 helmCharts:
 - {name: redis, repo: https://charts.example.com, version: 1.0.0}
 - {name: local}
+- {name: ../../escape, repo: https://charts.example.com}
 `)
 	writeFile(t, filepath.Join(root, "base", "kustomization.yaml"), "helmCharts:\n- {name: web, repo: oci://registry.example.com/charts}\n- {name: kept, repo: https://charts.example.com}\n")
 	writeFile(t, filepath.Join(root, "base", "charts", "kept", "Chart.yaml"), "apiVersion: v2\nname: kept\nversion: 1.0.0\n")
