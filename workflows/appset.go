@@ -123,25 +123,10 @@ func (s *appSetState) appsSettled() bool {
 	return true
 }
 
-// requeue is the shortest requeueAfterSeconds of the git generators, else
-// defaultAppSetPoll.
+// requeue is the shortest requeueAfterSeconds of the set's generators,
+// else defaultAppSetPoll.
 func (s *appSetState) requeue() time.Duration {
-	d := defaultAppSetPoll
-	var walk func(gs []appset.Generator)
-	walk = func(gs []appset.Generator) {
-		for _, g := range gs {
-			switch {
-			case g.Git != nil && g.Git.RequeueAfterSeconds != nil && *g.Git.RequeueAfterSeconds > 0:
-				d = min(d, time.Duration(*g.Git.RequeueAfterSeconds)*time.Second)
-			case g.Matrix != nil:
-				walk(g.Matrix.Generators)
-			case g.Merge != nil:
-				walk(g.Merge.Generators)
-			}
-		}
-	}
-	walk(s.set.Spec.Generators)
-	return d
+	return s.set.Requeue(defaultAppSetPoll)
 }
 
 func appSetActivityCtx(ctx workflow.Context, summary string) workflow.Context {
