@@ -29,6 +29,9 @@ type AppSets struct {
 	Clusters func() []appset.Cluster
 	// Validate checks each generated Application as ferry app apply does.
 	Validate app.ValidateOptions
+	// SCM reaches the providers of the pullRequest and scmProvider
+	// generators; nil: those generators fail, saying so.
+	SCM appset.SCM
 }
 
 // Register adds the ApplicationSet activities to a worker of the control queue.
@@ -48,10 +51,14 @@ func (a *AppSets) GenerateAppSet(ctx context.Context, in contract.GenerateInput)
 	if a.Clusters != nil {
 		clusters = a.Clusters()
 	}
-	res, err := appset.Generate(ctx, &in.Set, appset.Options{Source: src, Clusters: clusters, Validate: a.Validate})
+	res, err := appset.Generate(ctx, &in.Set, appset.Options{Source: src, Clusters: clusters, Validate: a.Validate, SCM: a.SCM})
 	switch {
 	case err != nil && appsetgit.IsGitError(err):
 		return contract.GenerateResult{}, classify(err)
+	case err != nil && appset.IsSCMError(err):
+		// Not retried here: the set says why at once, keeps its apps,
+		// and lists again at its next poll or refresh, as Argo CD's.
+		return contract.GenerateResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrSCMProvider, nil)
 	case err != nil:
 		return contract.GenerateResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidAppSet, nil)
 	}

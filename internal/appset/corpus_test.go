@@ -90,12 +90,12 @@ func TestArgoCDExamples(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, len(files), 40)
 	refusals := map[string]string{
-		"scmProvider":             "SCM provider generator is not supported",
-		"pullRequest":             "pull request generator is not supported",
 		"clusterDecisionResource": "cluster decision resource generator is not supported",
 		"plugin":                  "plugin generator is not supported",
 	}
-	generatorRE := regexp.MustCompile(`(?m)^\s*- (scmProvider|pullRequest|clusterDecisionResource|plugin):`)
+	generatorRE := regexp.MustCompile(`(?m)^\s*- (clusterDecisionResource|plugin):`)
+	// The pullRequest and scmProvider examples read the SCM stand-in.
+	scmStandIn := corpusStandIn(t)
 	src := newDirTree(t, filepath.Join(corpus, "argocd-appset-examples"), "applicationset/examples/")
 	accepted, generated := 0, 0
 	for _, f := range files {
@@ -126,7 +126,7 @@ func TestArgoCDExamples(t *testing.T) {
 				return
 			}
 			accepted++
-			res, err := Generate(context.Background(), set, Options{Source: src, Clusters: regions3,
+			res, err := Generate(context.Background(), set, Options{Source: src, Clusters: regions3, SCM: scmStandIn,
 				Validate: app.ValidateOptions{Regions: testRegions(t)}})
 			if strings.HasSuffix(f, "matrix/list-and-list.yaml") {
 				// Argo CD's own example names .path without a git generator.

@@ -43,6 +43,9 @@ type Cluster struct {
 type Options struct {
 	Source   Source
 	Clusters []Cluster
+	// SCM reaches the providers of the pullRequest and scmProvider
+	// generators; nil: they fail, saying the control worker runs them.
+	SCM SCM
 	// Validate checks each generated Application as `ferry app apply` would.
 	Validate app.ValidateOptions
 }
@@ -120,6 +123,10 @@ func (g *generation) run(ctx context.Context, gen Generator, p string, _ Params)
 		out, err = g.matrix(ctx, gen.Matrix, p)
 	case gen.Merge != nil:
 		out, err = g.merge(ctx, gen.Merge, p)
+	case gen.PullRequest != nil:
+		out, err = g.pullRequest(ctx, gen.PullRequest, p)
+	case gen.SCMProvider != nil:
+		out, err = g.scmProvider(ctx, gen.SCMProvider, p)
 	default:
 		return nil, fmt.Errorf("%s: no generator", p)
 	}

@@ -103,7 +103,7 @@ spec:
 		"metadata.name: \"Bad_Name\" is not a DNS label",
 		"spec.goTemplateOptions[0]",
 		"spec.generators[0]: one generator per entry, found list and git",
-		"spec.generators[1].scmProvider: the SCM provider generator is not supported",
+		"spec.generators[1].scmProvider: give one provider: github, gitlab or gitea",
 		"spec.generators[2].merge.generators: a merge needs at least two generators",
 		"spec.generators[2].merge.mergeKeys: required",
 		"spec.syncPolicy.applicationsSync: \"sometimes\" is not a policy",

@@ -13,8 +13,6 @@ import (
 // unsupportedGenerators are Argo CD's generators Ferry does not run, by
 // their field name, with what to do instead.
 var unsupportedGenerators = map[string]string{
-	"scmProvider":             "the SCM provider generator is not supported by Ferry: list the repositories in a list generator instead",
-	"pullRequest":             "the pull request generator is not supported by Ferry: generate preview apps with a list or git generator instead",
 	"clusterDecisionResource": "the cluster decision resource generator is not supported by Ferry: use the clusters generator over the regions, with a selector",
 	"plugin":                  "the plugin generator is not supported by Ferry: use a list, clusters or git generator",
 }
@@ -30,6 +28,9 @@ func unsupported(schemaPath string) (string, bool) {
 	}
 	if i := strings.LastIndex(schemaPath, "generators."); i >= 0 {
 		if msg, ok := unsupportedGenerators[schemaPath[i+len("generators."):]]; ok {
+			return msg, true
+		}
+		if msg, ok := unsupportedSCM[schemaPath[i+len("generators."):]]; ok {
 			return msg, true
 		}
 	}

@@ -23,6 +23,9 @@ func TestFieldReference(t *testing.T) {
 	for _, g := range slices.Sorted(maps.Keys(unsupportedGenerators)) {
 		extra = append(extra, "spec.generators."+g)
 	}
+	for _, g := range slices.Sorted(maps.Keys(unsupportedSCM)) {
+		extra = append(extra, "spec.generators."+g)
+	}
 	fields := docgen.Fields(reflect.TypeFor[ApplicationSet](), docs, unsupported, extra)
 	docgen.Check(t, "../../docs/reference/applicationset.md", docgen.FieldPage("ApplicationSet fields",
 		"Every field of an Argo CD `ApplicationSet` that Ferry reads, and those it refuses with the reason. "+

@@ -4,16 +4,27 @@ import "time"
 
 // Requeue is how long the set waits before it runs its generators again:
 // the shortest requeueAfterSeconds of its generators (nested ones of a
-// matrix or merge included), else def.
+// matrix or merge included), else def. A set with pullRequest or
+// scmProvider generators and no git generator waits as Argo CD does: the
+// shortest of their requeueAfterSeconds, each 30 minutes when it gives
+// none (defaultSCMRequeue), whatever its list or clusters generators; a
+// git generator beside them keeps def.
 func (s *ApplicationSet) Requeue(def time.Duration) time.Duration {
 	d := def
+	var scmWait time.Duration
+	git := false
 	var walk func(gs []Generator)
 	walk = func(gs []Generator) {
 		for _, g := range gs {
 			if r, ok := g.requeueAfter(); ok {
 				d = min(d, r)
 			}
+			if r, ok := g.scmRequeue(); ok && (scmWait == 0 || r < scmWait) {
+				scmWait = r
+			}
 			switch {
+			case g.Git != nil:
+				git = true
 			case g.Matrix != nil:
 				walk(g.Matrix.Generators)
 			case g.Merge != nil:
@@ -22,6 +33,11 @@ func (s *ApplicationSet) Requeue(def time.Duration) time.Duration {
 		}
 	}
 	walk(s.Spec.Generators)
+	// No set of a recorded history has an SCM generator (they were
+	// refused): keyed on them, the rule leaves those histories alone.
+	if scmWait > 0 && !git {
+		return scmWait
+	}
 	return d
 }
 
@@ -32,9 +48,25 @@ func (g Generator) requeueAfter() (time.Duration, bool) {
 	switch {
 	case g.Git != nil:
 		secs = g.Git.RequeueAfterSeconds
+	case g.PullRequest != nil:
+		secs = g.PullRequest.RequeueAfterSeconds
+	case g.SCMProvider != nil:
+		secs = g.SCMProvider.RequeueAfterSeconds
 	}
 	if secs == nil || *secs <= 0 {
 		return 0, false
 	}
 	return time.Duration(*secs) * time.Second, true
+}
+
+// scmRequeue is how often a pullRequest or scmProvider generator asks to
+// run: its requeueAfterSeconds, else defaultSCMRequeue.
+func (g Generator) scmRequeue() (time.Duration, bool) {
+	if g.PullRequest == nil && g.SCMProvider == nil {
+		return 0, false
+	}
+	if r, ok := g.requeueAfter(); ok {
+		return r, true
+	}
+	return defaultSCMRequeue, true
 }

@@ -57,6 +57,12 @@ type Generator struct {
 	Git      *GitGenerator      `json:"git,omitempty"`
 	Matrix   *MatrixGenerator   `json:"matrix,omitempty"`
 	Merge    *MergeGenerator    `json:"merge,omitempty"`
+	// PullRequest generates an app per open pull request of a GitHub,
+	// GitLab or Gitea repository (pullrequest.go).
+	PullRequest *PullRequestGenerator `json:"pullRequest,omitempty"`
+	// SCMProvider generates an app per repository (and branch) of a
+	// GitHub organization, GitLab group or Gitea organization (scmprovider.go).
+	SCMProvider *SCMProviderGenerator `json:"scmProvider,omitempty"`
 	// Selector filters the generator's parameter sets by their values.
 	Selector *LabelSelector `json:"selector,omitempty"`
 }

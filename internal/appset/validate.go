@@ -150,10 +150,18 @@ func validateGenerator(g Generator, path string, depth int) []app.FieldError {
 			errs = append(errs, validateGenerator(c, fmt.Sprintf("%s.merge.generators[%d]", path, i), depth+1)...)
 		}
 	}
+	if g.PullRequest != nil {
+		kinds = append(kinds, "pullRequest")
+		errs = append(errs, validatePullRequest(g.PullRequest, path)...)
+	}
+	if g.SCMProvider != nil {
+		kinds = append(kinds, "scmProvider")
+		errs = append(errs, validateSCMProvider(g.SCMProvider, path)...)
+	}
 	switch len(kinds) {
 	case 0:
 		if len(errs) == 0 {
-			add("", "no generator: give one of list, clusters, git, matrix or merge")
+			add("", "no generator: give one of list, clusters, git, matrix, merge, pullRequest or scmProvider")
 		}
 	case 1:
 	default:
@@ -209,6 +217,10 @@ func (g Generator) template() *Template {
 		return g.Matrix.Template
 	case g.Merge != nil:
 		return g.Merge.Template
+	case g.PullRequest != nil:
+		return g.PullRequest.Template
+	case g.SCMProvider != nil:
+		return g.SCMProvider.Template
 	}
 	return nil
 }
