@@ -60,88 +60,91 @@ func (c *SCMClients) config(ctx context.Context, api string, ref *SecretRef, ins
 
 // PullRequests is the client of the generator's provider.
 func (c *SCMClients) PullRequests(ctx context.Context, g *PullRequestGenerator) (scm.PullRequests, error) {
-	switch {
-	case g.Github != nil:
-		p := g.Github
-		cfg, err := c.config(ctx, p.API, p.TokenRef, false)
-		if err != nil {
-			return nil, fmt.Errorf("github.%w", err)
+	switch p := g; {
+	case p.Github != nil:
+		gh, err := c.github(ctx, p.Github.API, p.Github.TokenRef)
+		if err == nil {
+			gh.Owner, gh.Repo, gh.Labels = p.Github.Owner, p.Github.Repo, p.Github.Labels
 		}
-		gh, err := scm.NewGitHub(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("github.%w", err)
+		return gh, err
+	case p.GitLab != nil:
+		gl, err := c.gitlab(ctx, p.GitLab.API, p.GitLab.TokenRef, p.GitLab.Insecure)
+		if err == nil {
+			gl.Project, gl.Labels, gl.State = p.GitLab.Project, p.GitLab.Labels, p.GitLab.PullRequestState
 		}
-		gh.Owner, gh.Repo, gh.Labels = p.Owner, p.Repo, p.Labels
-		return gh, nil
-	case g.GitLab != nil:
-		p := g.GitLab
-		cfg, err := c.config(ctx, p.API, p.TokenRef, p.Insecure)
-		if err != nil {
-			return nil, fmt.Errorf("gitlab.%w", err)
+		return gl, err
+	case p.Gitea != nil:
+		gt, err := c.gitea(ctx, p.Gitea.API, p.Gitea.TokenRef, p.Gitea.Insecure)
+		if err == nil {
+			gt.Owner, gt.Repo, gt.Labels = p.Gitea.Owner, p.Gitea.Repo, p.Gitea.Labels
 		}
-		gl, err := scm.NewGitLab(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("gitlab.%w", err)
-		}
-		gl.Project, gl.Labels, gl.State = p.Project, p.Labels, p.PullRequestState
-		return gl, nil
-	case g.Gitea != nil:
-		p := g.Gitea
-		cfg, err := c.config(ctx, p.API, p.TokenRef, p.Insecure)
-		if err != nil {
-			return nil, fmt.Errorf("gitea.%w", err)
-		}
-		gt, err := scm.NewGitea(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("gitea.%w", err)
-		}
-		gt.Owner, gt.Repo, gt.Labels = p.Owner, p.Repo, p.Labels
-		return gt, nil
+		return gt, err
 	}
-	return nil, errors.New("no provider: give github, gitlab or gitea")
+	return nil, errNoProvider
 }
 
 // Repositories is the client of the generator's provider.
 func (c *SCMClients) Repositories(ctx context.Context, g *SCMProviderGenerator) (scm.Repositories, error) {
-	switch {
-	case g.Github != nil:
-		p := g.Github
-		cfg, err := c.config(ctx, p.API, p.TokenRef, false)
-		if err != nil {
-			return nil, fmt.Errorf("github.%w", err)
+	switch p := g; {
+	case p.Github != nil:
+		gh, err := c.github(ctx, p.Github.API, p.Github.TokenRef)
+		if err == nil {
+			gh.Organization, gh.AllBranches, gh.ExcludeArchived = p.Github.Organization, p.Github.AllBranches, p.Github.ExcludeArchivedRepos
 		}
-		gh, err := scm.NewGitHub(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("github.%w", err)
+		return gh, err
+	case p.Gitlab != nil:
+		gl, err := c.gitlab(ctx, p.Gitlab.API, p.Gitlab.TokenRef, p.Gitlab.Insecure)
+		if err == nil {
+			gl.Group, gl.IncludeSubgroups, gl.AllBranches, gl.Topic = p.Gitlab.Group, p.Gitlab.IncludeSubgroups, p.Gitlab.AllBranches, p.Gitlab.Topic
+			gl.IncludeShared = p.Gitlab.IncludeSharedProjects == nil || *p.Gitlab.IncludeSharedProjects
+			gl.IncludeArchived = p.Gitlab.IncludeArchivedRepos
 		}
-		gh.Organization, gh.AllBranches, gh.ExcludeArchived = p.Organization, p.AllBranches, p.ExcludeArchivedRepos
-		return gh, nil
-	case g.Gitlab != nil:
-		p := g.Gitlab
-		cfg, err := c.config(ctx, p.API, p.TokenRef, p.Insecure)
-		if err != nil {
-			return nil, fmt.Errorf("gitlab.%w", err)
+		return gl, err
+	case p.Gitea != nil:
+		gt, err := c.gitea(ctx, p.Gitea.API, p.Gitea.TokenRef, p.Gitea.Insecure)
+		if err == nil {
+			gt.Owner, gt.AllBranches, gt.ExcludeArchived = p.Gitea.Owner, p.Gitea.AllBranches, p.Gitea.ExcludeArchivedRepos
 		}
-		gl, err := scm.NewGitLab(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("gitlab.%w", err)
-		}
-		gl.Group, gl.IncludeSubgroups, gl.AllBranches, gl.Topic = p.Group, p.IncludeSubgroups, p.AllBranches, p.Topic
-		gl.IncludeShared = p.IncludeSharedProjects == nil || *p.IncludeSharedProjects
-		gl.IncludeArchived = p.IncludeArchivedRepos
-		return gl, nil
-	case g.Gitea != nil:
-		p := g.Gitea
-		cfg, err := c.config(ctx, p.API, p.TokenRef, p.Insecure)
-		if err != nil {
-			return nil, fmt.Errorf("gitea.%w", err)
-		}
-		gt, err := scm.NewGitea(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("gitea.%w", err)
-		}
-		gt.Owner, gt.AllBranches, gt.ExcludeArchived = p.Owner, p.AllBranches, p.ExcludeArchivedRepos
-		return gt, nil
+		return gt, err
 	}
-	return nil, errors.New("no provider: give github, gitlab or gitea")
+	return nil, errNoProvider
+}
+
+var errNoProvider = errors.New("no provider: give github, gitlab or gitea")
+
+// github, gitlab and gitea connect to one provider, naming it in errors.
+func (c *SCMClients) github(ctx context.Context, api string, ref *SecretRef) (*scm.GitHub, error) {
+	cfg, err := c.config(ctx, api, ref, false)
+	if err != nil {
+		return nil, fmt.Errorf("github.%w", err)
+	}
+	gh, err := scm.NewGitHub(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("github.%w", err)
+	}
+	return gh, nil
+}
+
+func (c *SCMClients) gitlab(ctx context.Context, api string, ref *SecretRef, insecure bool) (*scm.GitLab, error) {
+	cfg, err := c.config(ctx, api, ref, insecure)
+	if err != nil {
+		return nil, fmt.Errorf("gitlab.%w", err)
+	}
+	gl, err := scm.NewGitLab(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("gitlab.%w", err)
+	}
+	return gl, nil
+}
+
+func (c *SCMClients) gitea(ctx context.Context, api string, ref *SecretRef, insecure bool) (*scm.Gitea, error) {
+	cfg, err := c.config(ctx, api, ref, insecure)
+	if err != nil {
+		return nil, fmt.Errorf("gitea.%w", err)
+	}
+	gt, err := scm.NewGitea(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("gitea.%w", err)
+	}
+	return gt, nil
 }

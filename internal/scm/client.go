@@ -239,3 +239,13 @@ func pages[T any](ctx context.Context, c *conn, what, path string, query url.Val
 		h, err = c.getURL(ctx, what, next, &page)
 	}
 }
+
+// found is get with a 404 as false: whether the provider has the path,
+// decoded into out (nil: not read).
+func (c *conn) found(ctx context.Context, what, path string, query url.Values, out any) (bool, error) {
+	_, err := c.get(ctx, what, path, query, out)
+	if IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}

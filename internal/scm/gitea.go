@@ -163,11 +163,7 @@ func (g *Gitea) Branches(ctx context.Context, r Repository) ([]Repository, error
 	what := fmt.Sprintf("list the branches of Gitea repository %s/%s", g.Owner, r.Repository)
 	if !g.AllBranches {
 		var b giteaBranch
-		_, err := g.c.get(ctx, what, base+"/"+escape(r.Branch), nil, &b)
-		if IsNotFound(err) {
-			return nil, nil
-		}
-		if err != nil {
+		if ok, err := g.c.found(ctx, what, base+"/"+escape(r.Branch), nil, &b); !ok {
 			return nil, err
 		}
 		return []Repository{atBranch(r, r.Branch, b.Commit.ID)}, nil
@@ -186,12 +182,8 @@ func (g *Gitea) Branches(ctx context.Context, r Repository) ([]Repository, error
 // file or a directory.
 func (g *Gitea) HasPath(ctx context.Context, r Repository, p string) (bool, error) {
 	what := fmt.Sprintf("look for %s in Gitea repository %s/%s at %s", p, r.Organization, r.Repository, r.Branch)
-	_, err := g.c.get(ctx, what, "repos/"+escape(r.Organization)+"/"+escape(r.Repository)+"/contents/"+escapePath(p),
+	return g.c.found(ctx, what, "repos/"+escape(r.Organization)+"/"+escape(r.Repository)+"/contents/"+escapePath(p),
 		url.Values{"ref": {r.Branch}}, nil)
-	if IsNotFound(err) {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 var (

@@ -146,11 +146,7 @@ func (g *GitHub) Branches(ctx context.Context, r Repository) ([]Repository, erro
 	what := fmt.Sprintf("list the branches of GitHub repository %s/%s", r.Organization, r.Repository)
 	if !g.AllBranches {
 		var b gitHubBranch
-		_, err := g.c.get(ctx, what, repoPath+"/"+escape(r.Branch), nil, &b)
-		if IsNotFound(err) {
-			return nil, nil
-		}
-		if err != nil {
+		if ok, err := g.c.found(ctx, what, repoPath+"/"+escape(r.Branch), nil, &b); !ok {
 			return nil, err
 		}
 		return []Repository{atBranch(r, b.Name, b.Commit.SHA)}, nil
@@ -168,12 +164,8 @@ func (g *GitHub) Branches(ctx context.Context, r Repository) ([]Repository, erro
 // HasPath asks GET /repos/{owner}/{repo}/contents/{path}?ref=branch.
 func (g *GitHub) HasPath(ctx context.Context, r Repository, p string) (bool, error) {
 	what := fmt.Sprintf("look for %s in GitHub repository %s/%s at %s", p, r.Organization, r.Repository, r.Branch)
-	_, err := g.c.get(ctx, what, "repos/"+escape(r.Organization)+"/"+escape(r.Repository)+"/contents/"+escapePath(p),
+	return g.c.found(ctx, what, "repos/"+escape(r.Organization)+"/"+escape(r.Repository)+"/contents/"+escapePath(p),
 		url.Values{"ref": {r.Branch}}, nil)
-	if IsNotFound(err) {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 var (

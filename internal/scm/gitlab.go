@@ -176,11 +176,7 @@ func (g *GitLab) Branches(ctx context.Context, r Repository) ([]Repository, erro
 	what := fmt.Sprintf("list the branches of GitLab project %s/%s", r.Organization, r.Repository)
 	if !g.AllBranches {
 		var b gitLabBranch
-		_, err := g.c.get(ctx, what, base+"/"+escape(r.Branch), nil, &b)
-		if IsNotFound(err) {
-			return nil, nil
-		}
-		if err != nil {
+		if ok, err := g.c.found(ctx, what, base+"/"+escape(r.Branch), nil, &b); !ok {
 			return nil, err
 		}
 		return []Repository{atBranch(r, b.Name, b.Commit.ID)}, nil
@@ -203,16 +199,11 @@ func (g *GitLab) Branches(ctx context.Context, r Repository) ([]Repository, erro
 func (g *GitLab) HasPath(ctx context.Context, r Repository, p string) (bool, error) {
 	what := fmt.Sprintf("look for %s in GitLab project %s/%s at %s", p, r.Organization, r.Repository, r.Branch)
 	p = strings.Trim(p, "/")
-	_, err := g.c.get(ctx, what, fmt.Sprintf("projects/%d/repository/files/%s", r.ID, escape(p)), url.Values{"ref": {r.Branch}}, nil)
-	if !IsNotFound(err) {
-		return err == nil, err
+	if ok, err := g.c.found(ctx, what, fmt.Sprintf("projects/%d/repository/files/%s", r.ID, escape(p)), url.Values{"ref": {r.Branch}}, nil); ok || err != nil {
+		return ok, err
 	}
 	var entries []struct{}
-	_, err = g.c.get(ctx, what, fmt.Sprintf("projects/%d/repository/tree", r.ID), url.Values{"path": {p}, "ref": {r.Branch}}, &entries)
-	if IsNotFound(err) {
-		return false, nil
-	}
-	return err == nil, err
+	return g.c.found(ctx, what, fmt.Sprintf("projects/%d/repository/tree", r.ID), url.Values{"path": {p}, "ref": {r.Branch}}, &entries)
 }
 
 var (

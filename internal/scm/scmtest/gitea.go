@@ -3,7 +3,6 @@ package scmtest
 import (
 	"net/http"
 	"strconv"
-	"strings"
 )
 
 // gitea answers Gitea's REST API (its swagger, /api/swagger) under /api/v1.
@@ -17,65 +16,17 @@ func (gitea) authorized(h http.Header, token string) bool {
 func (gitea) unauthorized() string { return "token is required" }
 
 func (g gitea) serve(w http.ResponseWriter, r *http.Request, segs []string) {
-	s := g.s
-	q := r.URL.Query()
-	switch {
-	case len(segs) == 1 && segs[0] == "version":
+	if len(segs) == 1 && segs[0] == "version" {
 		writeJSON(w, http.StatusOK, map[string]any{"version": "1.24.0"})
-	case len(segs) == 3 && segs[0] == "orgs" && segs[2] == "repos":
-		var list []map[string]any
-		for _, repo := range s.reposOf(segs[1], false) {
-			list = append(list, g.repo(repo))
-		}
-		g.list(w, r, list)
-	case len(segs) >= 4 && segs[0] == "repos":
-		repo, ok := s.repo(segs[1] + "/" + segs[2])
-		if !ok {
-			notFound(w)
-			return
-		}
-		switch rest := segs[3:]; {
-		case len(rest) == 1 && rest[0] == "pulls":
-			state := q.Get("state")
-			if state == "" {
-				state = "open"
-			}
-			var list []map[string]any
-			for _, p := range s.pullsIn(repo.fullName(), state) {
-				list = append(list, g.pull(repo, p))
-			}
-			g.list(w, r, list)
-		case len(rest) == 1 && rest[0] == "labels":
-			g.list(w, r, names(repo.Topics))
-		case len(rest) == 1 && rest[0] == "branches":
-			var list []map[string]any
-			for _, b := range sortedKeys(repo.Branches) {
-				list = append(list, g.branch(repo, b))
-			}
-			g.list(w, r, list)
-		case len(rest) == 2 && rest[0] == "branches":
-			if _, ok := repo.Branches[rest[1]]; !ok {
-				notFound(w)
-				return
-			}
-			writeJSON(w, http.StatusOK, g.branch(repo, rest[1]))
-		case len(rest) >= 2 && rest[0] == "contents":
-			p := strings.Join(rest[1:], "/")
-			if _, ok := repo.Branches[q.Get("ref")]; !ok || !repo.hasPath(p) {
-				notFound(w)
-				return
-			}
-			if repo.isDir(p) {
-				writeJSON(w, http.StatusOK, []map[string]any{{"type": "file", "name": "README.md", "path": p + "/README.md"}})
-				return
-			}
-			writeJSON(w, http.StatusOK, map[string]any{"type": "file", "name": p, "path": p, "encoding": "base64", "content": ""})
-		default:
-			notFound(w)
-		}
-	default:
-		notFound(w)
+		return
 	}
+	serveRepos(g.s, g, w, r, segs, func(repo Repo, rest []string) bool {
+		if len(rest) == 1 && rest[0] == "labels" {
+			g.list(w, r, names(repo.Topics))
+			return true
+		}
+		return false
+	})
 }
 
 // list pages as Gitea does: page and limit, X-Total-Count and a Link header.

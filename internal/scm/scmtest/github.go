@@ -3,7 +3,6 @@ package scmtest
 import (
 	"net/http"
 	"slices"
-	"strings"
 )
 
 // gitHub answers GitHub's REST API (docs.github.com/rest) under /api/v3.
@@ -17,60 +16,7 @@ func (g gitHub) authorized(h http.Header, token string) bool {
 func (gitHub) unauthorized() string { return "Bad credentials" }
 
 func (g gitHub) serve(w http.ResponseWriter, r *http.Request, segs []string) {
-	s := g.s
-	switch {
-	case len(segs) == 3 && segs[0] == "orgs" && segs[2] == "repos":
-		var list []map[string]any
-		for _, repo := range s.reposOf(segs[1], false) {
-			list = append(list, g.repo(repo))
-		}
-		g.list(w, r, list)
-	case len(segs) >= 4 && segs[0] == "repos":
-		repo, ok := s.repo(segs[1] + "/" + segs[2])
-		if !ok {
-			notFound(w)
-			return
-		}
-		switch rest := segs[3:]; {
-		case len(rest) == 1 && rest[0] == "pulls":
-			state := r.URL.Query().Get("state")
-			if state == "" {
-				state = "open"
-			}
-			var list []map[string]any
-			for _, p := range s.pullsIn(repo.fullName(), state) {
-				list = append(list, g.pull(repo, p))
-			}
-			g.list(w, r, list)
-		case len(rest) == 1 && rest[0] == "branches":
-			var list []map[string]any
-			for _, b := range sortedKeys(repo.Branches) {
-				list = append(list, g.branch(repo, b))
-			}
-			g.list(w, r, list)
-		case len(rest) == 2 && rest[0] == "branches":
-			if _, ok := repo.Branches[rest[1]]; !ok {
-				notFound(w)
-				return
-			}
-			writeJSON(w, http.StatusOK, g.branch(repo, rest[1]))
-		case len(rest) >= 2 && rest[0] == "contents":
-			p := strings.Join(rest[1:], "/")
-			if _, ok := repo.Branches[r.URL.Query().Get("ref")]; !ok || !repo.hasPath(p) {
-				notFound(w)
-				return
-			}
-			if repo.isDir(p) {
-				writeJSON(w, http.StatusOK, []map[string]any{{"type": "file", "name": "README.md", "path": p + "/README.md"}})
-				return
-			}
-			writeJSON(w, http.StatusOK, map[string]any{"type": "file", "encoding": "base64", "name": p, "path": p, "content": ""})
-		default:
-			notFound(w)
-		}
-	default:
-		notFound(w)
-	}
+	serveRepos(g.s, g, w, r, segs, func(Repo, []string) bool { return false })
 }
 
 func (g gitHub) list(w http.ResponseWriter, r *http.Request, list []map[string]any) {
