@@ -118,6 +118,10 @@ type Request struct {
 	// Refs are the other sources of a multi-source app whose files the
 	// source's Helm value files name ($ref/path), at their commits.
 	Refs []RefAt
+	// Local is the digest of a local tree (ferry app sync --local, see
+	// PutLocal) to render instead of a commit: SHA is then not used, and
+	// the source's Path is the manifests' directory in the tree.
+	Local string
 	// RepoCheck is the app's project's rule on the repositories its files
 	// ask for (remote Kustomize bases, chart dependencies, chart archives
 	// an index names elsewhere), checked before each is fetched and on

@@ -37,7 +37,14 @@ func (l *Loader) checkout(ctx context.Context, req Request) (string, func(), err
 		}
 		return l.Charts.Checkout(ctx, req.RepoURL, src.Chart, req.SHA)
 	}
-	dir, release, err := l.Repos.Checkout(ctx, req.RepoURL, req.SHA)
+	var dir string
+	var release func()
+	var err error
+	if req.Local != "" {
+		dir, release, err = l.checkoutLocal(ctx, req.Local)
+	} else {
+		dir, release, err = l.Repos.Checkout(ctx, req.RepoURL, req.SHA)
+	}
 	if err != nil || l.Charts == nil {
 		return dir, release, err
 	}
@@ -79,6 +86,12 @@ func renderSource(src app.Source) app.Source {
 // chart version for a chart source.
 func checkRevision(req Request) (string, error) {
 	rev := strings.TrimSpace(req.SHA)
+	if req.Local != "" {
+		if req.Source.IsChartSource() {
+			return "", &LocalTreeError{fmt.Sprintf("chart %q of %s: a local sync renders a directory, not a chart of a Helm repository", req.Source.Chart, chartsource.RedactURL(req.RepoURL))}
+		}
+		return localRevision(req.Local), nil
+	}
 	if req.Source.IsChartSource() {
 		if rev == "" {
 			return "", fmt.Errorf("load chart %q of %s: no version; resolve the revision first", req.Source.Chart, chartsource.RedactURL(req.RepoURL))

@@ -179,6 +179,11 @@ func (p *Pipeline) loader(cache manifests.Cache, sealer *manifests.Sealer) *mani
 		Observer: p.observer, FailureTag: p.failureTag, KustomizeHelm: p.kustomizeHelm}
 }
 
+// Open is the manifest cache c chooses and its sealer, for a reader or
+// writer of the workers' cache that renders nothing (ferry app sync
+// --local); nil, nil when c chooses none.
+func (c Cache) Open() (manifests.Cache, *manifests.Sealer, error) { return newCache(c) }
+
 // newCache is the manifest cache c chooses, and its sealer.
 func newCache(c Cache) (manifests.Cache, *manifests.Sealer, error) {
 	if (c.Redis == nil && c.Memory <= 0) || (c.Key == "" && c.KeyRequired) {
