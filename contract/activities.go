@@ -93,6 +93,11 @@ type Target struct {
 	// Sources are a multi-source app's sources at their revisions (Source
 	// is then empty, and SHA their revisions joined by commas).
 	Sources []SourceRevision `json:"sources,omitempty"`
+	// Local is the digest of the local tree a local sync rendered (SHA is
+	// then empty, and Source.Path the manifests' directory in the tree):
+	// a worker without its set renders the tree again from the manifest
+	// cache, never Git.
+	Local string `json:"local,omitempty"`
 }
 
 // Commit is the commit the target stands for.
@@ -120,6 +125,9 @@ type RenderInput struct {
 	// Project is the app's project, whose sourceRepos bind what the
 	// render fetches for the source's files; "" is the default project.
 	Project string `json:"project,omitempty"`
+	// Local renders the local tree of this digest (LocalSource) in place
+	// of a commit: SHA is empty, Source.Path the directory in the tree.
+	Local string `json:"local,omitempty"`
 	// Unless, when set, spares the render if no commit moved a file under
 	// the app's manifest-generate-paths since the last render
 	// (RenderResult.Unchanged).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"reflect"
 	"slices"
 	"sort"
@@ -120,9 +121,41 @@ type SyncRequest struct {
 	// the caller of an update itself, so a request without it records
 	// nobody.
 	InitiatedBy *app.InitiatedBy `json:"initiatedBy,omitempty"`
+	// Local syncs a tree of uncommitted manifests instead of a revision of
+	// Git, as argocd app sync --local: the tree the CLI put in the
+	// workers' manifest cache, named by its digest (never the manifests
+	// themselves), rendered with the app's source options. Refused for an
+	// app with automated sync (unless DryRun), a multi-source app, and
+	// with Revision or RollbackID.
+	Local *LocalSource `json:"local,omitempty"`
 	// unknown are the fields of the request's JSON that none of the above
 	// takes (UnmarshalJSON); the validator refuses them.
 	unknown []string
+}
+
+// LocalSource names a local tree (ferry app sync --local DIR) in the
+// workers' manifest cache.
+type LocalSource struct {
+	// Digest is "sha256:" and the hex SHA-256 of the tree's archive
+	// (internal/localtree), the key it was put under.
+	Digest string `json:"digest"`
+	// Path is the directory of the app's manifests inside the tree, in
+	// place of spec.source.path: "." for its root.
+	Path string `json:"path"`
+}
+
+// Validate refuses a digest that is not a SHA-256 and a path that is not
+// a clean relative one inside the tree.
+func (l LocalSource) Validate() error {
+	var errs []error
+	hex, ok := strings.CutPrefix(l.Digest, "sha256:")
+	if !ok || len(hex) != 64 || strings.Trim(hex, "0123456789abcdef") != "" {
+		errs = append(errs, fmt.Errorf("local.digest %q: want sha256: and 64 lowercase hex digits", l.Digest))
+	}
+	if p := l.Path; p == "" || path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
+		errs = append(errs, fmt.Errorf("local.path %q: want a clean relative path inside the tree (. for its root)", p))
+	}
+	return errors.Join(errs...)
 }
 
 // DeleteRequest is the payload of the delete update.

@@ -120,6 +120,10 @@ type OperationState struct {
 	// SyncResult is Argo CD's view of Results, in views only
 	// (WithSyncResult): the state keeps the list once.
 	SyncResult *SyncResult `json:"syncResult,omitempty"`
+	// Local is the digest of the local tree the operation synced (ferry
+	// app sync --local); Revision is then empty, as Argo CD records a
+	// local sync.
+	Local string `json:"ferryLocal,omitempty"`
 }
 
 // Operation is Argo CD's operationState.operation, as far as Ferry keeps
@@ -204,6 +208,10 @@ type HistoryEntry struct {
 	// (Source is then empty).
 	Revisions []string `json:"revisions,omitempty"`
 	Sources   []Source `json:"sources,omitempty"`
+	// Local is the digest of the local tree deployed (ferry app sync
+	// --local): Revision is then empty, as Argo CD records a local sync,
+	// and Source is the app's with the tree's path.
+	Local string `json:"ferryLocal,omitempty"`
 }
 
 // RolloutStatus says where a staged rollout is.
