@@ -131,7 +131,7 @@ func (c *Control) Render(ctx context.Context, in contract.RenderInput) (contract
 	} else {
 		loaded, err = c.Loader.LoadApp(ctx, manifests.Request{
 			RepoURL: in.Source.RepoURL, SHA: in.SHA, Source: in.Source, App: in.App, Namespace: in.Namespace, Hard: in.Hard,
-			Fresh: in.Fresh, RepoCheck: check,
+			Fresh: in.Fresh, RepoCheck: check, Local: in.Local,
 		})
 	}
 	if err != nil {

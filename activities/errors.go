@@ -41,7 +41,7 @@ func classify(err error) error {
 	case render.IsUserError(err), manifests.IsFailed(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidManifests, nil)
 	case gitsource.IsNotFound(err), gitsource.IsUnsupportedScheme(err), gitsource.IsCredentialRefused(err), gitsource.IsLimit(err),
-		chartsource.IsNotFound(err), chartsource.IsLimit(err):
+		chartsource.IsNotFound(err), chartsource.IsLimit(err), manifests.IsLocalTree(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidSource, nil)
 	case kube.IsRefused(err):
 		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrSyncFailed, nil)

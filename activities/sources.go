@@ -30,7 +30,7 @@ func loadTarget(ctx context.Context, l *manifests.Loader, t contract.Target, har
 		return l.LoadSources(ctx, sourcesRequest(t.App, t.Namespace, t.Sources, hard, false, check))
 	}
 	return l.LoadApp(ctx, manifests.Request{RepoURL: t.Source.RepoURL, SHA: t.SHA, Source: t.Source, App: t.App, Namespace: t.Namespace, Hard: hard,
-		RepoCheck: check})
+		RepoCheck: check, Local: t.Local})
 }
 
 // loadRendered loads the set the workflow rendered, of the target's

@@ -86,6 +86,9 @@ type rendered struct {
 	// Sources are what was rendered when they were not spec.sources (a
 	// rollback's history entry of a multi-source app); nil: spec.sources.
 	Sources []app.Source `json:"sources,omitempty"`
+	// Local is the digest of the local tree a local sync rendered (SHA
+	// is then empty): Target.Local.
+	Local string `json:"local,omitempty"`
 }
 
 // autoSync remembers the last automated sync: Argo CD syncs once per

@@ -97,6 +97,9 @@ func (s *appState) validateSync(ctx workflow.Context, req contract.SyncRequest) 
 	if err := s.validateSyncOptions(req); err != nil {
 		return err
 	}
+	if err := s.validateLocal(req); err != nil { // sync_local.go
+		return err
+	}
 	if req.RollbackID == nil {
 		return nil
 	}

@@ -125,7 +125,7 @@ func (s *appState) revisionsOf(sha string) []string {
 // historyEntry is a deployment of target, with every source of a
 // multi-source app and its revision.
 func historyEntry(target contract.Target, deployed time.Time) app.HistoryEntry {
-	e := app.HistoryEntry{Revision: target.Commit(), DeployedAt: deployed, Source: target.Source}
+	e := app.HistoryEntry{Revision: target.Commit(), DeployedAt: deployed, Source: target.Source, Local: target.Local}
 	if len(target.Sources) > 0 {
 		e.Revisions, e.Sources = target.Revisions(), target.SourceList()
 	}

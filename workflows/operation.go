@@ -44,6 +44,9 @@ func (s *appState) manualSync(ctx workflow.Context, req contract.SyncRequest) (*
 	if err := s.refuseManualSync(ctx); err != nil {
 		return nil, err
 	}
+	if req.Local != nil {
+		return s.localSync(ctx, req), nil // sync_local.go
+	}
 	revision, src, srcs, err := s.syncSource(ctx, req)
 	if err != nil {
 		return nil, err
@@ -53,15 +56,7 @@ func (s *appState) manualSync(ctx workflow.Context, req contract.SyncRequest) (*
 	}
 	target, err := s.targetFrom(ctx, src, srcs, revision, true, false, req.RollbackID == nil && req.Revision != "")
 	if err != nil {
-		now := workflow.Now(ctx)
-		s.OperationSeq++
-		op := &app.OperationState{
-			ID: s.operationID(), Revision: revision, Phase: app.OperationError,
-			Message: userMessage(ctx, err), StartedAt: now, FinishedAt: &now, Operation: operationOf(req.Info, req.InitiatedBy),
-		}
-		s.Status.OperationState = op
-		s.publish(ctx)
-		return op, nil
+		return s.operationFailedEarly(ctx, revision, req, err), nil
 	}
 	op := s.runOperation(ctx, target, requestParams(ctx, req), opRequest{revision: req.Revision, rollback: req.RollbackID != nil, info: req.Info, initiatedBy: req.InitiatedBy})
 	return op.state, nil
@@ -144,7 +139,7 @@ func (s *appState) runOperation(ctx workflow.Context, target contract.Target, p 
 	op := &operation{target: target, params: p, request: req, specDigest: s.app.SpecDigest(), retry: s.retryPolicy(p), state: &app.OperationState{
 		ID: s.operationID(), Revision: target.Commit(), Phase: app.OperationRunning,
 		Message: "syncing regions " + strings.Join(s.regionNames(), ", "), StartedAt: workflow.Now(ctx),
-		Operation: operationOf(req.info, req.initiatedBy),
+		Operation: operationOf(req.info, req.initiatedBy), Local: target.Local,
 	}}
 	s.Status.OperationState = op.state
 	s.publish(ctx)

@@ -120,9 +120,10 @@ func (s *appState) resumeOperation(ctx workflow.Context, c *carriedOperation) {
 // follows a retry's wait when a spec update arrived since the operation's
 // target was rendered: as in Argo CD, a retry syncs the app's spec as it
 // is now (its source at the revision the sync asked for, else at the
-// spec's targetRevision). A rollback keeps its history entry's source.
+// spec's targetRevision). A rollback keeps its history entry's source,
+// and a local sync its tree.
 func (s *appState) retargetForRetry(ctx workflow.Context, op *operation, retried bool) error {
-	if !retried || op.request.rollback || op.specDigest == s.app.SpecDigest() {
+	if !retried || op.request.rollback || op.target.Local != "" || op.specDigest == s.app.SpecDigest() {
 		return nil
 	}
 	if workflow.GetVersion(ctx, changeRetrySpec, workflow.DefaultVersion, 1) == workflow.DefaultVersion {

@@ -173,7 +173,7 @@ func (s *appState) targetOf(r *rendered) contract.Target {
 		src = *r.Source
 	}
 	return contract.Target{App: s.app.Metadata.Name, Source: src, SHA: r.SHA, Digest: r.Digest,
-		Revision: r.Revision, Namespace: s.renderNamespace(), Sources: s.sourcesAt(r)}
+		Revision: r.Revision, Namespace: s.renderNamespace(), Sources: s.sourcesAt(r), Local: r.Local}
 }
 
 // renderNamespace is the first destination's namespace: Helm's

@@ -57,6 +57,9 @@ func (s *appState) validateRollbackEntry(id int64, e app.HistoryEntry) []error {
 	name, repo := s.app.Metadata.Name, s.app.PrimaryRepoURL()
 	multi := s.app.IsMultiSource()
 	switch {
+	case e.Local != "":
+		return []error{fmt.Errorf("app %q: history entry %d was synced from local manifests (ferry app sync --local), which no revision of Git holds: "+
+			"roll back to another entry, or sync the directory again with --local", name, id)}
 	case multi && len(e.Sources) == 0 && e.Source.RepoURL != "":
 		return []error{fmt.Errorf("app %q: history entry %d was deployed from one source (spec.source), and the app has spec.sources now: "+
 			"a rollback restores an entry of the same kind; roll back to a later entry, or apply the entry's spec.source with ferry app apply", name, id)}

@@ -63,7 +63,7 @@ func (s *appSuite) TestSyncTakesOnlyTheAppsOwnRepository() {
 		rejected(map[string]any{"revision": "main", "repoURL": "https://evil.example.com/x.git"},
 			`sync request field "repoURL": a sync takes only a revision of the app's repository https://git.example.com/apps.git`)
 		rejected(map[string]any{"source": map[string]any{"repoURL": "https://evil.example.com/x.git"}, "revison": "main"},
-			`sync request field "source"`, `sync request field "revison" is unknown: the fields are applyOutOfSyncOnly, dryRun, force, info, initiatedBy, labels, prune, resources, retry, revision, rollbackID`)
+			`sync request field "source"`, `sync request field "revison" is unknown: the fields are applyOutOfSyncOnly, dryRun, force, info, initiatedBy, labels, local, prune, resources, retry, revision, rollbackID`)
 		rejected(contract.SyncRequest{Info: []app.Info{{Name: "", Value: "v"}, {Name: "a", Value: "1"}, {Name: "a", Value: "2"}}},
 			`sync request info[0] "": the name is empty`, `info[2] "a": the name is given again`)
 		rejected(contract.SyncRequest{Revision: "https://evil.example.com/x.git"},
