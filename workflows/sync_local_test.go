@@ -27,7 +27,9 @@ func (s *appSuite) TestLocalSyncThenGitAgain() {
 	var renders []contract.RenderInput
 	var synced []contract.Target
 	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(
-		func(context.Context, contract.ResolveInput) (contract.ResolveResult, error) { return contract.ResolveResult{SHA: sha}, nil })
+		func(context.Context, contract.ResolveInput) (contract.ResolveResult, error) {
+			return contract.ResolveResult{SHA: sha}, nil
+		})
 	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in contract.RenderInput) (contract.RenderResult, error) {
 			mu.Lock()
@@ -131,7 +133,9 @@ func (s *appSuite) TestLocalSyncRefusedWithAutomatedSync() {
 	var mu sync.Mutex
 	locals := 0
 	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(
-		func(context.Context, contract.ResolveInput) (contract.ResolveResult, error) { return contract.ResolveResult{SHA: sha}, nil })
+		func(context.Context, contract.ResolveInput) (contract.ResolveResult, error) {
+			return contract.ResolveResult{SHA: sha}, nil
+		})
 	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in contract.RenderInput) (contract.RenderResult, error) {
 			mu.Lock()
