@@ -52,6 +52,9 @@ func printView(out io.Writer, v *contract.View, output string) error {
 	}
 	if op := s.OperationState; op != nil {
 		fmt.Fprintf(out, "Operation:     %s %s: %s\n", op.ID, op.Phase, op.Message)
+		if op.Local != "" {
+			fmt.Fprintf(out, "Sync Source:   %s (ferry app sync --local)\n", localLabel(op.Local))
+		}
 		if o := op.Operation; o != nil {
 			for _, info := range o.Info {
 				fmt.Fprintf(out, "Sync Info:     %s: %s\n", info.Name, info.Value)
@@ -131,7 +134,11 @@ func newHistoryCmd(tf *temporalFlags) *cobra.Command {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tDATE\tREVISION")
 			for _, h := range v.Status.History {
-				fmt.Fprintf(tw, "%d\t%s\t%s\n", h.ID, h.DeployedAt.Format(time.RFC3339), h.Revision)
+				rev := h.Revision
+				if h.Local != "" {
+					rev = localLabel(h.Local)
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\n", h.ID, h.DeployedAt.Format(time.RFC3339), rev)
 			}
 			return tw.Flush()
 		}),

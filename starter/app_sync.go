@@ -21,6 +21,7 @@ func newSyncCmd(tf *temporalFlags) *cobra.Command {
 	var wait bool
 	var sf syncFlags
 	var many appSelection
+	var local localFlags
 	cmd := &cobra.Command{
 		Use:   "sync [NAME... | -l SELECTOR | --project PROJECT]",
 		Short: "Sync the app to its target revision (or --revision) in every region",
@@ -30,6 +31,7 @@ labels (as ferry app list -l) and --project, repeatable; every app that
 matches is synced in turn, by name, and a failure does not stop the
 others.`,
 		Example: `  ferry app sync guestbook --wait
+  ferry app sync guestbook --local ./guestbook --wait   # uncommitted manifests
   ferry app sync -l team=payments --prune
   ferry app sync --project shop --project web`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,6 +57,9 @@ others.`,
 			case len(args) == 0:
 				return errors.New("name the apps to sync, or select them with -l SELECTOR or --project PROJECT")
 			}
+			if err := local.prepareLocal(cmd.Context(), tf, names, &req, cmd.OutOrStdout()); err != nil { // app_sync_local.go
+				return err
+			}
 			if sf.timeout > 0 {
 				wait = true
 				ctx, cancel := context.WithTimeoutCause(cmd.Context(), sf.timeout,
@@ -68,6 +73,7 @@ others.`,
 	}
 	many.register(cmd)
 	sf.register(cmd)
+	local.register(cmd)
 	cmd.Flags().StringVar(&req.Revision, "revision", "", "branch, tag or SHA to sync instead of the target revision")
 	cmd.Flags().BoolVar(&req.Prune, "prune", false, "delete tracked resources that are no longer in Git")
 	cmd.Flags().BoolVar(&req.DryRun, "dry-run", false, "apply with the API server's dry-run: nothing changes")
@@ -127,12 +133,21 @@ func runSync(cmd *cobra.Command, tf *temporalFlags, name string, req contract.Sy
 		}
 	}
 	stopProgress()
-	fmt.Fprintf(out, "operation %s: %s: %s (revision %s)\n", op.ID, op.Phase, op.Message, short(op.Revision))
+	fmt.Fprintf(out, "operation %s: %s: %s (%s)\n", op.ID, op.Phase, op.Message, operationSource(&op))
 	printResults(out, op.Results)
 	if op.Phase != app.OperationSucceeded {
 		return fmt.Errorf("app %q: sync %s: %s", name, op.Phase, op.Message)
 	}
 	return nil
+}
+
+// operationSource is what an operation synced: a revision, or local
+// manifests.
+func operationSource(op *app.OperationState) string {
+	if op.Local != "" {
+		return localLabel(op.Local)
+	}
+	return "revision " + short(op.Revision)
 }
 
 // sayHowSent says, of an app that an Application object owns, that the

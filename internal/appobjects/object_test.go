@@ -100,7 +100,8 @@ func TestReadOperation(t *testing.T) {
 	require.Nil(t, none)
 
 	_, err = ReadOperation(map[string]any{"sync": map[string]any{"manifests": []any{"kind: ConfigMap"}}})
-	require.ErrorContains(t, err, `unknown field "manifests"`)
+	require.ErrorContains(t, err, "operation.sync.manifests (argocd app sync --local) is not taken from an Application object")
+	require.ErrorContains(t, err, "ferry app sync NAME --local DIR", "it says what to do instead")
 	_, err = ReadOperation(map[string]any{"initiatedBy": map[string]any{"username": "admin"}})
 	require.ErrorContains(t, err, "set operation.sync")
 	_, err = ReadOperation(map[string]any{"sync": map[string]any{}, "initiatedBy": map[string]any{"user": "admin"}})

@@ -3,6 +3,7 @@ package appobjects
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -67,6 +68,12 @@ func ReadOperation(raw any) (*Operation, error) {
 	b, err := json.Marshal(raw)
 	if err != nil {
 		return nil, err
+	}
+	if m, ok := raw.(map[string]any); ok {
+		if sync, ok := m["sync"].(map[string]any); ok && sync["manifests"] != nil {
+			return nil, errors.New("operation.sync.manifests (argocd app sync --local) is not taken from an Application object: " +
+				"the manifests would sit in clear in the object, and in etcd; run ferry app sync NAME --local DIR, which hands them to the workers encrypted")
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
