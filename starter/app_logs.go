@@ -71,12 +71,7 @@ type logStream struct {
 }
 
 func runLogs(ctx context.Context, tf *temporalFlags, f *logsFlags, name string, out io.Writer) error {
-	c, err := tf.dial(ctx)
-	if err != nil {
-		return err
-	}
-	v, err := queryApp(ctx, c, name)
-	c.Close()
+	v, err := tf.queryOnce(ctx, name)
 	if err != nil {
 		return err
 	}

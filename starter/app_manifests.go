@@ -60,12 +60,7 @@ func runManifests(ctx context.Context, tf *temporalFlags, f *manifestsFlags, nam
 	if f.source != "git" && f.source != "live" {
 		return fmt.Errorf("--source %q: want git or live", f.source)
 	}
-	c, err := tf.dial(ctx)
-	if err != nil {
-		return err
-	}
-	v, err := queryApp(ctx, c, name)
-	c.Close()
+	v, err := tf.queryOnce(ctx, name)
 	if err != nil {
 		return err
 	}

@@ -60,12 +60,7 @@ func (f *localFlags) prepareLocal(ctx context.Context, tf *temporalFlags, names 
 		return fmt.Errorf("app %q: ferry-server (%s) does not take --local: the tree goes to the workers' manifest cache, which the server does not reach, "+
 			"and never through the API; run ferry logout and sync with Temporal and the workers' Redis (operators), or commit the manifests", name, a.sc.Server)
 	}
-	c, err := tf.dial(ctx)
-	if err != nil {
-		return err
-	}
-	v, err := queryApp(ctx, c, name)
-	c.Close()
+	v, err := tf.queryOnce(ctx, name)
 	if err != nil {
 		return err
 	}

@@ -151,6 +151,17 @@ func (f *temporalFlags) runOnApp(fn func(cmd *cobra.Command, v *contract.View) e
 	})
 }
 
+// queryOnce dials Temporal, answers the status query of the app called
+// name, and closes the connection.
+func (f *temporalFlags) queryOnce(ctx context.Context, name string) (*contract.View, error) {
+	c, err := f.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return queryApp(ctx, c, name)
+}
+
 // queryApp answers the status query of the app called name.
 func queryApp(ctx context.Context, c client.Client, name string) (*contract.View, error) {
 	v, err := ferryclient.Query(ctx, c, name)
