@@ -30,6 +30,19 @@ type syncBody struct {
 	} `json:"syncOptions"`
 	RetryStrategy *app.RetryPolicy `json:"retryStrategy"`
 	Infos         []app.Info       `json:"infos"`
+	// Manifests are argocd app sync --local's manifests, which the server
+	// refuses (refused) rather than sync Git in their place.
+	Manifests []string `json:"manifests"`
+}
+
+// refused is why the server does not take the request: local manifests,
+// which it would have to keep in clear and cannot hand to the workers.
+func (b syncBody) refused(name string) error {
+	if b.Manifests == nil {
+		return nil
+	}
+	return fmt.Errorf("application %q: manifests (argocd app sync --local) are not taken by ferry-server: it does not reach the workers' manifest cache, "+
+		"and manifests never go through its API; an operator syncs them with ferry app sync %s --local DIR (Temporal and the workers' Redis), or commit them", name, name)
 }
 
 func (b syncBody) request() contract.SyncRequest {
@@ -61,6 +74,10 @@ func (s *server) appSync(w http.ResponseWriter, r *http.Request) {
 	}
 	v := s.appFor(w, r, c, "sync", true)
 	if v == nil {
+		return
+	}
+	if err := body.refused(v.Metadata.Name); err != nil {
+		fail(w, http.StatusBadRequest, "%v", err)
 		return
 	}
 	s.operate(w, r, c, v, body.request(), "sync")
