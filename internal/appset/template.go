@@ -31,12 +31,13 @@ func (s *ApplicationSet) renderer() renderer {
 }
 
 // sprigFuncs are Sprig's functions less those that read the environment or
-// the network, as Argo CD removes them.
+// the network, as Argo CD removes them, and Argo CD's own (argoFuncs).
 var sprigFuncs = func() template.FuncMap {
 	f := sprig.TxtFuncMap()
 	for _, name := range []string{"env", "expandenv", "getHostByName"} {
 		delete(f, name)
 	}
+	maps.Copy(f, argoFuncs)
 	return f
 }()
 
