@@ -174,6 +174,7 @@ func (a *AppSets) apply(ctx context.Context, in contract.ReconcileInput, gen *ap
 			row.Action, row.Message = contract.AppFailed, fmt.Sprintf("app %q: %v", name, err)
 			return row, true, nil
 		}
+		gen = appset.KeepPreserved(in.Preserved, &v.Application, gen)
 		switch {
 		case !appset.Differs(&v.Application, gen):
 			row.Action = contract.AppUnchanged

@@ -81,6 +81,9 @@ type ReconcileInput struct {
 	// Ignore is spec.ignoreApplicationDifferences: fields of the running
 	// apps an update keeps.
 	Ignore []appset.ApplicationMatchExpression `json:"ignore,omitempty"`
+	// Preserved is spec.preservedFields: annotations and labels of the
+	// running apps an update keeps.
+	Preserved *appset.PreservedFields `json:"preserved,omitempty"`
 }
 
 // Actions of ReconcileResult.Apps, as a change set.

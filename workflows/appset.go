@@ -165,7 +165,7 @@ func (s *appSetState) reconcile(ctx workflow.Context, fresh bool) {
 	s.setCondition(now, contract.AppSetParametersGenerated, "True", reasonParametersGenerated, msgParametersGenerated)
 	in := contract.ReconcileInput{Set: name, Apps: gen.Apps, Previous: s.Owned, Policy: s.set.Policy(),
 		NoDelete: !s.set.Deletes() || len(gen.Invalid) > 0, Preserve: s.set.PreserveResources(),
-		Ignore: s.set.Spec.IgnoreApplicationDifferences}
+		Ignore: s.set.Spec.IgnoreApplicationDifferences, Preserved: s.set.Spec.PreservedFields}
 	var res contract.ReconcileResult
 	if err := workflow.ExecuteActivity(appSetActivityCtx(ctx, "Reconcile the apps of applicationset "+name), contract.ActivityReconcileAppSet, in).Get(ctx, &res); err != nil {
 		s.setError(now, s.writeErrorReason(), contract.ErrorMessage(err))

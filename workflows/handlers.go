@@ -134,10 +134,11 @@ func (s *appState) validateSpec(ctx workflow.Context, raw json.RawMessage, by co
 	if s.deletion != nil {
 		return contract.ErrDeleting
 	}
-	if err := contract.CheckOwner(s.app.Metadata.Name, s.Owner, by); err != nil {
-		return err
-	}
+	ownerErr := contract.CheckOwner(s.app.Metadata.Name, s.Owner, by)
 	next, err := parseSpec(raw)
+	if ownerErr != nil && (err != nil || !metadataEdit(s.Owner, by, &s.app, &next)) {
+		return ownerErr
+	}
 	if err != nil {
 		return err
 	}
@@ -155,11 +156,14 @@ func (s *appState) handleSpec(ctx workflow.Context, raw json.RawMessage, by cont
 		return contract.View{}, err
 	}
 	unchanged := next.SpecDigest() == s.app.SpecDigest()
-	s.app = next
 	// The validator let it through: the sender owns the app now (the same
-	// owner, an adopting user, or the first to claim an unrecorded app).
-	owner := by.Owner()
-	s.Owner = &owner
+	// owner, an adopting user, or the first to claim an unrecorded app),
+	// unless it is a user's edit of a set's app's metadata.
+	if !metadataEdit(s.Owner, by, &s.app, &next) {
+		owner := by.Owner()
+		s.Owner = &owner
+	}
+	s.app = next
 	if unchanged {
 		// The same spec again, as the update that starts a new app carries
 		// the spec it started with: the shared listing of the repository may

@@ -2,6 +2,9 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
+
+	"github.com/ferry-gitops/ferry/internal/app"
 
 	"github.com/ferry-gitops/ferry/contract"
 	"go.temporal.io/sdk/workflow"
@@ -43,4 +46,17 @@ func checkDeleteOwner(name string, owner *contract.Owner, req contract.DeleteReq
 		return nil
 	}
 	return contract.OwnedError(fmt.Sprintf("app %q is owned by %s: %s cannot delete it", name, owner, by))
+}
+
+// metadataEdit: a user's update of an ApplicationSet's app that changes
+// its labels and annotations only, as kubectl annotate changes an Argo CD
+// Application a set generated. It is accepted and the app stays the
+// set's, which puts its own labels and annotations back when it next
+// writes the app, but for those its spec.preservedFields (and Argo CD's
+// controller) keep. An update no earlier run accepted: CheckOwner refused
+// every user's update of a set's app but an adopting one.
+func metadataEdit(owner *contract.Owner, by contract.SpecRequest, cur, next *app.Application) bool {
+	return owner != nil && owner.AppSet != "" && by == (contract.SpecRequest{}) &&
+		next.Metadata.Name == cur.Metadata.Name && next.SpecDigest() == cur.SpecDigest() &&
+		slices.Equal(next.Metadata.Finalizers, cur.Metadata.Finalizers)
 }

@@ -18,9 +18,7 @@ var unsupportedGenerators = map[string]string{
 }
 
 // unsupportedSpec are spec fields Ferry knows and does not implement yet.
-var unsupportedSpec = map[string]string{
-	"spec.preservedFields": "not supported yet: remove it; keep the labels and annotations in spec.template instead",
-}
+var unsupportedSpec = map[string]string{}
 
 func unsupported(schemaPath string) (string, bool) {
 	if msg, ok := unsupportedSpec[schemaPath]; ok {

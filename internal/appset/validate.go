@@ -57,6 +57,7 @@ func validate(s *ApplicationSet) []app.FieldError {
 		add("spec.syncPolicy.applicationsSync", "%q is not a policy: use one of %s", sp.ApplicationsSync, strings.Join(policies, ", "))
 	}
 	errs = append(errs, validateStrategy(s.Spec.Strategy)...)
+	errs = append(errs, validatePreserved(s.Spec.PreservedFields)...)
 	if _, err := ignoreRules(s.Spec.IgnoreApplicationDifferences); err != nil {
 		// One line per bad entry, each "field: problem".
 		for _, line := range strings.Split(err.Error(), "\n") {
