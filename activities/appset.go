@@ -32,6 +32,9 @@ type AppSets struct {
 	// SCM reaches the providers of the pullRequest and scmProvider
 	// generators; nil: those generators fail, saying so.
 	SCM appset.SCM
+	// Control reads the control namespace for the clusterDecisionResource
+	// and plugin generators; nil: no control namespace.
+	Control appset.Control
 }
 
 // Register adds the ApplicationSet activities to a worker of the control queue.
@@ -51,7 +54,8 @@ func (a *AppSets) GenerateAppSet(ctx context.Context, in contract.GenerateInput)
 	if a.Clusters != nil {
 		clusters = a.Clusters()
 	}
-	res, err := appset.Generate(ctx, &in.Set, appset.Options{Source: src, Clusters: clusters, Validate: a.Validate, SCM: a.SCM})
+	res, err := appset.Generate(ctx, &in.Set, appset.Options{Source: src, Clusters: clusters, Validate: a.Validate,
+		SCM: a.SCM, Control: a.Control})
 	switch {
 	case err != nil && appsetgit.IsGitError(err):
 		return contract.GenerateResult{}, classify(err)

@@ -146,8 +146,12 @@ func run(ctx context.Context, cfg *config) error {
 			Projects: &activities.TemporalProjects{Client: c, Cache: projectCache}, Spared: newSparedRenders(registry).Inc}).Register(w)
 		(&activities.Children{Client: c, Objects: objects.children}).Register(w)
 		(&activities.Projects{Client: c, Cache: projectCache, Regions: cfg.regionsCfg}).Register(w)
+		appSetControl, err := newAppSetControl(cfg)
+		if err != nil {
+			return err
+		}
 		(&activities.AppSets{Client: c, Repos: repos, Validate: validate, Clusters: func() []appset.Cluster { return appSetClusters(cfg) },
-			SCM: appSetSCM(cfg)}).Register(w)
+			SCM: appSetSCM(cfg), Control: appSetControl}).Register(w)
 		workers = append(workers, w)
 	}
 	custom, err := loadCustomizations(cfg.customizations)

@@ -46,6 +46,9 @@ type Options struct {
 	// SCM reaches the providers of the pullRequest and scmProvider
 	// generators; nil: they fail, saying the control worker runs them.
 	SCM SCM
+	// Control reads the control namespace for the clusterDecisionResource
+	// and plugin generators; nil: there is none, and they fail saying so.
+	Control Control
 	// Validate checks each generated Application as `ferry app apply` would.
 	Validate app.ValidateOptions
 }
@@ -127,6 +130,10 @@ func (g *generation) run(ctx context.Context, gen Generator, p string, _ Params)
 		out, err = g.pullRequest(ctx, gen.PullRequest, p)
 	case gen.SCMProvider != nil:
 		out, err = g.scmProvider(ctx, gen.SCMProvider, p)
+	case gen.ClusterDecisionResource != nil:
+		out, err = g.duckType(ctx, gen.ClusterDecisionResource, p)
+	case gen.Plugin != nil:
+		out, err = g.plugin(ctx, gen.Plugin, p)
 	default:
 		return nil, fmt.Errorf("%s: no generator", p)
 	}

@@ -10,13 +10,6 @@ import (
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
-// unsupportedGenerators are Argo CD's generators Ferry does not run, by
-// their field name, with what to do instead.
-var unsupportedGenerators = map[string]string{
-	"clusterDecisionResource": "the cluster decision resource generator is not supported by Ferry: use the clusters generator over the regions, with a selector",
-	"plugin":                  "the plugin generator is not supported by Ferry: use a list, clusters or git generator",
-}
-
 // unsupportedSpec are spec fields Ferry knows and does not implement yet.
 var unsupportedSpec = map[string]string{}
 
@@ -25,9 +18,6 @@ func unsupported(schemaPath string) (string, bool) {
 		return msg, true
 	}
 	if i := strings.LastIndex(schemaPath, "generators."); i >= 0 {
-		if msg, ok := unsupportedGenerators[schemaPath[i+len("generators."):]]; ok {
-			return msg, true
-		}
 		if msg, ok := unsupportedSCM[schemaPath[i+len("generators."):]]; ok {
 			return msg, true
 		}

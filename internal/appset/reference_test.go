@@ -20,9 +20,6 @@ func TestFieldReference(t *testing.T) {
 	docs, err := docgen.Comments(".", "../app")
 	require.NoError(t, err)
 	extra := slices.Sorted(maps.Keys(unsupportedSpec))
-	for _, g := range slices.Sorted(maps.Keys(unsupportedGenerators)) {
-		extra = append(extra, "spec.generators."+g)
-	}
 	for _, g := range slices.Sorted(maps.Keys(unsupportedSCM)) {
 		extra = append(extra, "spec.generators."+g)
 	}

@@ -52,6 +52,10 @@ func (g Generator) requeueAfter() (time.Duration, bool) {
 		secs = g.PullRequest.RequeueAfterSeconds
 	case g.SCMProvider != nil:
 		secs = g.SCMProvider.RequeueAfterSeconds
+	case g.ClusterDecisionResource != nil:
+		secs = g.ClusterDecisionResource.RequeueAfterSeconds
+	case g.Plugin != nil:
+		secs = g.Plugin.RequeueAfterSeconds
 	}
 	if secs == nil || *secs <= 0 {
 		return 0, false

@@ -159,10 +159,18 @@ func validateGenerator(g Generator, path string, depth int) []app.FieldError {
 		kinds = append(kinds, "scmProvider")
 		errs = append(errs, validateSCMProvider(g.SCMProvider, path)...)
 	}
+	if g.ClusterDecisionResource != nil {
+		kinds = append(kinds, "clusterDecisionResource")
+		errs = append(errs, validateDuckType(g.ClusterDecisionResource, path)...)
+	}
+	if g.Plugin != nil {
+		kinds = append(kinds, "plugin")
+		errs = append(errs, validatePlugin(g.Plugin, path)...)
+	}
 	switch len(kinds) {
 	case 0:
 		if len(errs) == 0 {
-			add("", "no generator: give one of list, clusters, git, matrix, merge, pullRequest or scmProvider")
+			add("", "no generator: give one of list, clusters, git, matrix, merge, pullRequest, scmProvider, clusterDecisionResource or plugin")
 		}
 	case 1:
 	default:
@@ -222,6 +230,10 @@ func (g Generator) template() *Template {
 		return g.PullRequest.Template
 	case g.SCMProvider != nil:
 		return g.SCMProvider.Template
+	case g.ClusterDecisionResource != nil:
+		return g.ClusterDecisionResource.Template
+	case g.Plugin != nil:
+		return g.Plugin.Template
 	}
 	return nil
 }

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/ferry-gitops/ferry/internal/appset"
+	"github.com/ferry-gitops/ferry/internal/controlns"
+)
+
+// newAppSetControl reads --control-namespace of the control cluster for
+// the clusterDecisionResource and plugin generators; nil without one.
+func newAppSetControl(cfg *config) (appset.Control, error) {
+	ns := cfg.objects.namespace
+	if ns == "" {
+		return nil, nil
+	}
+	rc, err := controlConfig(cfg, cfg.objects.context)
+	if err != nil {
+		return nil, fmt.Errorf("control cluster (--control-context %q): %w", cfg.objects.context, err)
+	}
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	return &controlns.Reader{Kube: kube, Dynamic: dyn, Namespace: ns}, nil
+}
