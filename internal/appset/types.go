@@ -63,9 +63,11 @@ type Generator struct {
 	// SCMProvider generates an app per repository (and branch) of a
 	// GitHub organization, GitLab group or Gitea organization (scmprovider.go).
 	SCMProvider *SCMProviderGenerator `json:"scmProvider,omitempty"`
-	// ClusterDecisionResource (duck.go) and Plugin (plugin.go).
+	// ClusterDecisionResource yields the clusters that the status of
+	// duck-typed resources of the control namespace decides on.
 	ClusterDecisionResource *DuckTypeGenerator `json:"clusterDecisionResource,omitempty"`
-	Plugin                  *PluginGenerator   `json:"plugin,omitempty"`
+	// Plugin yields the parameter sets an HTTP service answers.
+	Plugin *PluginGenerator `json:"plugin,omitempty"`
 	// Selector filters the generator's parameter sets by their values.
 	Selector *LabelSelector `json:"selector,omitempty"`
 }
