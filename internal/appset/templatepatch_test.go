@@ -20,7 +20,7 @@ func (f fileTree) Files() []string {
 	}
 	return out
 }
-func (f fileTree) ReadFile(name string) ([]byte, error)                 { return []byte(f[name]), nil }
+func (f fileTree) ReadFile(name string) ([]byte, error)               { return []byte(f[name]), nil }
 func (f fileTree) Tree(context.Context, string, string) (Tree, error) { return f, nil }
 
 func generateSet(t *testing.T, set string, src Source) *Result {
