@@ -94,7 +94,11 @@ func generateApps(cmd *cobra.Command, set *appset.ApplicationSet) ([]app.Applica
 	}
 	src := &appsetgit.Trees{Repos: repos, Fresh: true}
 	defer src.Release()
-	res, err := appset.Generate(cmd.Context(), set, appset.Options{Source: src, Clusters: appset.ClustersOf(opts.Regions), Validate: opts})
+	control, err := appSetControl()
+	if err != nil {
+		return nil, err
+	}
+	res, err := appset.Generate(cmd.Context(), set, appset.Options{Source: src, Clusters: appset.ClustersOf(opts.Regions), Validate: opts, Control: control})
 	if err != nil {
 		return nil, err
 	}
