@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"os"
 
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-
 	"github.com/ferry-gitops/ferry/internal/appset"
 	"github.com/ferry-gitops/ferry/internal/controlns"
 	"github.com/ferry-gitops/ferry/internal/kube"
@@ -25,13 +22,5 @@ func appSetControl() (appset.Control, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the control cluster (FERRY_CONTROL_CONTEXT %q): %w", kubeContext, err)
 	}
-	cs, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(rc)
-	if err != nil {
-		return nil, err
-	}
-	return &controlns.Reader{Kube: cs, Dynamic: dyn, Namespace: ns}, nil
+	return controlns.New(rc, ns)
 }

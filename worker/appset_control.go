@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-
 	"github.com/ferry-gitops/ferry/internal/appset"
 	"github.com/ferry-gitops/ferry/internal/controlns"
 )
@@ -21,13 +18,5 @@ func newAppSetControl(cfg *config) (appset.Control, error) {
 	if err != nil {
 		return nil, fmt.Errorf("control cluster (--control-context %q): %w", cfg.objects.context, err)
 	}
-	kube, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(rc)
-	if err != nil {
-		return nil, err
-	}
-	return &controlns.Reader{Kube: kube, Dynamic: dyn, Namespace: ns}, nil
+	return controlns.New(rc, ns)
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // Reader reads one namespace of the control cluster.
@@ -20,6 +21,19 @@ type Reader struct {
 	Kube      kubernetes.Interface
 	Dynamic   dynamic.Interface
 	Namespace string
+}
+
+// New reads namespace ns of the cluster at rc.
+func New(rc *rest.Config, ns string) (*Reader, error) {
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{Kube: kube, Dynamic: dyn, Namespace: ns}, nil
 }
 
 // ConfigMap is the data of the named ConfigMap.
