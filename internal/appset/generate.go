@@ -234,14 +234,7 @@ func (g *generation) git(ctx context.Context, gg *GitGenerator, p string) ([]Par
 			return nil, fmt.Errorf("%s.git.files: %s: %w", p, f, err)
 		}
 		for _, item := range items {
-			ps := Params{}
-			if g.r.goTemplate {
-				maps.Copy(ps, item)
-			} else {
-				for k, v := range Flatten(item) {
-					ps[k] = v
-				}
-			}
+			ps := g.r.objectParams(item)
 			g.r.pathParams(ps, path.Dir(f), path.Base(f), gg.PathParamPrefix)
 			if ps, err = g.r.withValues(ps, gg.Values); err != nil {
 				return nil, fmt.Errorf("%s.git: %w", p, err)

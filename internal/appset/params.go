@@ -55,6 +55,21 @@ func (r renderer) listParams(g *ListGenerator, path string) ([]Params, error) {
 	return out, nil
 }
 
+// objectParams is an object as one parameter set: as it is for
+// goTemplate, flattened to dotted keys with string values for the
+// fasttemplate form (a git file's item, a plugin's answer).
+func (r renderer) objectParams(obj map[string]any) Params {
+	ps := Params{}
+	if r.goTemplate {
+		maps.Copy(ps, obj)
+		return ps
+	}
+	for k, v := range Flatten(obj) {
+		ps[k] = v
+	}
+	return ps
+}
+
 // withValues renders a generator's values with its parameters and adds
 // them: as values (goTemplate) or values.<key>.
 func (r renderer) withValues(p Params, values map[string]string) (Params, error) {

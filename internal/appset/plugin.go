@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -73,14 +72,7 @@ func (g *generation) plugin(ctx context.Context, pg *PluginGenerator, p string) 
 	}
 	var out []Params
 	for _, set := range sets {
-		ps := Params{}
-		if g.r.goTemplate {
-			maps.Copy(ps, set)
-		} else {
-			for k, v := range Flatten(set) {
-				ps[k] = v
-			}
-		}
+		ps := g.r.objectParams(set)
 		ps["generator"] = map[string]any{"input": map[string]any{"parameters": deepCopy(pg.Input.Parameters)}}
 		if ps, err = g.r.withValues(ps, pg.Values); err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
