@@ -3,6 +3,7 @@ package appset
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -125,4 +126,21 @@ spec:
 	} {
 		require.ErrorContains(t, err, want)
 	}
+}
+
+// TestRequeueOfControlGenerators: requeueAfterSeconds of the
+// clusterDecisionResource and plugin generators, nested ones too, shortens
+// the set's interval; without it the set keeps the default.
+func TestRequeueOfControlGenerators(t *testing.T) {
+	secs := func(n int64) *int64 { return &n }
+	s := &ApplicationSet{Spec: Spec{Generators: []Generator{
+		{ClusterDecisionResource: &DuckTypeGenerator{ConfigMapRef: "cm", Name: "x"}},
+		{Plugin: &PluginGenerator{ConfigMapRef: PluginConfigMapRef{Name: "p"}}},
+	}}}
+	require.Equal(t, 3*time.Minute, s.Requeue(3*time.Minute))
+	s.Spec.Generators[0].ClusterDecisionResource.RequeueAfterSeconds = secs(30)
+	require.Equal(t, 30*time.Second, s.Requeue(3*time.Minute))
+	s.Spec.Generators = append(s.Spec.Generators, Generator{Matrix: &MatrixGenerator{Generators: []Generator{
+		{Plugin: &PluginGenerator{RequeueAfterSeconds: secs(7)}}, {List: &ListGenerator{}}}}})
+	require.Equal(t, 7*time.Second, s.Requeue(3*time.Minute))
 }
