@@ -13,6 +13,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/egress"
 	"github.com/ferry-gitops/ferry/internal/flagenv"
 	"github.com/ferry-gitops/ferry/internal/gitsource"
 	"github.com/ferry-gitops/ferry/internal/netpolicy"
@@ -163,6 +164,9 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 		" (default: systrap where the runsc offers it and it works here, else ptrace)")
 	fs.StringVar(&c.render.sopsAgeKeyFile, "sops-age-key-file", "", "age identities `FILE` (age-keygen's keys.txt, as KSOPS users mount their sops-age Secret) that renders decrypt SOPS-encrypted files with, in the sandbox; empty: an encrypted file fails its render")
 	fs.StringVar(&c.render.pluginDir, "plugin-dir", "", "`DIR` of config-management plugins (Argo CD's ConfigManagementPlugin files, *.yaml); its bin/ is on their PATH in the sandbox; empty: none")
+	fs.Var(&c.render.pluginEgress, "plugin-egress",
+		"`PLUGIN=HOSTS`: the hosts a config-management plugin may reach, through an egress proxy the worker runs for each of its renders (host names, *.domain, IP addresses, each optionally with :PORT, comma-separated); "+
+			"loopback, private, link-local and metadata addresses stay refused unless --render-allow-hosts lists them; repeatable, or PLUGIN=HOSTS;PLUGIN=HOSTS. Without it a plugin reaches no network. Ferry's own: Argo CD has no such list")
 	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
 		fmt.Sprintf("after `N` reconciles, or N retries of a running operation, an app workflow continues as new (0: %d); keep it equal on every control worker", contract.DefaultMaxReconciles))
 	fs.IntVar(&c.fullCompareEvery, "full-compare-every", contract.DefaultFullCompareEvery,
@@ -267,6 +271,9 @@ func (c *config) check() error {
 		errs = append(errs, err)
 	} else {
 		c.render.hosts = hosts
+		if c.render.egress, err = egress.ParseRules(c.render.pluginEgress, hosts); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if _, err := c.redis.conn(c.redisAddr); err != nil {
 		errs = append(errs, err)

@@ -225,3 +225,29 @@ func TestRenderAllowHosts(t *testing.T) {
 	_, err = parseFlags([]string{"--control", "--render-allow-hosts", "10.0.0.0/40"}, io.Discard)
 	require.ErrorContains(t, err, `--render-allow-hosts: "10.0.0.0/40" is not a CIDR range`)
 }
+
+// TestPluginEgress: --plugin-egress keeps each value whole (its hosts are
+// comma-separated), its twin holds several plugins separated by ';', and
+// a bad entry is named.
+func TestPluginEgress(t *testing.T) {
+	clearEnv(t)
+	cfg, err := parseFlags([]string{"--control", "--plugin-egress", "vault=vault.example.com:8200,backup.example.com", "--plugin-egress", "helmfile-v1=*.example.org"}, io.Discard)
+	require.NoError(t, err)
+	vault, ok := cfg.render.egress.For("vault")
+	require.True(t, ok)
+	require.True(t, vault.Allow.Admits("backup.example.com", "443"))
+	helmfile, ok := cfg.render.egress.For("helmfile-v1")
+	require.True(t, ok)
+	require.True(t, helmfile.Allow.Admits("charts.example.org", "443"))
+	require.ErrorContains(t, cfg.render.egress.Check([]string{"vault"}), "--plugin-egress helmfile-v1: no plugin of that name")
+
+	t.Setenv("FERRY_PLUGIN_EGRESS", "vault=vault.example.com;helmfile-v1=charts.example.org:443")
+	cfg, err = parseFlags([]string{"--control"}, io.Discard)
+	require.NoError(t, err)
+	helmfile, ok = cfg.render.egress.For("helmfile-v1")
+	require.True(t, ok)
+	require.True(t, helmfile.Allow.Admits("charts.example.org", "443"))
+
+	_, err = parseFlags([]string{"--control", "--plugin-egress", "vault=http://vault.example.com"}, io.Discard)
+	require.ErrorContains(t, err, `--plugin-egress vault: "http://vault.example.com": write the host alone, without a scheme`)
+}

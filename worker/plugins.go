@@ -20,12 +20,30 @@ func loadPlugins(cfg *config) ([]*render.Plugin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--plugin-dir %s: %w", cfg.render.pluginDir, err)
 	}
+	slog.Info("config-management plugins", "dir", cfg.render.pluginDir, "plugins", strings.Join(pluginNames(plugins), ","))
+	return plugins, nil
+}
+
+// pluginNames are the plugins' full names, as spec.source.plugin.name
+// and --plugin-egress give them.
+func pluginNames(plugins []*render.Plugin) []string {
 	names := make([]string, len(plugins))
 	for i, p := range plugins {
 		names[i] = p.FullName()
 	}
-	slog.Info("config-management plugins", "dir", cfg.render.pluginDir, "plugins", strings.Join(names, ","))
-	return plugins, nil
+	return names
+}
+
+// egressFlag is --plugin-egress: its values as given, each PLUGIN=HOSTS
+// (hosts comma-separated, so not split on commas as other lists are;
+// several plugins in one value separated by ';', as its environment
+// twin holds them).
+type egressFlag []string
+
+func (f *egressFlag) String() string { return strings.Join(*f, ";") }
+func (f *egressFlag) Set(v string) error {
+	*f = append(*f, v)
+	return nil
 }
 
 // loadSOPSKeys reads the age identities of --sops-age-key-file, once at

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/activities"
+	"github.com/ferry-gitops/ferry/internal/egress"
 	"github.com/ferry-gitops/ferry/internal/handover"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/netpolicy"
@@ -37,6 +38,10 @@ type renderFlags struct {
 	pool           int
 	reuse          int
 	pluginDir      string
+	// pluginEgress and egress: --plugin-egress, and the rules check()
+	// reads from it with the host policy.
+	pluginEgress   egressFlag
+	egress         *egress.Rules
 	sopsAgeKeyFile string
 	runsc          string
 	runscPlatform  string
@@ -69,6 +74,9 @@ func newPipeline(cfg *config, reg prometheus.Registerer) (*pipeline.Pipeline, er
 	if settings.Plugins, err = loadPlugins(cfg); err != nil {
 		return nil, err
 	}
+	if err := cfg.render.egress.Check(pluginNames(settings.Plugins)); err != nil {
+		return nil, err
+	}
 	if settings.Kustomize, err = kustomizeOptions(cfg.customizations); err != nil {
 		return nil, err
 	}
@@ -92,7 +100,8 @@ func newPipeline(cfg *config, reg prometheus.Registerer) (*pipeline.Pipeline, er
 		Hosts:  cfg.render.hosts,
 		Render: settings,
 		Sandbox: &pipeline.Sandbox{Mode: cfg.render.sandbox.mode, Runsc: cfg.render.runsc, RunscPlatform: cfg.render.runscPlatform,
-			Memory: int64(cfg.render.memory), Pool: cfg.render.pool, Reuse: cfg.render.reuse, PluginDir: cfg.render.pluginDir},
+			Memory: int64(cfg.render.memory), Pool: cfg.render.pool, Reuse: cfg.render.reuse, PluginDir: cfg.render.pluginDir,
+			Egress: cfg.render.egress},
 		Cache:          cache,
 		ObserveRequest: m.gitRequest,
 		Observer:       m,

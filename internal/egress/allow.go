@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ferry-gitops/ferry/internal/netpolicy"
@@ -39,6 +40,10 @@ func ParseAllow(entries []string) (Allow, error) {
 		if e == "" {
 			continue
 		}
+		if strings.Contains(e, "/") {
+			bad = append(bad, fmt.Sprintf("%q: write the host alone, without a scheme or path, e.g. vault.example.com:8200", raw))
+			continue
+		}
 		host, port := e, ""
 		if h, p, err := net.SplitHostPort(e); err == nil {
 			host, port = h, p
@@ -49,6 +54,8 @@ func ParseAllow(entries []string) (Allow, error) {
 		host = strings.TrimSuffix(strings.TrimPrefix(host, "*."), ".")
 		_, isAddr := netip.ParseAddr(host)
 		switch {
+		case port != "" && !validPort(port):
+			bad = append(bad, fmt.Sprintf("%q: the port must be a number from 1 to 65535", raw))
 		case host == "" || strings.ContainsAny(host, " /@?#[]*") || (strings.Contains(host, ":") && isAddr != nil):
 			bad = append(bad, fmt.Sprintf("%q is not a host name or an IP address", raw))
 		case wildcard && isAddr == nil:
@@ -61,6 +68,11 @@ func ParseAllow(entries []string) (Allow, error) {
 		return Allow{}, errors.New(strings.Join(bad, "; "))
 	}
 	return a, nil
+}
+
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n > 0 && n < 1<<16
 }
 
 // Admits reports whether the list names host (a name or an address) on

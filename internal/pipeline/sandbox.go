@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/ferry-gitops/ferry/internal/egress"
 	"github.com/ferry-gitops/ferry/internal/manifests"
 	"github.com/ferry-gitops/ferry/internal/render"
 	"github.com/ferry-gitops/ferry/internal/sandbox"
@@ -48,6 +49,8 @@ type Sandbox struct {
 	// PluginDir is --plugin-dir, whose bin/ the sandbox puts on the
 	// plugins' PATH.
 	PluginDir string
+	// Egress are --plugin-egress's lists (sandbox.Renderer.Egress).
+	Egress *egress.Rules
 }
 
 // Renderer is the renderer NewRenderer chose, and where it renders.
@@ -115,7 +118,7 @@ func NewRenderer(settings *render.Renderer, s Sandbox) (*Renderer, error) {
 		memory = DefaultMemory
 	}
 	r := &sandbox.Renderer{Binary: sandbox.RendererBinary(binary), Settings: settings,
-		Limits: sandbox.Limits{Memory: memory}, MemoryFlag: memoryFlag, PluginDir: s.PluginDir,
+		Limits: sandbox.Limits{Memory: memory}, MemoryFlag: memoryFlag, PluginDir: s.PluginDir, Egress: s.Egress,
 		Pool: s.Pool, Reuse: s.Reuse, PoolDir: state.Dir, State: state}
 	start := time.Now()
 	if err := probeSandbox(s, mode, state, r); err != nil {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/egress"
 )
 
 // pluginStderrMax is how much of a plugin's error output an error keeps:
@@ -61,6 +62,14 @@ func (r *Renderer) plugin(ctx context.Context, t *target, src app.Source, opts O
 	env, err := r.pluginEnv(src, opts)
 	if err != nil {
 		return nil, &SourceError{Path: t.appPath, Msg: err.Error()}
+	}
+	if r.EgressSocket != "" {
+		addr, stop, err := egress.Forward(r.EgressSocket)
+		if err != nil {
+			return nil, fmt.Errorf("render %s: plugin %s: %w", t.appPath, p.FullName(), err)
+		}
+		defer stop()
+		env = append(env, egress.Env(addr)...)
 	}
 	run := func(step string, c PluginCommand) ([]byte, error) {
 		out, err := runPluginCommand(ctx, c.argv(), dir, env)

@@ -138,6 +138,11 @@ type Renderer struct {
 	// renderer itself runs in a sandbox (sandbox.Serve). Without it a
 	// plugin source is refused, and discovery by find.command is skipped.
 	RunPlugins bool
+	// EgressSocket, when set, is the socket of the worker's egress proxy
+	// for this render's plugin (package egress), inside the sandbox: the
+	// plugin's commands reach it through a relay on the sandbox's
+	// loopback, named in HTTPS_PROXY and HTTP_PROXY (PluginEgress).
+	EgressSocket string
 	// SOPS are the age identities SOPS-encrypted files are decrypted
 	// with (sops.go); nil: an encrypted file is an error that says the
 	// worker has none.

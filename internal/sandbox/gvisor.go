@@ -147,7 +147,12 @@ func (g *gvisor) Start(spec Spec) (Sandbox, error) {
 		_ = os.RemoveAll(bundle)
 		return nil, fmt.Errorf("sandbox: bundle: %w", err)
 	}
-	return launch(g.runsc, g.args("run", "--bundle", bundle, id), runscEnv, spec, l, gvisorResult, g.stop(id), nil, func() { g.cleanup(id, bundle) })
+	run := []string{"run", "--bundle", bundle, id}
+	if slices.ContainsFunc(spec.Mounts, func(m Mount) bool { return m.Sockets }) {
+		// Only this run's mounts are the host's files it sees.
+		run = append([]string{"--host-uds=open"}, run...)
+	}
+	return launch(g.runsc, g.args(run...), runscEnv, spec, l, gvisorResult, g.stop(id), nil, func() { g.cleanup(id, bundle) })
 }
 
 // runscEnv is the environment of every runsc command.

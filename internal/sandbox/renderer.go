@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/egress"
 	"github.com/ferry-gitops/ferry/internal/render"
 	"github.com/ferry-gitops/ferry/internal/treearchive"
 )
@@ -88,6 +89,10 @@ type Renderer struct {
 	// State, when set, is the worker's state directory, released by Close
 	// after the pool.
 	State *State
+	// Egress are the operator's egress lists of plugins: a render of a
+	// plugin that has one gets a sandbox of its own with the socket of an
+	// egress proxy started for it (egress.go); nil: plugins reach nothing.
+	Egress *egress.Rules
 
 	mu       sync.Mutex
 	pool     *pool[*slot]
@@ -119,7 +124,7 @@ func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts
 	return res, nil
 }
 
-func (r *Renderer) render(ctx context.Context, root string, src app.Source, opts render.Options) (*render.Result, error) {
+func (r *Renderer) render(ctx context.Context, root string, src app.Source, opts render.Options) (_ *render.Result, err error) {
 	appPath := displayAppPath(src.Path)
 	real, err := filepath.Abs(root)
 	if err == nil {
@@ -132,6 +137,16 @@ func (r *Renderer) render(ctx context.Context, root string, src app.Source, opts
 	timeout := renderTimeout(settings.Limits)
 	limits := r.limits()
 	remote, opts := remoteMounts(opts)
+	proxy, egressMounts, err := r.startEgress(real, src)
+	if err != nil {
+		return nil, err
+	}
+	if proxy != nil {
+		defer proxy.Close()
+		// What it refused is what a failed render's plugin could not reach.
+		defer func() { err = egress.Explain(err, proxy) }()
+		remote = append(remote, egressMounts...)
+	}
 	rctx, cancel := context.WithTimeout(ctx, timeout+timeoutGrace)
 	defer cancel()
 	req := request{
@@ -139,6 +154,9 @@ func (r *Renderer) render(ctx context.Context, root string, src app.Source, opts
 		Limits: settings.Limits, Capabilities: settings.Capabilities, AllowRemoteBases: settings.AllowRemoteBases,
 		Kustomize: settings.Kustomize,
 		Plugins:   settings.Plugins, Memory: limits.Memory,
+	}
+	if proxy != nil {
+		req.EgressSocket = EgressDir + "/" + egress.SocketName
 	}
 	if typ, err := settings.SourceType(real, src); settings.SOPS != nil && err == nil && typ != render.SourceTypePlugin {
 		// A plugin decrypts nothing of Ferry's, and runs commands Ferry
@@ -197,7 +215,8 @@ func (r *Renderer) renderIn(ctx context.Context, real string, req request, limit
 		return nil, done, err
 	}
 	if len(remote) > 0 {
-		// A pooled sandbox was started with only its checkout mounted.
+		// A pooled sandbox was started with only its checkout mounted
+		// (remote bases and an egress proxy need more).
 		res, err = r.run(ctx, in, limits, remote...)
 		return res, done, err
 	}

@@ -70,6 +70,10 @@ func DefaultMode(runsc string) (Mode, error) {
 type Mount struct {
 	Source string // on the host; must exist
 	Target string // inside the sandbox, absolute
+	// Sockets says that the directory holds Unix sockets of the host's
+	// that the command connects to (an egress proxy's): gVisor lets a
+	// sandbox connect to a host's socket only when told (--host-uds).
+	Sockets bool
 }
 
 // Scratch is a tmpfs of Size bytes at Target inside the sandbox.

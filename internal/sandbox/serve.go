@@ -172,7 +172,7 @@ func inMemory(req request, files *render.Files) bool {
 func renderResponse(ctx context.Context, req request, files *render.Files) (response, []map[string]any) {
 	r := &render.Renderer{Limits: req.Limits, Capabilities: req.Capabilities, AllowRemoteBases: req.AllowRemoteBases,
 		Kustomize: req.Kustomize,
-		Plugins:   req.Plugins, RunPlugins: true, Files: files}
+		Plugins:   req.Plugins, RunPlugins: true, Files: files, EgressSocket: req.EgressSocket}
 	if req.SOPSAgeKeys != "" {
 		keys, err := sopsfile.ParseKeys([]byte(req.SOPSAgeKeys))
 		if err != nil {

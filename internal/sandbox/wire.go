@@ -28,6 +28,9 @@ type request struct {
 	// source: sent on the renderer's standard input, never in its
 	// arguments or environment, and not to a plugin's sandbox.
 	SOPSAgeKeys string `json:"sopsAgeKeys,omitempty"`
+	// EgressSocket is the socket of the plugin's egress proxy in the
+	// sandbox (render.Renderer.EgressSocket); empty: none.
+	EgressSocket string `json:"egressSocket,omitempty"`
 	// Memory is the sandbox's memory limit: the renderer's Go runtime
 	// collects garbage harder as it nears it.
 	Memory int64 `json:"memory,omitempty"`
