@@ -153,9 +153,10 @@ type RenderResult struct {
 	// PostDelete); nil when there are none.
 	Hooks map[string]int `json:"hooks,omitempty"`
 	// RemoteBases counts the remote Kustomize bases the manifests were
-	// rendered with: they can change without a new commit, so such an app
-	// renders at every reconcile (the manifest cache answers while their
-	// refs name the same commits).
+	// rendered with, and the Helm value files fetched from URLs: they can
+	// change without a new commit, so such an app renders at every
+	// reconcile (the manifest cache answers while their refs name the same
+	// commits and the files hold the same bytes).
 	RemoteBases int `json:"remoteBases,omitempty"`
 	// SourceTypes say how the sources were rendered (Directory, Kustomize,
 	// Helm, Plugin), one per source in order; empty from a worker older

@@ -245,8 +245,12 @@ func (v *validator) helm(srcPath string, h *HelmSource, appName string) {
 			v.add(p, "empty: write a path relative to spec.source.path, e.g. values-production.yaml")
 		case strings.HasPrefix(vf, "$"):
 			v.refValueFile(p, vf) // validate_sources.go
+		case named && strings.Contains(vf, "://"):
+			v.add(p, "%q: a value file from a URL is not decrypted: commit the encrypted file to the repository and name it %spath", h.ValueFiles[i], SecretsValueFilePrefix)
 		case strings.Contains(vf, "://"):
-			v.add(p, "%q is a URL: value files from URLs are not supported yet; commit the file beside the chart", vf)
+			if shown, msg := checkValueFileURL(vf); msg != "" {
+				v.add(p, "%q %s", shown, msg)
+			}
 		case strings.HasPrefix(vf, "/"):
 			v.add(p, "%q is absolute: write it relative to spec.source.path, e.g. values-production.yaml", vf)
 		case escapesRepo(path.Join(srcPath, vf)):

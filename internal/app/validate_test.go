@@ -120,9 +120,18 @@ func TestValidateCases(t *testing.T) {
 		{name: "helm value file outside the repo", mutate: func(a *Application) {
 			a.Spec.Source.Helm = &HelmSource{ValueFiles: []string{"../../etc/values.yaml"}}
 		}, field: "spec.source.helm.valueFiles[0]", msg: "leaves the repository"},
-		{name: "helm value file from a URL", mutate: func(a *Application) {
-			a.Spec.Source.Helm = &HelmSource{ValueFiles: []string{"https://example.com/values.yaml"}}
-		}, field: "spec.source.helm.valueFiles[0]", msg: "URL"},
+		{name: "helm value files from URLs, which the worker fetches", mutate: func(a *Application) {
+			a.Spec.Source.Helm = &HelmSource{ValueFiles: []string{"https://example.com/values.yaml", "http://10.0.0.5:8080/v.yaml"}}
+		}},
+		{name: "helm value file from a URL of another scheme", mutate: func(a *Application) {
+			a.Spec.Source.Helm = &HelmSource{ValueFiles: []string{"s3://bucket/values.yaml"}}
+		}, field: "spec.source.helm.valueFiles[0]", msg: "write an http:// or https:// URL"},
+		{name: "helm value file from a URL with credentials", mutate: func(a *Application) {
+			a.Spec.Source.Helm = &HelmSource{ValueFiles: []string{"https://user:pw@example.com/values.yaml"}}
+		}, field: "spec.source.helm.valueFiles[0]", msg: `"https://example.com/values.yaml" holds credentials`},
+		{name: "helm-secrets value file from a URL", mutate: func(a *Application) {
+			a.Spec.Source.Helm = &HelmSource{ValueFiles: []string{"secrets://https://example.com/secrets.yaml"}}
+		}, field: "spec.source.helm.valueFiles[0]", msg: "not decrypted"},
 		{name: "helm-secrets value file", mutate: func(a *Application) {
 			a.Spec.Source.Helm = &HelmSource{ValueFiles: []string{"secrets://secrets.yaml", "values.enc.yaml"}}
 		}},

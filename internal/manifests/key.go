@@ -48,6 +48,11 @@ type keyInput struct {
 	// the app, its namespace and its source as written; left out
 	// otherwise, so that other keys stay what they were.
 	BuildEnv map[string]string `json:"buildEnv,omitempty"`
+	// ValueFiles are the SHA-256 digests of the Helm value files given as
+	// URLs, fetched for the load (valuefiles.go), by valueFiles entry;
+	// left out when there are none, so that other keys stay what they
+	// were.
+	ValueFiles map[string]string `json:"valueFiles,omitempty"`
 }
 
 // helmRelease is what a Helm render takes from the Application rather
@@ -69,7 +74,7 @@ type helmRelease struct {
 // Application on the same path and options shares the set. A Helm render
 // depends on them, and is kept under HelmKey.
 func Key(repoURL, sha string, src app.Source, rendererVersion string) string {
-	return key(repoURL, sha, src, rendererVersion, nil, nil, nil)
+	return key(repoURL, sha, src, rendererVersion, nil, nil, nil, nil)
 }
 
 // HelmKey is Key for a Helm render: it adds the release name and namespace
@@ -80,21 +85,22 @@ func HelmKey(repoURL, sha string, src app.Source, rendererVersion string, opts r
 	return Request{RepoURL: repoURL, SHA: sha, Source: src, App: opts.AppName, Namespace: opts.Namespace}.helmKey(rendererVersion)
 }
 
-func key(repoURL, sha string, src app.Source, rendererVersion string, rel *helmRelease, refs []RefAt, env map[string]string) string {
+func key(repoURL, sha string, src app.Source, rendererVersion string, rel *helmRelease, refs []RefAt, env, valueFiles map[string]string) string {
 	in := keyInput{
-		Format:    keyFormat,
-		Repo:      gitsource.NormalizeURL(repoURL),
-		SHA:       strings.ToLower(strings.TrimSpace(sha)),
-		Path:      cleanPath(src.Path),
-		Chart:     src.Chart,
-		Directory: src.Directory,
-		Kustomize: src.Kustomize,
-		Helm:      src.Helm,
-		Plugin:    src.Plugin,
-		Renderer:  rendererVersion,
-		Release:   rel,
-		Refs:      normalizeRefs(refs),
-		BuildEnv:  env,
+		Format:     keyFormat,
+		Repo:       gitsource.NormalizeURL(repoURL),
+		SHA:        strings.ToLower(strings.TrimSpace(sha)),
+		Path:       cleanPath(src.Path),
+		Chart:      src.Chart,
+		Directory:  src.Directory,
+		Kustomize:  src.Kustomize,
+		Helm:       src.Helm,
+		Plugin:     src.Plugin,
+		Renderer:   rendererVersion,
+		Release:    rel,
+		Refs:       normalizeRefs(refs),
+		BuildEnv:   env,
+		ValueFiles: valueFiles,
 	}
 	if src.Plugin != nil {
 		in.TargetRevision = src.TargetRevision

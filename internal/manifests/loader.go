@@ -87,6 +87,9 @@ type Loader struct {
 	Logger *slog.Logger
 	// Observer, when set, is told of every load and render, for metrics.
 	Observer Observer
+	// ValueFiles fetches the Helm value files given as URLs (valuefiles.go);
+	// nil refuses them.
+	ValueFiles ValueFileFetcher
 
 	flights singleflight.Group
 }
@@ -127,6 +130,10 @@ type Request struct {
 	// an index names elsewhere), checked before each is fetched and on
 	// every set they were rendered with; nil allows all.
 	RepoCheck netpolicy.RepoCheck
+
+	// valueFiles are the source's value files given as URLs, fetched by
+	// the load (Loader.valueFiles), and valueDigests their digests.
+	valueFiles, valueDigests map[string]string
 }
 
 // Loaded is one rendered manifest set.
@@ -195,24 +202,30 @@ func (l *Loader) loadApp(ctx context.Context, req Request) (*Loaded, error) {
 		return nil, err
 	}
 	req.SHA = sha
+	if req.valueFiles, req.valueDigests, err = l.valueFiles(ctx, req); err != nil {
+		return nil, err
+	}
 	version := l.version()
 	helmKey := req.helmKey(version)
+	var v any
 	if !render.PerApp(req.Source) && !req.Source.IsChartSource() {
-		shared := key(req.RepoURL, sha, req.Source, version, nil, req.Refs, nil)
-		v, err := l.flight(ctx, flightKey(req, shared), func(ctx context.Context) (any, error) { return l.loadShared(ctx, req, shared, helmKey) })
+		shared := key(req.RepoURL, sha, req.Source, version, nil, req.Refs, nil, req.valueDigests)
+		v, err = l.flight(ctx, flightKey(req, shared), func(ctx context.Context) (any, error) { return l.loadShared(ctx, req, shared, helmKey) })
 		if err != nil {
 			return nil, err
 		}
-		if loaded, ok := v.(*Loaded); ok {
-			return loaded, nil
-		}
+	}
+	if _, ok := v.(*Loaded); !ok {
 		// A chart: its sets are per release.
+		if v, err = l.flight(ctx, flightKey(req, helmKey), func(ctx context.Context) (any, error) { return l.loadOne(ctx, req, helmKey) }); err != nil {
+			return nil, err
+		}
 	}
-	v, err := l.flight(ctx, flightKey(req, helmKey), func(ctx context.Context) (any, error) { return l.loadOne(ctx, req, helmKey) })
-	if err != nil {
-		return nil, err
-	}
-	return v.(*Loaded), nil
+	loaded := v.(*Loaded)
+	// Fetched files, like remote bases, change without a commit: the app
+	// loads again at every reconcile.
+	loaded.RemoteBases += len(req.valueFiles)
+	return loaded, nil
 }
 
 // Observer receives what a Loader does, for metrics
@@ -325,6 +338,12 @@ func (l *Loader) render(ctx context.Context, req Request, dir, key, perAppKey st
 	}
 	defer releaseRefs()
 	opts.RefFiles = refFiles
+	for vf, data := range req.valueFiles {
+		if opts.RefFiles == nil {
+			opts.RefFiles = map[string]string{}
+		}
+		opts.RefFiles[vf] = data
+	}
 	res, err := renderFn(ctx, dir, renderSource(req.Source), opts)
 	if l.Observer != nil {
 		typ := ""

@@ -183,5 +183,5 @@ func (req Request) helmKey(version string) string {
 	if render.HelmNamesBuildEnv(req.Source.Helm) {
 		env = render.BuildEnv(req.Source, req.renderOptions(nil))
 	}
-	return key(req.RepoURL, req.SHA, req.Source, version, rel, req.Refs, env)
+	return key(req.RepoURL, req.SHA, req.Source, version, rel, req.Refs, env, req.valueDigests)
 }

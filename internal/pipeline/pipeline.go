@@ -97,6 +97,8 @@ type Pipeline struct {
 	failureTag string
 	// kustomizeHelm: the renderer inflates Kustomize's helmCharts.
 	kustomizeHelm bool
+	// valueFiles fetches Helm value files given as URLs.
+	valueFiles *manifests.HTTPValueFiles
 }
 
 // Close stops the render sandboxes of a pool.
@@ -158,7 +160,8 @@ func New(o Options) (*Pipeline, error) {
 	// A failure remembered under other limits is not this one's.
 	failureTag := fmt.Sprintf("render %+v memory %d checkout %d/%d", settings.Limits, memory, gopts.MaxFileBytes, gopts.MaxCheckoutBytes)
 	p := &Pipeline{Repos: repos, Charts: charts, Renderer: r, observer: o.Observer, failureTag: failureTag,
-		kustomizeHelm: settings.Kustomize.EnableHelm}
+		kustomizeHelm: settings.Kustomize.EnableHelm,
+		valueFiles:    &manifests.HTTPValueFiles{Hosts: o.Hosts, MaxBytes: settings.Limits.MaxFileBytes}}
 	p.Loader = p.loader(cache, sealer)
 	return p, nil
 }
@@ -176,7 +179,7 @@ func (p *Pipeline) LoaderWith(c Cache) (*manifests.Loader, error) {
 
 func (p *Pipeline) loader(cache manifests.Cache, sealer *manifests.Sealer) *manifests.Loader {
 	return &manifests.Loader{Repos: p.Repos, Charts: p.Charts, Cache: cache, Sealer: sealer, Renderer: p.Renderer.SourceRenderer,
-		Observer: p.observer, FailureTag: p.failureTag, KustomizeHelm: p.kustomizeHelm}
+		Observer: p.observer, FailureTag: p.failureTag, KustomizeHelm: p.kustomizeHelm, ValueFiles: p.valueFiles}
 }
 
 // Open is the manifest cache c chooses and its sealer, for a reader or

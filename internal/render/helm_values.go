@@ -26,7 +26,10 @@ import (
 // helm-secrets users name them, secrets://path, must be.
 //
 // A value file of another source ($ref/path) comes from refFiles, which the
-// worker read from that source's checkout (ReadRefFiles).
+// worker read from that source's checkout (ReadRefFiles), and so does a
+// value file given as a URL, which the worker fetched under its host
+// policy (manifests.Loader.ValueFiles): the render itself reaches no
+// network.
 //
 // As in Argo CD, the build environment env (BuildEnv) is substituted
 // (Envsubst) into the parameters' values and the paths of value files and
@@ -39,7 +42,7 @@ func helmValues(t *target, h *app.HelmSource, b *budget, refFiles map[string]str
 	for i, vf := range h.ValueFiles {
 		what := fmt.Sprintf("spec.source.helm.valueFiles[%d]", i)
 		vf, named := app.SecretsValueFile(vf)
-		if _, _, ok := app.RefValueFile(vf); ok {
+		if _, _, ok := app.RefValueFile(vf); ok || app.ValueFileURL(vf) {
 			data, found := refFiles[vf]
 			if !found && h.IgnoreMissingValueFiles {
 				continue

@@ -51,8 +51,9 @@ type Options struct {
 	RemoteBases []RemoteBase `json:"remoteBases,omitempty"`
 	// RefFiles are the Helm value files of the app's other sources
 	// ($ref/path in helm.valueFiles) the worker read for the render
-	// (ReadRefFiles), keyed by the valueFiles entry; one that is not
-	// there does not exist at the ref's revision.
+	// (ReadRefFiles), and those given as http(s) URLs, which it fetched,
+	// keyed by the valueFiles entry; one that is not there does not exist
+	// at the ref's revision.
 	RefFiles map[string]string `json:"refFiles,omitempty"`
 }
 
