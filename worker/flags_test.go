@@ -121,6 +121,8 @@ func samples(f *flag.Flag) (fromEnv, fromFlag string, ok bool) {
 	switch f.Value.(type) {
 	case *stringList:
 		return "from-env", "from-flag", true
+	case *egressFlag:
+		return "env=h.example.com", "flag=h.example.com", true
 	case *sandboxFlag:
 		return "process", "none", true
 	case *bytesFlag:
