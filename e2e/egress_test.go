@@ -17,20 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// fetchPluginFile is a plugin that fetches its url parameter with curl
-// (through the proxy its environment names, if any) into a ConfigMap.
-const fetchPluginFile = `apiVersion: argoproj.io/v1alpha1
-kind: ConfigManagementPlugin
-metadata:
-  name: fetch
-spec:
-  generate:
-    command: [sh, -c]
-    args:
-      - |
-        body=$(curl -sS -f --max-time 20 "$PARAM_URL" 2>&1) || { echo "fetch $PARAM_URL: $body" >&2; exit 4; }
-        printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\ndata: {body: "%s"}\n' "$ARGOCD_APP_NAME" "$body"
-`
 
 // conditionSays waits until app's status has a ComparisonError holding
 // every one of wants.
@@ -73,7 +59,9 @@ func TestPluginEgress(t *testing.T) {
 	allowedHost, otherHost := allowed.Listener.Addr().String(), other.Listener.Addr().String()
 
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "fetch.yaml"), []byte(fetchPluginFile), 0o644))
+	plugin, err := os.ReadFile("../internal/egress/testdata/fetch-plugin.yaml")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "fetch.yaml"), plugin, 0o644))
 	args := append(allowHosts(t, allowed.URL, other.URL), "--plugin-dir", dir, "--plugin-egress", "fetch="+allowedHost)
 	startWorker(t, args...)
 

@@ -17,20 +17,6 @@ import (
 	"github.com/ferry-gitops/ferry/internal/render"
 )
 
-// fetchPlugin fetches the URL of its parameter with curl, through
-// whatever proxy its environment names, and prints it in a ConfigMap.
-const fetchPlugin = `apiVersion: argoproj.io/v1alpha1
-kind: ConfigManagementPlugin
-metadata:
-  name: fetch
-spec:
-  generate:
-    command: [sh, -c]
-    args:
-      - |
-        body=$(curl -sS -f --max-time 20 "$PARAM_URL" 2>&1) || { echo "fetch $PARAM_URL: $body" >&2; exit 4; }
-        printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fetched}\ndata: {body: "%s"}\n' "$body"
-`
 
 // TestPluginEgressThroughTheSandbox: a plugin whose operator listed a
 // host fetches from it through the worker's egress proxy, from inside
@@ -62,7 +48,11 @@ func TestPluginEgressThroughTheSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "fetch.yaml"), []byte(fetchPlugin), 0o644); err != nil {
+	plugin, err := os.ReadFile("../egress/testdata/fetch-plugin.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fetch.yaml"), plugin, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	plugins, err := render.LoadPlugins(dir)
