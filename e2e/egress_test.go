@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-
 // conditionSays waits until app's status has a ComparisonError holding
 // every one of wants.
 func conditionSays(t *testing.T, name string, wants ...string) {

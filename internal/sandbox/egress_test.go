@@ -17,7 +17,6 @@ import (
 	"github.com/ferry-gitops/ferry/internal/render"
 )
 
-
 // TestPluginEgressThroughTheSandbox: a plugin whose operator listed a
 // host fetches from it through the worker's egress proxy, from inside
 // each sandbox, which has no network of its own; a host off its list is
