@@ -143,4 +143,13 @@ func TestRequeueOfControlGenerators(t *testing.T) {
 	s.Spec.Generators = append(s.Spec.Generators, Generator{Matrix: &MatrixGenerator{Generators: []Generator{
 		{Plugin: &PluginGenerator{RequeueAfterSeconds: secs(7)}}, {List: &ListGenerator{}}}}})
 	require.Equal(t, 7*time.Second, s.Requeue(3*time.Minute))
+	// Beside a pull request generator (30 minutes of its own), a plugin's
+	// shorter interval still wins.
+	s.Spec.Generators = []Generator{
+		{PullRequest: &PullRequestGenerator{Github: &PullRequestGitHub{Owner: "o", Repo: "r"}}},
+		{Plugin: &PluginGenerator{RequeueAfterSeconds: secs(60)}},
+	}
+	require.Equal(t, time.Minute, s.Requeue(3*time.Minute))
+	s.Spec.Generators[1].Plugin.RequeueAfterSeconds = nil
+	require.Equal(t, defaultSCMRequeue, s.Requeue(3*time.Minute))
 }

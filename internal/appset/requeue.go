@@ -1,26 +1,37 @@
 package appset
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Requeue is how long the set waits before it runs its generators again:
 // the shortest requeueAfterSeconds of its generators (nested ones of a
 // matrix or merge included), else def. A set with pullRequest or
 // scmProvider generators and no git generator waits as Argo CD does: the
 // shortest of their requeueAfterSeconds, each 30 minutes when it gives
-// none (defaultSCMRequeue), whatever its list or clusters generators; a
-// git generator beside them keeps def.
+// none (defaultSCMRequeue), unless another generator gives a shorter
+// requeueAfterSeconds; a git generator beside them keeps def.
 func (s *ApplicationSet) Requeue(def time.Duration) time.Duration {
 	d := def
-	var scmWait time.Duration
+	// scmWait: the shortest wait of the SCM generators; others: the
+	// shortest requeueAfterSeconds of the other generators, which still
+	// win when shorter.
+	scmWait, others := time.Duration(0), time.Duration(math.MaxInt64)
 	git := false
 	var walk func(gs []Generator)
 	walk = func(gs []Generator) {
 		for _, g := range gs {
-			if r, ok := g.requeueAfter(); ok {
+			r, ok := g.requeueAfter()
+			if ok {
 				d = min(d, r)
 			}
-			if r, ok := g.scmRequeue(); ok && (scmWait == 0 || r < scmWait) {
-				scmWait = r
+			if w, scm := g.scmRequeue(); scm {
+				if scmWait == 0 || w < scmWait {
+					scmWait = w
+				}
+			} else if ok {
+				others = min(others, r)
 			}
 			switch {
 			case g.Git != nil:
@@ -36,7 +47,7 @@ func (s *ApplicationSet) Requeue(def time.Duration) time.Duration {
 	// No set of a recorded history has an SCM generator (they were
 	// refused): keyed on them, the rule leaves those histories alone.
 	if scmWait > 0 && !git {
-		return scmWait
+		return min(scmWait, others)
 	}
 	return d
 }
