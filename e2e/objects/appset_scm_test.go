@@ -142,7 +142,8 @@ stringData: {token: %s}
 	v, err := e2etest.Query(c, "shop-pr-1")
 	require.NoError(t, err, "the apps are kept while the provider fails")
 	require.Equal(t, app.SyncStatusSynced, v.Status.Sync.Status)
-	out := e.MustFerry(t, "appset", "get", "previews", "-o", "yaml")
+	// JSON: YAML would fold the long message across lines.
+	out := e.MustFerry(t, "appset", "get", "previews", "-o", "json")
 	require.Contains(t, out, "shop-pr-1")
 	require.Contains(t, out, "500 Internal Server Error")
 
