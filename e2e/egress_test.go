@@ -89,7 +89,7 @@ spec:
 		return doc
 	}
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appDoc("egress-ok", allowed.URL+"/prod")))
-	waitApp(t, "egress-ok", sha, 3*time.Minute)
+	waitSyncedAt(t, "egress-ok", sha)
 	cm, err := kubeClient(t, regions[0]).CoreV1().ConfigMaps("egress").Get(context.Background(), "egress-ok", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "fetched-prod", cm.Data["body"], "what the plugin fetched through the egress proxy")
@@ -142,7 +142,7 @@ spec:
 `, name, repo.URL, valueFile, regions[0])
 	}
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appDoc("value-url", values.URL+"/values.yaml")))
-	waitApp(t, "value-url", sha, 3*time.Minute)
+	waitSyncedAt(t, "value-url", sha)
 	greeting := func() string {
 		cm, err := kubeClient(t, regions[0]).CoreV1().ConfigMaps("value-url").Get(context.Background(), "value-url", metav1.GetOptions{})
 		if err != nil {
