@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/ferry-gitops/ferry/internal/app"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -152,12 +153,21 @@ spec:
 	}
 	require.Equal(t, "from-the-url", greeting())
 
+	// A changed file is a change without a commit: the refresh renders it
+	// and shows the app OutOfSync; automated sync does not sync the same
+	// revision again (as Argo CD's), a sync does.
 	body.Store("greeting: changed\n")
 	mustFerry(t, "app", "refresh", "value-url")
-	eventually(t, 2*time.Minute, "the changed value file synced", func() (bool, string) {
-		g := greeting()
-		return g == "changed", g
+	c := temporalClient(t)
+	eventually(t, 2*time.Minute, "value-url OutOfSync after its value file changed", func() (bool, string) {
+		v, err := queryView(t, c, "value-url")
+		if err != nil {
+			return false, err.Error()
+		}
+		return v.Status.Sync.Status == app.SyncStatusOutOfSync, string(v.Status.Sync.Status)
 	})
+	mustFerry(t, "app", "sync", "value-url", "--wait")
+	require.Equal(t, "changed", greeting(), "the changed value file synced")
 
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appDoc("value-url-refused", "http://10.255.255.1/values.yaml")))
 	conditionSays(t, "value-url-refused", `app "value-url-refused" spec.source.helm.valueFiles[0] names http://10.255.255.1/values.yaml`,
