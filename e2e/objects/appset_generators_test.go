@@ -94,7 +94,9 @@ func TestClusterDecisionResourceSet(t *testing.T) {
 	e.StartWorker(t, e.AllRoles()...)
 	url := setRepo(t, e, "decided-set")
 	mustKubectl(t, placementCRD, "apply", "-f", "-")
-	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "crd", "placementdecisions.cluster.ferry.test", "--wait=false") })
+	t.Cleanup(func() {
+		_, _ = kubectl(t, "", "delete", "crd", "placementdecisions.cluster.ferry.test", "--wait=false")
+	})
 	mustKubectl(t, "", "wait", "--for", "condition=established", "--timeout", "60s", "crd/placementdecisions.cluster.ferry.test")
 	mustKubectl(t, placementConfig, "apply", "-f", "-")
 	mustKubectl(t, placementDecision("us-east-1"), "apply", "-f", "-")
