@@ -222,15 +222,10 @@ func (l *Loader) loadApp(ctx context.Context, req Request) (*Loaded, error) {
 		}
 	}
 	loaded := v.(*Loaded)
-	if len(req.valueFiles) == 0 {
-		return loaded, nil
-	}
 	// Fetched files, like remote bases, change without a commit: the app
-	// loads again at every reconcile. A copy: loads that joined the same
-	// flight share the Loaded.
-	own := *loaded
-	own.RemoteBases += len(req.valueFiles)
-	return &own, nil
+	// loads again at every reconcile.
+	loaded.RemoteBases += len(req.valueFiles)
+	return loaded, nil
 }
 
 // Observer receives what a Loader does, for metrics
