@@ -141,8 +141,15 @@ func (o *controlObjects) listing(ns string) string {
 	return " and --app-namespaces listing " + ns
 }
 
-// objectProblem is the message of the object's InvalidSpecError condition.
+// objectProblem is the message of the object's InvalidSpecError condition,
+// when it is about the object's spec as it is: a condition of the spec
+// before is not this spec's problem (the worker has not read it yet). A
+// status without the generation (a worker before it wrote one) is taken
+// as it is.
 func objectProblem(u *unstructured.Unstructured) string {
+	if seen, found, _ := unstructured.NestedInt64(u.Object, "status", appobjects.ObservedGeneration); found && seen != u.GetGeneration() {
+		return ""
+	}
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
 		if m, ok := c.(map[string]any); ok && m["type"] == appobjects.ConditionInvalidSpec {

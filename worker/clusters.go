@@ -33,6 +33,9 @@ type clusterRegions struct {
 	// newRegion is the activities of a region connected with a Secret's
 	// rest.Config (the same as a --region worker's, but for its cluster).
 	newRegion func(ctx context.Context, c clusters.Cluster) (*activities.Region, error)
+	// revalidate, when set, reads again the Application objects found
+	// invalid: one may name a region that is now there.
+	revalidate func()
 
 	mu      sync.Mutex
 	serving map[string]*servedCluster
@@ -69,6 +72,9 @@ func (cr *clusterRegions) update(ctx context.Context, list []clusters.Cluster) {
 		rs = append(rs, c.Region)
 	}
 	refused := cr.cfg.regionsCfg.SetClusters(rs)
+	if cr.revalidate != nil {
+		cr.revalidate()
+	}
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	keep := map[string]bool{}

@@ -226,6 +226,9 @@ func run(ctx context.Context, cfg *config) error {
 			newRegion: func(life context.Context, cl clusters.Cluster) (*activities.Region, error) {
 				return newRegion(life, cl.Region.Name, cl.Config)
 			}}
+		if objects.controller != nil {
+			cr.revalidate = objects.controller.Revalidate
+		}
 		if err := cr.watch(ctx); err != nil {
 			return err
 		}

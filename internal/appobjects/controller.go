@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -84,6 +86,14 @@ type Controller struct {
 	handed map[string]string
 	// ignored: the namespaces whose objects were found unlisted, said once.
 	ignored sync.Map
+	// leading: the cache and queue of the lead under way, else nil; with mu.
+	leading *lead
+}
+
+// lead is what Revalidate needs of the lead under way.
+type lead struct {
+	indexer cache.Indexer
+	queue   workqueue.TypedRateLimitingInterface[string]
 }
 
 // LeaseName is the Lease the controllers of one control cluster share.
@@ -185,6 +195,14 @@ func (c *Controller) lead(ctx context.Context) {
 		return
 	}
 	c.enqueueOrphans(ctx)
+	c.mu.Lock()
+	c.leading = &lead{indexer: c.indexer, queue: c.queue}
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.leading = nil
+		c.mu.Unlock()
+	}()
 	workers := c.Workers
 	if workers <= 0 {
 		workers = 8
@@ -200,6 +218,27 @@ func (c *Controller) lead(ctx context.Context) {
 	<-ctx.Done()
 	c.queue.ShutDown()
 	wg.Wait()
+}
+
+// Revalidate reads again every object whose spec was found invalid: what
+// it was checked against changed (a cluster Secret added a region). A
+// controller that does not lead does nothing: its next lead reads all.
+func (c *Controller) Revalidate() {
+	c.mu.Lock()
+	l := c.leading
+	c.mu.Unlock()
+	if l == nil {
+		return
+	}
+	for _, item := range l.indexer.List() {
+		u, ok := item.(*unstructured.Unstructured)
+		if !ok || !slices.Contains(conditionsOf(u), ConditionInvalidSpec) {
+			continue
+		}
+		if key, err := cache.MetaNamespaceKeyFunc(u); err == nil && c.listed(key) {
+			l.queue.Add(key)
+		}
+	}
 }
 
 // enqueueOrphans queues the apps whose objects went while no controller

@@ -64,7 +64,8 @@ func (o *Objects) WriteStatus(ctx context.Context, key string, st *app.Status, p
 const FieldManager = "ferry"
 
 // statusOf is the status to write to u: st (or u's own), with u's
-// InvalidSpecError condition as Read finds it now, or problem's.
+// InvalidSpecError condition as Read finds it now, or problem's, and the
+// generation it found it in.
 func (o *Objects) statusOf(u *unstructured.Unstructured, st *app.Status, problem error) (map[string]any, error) {
 	var cur app.Status
 	if st != nil {
@@ -93,8 +94,18 @@ func (o *Objects) statusOf(u *unstructured.Unstructured, st *app.Status, problem
 		return nil, err
 	}
 	var out map[string]any
-	return out, json.Unmarshal(b, &out)
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	// The generation the condition was checked against: a reader that
+	// just changed the spec knows a condition of the spec before.
+	out[ObservedGeneration] = u.GetGeneration()
+	return out, nil
 }
+
+// ObservedGeneration is the status field that names the object's
+// generation whose spec the InvalidSpecError condition is about.
+const ObservedGeneration = "observedGeneration"
 
 // invalidMessage is the condition's message for Read's error: every
 // problem, with the object's name said once by the condition's object.

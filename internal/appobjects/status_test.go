@@ -59,6 +59,7 @@ func TestWriteStatusWritesOnChangeOnly(t *testing.T) {
 func TestWriteStatusSaysWhatIsInvalid(t *testing.T) {
 	u := object(t, guestbook)
 	require.NoError(t, unstructured.SetNestedField(u.Object, "x", "spec", "sourcee"))
+	u.SetGeneration(1)
 	o, client := fakeObjects(t, u)
 	ctx := context.Background()
 	require.NoError(t, o.WriteStatus(ctx, "argocd/guestbook", nil, nil))
@@ -68,6 +69,7 @@ func TestWriteStatusSaysWhatIsInvalid(t *testing.T) {
 	require.Equal(t, ConditionInvalidSpec, c["type"])
 	require.Contains(t, c["message"], "spec.sourcee")
 	require.Equal(t, "Synced", readStatus(t, o)["sync"].(map[string]any)["status"], "the status the object had is kept")
+	require.EqualValues(t, 1, readStatus(t, o)[ObservedGeneration], "the generation the condition is about")
 
 	o.now = func() time.Time { return time.Date(2026, 12, 4, 13, 0, 0, 0, time.UTC) }
 	require.NoError(t, o.WriteStatus(ctx, "argocd/guestbook", nil, nil))
@@ -77,9 +79,11 @@ func TestWriteStatusSaysWhatIsInvalid(t *testing.T) {
 	fixed, err := o.Client.Resource(Applications).Namespace("argocd").Get(ctx, "guestbook", metav1.GetOptions{})
 	require.NoError(t, err)
 	unstructured.RemoveNestedField(fixed.Object, "spec", "sourcee")
+	fixed.SetGeneration(2) // as the API server counts a change of the spec
 	_, err = o.Client.Resource(Applications).Namespace("argocd").Update(ctx, fixed, metav1.UpdateOptions{})
 	require.NoError(t, err)
 	require.NoError(t, o.WriteStatus(ctx, "argocd/guestbook", nil, nil))
 	_, found, _ := unstructured.NestedSlice(readStatus(t, o), "conditions")
 	require.False(t, found)
+	require.EqualValues(t, 2, readStatus(t, o)[ObservedGeneration])
 }
