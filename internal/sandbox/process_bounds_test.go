@@ -31,7 +31,7 @@ func needsWholeBounds(t *testing.T, r Runner) {
 	t.Fatal(err)
 }
 
-// heldPlugin starts six processes that each hold 40 MB at once, and
+// heldPlugin starts six processes that each hold 60 MB at once, and
 // renders a ConfigMap saying how many held it together.
 const heldPlugin = `apiVersion: argoproj.io/v1alpha1
 kind: ConfigManagementPlugin
@@ -44,11 +44,11 @@ spec:
       - |
         for i in 1 2 3 4 5 6; do
           (
-            x=$(head -c 40000000 /dev/zero | tr '\0' x)
+            x=$(head -c 60000000 /dev/zero | tr '\0' x)
             touch /tmp/held-$i
             n=0
             while [ $(ls /tmp | grep -c held-) -lt 6 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done
-            [ ${#x} -eq 40000000 ]
+            [ ${#x} -eq 60000000 ]
           ) &
         done
         wait
@@ -56,8 +56,11 @@ spec:
 `
 
 // TestSandboxBoundsTheMemoryOfAllItsProcesses: a plugin whose six
-// processes hold 40 MB each, none over the 128 MiB limit alone but 240 MB
-// together, ends as the memory LimitError; the next render works.
+// processes hold 60 MB each, none over the 256 MiB limit alone but 360 MB
+// together, ends as the memory LimitError; the next render works. (The
+// renderer here is this test binary, whose start alone maps more than
+// 128 MiB of data at times: a smaller limit would fail the plain render
+// for that, not for the plugin.)
 func TestSandboxBoundsTheMemoryOfAllItsProcesses(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "held.yaml"), []byte(heldPlugin), 0o644); err != nil {
@@ -71,7 +74,7 @@ func TestSandboxBoundsTheMemoryOfAllItsProcesses(t *testing.T) {
 	writeFiles(t, root, map[string]string{"app/x.held": "", "plain/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\n"})
 	forEachSandbox(t, func(t *testing.T, r Runner) {
 		needsWholeBounds(t, r)
-		sr := testRenderer(t, r, Limits{Memory: 128 << 20})
+		sr := testRenderer(t, r, Limits{Memory: 256 << 20})
 		sr.Settings.Plugins, sr.PluginDir = plugins, dir
 		res, err := sr.Render(context.Background(), root, app.Source{Path: "app", Plugin: &app.PluginSource{Name: "held"}}, render.Options{AppName: "held"})
 		var limit *render.LimitError
@@ -81,7 +84,7 @@ func TestSandboxBoundsTheMemoryOfAllItsProcesses(t *testing.T) {
 			}
 			t.Fatalf("err = %v, want a memory LimitError", err)
 		}
-		for _, want := range []string{"render app:", "128 MiB", "--render-memory"} {
+		for _, want := range []string{"render app:", "256 MiB", "--render-memory"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q does not say %q", err, want)
 			}
