@@ -21,8 +21,9 @@ type DuckTypeGenerator struct {
 	// matchKey (the field of a decision naming the cluster).
 	ConfigMapRef string `json:"configMapRef"`
 	// Name picks one resource; else LabelSelector picks them.
-	Name                string            `json:"name,omitempty"`
-	LabelSelector       *LabelSelector    `json:"labelSelector,omitempty"`
+	Name          string         `json:"name,omitempty"`
+	LabelSelector *LabelSelector `json:"labelSelector,omitempty"`
+	// RequeueAfterSeconds is how often the resource is read; default 3 minutes, as in Argo CD.
 	RequeueAfterSeconds *int64            `json:"requeueAfterSeconds,omitempty"`
 	Values              map[string]string `json:"values,omitempty"`
 	Template            *Template         `json:"template,omitempty"`

@@ -128,28 +128,33 @@ spec:
 	}
 }
 
-// TestRequeueOfControlGenerators: requeueAfterSeconds of the
-// clusterDecisionResource and plugin generators, nested ones too, shortens
-// the set's interval; without it the set keeps the default.
+// TestRequeueOfControlGenerators: a clusterDecisionResource generator
+// waits the default, a plugin one 30 minutes (Argo CD's defaults); the
+// set waits the shortest of its generators', nested ones too, and a
+// requeueAfterSeconds overrides a generator's own.
 func TestRequeueOfControlGenerators(t *testing.T) {
 	secs := func(n int64) *int64 { return &n }
 	s := &ApplicationSet{Spec: Spec{Generators: []Generator{
-		{ClusterDecisionResource: &DuckTypeGenerator{ConfigMapRef: "cm", Name: "x"}},
 		{Plugin: &PluginGenerator{ConfigMapRef: PluginConfigMapRef{Name: "p"}}},
+		{List: &ListGenerator{}},
 	}}}
-	require.Equal(t, 3*time.Minute, s.Requeue(3*time.Minute))
-	s.Spec.Generators[0].ClusterDecisionResource.RequeueAfterSeconds = secs(30)
+	require.Equal(t, 30*time.Minute, s.Requeue(3*time.Minute), "a plugin alone: Argo CD's 30 minutes")
+	s.Spec.Generators = append(s.Spec.Generators, Generator{ClusterDecisionResource: &DuckTypeGenerator{ConfigMapRef: "cm", Name: "x"}})
+	require.Equal(t, 3*time.Minute, s.Requeue(3*time.Minute), "a clusterDecisionResource beside it waits the default")
+	s.Spec.Generators[2].ClusterDecisionResource.RequeueAfterSeconds = secs(30)
 	require.Equal(t, 30*time.Second, s.Requeue(3*time.Minute))
 	s.Spec.Generators = append(s.Spec.Generators, Generator{Matrix: &MatrixGenerator{Generators: []Generator{
 		{Plugin: &PluginGenerator{RequeueAfterSeconds: secs(7)}}, {List: &ListGenerator{}}}}})
-	require.Equal(t, 7*time.Second, s.Requeue(3*time.Minute))
+	require.Equal(t, 7*time.Second, s.Requeue(3*time.Minute), "nested in a matrix")
 	// Beside a pull request generator (30 minutes of its own), a plugin's
-	// shorter interval still wins.
+	// shorter interval wins, and a longer one is kept as given.
 	s.Spec.Generators = []Generator{
 		{PullRequest: &PullRequestGenerator{Github: &PullRequestGitHub{Owner: "o", Repo: "r"}}},
 		{Plugin: &PluginGenerator{RequeueAfterSeconds: secs(60)}},
 	}
 	require.Equal(t, time.Minute, s.Requeue(3*time.Minute))
-	s.Spec.Generators[1].Plugin.RequeueAfterSeconds = nil
-	require.Equal(t, defaultSCMRequeue, s.Requeue(3*time.Minute))
+	s.Spec.Generators[1].Plugin.RequeueAfterSeconds = secs(3600)
+	require.Equal(t, 30*time.Minute, s.Requeue(3*time.Minute))
+	s.Spec.Generators = s.Spec.Generators[1:]
+	require.Equal(t, time.Hour, s.Requeue(3*time.Minute))
 }

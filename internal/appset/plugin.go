@@ -26,9 +26,10 @@ type PluginGenerator struct {
 	Input        PluginInput        `json:"input,omitempty"`
 	// Values are added to each parameter set, rendered with it; they are
 	// not sent to the service.
-	Values              map[string]string `json:"values,omitempty"`
-	RequeueAfterSeconds *int64            `json:"requeueAfterSeconds,omitempty"`
-	Template            *Template         `json:"template,omitempty"`
+	Values map[string]string `json:"values,omitempty"`
+	// RequeueAfterSeconds is how often the plugin is asked; default 30 minutes, as in Argo CD.
+	RequeueAfterSeconds *int64    `json:"requeueAfterSeconds,omitempty"`
+	Template            *Template `json:"template,omitempty"`
 }
 
 type PluginConfigMapRef struct {

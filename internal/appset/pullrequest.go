@@ -6,18 +6,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gosimple/slug"
 
 	"github.com/ferry-gitops/ferry/internal/scm"
 )
-
-// defaultSCMRequeue is how often a set whose generators are pullRequest
-// or scmProvider ones (with list or clusters ones beside) runs them when
-// none gives requeueAfterSeconds: Argo CD's default for both, which spares
-// the providers' rate limits.
-const defaultSCMRequeue = 30 * time.Minute
 
 // SecretRef names a key of a Secret of the control namespace.
 type SecretRef struct {
@@ -33,7 +26,7 @@ type PullRequestGenerator struct {
 	Gitea  *PullRequestGitea  `json:"gitea,omitempty"`
 	// Filters: an item is kept when any filter keeps it; none: all are kept.
 	Filters []PullRequestFilter `json:"filters,omitempty"`
-	// RequeueAfterSeconds is how often the provider is listed; default 30 minutes, as in Argo CD (a git generator beside it keeps the set's 3 minutes).
+	// RequeueAfterSeconds is how often the provider is listed; default 30 minutes, as in Argo CD (the set runs at the shortest wait of its generators).
 	RequeueAfterSeconds *int64 `json:"requeueAfterSeconds,omitempty"`
 	// Values are rendered with each parameter set and added as values.<key> (goTemplate: .values.<key>).
 	Values map[string]string `json:"values,omitempty"`

@@ -1,41 +1,25 @@
 package appset
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
-// Requeue is how long the set waits before it runs its generators again:
-// the shortest requeueAfterSeconds of its generators (nested ones of a
-// matrix or merge included), else def. A set with pullRequest or
-// scmProvider generators and no git generator waits as Argo CD does: the
-// shortest of their requeueAfterSeconds, each 30 minutes when it gives
-// none (defaultSCMRequeue), unless another generator gives a shorter
-// requeueAfterSeconds; a git generator beside them keeps def.
+// Requeue is how long the set waits before it runs its generators again,
+// as Argo CD reckons it: the shortest wait of its generators (nested ones
+// of a matrix or merge included). A generator's wait is its
+// requeueAfterSeconds when it gives one; else the git and
+// clusterDecisionResource generators wait def, and the pullRequest,
+// scmProvider and plugin ones slowRequeue (Argo CD's defaults: they spare
+// the providers' rate limits and the plugin's service). The list and
+// clusters generators have no wait of their own (a cluster Secret's
+// change runs the set at once); a set of them alone waits def.
 func (s *ApplicationSet) Requeue(def time.Duration) time.Duration {
-	d := def
-	// scmWait: the shortest wait of the SCM generators; others: the
-	// shortest requeueAfterSeconds of the other generators, which still
-	// win when shorter.
-	scmWait, others := time.Duration(0), time.Duration(math.MaxInt64)
-	git := false
+	wait := time.Duration(0)
 	var walk func(gs []Generator)
 	walk = func(gs []Generator) {
 		for _, g := range gs {
-			r, ok := g.requeueAfter()
-			if ok {
-				d = min(d, r)
-			}
-			if w, scm := g.scmRequeue(); scm {
-				if scmWait == 0 || w < scmWait {
-					scmWait = w
-				}
-			} else if ok {
-				others = min(others, r)
+			if w := g.wait(def); w > 0 && (wait == 0 || w < wait) {
+				wait = w
 			}
 			switch {
-			case g.Git != nil:
-				git = true
 			case g.Matrix != nil:
 				walk(g.Matrix.Generators)
 			case g.Merge != nil:
@@ -44,44 +28,37 @@ func (s *ApplicationSet) Requeue(def time.Duration) time.Duration {
 		}
 	}
 	walk(s.Spec.Generators)
-	// No set of a recorded history has an SCM generator (they were
-	// refused): keyed on them, the rule leaves those histories alone.
-	if scmWait > 0 && !git {
-		return min(scmWait, others)
+	if wait == 0 {
+		return def
 	}
-	return d
+	return wait
 }
 
-// requeueAfter is the generator's own requeueAfterSeconds, when it gives
-// one above zero.
-func (g Generator) requeueAfter() (time.Duration, bool) {
+// slowRequeue is the wait of a pullRequest, scmProvider or plugin
+// generator that gives no requeueAfterSeconds: Argo CD's default for each.
+const slowRequeue = 30 * time.Minute
+
+// wait is how long the generator g itself waits (def for the git and
+// clusterDecisionResource ones), 0 when it has no wait of its own.
+func (g Generator) wait(def time.Duration) time.Duration {
 	var secs *int64
+	other := def
 	switch {
 	case g.Git != nil:
 		secs = g.Git.RequeueAfterSeconds
-	case g.PullRequest != nil:
-		secs = g.PullRequest.RequeueAfterSeconds
-	case g.SCMProvider != nil:
-		secs = g.SCMProvider.RequeueAfterSeconds
 	case g.ClusterDecisionResource != nil:
 		secs = g.ClusterDecisionResource.RequeueAfterSeconds
+	case g.PullRequest != nil:
+		secs, other = g.PullRequest.RequeueAfterSeconds, slowRequeue
+	case g.SCMProvider != nil:
+		secs, other = g.SCMProvider.RequeueAfterSeconds, slowRequeue
 	case g.Plugin != nil:
-		secs = g.Plugin.RequeueAfterSeconds
+		secs, other = g.Plugin.RequeueAfterSeconds, slowRequeue
+	default:
+		return 0
 	}
-	if secs == nil || *secs <= 0 {
-		return 0, false
+	if secs != nil && *secs > 0 {
+		return time.Duration(*secs) * time.Second
 	}
-	return time.Duration(*secs) * time.Second, true
-}
-
-// scmRequeue is how often a pullRequest or scmProvider generator asks to
-// run: its requeueAfterSeconds, else defaultSCMRequeue.
-func (g Generator) scmRequeue() (time.Duration, bool) {
-	if g.PullRequest == nil && g.SCMProvider == nil {
-		return 0, false
-	}
-	if r, ok := g.requeueAfter(); ok {
-		return r, true
-	}
-	return defaultSCMRequeue, true
+	return other
 }

@@ -21,7 +21,7 @@ type SCMProviderGenerator struct {
 	Filters []SCMFilter `json:"filters,omitempty"`
 	// CloneProtocol picks each repository's url: ssh (default) or https.
 	CloneProtocol string `json:"cloneProtocol,omitempty"`
-	// RequeueAfterSeconds is how often the provider is listed; default 30 minutes, as in Argo CD (a git generator beside it keeps the set's 3 minutes).
+	// RequeueAfterSeconds is how often the provider is listed; default 30 minutes, as in Argo CD (the set runs at the shortest wait of its generators).
 	RequeueAfterSeconds *int64 `json:"requeueAfterSeconds,omitempty"`
 	// Values are rendered with each parameter set and added as values.<key> (goTemplate: .values.<key>).
 	Values map[string]string `json:"values,omitempty"`

@@ -189,7 +189,7 @@ func TestSCMValidationNamesEveryProblem(t *testing.T) {
 // TestSCMRequeue: a set of pullRequest or scmProvider generators (with list
 // or clusters ones) runs them every 30 minutes, or at the shortest of their
 // requeueAfterSeconds, as Argo CD; a git generator beside them keeps the
-// set's default; without them nothing changes.
+// set's default, or its own requeueAfterSeconds, longer or shorter.
 func TestSCMRequeue(t *testing.T) {
 	secs := func(n int64) *int64 { return &n }
 	pr := func(r *int64) Generator {
@@ -213,7 +213,8 @@ func TestSCMRequeue(t *testing.T) {
 		{"matrix with a list", []Generator{{Matrix: &MatrixGenerator{Generators: []Generator{pr(nil), list}}}}, 30 * time.Minute},
 		{"git beside it", []Generator{pr(nil), git(nil)}, def},
 		{"pull request shorter than git", []Generator{pr(secs(60)), git(nil)}, time.Minute},
-		{"no scm generator: as before", []Generator{list, git(secs(600))}, def},
+		{"git's own, longer", []Generator{list, git(secs(600))}, 10 * time.Minute},
+		{"list alone", []Generator{list}, def},
 		{"no scm generator, git shorter", []Generator{git(secs(60))}, time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -85,14 +85,15 @@ type ClustersGenerator struct {
 }
 
 type GitGenerator struct {
-	RepoURL             string            `json:"repoURL"`
-	Revision            string            `json:"revision,omitempty"`
-	Directories         []GitPath         `json:"directories,omitempty"`
-	Files               []GitPath         `json:"files,omitempty"`
-	PathParamPrefix     string            `json:"pathParamPrefix,omitempty"`
-	Values              map[string]string `json:"values,omitempty"`
-	RequeueAfterSeconds *int64            `json:"requeueAfterSeconds,omitempty"`
-	Template            *Template         `json:"template,omitempty"`
+	RepoURL         string            `json:"repoURL"`
+	Revision        string            `json:"revision,omitempty"`
+	Directories     []GitPath         `json:"directories,omitempty"`
+	Files           []GitPath         `json:"files,omitempty"`
+	PathParamPrefix string            `json:"pathParamPrefix,omitempty"`
+	Values          map[string]string `json:"values,omitempty"`
+	// RequeueAfterSeconds is how often the repository is read; default 3 minutes, as in Argo CD.
+	RequeueAfterSeconds *int64    `json:"requeueAfterSeconds,omitempty"`
+	Template            *Template `json:"template,omitempty"`
 }
 
 type GitPath struct {
