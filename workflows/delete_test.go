@@ -124,3 +124,30 @@ func (s *appSuite) TestCascadeDeleteOfAnAppOfAppsDeletesItsChildren() {
 		s.Equal(contract.ChildrenInput{Parent: "guestbook", Previous: []string{"child-a", "child-b"}}, deleted[0])
 	}
 }
+
+// TestCascadeDeleteLeavesARegionThatIsGone: a region whose cluster Secret
+// was removed is left out of the cascading delete, as Argo CD deletes an
+// app whose cluster is gone without touching it; the app goes, deleted
+// from the regions that remain.
+func (s *appSuite) TestCascadeDeleteLeavesARegionThatIsGone() {
+	base, err := regions.New([]regions.Region{{Name: "us-east-1"}})
+	s.Require().NoError(err)
+	live := regions.NewLive(base)
+	s.Require().Empty(live.SetClusters([]regions.Region{{Name: "eu-west-1", Server: "https://eu.example:6443"}}))
+	s.newEnv(Config{Regions: live})
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	var deletedIn []string
+	s.env.OnActivity(contract.ActivityDeleteResources, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.DeleteInput) (contract.DeleteResult, error) {
+			deletedIn = append(deletedIn, in.Region)
+			return contract.DeleteResult{}, nil
+		})
+	s.env.RegisterDelayedCallback(func() { live.SetClusters(nil) }, time.Second)
+	s.deleteAt(2*time.Second, true)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(false))
+	s.NoError(s.env.GetWorkflowError())
+	s.Equal([]string{"us-east-1"}, deletedIn, "eu-west-1 is gone: nothing is deleted there")
+}

@@ -276,7 +276,7 @@ func (s *appState) runDelete(ctx workflow.Context) bool {
 	if !p.req.Cascades(&s.app) {
 		return true
 	}
-	dests := s.destinations()
+	dests := s.deleteTargets(ctx)
 	var failed []string
 	for {
 		futures := make([]workflow.Future, len(dests))

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
@@ -67,8 +68,8 @@ spec:
 // alone gets eu-west-1 from a cluster Secret that ferry cluster add writes
 // (as argocd cluster add does), without a restart: an app targeting it
 // syncs there, and an ApplicationSet's clusters generator selects it by
-// its label. Removing the Secret takes the region away: a new app to it is
-// refused. A cluster Secret with a CA that
+// its label. Removing the Secret takes the region away: the set's app
+// there is deleted, its resources left, and a new app to it is refused. A cluster Secret with a CA that
 // does not sign the server's certificate is a region its apps show
 // Unreachable with the TLS reason, while us-east-1 syncs on.
 func TestClusterSecretsAreRegions(t *testing.T) {
@@ -122,18 +123,21 @@ func TestClusterSecretsAreRegions(t *testing.T) {
 	_, err = e2etest.Query(c, "us-east-1-fleet")
 	require.Error(t, err, "us-east-1 has no label env=prod: no app of the set")
 
-	// Removed: the region is refused.
-	// (The set goes first: Ferry deletes a set's apps with their resources,
-	// which needs the region.)
+	// Removed: the set no longer generates its app, which goes without
+	// touching the cluster that is gone (as Argo CD deletes an app whose
+	// cluster is gone), and the region is refused.
 	mustKubectl(t, "", "delete", "application", "to-eu")
-	mustKubectl(t, "", "delete", "applicationset", "prod-clusters")
-	e2etest.Eventually(t, 3*time.Minute, "the set's app deleted with the set", func() (bool, string) {
-		_, err := e2etest.Query(c, "eu-west-1-fleet")
-		return err != nil && strings.Contains(err.Error(), "not found"), fmt.Sprint(err)
-	})
 	out = e.MustFerry(t, "cluster", "rm", server)
 	require.Contains(t, out, "removed")
 	require.NotContains(t, e.MustFerry(t, "cluster", "list"), "eu-west-1")
+	e2etest.Eventually(t, 3*time.Minute, "the set's app deleted with its cluster gone", func() (bool, string) {
+		_, err := e2etest.Query(c, "eu-west-1-fleet")
+		return err != nil && strings.Contains(err.Error(), "not found"), fmt.Sprint(err)
+	})
+	_, err = e.KubeClient(t, "eu-west-1").CoreV1().ConfigMaps("fleet").Get(context.Background(), "from-git", metav1.GetOptions{})
+	require.NoError(t, err, "the set's app's resources stay in the cluster that is gone")
+	e.RecordHistories(t, contract.WorkflowID("eu-west-1-fleet"), "delete-gone-region")
+	mustKubectl(t, "", "delete", "applicationset", "prod-clusters")
 	e2etest.Eventually(t, time.Minute, "ferry app apply refuses eu-west-1 again", func() (bool, string) {
 		out, err := e.Ferry(t, "app", "apply", "-f", writeTemp(t, fmt.Sprintf(clusterApp, "to-eu-again", repo.URL, "eu-west-1")))
 		return err != nil && strings.Contains(out, `unknown region "eu-west-1"`), out
