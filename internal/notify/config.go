@@ -31,6 +31,7 @@ const (
 	TypeTeams       = "teams"
 	TypeOpsgenie    = "opsgenie"
 	TypePagerDutyV2 = "pagerdutyv2"
+	TypePagerDuty   = "pagerduty"
 	TypeTelegram    = "telegram"
 	TypeMattermost  = "mattermost"
 	TypeGoogleChat  = "googlechat"

@@ -6,8 +6,8 @@
 // Keys read from the ConfigMap's data, as Argo CD documents them:
 //
 //	trigger.<name>           a list of conditions {when, oncePer, send, description}
-//	template.<name>          {message, title, and each service's part: email, slack, teams, opsgenie, pagerdutyv2, googlechat, mattermost, webhook.<name>, github}
-//	service.<type>[.<name>]  the keys Argo CD's engine reads for email, teams, opsgenie, pagerdutyv2, telegram,
+//	template.<name>          {message, title, and each service's part: email, slack, teams, opsgenie, pagerduty, pagerdutyv2, googlechat, mattermost, webhook.<name>, github}
+//	service.<type>[.<name>]  the keys Argo CD's engine reads for email, teams, opsgenie, pagerduty, pagerdutyv2, telegram,
 //	                         mattermost, googlechat, slack, github and webhook (one file per type: email.go, teams.go, …)
 //	context                  a map of strings templates read as .context
 //	defaultTriggers          triggers of subscriptions that name none

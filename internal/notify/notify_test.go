@@ -61,7 +61,7 @@ func TestParseNamesEveryProblem(t *testing.T) {
 		`data["trigger.on-x"]: condition 0 sends template "nope"`,
 		`data["template.t"]: message:`,
 		`data["service.email"]: give port (587, 465 for implicit TLS, 25), from`,
-		`data["service.rocketchat"]: service type "rocketchat": Ferry sends through email, github, googlechat, mattermost, opsgenie, pagerdutyv2, slack, teams, telegram, webhook`,
+		`data["service.rocketchat"]: service type "rocketchat": Ferry sends through email, github, googlechat, mattermost, opsgenie, pagerduty, pagerdutyv2, slack, teams, telegram, webhook`,
 		`data["service.teams"]: recipientUrls is empty`,
 		`data["service.opsgenie"]: error unmarshaling JSON: while decoding JSON: json: unknown field "apiKey"`,
 		`data["service.webhook"]: a webhook service is named`,

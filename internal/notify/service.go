@@ -38,6 +38,7 @@ var serviceTypes = map[string]func() options{
 	TypeTeams:       func() options { return &TeamsOptions{} },
 	TypeOpsgenie:    func() options { return &OpsgenieOptions{} },
 	TypePagerDutyV2: func() options { return &PagerDutyV2Options{} },
+	TypePagerDuty:   func() options { return &PagerDutyOptions{} },
 	TypeTelegram:    func() options { return &TelegramOptions{} },
 	TypeMattermost:  func() options { return &MattermostOptions{} },
 	TypeGoogleChat:  func() options { return &GoogleChatOptions{} },

@@ -247,3 +247,38 @@ func TestComposeEmail(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(body), "L=C3=A4ngere Nachricht\r\nzweite Zeile")
 }
+
+func TestSendPagerDuty(t *testing.T) {
+	r, url := newRecorder(t, `{"incident": {"id": "Q1"}}`)
+	r.status = http.StatusCreated
+	service := "apiURL: " + url + "\ntoken: $pagerdutyToken\nfrom: oncall@example.com"
+	err := sendWith(t, map[string]string{
+		"service.pagerduty": service,
+		"template.page": `message: unused
+pagerduty:
+  title: 'Sync of {{.app.metadata.name}} failed'
+  urgency: high
+  body: 'app {{.app.metadata.name}}: {{.app.status.operationState.phase}}'
+  priorityID: P53ZZH5`,
+	}, "pagerduty", "PSERVICE", map[string]string{"FERRY_NOTIFY_PAGERDUTYTOKEN": "t0ken"}, "page")
+	require.NoError(t, err)
+	got := r.only(t)
+	require.Equal(t, "POST /incidents", got.Method+" "+got.Path)
+	require.Equal(t, "Token token=t0ken", got.Header.Get("Authorization"))
+	require.Equal(t, "oncall@example.com", got.Header.Get("From"))
+	require.Equal(t, map[string]any{
+		"type": "incident", "title": "Sync of web failed", "urgency": "high",
+		"service":      map[string]any{"id": "PSERVICE", "type": "service_reference"},
+		"incident_key": "app/web/notify/7",
+		"body":         map[string]any{"type": "incident_body", "details": "app web: Failed"},
+		"priority":     map[string]any{"id": "P53ZZH5", "type": "priority_reference"},
+	}, got.Body["incident"], "one incident however often it is retried: its key is the notification's")
+
+	err = sendWith(t, map[string]string{"service.pagerduty": service}, "pagerduty", "PSERVICE", map[string]string{"FERRY_NOTIFY_PAGERDUTYTOKEN": "t"})
+	require.True(t, IsPermanent(err))
+	require.ErrorContains(t, err, "the templates have no pagerduty part with a title")
+
+	c, err := FromData(map[string]string{"service.pagerduty": "token: x"})
+	require.Nil(t, c)
+	require.ErrorContains(t, err, "from (the email of a PagerDuty user of the account)")
+}

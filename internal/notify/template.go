@@ -35,6 +35,7 @@ type Notification struct {
 	Teams       *TeamsTemplate             `json:"teams,omitempty"`
 	Opsgenie    *OpsgenieTemplate          `json:"opsgenie,omitempty"`
 	PagerDutyV2 *PagerDutyV2Template       `json:"pagerdutyv2,omitempty"`
+	PagerDuty   *PagerDutyTemplate         `json:"pagerduty,omitempty"`
 	GoogleChat  *GoogleChatTemplate        `json:"googlechat,omitempty"`
 	Mattermost  *MattermostTemplate        `json:"mattermost,omitempty"`
 }
@@ -73,11 +74,11 @@ type GitHubStatus struct {
 // Parts of a template that belong to services Ferry does not send through
 // (Argo CD's catalog and users' files have them): read past, never sent.
 var otherServiceParts = map[string]bool{
-	"teams-workflows": true, "pagerduty": true, "alertmanager": true, "rocketchat": true, "webex": true,
+	"teams-workflows": true, "alertmanager": true, "rocketchat": true, "webex": true,
 	"newrelic": true, "grafana": true, "gitlab": true, "awssqs": true, "pushover": true, "matrix": true, "datadog": true,
 }
 
-const templateKeys = "{message, title, webhook, slack, github, email, teams, opsgenie, pagerdutyv2, googlechat, mattermost}"
+const templateKeys = "{message, title, webhook, slack, github, email, teams, opsgenie, pagerduty, pagerdutyv2, googlechat, mattermost}"
 
 func parseTemplate(name, value string) (*Template, error) {
 	var raw map[string]json.RawMessage
@@ -235,6 +236,7 @@ func (n *Notification) merge(out Notification, t *Template, vars map[string]any)
 	replace(&n.Teams, out.Teams)
 	replace(&n.Opsgenie, out.Opsgenie)
 	replace(&n.PagerDutyV2, out.PagerDutyV2)
+	replace(&n.PagerDuty, out.PagerDuty)
 	replace(&n.GoogleChat, out.GoogleChat)
 	replace(&n.Mattermost, out.Mattermost)
 }
