@@ -18,7 +18,8 @@ import (
 // TestFerryCLIWritesTheObject: with a control cluster the object is the
 // app, so ferry app apply writes it (field manager ferry) and returns once
 // the app runs its spec, ferry app sync says it syncs through Temporal,
-// and ferry app delete deletes it, cascading as argocd app delete does.
+// ferry app set and patch write the object, and ferry app delete deletes
+// it, cascading as argocd app delete does.
 func TestFerryCLIWritesTheObject(t *testing.T) {
 	e := newEnv(t)
 	e.StartWorker(t, e.AllRoles()...)
@@ -44,6 +45,22 @@ func TestFerryCLIWritesTheObject(t *testing.T) {
 	out := e.MustFerry(t, "app", "sync", "cli", "--wait")
 	require.Contains(t, out, `app "cli" is Application object argocd/cli's: the sync was sent to its workflow as an update`, "sync says how it went")
 	require.Contains(t, out, "Succeeded")
+
+	// set and patch write the object, and the app runs what it says.
+	out = e.MustFerry(t, "app", "set", "cli", "--sync-option", "ServerSideApply=true")
+	require.Contains(t, out, `application "cli" updated`)
+	require.Equal(t, "CreateNamespace=true ServerSideApply=true",
+		mustKubectl(t, "", "get", "application", "cli", "-o", "jsonpath={.spec.syncPolicy.syncOptions[*]}"), "the object's spec")
+	e.MustFerry(t, "app", "patch", "cli", "--type", "merge", "--patch", `{"metadata": {"labels": {"team": "web"}}}`)
+	require.Equal(t, "web", mustKubectl(t, "", "get", "application", "cli", "-o", "jsonpath={.metadata.labels.team}"), "the object's label")
+	e2etest.Eventually(t, time.Minute, "the app runs the object's new spec and labels", func() (bool, string) {
+		v, err := e2etest.Query(e.TemporalClient(t), "cli")
+		if err != nil {
+			return false, err.Error()
+		}
+		opts := v.Spec.SyncPolicy.SyncOptions
+		return v.Metadata.Labels["team"] == "web" && len(opts) == 2 && opts[1] == "ServerSideApply=true", fmt.Sprint(v.Metadata.Labels, opts)
+	})
 
 	out = e.MustFerry(t, "app", "delete", "cli")
 	require.Contains(t, out, `application "cli" deleted`)
