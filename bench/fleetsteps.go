@@ -10,7 +10,7 @@ import (
 
 // scaleSteps onboard a fleet of n apps, then watch it idle; for the
 // smallest fleet, Flux's idle cost follows on the same stack, and for the
-// largest Argo CD's onboarding and idle cost.
+// largest Argo CD's onboarding and idle cost (each when FleetPeers names it).
 func scaleSteps(cfg *Config, n int) []step {
 	var f *fleet
 	var ferryOnboard, ferryIdle *Section
@@ -19,13 +19,13 @@ func scaleSteps(cfg *Config, n int) []step {
 		fleetOnboardStep(cfg, &f, n, poll, ScenarioOnboarding, ScenarioIdle, "", &ferryOnboard),
 		fleetIdleStep(cfg, &f, n, poll, ScenarioIdle, "", &ferryIdle),
 	}
-	if n == slices.Min(cfg.ScaleApps) {
+	if n == slices.Min(cfg.ScaleApps) && slices.Contains(cfg.FleetPeers, PeerFlux) {
 		steps = append(steps, step{ScenarioPeerIdle, fmt.Sprintf("Idle cost, Flux: %d apps polling every %s", n, poll), cfg.OnboardTimeout + cfg.IdleWindow + 3*time.Minute,
 			func(ctx context.Context, e *Env, sec *Section) error {
 				return PeerIdle(ctx, e, sec, n, poll, ferryIdle)
 			}, ScenarioIdle})
 	}
-	if n == slices.Max(cfg.ScaleApps) {
+	if n == slices.Max(cfg.ScaleApps) && slices.Contains(cfg.FleetPeers, PeerArgoCD) {
 		steps = append(steps, argoFleetSteps(cfg, n, poll, &f, &ferryOnboard, &ferryIdle)...)
 	}
 	return steps

@@ -122,6 +122,10 @@ type Config struct {
 	// peer of push, apply and peer-idle), such as its client-side limits;
 	// none runs it with its defaults, as Flux installs it.
 	FluxKustomizeArgs []string
+	// FleetPeers are the peers whose fleets follow Ferry's in onboarding and
+	// idle ("flux" on the smallest fleet, "argocd" on the largest); a run
+	// after one figure alone leaves the other out.
+	FleetPeers []string
 	// WorkerArgs are more flags for every ferry-worker the scenarios start
 	// (worker tuning, measured against the defaults).
 	WorkerArgs []string
@@ -166,8 +170,15 @@ func DefaultConfig() Config {
 		UIRuns:           5,
 		UIUpdates:        1,
 		UITreeResources:  500,
+		FleetPeers:       []string{PeerFlux, PeerArgoCD},
 	}
 }
+
+// The peers of FleetPeers.
+const (
+	PeerFlux   = "flux"
+	PeerArgoCD = "argocd"
+)
 
 func (c *Config) selected(name string) bool { return len(c.Only) == 0 || slices.Contains(c.Only, name) }
 

@@ -63,6 +63,7 @@ func main() {
 	fs.IntVar(&cfg.UITreeResources, "ui-tree-resources", cfg.UITreeResources, "ui: resources of the app whose tree is measured, spread over the regions")
 	fs.BoolVar(&cfg.OnboardFloor, "onboard-floor", cfg.OnboardFloor, "apply each fleet with kubectl first (the floor), on the dev server's stack")
 	fluxArgs := fs.String("flux-kustomize-args", "", "more flags for Flux's kustomize-controller, space-separated (like '--kube-api-qps=1000 --kube-api-burst=2000'); default: Flux's defaults")
+	fleetPeers := fs.String("fleet-peers", strings.Join(cfg.FleetPeers, ","), "comma-separated peers whose fleets follow Ferry's in onboarding and idle: flux (the smallest fleet's idle cost), argocd (the largest fleet's onboarding and idle cost); empty: none")
 	workerArgs := fs.String("worker-args", "", "more flags for every ferry-worker, space-separated; default: none")
 	keep := fs.String("keep", "", "on a full run (no -only) that was not interrupted, also keep the report as DIR/<date>-<commit>.md, beside OUT_DIR/kept naming it (make bench: bench/results)")
 	quiet := fs.Bool("q", false, "no progress on stderr")
@@ -80,6 +81,17 @@ func main() {
 	}
 	cfg.Regions = splitList(*regions)
 	cfg.FluxKustomizeArgs = strings.Fields(*fluxArgs)
+	cfg.FleetPeers = nil
+	for _, p := range strings.Split(*fleetPeers, ",") {
+		switch p = strings.TrimSpace(p); p {
+		case "":
+		case bench.PeerFlux, bench.PeerArgoCD:
+			cfg.FleetPeers = append(cfg.FleetPeers, p)
+		default:
+			fmt.Fprintf(os.Stderr, "ferry-bench: -fleet-peers: %q is not a peer: give flux, argocd or both\n", p)
+			os.Exit(2)
+		}
+	}
 	cfg.WorkerArgs = strings.Fields(*workerArgs)
 	var err error
 	if cfg.ScaleApps, err = parseInts(*apps); err != nil {
