@@ -26,6 +26,12 @@ import (
 // config is the worker's configuration. Every flag has a FERRY_* twin in
 // the environment (FERRY_TEMPORAL_ADDRESS for --temporal-address, …), read
 // by applyEnv for the flags the command line does not give.
+// defaultOnboardConcurrency is --onboard-concurrency's default: on two
+// cores a fleet onboards at about three apps a second, so 32 apps in
+// their first sync at once keep the workers busy without a backlog that
+// outlives its deadlines.
+const defaultOnboardConcurrency = 32
+
 type config struct {
 	temporalAddress string
 	namespace       string
@@ -60,6 +66,9 @@ type config struct {
 	metricsAddr             string
 	shutdownTimeout         time.Duration
 	maxReconciles           int
+	// onboardConcurrency: how many new apps take their first sync at once
+	// (workflows.Config).
+	onboardConcurrency int
 	// fullCompareEvery, fullCompareInterval: how often an idle app compares
 	// anyway (workflows.Config).
 	fullCompareEvery    int
@@ -169,6 +178,8 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 			"loopback, private, link-local and metadata addresses stay refused unless --render-allow-hosts lists them; repeatable, or PLUGIN=HOSTS;PLUGIN=HOSTS. Without it a plugin reaches no network. Ferry's own: Argo CD has no such list")
 	fs.IntVar(&c.maxReconciles, "max-reconciles", 0,
 		fmt.Sprintf("after `N` reconciles, or N retries of a running operation, an app workflow continues as new (0: %d); keep it equal on every control worker", contract.DefaultMaxReconciles))
+	fs.IntVar(&c.onboardConcurrency, "onboard-concurrency", defaultOnboardConcurrency,
+		"how many new apps (`N`) take their first sync at once, the others waiting in the order they came (an onboarding gate workflow admits them); 0: no bound; the last control worker to ask sets it")
 	fs.IntVar(&c.fullCompareEvery, "full-compare-every", contract.DefaultFullCompareEvery,
 		"an idle app whose regions' live caches saw no change leaves its polls' compares out, but compares every `N`th poll anyway (1: every poll); keep it equal on every control worker")
 	fs.DurationVar(&c.fullCompareInterval, "full-compare-interval", contract.DefaultFullCompareInterval,
@@ -239,6 +250,9 @@ func (c *config) check() error {
 	}
 	if c.maxReconciles < 0 {
 		errs = append(errs, fmt.Errorf("--max-reconciles %d: give a positive number, or 0 for the default", c.maxReconciles))
+	}
+	if c.onboardConcurrency < 0 {
+		errs = append(errs, fmt.Errorf("--onboard-concurrency %d: give a number of apps, or 0 for no bound", c.onboardConcurrency))
 	}
 	if c.fullCompareEvery < 1 {
 		errs = append(errs, fmt.Errorf("--full-compare-every %d: give 1 (compare every poll) or more", c.fullCompareEvery))

@@ -130,7 +130,7 @@ func run(ctx context.Context, cfg *config) error {
 		w := worker.New(c, contract.TaskQueue, opts)
 		wfCfg := workflows.Config{Regions: cfg.regionsCfg, MaxReconciles: cfg.maxReconciles,
 			FullCompareEvery: cfg.fullCompareEvery, FullCompareInterval: cfg.fullCompareInterval, RepoPollInterval: cfg.repoPollInterval,
-			UIURL: strings.TrimSuffix(cfg.uiURL, "/")}
+			UIURL: strings.TrimSuffix(cfg.uiURL, "/"), OnboardConcurrency: cfg.onboardConcurrency}
 		if notifications != nil {
 			wfCfg.Notifications = notifications
 		}
@@ -145,6 +145,7 @@ func run(ctx context.Context, cfg *config) error {
 		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate,
 			Projects: &activities.TemporalProjects{Client: c, Cache: projectCache}, Spared: newSparedRenders(registry).Inc}).Register(w)
 		(&activities.Children{Client: c, Objects: objects.children}).Register(w)
+		(&activities.Onboarding{Client: c}).Register(w)
 		(&activities.Projects{Client: c, Cache: projectCache, Regions: cfg.regionsCfg}).Register(w)
 		appSetControl, err := newAppSetControl(cfg)
 		if err != nil {

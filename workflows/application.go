@@ -36,6 +36,10 @@ type Config struct {
 	// details use it, which no history records, so it may differ between
 	// workers.
 	UIURL string
+	// OnboardConcurrency is how many new apps take their first sync at
+	// once (--onboard-concurrency; 0: no bound), through the onboarding
+	// gate (onboard_gate.go). What a run decided is in its history.
+	OnboardConcurrency int
 }
 
 // Workflows are registered on the control queue by the worker.
@@ -197,7 +201,10 @@ func (s *appState) run(ctx workflow.Context) error {
 			}
 			s.idleForget()
 		default:
-			s.reconcile(ctx)
+			if s.awaitOnboardTurn(ctx) { // onboard_turn.go
+				s.reconcile(ctx)
+				s.onboardDone(ctx)
+			}
 			reconciles++
 		}
 		if s.continuing != nil {

@@ -23,4 +23,5 @@ func (w *Workflows) Register(r Registry) {
 	r.RegisterWorkflowWithOptions(w.Notification, workflow.RegisterOptions{Name: contract.NotificationWorkflow})
 	r.RegisterWorkflowWithOptions(w.HandOverManifests, workflow.RegisterOptions{Name: contract.HandOverWorkflow})
 	r.RegisterWorkflowWithOptions(w.RevisionMetadata, workflow.RegisterOptions{Name: contract.RevisionMetadataWorkflow})
+	r.RegisterWorkflowWithOptions(w.OnboardGate, workflow.RegisterOptions{Name: contract.OnboardGateWorkflow})
 }

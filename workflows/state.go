@@ -56,6 +56,8 @@ type Carried struct {
 type perRun struct {
 	syncs    []*pendingSync
 	deletion *pendingDelete
+	// onboardTurn: the app's place at the onboarding gate (onboard_turn.go).
+	onboardTurn onboardTurn
 	// maxReconciles of this run, before it continues as new.
 	maxReconciles int
 	// untouched is the last push known not to change the app's manifests.

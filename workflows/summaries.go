@@ -20,6 +20,8 @@ const (
 	timerStragglerGrace = "grace for regions yet to answer"
 	// timerRegionAnswer: a region that has not answered is shown Unreachable then.
 	timerRegionAnswer = "deadline of a region yet to answer"
+	// timerOnboardTurn: a new app waits for its turn at the onboarding gate.
+	timerOnboardTurn = "turn to onboard (the onboarding gate)"
 )
 
 func resolveSummary(repoURL, revision string) string {

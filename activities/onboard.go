@@ -1,0 +1,33 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/ferry-gitops/ferry/contract"
+)
+
+// Onboarding asks the onboarding gate for new apps' turns.
+type Onboarding struct {
+	Client client.Client
+}
+
+// Register adds the onboarding activity to a worker of the control queue.
+func (o *Onboarding) Register(w worker.Registry) {
+	w.RegisterActivityWithOptions(o.Want, activity.RegisterOptions{Name: contract.ActivityOnboardWant})
+}
+
+// Want queues the app at the gate, starting the gate if it does not run.
+func (o *Onboarding) Want(ctx context.Context, req contract.OnboardRequest) error {
+	opts := client.StartWorkflowOptions{ID: contract.OnboardGateID, TaskQueue: contract.TaskQueue}
+	_, err := o.Client.SignalWithStartWorkflow(ctx, contract.OnboardGateID, contract.SignalOnboardWant, req, opts,
+		contract.OnboardGateWorkflow, contract.OnboardGateState{Capacity: req.Capacity})
+	if err != nil {
+		return fmt.Errorf("onboarding gate: queue app %s: %w", req.App, err)
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/ferry-gitops/ferry/contract"
+)
+
+// gateView asks the onboarding gate how full it is; ok is false while no
+// gate runs.
+func gateView(t *testing.T, c client.Client) (contract.OnboardGateView, bool) {
+	t.Helper()
+	res, err := c.QueryWorkflow(context.Background(), contract.OnboardGateID, "", contract.QueryStatus)
+	if err != nil {
+		return contract.OnboardGateView{}, false
+	}
+	var v contract.OnboardGateView
+	require.NoError(t, res.Get(&v))
+	return v, true
+}
+
+// onboardTurn is when an app's turn came and when it said it was done.
+type onboardTurn struct {
+	app       string
+	came, end time.Time
+}
+
+// turnOf reads an app's turn from its history.
+func turnOf(t *testing.T, c client.Client, name string) onboardTurn {
+	t.Helper()
+	turn := onboardTurn{app: name}
+	for _, ev := range events(t, c, name) {
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+			if ev.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == contract.SignalOnboardGo {
+				turn.came = ev.GetEventTime().AsTime()
+			}
+		case enumspb.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED:
+			if ev.GetSignalExternalWorkflowExecutionInitiatedEventAttributes().GetSignalName() == contract.SignalOnboardDone {
+				turn.end = ev.GetEventTime().AsTime()
+			}
+		}
+	}
+	require.False(t, turn.came.IsZero(), "%s: its turn came (signal %s)", name, contract.SignalOnboardGo)
+	require.False(t, turn.end.IsZero(), "%s: it said it was done (signal %s)", name, contract.SignalOnboardDone)
+	return turn
+}
+
+// TestNewAppsTakeTurnsToOnboard: with --onboard-concurrency 1, three new
+// automated apps applied at once each wait for their turn: their first
+// syncs never overlap, every app ends Synced and Healthy, and the gate
+// ends empty.
+func TestNewAppsTakeTurnsToOnboard(t *testing.T) {
+	startWorker(t, "--onboard-concurrency", "1")
+	c := temporalClient(t)
+	// A place another test's app left (killed in its first sync) frees
+	// itself within the gate's lease.
+	eventually(t, 11*time.Minute, "the onboarding gate empty", func() (bool, string) {
+		v, ok := gateView(t, c)
+		return !ok || v.Admitted == 0, fmt.Sprint(v)
+	})
+	repo := newRepo(t, "turns")
+	repo.write(map[string]string{"app/web.yaml": onboardDeployment, "app/cm.yaml": configMap("settings", "v1")})
+	sha := repo.commitAndPush("v1")
+	names := []string{"turns-a", "turns-b", "turns-c"}
+	files := map[string]string{}
+	for _, n := range names {
+		files[n+".yaml"] = strings.Replace(appYAML(n, repo.URL, "app", n, true, "3m"),
+			fmt.Sprintf("    - {name: %s, namespace: %s}\n", regions[1], n), "", 1)
+	}
+	mustFerry(t, "app", "apply", "-f", writeDir(t, files), "--parallel", "3")
+	t.Cleanup(func() {
+		for _, n := range names {
+			_, _ = ferry(t, "app", "delete", n, "--cascade")
+		}
+	})
+	for _, n := range names {
+		waitApp(t, n, sha, 3*time.Minute)
+	}
+
+	var turns []onboardTurn
+	for _, n := range names {
+		turns = append(turns, turnOf(t, c, n))
+	}
+	sort.Slice(turns, func(i, j int) bool { return turns[i].came.Before(turns[j].came) })
+	for i := 1; i < len(turns); i++ {
+		require.False(t, turns[i].came.Before(turns[i-1].end),
+			"one app at a time: %s's turn came at %s, before %s was done at %s", turns[i].app, turns[i].came, turns[i-1].app, turns[i-1].end)
+	}
+	eventually(t, time.Minute, "the gate empty again", func() (bool, string) {
+		v, ok := gateView(t, c)
+		return ok && v == contract.OnboardGateView{Capacity: 1}, fmt.Sprint(v)
+	})
+	recordWorkflowHistories(t, contract.WorkflowID(turns[len(turns)-1].app), "onboard-turn")
+	recordWorkflowHistories(t, contract.OnboardGateID, "onboard-gate")
+}

@@ -1,0 +1,81 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ferry-gitops/ferry/contract"
+)
+
+// versionOnboardGate marks the runs whose new apps wait for their turn at
+// the onboarding gate (onboard_gate.go) before their first reconcile,
+// when the worker bounds onboarding (--onboard-concurrency).
+const versionOnboardGate = "onboard-gate"
+
+// onboardWait bounds a new app's wait for its turn: a gate that does not
+// answer slows the onboarding down, never stops it.
+const onboardWait = 30 * time.Minute
+
+// onboardTurn is a new app's place at the gate.
+type onboardTurn struct {
+	// asked: decided for this run (whether to ask, and asked if so);
+	// gated: the app asked the gate; done: it said so again, leaving.
+	asked, gated, done bool
+}
+
+// awaitOnboardTurn makes a new app, before its first reconcile, ask the
+// gate for a place and wait for it. A user's sync or a delete ends the
+// wait: it goes first, and the app leaves the queue. It reports whether
+// the reconcile runs now (false: the loop serves what ended the wait).
+func (s *appState) awaitOnboardTurn(ctx workflow.Context) bool {
+	t := &s.onboardTurn
+	if t.asked || !s.isNew() {
+		return true
+	}
+	t.asked = true
+	if workflow.GetVersion(ctx, versionOnboardGate, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return true
+	}
+	var capacity int
+	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return s.cfg.OnboardConcurrency }).Get(&capacity); err != nil || capacity <= 0 {
+		return true
+	}
+	want := contract.OnboardRequest{App: workflow.GetInfo(ctx).WorkflowExecution.ID, Capacity: capacity}
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: resolveTimeout, RetryPolicy: activityRetry(5), Summary: "Ask for a turn to onboard",
+	})
+	if err := workflow.ExecuteLocalActivity(lctx, contract.ActivityOnboardWant, want).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("onboarding gate: cannot ask for a turn; onboarding now", "error", err)
+		return true
+	}
+	t.gated = true
+	admitted := false
+	turns := workflow.GetSignalChannel(ctx, contract.SignalOnboardGo)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		turns.Receive(ctx, nil)
+		admitted = true
+	})
+	wait := workflow.AwaitOptions{Timeout: onboardWait, TimerOptions: workflow.TimerOptions{Summary: timerOnboardTurn}}
+	if _, err := workflow.AwaitWithOptions(ctx, wait, func() bool { return admitted || !s.idle() }); err != nil {
+		return true
+	}
+	if admitted {
+		return true
+	}
+	s.onboardDone(ctx) // the queue is left
+	return s.idle()    // waited out: onboard now
+}
+
+// onboardDone tells the gate the app's first reconcile ended, or that it
+// waits no longer; once.
+func (s *appState) onboardDone(ctx workflow.Context) {
+	t := &s.onboardTurn
+	if !t.gated || t.done {
+		return
+	}
+	t.done = true
+	done := contract.OnboardRequest{App: workflow.GetInfo(ctx).WorkflowExecution.ID}
+	// Not awaited: a gate that is gone has no place to free.
+	workflow.SignalExternalWorkflow(ctx, contract.OnboardGateID, "", contract.SignalOnboardDone, done)
+}

@@ -1,0 +1,99 @@
+package workflows
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/regions"
+)
+
+// onboardGated sets up a new automated app on a worker bounding onboarding:
+// its asks of the gate, its renders and its done signals are counted.
+func (s *appSuite) onboardGated() (wants, renders, dones *atomic.Int32) {
+	s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1"), OnboardConcurrency: 4})
+	wants, renders, dones = &atomic.Int32{}, &atomic.Int32{}, &atomic.Int32{}
+	s.env.RegisterActivityWithOptions(func(_ context.Context, in contract.OnboardRequest) error {
+		s.Equal(contract.OnboardRequest{App: "default-test-workflow-id", Capacity: 4}, in)
+		wants.Add(1)
+		return nil
+	}, activity.RegisterOptions{Name: contract.ActivityOnboardWant})
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(
+		func(context.Context, contract.RenderInput) (contract.RenderResult, error) {
+			renders.Add(1)
+			return contract.RenderResult{Digest: "d", Count: 1}, nil
+		}).Maybe()
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare).Maybe()
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync).Maybe()
+	s.env.OnSignalExternalWorkflow(mock.Anything, contract.OnboardGateID, "", contract.SignalOnboardDone, mock.Anything).Return(
+		func(_, _, _, _ string, arg any) error {
+			s.Equal(contract.OnboardRequest{App: "default-test-workflow-id"}, arg)
+			dones.Add(1)
+			return nil
+		}).Maybe()
+	return wants, renders, dones
+}
+
+// TestANewAppWaitsForItsTurnToOnboard: a new app asks the gate once and
+// renders, compares and syncs nothing until its turn comes; then it
+// onboards and says it is done, once.
+func (s *appSuite) TestANewAppWaitsForItsTurnToOnboard() {
+	wants, renders, dones := s.onboardGated()
+	s.env.RegisterDelayedCallback(func() {
+		s.Equal(int32(1), wants.Load(), "asked once")
+		s.Zero(renders.Load(), "nothing done before its turn")
+		s.Equal(app.SyncStatusUnknown, s.query().Status.Sync.Status)
+		s.env.SignalWorkflow(contract.SignalOnboardGo, nil)
+	}, 10*time.Minute)
+	s.env.RegisterDelayedCallback(func() {
+		v := s.query()
+		s.Equal(app.SyncStatusSynced, v.Status.Sync.Status, "onboarded in its turn")
+		s.Equal(int32(1), dones.Load(), "done, once")
+		s.Equal(int32(1), wants.Load())
+	}, 10*time.Minute+time.Minute)
+	s.deleteAt(12*time.Minute, false)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
+	s.NoError(s.env.GetWorkflowError())
+}
+
+// TestAUsersSyncDoesNotWaitForTheTurn: a sync a user asks for while the
+// app waits goes first; the app leaves the queue and does not wait again.
+func (s *appSuite) TestAUsersSyncDoesNotWaitForTheTurn() {
+	wants, renders, dones := s.onboardGated()
+	s.env.RegisterDelayedCallback(func() {
+		s.Zero(renders.Load())
+		s.env.UpdateWorkflow(contract.UpdateSync, "", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { s.Fail("sync rejected", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+		}, contract.SyncRequest{})
+	}, 5*time.Minute)
+	s.env.RegisterDelayedCallback(func() {
+		s.Equal(app.SyncStatusSynced, s.query().Status.Sync.Status, "synced without its turn")
+		s.Equal(int32(1), dones.Load(), "left the queue")
+		s.Equal(int32(1), wants.Load(), "asked once")
+	}, 6*time.Minute)
+	s.deleteAt(7*time.Minute, false)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
+	s.NoError(s.env.GetWorkflowError())
+}
+
+// TestAGateThatDoesNotAnswerSlowsOnboardingDown: a turn that never comes
+// ends after onboardWait, and the app onboards then.
+func (s *appSuite) TestAGateThatDoesNotAnswerSlowsOnboardingDown() {
+	_, renders, dones := s.onboardGated()
+	s.env.RegisterDelayedCallback(func() { s.Zero(renders.Load()) }, onboardWait-time.Minute)
+	s.env.RegisterDelayedCallback(func() {
+		s.Equal(app.SyncStatusSynced, s.query().Status.Sync.Status)
+		s.Equal(int32(1), dones.Load(), "left the queue")
+	}, onboardWait+time.Minute)
+	s.deleteAt(onboardWait+2*time.Minute, false)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
+	s.NoError(s.env.GetWorkflowError())
+}
