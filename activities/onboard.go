@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/ferry-gitops/ferry/contract"
@@ -23,7 +24,10 @@ func (o *Onboarding) Register(w worker.Registry) {
 
 // Want queues the app at the gate, starting the gate if it does not run.
 func (o *Onboarding) Want(ctx context.Context, req contract.OnboardRequest) error {
-	opts := client.StartWorkflowOptions{ID: contract.OnboardGateID, TaskQueue: contract.TaskQueue}
+	// The gate's tasks go out first: the apps queued behind a backlog of
+	// the control queue wait for them.
+	opts := client.StartWorkflowOptions{ID: contract.OnboardGateID, TaskQueue: contract.TaskQueue,
+		Priority: temporal.Priority{PriorityKey: 1}}
 	_, err := o.Client.SignalWithStartWorkflow(ctx, contract.OnboardGateID, contract.SignalOnboardWant, req, opts,
 		contract.OnboardGateWorkflow, contract.OnboardGateState{Capacity: req.Capacity})
 	if err != nil {
