@@ -84,7 +84,10 @@ func TestNewAppsTakeTurnsToOnboard(t *testing.T) {
 		}
 	})
 	for _, n := range names {
-		waitApp(t, n, sha, 3*time.Minute)
+		mustFerry(t, "app", "wait", n, "--sync", "--health", "--timeout", "3m")
+		v, err := queryView(t, c, n)
+		require.NoError(t, err)
+		require.Equal(t, sha, v.Status.Sync.Revision, n)
 	}
 
 	var turns []onboardTurn
