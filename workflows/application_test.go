@@ -120,6 +120,16 @@ func (f *fakeCluster) sync(_ context.Context, in contract.SyncInput) (contract.S
 	return contract.SyncResult{Resources: cmp.Resources, Results: []app.ResourceResult{{ResourceKey: cmp.Resources[0].ResourceKey, Region: in.Region, Action: "configured"}}}, nil
 }
 
+// atOneCommit has the app resolve one commit, render one object, and
+// compare with the regions of the fake cluster it returns.
+func (s *appSuite) atOneCommit() *fakeCluster {
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	return cluster
+}
+
 func (s *appSuite) query() contract.View {
 	res, err := s.env.QueryWorkflow(contract.QueryStatus)
 	s.Require().NoError(err)

@@ -135,10 +135,7 @@ func (s *appSuite) TestCascadeDeleteLeavesARegionThatIsGone() {
 	live := regions.NewLive(base)
 	s.Require().Empty(live.SetClusters([]regions.Region{{Name: "eu-west-1", Server: "https://eu.example:6443"}}))
 	s.newEnv(Config{Regions: live})
-	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
-	cluster := &fakeCluster{synced: map[string]string{}}
-	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare)
+	s.atOneCommit()
 	var deletedIn []string
 	s.env.OnActivity(contract.ActivityDeleteResources, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in contract.DeleteInput) (contract.DeleteResult, error) {

@@ -15,21 +15,23 @@ import (
 )
 
 // onboardGated sets up a new automated app on a worker bounding onboarding:
-// its asks of the gate, its renders and its done signals are counted.
-func (s *appSuite) onboardGated() (wants, renders, dones *atomic.Int32) {
+// its asks of the gate, its resolves and its done signals are counted.
+func (s *appSuite) onboardGated() (wants, resolves, dones *atomic.Int32) {
 	s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1"), OnboardConcurrency: 4})
-	wants, renders, dones = &atomic.Int32{}, &atomic.Int32{}, &atomic.Int32{}
+	wants, resolves, dones = &atomic.Int32{}, &atomic.Int32{}, &atomic.Int32{}
 	s.env.RegisterActivityWithOptions(func(_ context.Context, in contract.OnboardRequest) error {
 		s.Equal(contract.OnboardRequest{App: "default-test-workflow-id", Capacity: 4}, in)
 		wants.Add(1)
 		return nil
 	}, activity.RegisterOptions{Name: contract.ActivityOnboardWant})
-	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil)
-	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(
-		func(context.Context, contract.RenderInput) (contract.RenderResult, error) {
-			renders.Add(1)
-			return contract.RenderResult{Digest: "d", Count: 1}, nil
-		}).Maybe()
+	// The first render of a new app is a local activity; its resolve (a
+	// local activity too) runs only in the app's turn.
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		func(context.Context, contract.ResolveInput) (contract.ResolveResult, error) {
+			resolves.Add(1)
+			return contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil
+		})
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
 	cluster := &fakeCluster{synced: map[string]string{}}
 	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare).Maybe()
 	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync).Maybe()
@@ -39,17 +41,17 @@ func (s *appSuite) onboardGated() (wants, renders, dones *atomic.Int32) {
 			dones.Add(1)
 			return nil
 		}).Maybe()
-	return wants, renders, dones
+	return wants, resolves, dones
 }
 
 // TestANewAppWaitsForItsTurnToOnboard: a new app asks the gate once and
-// renders, compares and syncs nothing until its turn comes; then it
+// resolves, renders, compares and syncs nothing until its turn comes; then it
 // onboards and says it is done, once.
 func (s *appSuite) TestANewAppWaitsForItsTurnToOnboard() {
-	wants, renders, dones := s.onboardGated()
+	wants, resolves, dones := s.onboardGated()
 	s.env.RegisterDelayedCallback(func() {
 		s.Equal(int32(1), wants.Load(), "asked once")
-		s.Zero(renders.Load(), "nothing done before its turn")
+		s.Zero(resolves.Load(), "nothing done before its turn")
 		s.Equal(app.SyncStatusUnknown, s.query().Status.Sync.Status)
 		s.env.SignalWorkflow(contract.SignalOnboardGo, nil)
 	}, 10*time.Minute)
@@ -67,9 +69,9 @@ func (s *appSuite) TestANewAppWaitsForItsTurnToOnboard() {
 // TestAUsersSyncDoesNotWaitForTheTurn: a sync a user asks for while the
 // app waits goes first; the app leaves the queue and does not wait again.
 func (s *appSuite) TestAUsersSyncDoesNotWaitForTheTurn() {
-	wants, renders, dones := s.onboardGated()
+	wants, resolves, dones := s.onboardGated()
 	s.env.RegisterDelayedCallback(func() {
-		s.Zero(renders.Load())
+		s.Zero(resolves.Load())
 		s.env.UpdateWorkflow(contract.UpdateSync, "", &testsuite.TestUpdateCallback{
 			OnReject: func(err error) { s.Fail("sync rejected", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
 		}, contract.SyncRequest{})
@@ -87,8 +89,8 @@ func (s *appSuite) TestAUsersSyncDoesNotWaitForTheTurn() {
 // TestAGateThatDoesNotAnswerSlowsOnboardingDown: a turn that never comes
 // ends after onboardWait, and the app onboards then.
 func (s *appSuite) TestAGateThatDoesNotAnswerSlowsOnboardingDown() {
-	_, renders, dones := s.onboardGated()
-	s.env.RegisterDelayedCallback(func() { s.Zero(renders.Load()) }, onboardWait-time.Minute)
+	_, resolves, dones := s.onboardGated()
+	s.env.RegisterDelayedCallback(func() { s.Zero(resolves.Load()) }, onboardWait-time.Minute)
 	s.env.RegisterDelayedCallback(func() {
 		s.Equal(app.SyncStatusSynced, s.query().Status.Sync.Status)
 		s.Equal(int32(1), dones.Load(), "left the queue")
