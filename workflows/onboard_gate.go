@@ -45,6 +45,16 @@ func (w *Workflows) OnboardGate(ctx workflow.Context, in contract.OnboardGateSta
 	wants := workflow.GetSignalChannel(ctx, contract.SignalOnboardWant)
 	dones := workflow.GetSignalChannel(ctx, contract.SignalOnboardDone)
 	for {
+		// A run continued as new may carry a queue: let apps in first.
+		g.expire(workflow.Now(ctx))
+		g.admit(ctx)
+		if workflow.GetInfo(ctx).GetCurrentHistoryLength() > onboardGateEvents || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+			if err := workflow.Await(ctx, func() bool { return g.sending == 0 }); err != nil {
+				return err
+			}
+			g.drain(ctx, wants, dones)
+			return workflow.NewContinueAsNewError(ctx, contract.OnboardGateWorkflow, g.OnboardGateState)
+		}
 		sel := workflow.NewSelector(ctx)
 		sel.AddReceive(wants, func(c workflow.ReceiveChannel, _ bool) {
 			var req contract.OnboardRequest
@@ -71,15 +81,6 @@ func (w *Workflows) OnboardGate(ctx workflow.Context, in contract.OnboardGateSta
 		// Take every signal already there before letting apps in.
 		for sel.HasPending() {
 			sel.Select(ctx)
-		}
-		g.expire(workflow.Now(ctx))
-		g.admit(ctx)
-		if workflow.GetInfo(ctx).GetCurrentHistoryLength() > onboardGateEvents || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
-			if err := workflow.Await(ctx, func() bool { return g.sending == 0 }); err != nil {
-				return err
-			}
-			g.drain(ctx, wants, dones)
-			return workflow.NewContinueAsNewError(ctx, contract.OnboardGateWorkflow, g.OnboardGateState)
 		}
 	}
 }

@@ -94,8 +94,20 @@ func TestOnboardGateFreesLostPlaces(t *testing.T) {
 }
 
 // TestOnboardGateCarriesItsState: continued as new, the gate keeps who is
-// in and who waits, and the signals that came meanwhile.
+// in and who waits, lets the first waiting app in without a signal, and
+// keeps a capacity and queue that signals change.
 func TestOnboardGateCarriesItsState(t *testing.T) {
+	env, sent := gateEnv(t)
+	start := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	env.SetStartTime(start)
+	env.RegisterDelayedCallback(func() {
+		require.Equal(t, []string{"app/next"}, *sent, "the carried queue's first app, at once")
+		env.CancelWorkflow()
+	}, time.Second)
+	env.ExecuteWorkflow(contract.OnboardGateWorkflow, contract.OnboardGateState{Capacity: 2,
+		Admitted: map[string]time.Time{"app/in": start}, Queue: []string{"app/next", "app/later"}})
+	require.True(t, env.IsWorkflowCompleted())
+
 	g := &onboardGate{OnboardGateState: contract.OnboardGateState{Capacity: 1, Admitted: map[string]time.Time{"app/a": time.Unix(0, 0)}}}
 	g.want(contract.OnboardRequest{App: "app/b", Capacity: 3})
 	g.want(contract.OnboardRequest{App: "app/a"})
