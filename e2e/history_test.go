@@ -118,10 +118,12 @@ func TestHistoryNamesEveryStep(t *testing.T) {
 				resolved = append(resolved, s)
 			}
 		case enumspb.EVENT_TYPE_TIMER_STARTED:
-			// The poll, and the waits of regions that answer at their own
-			// pace (a grace for the slower ones, a deadline for each).
+			// The poll, the waits of regions that answer at their own
+			// pace (a grace for the slower ones, a deadline for each), and
+			// a new app's wait for its turn to onboard.
 			named := strings.HasPrefix(summary, "next poll") ||
-				summary == "grace for regions yet to answer" || summary == "deadline of a region yet to answer"
+				summary == "grace for regions yet to answer" || summary == "deadline of a region yet to answer" ||
+				summary == "turn to onboard (the onboarding gate)"
 			require.True(t, named, "timer of event %d is named for what it waits for: %q", ev.GetEventId(), summary)
 			if strings.HasPrefix(summary, "next poll") {
 				polls++
@@ -135,6 +137,7 @@ func TestHistoryNamesEveryStep(t *testing.T) {
 	}
 	require.Contains(t, rendered, "Render "+repo.URL+" app@"+short(sha))
 	require.Contains(t, resolved, "Resolve "+repo.URL+" main", "the resolve, a local activity, is named too")
+	require.Contains(t, resolved, "Ask for a turn to onboard", "so is a new app's ask of the onboarding gate")
 
 	desc, err := c.DescribeWorkflow(context.Background(), contract.WorkflowID("summaries"), "")
 	require.NoError(t, err)
