@@ -27,6 +27,7 @@ const (
 	stepWFTLocal   onboardStep = "workflow task with ResolveRevision in it (a local activity: Git ls-remote): run"
 	stepTimer      onboardStep = "timers (settle poll: health wait)"
 	stepSyncToHeal onboardStep = "health wait: first Sync closed to Healthy"
+	stepTurn       onboardStep = "waiting for its turn (the onboarding gate)"
 )
 
 // activityWait and activityRun name an activity's two columns: waiting for
@@ -79,6 +80,7 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 	scheduled := map[int64]*historypb.HistoryEvent{} // activity and workflow task scheduled/started, by event ID
 	actType := map[int64]string{}
 	timers := map[string]time.Time{}
+	var lastTimer time.Time
 	attrs := map[string]string{}
 	dc := converter.GetDefaultDataConverter()
 	// The run of the last workflow task, until a local activity's marker
@@ -156,6 +158,12 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 			}
 		case enumspb.EVENT_TYPE_TIMER_STARTED:
 			timers[ev.GetTimerStartedEventAttributes().GetTimerId()] = at
+			lastTimer = at
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+			// The turn's wait is the one timer of a new app before its turn.
+			if ev.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == contract.SignalOnboardGo && !lastTimer.IsZero() {
+				tr.Steps[stepTurn] += at.Sub(lastTimer)
+			}
 		case enumspb.EVENT_TYPE_TIMER_FIRED:
 			if t, ok := timers[ev.GetTimerFiredEventAttributes().GetTimerId()]; ok {
 				tr.Steps[stepTimer] += at.Sub(t)

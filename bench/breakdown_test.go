@@ -172,3 +172,43 @@ func TestTraceCountsTimeoutsWhileRunning(t *testing.T) {
 		t.Errorf("retried %d, timed out while running %d; want 3 and 1", tr.Retried, tr.TimedOut)
 	}
 }
+
+// A new app's wait at the onboarding gate is the time from its turn's
+// timer to the signal that its turn came.
+func TestTraceCountsTheTurnAtTheGate(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	var events []*historypb.HistoryEvent
+	add := func(ms int, typ enumspb.EventType, attrs func(*historypb.HistoryEvent)) {
+		ev := &historypb.HistoryEvent{EventId: int64(len(events) + 1), EventType: typ, EventTime: timestamppb.New(t0.Add(time.Duration(ms) * time.Millisecond))}
+		if attrs != nil {
+			attrs(ev)
+		}
+		events = append(events, ev)
+	}
+	add(0, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, nil)
+	add(200, enumspb.EVENT_TYPE_TIMER_STARTED, func(ev *historypb.HistoryEvent) {
+		ev.Attributes = &historypb.HistoryEvent_TimerStartedEventAttributes{TimerStartedEventAttributes: &historypb.TimerStartedEventAttributes{TimerId: "turn"}}
+	})
+	add(7200, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, func(ev *historypb.HistoryEvent) {
+		ev.Attributes = &historypb.HistoryEvent_WorkflowExecutionSignaledEventAttributes{WorkflowExecutionSignaledEventAttributes: &historypb.WorkflowExecutionSignaledEventAttributes{SignalName: contract.SignalOnboardGo}}
+	})
+	indexed := map[string]*commonpb.Payload{}
+	for k, v := range map[string]string{contract.SearchSync: "Synced", contract.SearchHealth: "Healthy"} {
+		p, err := converter.GetDefaultDataConverter().ToPayload(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		indexed[k] = p
+	}
+	add(8000, enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, func(ev *historypb.HistoryEvent) {
+		ev.Attributes = &historypb.HistoryEvent_UpsertWorkflowSearchAttributesEventAttributes{UpsertWorkflowSearchAttributesEventAttributes: &historypb.UpsertWorkflowSearchAttributesEventAttributes{
+			SearchAttributes: &commonpb.SearchAttributes{IndexedFields: indexed}}}
+	})
+	tr, err := traceOnboarding(&sliceHistory{events: events})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Steps[stepTurn]; got != 7*time.Second {
+		t.Errorf("turn: %v, want 7s", got)
+	}
+}
