@@ -30,8 +30,8 @@ func (s *appSuite) onboardGated() (wants, resolves, dones *atomic.Int32) {
 		func(context.Context, contract.ResolveInput) (contract.ResolveResult, error) {
 			resolves.Add(1)
 			return contract.ResolveResult{SHA: "aaaaaaaaaaaaaaaa"}, nil
-		})
-	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
+		}).Maybe()
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil).Maybe()
 	cluster := &fakeCluster{synced: map[string]string{}}
 	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare).Maybe()
 	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync).Maybe()
@@ -98,4 +98,18 @@ func (s *appSuite) TestAGateThatDoesNotAnswerSlowsOnboardingDown() {
 	s.deleteAt(onboardWait+2*time.Minute, false)
 	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
 	s.NoError(s.env.GetWorkflowError())
+}
+
+// TestADeleteDoesNotWaitForTheTurn: a waiting app deleted goes at once,
+// having resolved nothing. (Its place at the gate is freed by its done
+// signal, or, should that not arrive, when the gate's go signal finds the
+// app gone: TestOnboardGateFreesLostPlaces.)
+func (s *appSuite) TestADeleteDoesNotWaitForTheTurn() {
+	wants, resolves, _ := s.onboardGated()
+	s.deleteAt(5*time.Minute, false)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
+	s.NoError(s.env.GetWorkflowError())
+	s.True(s.env.IsWorkflowCompleted(), "deleted without its turn")
+	s.Zero(resolves.Load(), "nothing resolved, rendered or synced")
+	s.Equal(int32(1), wants.Load())
 }
