@@ -44,12 +44,7 @@ func ParseAllow(entries []string) (Allow, error) {
 			bad = append(bad, fmt.Sprintf("%q: write the host alone, without a scheme or path, e.g. vault.example.com:8200", raw))
 			continue
 		}
-		host, port := e, ""
-		if h, p, err := net.SplitHostPort(e); err == nil {
-			host, port = h, p
-		} else if strings.HasPrefix(e, "[") && strings.HasSuffix(e, "]") {
-			host = e[1 : len(e)-1]
-		}
+		host, port := netpolicy.SplitEntry(e)
 		wildcard := strings.HasPrefix(host, "*.")
 		host = strings.TrimSuffix(strings.TrimPrefix(host, "*."), ".")
 		_, isAddr := netip.ParseAddr(host)

@@ -80,12 +80,7 @@ func ParseHosts(entries []string, flag string) (*Hosts, error) {
 			h.prefixes = append(h.prefixes, p.Masked())
 			continue
 		}
-		host, port := e, ""
-		if hp, pp, err := net.SplitHostPort(e); err == nil {
-			host, port = hp, pp
-		} else if strings.HasPrefix(e, "[") && strings.HasSuffix(e, "]") {
-			host = e[1 : len(e)-1]
-		}
+		host, port := SplitEntry(e)
 		if addr, err := netip.ParseAddr(host); err == nil {
 			h.addrs = append(h.addrs, endpoint{host: host, addr: addr.Unmap(), port: port})
 			continue
@@ -101,6 +96,19 @@ func ParseHosts(entries []string, flag string) (*Hosts, error) {
 			flag, strings.Join(bad, "; "))
 	}
 	return h, nil
+}
+
+// SplitEntry splits an operator's host entry into its host and port
+// ("" for none): "git.internal:443", "[fd00::1]:8443", "[fd00::1]",
+// "fd00::1", "10.1.2.3".
+func SplitEntry(e string) (host, port string) {
+	if h, p, err := net.SplitHostPort(e); err == nil {
+		return h, p
+	}
+	if strings.HasPrefix(e, "[") && strings.HasSuffix(e, "]") {
+		return e[1 : len(e)-1], ""
+	}
+	return e, ""
 }
 
 // Flag is the setting that lists hosts.
