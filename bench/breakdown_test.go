@@ -25,15 +25,8 @@ func (h *sliceHistory) Next() (*historypb.HistoryEvent, error) {
 // A history as a new app's first reconcile writes it: the breakdown sums
 // each step's time and stops at the upsert showing Synced and Healthy.
 func TestTraceOnboarding(t *testing.T) {
-	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	var events []*historypb.HistoryEvent
-	add := func(ms int, typ enumspb.EventType, set func(*historypb.HistoryEvent)) {
-		ev := &historypb.HistoryEvent{EventId: int64(len(events) + 1), EventType: typ, EventTime: timestamppb.New(t0.Add(time.Duration(ms) * time.Millisecond))}
-		if set != nil {
-			set(ev)
-		}
-		events = append(events, ev)
-	}
+	add := eventAdder(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), &events)
 	wft := func(scheduled, started, completed int) {
 		add(scheduled, enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, nil)
 		s := int64(len(events))
@@ -176,15 +169,8 @@ func TestTraceCountsTimeoutsWhileRunning(t *testing.T) {
 // A new app's wait at the onboarding gate is the time from its turn's
 // timer to the signal that its turn came.
 func TestTraceCountsTheTurnAtTheGate(t *testing.T) {
-	t0 := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
 	var events []*historypb.HistoryEvent
-	add := func(ms int, typ enumspb.EventType, attrs func(*historypb.HistoryEvent)) {
-		ev := &historypb.HistoryEvent{EventId: int64(len(events) + 1), EventType: typ, EventTime: timestamppb.New(t0.Add(time.Duration(ms) * time.Millisecond))}
-		if attrs != nil {
-			attrs(ev)
-		}
-		events = append(events, ev)
-	}
+	add := eventAdder(time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC), &events)
 	add(0, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, nil)
 	add(200, enumspb.EVENT_TYPE_TIMER_STARTED, func(ev *historypb.HistoryEvent) {
 		ev.Attributes = &historypb.HistoryEvent_TimerStartedEventAttributes{TimerStartedEventAttributes: &historypb.TimerStartedEventAttributes{TimerId: "turn"}}
@@ -210,5 +196,17 @@ func TestTraceCountsTheTurnAtTheGate(t *testing.T) {
 	}
 	if got := tr.Steps[stepTurn]; got != 7*time.Second {
 		t.Errorf("turn: %v, want 7s", got)
+	}
+}
+
+// eventAdder appends to *events an event of type typ, ms after t0, its
+// attributes set by set (nil: none).
+func eventAdder(t0 time.Time, events *[]*historypb.HistoryEvent) func(ms int, typ enumspb.EventType, set func(*historypb.HistoryEvent)) {
+	return func(ms int, typ enumspb.EventType, set func(*historypb.HistoryEvent)) {
+		ev := &historypb.HistoryEvent{EventId: int64(len(*events) + 1), EventType: typ, EventTime: timestamppb.New(t0.Add(time.Duration(ms) * time.Millisecond))}
+		if set != nil {
+			set(ev)
+		}
+		*events = append(*events, ev)
 	}
 }
