@@ -43,7 +43,7 @@ run: tools build
 
 test: tools build
 	@hack/deps.sh test
-	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin $(GO) test -count=1 -p 2 -timeout $(TEST_TIMEOUT) ./...
+	FERRY_TOOLS_BIN=$$(hack/tools.sh) FERRY_BIN=$(CURDIR)/bin GO=$(GO) TEST_TIMEOUT=$(TEST_TIMEOUT) hack/test.sh
 	@$(MAKE) --no-print-directory test-cluster
 
 # The second pass of make test: end-to-end tests against a Temporal cluster

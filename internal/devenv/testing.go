@@ -29,10 +29,15 @@ const testStartTimeout = 5 * time.Minute
 // Progress goes to stderr with -v, otherwise only when the start fails. The
 // stack is always real: a test that needs it never silently skips.
 // FERRY_TEMPORAL=cluster runs the tests against a Temporal cluster
-// (Options.Temporal) when opts does not choose.
+// (Options.Temporal) when opts does not choose. FERRY_TEST_SHARD=K/N runs
+// the K-th of N shares of the package's tests (ShardEnv).
 func RunTests(m *testing.M, opts Options, stack **Stack) int {
 	if !flag.Parsed() {
 		flag.Parse()
+	}
+	if err := applyShard(os.Getenv(ShardEnv)); err != nil {
+		fmt.Fprintln(os.Stderr, "devenv:", err)
+		return 1
 	}
 	if opts.Temporal == "" {
 		opts.Temporal = TemporalMode(os.Getenv("FERRY_TEMPORAL"))
