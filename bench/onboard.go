@@ -82,6 +82,16 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 	if f.worker, err = e.StartWorker(ctx, fmt.Sprintf("fleet-%d", n)); err != nil {
 		return nil, err
 	}
+	// On the cluster, a push to an app synced before the fleet is timed
+	// while the fleet onboards (onboard_push.go); the count below has it.
+	var probe *pushProbe
+	var probes int64
+	if sec.Scenario == ScenarioOnboardingCluster {
+		if probe, err = e.startPushProbe(ctx, f.worker, f.region); err != nil {
+			return f, err
+		}
+		probes = 1
+	}
 	octx, cancel := context.WithTimeout(ctx, cfg.OnboardTimeout)
 	defer cancel()
 	e.logf("onboarding %d apps", n)
@@ -99,8 +109,11 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 	lastLog := time.Now()
 	for octx.Err() == nil && applyErr == nil {
 		count, err := e.countApps(octx, where)
-		if err == nil && count >= int64(len(applied)) {
+		if err == nil && count >= int64(len(applied))+probes {
 			break
+		}
+		if err == nil {
+			probe.pushDuring(ctx, count-probes, n)
 		}
 		if time.Since(lastLog) > 15*time.Second {
 			e.logf("onboarding: %d of %d Synced and Healthy after %s", count, n, time.Since(began).Round(time.Second))
@@ -208,6 +221,9 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 				Samples: ratio, Reproduce: repro, Goal: goal(goalOnboardRatio),
 				What: say(d, "what-ratio")},
 		)
+	}
+	if probe != nil {
+		sec.Figures = append(sec.Figures, probe.figure(n, repro))
 	}
 	sec.Text = say(d, "text")
 	sec.Text += breakdown

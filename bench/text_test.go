@@ -16,7 +16,7 @@ import (
 // allTexts is one value of every textData type; TestTexts checks that it
 // lists every type of the package that has a textFile method.
 var allTexts = []textData{
-	renderText{}, sandboxText{}, pushText{}, fanoutText{}, applyText{}, compareText{}, onboardText{},
+	renderText{}, sandboxText{}, pushText{}, fanoutText{}, applyText{}, compareText{}, onboardText{}, pushProbeText{},
 	idleText{}, stackText{}, floorText{}, breakdownText{}, onboardCPUText{}, reportText{},
 	fluxPushText{}, fluxIdleText{}, objectsText{}, uiText{}, argoPushText{}, peerRatioText{}, argoOnboardText{}, argoIdleText{}, monorepoText{},
 }

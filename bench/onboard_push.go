@@ -1,0 +1,142 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ferry-gitops/ferry/contract"
+)
+
+// probeIdlePushes is how many pushes time the probe on the idle stack.
+const probeIdlePushes = 3
+
+// pushProbe is one app, synced before a fleet onboards, that gets a push
+// while the fleet onboards: a team's fix during a mass onboarding. Its
+// pushes are timed on the idle stack first, then once in the onboarding.
+type pushProbe struct {
+	e       *Env
+	w       *Worker
+	repo    *gitRepo
+	name    string
+	regions []string
+	rev     int
+	// idle are the idle stack's times; busy the onboarding's, once there.
+	idle []float64
+	busy chan probeResult
+}
+
+type probeResult struct {
+	took float64
+	err  error
+}
+
+// startPushProbe onboards the probe app on the idle stack and times its
+// idle pushes.
+func (e *Env) startPushProbe(ctx context.Context, w *Worker, region string) (*pushProbe, error) {
+	p := &pushProbe{e: e, w: w, name: "onboard-probe", regions: []string{region}}
+	var err error
+	if p.repo, err = e.newRepo(ctx, p.name); err != nil {
+		return nil, err
+	}
+	if err := p.repo.write(resourceFiles("app", pushResources, 0)); err != nil {
+		return nil, err
+	}
+	first, err := p.repo.commitAndPush(ctx, "rev 0")
+	if err != nil {
+		return nil, err
+	}
+	spec := appSpec{Name: p.name, RepoURL: p.repo.URL, Path: "app", Namespace: p.name, Regions: p.regions, Poll: time.Hour}
+	if _, err := e.applyApps(ctx, []appSpec{spec}, 1); err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	_, _, err = e.waitSynced(wctx, p.name, first.SHA, p.regions, true, 200*time.Millisecond)
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("the push probe: %w", err)
+	}
+	for range probeIdlePushes + 1 {
+		took, err := p.push(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("the push probe on the idle stack: %w", err)
+		}
+		p.idle = append(p.idle, took)
+	}
+	p.idle = p.idle[1:] // the first warms up
+	return p, nil
+}
+
+// push pushes the next revision, notifies Ferry as GitHub would (or by a
+// refresh when the worker has no webhook) and returns the seconds until the
+// app shows it Synced.
+func (p *pushProbe) push(ctx context.Context) (float64, error) {
+	p.rev++
+	c, err := p.repo.pushRev(ctx, p.rev)
+	if err != nil {
+		return 0, err
+	}
+	began := time.Now()
+	if p.w.Webhook {
+		err = deliverGitHub(ctx, p.w.WebhookAddr, p.repo, c)
+	} else {
+		err = p.e.Temporal.SignalWorkflow(ctx, contract.WorkflowID(p.name), "", contract.SignalRefresh, contract.RefreshRequest{})
+	}
+	if err != nil {
+		return 0, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	at, _, err := p.e.waitSynced(wctx, p.name, c.SHA, p.regions, false, statusPoll)
+	if err != nil {
+		return 0, err
+	}
+	return at.Sub(began).Seconds(), nil
+}
+
+// pushDuring pushes once, in the background, when synced of n apps are
+// Synced: at a tenth, so that the fleet's queue is long.
+func (p *pushProbe) pushDuring(ctx context.Context, synced int64, n int) {
+	if p == nil || p.busy != nil || synced < int64(n/10) {
+		return
+	}
+	p.busy = make(chan probeResult, 1)
+	go func() {
+		took, err := p.push(ctx)
+		p.busy <- probeResult{took, err}
+	}()
+}
+
+// figure is the push during the onboarding, beside the idle stack's.
+func (p *pushProbe) figure(n int, repro string) *Figure {
+	d := pushProbeText{N: n, Idle: Summarize(p.idle), IdlePushes: probeIdlePushes, Mode: "webhook"}
+	if !p.w.Webhook {
+		d.Mode = "refresh"
+	}
+	f := &Figure{ID: fmt.Sprintf("onboard-%d-push", n), Title: fmt.Sprintf("Onboard %d apps, a push to a synced app meanwhile", n),
+		Unit: "s", Reproduce: repro}
+	var r probeResult
+	if p.busy == nil {
+		r.err = fmt.Errorf("a tenth of the fleet was never Synced")
+	} else {
+		r = <-p.busy
+	}
+	if r.err != nil {
+		d.Err = r.err.Error()
+	} else {
+		f.Samples = []float64{r.took}
+		d.Ratio = r.took / d.Idle.Median
+	}
+	f.What = say(d, "what")
+	return f
+}
+
+// pushProbeText is the data of text/onboard_push.md.tmpl.
+type pushProbeText struct {
+	N, IdlePushes int
+	Idle          Summary
+	Mode, Err     string
+	Ratio         float64
+}
+
+func (pushProbeText) textFile() string { return "onboard_push" }
