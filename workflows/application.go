@@ -143,6 +143,7 @@ func (w *Workflows) Application(ctx workflow.Context, raw json.RawMessage) error
 	if err != nil {
 		return invalidInput(err)
 	}
+	ctx = withBaseline(ctx) // versions.go
 	s := &appState{cfg: w.cfg, app: in.Application, perRun: perRun{workerRegions: w.cfg.Regions, stragglers: make(map[string]*straggler)}}
 	s.Status.Sync.Status = app.SyncStatusUnknown
 	s.Status.Health.Status = app.HealthUnknown

@@ -221,7 +221,7 @@ func (s *appSetState) publishOwned(ctx workflow.Context) {
 	if slices.Equal(s.published, s.Owned) && s.published != nil {
 		return
 	}
-	if workflow.GetVersion(ctx, versionOwnedMemo, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if changeVersion(ctx, versionOwnedMemo) == workflow.DefaultVersion {
 		return
 	}
 	owned := append([]string{}, s.Owned...)
@@ -244,7 +244,7 @@ const versionDeletePolicy = "appset-delete-policy"
 func (s *appSetState) runDelete(ctx workflow.Context) bool {
 	p := s.deletion
 	policy := appset.PolicySync
-	if workflow.GetVersion(ctx, versionDeletePolicy, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+	if changeVersion(ctx, versionDeletePolicy) != workflow.DefaultVersion {
 		policy = s.set.Policy()
 	}
 	in := contract.ReconcileInput{Set: s.set.Metadata.Name, Previous: s.Owned, Policy: policy,

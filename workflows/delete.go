@@ -15,7 +15,7 @@ const deleteChildrenVersion = "delete-children"
 // each as its own finalizers say, once its resources are gone (regionsDone),
 // or returns nil when it has none.
 func (s *appState) deleteChildren(ctx workflow.Context, regionsDone bool) workflow.Future {
-	if !regionsDone || len(s.ChildApps) == 0 || workflow.GetVersion(ctx, deleteChildrenVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !regionsDone || len(s.ChildApps) == 0 || changeVersion(ctx, deleteChildrenVersion) == workflow.DefaultVersion {
 		return nil
 	}
 	opts := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -48,7 +48,7 @@ func (s *appState) deleteTargets(ctx workflow.Context) []app.Target {
 		}
 		kept = append(kept, d)
 	}
-	if len(gone) == 0 || workflow.GetVersion(ctx, deleteGoneRegionsVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if len(gone) == 0 || changeVersion(ctx, deleteGoneRegionsVersion) == workflow.DefaultVersion {
 		return dests
 	}
 	workflow.GetLogger(ctx).Warn("delete: the app's destinations name no region any more; their resources are left as they are",

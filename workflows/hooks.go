@@ -71,7 +71,7 @@ func (s *appState) hooksOn(ctx workflow.Context) bool {
 	if s.Rendered == nil || len(s.Rendered.Hooks) == 0 {
 		return false
 	}
-	return workflow.GetVersion(ctx, hooksChange, workflow.DefaultVersion, 1) >= 1
+	return changeVersion(ctx, hooksChange) >= 1
 }
 
 // beginHooks prepares the running operation's hooks; nil for an app
@@ -122,7 +122,7 @@ func (s *appState) preSync(ctx workflow.Context, op *operation, dests []app.Targ
 	if len(failed) == 0 {
 		return results, nil, nil
 	}
-	if allUnreachable(errs) && workflow.GetVersion(ctx, versionPreSyncUnreachable, workflow.DefaultVersion, 1) >= 1 {
+	if allUnreachable(errs) && changeVersion(ctx, versionPreSyncUnreachable) >= 1 {
 		return results, errs, nil
 	}
 	err := &syncError{msg: "PreSync hooks failed: " + strings.Join(failed, "; ") + "; nothing of the Sync phase was applied"}

@@ -52,7 +52,7 @@ func (s *appState) idleBegin(ctx workflow.Context) {
 	st := &s.polls
 	if !st.decided {
 		st.decided = true
-		st.on = workflow.GetVersion(ctx, versionIdleSkip, workflow.DefaultVersion, 1) == 1
+		st.on = changeVersion(ctx, versionIdleSkip) == 1
 		if st.on {
 			cfg := idleSettings{Every: s.cfg.FullCompareEvery, Interval: s.cfg.FullCompareInterval, RepoPoll: s.cfg.RepoPollInterval}
 			if err := workflow.SideEffect(ctx, func(workflow.Context) any { return cfg }).Get(&st.settings); err != nil {

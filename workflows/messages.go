@@ -57,5 +57,5 @@ func userMessage(ctx workflow.Context, err error) string {
 }
 
 func plainMessages(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionPlainMessages, workflow.DefaultVersion, 1) >= 1
+	return changeVersion(ctx, versionPlainMessages) >= 1
 }

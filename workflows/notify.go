@@ -64,7 +64,7 @@ func (s *appState) notify(ctx workflow.Context) {
 		if !s.subscribedByConfig(ctx) {
 			return
 		}
-	} else if workflow.GetVersion(ctx, versionNotifications, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	} else if changeVersion(ctx, versionNotifications) == workflow.DefaultVersion {
 		return
 	}
 	s.notifyEvaluated = digest
@@ -124,7 +124,7 @@ func (s *appState) notify(ctx workflow.Context) {
 
 // notifyDeleting evaluates the triggers as the app's delete begins.
 func (s *appState) notifyDeleting(ctx workflow.Context) {
-	if workflow.GetVersion(ctx, versionNotifyDeleting, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if changeVersion(ctx, versionNotifyDeleting) == workflow.DefaultVersion {
 		return
 	}
 	now := workflow.Now(ctx)
@@ -138,7 +138,7 @@ func (s *appState) notifyDeleting(ctx workflow.Context) {
 // once a run and when it changes, so that apps in a fleet without one
 // cost no more than that.
 func (s *appState) subscribedByConfig(ctx workflow.Context) bool {
-	if workflow.GetVersion(ctx, versionDefaultSubscriptions, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if changeVersion(ctx, versionDefaultSubscriptions) == workflow.DefaultVersion {
 		return false
 	}
 	cfg := s.cfg.Notifications

@@ -29,7 +29,7 @@ func (s *appState) onboarding(ctx workflow.Context) bool {
 	o := &s.onboard
 	if !o.decided && s.isNew() {
 		o.decided = true
-		o.on = workflow.GetVersion(ctx, versionOnboard, workflow.DefaultVersion, 1) == 1
+		o.on = changeVersion(ctx, versionOnboard) == 1
 	}
 	o.decided = true
 	return o.on && s.isNew()

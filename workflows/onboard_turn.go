@@ -34,7 +34,7 @@ func (s *appState) awaitOnboardTurn(ctx workflow.Context) bool {
 		return true
 	}
 	t.asked = true
-	if workflow.GetVersion(ctx, versionOnboardGate, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if changeVersion(ctx, versionOnboardGate) == workflow.DefaultVersion {
 		return true
 	}
 	var capacity int

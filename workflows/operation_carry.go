@@ -63,7 +63,7 @@ func (s *appState) continueBetweenRetries(ctx workflow.Context, op *operation) b
 	if s.retries < s.maxReconciles && !workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 		return false
 	}
-	if !s.idle() || workflow.GetVersion(ctx, changeRetryContinueAsNew, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !s.idle() || changeVersion(ctx, changeRetryContinueAsNew) == workflow.DefaultVersion {
 		return false
 	}
 	// The sync update that began the operation answers now, with the
@@ -126,7 +126,7 @@ func (s *appState) retargetForRetry(ctx workflow.Context, op *operation, retried
 	if !retried || op.request.rollback || op.target.Local != "" || op.specDigest == s.app.SpecDigest() {
 		return nil
 	}
-	if workflow.GetVersion(ctx, changeRetrySpec, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if changeVersion(ctx, changeRetrySpec) == workflow.DefaultVersion {
 		return nil
 	}
 	revision := op.request.revision

@@ -20,7 +20,7 @@ const ownershipVersion = "record-owner"
 // temporal CLI); nil (unknown) for a run that began before owners were
 // recorded.
 func startOwner(ctx workflow.Context, in Input) *contract.Owner {
-	v := workflow.GetVersion(ctx, ownershipVersion, workflow.DefaultVersion, 1)
+	v := changeVersion(ctx, ownershipVersion)
 	switch {
 	case in.Carried != nil:
 		return in.Carried.Owner

@@ -135,7 +135,7 @@ func (s *appState) receivePostSyncResults(ctx workflow.Context) {
 				// a failed PostSync hook fails it.
 				op.Phase, op.Message = app.OperationFailed, res.Message
 			}
-			if workflow.GetVersion(ctx, versionPostSyncPublish, workflow.DefaultVersion, 1) == 1 {
+			if changeVersion(ctx, versionPostSyncPublish) == 1 {
 				s.publish(ctx)
 			}
 		}

@@ -27,7 +27,7 @@ const changeDefaultProject = "default-project-object"
 // its run predates changeDefaultProject: it asks nothing then.
 func (s *appState) skipsDefaultProject(ctx workflow.Context) bool {
 	return s.app.ProjectOf() == app.DefaultProject &&
-		workflow.GetVersion(ctx, changeDefaultProject, workflow.DefaultVersion, 1) == workflow.DefaultVersion
+		changeVersion(ctx, changeDefaultProject) == workflow.DefaultVersion
 }
 
 // projectRefuses checks, before anything else of a reconcile, that the
@@ -47,7 +47,7 @@ func (s *appState) projectRefuses(ctx workflow.Context) bool {
 		s.setInvalidSpec(nil)
 		return false
 	case project != app.DefaultProject &&
-		workflow.GetVersion(ctx, changeProjectPermissions, workflow.DefaultVersion, 1) == workflow.DefaultVersion:
+		changeVersion(ctx, changeProjectPermissions) == workflow.DefaultVersion:
 		return false
 	}
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{

@@ -22,7 +22,7 @@ const versionRecordRegions = "record-regions-config"
 // its next continue-as-new.
 func (s *appState) recordRegions(ctx workflow.Context) {
 	if s.regionsVersion == nil {
-		v := workflow.GetVersion(ctx, versionRecordRegions, workflow.DefaultVersion, 1)
+		v := changeVersion(ctx, versionRecordRegions)
 		s.regionsVersion = &v
 	}
 	if *s.regionsVersion == workflow.DefaultVersion {

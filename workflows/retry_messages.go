@@ -14,7 +14,7 @@ import (
 const changeArgoRetryMessages = "argocd-retry-messages"
 
 func argoRetryMessages(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeArgoRetryMessages, workflow.DefaultVersion, 1) >= 1
+	return changeVersion(ctx, changeArgoRetryMessages) >= 1
 }
 
 // retryAtMessage is a failed attempt's message while the operation waits

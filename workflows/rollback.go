@@ -34,9 +34,9 @@ func (s *appState) syncSource(ctx workflow.Context, req contract.SyncRequest) (r
 	if !ok {
 		return "", app.Source{}, nil, fmt.Errorf("app %q: no history entry with ID %d", s.app.Metadata.Name, *req.RollbackID)
 	}
-	v := workflow.GetVersion(ctx, rollbackSourceVersion, workflow.DefaultVersion, 1)
+	v := changeVersion(ctx, rollbackSourceVersion)
 	if s.app.IsMultiSource() && len(entry.Sources) > 0 &&
-		workflow.GetVersion(ctx, rollbackSourcesVersion, workflow.DefaultVersion, 1) == 1 {
+		changeVersion(ctx, rollbackSourcesVersion) == 1 {
 		return entry.Revision, s.app.Spec.Source, entry.Sources, nil
 	}
 	// An entry recorded without its source (none are, since Ferry records

@@ -119,7 +119,7 @@ func (s *appState) keepUnreachable(ctx workflow.Context, prev map[string]app.Reg
 		if _, now := s.Status.Regions[region]; !now || !last.Unreachable || answered || regionErrs[region] != nil || s.isStraggler(region) {
 			continue
 		}
-		if workflow.GetVersion(ctx, versionUnreachableStays, workflow.DefaultVersion, 1) < 1 {
+		if changeVersion(ctx, versionUnreachableStays) < 1 {
 			return nil
 		}
 		s.Status.Regions[region] = last
@@ -255,7 +255,7 @@ func (s *appState) publish(ctx workflow.Context) {
 	add(prev.Health != next.Health, saHealth.ValueSet(next.Health))
 	add(prev.Revision != next.Revision && next.Revision != "", saRev.ValueSet(next.Revision))
 	add(!slices.Equal(prev.Regions, next.Regions), saRegions.ValueSet(next.Regions))
-	if workflow.GetVersion(ctx, versionAppInfo, workflow.DefaultVersion, 1) == 1 {
+	if changeVersion(ctx, versionAppInfo) == 1 {
 		next.Project = s.app.ProjectOf()
 		if op := s.Status.OperationState; op != nil {
 			next.Operation = string(op.Phase)
@@ -263,7 +263,7 @@ func (s *appState) publish(ctx workflow.Context) {
 		add(prev.Project != next.Project, saProject.ValueSet(next.Project))
 		add(prev.Operation != next.Operation && next.Operation != "", saOp.ValueSet(next.Operation))
 	}
-	if workflow.GetVersion(ctx, versionRepoURLs, workflow.DefaultVersion, 1) == 1 {
+	if changeVersion(ctx, versionRepoURLs) == 1 {
 		next.RepoURLs = s.app.GitRepoURLs()
 		u := saRepos.ValueSet(next.RepoURLs)
 		if len(next.RepoURLs) == 0 {

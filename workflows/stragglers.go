@@ -52,7 +52,7 @@ func (s *appState) regionsOnTheirOwn(ctx workflow.Context) bool {
 	if s.rollsOut() || len(s.destinations()) < 2 {
 		return false
 	}
-	return workflow.GetVersion(ctx, versionRegionsOnTheirOwn, workflow.DefaultVersion, 1) >= 1
+	return changeVersion(ctx, versionRegionsOnTheirOwn) >= 1
 }
 
 // takeStragglers removes from dests the regions whose compare still runs,

@@ -177,7 +177,7 @@ func (s *appState) foldRegion(ctx workflow.Context, op *operation, p syncParams,
 	case reported && out.Resources != nil:
 		rs.regionErrs[d.Region] = err
 		rs.byRegion[d.Region] = out.Resources
-	case !isUnreachable(err) && workflow.GetVersion(ctx, versionFailedSyncAnswered, workflow.DefaultVersion, 1) >= 1:
+	case !isUnreachable(err) && changeVersion(ctx, versionFailedSyncAnswered) >= 1:
 		// It answered, with a failure of the sync's own before it
 		// applied anything: it keeps the rows of its last compare.
 		rs.regionErrs[d.Region] = err

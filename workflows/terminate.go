@@ -68,7 +68,7 @@ func (op *operation) endTerminated() {
 // early for either; before, it was a plain timer.
 func (s *appState) waitToRetry(ctx workflow.Context, op *operation, delay time.Duration) (bool, error) {
 	timer := workflow.TimerOptions{Summary: retrySummary(op.state.RetryCount)}
-	if workflow.GetVersion(ctx, changeRetryWait, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if changeVersion(ctx, changeRetryWait) == workflow.DefaultVersion {
 		return true, workflow.NewTimerWithOptions(ctx, delay, timer).Get(ctx, nil)
 	}
 	_, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: delay, TimerOptions: timer}, func() bool {

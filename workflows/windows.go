@@ -28,7 +28,7 @@ func (s *appState) checkWindows(ctx workflow.Context, manual bool) (app.WindowDe
 	case s.skipsDefaultProject(ctx):
 		return app.WindowDecision{Allowed: true}, nil
 	case project != app.DefaultProject &&
-		workflow.GetVersion(ctx, changeSyncWindows, workflow.DefaultVersion, 1) == workflow.DefaultVersion:
+		changeVersion(ctx, changeSyncWindows) == workflow.DefaultVersion:
 		return app.WindowDecision{Allowed: true}, nil
 	}
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
