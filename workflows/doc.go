@@ -32,6 +32,11 @@
 // constant (ownershipVersion, versionAppInfo…), branch on the version where
 // the command is issued, and keep the old branch until no history of the
 // old code can be running anywhere (a release note says when it goes).
+// Ask with changeVersion (versions.go): an app's run that began with the
+// baseline version has every change made before it in force without a
+// marker each, since each marker costs Temporal a visibility write; a
+// change made after the baseline asks for its own version, through the
+// same call (never add it to baselineChanges).
 // A change to what a query or an update handler computes, to an activity's
 // implementation, or to a log line needs neither. A marker that branches
 // on nothing gates nothing: the SDK leaves version markers out of its
