@@ -118,17 +118,9 @@ func (t *tuning) connection(opts *client.ConnectionOptions) {
 	}
 }
 
-// heartbeatThrottle is the longest the SDK holds an activity's heartbeat
-// back. Its own bound, 0.8 of the heartbeat timeout, leaves a beat a fifth
-// of the timeout to reach the server (6 s of a sync's 30 s): on a loaded
-// Temporal a live sync was timed out and redone from the start. A beat every
-// 5 s leaves it 25 s, for one more small request per 5 s of a long activity.
-const heartbeatThrottle = 5 * time.Second
-
 // apply sets the options on opts; the sticky cache is the process's, set
 // before any worker starts.
 func (t *tuning) apply(opts *worker.Options) {
-	opts.MaxHeartbeatThrottleInterval = heartbeatThrottle
 	if t.stickyCache > 0 {
 		worker.SetStickyWorkflowCacheSize(t.stickyCache)
 	}

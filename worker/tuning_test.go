@@ -28,7 +28,6 @@ func TestTuningFlags(t *testing.T) {
 	assert.Equal(t, 40, opts.MaxConcurrentActivityExecutionSize)
 	assert.Equal(t, 30, opts.MaxConcurrentLocalActivityExecutionSize)
 	assert.Equal(t, 2*time.Second, opts.StickyScheduleToStartTimeout)
-	assert.Equal(t, 5*time.Second, opts.MaxHeartbeatThrottleInterval, "a beat has 25 s of a sync's 30 s to reach the server")
 
 	cfg, err = parseFlags([]string{"--control"}, io.Discard)
 	require.NoError(t, err)

@@ -15,7 +15,7 @@ import (
 // mid-hook after writeHeartbeat.
 //
 // The SDK sends an activity's heartbeats every 0.8 of its heartbeat
-// timeout, or every 5 s where the worker bounds it so (worker/tuning.go), and
+// timeout, or every 5 s as the worker bounds it (worker/main.go), and
 // a beat that reaches the server later than the timeout times a live
 // activity out. A write timed out so is redone whole, adding its load
 // where the server is already slow: with 10 s, a fleet of 10,000 new apps
