@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -269,7 +270,11 @@ func (s *appState) statusView() (contract.View, error) {
 	if s.deleted {
 		return contract.View{}, &contract.AppNotFoundError{Name: s.app.Metadata.Name}
 	}
-	return s.view(), nil
+	v := s.view()
+	if s.onboardTurn.waiting {
+		v.Status.Conditions = append(slices.Clone(v.Status.Conditions), s.onboardTurn.queuedCondition())
+	}
+	return v, nil
 }
 
 func (s *appState) view() contract.View {

@@ -1,11 +1,13 @@
 package workflows
 
 import (
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/internal/app"
 )
 
 // versionOnboardGate marks the runs whose new apps wait for their turn at
@@ -20,8 +22,23 @@ const onboardWait = 30 * time.Minute
 // onboardTurn is a new app's place at the gate.
 type onboardTurn struct {
 	// asked: decided for this run (whether to ask, and asked if so);
-	// gated: the app asked the gate; done: it said so again, leaving.
-	asked, gated, done bool
+	// gated: the app asked the gate; done: it said so again, leaving;
+	// waiting: for its turn now, at a gate of capacity apps.
+	asked, gated, done, waiting bool
+	capacity                    int
+	since                       time.Time
+}
+
+// conditionOnboardingQueued is Ferry's condition of a new app waiting for
+// its turn to onboard. Only the status query shows it (statusView): the
+// app's published status and its object's stay as they were.
+const conditionOnboardingQueued = "OnboardingQueued"
+
+// queuedCondition says why a new app shows Unknown while it waits.
+func (t *onboardTurn) queuedCondition() app.Condition {
+	return app.Condition{Type: conditionOnboardingQueued, At: t.since, Message: fmt.Sprintf(
+		"waiting for its turn to onboard: new apps take their first sync %d at a time, in the order they came (the worker's --onboard-concurrency); a sync or a delete of this app goes at once",
+		t.capacity)}
 }
 
 // awaitOnboardTurn makes a new app, before its first reconcile, ask the
@@ -57,7 +74,10 @@ func (s *appState) awaitOnboardTurn(ctx workflow.Context) bool {
 		admitted = true
 	})
 	wait := workflow.AwaitOptions{Timeout: onboardWait, TimerOptions: workflow.TimerOptions{Summary: timerOnboardTurn}}
-	if _, err := workflow.AwaitWithOptions(ctx, wait, func() bool { return admitted || !s.idle() }); err != nil {
+	t.waiting, t.capacity, t.since = true, capacity, workflow.Now(ctx)
+	_, err := workflow.AwaitWithOptions(ctx, wait, func() bool { return admitted || !s.idle() })
+	t.waiting = false
+	if err != nil {
 		return true
 	}
 	if admitted {

@@ -52,12 +52,17 @@ func (s *appSuite) TestANewAppWaitsForItsTurnToOnboard() {
 	s.env.RegisterDelayedCallback(func() {
 		s.Equal(int32(1), wants.Load(), "asked once")
 		s.Zero(resolves.Load(), "nothing done before its turn")
-		s.Equal(app.SyncStatusUnknown, s.query().Status.Sync.Status)
+		v := s.query()
+		s.Equal(app.SyncStatusUnknown, v.Status.Sync.Status)
+		s.Require().Len(v.Status.Conditions, 1, "why it is Unknown")
+		s.Equal(conditionOnboardingQueued, v.Status.Conditions[0].Type)
+		s.Contains(v.Status.Conditions[0].Message, "waiting for its turn to onboard: new apps take their first sync 4 at a time")
 		s.env.SignalWorkflow(contract.SignalOnboardGo, nil)
 	}, 10*time.Minute)
 	s.env.RegisterDelayedCallback(func() {
 		v := s.query()
 		s.Equal(app.SyncStatusSynced, v.Status.Sync.Status, "onboarded in its turn")
+		s.Empty(v.Status.Conditions, "no longer queued")
 		s.Equal(int32(1), dones.Load(), "done, once")
 		s.Equal(int32(1), wants.Load())
 	}, 10*time.Minute+time.Minute)
