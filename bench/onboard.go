@@ -284,22 +284,23 @@ func (e *Env) applyFleet(ctx context.Context, apps []appSpec) (map[string]time.T
 	defer cancel()
 	// The visibility store may list a start a moment after the server took
 	// it: look again until every app is listed, or a while has passed.
-	var started map[string]time.Time
+	// Other apps may run beside the fleet (the push probe): only the
+	// fleet's count.
+	out := make(map[string]time.Time, len(apps))
 	for deadline := time.Now().Add(20 * time.Second); ; {
-		started, err = e.appStartTimes(lctx)
+		started, err := e.appStartTimes(lctx)
 		if err != nil {
 			return nil, errors.Join(applyErr, err)
 		}
-		if len(started) >= len(apps) || time.Now().After(deadline) || applyErr != nil {
+		for _, a := range apps {
+			if t, ok := started[a.Name]; ok {
+				out[a.Name] = t
+			}
+		}
+		if len(out) >= len(apps) || time.Now().After(deadline) || applyErr != nil {
 			break
 		}
 		sleep(lctx, time.Second)
-	}
-	out := make(map[string]time.Time, len(apps))
-	for _, a := range apps {
-		if t, ok := started[a.Name]; ok {
-			out[a.Name] = t
-		}
 	}
 	return out, applyErr
 }

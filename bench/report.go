@@ -158,7 +158,11 @@ func (r *Report) Keep(dir, name string) (string, error) {
 func (r *Report) markdown(imgPrefix string) string {
 	var b strings.Builder
 	m := r.Machine
-	d := reportText{Started: r.Started.UTC().Format("2006-01-02 15:04 UTC"), Took: r.Finished.Sub(r.Started).Round(time.Second).String(),
+	took := r.Finished.Sub(r.Started).Round(time.Second).String()
+	if r.Finished.IsZero() { // the report written as each scenario ends
+		took = time.Since(r.Started).Round(time.Second).String() + " so far"
+	}
+	d := reportText{Started: r.Started.UTC().Format("2006-01-02 15:04 UTC"), Took: took,
 		Cores: m.Cores, CPU: m.CPU, MemGiB: m.MemGiB, GoVersion: m.GoVersion, LoadStart: m.Load[0], LoadEnd: r.LoadEnd[0],
 		Command: r.Command, Commit: r.Commit}
 	b.WriteString(say(d, "header"))

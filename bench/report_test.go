@@ -92,3 +92,13 @@ func TestReportKeep(t *testing.T) {
 		t.Errorf("the image was not kept beside the report: %v", err)
 	}
 }
+
+// TestInterimReportSaysHowLongSoFar: the report written while the run goes
+// on has no end yet, and says how long it has run.
+func TestInterimReportSaysHowLongSoFar(t *testing.T) {
+	r := &Report{Command: "ferry-bench", Started: time.Now().Add(-90 * time.Second), Machine: Machine{Cores: 2}}
+	md := r.markdown("")
+	if !strings.Contains(md, "1m30s so far") || strings.Contains(md, "-2562047h") {
+		t.Errorf("interim header: %q", strings.SplitN(md, "\n", 4)[:3])
+	}
+}
