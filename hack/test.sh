@@ -5,9 +5,9 @@
 # stack (FERRY_TEST_SHARD, internal/devenv/shard.go), so that its two halves
 # run side by side and the other packages fill the slots beside them. The
 # order is the last runs' durations, longest first: this machine's (kept in
-# ~/.cache/ferry/test-times), else those of hack/test-times. Each run's output is printed whole when
-# it ends; the exit status is non-zero when any run failed. GO, TEST_TIMEOUT,
-# FERRY_TOOLS_BIN and FERRY_BIN come from make.
+# ~/.cache/ferry/test-times), else those of hack/test-times. Each run's
+# output is printed whole when it ends; the exit status is non-zero when any
+# run failed. GO, TEST_TIMEOUT, FERRY_TOOLS_BIN and FERRY_BIN come from make.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
