@@ -148,14 +148,7 @@ func TestTraceCountsTimeoutsWhileRunning(t *testing.T) {
 	run(3, timeout(enumspb.TIMEOUT_TYPE_HEARTBEAT))
 	run(2, &failurepb.Failure{Message: "connection refused"})
 	run(2, timeout(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START))
-	indexed := map[string]*commonpb.Payload{}
-	for k, v := range map[string]string{contract.SearchSync: "Synced", contract.SearchHealth: "Healthy"} {
-		p, err := converter.GetDefaultDataConverter().ToPayload(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		indexed[k] = p
-	}
+	indexed := syncedHealthyAttributes(t)
 	add(enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, &historypb.UpsertWorkflowSearchAttributesEventAttributes{SearchAttributes: &commonpb.SearchAttributes{IndexedFields: indexed}})
 	tr, err := traceOnboarding(&sliceHistory{events: events})
 	if err != nil {
@@ -178,14 +171,7 @@ func TestTraceCountsTheTurnAtTheGate(t *testing.T) {
 	add(7200, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, func(ev *historypb.HistoryEvent) {
 		ev.Attributes = &historypb.HistoryEvent_WorkflowExecutionSignaledEventAttributes{WorkflowExecutionSignaledEventAttributes: &historypb.WorkflowExecutionSignaledEventAttributes{SignalName: contract.SignalOnboardGo}}
 	})
-	indexed := map[string]*commonpb.Payload{}
-	for k, v := range map[string]string{contract.SearchSync: "Synced", contract.SearchHealth: "Healthy"} {
-		p, err := converter.GetDefaultDataConverter().ToPayload(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		indexed[k] = p
-	}
+	indexed := syncedHealthyAttributes(t)
 	add(8000, enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, func(ev *historypb.HistoryEvent) {
 		ev.Attributes = &historypb.HistoryEvent_UpsertWorkflowSearchAttributesEventAttributes{UpsertWorkflowSearchAttributesEventAttributes: &historypb.UpsertWorkflowSearchAttributesEventAttributes{
 			SearchAttributes: &commonpb.SearchAttributes{IndexedFields: indexed}}}
@@ -209,4 +195,19 @@ func eventAdder(t0 time.Time, events *[]*historypb.HistoryEvent) func(ms int, ty
 		}
 		*events = append(*events, ev)
 	}
+}
+
+// syncedHealthyAttributes are the search attributes of an upsert that shows an
+// app Synced and Healthy.
+func syncedHealthyAttributes(t *testing.T) map[string]*commonpb.Payload {
+	t.Helper()
+	indexed := map[string]*commonpb.Payload{}
+	for k, v := range map[string]string{contract.SearchSync: "Synced", contract.SearchHealth: "Healthy"} {
+		p, err := converter.GetDefaultDataConverter().ToPayload(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		indexed[k] = p
+	}
+	return indexed
 }

@@ -63,10 +63,12 @@ func main() {
 }
 
 // heartbeatThrottle is the longest the SDK holds an activity's heartbeat
-// back. Its own bound, 0.8 of the heartbeat timeout, leaves a beat a fifth
-// of the timeout to reach the server (6 s of a sync's 30 s): on a loaded
-// Temporal a live sync was timed out and redone from the start. A beat every
-// 5 s leaves it 25 s, for one more small request per 5 s of a long activity.
+// back. Its own bound, 0.8 of the heartbeat timeout, sends one beat per
+// 24 s of a sync's 30 s, and that one must reach the server within 6 s: on
+// a loaded Temporal a live sync was timed out and redone from the start.
+// At most 5 s apart (each call given 5 s by the SDK, and tried again at the
+// next beat when it fails), a sync has about five tries in each 30 s, and
+// stays alive while one of them gets through.
 const heartbeatThrottle = 5 * time.Second
 
 func run(ctx context.Context, cfg *config) error {

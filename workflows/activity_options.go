@@ -15,14 +15,14 @@ import (
 // mid-hook after writeHeartbeat.
 //
 // The SDK sends an activity's heartbeats every 0.8 of its heartbeat
-// timeout, or every 5 s as the worker bounds it (worker/main.go), and
-// a beat that reaches the server later than the timeout times a live
-// activity out. A write timed out so is redone whole, adding its load
-// where the server is already slow: with 10 s, a fleet of 10,000 new apps
-// on a loaded Temporal cluster had about one region activity in eight
-// timed out while it still ran. A region's writes (a sync, its hooks) get
-// 30 s, so a beat may take 25 s; a compare is cheap to redo, and its
-// region's failover quick, at 10 s.
+// timeout, or every 5 s as the worker bounds it (worker/main.go), and no
+// beat reaching the server within the timeout times a live activity out.
+// A write timed out so is redone whole, adding its load where the server
+// is already slow: with 10 s, a fleet of 10,000 new apps on a loaded
+// Temporal cluster had about one region activity in eight timed out while
+// it still ran. A region's writes (a sync, its hooks) get 30 s, about five
+// beats' tries; a compare is cheap to redo, and its region's failover
+// quick, at 10 s.
 const (
 	compareScheduleToStart = 20 * time.Second
 	regionScheduleToStart  = time.Minute
