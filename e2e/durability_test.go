@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
@@ -139,7 +140,8 @@ func TestSyncFailureRetriesThenFails(t *testing.T) {
 }
 
 // TestContinueAsNew: a worker that continues app workflows as new after
-// three reconciles; the app keeps its status and history across runs.
+// three reconciles; the app keeps its status and history across runs,
+// and each run its workflow task timeout.
 func TestContinueAsNew(t *testing.T) {
 	startWorker(t, "--max-reconciles", "3")
 	repo := newRepo(t, "can")
@@ -154,6 +156,13 @@ func TestContinueAsNew(t *testing.T) {
 	})
 	st := waitApp(t, "can", sha, time.Minute)
 	require.Len(t, st.History, 1, "history carried across runs, no new sync")
+	// Every run has the workflow task timeout the app was started with,
+	// room for a new app's first render (temporal-cluster.md).
+	for run := range histories(t, c, "can") {
+		d, err := c.DescribeWorkflowExecution(context.Background(), contract.WorkflowID("can"), run)
+		require.NoError(t, err)
+		require.Equal(t, 30*time.Second, d.ExecutionConfig.GetDefaultWorkflowTaskTimeout().AsDuration(), "run %s", run)
+	}
 	require.Equal(t, "1", st.OperationState.ID)
 	mustFerry(t, "app", "delete", "can", "--cascade")
 	recordHistories(t, "can")

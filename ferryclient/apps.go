@@ -32,14 +32,9 @@ func Apply(ctx context.Context, c client.Client, a *app.Application, by contract
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go cancelWithoutWorkers(ctx, c, contract.TaskQueue, cancel)
-	summary, details := startSummary(a)
-	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		StaticSummary: summary, StaticDetails: details,
-		ID:                       contract.WorkflowID(a.Metadata.Name),
-		TaskQueue:                contract.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-	}, contract.ApplicationWorkflow, workflows.Input{Application: *a, Owner: new(by.Owner())})
+	opts := startOptions(a)
+	opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING
+	start := c.NewWithStartWorkflowOperation(opts, contract.ApplicationWorkflow, workflows.Input{Application: *a, Owner: new(by.Owner())})
 	handle, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,
 		UpdateOptions: client.UpdateWorkflowOptions{
@@ -277,19 +272,28 @@ func StartNew(ctx context.Context, c client.Client, a *app.Application, by contr
 	if err := CheckAppProject(ctx, c, a, nil); err != nil {
 		return false, err
 	}
-	summary, details := startSummary(a)
-	_, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		StaticSummary: summary, StaticDetails: details,
-		ID:                                       contract.WorkflowID(a.Metadata.Name),
-		TaskQueue:                                contract.TaskQueue,
-		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		WorkflowExecutionErrorWhenAlreadyStarted: true,
-	}, contract.ApplicationWorkflow, workflows.NewAppInput(a, by))
+	opts := startOptions(a)
+	opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL
+	opts.WorkflowExecutionErrorWhenAlreadyStarted = true
+	_, err = c.ExecuteWorkflow(ctx, opts, contract.ApplicationWorkflow, workflows.NewAppInput(a, by))
 	if already := (*serviceerror.WorkflowExecutionAlreadyStarted)(nil); errors.As(err, &already) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// startOptions starts an app's workflow: its summary, and a workflow task
+// timeout with room for a new app's first render (workflows.AppTaskTimeout;
+// each run after a continue-as-new keeps it).
+func startOptions(a *app.Application) client.StartWorkflowOptions {
+	summary, details := startSummary(a)
+	return client.StartWorkflowOptions{
+		StaticSummary: summary, StaticDetails: details,
+		ID:                    contract.WorkflowID(a.Metadata.Name),
+		TaskQueue:             contract.TaskQueue,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		WorkflowTaskTimeout:   workflows.AppTaskTimeout,
+	}
 }
 
 // WorkerPolling reports whether a worker polled taskQueue's workflow tasks

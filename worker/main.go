@@ -71,6 +71,14 @@ func main() {
 // stays alive while one of them gets through.
 const heartbeatThrottle = 5 * time.Second
 
+// deadlockDetection is how long a workflow's code may run without yielding
+// before the SDK fails its task as a deadlock. Its default, 1 s, is a
+// wall-clock second: on a machine whose cores are all busy (an onboarding
+// of thousands of apps on two) a workflow goroutine waits that long for a
+// core, and its task failed and was run again. Workflow code that truly
+// blocks is still caught, a few seconds later.
+const deadlockDetection = 5 * time.Second
+
 func run(ctx context.Context, cfg *config) error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	slog.SetDefault(logger)
@@ -122,7 +130,8 @@ func run(ctx context.Context, cfg *config) error {
 		return err
 	}
 	var workers []worker.Worker
-	opts := worker.Options{WorkerStopTimeout: cfg.shutdownTimeout, MaxHeartbeatThrottleInterval: heartbeatThrottle}
+	opts := worker.Options{WorkerStopTimeout: cfg.shutdownTimeout, MaxHeartbeatThrottleInterval: heartbeatThrottle,
+		DeadlockDetectionTimeout: deadlockDetection}
 	cfg.tuning.apply(&opts)
 	objects, err := newObjects(cfg, c, opts)
 	if err != nil {

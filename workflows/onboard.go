@@ -1,8 +1,21 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/workflow"
 )
+
+// AppTaskTimeout is the workflow task timeout an app's workflow is started
+// with (ferryclient), and each run after a continue-as-new keeps: a new
+// app's first render runs inside a workflow task (renderLocally). A render
+// longer than 0.8 of the timeout makes the SDK heartbeat the task, and on a
+// loaded server a heartbeat that does not arrive in the last fifth loses the
+// task and the render is done again. Temporal's default of 10 s left 2 s for
+// that; renders of 12-15 s were common while 5,000 apps onboarded on two
+// cores. The cost: a workflow task lost with its worker waits this long to
+// be handed to another.
+const AppTaskTimeout = 30 * time.Second
 
 // versionOnboard: the runs before it rendered with an activity and
 // compared before the first sync.
