@@ -11,8 +11,8 @@ import (
 // Timeouts of activities. A region whose workers are gone is noticed by a
 // compare after compareScheduleToStart (and its sync is skipped then); a
 // sync waits regionScheduleToStart for a worker; a worker that dies
-// mid-render or mid-compare is noticed after activityHeartbeat, mid-sync or
-// mid-hook after writeHeartbeat.
+// mid-render is noticed after activityHeartbeat, mid-compare after
+// compareHeartbeat, mid-sync or mid-hook after writeHeartbeat.
 //
 // The SDK sends an activity's heartbeats every 0.8 of its heartbeat
 // timeout, or every 5 s as the worker bounds it (worker/main.go), and no
@@ -21,14 +21,16 @@ import (
 // is already slow: with 10 s, a fleet of 10,000 new apps on a loaded
 // Temporal cluster had about one region activity in eight timed out while
 // it still ran. A region's writes (a sync, its hooks) get 30 s, about five
-// beats' tries; a compare is cheap to redo, and its region's failover
-// quick, at 10 s.
+// beats' tries. A compare is cheap to redo and its region's failover
+// should be quick: it gets 20 s, about three tries (at 10 s, 63 live
+// compares were timed out while 5,000 new apps onboarded on two cores).
 const (
 	compareScheduleToStart = 20 * time.Second
 	regionScheduleToStart  = time.Minute
 	compareTimeout         = 5 * time.Minute
 	syncTimeout            = 30 * time.Minute
 	activityHeartbeat      = 10 * time.Second
+	compareHeartbeat       = 20 * time.Second
 	writeHeartbeat         = 30 * time.Second
 	// A sync waits this long for what it applied to become healthy; then
 	// the app looks again every settlePoll until nothing is Progressing, as
@@ -91,7 +93,7 @@ func compareCtx(ctx workflow.Context, region string) workflow.Context {
 		TaskQueue:              contract.RegionQueue(region),
 		ScheduleToStartTimeout: compareScheduleToStart,
 		StartToCloseTimeout:    compareTimeout,
-		HeartbeatTimeout:       activityHeartbeat,
+		HeartbeatTimeout:       compareHeartbeat,
 		RetryPolicy:            activityRetry(3),
 	})
 }
