@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -75,98 +76,29 @@ type historyIterator interface {
 // traceOnboarding reads a history until the upsert that first shows the
 // app Synced and Healthy.
 func traceOnboarding(it historyIterator) (*onboardTrace, error) {
-	tr := &onboardTrace{Steps: map[onboardStep]time.Duration{}}
+	c := newStepClock(time.Time{})
 	var began, firstSyncClosed time.Time
-	scheduled := map[int64]*historypb.HistoryEvent{} // activity and workflow task scheduled/started, by event ID
-	actType := map[int64]string{}
-	timers := map[string]time.Time{}
 	var lastTimer time.Time
 	attrs := map[string]string{}
 	dc := converter.GetDefaultDataConverter()
-	// The run of the last workflow task, until a local activity's marker
-	// after it moves it to stepWFTLocal.
-	var lastRun time.Duration
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
 		at := ev.GetEventTime().AsTime()
-		since := func(id int64) time.Duration {
-			if s := scheduled[id]; s != nil {
-				return at.Sub(s.GetEventTime().AsTime())
-			}
-			return 0
+		if closed := c.event(ev); closed == contract.ActivitySync && firstSyncClosed.IsZero() {
+			firstSyncClosed = at
 		}
 		switch ev.GetEventType() {
 		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
 			began = at
-		case enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-			scheduled[ev.GetEventId()] = ev
-			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
-				actType[ev.GetEventId()] = a.GetActivityType().GetName()
-			}
-		case enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED:
-			scheduled[ev.GetEventId()] = ev
-			tr.Steps[stepWFTWait] += since(ev.GetWorkflowTaskStartedEventAttributes().GetScheduledEventId())
-		case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED, enumspb.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
-			var started int64
-			switch {
-			case ev.GetWorkflowTaskCompletedEventAttributes() != nil:
-				started = ev.GetWorkflowTaskCompletedEventAttributes().GetStartedEventId()
-			case ev.GetWorkflowTaskFailedEventAttributes() != nil:
-				started = ev.GetWorkflowTaskFailedEventAttributes().GetStartedEventId()
-			default:
-				started = ev.GetWorkflowTaskTimedOutEventAttributes().GetStartedEventId()
-			}
-			lastRun = since(started)
-			tr.Steps[stepWFTRun] += lastRun
-			tr.Tasks++
-		case enumspb.EVENT_TYPE_MARKER_RECORDED:
-			if ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity" && lastRun > 0 {
-				tr.Steps[stepWFTRun] -= lastRun
-				tr.Steps[stepWFTLocal] += lastRun
-				lastRun = 0
-			}
-		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
-			a := ev.GetActivityTaskStartedEventAttributes()
-			scheduled[ev.GetEventId()] = ev
-			actType[ev.GetEventId()] = actType[a.GetScheduledEventId()]
-			tr.Steps[activityWait(actType[a.GetScheduledEventId()])] += since(a.GetScheduledEventId())
-			if a.GetAttempt() > 1 {
-				tr.Retried++
-				if timedOutRunning(a.GetLastFailure()) {
-					tr.TimedOut++
-				}
-			}
-		case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED, enumspb.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
-			var started int64
-			switch {
-			case ev.GetActivityTaskCompletedEventAttributes() != nil:
-				started = ev.GetActivityTaskCompletedEventAttributes().GetStartedEventId()
-			case ev.GetActivityTaskFailedEventAttributes() != nil:
-				started = ev.GetActivityTaskFailedEventAttributes().GetStartedEventId()
-			default:
-				started = ev.GetActivityTaskTimedOutEventAttributes().GetStartedEventId()
-				if timedOutRunning(ev.GetActivityTaskTimedOutEventAttributes().GetFailure()) {
-					tr.TimedOut++
-				}
-			}
-			tr.Steps[activityRun(actType[started])] += since(started)
-			if actType[started] == contract.ActivitySync && firstSyncClosed.IsZero() {
-				firstSyncClosed = at
-			}
 		case enumspb.EVENT_TYPE_TIMER_STARTED:
-			timers[ev.GetTimerStartedEventAttributes().GetTimerId()] = at
 			lastTimer = at
 		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
 			// The turn's wait is the one timer of a new app before its turn.
 			if ev.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == contract.SignalOnboardGo && !lastTimer.IsZero() {
-				tr.Steps[stepTurn] += at.Sub(lastTimer)
-			}
-		case enumspb.EVENT_TYPE_TIMER_FIRED:
-			if t, ok := timers[ev.GetTimerFiredEventAttributes().GetTimerId()]; ok {
-				tr.Steps[stepTimer] += at.Sub(t)
+				c.steps[stepTurn] += at.Sub(lastTimer)
 			}
 		case enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
 			for k, p := range ev.GetUpsertWorkflowSearchAttributesEventAttributes().GetSearchAttributes().GetIndexedFields() {
@@ -176,7 +108,8 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 				}
 			}
 			if attrs[contract.SearchSync] == string(app.SyncStatusSynced) && attrs[contract.SearchHealth] == string(app.HealthHealthy) {
-				tr.Start, tr.Total, tr.Events = began, at.Sub(began), ev.GetEventId()
+				tr := &onboardTrace{Start: began, Total: at.Sub(began), Events: ev.GetEventId(), Tasks: c.tasks,
+					Steps: c.steps, Retried: c.retried, TimedOut: c.timedOut}
 				if !firstSyncClosed.IsZero() {
 					tr.Steps[stepSyncToHeal] = at.Sub(firstSyncClosed)
 				}
@@ -185,6 +118,113 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 		}
 	}
 	return nil, fmt.Errorf("its history never showed it Synced and Healthy")
+}
+
+// stepClock sums the time of each step of a history, event by event: a
+// workflow task's wait and run, an activity's wait and run, a timer. A
+// step counts from from on (the push probe's window of a history; zero:
+// from the start).
+type stepClock struct {
+	from              time.Time
+	steps             map[onboardStep]time.Duration
+	tasks             int64
+	retried, timedOut int
+	// opened are the activity and workflow task events that opened a step
+	// (scheduled, started), by event ID; actType their activity's type.
+	opened  map[int64]*historypb.HistoryEvent
+	actType map[int64]string
+	timers  map[string]time.Time
+	// lastRun is the run of the last workflow task, until a local
+	// activity's marker after it moves it to stepWFTLocal.
+	lastRun time.Duration
+}
+
+func newStepClock(from time.Time) *stepClock {
+	return &stepClock{from: from, steps: map[onboardStep]time.Duration{}, opened: map[int64]*historypb.HistoryEvent{},
+		actType: map[int64]string{}, timers: map[string]time.Time{}}
+}
+
+// event counts ev; it returns the type of the activity ev closed, if any.
+func (c *stepClock) event(ev *historypb.HistoryEvent) (closed string) {
+	at := ev.GetEventTime().AsTime()
+	counted := !at.Before(c.from)
+	since := func(t time.Time) time.Duration {
+		if !counted || t.IsZero() {
+			return 0
+		}
+		if t.Before(c.from) {
+			t = c.from
+		}
+		return at.Sub(t)
+	}
+	sinceID := func(id int64) time.Duration {
+		if o := c.opened[id]; o != nil {
+			return since(o.GetEventTime().AsTime())
+		}
+		return 0
+	}
+	switch ev.GetEventType() {
+	case enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+		c.opened[ev.GetEventId()] = ev
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
+			c.actType[ev.GetEventId()] = a.GetActivityType().GetName()
+		}
+	case enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+		c.opened[ev.GetEventId()] = ev
+		c.steps[stepWFTWait] += sinceID(ev.GetWorkflowTaskStartedEventAttributes().GetScheduledEventId())
+	case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED, enumspb.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
+		var started int64
+		switch {
+		case ev.GetWorkflowTaskCompletedEventAttributes() != nil:
+			started = ev.GetWorkflowTaskCompletedEventAttributes().GetStartedEventId()
+		case ev.GetWorkflowTaskFailedEventAttributes() != nil:
+			started = ev.GetWorkflowTaskFailedEventAttributes().GetStartedEventId()
+		default:
+			started = ev.GetWorkflowTaskTimedOutEventAttributes().GetStartedEventId()
+		}
+		c.lastRun = sinceID(started)
+		c.steps[stepWFTRun] += c.lastRun
+		if counted {
+			c.tasks++
+		}
+	case enumspb.EVENT_TYPE_MARKER_RECORDED:
+		if ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity" && c.lastRun > 0 {
+			c.steps[stepWFTRun] -= c.lastRun
+			c.steps[stepWFTLocal] += c.lastRun
+			c.lastRun = 0
+		}
+	case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+		a := ev.GetActivityTaskStartedEventAttributes()
+		c.opened[ev.GetEventId()] = ev
+		c.actType[ev.GetEventId()] = c.actType[a.GetScheduledEventId()]
+		c.steps[activityWait(c.actType[a.GetScheduledEventId()])] += sinceID(a.GetScheduledEventId())
+		if a.GetAttempt() > 1 && counted {
+			c.retried++
+			if timedOutRunning(a.GetLastFailure()) {
+				c.timedOut++
+			}
+		}
+	case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED, enumspb.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
+		var started int64
+		switch {
+		case ev.GetActivityTaskCompletedEventAttributes() != nil:
+			started = ev.GetActivityTaskCompletedEventAttributes().GetStartedEventId()
+		case ev.GetActivityTaskFailedEventAttributes() != nil:
+			started = ev.GetActivityTaskFailedEventAttributes().GetStartedEventId()
+		default:
+			started = ev.GetActivityTaskTimedOutEventAttributes().GetStartedEventId()
+			if timedOutRunning(ev.GetActivityTaskTimedOutEventAttributes().GetFailure()) && counted {
+				c.timedOut++
+			}
+		}
+		c.steps[activityRun(c.actType[started])] += sinceID(started)
+		return c.actType[started]
+	case enumspb.EVENT_TYPE_TIMER_STARTED:
+		c.timers[ev.GetTimerStartedEventAttributes().GetTimerId()] = at
+	case enumspb.EVENT_TYPE_TIMER_FIRED:
+		c.steps[stepTimer] += since(c.timers[ev.GetTimerFiredEventAttributes().GetTimerId()])
+	}
+	return ""
 }
 
 // timedOutRunning tells whether f is an activity's timeout while it ran:
@@ -242,30 +282,11 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 			sums[s] += d.Seconds()
 		}
 	}
-	steps := slices.Collect(func(yield func(onboardStep) bool) {
-		for s := range sums {
-			if !yield(s) {
-				return
-			}
-		}
-	})
-	slices.SortFunc(steps, func(a, b onboardStep) int {
-		switch {
-		case sums[a] > sums[b]:
-			return -1
-		case sums[a] < sums[b]:
-			return 1
-		}
-		return strings.Compare(string(a), string(b))
-	})
 	n := float64(len(traces))
 	d := breakdownText{Traced: len(traces), Max: maxTraced, Mean: total / n,
 		EventsMean: Summarize(events).Mean, EventsMedian: Summarize(events).Median, EventsMax: Summarize(events).Max,
 		TasksMean: Summarize(tasks).Mean, TasksMedian: Summarize(tasks).Median, TasksMax: Summarize(tasks).Max, Failed: len(failed),
-		Retried: retried, TimedOut: timedOut}
-	for _, s := range steps {
-		d.Steps = append(d.Steps, breakdownStep{Step: string(s), Mean: sums[s] / n, Share: 100 * sums[s] / total})
-	}
+		Retried: retried, TimedOut: timedOut, Steps: breakdownRows(sums, n, total)}
 	if len(failed) > 0 {
 		d.FirstFailure = failed[0]
 	}
@@ -293,6 +314,24 @@ type breakdownStep struct {
 }
 
 func (breakdownText) textFile() string { return "breakdown" }
+
+// breakdownRows are the rows of sums (seconds of n traces, of total
+// seconds in all), the longest first.
+func breakdownRows(sums map[onboardStep]float64, n, total float64) []breakdownStep {
+	var rows []breakdownStep
+	for s, sum := range sums {
+		if sum > 0 {
+			rows = append(rows, breakdownStep{Step: string(s), Mean: sum / n, Share: 100 * sum / total})
+		}
+	}
+	slices.SortFunc(rows, func(a, b breakdownStep) int {
+		if c := cmp.Compare(b.Mean, a.Mean); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Step, b.Step)
+	})
+	return rows
+}
 
 func errJoinFirst(err error, failed []string) error {
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+
 	"github.com/ferry-gitops/ferry/contract"
 )
 
@@ -27,8 +29,9 @@ type pushProbe struct {
 }
 
 type probeResult struct {
-	took float64
-	err  error
+	took  float64
+	steps []breakdownStep
+	err   error
 }
 
 // startPushProbe onboards the probe app on the idle stack and times its
@@ -71,27 +74,65 @@ func (e *Env) startPushProbe(ctx context.Context, w *Worker, region string) (*pu
 // refresh when the worker has no webhook) and returns the seconds until the
 // app shows it Synced.
 func (p *pushProbe) push(ctx context.Context) (float64, error) {
+	took, _, err := p.pushAt(ctx)
+	return took, err
+}
+
+// pushAt is push, and when its clock began.
+func (p *pushProbe) pushAt(ctx context.Context) (took float64, began time.Time, err error) {
 	p.rev++
 	c, err := p.repo.pushRev(ctx, p.rev)
 	if err != nil {
-		return 0, err
+		return 0, began, err
 	}
-	began := time.Now()
+	began = time.Now()
 	if p.w.Webhook {
 		err = deliverGitHub(ctx, p.w.WebhookAddr, p.repo, c)
 	} else {
 		err = p.e.Temporal.SignalWorkflow(ctx, contract.WorkflowID(p.name), "", contract.SignalRefresh, contract.RefreshRequest{})
 	}
 	if err != nil {
-		return 0, err
+		return 0, began, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	at, _, err := p.e.waitSynced(wctx, p.name, c.SHA, p.regions, false, statusPoll)
 	if err != nil {
-		return 0, err
+		return 0, began, err
 	}
-	return at.Sub(began).Seconds(), nil
+	return at.Sub(began).Seconds(), began, nil
+}
+
+// steps is where a push's time went: the probe's history from the push to
+// the app showing it Synced.
+func (p *pushProbe) steps(ctx context.Context, from, to time.Time) ([]breakdownStep, error) {
+	it := p.e.Temporal.GetWorkflowHistory(ctx, contract.WorkflowID(p.name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	steps, err := windowSteps(it, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("the push probe's history: %w", err)
+	}
+	return steps, nil
+}
+
+// windowSteps are the steps of a history between from and to: the parts
+// of steps that began before from are left out.
+func windowSteps(it historyIterator, from, to time.Time) ([]breakdownStep, error) {
+	c := newStepClock(from)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if ev.GetEventTime().AsTime().After(to) {
+			break
+		}
+		c.event(ev)
+	}
+	sums := map[onboardStep]float64{}
+	for s, d := range c.steps {
+		sums[s] = d.Seconds()
+	}
+	return breakdownRows(sums, 1, to.Sub(from).Seconds()), nil
 }
 
 // pushDuring pushes once, in the background, when synced of n apps are
@@ -102,8 +143,12 @@ func (p *pushProbe) pushDuring(ctx context.Context, synced int64, n int) {
 	}
 	p.busy = make(chan probeResult, 1)
 	go func() {
-		took, err := p.push(ctx)
-		p.busy <- probeResult{took, err}
+		r := probeResult{}
+		var began time.Time
+		if r.took, began, r.err = p.pushAt(ctx); r.err == nil {
+			r.steps, r.err = p.steps(ctx, began, began.Add(time.Duration(r.took*float64(time.Second))))
+		}
+		p.busy <- r
 	}()
 }
 
@@ -126,6 +171,7 @@ func (p *pushProbe) figure(n int, repro string) *Figure {
 	} else {
 		f.Samples = []float64{r.took}
 		d.Ratio = r.took / d.Idle.Median
+		d.Steps = r.steps
 	}
 	f.What = say(d, "what")
 	return f
@@ -137,6 +183,8 @@ type pushProbeText struct {
 	Idle          Summary
 	Mode, Err     string
 	Ratio         float64
+	// Steps: where the push went, from the probe's history.
+	Steps []breakdownStep
 }
 
 func (pushProbeText) textFile() string { return "onboard_push" }

@@ -1,9 +1,17 @@
 package bench
 
 import (
+	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+
+	"github.com/ferry-gitops/ferry/contract"
 )
 
 func TestPushProbeFigureIsBesideTheIdleStack(t *testing.T) {
@@ -21,4 +29,56 @@ func TestPushProbeFigureIsBesideTheIdleStack(t *testing.T) {
 	never := (&pushProbe{w: &Worker{}, idle: []float64{0.5}}).figure(100, "")
 	assert.Empty(t, never.Samples)
 	assert.Contains(t, never.What, "Not measured: a tenth of the fleet was never Synced")
+}
+
+// The push's steps are those of its window of the app's history: a step
+// that began before the push counts from the push on, one after the app
+// showed it Synced not at all.
+func TestPushStepsAreThoseOfItsWindow(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	var events []*historypb.HistoryEvent
+	add := eventAdder(t0, &events)
+	add(0, enumspb.EVENT_TYPE_TIMER_STARTED, func(ev *historypb.HistoryEvent) {
+		ev.Attributes = &historypb.HistoryEvent_TimerStartedEventAttributes{TimerStartedEventAttributes: &historypb.TimerStartedEventAttributes{TimerId: "poll"}}
+	})
+	add(9000, enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, nil) // waits across the push at 10 s
+	add(10400, enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED, func(ev *historypb.HistoryEvent) {
+		ev.Attributes = &historypb.HistoryEvent_WorkflowTaskStartedEventAttributes{WorkflowTaskStartedEventAttributes: &historypb.WorkflowTaskStartedEventAttributes{ScheduledEventId: 2}}
+	})
+	add(10500, enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, func(ev *historypb.HistoryEvent) {
+		ev.Attributes = &historypb.HistoryEvent_WorkflowTaskCompletedEventAttributes{WorkflowTaskCompletedEventAttributes: &historypb.WorkflowTaskCompletedEventAttributes{StartedEventId: 3}}
+	})
+	add(10500, enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, func(ev *historypb.HistoryEvent) {
+		ev.Attributes = &historypb.HistoryEvent_ActivityTaskScheduledEventAttributes{ActivityTaskScheduledEventAttributes: &historypb.ActivityTaskScheduledEventAttributes{ActivityType: &commonpb.ActivityType{Name: contract.ActivitySync}}}
+	})
+	add(11500, enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED, func(ev *historypb.HistoryEvent) {
+		ev.Attributes = &historypb.HistoryEvent_ActivityTaskStartedEventAttributes{ActivityTaskStartedEventAttributes: &historypb.ActivityTaskStartedEventAttributes{ScheduledEventId: 5}}
+	})
+	add(12000, enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, func(ev *historypb.HistoryEvent) {
+		ev.Attributes = &historypb.HistoryEvent_ActivityTaskCompletedEventAttributes{ActivityTaskCompletedEventAttributes: &historypb.ActivityTaskCompletedEventAttributes{StartedEventId: 6}}
+	})
+	add(20000, enumspb.EVENT_TYPE_TIMER_FIRED, func(ev *historypb.HistoryEvent) { // after the window
+		ev.Attributes = &historypb.HistoryEvent_TimerFiredEventAttributes{TimerFiredEventAttributes: &historypb.TimerFiredEventAttributes{TimerId: "poll"}}
+	})
+	steps, err := windowSteps(&sliceHistory{events: events}, t0.Add(10*time.Second), t0.Add(12500*time.Millisecond))
+	require.NoError(t, err)
+	assert.Equal(t, []breakdownStep{
+		{Step: string(activityWait(contract.ActivitySync)), Mean: 1, Share: 40},
+		{Step: string(activityRun(contract.ActivitySync)), Mean: 0.5, Share: 20},
+		{Step: string(stepWFTWait), Mean: 0.4, Share: 16},
+		{Step: string(stepWFTRun), Mean: 0.1, Share: 4},
+	}, roundSteps(steps))
+
+	p := &pushProbe{w: &Worker{Webhook: true}, idle: []float64{1}, busy: make(chan probeResult, 1)}
+	p.busy <- probeResult{took: 2.5, steps: steps}
+	assert.Contains(t, p.figure(100, "").What, "Where it went, from the app's history: Sync: waiting for a poller/slot 1.00 s;")
+}
+
+// roundSteps rounds what float arithmetic on durations leaves.
+func roundSteps(steps []breakdownStep) []breakdownStep {
+	for i := range steps {
+		steps[i].Mean = math.Round(steps[i].Mean*1000) / 1000
+		steps[i].Share = math.Round(steps[i].Share*1000) / 1000
+	}
+	return steps
 }
