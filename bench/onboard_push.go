@@ -13,9 +13,14 @@ import (
 // probeIdlePushes is how many pushes time the probe on the idle stack.
 const probeIdlePushes = 3
 
-// pushProbe is one app, synced before a fleet onboards, that gets a push
-// while the fleet onboards: a team's fix during a mass onboarding. Its
-// pushes are timed on the idle stack first, then once in the onboarding.
+// probeTenths are the tenths of the fleet Synced at which the probe pushes
+// during the onboarding, one push at a time: a tenth missed while the push
+// before was under way is skipped.
+var probeTenths = []int{1, 3, 5, 7, 9}
+
+// pushProbe is one app, synced before a fleet onboards, that gets pushes
+// while the fleet onboards: a team's fixes during a mass onboarding. Its
+// pushes are timed on the idle stack first, then in the onboarding.
 type pushProbe struct {
 	e       *Env
 	w       *Worker
@@ -23,9 +28,13 @@ type pushProbe struct {
 	name    string
 	regions []string
 	rev     int
-	// idle are the idle stack's times; busy the onboarding's, once there.
+	// idle are the idle stack's times; busy the onboarding's.
 	idle []float64
-	busy chan probeResult
+	busy []probeResult
+	// next are the tenths still to push at (probeTenths); inflight the
+	// push under way.
+	next     []int
+	inflight chan probeResult
 }
 
 type probeResult struct {
@@ -37,7 +46,7 @@ type probeResult struct {
 // startPushProbe onboards the probe app on the idle stack and times its
 // idle pushes.
 func (e *Env) startPushProbe(ctx context.Context, w *Worker, region string) (*pushProbe, error) {
-	p := &pushProbe{e: e, w: w, name: "onboard-probe", regions: []string{region}}
+	p := &pushProbe{e: e, w: w, name: "onboard-probe", regions: []string{region}, next: probeTenths}
 	var err error
 	if p.repo, err = e.newRepo(ctx, p.name); err != nil {
 		return nil, err
@@ -135,43 +144,87 @@ func windowSteps(it historyIterator, from, to time.Time) ([]breakdownStep, error
 	return breakdownRows(sums, 1, to.Sub(from).Seconds()), nil
 }
 
-// pushDuring pushes once, in the background, when synced of n apps are
-// Synced: at a tenth, so that the fleet's queue is long.
+// pushDuring pushes in the background when synced of n apps are Synced
+// at the next of its tenths, unless a push is under way.
 func (p *pushProbe) pushDuring(ctx context.Context, synced int64, n int) {
-	if p == nil || p.busy != nil || synced < int64(n/10) {
+	if p == nil {
 		return
 	}
-	p.busy = make(chan probeResult, 1)
+	p.collect(false)
+	if !p.due(synced, n) {
+		return
+	}
+	done := make(chan probeResult, 1)
+	p.inflight = done
 	go func() {
 		r := probeResult{}
 		var began time.Time
 		if r.took, began, r.err = p.pushAt(ctx); r.err == nil {
 			r.steps, r.err = p.steps(ctx, began, began.Add(time.Duration(r.took*float64(time.Second))))
 		}
-		p.busy <- r
+		done <- r
 	}()
 }
 
-// figure is the push during the onboarding, beside the idle stack's.
+// due tells whether a push goes now, and takes its tenth and those passed
+// with it off next.
+func (p *pushProbe) due(synced int64, n int) bool {
+	if p.inflight != nil || len(p.next) == 0 || synced < int64(p.next[0]*n/10) {
+		return false
+	}
+	for len(p.next) > 0 && synced >= int64(p.next[0]*n/10) {
+		p.next = p.next[1:]
+	}
+	return true
+}
+
+// collect keeps the result of the push under way once it is done; wait:
+// until it is.
+func (p *pushProbe) collect(wait bool) {
+	if p.inflight == nil {
+		return
+	}
+	if wait {
+		p.busy = append(p.busy, <-p.inflight)
+		p.inflight = nil
+		return
+	}
+	select {
+	case r := <-p.inflight:
+		p.busy, p.inflight = append(p.busy, r), nil
+	default:
+	}
+}
+
+// figure is the pushes during the onboarding, beside the idle stack's.
 func (p *pushProbe) figure(n int, repro string) *Figure {
-	d := pushProbeText{N: n, Idle: Summarize(p.idle), IdlePushes: probeIdlePushes, Mode: "webhook"}
+	p.collect(true)
+	d := pushProbeText{N: n, Idle: Summarize(p.idle), IdlePushes: probeIdlePushes, Mode: "webhook", Tenths: probeTenths}
 	if !p.w.Webhook {
 		d.Mode = "refresh"
 	}
 	f := &Figure{ID: fmt.Sprintf("onboard-%d-push", n), Title: fmt.Sprintf("Onboard %d apps, a push to a synced app meanwhile", n),
 		Unit: "s", Reproduce: repro}
-	var r probeResult
-	if p.busy == nil {
-		r.err = fmt.Errorf("a tenth of the fleet was never Synced")
-	} else {
-		r = <-p.busy
+	sums := map[onboardStep]float64{}
+	var total float64
+	for _, r := range p.busy {
+		if r.err != nil {
+			d.Errs = append(d.Errs, r.err.Error())
+			continue
+		}
+		f.Samples = append(f.Samples, r.took)
+		total += r.took
+		for _, s := range r.steps {
+			sums[onboardStep(s.Step)] += s.Mean
+		}
 	}
-	if r.err != nil {
-		d.Err = r.err.Error()
-	} else {
-		f.Samples = []float64{r.took}
-		d.Ratio = r.took / d.Idle.Median
-		d.Steps = r.steps
+	switch {
+	case len(p.busy) == 0:
+		d.Errs = []string{"a tenth of the fleet was never Synced"}
+	case len(f.Samples) > 0:
+		d.Pushes = len(f.Samples)
+		d.Ratio = Summarize(f.Samples).Median / d.Idle.Median
+		d.Steps = breakdownRows(sums, float64(len(f.Samples)), total)
 	}
 	f.What = say(d, "what")
 	return f
@@ -179,11 +232,14 @@ func (p *pushProbe) figure(n int, repro string) *Figure {
 
 // pushProbeText is the data of text/onboard_push.md.tmpl.
 type pushProbeText struct {
-	N, IdlePushes int
-	Idle          Summary
-	Mode, Err     string
-	Ratio         float64
-	// Steps: where the push went, from the probe's history.
+	N, IdlePushes, Pushes int
+	Tenths                []int
+	Idle                  Summary
+	Mode                  string
+	// Errs are the pushes that failed.
+	Errs  []string
+	Ratio float64
+	// Steps: where a push went, the mean of the pushes' histories.
 	Steps []breakdownStep
 }
 

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -15,20 +16,40 @@ import (
 )
 
 func TestPushProbeFigureIsBesideTheIdleStack(t *testing.T) {
-	p := &pushProbe{w: &Worker{Webhook: true}, idle: []float64{0.4, 0.5, 0.6}}
+	p := &pushProbe{w: &Worker{Webhook: true}, idle: []float64{0.4, 0.5, 0.6}, next: probeTenths}
 	p.pushDuring(t.Context(), 9, 100) // not a tenth yet
-	assert.Nil(t, p.busy)
+	assert.Nil(t, p.inflight)
 
-	p.busy = make(chan probeResult, 1)
-	p.busy <- probeResult{took: 0.75}
+	p.busy = []probeResult{{took: 0.75}, {took: 1.5}, {err: errors.New("timed out")}, {took: 0.25}}
 	f := p.figure(100, "")
-	assert.Equal(t, []float64{0.75}, f.Samples)
-	assert.Contains(t, f.What, "1.50×")
+	assert.Equal(t, []float64{0.75, 1.5, 0.25}, f.Samples)
+	assert.Contains(t, f.What, "when 1, 3, 5, 7, 9 tenths of the 100 new apps")
+	assert.Contains(t, f.What, "The median of 3 over the idle stack's: 1.50×")
+	assert.Contains(t, f.What, "1 not measured; the first: timed out.")
 	assert.Contains(t, f.What, "webhook")
 
 	never := (&pushProbe{w: &Worker{}, idle: []float64{0.5}}).figure(100, "")
 	assert.Empty(t, never.Samples)
-	assert.Contains(t, never.What, "Not measured: a tenth of the fleet was never Synced")
+	assert.Contains(t, never.What, "not measured; the first: a tenth of the fleet was never Synced")
+}
+
+// One push at a time, at each tenth of probeTenths; tenths passed while a
+// push was under way are skipped.
+func TestPushProbePushesAtItsTenths(t *testing.T) {
+	p := &pushProbe{next: probeTenths}
+	assert.False(t, p.due(5, 100))
+	assert.True(t, p.due(12, 100))
+	assert.Equal(t, []int{3, 5, 7, 9}, p.next)
+	assert.True(t, p.due(55, 100)) // 3 and 5 passed during the first push: one push
+	assert.Equal(t, []int{7, 9}, p.next)
+
+	p.inflight = make(chan probeResult, 1)
+	p.pushDuring(t.Context(), 95, 100) // under way: no second push
+	assert.Equal(t, []int{7, 9}, p.next)
+	p.inflight <- probeResult{took: 2}
+	p.collect(false)
+	assert.Nil(t, p.inflight)
+	assert.Equal(t, []probeResult{{took: 2}}, p.busy)
 }
 
 // The push's steps are those of its window of the app's history: a step
@@ -69,9 +90,8 @@ func TestPushStepsAreThoseOfItsWindow(t *testing.T) {
 		{Step: string(stepWFTRun), Mean: 0.1, Share: 4},
 	}, roundSteps(steps))
 
-	p := &pushProbe{w: &Worker{Webhook: true}, idle: []float64{1}, busy: make(chan probeResult, 1)}
-	p.busy <- probeResult{took: 2.5, steps: steps}
-	assert.Contains(t, p.figure(100, "").What, "Where it went, from the app's history: Sync: waiting for a poller/slot 1.00 s;")
+	p := &pushProbe{w: &Worker{Webhook: true}, idle: []float64{1}, busy: []probeResult{{took: 2.5, steps: steps}}}
+	assert.Contains(t, p.figure(100, "").What, "Where a push went, the mean of their histories: Sync: waiting for a poller/slot 1.00 s;")
 }
 
 // roundSteps rounds what float arithmetic on durations leaves.
