@@ -228,7 +228,7 @@ func (s *appState) run(ctx workflow.Context) error {
 			poll := workflow.AwaitOptions{Timeout: delay, TimerOptions: workflow.TimerOptions{Summary: summary}}
 			// A straggler's compare that ends wakes the loop: the app
 			// compares and syncs that region.
-			if _, err := workflow.AwaitWithOptions(ctx, poll, func() bool {
+			if _, err := await(ctx, poll, func() bool {
 				return !s.idle() || s.Refresh != nil || s.stragglerAnswered()
 			}); err != nil {
 				return err

@@ -75,7 +75,7 @@ func (s *appState) awaitOnboardTurn(ctx workflow.Context) bool {
 	})
 	wait := workflow.AwaitOptions{Timeout: onboardWait, TimerOptions: workflow.TimerOptions{Summary: timerOnboardTurn}}
 	t.waiting, t.capacity, t.since = true, capacity, workflow.Now(ctx)
-	_, err := workflow.AwaitWithOptions(ctx, wait, func() bool { return admitted || !s.idle() })
+	_, err := await(ctx, wait, func() bool { return admitted || !s.idle() })
 	t.waiting = false
 	if err != nil {
 		return true
