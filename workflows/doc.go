@@ -27,8 +27,11 @@
 //
 // workflow.GetVersion gates everything else: a new or removed activity,
 // timer, child workflow, side effect or search-attribute upsert on a path
-// an existing history can take, a changed order of them, a changed
-// timeout or retry policy of a command that exists. Name the change in a
+// an existing history can take, a changed order of them. (A changed
+// timeout or retry policy of an activity needs none: the SDK matches a
+// scheduled activity to its event by ID and type only, and a replay reads
+// the outcome from the history; activities scheduled after the change get
+// the new options, as the compare's 20 s heartbeat did.) Name the change in a
 // constant (ownershipVersion, versionAppInfo…), branch on the version where
 // the command is issued, and keep the old branch until no history of the
 // old code can be running anywhere (a release note says when it goes).
