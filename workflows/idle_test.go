@@ -182,3 +182,27 @@ func (s *appSuite) TestRepoPolledAppPollsForItsSafetyCompareOnly() {
 	s.idleRun(p, 100*time.Second, nil)
 	s.Greater(len(p.at), 5, "an app that polls more often than the worker polls its repository polls on its own interval")
 }
+
+// TestAWokenPollCancelsItsTimer: a refresh wakes the app before its poll
+// timer fires, and the timer is cancelled then, not left to fire later
+// into a workflow task of its own (changeCancelAwaitTimers).
+func (s *appSuite) TestAWokenPollCancelsItsTimer() {
+	start := s.env.Now()
+	refresh := 30 * time.Second
+	// The timer running at the refresh, its due time, and what became of it.
+	var pending string
+	var due time.Duration
+	ends := map[string]string{}
+	s.env.SetOnTimerScheduledListener(func(id string, d time.Duration) {
+		if at := s.env.Now().Sub(start); at < refresh && at+d > refresh {
+			pending, due = id, at+d
+		}
+	})
+	s.env.SetOnTimerFiredListener(func(id string) { ends[id] = "fired" })
+	s.env.SetOnTimerCanceledListener(func(id string) { ends[id] = "cancelled at " + s.env.Now().Sub(start).String() })
+	s.idleRun(&pollLog{workers: "w1"}, 100*time.Second, map[time.Duration]func(){
+		refresh: func() { s.env.SignalWorkflow(contract.SignalRefresh, contract.RefreshRequest{}) },
+	})
+	s.Require().NotEmpty(pending, "a poll timer running at the refresh")
+	s.Equal("cancelled at 30s", ends[pending], "the poll timer due at %s", due)
+}
