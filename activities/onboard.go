@@ -33,5 +33,27 @@ func (o *Onboarding) Want(ctx context.Context, req contract.OnboardRequest) erro
 	if err != nil {
 		return fmt.Errorf("onboarding gate: queue app %s: %w", req.App, err)
 	}
+	if req.Recheck {
+		return o.progress(ctx)
+	}
+	return nil
+}
+
+// gateStuckAttempts: a gate whose workflow task failed or timed out this
+// many times in a row lets no app in.
+const gateStuckAttempts = 3
+
+// progress fails when the gate makes no progress: its workflow task keeps
+// failing (a panic, a nondeterministic change). Temporal's history service
+// answers this, not the gate's worker.
+func (o *Onboarding) progress(ctx context.Context) error {
+	d, err := o.Client.DescribeWorkflowExecution(ctx, contract.OnboardGateID, "")
+	if err != nil {
+		return fmt.Errorf("onboarding gate: describe: %w", err)
+	}
+	if a := d.GetPendingWorkflowTask().GetAttempt(); a >= gateStuckAttempts {
+		return temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("onboarding gate: its workflow task is on attempt %d: it lets no app in", a), "GateStuck", nil)
+	}
 	return nil
 }

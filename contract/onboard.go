@@ -28,9 +28,12 @@ const (
 // OnboardRequest names the app that wants or frees a place, by its
 // workflow ID; Capacity is the asking worker's --onboard-concurrency, the
 // number of apps the gate lets onboard at once (the last asker's wins).
+// Recheck: the app waited the longest it waits for a turn, and asks
+// again; ActivityOnboardWant fails when the gate makes no progress.
 type OnboardRequest struct {
 	App      string `json:"app"`
 	Capacity int    `json:"capacity,omitempty"`
+	Recheck  bool   `json:"recheck,omitempty"`
 }
 
 // OnboardGateState is the gate's input: its state carried across

@@ -26,11 +26,16 @@ type appSuite struct {
 	testsuite.WorkflowTestSuite
 	env *testsuite.TestWorkflowEnvironment
 	wf  *Workflows
+	// gateStuck: the onboarding gate makes no progress (onboardGated).
+	gateStuck bool
 }
 
 func TestApplication(t *testing.T) { suite.Run(t, new(appSuite)) }
 
-func (s *appSuite) SetupTest() { s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1")}) }
+func (s *appSuite) SetupTest() {
+	s.gateStuck = false
+	s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1")})
+}
 
 func ptr[T any](v T) *T { return &v }
 

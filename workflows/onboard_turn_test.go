@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/ferry-gitops/ferry/contract"
@@ -16,12 +17,19 @@ import (
 
 // onboardGated sets up a new automated app on a worker bounding onboarding:
 // its asks of the gate, its resolves and its done signals are counted.
+// A recheck (an ask after a wait that ended without a turn) fails while
+// s.gateStuck.
 func (s *appSuite) onboardGated() (wants, resolves, dones *atomic.Int32) {
 	s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1"), OnboardConcurrency: 4})
 	wants, resolves, dones = &atomic.Int32{}, &atomic.Int32{}, &atomic.Int32{}
 	s.env.RegisterActivityWithOptions(func(_ context.Context, in contract.OnboardRequest) error {
+		recheck := in.Recheck
+		in.Recheck = false
 		s.Equal(contract.OnboardRequest{App: "default-test-workflow-id", Capacity: 4}, in)
 		wants.Add(1)
+		if recheck && s.gateStuck {
+			return temporal.NewNonRetryableApplicationError("its workflow task is on attempt 3", "GateStuck", nil)
+		}
 		return nil
 	}, activity.RegisterOptions{Name: contract.ActivityOnboardWant})
 	// The first render of a new app is a local activity; its resolve (a
@@ -92,15 +100,39 @@ func (s *appSuite) TestAUsersSyncDoesNotWaitForTheTurn() {
 }
 
 // TestAGateThatDoesNotAnswerSlowsOnboardingDown: a turn that never comes
-// ends after onboardWait, and the app onboards then.
+// ends after onboardWait, and when the gate makes no progress the app
+// onboards then.
 func (s *appSuite) TestAGateThatDoesNotAnswerSlowsOnboardingDown() {
 	_, resolves, dones := s.onboardGated()
+	s.gateStuck = true
 	s.env.RegisterDelayedCallback(func() { s.Zero(resolves.Load()) }, onboardWait-time.Minute)
 	s.env.RegisterDelayedCallback(func() {
 		s.Equal(app.SyncStatusSynced, s.query().Status.Sync.Status)
 		s.Equal(int32(1), dones.Load(), "left the queue")
 	}, onboardWait+time.Minute)
 	s.deleteAt(onboardWait+2*time.Minute, false)
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
+	s.NoError(s.env.GetWorkflowError())
+}
+
+// TestAQueueLongerThanTheWaitKeepsTheAppInIt: a wait that ends while the
+// gate makes progress (a long queue, not a broken gate) asks again and
+// waits once more; the app onboards in its turn.
+func (s *appSuite) TestAQueueLongerThanTheWaitKeepsTheAppInIt() {
+	wants, resolves, dones := s.onboardGated()
+	turn := onboardWait + 15*time.Minute
+	s.env.RegisterDelayedCallback(func() {
+		s.Zero(resolves.Load(), "still waiting for its turn")
+		s.Equal(int32(2), wants.Load(), "asked, then asked again when the wait ended")
+		s.Zero(dones.Load(), "kept its place")
+		s.Equal(conditionOnboardingQueued, s.query().Status.Conditions[0].Type)
+		s.env.SignalWorkflow(contract.SignalOnboardGo, nil)
+	}, turn)
+	s.env.RegisterDelayedCallback(func() {
+		s.Equal(app.SyncStatusSynced, s.query().Status.Sync.Status, "onboarded in its turn")
+		s.Equal(int32(1), dones.Load(), "done, once")
+	}, turn+time.Minute)
+	s.deleteAt(turn+2*time.Minute, false)
 	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
 	s.NoError(s.env.GetWorkflowError())
 }
