@@ -9,6 +9,10 @@ import "time"
 // SignalOnboardDone once its first reconcile (with its automated sync)
 // ended, or when it no longer waits (a user's sync or a delete went
 // first).
+// DefaultOnboardWait is how long a new app waits for its turn before it
+// asks the gate again (the worker's --onboard-wait).
+const DefaultOnboardWait = 30 * time.Minute
+
 const (
 	// OnboardGateWorkflow is the gate's workflow type; OnboardGateID its ID.
 	OnboardGateWorkflow = "OnboardGate"

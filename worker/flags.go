@@ -66,9 +66,10 @@ type config struct {
 	metricsAddr             string
 	shutdownTimeout         time.Duration
 	maxReconciles           int
-	// onboardConcurrency: how many new apps take their first sync at once
-	// (workflows.Config).
+	// onboardConcurrency: how many new apps take their first sync at once;
+	// onboardWait: how long one waits before it asks again (workflows.Config).
 	onboardConcurrency int
+	onboardWait        time.Duration
 	// fullCompareEvery, fullCompareInterval: how often an idle app compares
 	// anyway (workflows.Config).
 	fullCompareEvery    int
@@ -180,6 +181,8 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 		fmt.Sprintf("after `N` reconciles, or N retries of a running operation, an app workflow continues as new (0: %d); keep it equal on every control worker", contract.DefaultMaxReconciles))
 	fs.IntVar(&c.onboardConcurrency, "onboard-concurrency", defaultOnboardConcurrency,
 		"how many new apps (`N`) take their first sync at once, the others waiting in the order they came (an onboarding gate workflow admits them); 0: no bound; the last control worker to ask sets it")
+	fs.DurationVar(&c.onboardWait, "onboard-wait", contract.DefaultOnboardWait,
+		"a new app waiting for its turn asks the gate again after `DURATION`, and waits once more while the gate makes progress; it onboards at once when the gate does not answer")
 	fs.IntVar(&c.fullCompareEvery, "full-compare-every", contract.DefaultFullCompareEvery,
 		"an idle app whose regions' live caches saw no change leaves its polls' compares out, but compares every `N`th poll anyway (1: every poll); keep it equal on every control worker")
 	fs.DurationVar(&c.fullCompareInterval, "full-compare-interval", contract.DefaultFullCompareInterval,
@@ -253,6 +256,9 @@ func (c *config) check() error {
 	}
 	if c.onboardConcurrency < 0 {
 		errs = append(errs, fmt.Errorf("--onboard-concurrency %d: give a number of apps, or 0 for no bound", c.onboardConcurrency))
+	}
+	if c.onboardWait <= 0 {
+		errs = append(errs, fmt.Errorf("--onboard-wait %s: give a positive duration", c.onboardWait))
 	}
 	if c.fullCompareEvery < 1 {
 		errs = append(errs, fmt.Errorf("--full-compare-every %d: give 1 (compare every poll) or more", c.fullCompareEvery))

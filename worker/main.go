@@ -148,7 +148,8 @@ func run(ctx context.Context, cfg *config) error {
 		w := worker.New(c, contract.TaskQueue, opts)
 		wfCfg := workflows.Config{Regions: cfg.regionsCfg, MaxReconciles: cfg.maxReconciles,
 			FullCompareEvery: cfg.fullCompareEvery, FullCompareInterval: cfg.fullCompareInterval, RepoPollInterval: cfg.repoPollInterval,
-			UIURL: strings.TrimSuffix(cfg.uiURL, "/"), OnboardConcurrency: cfg.onboardConcurrency}
+			UIURL: strings.TrimSuffix(cfg.uiURL, "/"), OnboardConcurrency: cfg.onboardConcurrency,
+			OnboardWait: cfg.onboardWait}
 		if notifications != nil {
 			wfCfg.Notifications = notifications
 		}

@@ -41,6 +41,9 @@ type Config struct {
 	// once (--onboard-concurrency; 0: no bound), through the onboarding
 	// gate (onboard_gate.go). What a run decided is in its history.
 	OnboardConcurrency int
+	// OnboardWait is how long a new app waits for its turn before it asks
+	// the gate again (--onboard-wait; 0: onboardWait).
+	OnboardWait time.Duration
 }
 
 // Workflows are registered on the control queue by the worker.

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -17,13 +18,14 @@ const versionOnboardGate = "onboard-gate"
 
 // onboardWait bounds a new app's wait for its turn: a gate that does not
 // answer slows the onboarding down, never stops it. On the runs with
-// changeOnboardRecheck, a wait that ends asks the gate again
-// (OnboardRequest.Recheck), and the app waits once more while the gate
-// makes progress: a queue longer than the wait is not a gate that does not
-// answer. (Before, every app still queued after 30 minutes of a mass
-// onboarding left the queue at once: at 5,000 apps on two cores, about
-// 2,000 of them, and the onboarding rate fell by half.)
-const onboardWait = 30 * time.Minute
+// changeOnboardRecheck, the wait is the worker's --onboard-wait, and one
+// that ends asks the gate again (OnboardRequest.Recheck): the app waits
+// once more while the gate makes progress, since a queue longer than the
+// wait is not a gate that does not answer. (Before, every app still queued
+// after 30 minutes of a mass onboarding left the queue at once: at 5,000
+// apps on two cores, about 2,000 of them, and the onboarding rate fell by
+// half.)
+const onboardWait = contract.DefaultOnboardWait
 
 const changeOnboardRecheck = "onboard-recheck"
 
@@ -82,6 +84,12 @@ func (s *appState) awaitOnboardTurn(ctx workflow.Context) bool {
 		admitted = true
 	})
 	wait := workflow.AwaitOptions{Timeout: onboardWait, TimerOptions: workflow.TimerOptions{Summary: timerOnboardTurn}}
+	recheck := changeVersion(ctx, changeOnboardRecheck) != workflow.DefaultVersion
+	if recheck {
+		if err := workflow.SideEffect(ctx, func(workflow.Context) any { return cmp.Or(s.cfg.OnboardWait, onboardWait) }).Get(&wait.Timeout); err != nil {
+			return true
+		}
+	}
 	t.waiting, t.capacity, t.since = true, capacity, workflow.Now(ctx)
 	defer func() { t.waiting = false }()
 	for {
@@ -91,7 +99,7 @@ func (s *appState) awaitOnboardTurn(ctx workflow.Context) bool {
 		if admitted {
 			return true
 		}
-		if !s.idle() || !s.gateAnswers(ctx, lctx, want) {
+		if !recheck || !s.idle() || !gateAnswers(ctx, lctx, want) {
 			s.onboardDone(ctx) // the queue is left
 			return s.idle()    // waited out: onboard now
 		}
@@ -99,12 +107,8 @@ func (s *appState) awaitOnboardTurn(ctx workflow.Context) bool {
 }
 
 // gateAnswers asks the gate again after a wait that ended without a turn:
-// true when it makes progress (the app keeps or gets back its place), on
-// the runs with changeOnboardRecheck.
-func (s *appState) gateAnswers(ctx, lctx workflow.Context, want contract.OnboardRequest) bool {
-	if changeVersion(ctx, changeOnboardRecheck) == workflow.DefaultVersion {
-		return false
-	}
+// true when it makes progress (the app keeps or gets back its place).
+func gateAnswers(ctx, lctx workflow.Context, want contract.OnboardRequest) bool {
 	want.Recheck = true
 	if err := workflow.ExecuteLocalActivity(lctx, contract.ActivityOnboardWant, want).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("onboarding gate: no progress; onboarding now", "error", err)
