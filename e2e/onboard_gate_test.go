@@ -34,6 +34,20 @@ type onboardTurn struct {
 	came, end time.Time
 }
 
+// asks counts an app's asks of the gate: the OnboardWant local activities
+// of its history.
+func asks(t *testing.T, c client.Client, name string) int {
+	t.Helper()
+	n := 0
+	for _, ev := range events(t, c, name) {
+		if m := ev.GetMarkerRecordedEventAttributes(); m.GetMarkerName() == "LocalActivity" &&
+			strings.Contains(string(m.GetDetails()["data"].GetPayloads()[0].GetData()), `"`+contract.ActivityOnboardWant+`"`) {
+			n++
+		}
+	}
+	return n
+}
+
 // turnOf reads an app's turn from its history.
 func turnOf(t *testing.T, c client.Client, name string) onboardTurn {
 	t.Helper()
@@ -58,9 +72,10 @@ func turnOf(t *testing.T, c client.Client, name string) onboardTurn {
 // TestNewAppsTakeTurnsToOnboard: with --onboard-concurrency 1, three new
 // automated apps applied at once each wait for their turn: their first
 // syncs never overlap, every app ends Synced and Healthy, and the gate
-// ends empty.
+// ends empty. With --onboard-wait 200ms, the last app's wait ends before its
+// turn: it asks again and keeps its place.
 func TestNewAppsTakeTurnsToOnboard(t *testing.T) {
-	startWorker(t, "--onboard-concurrency", "1")
+	startWorker(t, "--onboard-concurrency", "1", "--onboard-wait", "200ms")
 	c := temporalClient(t)
 	// A place another test's app left (killed in its first sync) frees
 	// itself within the gate's lease.
@@ -99,6 +114,8 @@ func TestNewAppsTakeTurnsToOnboard(t *testing.T) {
 		require.False(t, turns[i].came.Before(turns[i-1].end),
 			"one app at a time: %s's turn came at %s, before %s was done at %s", turns[i].app, turns[i].came, turns[i-1].app, turns[i-1].end)
 	}
+	last := turns[len(turns)-1]
+	require.GreaterOrEqual(t, asks(t, c, last.app), 2, "%s waited longer than --onboard-wait and asked again", last.app)
 	eventually(t, time.Minute, "the gate empty again", func() (bool, string) {
 		v, ok := gateView(t, c)
 		return ok && v == contract.OnboardGateView{Capacity: 1}, fmt.Sprint(v)
