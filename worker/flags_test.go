@@ -41,6 +41,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "relative ui url", args: []string{"--control", "--ui-url", "ferry.example.com"},
 			wantErr: `--ui-url "ferry.example.com": give ferry-server's absolute address, such as https://ferry.example.com`},
 		{name: "negative max reconciles", args: []string{"--control", "--max-reconciles", "-1"}, wantErr: "--max-reconciles -1: give a positive number"},
+		{name: "no onboard wait", args: []string{"--control", "--onboard-wait", "0s"}, wantErr: "--onboard-wait 0s: give a positive duration"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
