@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/render"
 )
 
 // TestCloseLeavesNoProcess closes a Renderer whose pool holds a started
@@ -173,6 +177,84 @@ func TestAnswerLineEndsTheRun(t *testing.T) {
 		sb.Destroy()
 		if sb.Alive() {
 			t.Error("the command runs after Destroy")
+		}
+	})
+}
+
+// reaperEnv makes the test binary run TestCloseEndsTheRendersUnderWay as
+// a worker runs, the reaper of its sandboxes' orphans (AdoptOrphans), in a
+// process of its own: the package's other tests do not inherit that.
+const reaperEnv = "FERRY_SANDBOX_REAPER"
+
+// TestCloseEndsTheRendersUnderWay closes a Renderer while a render runs in
+// its pooled sandbox, as a worker stops with an activity that outlived its
+// stop timeout, then ends the orphans as the worker does: the render ends
+// with ErrClosed, Close returns after it, and no process the render
+// started is left, not even a dead one waiting to be reaped (the worker's
+// exit would leave it to the host's init, which hack/run.sh's teardown
+// found).
+func TestCloseEndsTheRendersUnderWay(t *testing.T) {
+	if os.Getenv(reaperEnv) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCloseEndsTheRendersUnderWay$", "-test.v")
+		cmd.Env = append(os.Environ(), reaperEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		t.Logf("%s", out)
+		return
+	}
+	forEachSandbox(t, func(t *testing.T, r Runner) {
+		orphans, err := AdoptOrphans(time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer orphans.Close(30 * time.Second)
+		before := descendants()
+		sr := tmpPluginRenderer(t, r, 1, 5*time.Minute)
+		p := waitFull(t, sr)
+		slow := tmpRepo(t, "app/sleep.cm")
+		rendered := make(chan error, 1)
+		go func() {
+			_, err := sr.Render(context.Background(), slow, app.Source{Path: "app"}, render.Options{AppName: "slow"})
+			rendered <- err
+		}()
+		for deadline := time.Now().Add(time.Minute); p.warm.Load() == 0; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the render did not take the pool's sandbox within a minute")
+			}
+		}
+		var started []hostProcess
+		for pid, p := range descendants() {
+			if _, ok := before[pid]; !ok {
+				started = append(started, p)
+			}
+		}
+		if err := sr.Close(); err != nil {
+			t.Fatal(err)
+		}
+		orphans.Close(30 * time.Second)
+		select {
+		case err := <-rendered:
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("the render under way ended with %v, want ErrClosed", err)
+			}
+		default:
+			t.Fatal("Close returned while a render was under way")
+		}
+		var left []string
+		for _, p := range started {
+			if now, ok := readHostProcess(p.pid); ok && now.start == p.start {
+				left = append(left, fmt.Sprintf("%d %s (%s, parent %d)", p.pid, p.comm, now.state, now.ppid))
+			}
+		}
+		for pid, p := range descendants() {
+			if old, ok := before[pid]; !ok || old.start != p.start {
+				left = append(left, fmt.Sprintf("%d %s (%s, started since)", p.pid, p.comm, p.state))
+			}
+		}
+		if len(left) > 0 {
+			t.Errorf("processes of the render left after Close: %v", left)
 		}
 	})
 }

@@ -247,8 +247,9 @@ func waitDestroyed(t *testing.T, sr *Renderer, r Runner) {
 }
 
 // TestPoolCloseDestroysAll: closing a Renderer leaves nothing of its pool:
-// no process, no gVisor container, no slot; it still renders afterwards,
-// in a sandbox started for the render.
+// no process, no gVisor container, no slot; a render afterwards fails with
+// ErrClosed and starts nothing (a worker that stops must not leave one
+// running: TestCloseEndsTheRendersUnderWay).
 func TestPoolCloseDestroysAll(t *testing.T) {
 	forEachSandbox(t, func(t *testing.T, r Runner) {
 		sr := pooledRenderer(t, r, 2)
@@ -266,8 +267,11 @@ func TestPoolCloseDestroysAll(t *testing.T) {
 			t.Errorf("%d sandboxes in the pool after Close", p.idle())
 		}
 		waitDestroyed(t, sr, r)
-		if _, err := sr.Render(context.Background(), corpusRoot(t), app.Source{Path: "guestbook"}, render.Options{AppName: "g"}); err != nil {
-			t.Fatalf("a render after Close: %v", err)
+		if _, err := sr.Render(context.Background(), corpusRoot(t), app.Source{Path: "guestbook"}, render.Options{AppName: "g"}); !errors.Is(err, ErrClosed) {
+			t.Fatalf("a render after Close gave %v, want ErrClosed", err)
+		}
+		if n := children(t); n != 0 {
+			t.Errorf("%d processes under the test after a render after Close", n)
 		}
 	})
 }

@@ -95,6 +95,7 @@ type Renderer struct {
 	pool     *pool[*slot]
 	shares   sharing
 	destroys sync.WaitGroup // of the sandboxes started for one render
+	renders  renders        // under way, which Close ends
 }
 
 // Version is Settings' Version: the sandbox does not change the output.
@@ -114,7 +115,15 @@ func (r *Renderer) SourceType(root string, src app.Source) (string, error) {
 // (render.Renderer.MaskError), for what the sandbox adds (its error
 // output, a crashed renderer's last lines).
 func (r *Renderer) Render(ctx context.Context, root string, src app.Source, opts render.Options) (*render.Result, error) {
+	ctx, end, err := r.renders.begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", displayAppPath(src.Path), err)
+	}
+	defer end()
 	res, err := r.render(ctx, root, src, opts)
+	if err != nil && errors.Is(context.Cause(ctx), ErrClosed) {
+		return nil, fmt.Errorf("render %s: %w", displayAppPath(src.Path), ErrClosed)
+	}
 	if err != nil {
 		return nil, r.settings().MaskError(root, src, opts, err)
 	}
@@ -260,6 +269,11 @@ func remoteMounts(opts render.Options) ([]Mount, render.Options) {
 // Probe runs an empty request through a sandbox: an error says the
 // sandbox does not work on this machine, and why.
 func (r *Renderer) Probe(ctx context.Context) error {
+	ctx, end, err := r.renders.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
 	body, _ := json.Marshal(request{Root: CheckoutDir, Probe: true})
 	res, err := r.run(ctx, &checkoutInput{data: append(body, '\n')}, r.Limits.withDefaults())
 	if err != nil {

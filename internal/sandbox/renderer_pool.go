@@ -32,23 +32,6 @@ func (s *slot) Destroy() {
 // too. Close ends it.
 func (r *Renderer) Warm() { r.warmPool() }
 
-// Close destroys r's pooled sandboxes and stops their refill, then
-// releases r.State; renders after Close start a sandbox each.
-func (r *Renderer) Close() error {
-	r.mu.Lock()
-	p := r.pool
-	r.mu.Unlock()
-	if p != nil {
-		p.close()
-	}
-	r.closeShared()
-	r.destroys.Wait()
-	if r.State != nil {
-		return r.State.Close()
-	}
-	return nil
-}
-
 // warmPool is r's pool, started on first use; nil when r keeps none.
 func (r *Renderer) warmPool() *pool[*slot] {
 	starter, ok := r.Runner.(Starter)
