@@ -72,7 +72,7 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 		if now, ok := readHostProcess(p.pid); ok && now.start == p.start {
 			left = append(left, fmt.Sprintf("%d %s (%s)", p.pid, p.comm, now.state))
 		}
-		if p.pgid != syscall.Getpgrp() { // runsc run's is the test's
+		if p.pgid != syscall.Getpgrp() { // TestCloseEndsTheRendersUnderWay checks that none is the test's
 			groups[p.pgid] = true
 		}
 	}
@@ -192,7 +192,7 @@ const reaperEnv = "FERRY_SANDBOX_REAPER"
 // with ErrClosed, Close returns after it, and no process the render
 // started is left, not even a dead one waiting to be reaped (the worker's
 // exit would leave it to the host's init, which hack/run.sh's teardown
-// found).
+// found). None of them was in the renderer's process group.
 func TestCloseEndsTheRendersUnderWay(t *testing.T) {
 	if os.Getenv(reaperEnv) == "" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCloseEndsTheRendersUnderWay$", "-test.v")
@@ -226,8 +226,14 @@ func TestCloseEndsTheRendersUnderWay(t *testing.T) {
 		}
 		var started []hostProcess
 		for pid, p := range descendants() {
-			if _, ok := before[pid]; !ok {
-				started = append(started, p)
+			if _, ok := before[pid]; ok {
+				continue
+			}
+			started = append(started, p)
+			if p.pgid == syscall.Getpgrp() {
+				// A signal to the worker's group (Ctrl-C in its terminal)
+				// would reach it, before the worker can end it in order.
+				t.Errorf("%d %s runs in the renderer's process group", p.pid, p.comm)
 			}
 		}
 		if err := sr.Close(); err != nil {

@@ -176,6 +176,7 @@ func (g *gvisor) stop(id string) func(*exec.Cmd) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, g.runsc, g.args("kill", id, "KILL")...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as launch's
 		cmd.Env = runscEnv
 		_ = cmd.Run()
 		return nil
@@ -201,6 +202,7 @@ func (g *gvisor) cleanup(id, bundle string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, g.runsc, g.args("delete", "--force", id)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as launch's
 	cmd.Env = runscEnv
 	_ = cmd.Run() // a container that exited is gone already
 	_ = os.RemoveAll(bundle)

@@ -71,7 +71,8 @@ type started struct {
 }
 
 // launch starts name args with stdin a pipe and stdout and stderr bounded
-// by l; a worker that dies takes the command with it (Pdeathsig). stop,
+// by l, in a process group of its own; a worker that dies takes the
+// command with it (Pdeathsig). stop,
 // when not nil, ends the command when the sandbox is to end (a timeout,
 // Destroy) instead of SIGKILL, which follows if the command has not
 // exited within its WaitDelay. prepare, when not nil, adds to the
@@ -84,7 +85,11 @@ func launch(name string, args, env []string, spec Spec, l Limits, result func(*R
 	if stop != nil {
 		cmd.Cancel = func() error { return stop(cmd) }
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// A signal to the worker's process group (Ctrl-C in its terminal) is
+	// the worker's to act on: runsc run, caught by one while it started a
+	// sandbox, died with a child that had not yet left the group, which
+	// then had no parent to reap it but the host's init.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	cmd.Env = env
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
