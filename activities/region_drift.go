@@ -41,6 +41,17 @@ const (
 	healthDelay = 50 * time.Millisecond
 	// driftKeys bounds the resources one signal names.
 	driftKeys = 20
+	// driftInFlight bounds the signals a region worker sends at once. When
+	// the region's API server stops answering, or answers again, every app
+	// the worker served is signalled (region_reachability.go): at 3,000
+	// apps on a loaded Temporal, all at once, they timed out together and
+	// were all sent again every driftCooldown, and the onboarding under way
+	// stalled behind them for minutes. Queued instead, an app's drifts that
+	// come meanwhile go out in its one signal.
+	driftInFlight = 8
+	// driftRetryMax bounds the wait before a failed signal is sent again:
+	// driftCooldown after the first failure, twice as long after each next.
+	driftRetryMax = 2 * time.Minute
 )
 
 // driftSignals debounces drift into refresh signals, per app.
@@ -51,6 +62,8 @@ type driftSignals struct {
 	apps   map[string]bool // the apps this worker has served
 	queued map[string]*contract.Drift
 	sent   map[string]time.Time
+	failed map[string]int // the signals to an app that failed in a row
+	slots  chan struct{}  // the signals under way, at most driftInFlight
 }
 
 // watch turns the live cache on (once), remembers appName as one whose
@@ -59,6 +72,7 @@ func (r *Region) watch(ctx context.Context, appName string) {
 	d := &r.drift
 	d.once.Do(func() {
 		d.apps, d.queued, d.sent = map[string]bool{}, map[string]*contract.Drift{}, map[string]time.Time{}
+		d.failed, d.slots = map[string]int{}, make(chan struct{}, driftInFlight)
 		if !r.DisableLiveCache && !r.Cluster.LiveCacheEnabled() {
 			life := r.Lifetime
 			if life == nil {
@@ -109,9 +123,12 @@ func (r *Region) onDrift(ev kube.Drift) {
 	}
 }
 
-// flushDrift sends an app's queued drift.
+// flushDrift sends an app's queued drift, once a slot is free (the drift
+// that comes meanwhile joins it).
 func (r *Region) flushDrift(appName string) {
 	d := &r.drift
+	d.slots <- struct{}{}
+	defer func() { <-d.slots }()
 	d.mu.Lock()
 	q := d.queued[appName]
 	delete(d.queued, appName)
@@ -129,17 +146,35 @@ func (r *Region) flushDrift(appName string) {
 	var notFound *serviceerror.NotFound
 	switch {
 	case err == nil:
+		d.mu.Lock()
+		delete(d.failed, appName)
+		d.mu.Unlock()
 		slog.Info("drift: signalled the app", "app", appName, "region", r.Name, "resources", len(q.Resources)+q.More, "by", q.By)
 	case errors.As(err, &notFound):
 		d.mu.Lock()
 		delete(d.apps, appName) // the app is gone
+		delete(d.failed, appName)
 		d.mu.Unlock()
 	default:
 		// An idle app may skip its polls' compares while this worker watches
 		// it: the signal must get through, so it is sent again.
-		slog.Warn("drift: signal failed; sending it again", "app", appName, "region", r.Name, "error", err, "in", driftCooldown)
-		r.requeueDrift(appName, q)
+		d.mu.Lock()
+		d.failed[appName]++
+		wait := retryWait(d.failed[appName])
+		d.mu.Unlock()
+		slog.Warn("drift: signal failed; sending it again", "app", appName, "region", r.Name, "error", err, "in", wait)
+		r.requeueDrift(appName, q, wait)
 	}
+}
+
+// retryWait is the wait before a signal that failed n times in a row is
+// sent again.
+func retryWait(n int) time.Duration {
+	wait := driftCooldown
+	for i := 1; i < n && wait < driftRetryMax; i++ {
+		wait *= 2
+	}
+	return min(wait, driftRetryMax)
 }
 
 // healthOnly tells whether a drift is a change of health alone.
@@ -148,8 +183,8 @@ func healthOnly(by []string) bool {
 }
 
 // requeueDrift puts a drift whose signal failed back in the queue, merged
-// with what came since, to be sent after driftCooldown.
-func (r *Region) requeueDrift(appName string, q *contract.Drift) {
+// with what came since, to be sent after wait.
+func (r *Region) requeueDrift(appName string, q *contract.Drift, wait time.Duration) {
 	d := &r.drift
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -170,5 +205,5 @@ func (r *Region) requeueDrift(appName string, q *contract.Drift) {
 		return
 	}
 	d.queued[appName] = q
-	time.AfterFunc(driftCooldown, func() { r.flushDrift(appName) })
+	time.AfterFunc(wait, func() { r.flushDrift(appName) })
 }

@@ -2,7 +2,11 @@ package activities
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,4 +96,66 @@ func TestHealthDriftIsNotHeldBack(t *testing.T) {
 	r.onDrift(kube.Drift{App: "shop", Key: a, By: []string{"hpa"}})
 	time.Sleep(2 * driftDelay)
 	assert.Equal(t, 3, sig.count(), "an edit still waits out the cooldown of the edit before")
+}
+
+// gated is a Temporal client whose refresh signals wait for release; it
+// counts the most that were under way at once.
+type gated struct {
+	signalled
+	release        chan struct{}
+	inflight, most atomic.Int32
+}
+
+func (g *gated) SignalWorkflow(ctx context.Context, workflowID, runID, name string, arg any) error {
+	n := g.inflight.Add(1)
+	defer g.inflight.Add(-1)
+	for m := g.most.Load(); n > m && !g.most.CompareAndSwap(m, n); m = g.most.Load() {
+	}
+	<-g.release
+	return g.signalled.SignalWorkflow(ctx, workflowID, runID, name, arg)
+}
+
+// TestAReachabilityChangeIsSignalledAFewAtATime: when the region's API
+// server stops answering and then answers again, every app the worker
+// served is signalled, at most driftInFlight at a time, and an app whose
+// signal had not gone out yet gets one signal saying both.
+func TestAReachabilityChangeIsSignalledAFewAtATime(t *testing.T) {
+	const apps = 50
+	r := &Region{Name: testRegion, DisableLiveCache: true}
+	for i := range apps {
+		r.watch(context.Background(), fmt.Sprintf("app-%d", i))
+	}
+	sig := &gated{release: make(chan struct{})}
+	r.drift.client = sig
+
+	r.onReachability(kube.Reachability{Err: errors.New("silent")})
+	require.Eventually(t, func() bool { return sig.inflight.Load() == driftInFlight }, 5*time.Second, 10*time.Millisecond)
+	r.onReachability(kube.Reachability{Reachable: true})
+	close(sig.release)
+	// The first driftInFlight apps said unreachable alone; they say
+	// reachable after the cooldown.
+	require.Eventually(t, func() bool { return sig.count() == apps+driftInFlight }, 3*driftCooldown, 20*time.Millisecond)
+	time.Sleep(2 * driftDelay)
+	assert.Equal(t, apps+driftInFlight, sig.count(), "no app is signalled more")
+	assert.LessOrEqual(t, sig.most.Load(), int32(driftInFlight))
+	both := 0
+	sig.mu.Lock()
+	for _, req := range sig.sent {
+		if slices.Equal(req.Drift.By, []string{driftUnreachable, driftReachable}) {
+			both++
+		}
+	}
+	sig.mu.Unlock()
+	assert.Equal(t, apps-driftInFlight, both, "apps signalled once for both changes")
+}
+
+// TestAFailedSignalWaitsLongerEachTime: a signal that failed is sent again
+// after the cooldown, then after twice as long each time, up to
+// driftRetryMax.
+func TestAFailedSignalWaitsLongerEachTime(t *testing.T) {
+	assert.Equal(t, driftCooldown, retryWait(1))
+	assert.Equal(t, 2*driftCooldown, retryWait(2))
+	assert.Equal(t, 4*driftCooldown, retryWait(3))
+	assert.Equal(t, driftRetryMax, retryWait(10))
+	assert.Equal(t, driftRetryMax, retryWait(1000))
 }
