@@ -11,7 +11,7 @@ import (
 // Close ends such renders and waits for them, and for every sandbox they
 // started: a worker exits with no runsc or bwrap command of its own left,
 // since one left would end after it, a zombie for the host's init to reap
-// (hack/run.sh's teardown found one).
+// (hack/run.sh's teardown checks that none is left).
 
 // ErrClosed is the error of a render that Close ended or that came after
 // it: another worker renders on the activity's retry.
