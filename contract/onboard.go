@@ -9,8 +9,9 @@ import "time"
 // SignalOnboardDone once its first reconcile (with its automated sync)
 // ended, or when it no longer waits (a user's sync or a delete went
 // first).
-// DefaultOnboardWait is how long a new app waits for its turn before it
-// asks the gate again (the worker's --onboard-wait).
+// DefaultOnboardWait is how long a new app waits for its turn, at least,
+// before it asks the gate again (the worker's --onboard-wait; each app
+// waits up to half as long again, spread by its name).
 const DefaultOnboardWait = 30 * time.Minute
 
 const (

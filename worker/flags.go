@@ -182,7 +182,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.IntVar(&c.onboardConcurrency, "onboard-concurrency", defaultOnboardConcurrency,
 		"how many new apps (`N`) take their first sync at once, the others waiting in the order they came (an onboarding gate workflow admits them); 0: no bound; the last control worker to ask sets it")
 	fs.DurationVar(&c.onboardWait, "onboard-wait", contract.DefaultOnboardWait,
-		"a new app waiting for its turn asks the gate again after `DURATION`, and waits once more while the gate makes progress; it onboards at once when the gate does not answer")
+		"a new app waiting for its turn asks the gate again after `DURATION` and up to half as long again (spread by the app's name, so that apps applied together do not ask together), and waits once more while the gate makes progress; it onboards at once when the gate does not answer")
 	fs.IntVar(&c.fullCompareEvery, "full-compare-every", contract.DefaultFullCompareEvery,
 		"an idle app whose regions' live caches saw no change leaves its polls' compares out, but compares every `N`th poll anyway (1: every poll); keep it equal on every control worker")
 	fs.DurationVar(&c.fullCompareInterval, "full-compare-interval", contract.DefaultFullCompareInterval,

@@ -29,6 +29,18 @@ const onboardWait = contract.DefaultOnboardWait
 
 const changeOnboardRecheck = "onboard-recheck"
 
+// spreadWait is a new app's wait for its turn on the runs with
+// changeOnboardRecheck: wait, and up to half as long again, drawn from the
+// app's name (app.Jitter). The apps of a mass onboarding, applied within a
+// minute or two, would otherwise end their waits in the same minute and
+// ask the gate again together: at 5,000 apps on two cores about 2,000 did,
+// and on the starved machine the region's readiness probe timed out
+// (bench/README.md, "A third run"). The SideEffect that reads it records
+// it, so a run replays with the wait it had.
+func spreadWait(name string, wait time.Duration) time.Duration {
+	return wait + app.Jitter(name, 5*wait)
+}
+
 // onboardTurn is a new app's place at the gate.
 type onboardTurn struct {
 	// asked: decided for this run (whether to ask, and asked if so);
@@ -86,7 +98,8 @@ func (s *appState) awaitOnboardTurn(ctx workflow.Context) bool {
 	wait := workflow.AwaitOptions{Timeout: onboardWait, TimerOptions: workflow.TimerOptions{Summary: timerOnboardTurn}}
 	recheck := changeVersion(ctx, changeOnboardRecheck) != workflow.DefaultVersion
 	if recheck {
-		if err := workflow.SideEffect(ctx, func(workflow.Context) any { return cmp.Or(s.cfg.OnboardWait, onboardWait) }).Get(&wait.Timeout); err != nil {
+		name := s.app.Metadata.Name
+		if err := workflow.SideEffect(ctx, func(workflow.Context) any { return spreadWait(name, cmp.Or(s.cfg.OnboardWait, onboardWait)) }).Get(&wait.Timeout); err != nil {
 			return true
 		}
 	}

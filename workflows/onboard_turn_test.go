@@ -2,7 +2,9 @@ package workflows
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/stretchr/testify/mock"
@@ -100,17 +102,18 @@ func (s *appSuite) TestAUsersSyncDoesNotWaitForTheTurn() {
 }
 
 // TestAGateThatDoesNotAnswerSlowsOnboardingDown: a turn that never comes
-// ends after onboardWait, and when the gate makes no progress the app
-// onboards then.
+// ends after the app's wait (onboardWait, spread), and when the gate makes
+// no progress the app onboards then.
 func (s *appSuite) TestAGateThatDoesNotAnswerSlowsOnboardingDown() {
 	_, resolves, dones := s.onboardGated()
 	s.gateStuck = true
-	s.env.RegisterDelayedCallback(func() { s.Zero(resolves.Load()) }, onboardWait-time.Minute)
+	wait := spreadWait(testApp(true).Metadata.Name, onboardWait)
+	s.env.RegisterDelayedCallback(func() { s.Zero(resolves.Load()) }, wait-time.Minute)
 	s.env.RegisterDelayedCallback(func() {
 		s.Equal(app.SyncStatusSynced, s.query().Status.Sync.Status)
 		s.Equal(int32(1), dones.Load(), "left the queue")
-	}, onboardWait+time.Minute)
-	s.deleteAt(onboardWait+2*time.Minute, false)
+	}, wait+time.Minute)
+	s.deleteAt(wait+2*time.Minute, false)
 	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
 	s.NoError(s.env.GetWorkflowError())
 }
@@ -120,7 +123,7 @@ func (s *appSuite) TestAGateThatDoesNotAnswerSlowsOnboardingDown() {
 // waits once more; the app onboards in its turn.
 func (s *appSuite) TestAQueueLongerThanTheWaitKeepsTheAppInIt() {
 	wants, resolves, dones := s.onboardGated()
-	turn := onboardWait + 15*time.Minute
+	turn := spreadWait(testApp(true).Metadata.Name, onboardWait) + 15*time.Minute
 	s.env.RegisterDelayedCallback(func() {
 		s.Zero(resolves.Load(), "still waiting for its turn")
 		s.Equal(int32(2), wants.Load(), "asked, then asked again when the wait ended")
@@ -149,4 +152,26 @@ func (s *appSuite) TestADeleteDoesNotWaitForTheTurn() {
 	s.True(s.env.IsWorkflowCompleted(), "deleted without its turn")
 	s.Zero(resolves.Load(), "nothing resolved, rendered or synced")
 	s.Equal(int32(1), wants.Load())
+}
+
+// TestNewAppsEndTheirWaitsApart: the waits of a thousand apps applied
+// together end over a quarter of an hour rather than in one minute, each
+// between onboardWait and half as long again.
+func TestNewAppsEndTheirWaitsApart(t *testing.T) {
+	perMinute := map[time.Duration]int{}
+	for i := range 1000 {
+		w := spreadWait(fmt.Sprintf("app-%d", i), onboardWait)
+		if w < onboardWait || w > onboardWait*3/2 {
+			t.Fatalf("app-%d waits %s, want %s to %s", i, w, onboardWait, onboardWait*3/2)
+		}
+		perMinute[w.Truncate(time.Minute)]++
+	}
+	for minute, n := range perMinute {
+		if n > 100 {
+			t.Errorf("%d of 1,000 apps end their wait in minute %s", n, minute)
+		}
+	}
+	if len(perMinute) < 14 {
+		t.Errorf("the waits end in %d distinct minutes, want the 15 of the spread", len(perMinute))
+	}
 }
