@@ -9,11 +9,6 @@ import "time"
 // SignalOnboardDone once its first reconcile (with its automated sync)
 // ended, or when it no longer waits (a user's sync or a delete went
 // first).
-// DefaultOnboardWait is how long a new app waits for its turn, at least,
-// before it asks the gate again (the worker's --onboard-wait; each app
-// waits up to half as long again, spread by its name).
-const DefaultOnboardWait = 30 * time.Minute
-
 const (
 	// OnboardGateWorkflow is the gate's workflow type; OnboardGateID its ID.
 	OnboardGateWorkflow = "OnboardGate"
@@ -29,6 +24,11 @@ const (
 	// does not run (a local activity of the control worker).
 	ActivityOnboardWant = "OnboardWant"
 )
+
+// DefaultOnboardWait is how long a new app waits for its turn, at least,
+// before it asks the gate again (the worker's --onboard-wait; each app
+// waits up to half as long again, spread by its name).
+const DefaultOnboardWait = 30 * time.Minute
 
 // OnboardRequest names the app that wants or frees a place, by its
 // workflow ID; Capacity is the asking worker's --onboard-concurrency, the
