@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"time"
 
@@ -24,6 +25,11 @@ const (
 	// query runs on (hubQueryTimeout at most) and its answer is kept for
 	// the next look. The stream brings the app's view once it answered.
 	listWait = time.Second
+	// forgetHold is how long the cache remembers that the server changed
+	// an app: longer than any query asked before the change can run
+	// (hubQueryTimeout), so that its late answer is not taken for the
+	// app as it is now.
+	forgetHold = 2 * hubQueryTimeout
 )
 
 // viewCache keeps each app's view as the server last queried it, with the
@@ -36,10 +42,17 @@ const (
 // viewMaxAge: what moves no attribute (a second sync of the same revision
 // that ends as the first) shows within that. Otherwise it is only the
 // app's last view (last), kept for viewKeep.
+//
+// A query asked before the server changed the app (a delete, a sync)
+// may answer after it: its view is the app's last, never one that
+// stands for it, and a query asked after the change does not share its
+// answer (flightKey). Otherwise a list right after a delete showed the
+// deleted app, as its query in flight had seen it.
 type viewCache struct {
-	mu    sync.Mutex
-	m     map[string]cachedView
-	swept time.Time // when views older than viewKeep were last dropped
+	mu     sync.Mutex
+	m      map[string]cachedView
+	swept  time.Time            // when views older than viewKeep were last dropped
+	forgot map[string]time.Time // when the server last changed each app, for forgetHold
 }
 
 type cachedView struct {
@@ -68,14 +81,17 @@ func (c *viewCache) last(name string) *contract.View {
 	return c.m[name].v
 }
 
-func (c *viewCache) put(name string, sum contract.Summary, v *contract.View) {
+// put keeps v, the view of name that a query asked at asked answered,
+// when the app's summary was sum.
+func (c *viewCache) put(name string, sum contract.Summary, v *contract.View, asked time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
 		c.m = map[string]cachedView{}
 	}
 	now := time.Now()
-	c.m[name] = cachedView{v: v, sum: sum, at: now}
+	f, ok := c.forgot[name]
+	c.m[name] = cachedView{v: v, sum: sum, at: now, changed: ok && !asked.After(f)}
 	if now.Sub(c.swept) > viewMaxAge { // deleted apps' views go too
 		c.swept = now
 		for k, e := range c.m {
@@ -94,6 +110,28 @@ func (c *viewCache) forget(name string) {
 		e.changed = true
 		c.m[name] = e
 	}
+	now := time.Now()
+	if c.forgot == nil {
+		c.forgot = map[string]time.Time{}
+	}
+	for n, at := range c.forgot { // each name for forgetHold: any caller may name any app
+		if now.Sub(at) > forgetHold {
+			delete(c.forgot, n)
+		}
+	}
+	c.forgot[name] = now
+}
+
+// flightKey is the key of name's query in the server's flight: a query
+// asked after the server changed the app shares no answer with one asked
+// before.
+func (c *viewCache) flightKey(name string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.forgot[name]; ok {
+		return name + "@" + strconv.FormatInt(f.UnixNano(), 10)
+	}
+	return name
 }
 
 // views answers the views of names, whose summaries are sums: from the
@@ -165,11 +203,12 @@ func (s *server) queryAll(names []string, sums map[string]contract.Summary, answ
 			defer func() { <-listQueries }()
 			ctx, cancel := context.WithTimeout(context.Background(), hubQueryTimeout)
 			defer cancel()
+			asked := time.Now()
 			v, err := s.query(ctx, name)
 			gone := ferryclient.IsAppNotFound(err)
 			switch {
 			case v != nil:
-				s.cache.put(name, sums[name], v)
+				s.cache.put(name, sums[name], v, asked)
 			case err != nil && !gone && !errors.Is(err, context.Canceled):
 				s.log.Warn("query an app for the list", "app", name, "error", err)
 			}
@@ -179,9 +218,10 @@ func (s *server) queryAll(names []string, sums map[string]contract.Summary, answ
 }
 
 // query is the view of one app: concurrent asks of the same app (the
-// hub's, lists') share one workflow query.
+// hub's, lists') share one workflow query, unless the server changed the
+// app between them.
 func (s *server) query(ctx context.Context, name string) (*contract.View, error) {
-	v, err, _ := s.flight.Do(name, func() (any, error) {
+	v, err, _ := s.flight.Do(s.cache.flightKey(name), func() (any, error) {
 		return s.queryApp(ctx, name)
 	})
 	view, _ := v.(*contract.View)

@@ -21,7 +21,7 @@ func TestViewCache(t *testing.T) {
 	var c viewCache
 	v := &contract.View{}
 	synced := contract.Summary{Sync: "Synced", Health: "Healthy", Revision: "abc", Operation: "Succeeded"}
-	c.put("web", synced, v)
+	c.put("web", synced, v, time.Now())
 	assert.Same(t, v, c.get("web", synced), "unchanged attributes: the cached view")
 
 	moved := synced
@@ -29,21 +29,21 @@ func TestViewCache(t *testing.T) {
 	assert.Nil(t, c.get("web", moved), "moved attributes: queried again")
 	running := synced
 	running.Operation = "Running"
-	c.put("web", running, v)
+	c.put("web", running, v, time.Now())
 	assert.Nil(t, c.get("web", running), "a running operation: queried again")
 
-	c.put("web", synced, v)
+	c.put("web", synced, v, time.Now())
 	c.forget("web")
 	assert.Nil(t, c.get("web", synced), "after the server changed it: queried again")
 	assert.Same(t, v, c.last("web"), "but it is still the app's last view")
 
-	c.put("web", synced, v)
+	c.put("web", synced, v, time.Now())
 	c.m["web"] = cachedView{v: v, sum: synced, at: time.Now().Add(-viewMaxAge - time.Second)}
 	assert.Nil(t, c.get("web", synced), "an old view: queried again")
 	assert.Same(t, v, c.last("web"))
 	c.m["web"] = cachedView{v: v, sum: synced, at: time.Now().Add(-viewKeep - time.Second)}
 	c.swept = time.Time{} // the sweep runs once per viewMaxAge
-	c.put("other", synced, v)
+	c.put("other", synced, v, time.Now())
 	assert.NotContains(t, c.m, "web", "views older than viewKeep are dropped, those of deleted apps too")
 }
 
@@ -100,4 +100,28 @@ func TestListDoesNotWaitForBusyWorkflows(t *testing.T) {
 	got = s.views(context.Background(), names, listed)
 	assert.Nil(t, got[0], "an app gone meanwhile is not listed")
 	assert.NotNil(t, got[1])
+}
+
+// TestViewAskedBeforeAChangeDoesNotStandForTheApp: a query asked before
+// the server changed the app (a delete) that answers after is only the
+// app's last view, and a query asked after the change shares no answer
+// with it: a list right after a delete does not show the deleted app.
+func TestViewAskedBeforeAChangeDoesNotStandForTheApp(t *testing.T) {
+	var c viewCache
+	v := &contract.View{}
+	synced := contract.Summary{Sync: "Synced", Health: "Healthy", Revision: "abc", Operation: "Succeeded"}
+	before := c.flightKey("web")
+	asked := time.Now()
+	c.forget("web") // the app's delete, while the query runs
+	c.put("web", synced, v, asked)
+	assert.Nil(t, c.get("web", synced), "asked before the delete: not the app as it is")
+	assert.Same(t, v, c.last("web"))
+	assert.NotEqual(t, before, c.flightKey("web"), "a query asked now does not join the one in flight")
+
+	c.put("web", synced, v, time.Now())
+	assert.Same(t, v, c.get("web", synced), "asked after the change: the app as it is")
+
+	c.forgot["old"] = time.Now().Add(-forgetHold - time.Second)
+	c.forget("web")
+	assert.NotContains(t, c.forgot, "old", "a change is remembered for forgetHold only")
 }
