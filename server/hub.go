@@ -222,7 +222,7 @@ func (h *hub) round(ctx context.Context, run int, sem chan struct{}, first bool)
 		sum := now[name]
 		if first {
 			if v := h.cache.get(name, sum); v != nil {
-				h.answer(run, name, sum, v)
+				h.answer(run, name, sum, v, false)
 				continue
 			}
 		}
@@ -232,20 +232,22 @@ func (h *hub) round(ctx context.Context, run int, sem chan struct{}, first bool)
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
-				h.answer(run, name, sum, nil)
+				h.answer(run, name, sum, nil, false)
 				return
 			}
 			defer func() { <-sem }()
 			qctx, cancel := context.WithTimeout(ctx, hubQueryTimeout)
 			defer cancel()
+			asked := time.Now()
 			v, err := h.query(qctx, name)
-			if err != nil && ctx.Err() == nil && !ferryclient.IsAppNotFound(err) {
+			failed := err != nil && ctx.Err() == nil && !ferryclient.IsAppNotFound(err)
+			if failed {
 				h.log.Warn("query an app for the stream", "app", name, "error", err)
 			}
 			if v != nil {
-				h.cache.put(name, sum, v)
+				h.cache.put(name, sum, v, asked)
 			}
-			h.answer(run, name, sum, v)
+			h.answer(run, name, sum, v, failed)
 		}()
 	}
 	if first {
@@ -260,9 +262,13 @@ func (h *hub) round(ctx context.Context, run int, sem chan struct{}, first bool)
 	return wg, nil
 }
 
-// answer keeps v, name's view when its summary was sum (nil: the query
-// failed), and wakes the watchers when it changed.
-func (h *hub) answer(run int, name string, sum contract.Summary, v *contract.View) {
+// answer keeps v, name's view when its summary was sum (nil: no answer),
+// and wakes the watchers when it changed. An app whose query failed
+// (failed: not gone, not stopped) and that the hub has no view of yet is
+// shown as the list shows it (its last view, or its search attributes),
+// asked again as the oldest view: every app listed has a view once it
+// was asked (settled).
+func (h *hub) answer(run int, name string, sum contract.Summary, v *contract.View, failed bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if run != h.run {
@@ -271,6 +277,14 @@ func (h *hub) answer(run int, name string, sum contract.Summary, v *contract.Vie
 	delete(h.asking, name)
 	if v == nil {
 		h.failed[name] = failure{sum: sum, at: h.now()}
+		if _, listed := h.listed[name]; failed && listed && h.apps[name] == nil {
+			if v = h.cache.last(name); v == nil {
+				v = summaryView(name, sum)
+			}
+			h.seq++
+			h.apps[name] = &hubApp{name: name, sum: sum, view: v, seq: h.seq}
+			h.wakeAll()
+		}
 		return
 	}
 	delete(h.failed, name)
@@ -330,6 +344,19 @@ func (h *hub) toAsk(now map[string]contract.Summary) []string {
 		h.asking[name] = true
 	}
 	return ask
+}
+
+// settled: every app the last round listed has a view, queried or
+// stood in for (answer); a stream's first apps are then all there are.
+func (h *hub) settled() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for name := range h.listed {
+		if h.apps[name] == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // since is the apps whose views changed after the numbers in sent (an

@@ -141,7 +141,7 @@ func TestHubFirstRoundTakesCurrentCachedViews(t *testing.T) {
 	ht.f.set("a", "Healthy", "one")
 	ht.f.set("b", "Healthy", "one")
 	v, _ := ht.f.query(context.Background(), "a")
-	ht.h.cache.put("a", ht.f.sums["a"], v)
+	ht.h.cache.put("a", ht.f.sums["a"], v, time.Now())
 	ht.f.takeAsked()
 	ht.round(true)
 	assert.Equal(t, []string{"b"}, ht.f.takeAsked(), "a list just queried a")
@@ -288,4 +288,39 @@ func TestHubFirstRoundWaitsForNoBusyWorkflow(t *testing.T) {
 	answered.Wait()
 	names, _ = ht.changed()
 	assert.Equal(t, []string{"busy Healthy one"}, names, "busy follows")
+}
+
+// TestHubSettlesOnEveryListedApp: a stream's first apps are all there are
+// (settled) only once each listed app has a view; one whose first query
+// fails is shown as its search attributes say, and its own view follows.
+func TestHubSettlesOnEveryListedApp(t *testing.T) {
+	ht := newHubTest(t)
+	ht.f.set("a", "Healthy", "one")
+	ht.f.set("busy", "Degraded", "two")
+	ht.f.failing["busy"] = true
+	hold := make(chan struct{})
+	ht.f.hold["busy"] = hold
+	answered, err := ht.h.round(context.Background(), ht.run, ht.sem, false)
+	require.NoError(t, err)
+	for names, _ := ht.changed(); len(names) == 0; names, _ = ht.changed() {
+		time.Sleep(time.Millisecond) // a answers while busy's query is held
+	}
+	assert.False(t, ht.h.settled(), "busy has not answered yet")
+	close(hold)
+	answered.Wait()
+	assert.True(t, ht.h.settled(), "busy's query failed: it stands in as listed")
+	names, _ := ht.changed()
+	assert.Equal(t, []string{"busy Degraded Synced"}, names, "busy as its search attributes say")
+
+	ht.f.failing["busy"] = false
+	delete(ht.f.hold, "busy")
+	ht.clock = ht.clock.Add(failedBackoff)
+	ht.round(false)
+	names, _ = ht.changed()
+	assert.Equal(t, []string{"busy Degraded two"}, names, "then its own view")
+
+	delete(ht.f.sums, "a")
+	ht.f.set("deleted", "Healthy", "one")
+	ht.round(false)
+	assert.True(t, ht.h.settled())
 }

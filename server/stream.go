@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -23,7 +24,11 @@ type appEvent struct {
 // ({"result": {"type": …, "application": …}}); first the apps as they
 // are, then their changes (hub.go reads them); an app that changed twice
 // before the stream wrote it is sent once, as it is now. Filters: name,
-// projects, selector, appNamespace.
+// projects, selector, appNamespace. With allowWatchBookmarks=true, as a
+// Kubernetes watch asked for its initial events, a BOOKMARK annotated
+// k8s.io/initial-events-end follows the first apps once every app is
+// there (hub.settled): a page that listed the apps before it opened the
+// stream drops those the stream did not name by then, deleted between.
 func (s *server) appStream(w http.ResponseWriter, r *http.Request) {
 	c := s.authenticate(w, r)
 	if c == nil {
@@ -39,6 +44,13 @@ func (s *server) appStream(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		fail(w, http.StatusInternalServerError, "this connection cannot stream")
 		return
+	}
+	bookmark := false
+	if raw := q.Get("allowWatchBookmarks"); raw != "" {
+		if bookmark, err = strconv.ParseBool(raw); err != nil {
+			fail(w, http.StatusBadRequest, "allowWatchBookmarks=%q: write true or false", raw)
+			return
+		}
 	}
 	projects := append(q["projects"], q["project"]...)
 	wanted := func(v *contract.View) bool {
@@ -60,15 +72,14 @@ func (s *server) appStream(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	send := func(typ string, v *contract.View) bool {
-		b, _ := json.Marshal(map[string]any{"result": appEvent{Type: typ, App: v}})
-		_, err := fmt.Fprintf(w, "data: %s\n\n", b)
-		return err == nil
+		return writeEvent(w, appEvent{Type: typ, App: v})
 	}
 	// sent is the number of each app's view this stream sent last, and
 	// shown the project of each app it shows, for its DELETED event.
 	sent := map[string]uint64{}
 	shown := map[string]string{}
 	for {
+		ended := bookmark && s.hub.settled() // before since: the apps it settled on are sent below
 		changed, gone := s.hub.since(sent)
 		for _, e := range changed {
 			sent[e.name] = e.seq
@@ -101,6 +112,12 @@ func (s *server) appStream(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
+		if ended {
+			bookmark = false
+			if !writeEvent(w, initialEventsEnd) {
+				return
+			}
+		}
 		flusher.Flush()
 		select {
 		case <-r.Context().Done():
@@ -108,4 +125,16 @@ func (s *server) appStream(w http.ResponseWriter, r *http.Request) {
 		case <-wake:
 		}
 	}
+}
+
+// initialEventsEnd is the BOOKMARK that follows a stream's first apps, as
+// a Kubernetes watch marks the end of its initial events.
+var initialEventsEnd = map[string]any{"type": "BOOKMARK", "application": map[string]any{
+	"metadata": map[string]any{"annotations": map[string]string{"k8s.io/initial-events-end": "true"}}}}
+
+// writeEvent writes one server-sent event of the stream.
+func writeEvent(w http.ResponseWriter, result any) bool {
+	b, _ := json.Marshal(map[string]any{"result": result})
+	_, err := fmt.Fprintf(w, "data: %s\n\n", b)
+	return err == nil
 }

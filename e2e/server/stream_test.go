@@ -17,7 +17,8 @@ import (
 )
 
 // TestStreamUpdateAndEvents: the stream of apps first sends each app the
-// caller may get, then a sync's change; a PUT of the app writes its
+// caller may get, then, asked for, the BOOKMARK that ends them, then a
+// sync's change; a PUT of the app writes its
 // Application object; the app's events are the object's, who synced it
 // among them.
 func TestStreamUpdateAndEvents(t *testing.T) {
@@ -30,7 +31,7 @@ func TestStreamUpdateAndEvents(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "GET", s.URL+"/api/v1/stream/applications?projects=team-d", nil)
+	req, err := http.NewRequestWithContext(ctx, "GET", s.URL+"/api/v1/stream/applications?projects=team-d&allowWatchBookmarks=true", nil)
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+admin)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
@@ -80,6 +81,10 @@ func TestStreamUpdateAndEvents(t *testing.T) {
 		}
 	}
 	next("the app as it is", func(ev string) bool { return strings.HasPrefix(ev, "ADDED web-team-d") })
+	next("the end of the first apps", func(ev string) bool { return strings.HasPrefix(ev, "BOOKMARK") })
+	status, body := s.Do(t, admin, "GET", "/api/v1/stream/applications?allowWatchBookmarks=yes-please", nil)
+	assert.Equal(t, http.StatusBadRequest, status, "a bad allowWatchBookmarks: %s", body)
+	assert.Contains(t, body, "allowWatchBookmarks")
 	s.MustDo(t, admin, "POST", "/api/v1/applications/web-team-d/sync", map[string]any{}, http.StatusOK, nil)
 	next("the sync's change", func(ev string) bool { return strings.HasPrefix(ev, "MODIFIED web-team-d") })
 
@@ -89,7 +94,7 @@ func TestStreamUpdateAndEvents(t *testing.T) {
 	s.MustDo(t, admin, "PUT", "/api/v1/applications/web-team-d", got, http.StatusOK, nil)
 	assert.Equal(t, "web", kubectl(t, "", "get", "application", "web-team-d", "-o", "jsonpath={.metadata.labels.tier}"), "the PUT wrote the object")
 	got["spec"].(map[string]any)["project"] = "no-such-project"
-	status, body := s.Do(t, admin, "PUT", "/api/v1/applications/web-team-d", got)
+	status, body = s.Do(t, admin, "PUT", "/api/v1/applications/web-team-d", got)
 	assert.Equal(t, http.StatusBadRequest, status, "a project that does not exist: %s", body)
 
 	e2etest.Eventually(t, 30*time.Second, "the app's events say who synced and updated it", func() (bool, string) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 )
@@ -41,6 +42,14 @@ func (b *browser) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
 	defer cancel()
 	require.NoError(b.t, chromedp.Do(ctx, actions...), what)
+}
+
+// beforeEachPage runs the script in every page the tab opens from now
+// on, before the page's own scripts.
+func (b *browser) beforeEachPage(js string) {
+	b.t.Helper()
+	_, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: js})
+	require.NoError(b.t, err, "add a script to every page")
 }
 
 // click clicks the element the CSS selector finds.

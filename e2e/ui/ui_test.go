@@ -80,8 +80,34 @@ const (
 	header   = `.app-header`
 )
 
+// deletedMeanwhile makes the page's list of apps, and its read of one app,
+// answer an app that does not exist, as if it was deleted between that
+// read and the stream the page opens after it.
+const deletedMeanwhile = `(() => {
+  const real = window.fetch;
+  const app = {metadata: {name: 'deleted-meanwhile', namespace: 'argocd'}, spec: {project: 'demo', source: {repoURL: 'https://git.invalid/x.git'}},
+    status: {sync: {status: 'Synced'}, health: {status: 'Healthy'}}};
+  const json = (v) => new Response(JSON.stringify(v), {status: 200, headers: {'Content-Type': 'application/json'}});
+  window.fetch = async (input, init) => {
+    const path = new URL(typeof input === 'string' ? input : input.url, location.href).pathname;
+    if ((init || {}).method === 'GET' && path === '/api/v1/applications/deleted-meanwhile') {
+      window.deletedMeanwhileRead = true;
+      return json(app);
+    }
+    const resp = await real(input, init);
+    if ((init || {}).method === 'GET' && path === '/api/v1/applications' && resp.ok) {
+      const list = await resp.json();
+      list.items = [...(list.items || []), app];
+      window.deletedMeanwhileListed = true;
+      return json(list);
+    }
+    return resp;
+  };
+})()`
+
 // TestWebUI: the admin logs in, sees the demo app Synced and Healthy per
-// region, filters it away, opens it: the tree of us-east-1 holds its
+// region, and not an app deleted between the page's list and its stream;
+// filters demo away, opens it: the tree of us-east-1 holds its
 // Deployment, ReplicaSet and Pods, and the Deployment's live manifest. A
 // commit shows OutOfSync without a reload, its diff names the change, and
 // Sync in the dialog brings it back to Synced and Healthy, the header
@@ -92,12 +118,21 @@ func TestWebUI(t *testing.T) {
 	kubectl(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-rbac-cm, namespace: argocd}\ndata: {}\n", "apply", "-f", "-")
 	s, admin, repo := startDemo(t, e, "demo")
 	b := newBrowser(t)
+	b.beforeEachPage(deletedMeanwhile)
 	b.run("open the server", chromedp.Navigate(s.URL+"/"))
 	b.waitFor("the login page at /", has(`form[aria-label="Log in"]`), 30*time.Second)
 	b.login(s.URL, "admin", adminPassword(t))
 	b.waitFor("the applications page with demo Synced and Healthy in us-east-1",
 		has(demoTile+` ul[aria-label=Regions]`, "us-east-1", "Synced", "Healthy"), 3*time.Minute)
 	b.waitFor("nothing left of the page's loading text", `!document.body.innerText.includes('Loading')`, 30*time.Second)
+	b.waitFor("an app the list named and the stream did not (deleted between them) leaves the page",
+		`window.deletedMeanwhileListed === true && `+gone(`article[aria-label="deleted-meanwhile"]`), 30*time.Second)
+	b.run("open the app deleted meanwhile", chromedp.Navigate(s.URL+"/applications/argocd/deleted-meanwhile"))
+	b.waitFor("its page says it was deleted", `window.deletedMeanwhileRead === true && `+
+		has(`[role=status]`, "Application deleted-meanwhile was deleted"), 30*time.Second)
+	b.run("back to every app", chromedp.Navigate(s.URL+"/applications"))
+	b.waitFor("demo, and the page's list done", has(demoTile)+` && window.deletedMeanwhileListed === true && `+
+		gone(`article[aria-label="deleted-meanwhile"]`), 30*time.Second)
 	b.screenshot("ui-applications")
 
 	b.run("filter OutOfSync", chromedp.Navigate(s.URL+"/applications?sync=OutOfSync"))

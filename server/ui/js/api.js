@@ -60,11 +60,14 @@ export function forgetDecisions() { decisions.clear(); }
 // watchApps calls onEvent with each event of the stream of apps ({type,
 // application}) that query selects (the list's filters: name,
 // appNamespace, projects, selector): first every such app as ADDED, then
-// their changes. It answers the function that closes the stream.
+// a BOOKMARK (the server's initial-events-end: those were all there
+// are), then their changes. Each (re)connection begins with an OPEN, as
+// the browser connects the stream again after an error and it starts
+// over. It answers the function that closes the stream.
 export function watchApps(query, onEvent) {
-  const q = new URLSearchParams();
+  const q = new URLSearchParams({ allowWatchBookmarks: 'true' });
   for (const [k, v] of Object.entries(query)) if (v) q.set(k, v);
-  const source = new EventSource('/api/v1/stream/applications' + (q.toString() ? '?' + q : ''));
+  const source = new EventSource('/api/v1/stream/applications?' + q);
   // A burst of messages (a push that moves every app) arrives in one
   // task: it only queues them, and they are parsed and handled a few
   // milliseconds at a time, so that the page keeps answering its user.
@@ -82,10 +85,12 @@ export function watchApps(query, onEvent) {
     if (next < queue.length) timer = setTimeout(drain, 0);
     else queue.length = next = 0;
   };
-  source.onmessage = (m) => {
-    queue.push(m.data);
+  const push = (data) => {
+    queue.push(data);
     if (!timer) timer = setTimeout(drain, 0);
   };
+  source.onopen = () => push('{"result":{"type":"OPEN"}}');
+  source.onmessage = (m) => push(m.data);
   return () => { source.close(); clearTimeout(timer); };
 }
 

@@ -25,8 +25,13 @@ function useApp(namespace, name) {
       if (!namespace) history.replaceState(null, '', appURL(a));
       setApp(a);
       // The stream of this app alone, from now on.
+      // Not named before the stream's BOOKMARK: deleted since it was read.
+      let named = false;
       stop = watchApps({ name: a.metadata.name, appNamespace: a.metadata.namespace }, (ev) => {
+        if (ev.type === 'OPEN') { named = false; return; }
+        if (ev.type === 'BOOKMARK') { if (!named) setApp({ deleted: true }); return; }
         if (key(ev.application) !== key(self)) return;
+        named = true;
         if (ev.type === 'DELETED') setApp({ deleted: true });
         else setApp(ev.application);
       });

@@ -13,11 +13,23 @@ function useApps() {
   const [error, setError] = useState('');
   useEffect(() => {
     const live = new Map();
+    // named holds the apps the stream named since it (re)opened, until
+    // its BOOKMARK: an app the list held that the stream did not name by
+    // then was deleted between the two, and leaves the list.
+    let named = new Set();
     // apply answers whether the event changed the list. A stream begins
     // with every app as ADDED: one the list holds as it is keeps its
     // object, so its tile does not render again.
     const apply = (ev) => {
+      if (ev.type === 'OPEN') { named = new Set(); return false; }
+      if (ev.type === 'BOOKMARK') {
+        const gone = [...live.keys()].filter((k) => !named.has(k));
+        for (const k of gone) live.delete(k);
+        named = null;
+        return gone.length > 0;
+      }
       const k = key(ev.application);
+      if (named) named.add(k);
       if (ev.type === 'DELETED') return live.delete(k);
       const old = live.get(k);
       if (ev.type === 'ADDED' && old && JSON.stringify(old) === JSON.stringify(ev.application)) return false;
