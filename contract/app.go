@@ -21,6 +21,14 @@ const (
 	ApplicationWorkflow = "Application"
 	// TaskQueue serves the workflows and the Git and render activities.
 	TaskQueue = "ferry"
+	// OnboardTaskQueue is where Ferry starts a new app's workflow (ferry
+	// app apply, an Application object, an ApplicationSet): its first run
+	// takes its first sync there, then continues as new on TaskQueue. A
+	// control worker serves both, each with its own pollers and slots, so
+	// that the workflow tasks of a mass onboarding do not queue ahead of
+	// those of the apps already running (a push, a user's sync). A run
+	// started on TaskQueue (the temporal CLI) stays there.
+	OnboardTaskQueue = "ferry-onboard"
 
 	// QueryStatus answers the app's View: the Application with its status,
 	// as Argo CD shows it; a deleted app's answers that it is not found.

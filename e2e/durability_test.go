@@ -3,10 +3,12 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ferry-gitops/ferry/contract"
@@ -157,11 +159,23 @@ func TestContinueAsNew(t *testing.T) {
 	st := waitApp(t, "can", sha, time.Minute)
 	require.Len(t, st.History, 1, "history carried across runs, no new sync")
 	// Every run has the workflow task timeout the app was started with,
-	// room for a new app's first render (temporal-cluster.md).
+	// room for a new app's first render (temporal-cluster.md). The first
+	// took the onboarding queue, where Ferry starts a new app; every later
+	// one is on ferry.
+	var runs []*workflowpb.WorkflowExecutionInfo
 	for run := range histories(t, c, "can") {
 		d, err := c.DescribeWorkflowExecution(context.Background(), contract.WorkflowID("can"), run)
 		require.NoError(t, err)
 		require.Equal(t, 30*time.Second, d.ExecutionConfig.GetDefaultWorkflowTaskTimeout().AsDuration(), "run %s", run)
+		runs = append(runs, d.WorkflowExecutionInfo)
+	}
+	slices.SortFunc(runs, func(a, b *workflowpb.WorkflowExecutionInfo) int { return a.GetStartTime().AsTime().Compare(b.GetStartTime().AsTime()) })
+	for i, r := range runs {
+		want := contract.TaskQueue
+		if i == 0 {
+			want = contract.OnboardTaskQueue
+		}
+		require.Equal(t, want, r.GetTaskQueue(), "run %d of %d (%s)", i+1, len(runs), r.GetExecution().GetRunId())
 	}
 	require.Equal(t, "1", st.OperationState.ID)
 	mustFerry(t, "app", "delete", "can", "--cascade")

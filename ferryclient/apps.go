@@ -21,8 +21,9 @@ import (
 // one update-with-start, as `ferry app apply` and an app of apps do. An app
 // its AppProject does not allow is refused first (CheckAppProject); the
 // update's validator refuses a bad spec before anything changes. The update
-// is answered by a worker of the task queue ferry: when none polls it, Apply
-// returns a *NoWorkerError instead of waiting for one without end. by says
+// is answered by a control worker, which polls ferry and ferry-onboard (a
+// new app's first run): when none polls one of them, Apply returns a
+// *NoWorkerError naming it instead of waiting for one without end. by says
 // who applies: an app owned by someone else is refused, unchanged, with an
 // error IsOwnerRefusal knows; a new app belongs to by.
 func Apply(ctx context.Context, c client.Client, a *app.Application, by contract.SpecRequest) (contract.View, error) {
@@ -31,7 +32,7 @@ func Apply(ctx context.Context, c client.Client, a *app.Application, by contract
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	go cancelWithoutWorkers(ctx, c, contract.TaskQueue, cancel)
+	go cancelWithoutWorkers(ctx, c, cancel, contract.TaskQueue, contract.OnboardTaskQueue)
 	opts := startOptions(a)
 	opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING
 	start := c.NewWithStartWorkflowOperation(opts, contract.ApplicationWorkflow, workflows.Input{Application: *a, Owner: new(by.Owner())})
@@ -65,29 +66,32 @@ const (
 
 // cancelWithoutWorkers cancels ctx with a *NoWorkerError once two looks
 // in a row, after workerCheckAfter and then every workerCheckEvery until
-// ctx ends, find no worker that polled taskQueue in the last pollerFresh:
-// a worker started together with the request (make run, a test) may take
-// its first poll after the first look. A failed look is no verdict: the
-// request itself reports a server that is down.
-func cancelWithoutWorkers(ctx context.Context, c client.Client, taskQueue string, cancel context.CancelCauseFunc) {
+// ctx ends, find no worker that polled one of queues in the last
+// pollerFresh (the first such queue is named): a worker started together
+// with the request (make run, a test) may take its first poll after the
+// first look. A failed look is no verdict: the request itself reports a
+// server that is down.
+func cancelWithoutWorkers(ctx context.Context, c client.Client, cancel context.CancelCauseFunc, queues ...string) {
 	timer := time.NewTimer(workerCheckAfter)
 	defer timer.Stop()
-	missed := 0
+	missed := map[string]int{}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
 		}
-		resp, err := c.DescribeTaskQueue(ctx, taskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
-		switch {
-		case err != nil:
-		case anyPolledWithin(resp.GetPollers(), pollerFresh):
-			missed = 0
-		default:
-			if missed++; missed == 2 {
-				cancel(&contract.NoWorkerError{TaskQueue: taskQueue})
-				return
+		for _, q := range queues {
+			resp, err := c.DescribeTaskQueue(ctx, q, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+			switch {
+			case err != nil:
+			case anyPolledWithin(resp.GetPollers(), pollerFresh):
+				missed[q] = 0
+			default:
+				if missed[q]++; missed[q] == 2 {
+					cancel(&contract.NoWorkerError{TaskQueue: q})
+					return
+				}
 			}
 		}
 		timer.Reset(workerCheckEvery)
@@ -282,15 +286,16 @@ func StartNew(ctx context.Context, c client.Client, a *app.Application, by contr
 	return err == nil, err
 }
 
-// startOptions starts an app's workflow: its summary, and a workflow task
-// timeout with room for a new app's first render (workflows.AppTaskTimeout;
-// each run after a continue-as-new keeps it).
+// startOptions starts an app's workflow: on the onboarding queue (its
+// first sync there, then it continues as new on ferry), with its summary,
+// and a workflow task timeout with room for a new app's first render
+// (workflows.AppTaskTimeout; each run after a continue-as-new keeps it).
 func startOptions(a *app.Application) client.StartWorkflowOptions {
 	summary, details := startSummary(a)
 	return client.StartWorkflowOptions{
 		StaticSummary: summary, StaticDetails: details,
 		ID:                    contract.WorkflowID(a.Metadata.Name),
-		TaskQueue:             contract.TaskQueue,
+		TaskQueue:             contract.OnboardTaskQueue,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		WorkflowTaskTimeout:   workflows.AppTaskTimeout,
 	}

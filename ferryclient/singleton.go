@@ -29,7 +29,7 @@ func (w objectWorkflow) applyWithStart(ctx context.Context, c client.Client, nam
 	input any, update string, args []any, out any) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	go cancelWithoutWorkers(ctx, c, contract.TaskQueue, cancel)
+	go cancelWithoutWorkers(ctx, c, cancel, contract.TaskQueue)
 	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		StaticSummary:            summary,
 		ID:                       w.IDPrefix + name,

@@ -27,9 +27,9 @@ func applier(ctx context.Context, c client.Client, opts app.ValidateOptions, by 
 	if opts.Regions == nil {
 		return update
 	}
-	polling, err := ferryclient.WorkerPolling(ctx, c, contract.TaskQueue)
+	polling, err := ferryclient.WorkerPolling(ctx, c, contract.OnboardTaskQueue)
 	if err != nil {
-		fmt.Fprintf(stderr, "ferry: cannot look for the workers of task queue %s (%v): every app waits for its worker\n", contract.TaskQueue, err)
+		fmt.Fprintf(stderr, "ferry: cannot look for the workers of task queue %s (%v): every app waits for its worker\n", contract.OnboardTaskQueue, err)
 	}
 	if !polling {
 		return update

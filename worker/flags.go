@@ -103,7 +103,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 
 	fs.StringVar(&c.temporalAddress, "temporal-address", "127.0.0.1:7233", "`HOST:PORT` of the Temporal frontend")
 	fs.StringVar(&c.namespace, "namespace", "default", "the Temporal `NAMESPACE` to work in")
-	fs.BoolVar(&c.control, "control", false, "serve the workflows and the Git and render activities on queue ferry")
+	fs.BoolVar(&c.control, "control", false, "serve the workflows and the Git and render activities on queues ferry and ferry-onboard (new apps' first runs)")
 	fs.Var(&c.regions, "region", "serve the activities of region `NAME` on queue ferry-region-NAME; repeatable, or comma-separated")
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig `FILE` with a context per region (default: $KUBECONFIG; none: the cluster the worker runs in, for one --region)")
 	fs.StringVar(&c.kubeContext, "context", "", "kubeconfig `CONTEXT` of the one region (default: the region's name)")

@@ -145,7 +145,10 @@ func run(ctx context.Context, cfg *config) error {
 		if err != nil {
 			return err
 		}
-		w := worker.New(c, contract.TaskQueue, opts)
+		appSetControl, err := newAppSetControl(cfg)
+		if err != nil {
+			return err
+		}
 		wfCfg := workflows.Config{Regions: cfg.regionsCfg, MaxReconciles: cfg.maxReconciles,
 			FullCompareEvery: cfg.fullCompareEvery, FullCompareInterval: cfg.fullCompareInterval, RepoPollInterval: cfg.repoPollInterval,
 			UIURL: strings.TrimSuffix(cfg.uiURL, "/"), OnboardConcurrency: cfg.onboardConcurrency,
@@ -154,25 +157,31 @@ func run(ctx context.Context, cfg *config) error {
 			wfCfg.Notifications = notifications
 		}
 		wf := workflows.New(wfCfg)
-		wf.Register(w)
 		var sender activities.NotificationSender = (*notify.Config)(nil)
 		if notifications != nil {
 			sender = notifications
 		}
-		(&activities.Notifications{Config: sender, Secrets: notifySecrets}).Register(w)
 		validate := app.ValidateOptions{Regions: cfg.regionsCfg}
-		(&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate,
-			Projects: &activities.TemporalProjects{Client: c, Cache: projectCache}, Spared: newSparedRenders(registry).Inc}).Register(w)
-		(&activities.Children{Client: c, Objects: objects.children}).Register(w)
-		(&activities.Onboarding{Client: c}).Register(w)
-		(&activities.Projects{Client: c, Cache: projectCache, Regions: cfg.regionsCfg}).Register(w)
-		appSetControl, err := newAppSetControl(cfg)
-		if err != nil {
-			return err
+		control := []interface{ Register(worker.Registry) }{
+			&activities.Notifications{Config: sender, Secrets: notifySecrets},
+			&activities.Control{Repos: repos, Charts: charts, Loader: loader, Validate: validate,
+				Projects: &activities.TemporalProjects{Client: c, Cache: projectCache}, Spared: newSparedRenders(registry).Inc},
+			&activities.Children{Client: c, Objects: objects.children},
+			&activities.Onboarding{Client: c},
+			&activities.Projects{Client: c, Cache: projectCache, Regions: cfg.regionsCfg},
+			&activities.AppSets{Client: c, Repos: repos, Validate: validate, Clusters: func() []appset.Cluster { return appSetClusters(cfg) },
+				SCM: appSetSCM(cfg), Control: appSetControl}}
+		// Both control queues run the same workflows and activities: ferry,
+		// and ferry-onboard, where new apps take their first sync, with
+		// pollers and slots of its own (contract.OnboardTaskQueue).
+		for _, queue := range []string{contract.TaskQueue, contract.OnboardTaskQueue} {
+			w := worker.New(c, queue, opts)
+			wf.Register(w)
+			for _, r := range control {
+				r.Register(w)
+			}
+			workers = append(workers, w)
 		}
-		(&activities.AppSets{Client: c, Repos: repos, Validate: validate, Clusters: func() []appset.Cluster { return appSetClusters(cfg) },
-			SCM: appSetSCM(cfg), Control: appSetControl}).Register(w)
-		workers = append(workers, w)
 	}
 	custom, err := loadCustomizations(cfg.customizations)
 	if err != nil {

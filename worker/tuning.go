@@ -70,9 +70,9 @@ func (p *pollersFlag) Expected() string { return "write a number of pollers, or 
 
 func (t *tuning) define(fs *flag.FlagSet) {
 	fs.Var(&t.workflowPollers, "workflow-task-pollers",
-		"`N` goroutines of a control worker polling queue ferry for workflow tasks, at least 2, or auto (the SDK scales them, 1 to 100); 0: the SDK's 2")
+		"`N` goroutines of a control worker polling queue ferry for workflow tasks, and as many polling ferry-onboard, at least 2, or auto (the SDK scales them, 1 to 100); 0: the SDK's 2")
 	fs.IntVar(&t.workflowSlots, "workflow-task-slots", 0,
-		"the most workflow tasks (`N`, at least 2) a control worker runs at once; 0: the SDK's 1000")
+		"the most workflow tasks (`N`, at least 2) a control worker runs at once on each of ferry and ferry-onboard; 0: the SDK's 1000")
 	fs.Var(&t.activityPollers, "activity-task-pollers",
 		"`N` goroutines polling each queue the worker serves for activity tasks, or auto; 0: the SDK's 2")
 	fs.IntVar(&t.activitySlots, "activity-task-slots", 0,

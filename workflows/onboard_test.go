@@ -6,9 +6,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/internal/app"
+	"github.com/ferry-gitops/ferry/internal/regions"
 )
 
 // activityLog records the order in which activities ran.
@@ -100,4 +104,38 @@ func (s *appSuite) TestNewAppOfTwoRegionsComparesFirst() {
 	s.Require().Len(ran, 5)
 	s.Equal([]string{contract.ActivityRender, contract.ActivityCompare, contract.ActivityCompare, contract.ActivitySync, contract.ActivitySync}, ran)
 	s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
+}
+
+// TestANewAppJoinsTheQueueFerryAtItsNextRun: a new app started on the
+// onboarding queue, as Ferry starts one, takes its first sync there; its
+// next run, when it continues as new (here after two reconciles), is on
+// ferry, carrying what it synced.
+func (s *appSuite) TestANewAppJoinsTheQueueFerryAtItsNextRun() {
+	s.newEnv(Config{Regions: regions.Of("us-east-1"), MaxReconciles: 2})
+	s.env.SetStartWorkflowOptions(client.StartWorkflowOptions{TaskQueue: contract.OnboardTaskQueue})
+	cluster := &fakeCluster{synced: map[string]string{}}
+	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(
+		contract.ResolveResult{SHA: "3333333333333333333333333333333333333333", Workers: map[string]string{"us-east-1": "w"}}, nil)
+	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil)
+	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.CompareInput) (contract.CompareResult, error) {
+			return cluster.compare(ctx, in)
+		}).Maybe()
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
+			return cluster.sync(ctx, in)
+		})
+	a := testApp(true).Application
+	in := NewAppInput(&a, contract.SpecRequest{})
+	in.Spec.Destinations = []app.Destination{{Name: "us-east-1", Namespace: "gb"}}
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
+	s.True(s.env.IsWorkflowCompleted())
+	var next *workflow.ContinueAsNewError
+	s.Require().ErrorAs(s.env.GetWorkflowError(), &next, "the run continues as new after two reconciles")
+	s.Equal(contract.TaskQueue, next.TaskQueueName, "the next run is on ferry")
+	var carried Input
+	s.Require().NoError(converter.GetDefaultDataConverter().FromPayloads(next.Input, &carried))
+	s.Require().NotNil(carried.Carried)
+	s.NotNil(carried.Carried.Rendered, "what it rendered goes with it")
+	s.Len(carried.Carried.Status.History, 1, "and the sync it made")
 }

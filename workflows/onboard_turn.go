@@ -49,6 +49,8 @@ type onboardTurn struct {
 	asked, gated, done, waiting bool
 	capacity                    int
 	since                       time.Time
+	// said is the signal that told the gate the app left (done).
+	said workflow.Future
 }
 
 // conditionOnboardingQueued is Ferry's condition of a new app waiting for
@@ -139,6 +141,7 @@ func (s *appState) onboardDone(ctx workflow.Context) {
 	}
 	t.done = true
 	done := contract.OnboardRequest{App: workflow.GetInfo(ctx).WorkflowExecution.ID}
-	// Not awaited: a gate that is gone has no place to free.
-	workflow.SignalExternalWorkflow(ctx, contract.OnboardGateID, "", contract.SignalOnboardDone, done)
+	// Not awaited here: a gate that is gone has no place to free. A run
+	// that leaves the onboarding queue waits for it (leaveOnboardQueue).
+	t.said = workflow.SignalExternalWorkflow(ctx, contract.OnboardGateID, "", contract.SignalOnboardDone, done)
 }

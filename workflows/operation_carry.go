@@ -93,7 +93,7 @@ func (s *appState) continueBetweenRetries(ctx workflow.Context, op *operation) b
 // when it continues between retries, the running operation.
 func (s *appState) continueAsNew(ctx workflow.Context) error {
 	s.awaitObjectPublished(ctx)
-	return workflow.NewContinueAsNewError(ctx, contract.ApplicationWorkflow, s.nextInput())
+	return workflow.NewContinueAsNewError(s.nextRunCtx(ctx), contract.ApplicationWorkflow, s.nextInput())
 }
 
 // resumeOperation goes on with the operation the previous run carried,
