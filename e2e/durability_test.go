@@ -169,7 +169,9 @@ func TestContinueAsNew(t *testing.T) {
 		require.Equal(t, 30*time.Second, d.ExecutionConfig.GetDefaultWorkflowTaskTimeout().AsDuration(), "run %s", run)
 		runs = append(runs, d.WorkflowExecutionInfo)
 	}
-	slices.SortFunc(runs, func(a, b *workflowpb.WorkflowExecutionInfo) int { return a.GetStartTime().AsTime().Compare(b.GetStartTime().AsTime()) })
+	slices.SortFunc(runs, func(a, b *workflowpb.WorkflowExecutionInfo) int {
+		return a.GetStartTime().AsTime().Compare(b.GetStartTime().AsTime())
+	})
 	for i, r := range runs {
 		want := contract.TaskQueue
 		if i == 0 {
