@@ -106,15 +106,20 @@ func (c *viewCache) put(name string, sum contract.Summary, v *contract.View, ask
 func (c *viewCache) forget(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.m[name]; ok {
-		e.changed = true
-		c.m[name] = e
+	e, ok := c.m[name]
+	if !ok {
+		// No view yet: nothing is remembered, since any caller may name
+		// any app. (A first query in flight may then stand for the app
+		// until its attributes move or its view ages.)
+		return
 	}
+	e.changed = true
+	c.m[name] = e
 	now := time.Now()
 	if c.forgot == nil {
 		c.forgot = map[string]time.Time{}
 	}
-	for n, at := range c.forgot { // each name for forgetHold: any caller may name any app
+	for n, at := range c.forgot { // each app for forgetHold
 		if now.Sub(at) > forgetHold {
 			delete(c.forgot, n)
 		}

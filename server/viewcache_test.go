@@ -110,6 +110,7 @@ func TestViewAskedBeforeAChangeDoesNotStandForTheApp(t *testing.T) {
 	var c viewCache
 	v := &contract.View{}
 	synced := contract.Summary{Sync: "Synced", Health: "Healthy", Revision: "abc", Operation: "Succeeded"}
+	c.put("web", synced, v, time.Now()) // queried before
 	before := c.flightKey("web")
 	asked := time.Now()
 	c.forget("web") // the app's delete, while the query runs
@@ -124,4 +125,6 @@ func TestViewAskedBeforeAChangeDoesNotStandForTheApp(t *testing.T) {
 	c.forgot["old"] = time.Now().Add(-forgetHold - time.Second)
 	c.forget("web")
 	assert.NotContains(t, c.forgot, "old", "a change is remembered for forgetHold only")
+	c.forget("no-such-app")
+	assert.NotContains(t, c.forgot, "no-such-app", "a name never queried is not remembered")
 }
