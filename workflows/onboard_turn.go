@@ -142,6 +142,7 @@ func (s *appState) onboardDone(ctx workflow.Context) {
 	t.done = true
 	done := contract.OnboardRequest{App: workflow.GetInfo(ctx).WorkflowExecution.ID}
 	// Not awaited here: a gate that is gone has no place to free. A run
-	// that leaves the onboarding queue waits for it (leaveOnboardQueue).
+	// on the onboarding queue waits for it before it continues as new
+	// (nextRunCtx).
 	t.said = workflow.SignalExternalWorkflow(ctx, contract.OnboardGateID, "", contract.SignalOnboardDone, done)
 }
