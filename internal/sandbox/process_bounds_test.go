@@ -32,7 +32,12 @@ func needsWholeBounds(t *testing.T, r Runner) {
 }
 
 // heldPlugin starts six processes that each hold 60 MB at once, and
-// renders a ConfigMap saying how many held it together.
+// renders a ConfigMap saying how many held it together. Each is a tail
+// that keeps the last 60 MB of its input until the input ends, which it
+// does once all six are full (or after 10 s): tail reads in blocks, where
+// a shell's command substitution reads 128 bytes a call, each a trap of
+// gVisor's platform (over a minute for 360 MB, past the render's time on
+// a loaded machine).
 const heldPlugin = `apiVersion: argoproj.io/v1alpha1
 kind: ConfigManagementPlugin
 metadata:
@@ -43,13 +48,12 @@ spec:
     args:
       - |
         for i in 1 2 3 4 5 6; do
-          (
-            x=$(head -c 60000000 /dev/zero | tr '\0' x)
+          {
+            head -c 60000000 /dev/zero
             touch /tmp/held-$i
             n=0
             while [ $(ls /tmp | grep -c held-) -lt 6 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done
-            [ ${#x} -eq 60000000 ]
-          ) &
+          } | tail -c 60000000 | wc -c | grep -qx 60000000 &
         done
         wait
         printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: held}\ndata: {held: "%s"}\n' "$(ls /tmp | grep -c held-)"
