@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -55,12 +56,21 @@ type onboardTrace struct {
 	Retried, TimedOut int
 }
 
-// onboardHistory reads an app's history from its start until it was first
-// Synced and Healthy, and sums the time of each step. Steps may overlap
-// (parallel regions), so their shares need not add up to the whole.
+// onboardHistory reads an app's runs from its start until it was first
+// Synced and Healthy (its first run continues as new once it onboarded,
+// and may do so before its health arrives), and sums the time of each
+// step. Steps may overlap (parallel regions), so their shares need not add
+// up to the whole.
 func (e *Env) onboardHistory(ctx context.Context, name string) (*onboardTrace, error) {
-	it := e.Temporal.GetWorkflowHistory(ctx, contract.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	tr, err := traceOnboarding(it)
+	var evs eventList
+	err := ferryclient.EachEvent(ctx, e.Temporal, contract.WorkflowID(name), func(ev *historypb.HistoryEvent) error {
+		evs = append(evs, ev)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	tr, err := traceOnboarding(&evs)
 	if err != nil {
 		return nil, fmt.Errorf("app %s: %w", name, err)
 	}
@@ -73,6 +83,17 @@ type historyIterator interface {
 	Next() (*historypb.HistoryEvent, error)
 }
 
+// eventList is a historyIterator over events read already.
+type eventList []*historypb.HistoryEvent
+
+func (l *eventList) HasNext() bool { return len(*l) > 0 }
+
+func (l *eventList) Next() (*historypb.HistoryEvent, error) {
+	ev := (*l)[0]
+	*l = (*l)[1:]
+	return ev, nil
+}
+
 // traceOnboarding reads a history until the upsert that first shows the
 // app Synced and Healthy.
 func traceOnboarding(it historyIterator) (*onboardTrace, error) {
@@ -81,18 +102,22 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 	var lastTimer time.Time
 	attrs := map[string]string{}
 	dc := converter.GetDefaultDataConverter()
+	events := 0 // of every run so far: event IDs begin again with each
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
+		events++
 		at := ev.GetEventTime().AsTime()
 		if closed := c.event(ev); closed == contract.ActivitySync && firstSyncClosed.IsZero() {
 			firstSyncClosed = at
 		}
 		switch ev.GetEventType() {
 		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
-			began = at
+			if began.IsZero() { // the first run's start, not a continue-as-new's
+				began = at
+			}
 		case enumspb.EVENT_TYPE_TIMER_STARTED:
 			lastTimer = at
 		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
@@ -108,7 +133,7 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 				}
 			}
 			if attrs[contract.SearchSync] == string(app.SyncStatusSynced) && attrs[contract.SearchHealth] == string(app.HealthHealthy) {
-				tr := &onboardTrace{Start: began, Total: at.Sub(began), Events: ev.GetEventId(), Tasks: c.tasks,
+				tr := &onboardTrace{Start: began, Total: at.Sub(began), Events: int64(events), Tasks: c.tasks,
 					Steps: c.steps, Retried: c.retried, TimedOut: c.timedOut}
 				if !firstSyncClosed.IsZero() {
 					tr.Steps[stepSyncToHeal] = at.Sub(firstSyncClosed)

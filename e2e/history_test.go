@@ -10,11 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
+	"github.com/ferry-gitops/ferry/ferryclient"
 )
 
 // histories returns every run of the app's workflow, JSON-encoded as
@@ -36,16 +38,27 @@ func recordWorkflowHistories(t *testing.T, workflowID, name string) {
 	testEnv().RecordHistories(t, workflowID, name)
 }
 
-// events is the history of the app's current run.
+// currentDetails are the current details of the app's latest run, as
+// the Web UI shows them (Temporal's built-in metadata query).
+func currentDetails(t *testing.T, c client.Client, name string) string {
+	t.Helper()
+	v, err := c.QueryWorkflow(context.Background(), contract.WorkflowID(name), "", "__temporal_workflow_metadata")
+	require.NoError(t, err)
+	var md sdkpb.WorkflowMetadata
+	require.NoError(t, v.Get(&md))
+	return md.GetCurrentDetails()
+}
+
+// events is the history of the app's runs, first to latest
+// (ferryclient.EachEvent): its first run continues as new once it has
+// onboarded.
 func events(t *testing.T, c client.Client, name string) []*historypb.HistoryEvent {
 	t.Helper()
 	var out []*historypb.HistoryEvent
-	it := c.GetWorkflowHistory(context.Background(), contract.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		ev, err := it.Next()
-		require.NoError(t, err)
+	require.NoError(t, ferryclient.EachEvent(context.Background(), c, contract.WorkflowID(name), func(ev *historypb.HistoryEvent) error {
 		out = append(out, ev)
-	}
+		return nil
+	}))
 	return out
 }
 
@@ -139,7 +152,11 @@ func TestHistoryNamesEveryStep(t *testing.T) {
 	require.Contains(t, resolved, "Resolve "+repo.URL+" main", "the resolve, a local activity, is named too")
 	require.Contains(t, resolved, "Ask for a turn to onboard", "so is a new app's ask of the onboarding gate")
 
-	desc, err := c.DescribeWorkflow(context.Background(), contract.WorkflowID("summaries"), "")
+	// The run Ferry started carries the summary and details; the run it
+	// continued as once onboarded has none (Temporal carries none over),
+	// and its current details name the app, its repository and regions.
+	first := history[0].GetWorkflowExecutionStartedEventAttributes().GetFirstExecutionRunId()
+	desc, err := c.DescribeWorkflow(context.Background(), contract.WorkflowID("summaries"), first)
 	require.NoError(t, err)
 	summary, err := desc.GetStaticSummary()
 	require.NoError(t, err)
@@ -148,7 +165,11 @@ func TestHistoryNamesEveryStep(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, details, "**regions** "+strings.Join(regions, ", "))
 	// The temporal CLI shows it as well.
-	require.Contains(t, temporalCLI(t, "workflow", "describe", "--workflow-id", contract.WorkflowID("summaries")), summary)
+	require.Contains(t, temporalCLI(t, "workflow", "describe", "--workflow-id", contract.WorkflowID("summaries"), "--run-id", first), summary)
+	current := currentDetails(t, c, "summaries")
+	for _, want := range []string{"**summaries**", "repo " + repo.URL + " path `app`", "| " + regions[0] + " | Synced |"} {
+		require.Contains(t, current, want, "the latest run's current details")
+	}
 
 	// The saved queries of docs/concepts/temporal.md find the app, or do not, as its state says.
 	id := contract.WorkflowID("summaries")

@@ -249,10 +249,7 @@ func TestPreSyncAndPostSyncHooks(t *testing.T) {
 // child workflow id.
 func childClosePolicy(t *testing.T, name, id string) enumspb.ParentClosePolicy {
 	t.Helper()
-	it := temporalClient(t).GetWorkflowHistory(context.Background(), contract.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		ev, err := it.Next()
-		require.NoError(t, err)
+	for _, ev := range events(t, temporalClient(t), name) {
 		if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil && a.WorkflowId == id {
 			return a.ParentClosePolicy
 		}

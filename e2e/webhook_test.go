@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/ferry-gitops/ferry/contract"
@@ -181,14 +179,11 @@ func waitSynced(t *testing.T, c client.Client, name, sha string, start time.Time
 	return 0
 }
 
-// refreshSignals counts the refresh signals in the app's current run.
+// refreshSignals counts the refresh signals in the app's runs.
 func refreshSignals(t *testing.T, c client.Client, name string) int {
 	t.Helper()
 	n := 0
-	it := c.GetWorkflowHistory(context.Background(), contract.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		ev, err := it.Next()
-		require.NoError(t, err)
+	for _, ev := range events(t, c, name) {
 		if s := ev.GetWorkflowExecutionSignaledEventAttributes(); s != nil && s.GetSignalName() == contract.SignalRefresh {
 			n++
 		}

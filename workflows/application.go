@@ -215,7 +215,7 @@ func (s *appState) run(ctx workflow.Context) error {
 		if s.continuing != nil {
 			return s.continueAsNew(ctx)
 		}
-		if s.idle() && s.shouldContinueAsNew(ctx, reconciles) {
+		if s.idle() && (s.shouldContinueAsNew(ctx, reconciles) || s.leavesOnboardQueue(ctx)) {
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 				return err
 			}

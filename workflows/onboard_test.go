@@ -106,12 +106,12 @@ func (s *appSuite) TestNewAppOfTwoRegionsComparesFirst() {
 	s.Equal(app.SyncStatusSynced, v.Status.Sync.Status)
 }
 
-// TestANewAppJoinsTheQueueFerryAtItsNextRun: a new app started on the
-// onboarding queue, as Ferry starts one, takes its first sync there; its
-// next run, when it continues as new (here after two reconciles), is on
-// ferry, carrying what it synced.
-func (s *appSuite) TestANewAppJoinsTheQueueFerryAtItsNextRun() {
-	s.newEnv(Config{Regions: regions.Of("us-east-1"), MaxReconciles: 2})
+// TestANewAppLeavesTheOnboardQueueAfterItsFirstSync: a new app started on
+// the onboarding queue, as Ferry starts one, takes its first sync there
+// and then continues as new on ferry at once, carrying what it synced;
+// started on ferry, it stays (TestNewAppSyncsWithoutComparingFirst).
+func (s *appSuite) TestANewAppLeavesTheOnboardQueueAfterItsFirstSync() {
+	s.newEnv(Config{Regions: regions.Of("us-east-1")})
 	s.env.SetStartWorkflowOptions(client.StartWorkflowOptions{TaskQueue: contract.OnboardTaskQueue})
 	cluster := &fakeCluster{synced: map[string]string{}}
 	s.env.OnActivity(contract.ActivityResolveRevision, mock.Anything, mock.Anything).Return(
@@ -128,10 +128,12 @@ func (s *appSuite) TestANewAppJoinsTheQueueFerryAtItsNextRun() {
 	a := testApp(true).Application
 	in := NewAppInput(&a, contract.SpecRequest{})
 	in.Spec.Destinations = []app.Destination{{Name: "us-east-1", Namespace: "gb"}}
+	start := s.env.Now()
 	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, in)
 	s.True(s.env.IsWorkflowCompleted())
+	s.Less(s.env.Now().Sub(start), time.Minute, "at once, not at a later poll")
 	var next *workflow.ContinueAsNewError
-	s.Require().ErrorAs(s.env.GetWorkflowError(), &next, "the run continues as new after two reconciles")
+	s.Require().ErrorAs(s.env.GetWorkflowError(), &next, "the run continues as new once its first sync is done")
 	s.Equal(contract.TaskQueue, next.TaskQueueName, "the next run is on ferry")
 	var carried Input
 	s.Require().NoError(converter.GetDefaultDataConverter().FromPayloads(next.Input, &carried))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -143,22 +144,21 @@ type attempt struct {
 	lastTimeout enumspb.TimeoutType
 }
 
-// completedAttempts reads the workflow's history: for each completed
-// activity of the type, its region, the worker that completed it, in which
+// completedAttempts reads the workflow's runs: for each completed
+// activity of the type, by activity ID (a later run's wins: IDs begin
+// again with each run), its region, the worker that completed it, in which
 // attempt, and how the attempt before it timed out.
 func completedAttempts(c client.Client, workflowID, activityType string) (map[string]attempt, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	iter := c.GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	scheduled := map[int64]*history.ActivityTaskScheduledEventAttributes{}
-	started := map[int64]*history.ActivityTaskStartedEventAttributes{}
+	var scheduled map[int64]*history.ActivityTaskScheduledEventAttributes
+	var started map[int64]*history.ActivityTaskStartedEventAttributes
 	out := map[string]attempt{}
-	for iter.HasNext() {
-		ev, err := iter.Next()
-		if err != nil {
-			return nil, err
-		}
+	err := ferryclient.EachEvent(ctx, c, workflowID, func(ev *history.HistoryEvent) error {
 		switch {
+		case ev.GetWorkflowExecutionStartedEventAttributes() != nil:
+			scheduled = map[int64]*history.ActivityTaskScheduledEventAttributes{}
+			started = map[int64]*history.ActivityTaskStartedEventAttributes{}
 		case ev.GetActivityTaskScheduledEventAttributes() != nil:
 			if a := ev.GetActivityTaskScheduledEventAttributes(); a.GetActivityType().GetName() == activityType {
 				scheduled[ev.EventId] = a
@@ -169,18 +169,19 @@ func completedAttempts(c client.Client, workflowID, activityType string) (map[st
 			done := ev.GetActivityTaskCompletedEventAttributes()
 			s, ok := scheduled[done.ScheduledEventId]
 			if !ok {
-				continue
+				return nil
 			}
 			var in struct{ Region string } // of SyncInput and CompareInput
 			if err := converter.GetDefaultDataConverter().FromPayloads(s.Input, &in); err != nil {
-				return nil, err
+				return err
 			}
 			st := started[done.StartedEventId]
 			out[s.ActivityId] = attempt{region: in.Region, identity: st.GetIdentity(), attempt: st.GetAttempt(),
 				lastTimeout: st.GetLastFailure().GetTimeoutFailureInfo().GetTimeoutType()}
 		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 func keys(m map[string]bool) []string {

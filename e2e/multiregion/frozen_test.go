@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/app"
 )
 
@@ -152,7 +153,6 @@ func timelineSince(t *testing.T, c client.Client, workflowID, signal string) tim
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	it := c.GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var tl timeline
 	type scheduled struct{ activity, region string }
 	byID := map[int64]scheduled{}
@@ -161,17 +161,18 @@ func timelineSince(t *testing.T, c client.Client, workflowID, signal string) tim
 			m[region] = at
 		}
 	}
-	for it.HasNext() {
-		ev, err := it.Next()
-		require.NoError(t, err)
+	require.NoError(t, ferryclient.EachEvent(ctx, c, workflowID, func(ev *historypb.HistoryEvent) error {
 		at := ev.GetEventTime().AsTime()
+		if ev.GetWorkflowExecutionStartedEventAttributes() != nil {
+			byID = map[int64]scheduled{} // event IDs begin again with each run
+		}
 		if ev.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == signal {
 			tl = timeline{signaled: at, compared: map[string]time.Time{}, syncScheduled: map[string]time.Time{}, synced: map[string]time.Time{},
 				compareEnded: map[string]time.Time{}}
-			continue
+			return nil
 		}
 		if tl.signaled.IsZero() {
-			continue
+			return nil
 		}
 		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
 			var in struct{ Region string } // of SyncInput and CompareInput
@@ -199,7 +200,8 @@ func timelineSince(t *testing.T, c client.Client, workflowID, signal string) tim
 				first(tl.synced, s.region, at)
 			}
 		}
-	}
+		return nil
+	}))
 	require.False(t, tl.signaled.IsZero(), "a %s signal in the history", signal)
 	return tl
 }
