@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
@@ -98,23 +99,21 @@ type activitySpan struct {
 	Scheduled, Started, Closed time.Time
 }
 
-// activitySpans lists the activities of one type in the app's current run.
+// activitySpans lists the activities of one type in the app's runs, first
+// to last (a new app's first run continues as new once it has synced).
 func (e *Env) activitySpans(ctx context.Context, name, activityType string) ([]activitySpan, error) {
-	it := e.Temporal.GetWorkflowHistory(ctx, contract.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	byID := map[int64]*activitySpan{}
-	var order []int64
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			return nil, fmt.Errorf("history of %s: %w", name, err)
-		}
+	var out []*activitySpan
+	byID := map[int64]*activitySpan{} // of the run read: event IDs begin again with each
+	err := ferryclient.EachEvent(ctx, e.Temporal, contract.WorkflowID(name), func(ev *historypb.HistoryEvent) error {
 		at := ev.GetEventTime().AsTime()
 		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+			clear(byID)
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
 			a := ev.GetActivityTaskScheduledEventAttributes()
 			if a.GetActivityType().GetName() == activityType {
 				byID[ev.GetEventId()] = &activitySpan{Queue: a.GetTaskQueue().GetName(), Scheduled: at}
-				order = append(order, ev.GetEventId())
+				out = append(out, byID[ev.GetEventId()])
 			}
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
 			if s := byID[ev.GetActivityTaskStartedEventAttributes().GetScheduledEventId()]; s != nil {
@@ -129,12 +128,16 @@ func (e *Env) activitySpans(ctx context.Context, name, activityType string) ([]a
 				s.Closed = at
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("history of %s: %w", name, err)
 	}
-	out := make([]activitySpan, 0, len(order))
-	for _, id := range order {
-		out = append(out, *byID[id])
+	spans := make([]activitySpan, 0, len(out))
+	for _, s := range out {
+		spans = append(spans, *s)
 	}
-	return out, nil
+	return spans, nil
 }
 
 // appStartTimes returns when the workflow of every running app started,
