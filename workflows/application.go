@@ -216,10 +216,9 @@ func (s *appState) run(ctx workflow.Context) error {
 			return s.continueAsNew(ctx)
 		}
 		if s.idle() && (s.shouldContinueAsNew(ctx, reconciles) || s.leavesOnboardQueue(ctx)) {
-			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+			if ready, err := s.readyToContinue(ctx); err != nil {
 				return err
-			}
-			if s.idle() {
+			} else if ready {
 				return s.continueAsNew(ctx)
 			}
 		}

@@ -29,13 +29,18 @@ func (s *appState) leavesOnboardQueue(ctx workflow.Context) bool {
 }
 
 // nextRunCtx is ctx for a continue-as-new: every next run is on
-// TaskQueue. A run on the onboarding queue that told the gate it is done
-// waits for that signal to be delivered first: a run closed before would
+// TaskQueue, once the gate was told (awaitGateTold).
+func (s *appState) nextRunCtx(ctx workflow.Context) workflow.Context {
+	s.awaitGateTold(ctx)
+	return workflow.WithWorkflowTaskQueue(ctx, contract.TaskQueue)
+}
+
+// awaitGateTold: a run on the onboarding queue that told the gate it is
+// done waits for that signal to be delivered: a run closed before would
 // leave its place at the gate taken. (Only there: a run on TaskQueue
 // continues as it did, and replays so.)
-func (s *appState) nextRunCtx(ctx workflow.Context) workflow.Context {
+func (s *appState) awaitGateTold(ctx workflow.Context) {
 	if said := s.onboardTurn.said; said != nil && workflow.GetInfo(ctx).TaskQueueName == contract.OnboardTaskQueue {
 		_ = said.Get(ctx, nil) // a gate that is gone has no place to free
 	}
-	return workflow.WithWorkflowTaskQueue(ctx, contract.TaskQueue)
 }

@@ -96,6 +96,30 @@ func (s *appState) continueAsNew(ctx workflow.Context) error {
 	return workflow.NewContinueAsNewError(s.nextRunCtx(ctx), contract.ApplicationWorkflow, s.nextInput())
 }
 
+// changeWaitBeforeContinuing: an idle run about to continue as new waits
+// for what continueAsNew waits for (its object's status write, its word to
+// the onboarding gate) before it checks that no handler runs and the app
+// is still idle: a sync asked meanwhile (an update) is served by this run,
+// where the continue-as-new cut it off and its caller got an error.
+const changeWaitBeforeContinuing = "wait-before-continuing"
+
+// readyToContinue tells whether an idle run may continue as new now: once
+// its waits are over, no handler runs and the app is idle still; when not
+// (a sync was asked), the loop goes on and asks again at its next turn.
+func (s *appState) readyToContinue(ctx workflow.Context) (bool, error) {
+	waits := changeVersion(ctx, changeWaitBeforeContinuing) != workflow.DefaultVersion
+	if waits {
+		s.awaitObjectPublished(ctx)
+		s.awaitGateTold(ctx)
+	}
+	// A sync or delete asked meanwhile waits for the loop: the loop serves it
+	// rather than wait for its handler to finish.
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) || waits && !s.idle() }); err != nil {
+		return false, err
+	}
+	return s.idle() && !(waits && s.object.running), nil
+}
+
 // resumeOperation goes on with the operation the previous run carried,
 // at its next attempt: its wait was waited there.
 func (s *appState) resumeOperation(ctx workflow.Context, c *carriedOperation) {
