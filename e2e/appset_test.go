@@ -11,11 +11,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/e2e/e2etest"
 	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/webhook"
 )
@@ -200,25 +200,6 @@ func listAppSet(name, repoURL, policy, version string, n int) string {
 	return b.String()
 }
 
-// appStarts counts how many times an app's workflow was started: its
-// executions, running or not, but for those that continued as new (a new
-// app's first run does once it has synced), whose next run is the same
-// start's.
-func appStarts(t *testing.T, c client.Client, name string) int {
-	t.Helper()
-	resp, err := c.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
-		Query: fmt.Sprintf("WorkflowId = '%s'", contract.WorkflowID(name)),
-	})
-	require.NoError(t, err)
-	n := 0
-	for _, ex := range resp.Executions {
-		if ex.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW {
-			n++
-		}
-	}
-	return n
-}
-
 // TestAppSetWorkerKilledWhileCreating: kill -9 of the control worker while
 // the set creates its apps; after a new worker takes over, every app exists
 // exactly once, owned by the set, and the set reports them all.
@@ -269,7 +250,7 @@ func TestAppSetWorkerKilledWhileCreating(t *testing.T) {
 	require.GreaterOrEqual(t, attempt, int32(2), "the first reconcile was cut short by the kill and retried")
 	for i := range n {
 		name := fmt.Sprintf("crash-%d", i)
-		require.Equal(t, 1, appStarts(t, c, name), "app %s was started once", name)
+		require.Equal(t, 1, e2etest.Starts(t, c, contract.WorkflowID(name)), "app %s was started once", name)
 		v, err := queryView(t, c, name)
 		require.NoError(t, err)
 		require.Equal(t, &contract.Owner{AppSet: "crash"}, v.Owner)

@@ -41,6 +41,25 @@ func WorkflowHistories(t testing.TB, c client.Client, workflowID string) map[str
 	}
 }
 
+// Starts counts how many times the workflow with the ID was started: its
+// executions, running or not, but for those that continued as new (a new
+// app's first run does once it has synced), whose next run is the same
+// start's.
+func Starts(t testing.TB, c client.Client, workflowID string) int {
+	t.Helper()
+	resp, err := c.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
+		Query: "WorkflowId = '" + workflowID + "'",
+	})
+	require.NoError(t, err)
+	n := 0
+	for _, ex := range resp.Executions {
+		if ex.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW {
+			n++
+		}
+	}
+	return n
+}
+
 func history(t testing.TB, c client.Client, workflowID, runID string) []byte {
 	t.Helper()
 	h := &historypb.History{}

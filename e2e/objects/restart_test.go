@@ -1,14 +1,12 @@
 package objects
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/ferry-gitops/ferry/e2e/e2etest"
 )
@@ -56,9 +54,7 @@ spec:
 		require.NoError(t, err)
 		require.Equal(t, string(v.Status.Sync.Status), o.Status.Sync.Status, "%s: the object's status is the app's", name)
 		require.Equal(t, string(v.Status.Health.Status), o.Status.Health.Status, "%s: the object's status is the app's", name)
-		resp, err := c.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: "WorkflowId = 'app/" + name + "'"})
-		require.NoError(t, err)
-		require.Len(t, resp.Executions, 1, "%s runs exactly once", name)
+		require.Equal(t, 1, e2etest.Starts(t, c, "app/"+name), "%s was started exactly once", name)
 	}
 }
 
