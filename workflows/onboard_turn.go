@@ -143,6 +143,6 @@ func (s *appState) onboardDone(ctx workflow.Context) {
 	done := contract.OnboardRequest{App: workflow.GetInfo(ctx).WorkflowExecution.ID}
 	// Not awaited here: a gate that is gone has no place to free. A run
 	// on the onboarding queue waits for it before it continues as new
-	// (nextRunCtx).
+	// (awaitGateTold).
 	t.said = workflow.SignalExternalWorkflow(ctx, contract.OnboardGateID, "", contract.SignalOnboardDone, done)
 }
