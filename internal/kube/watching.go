@@ -114,16 +114,23 @@ func (l *liveCache) forgetHealth(appName string, u *unstructured.Unstructured) {
 
 // added reports an object with the app's label that someone else created
 // after the informer's first list: a compare that found it missing, or
-// did not know it, is out of date.
+// did not know it, is out of date. Of the first list it reports a health
+// that differs from what a compare noted before: the informer of a kind
+// starts with the first compare or sync that needs it (a CRD's objects:
+// once the CRD is served) and lists later, so a change of status made
+// meanwhile came with no update to report it.
 func (l *liveCache) added(li *liveInformer, obj any, initial bool) {
 	u, ok := obj.(*unstructured.Unstructured)
-	if !ok || initial {
+	if !ok {
 		return
 	}
 	u = withKind(u, li)
 	appName := trackedBy(u)
-	if !IsTracked(appName, u) || syncplan.IsHook(u) {
-		return
+	switch {
+	case !IsTracked(appName, u) || syncplan.IsHook(u):
+	case !initial:
+		l.driftUnlessOurs(appName, u, changedBy(&unstructured.Unstructured{}, u))
+	case l.healthChanged(appName, u):
+		l.onDrift(Drift{App: appName, Key: KeyOf(u), By: []string{DriftHealth}})
 	}
-	l.driftUnlessOurs(appName, u, changedBy(&unstructured.Unstructured{}, u))
 }

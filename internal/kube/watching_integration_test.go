@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/ferry-gitops/ferry/internal/app"
 	"github.com/ferry-gitops/ferry/internal/kube"
 )
 
@@ -97,4 +98,53 @@ func TestWatchingReportsHealthAndNewObjects(t *testing.T) {
 	_, err = e.dyn.Resource(configMaps).Namespace(e.ns).Create(e.ctx, extra, metav1.CreateOptions{FieldManager: "kubectl-create"})
 	require.NoError(t, err)
 	expect("a new object with the app's label", "ConfigMap", []string{"kubectl-create"})
+}
+
+// TestWatchingReportsHealthChangedBeforeTheFirstList: the informer of a
+// kind starts with the first compare or sync that needs it and lists
+// later; a change of status made between a compare and that list changes
+// the object's health with no update to report it, so the list does.
+func TestWatchingReportsHealthChangedBeforeTheFirstList(t *testing.T) {
+	e := newEnv(t)
+	drifts := make(chan kube.Drift, 64)
+	cluster, _ := e.countingCluster(kube.DefaultOptions(), true, func(d kube.Drift) {
+		if d.App == e.ns {
+			drifts <- d
+		}
+	})
+	lb := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Service",
+		"metadata": map[string]any{"name": "edge", "namespace": e.ns},
+		"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
+	}}
+	objs := []*unstructured.Unstructured{lb}
+	// Applied and compared by a Cluster without a live cache: nothing
+	// starts the watching Cluster's informers until Watching below.
+	_, err := e.cluster.Apply(e.ctx, kube.ApplyRequest{App: e.ns, Namespace: e.ns, Objects: objs})
+	require.NoError(t, err)
+	states, err := e.cluster.Compare(e.ctx, kube.CompareRequest{App: e.ns, Namespace: e.ns, Objects: objs})
+	require.NoError(t, err)
+	require.Len(t, states, 1)
+	require.Equal(t, app.HealthProgressing, states[0].Health, "a LoadBalancer without an address")
+	cluster.NoteCompared(e.ns, states)
+
+	_, err = e.dyn.Resource(services).Namespace(e.ns).Patch(e.ctx, "edge", types.MergePatchType,
+		[]byte(`{"status":{"loadBalancer":{"ingress":[{"ip":"10.0.0.1"}]}}}`),
+		metav1.PatchOptions{FieldManager: "cloud-controller"}, "status")
+	require.NoError(t, err)
+
+	assert.False(t, cluster.Watching(objs, nil), "the informer starts now")
+	require.True(t, cluster.WaitSynced(e.ctx))
+	select {
+	case d := <-drifts:
+		assert.Equal(t, "Service", d.Key.Kind)
+		assert.Equal(t, []string{kube.DriftHealth}, d.By)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the address given before the first list: no drift reported")
+	}
+	select {
+	case d := <-drifts:
+		t.Errorf("one change, one drift: also %+v", d)
+	case <-time.After(time.Second):
+	}
 }
