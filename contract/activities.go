@@ -9,7 +9,8 @@ import (
 )
 
 // Activity names. Control activities run on TaskQueue, region activities on
-// RegionQueue(region); the activities package registers them under these names.
+// RegionQueue(region) or UrgentRegionQueue(region); the activities package
+// registers them under these names.
 const (
 	ActivityResolveRevision = "ResolveRevision"
 	ActivityRender          = "Render"

@@ -64,6 +64,11 @@ func WorkflowID(name string) string { return "app/" + name }
 // RegionQueue is the task queue served by the worker pool of one region.
 func RegionQueue(region string) string { return "ferry-region-" + region }
 
+// UrgentRegionQueue is the second task queue of a region's worker pool,
+// with slots of its own, for what someone waits for (a user's sync, a push,
+// a drift to heal): it is not queued behind the region's routine work.
+func UrgentRegionQueue(region string) string { return "ferry-urgent-region-" + region }
+
 // RefreshRequest is the payload of the refresh signal.
 type RefreshRequest struct {
 	// Hard re-renders the manifests even when the revision has not moved.

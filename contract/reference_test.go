@@ -26,7 +26,7 @@ var kinds = []struct {
 	match        func(name string) bool
 }{
 	{"Workflow types", "Registered by every control worker (`workflows.Register`).", func(n string) bool { return strings.HasSuffix(n, "Workflow") }},
-	{"Task queues", "`ferry` is the control queue; each region's queue is `RegionQueue(region)`.", func(n string) bool { return n == "TaskQueue" }},
+	{"Task queues", "`ferry` is the control queue; each region's queues are `RegionQueue(region)` and `UrgentRegionQueue(region)`.", func(n string) bool { return n == "TaskQueue" }},
 	{"Queries", "", func(n string) bool { return strings.HasPrefix(n, "Query") }},
 	{"Signals", "", func(n string) bool { return strings.HasPrefix(n, "Signal") }},
 	{"Updates", "", func(n string) bool { return strings.HasPrefix(n, "Update") }},
@@ -57,7 +57,7 @@ func TestTemporalReference(t *testing.T) {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
-				if d.Recv == nil && (strings.HasSuffix(d.Name.Name, "WorkflowID") || d.Name.Name == "RegionQueue") {
+				if d.Recv == nil && (strings.HasSuffix(d.Name.Name, "WorkflowID") || strings.HasSuffix(d.Name.Name, "RegionQueue")) {
 					idFuncs = append(idFuncs, d)
 				}
 			case *ast.GenDecl:

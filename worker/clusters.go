@@ -11,7 +11,6 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/ferry-gitops/ferry/activities"
-	"github.com/ferry-gitops/ferry/contract"
 	"github.com/ferry-gitops/ferry/ferryclient"
 	"github.com/ferry-gitops/ferry/internal/clusters"
 	"github.com/ferry-gitops/ferry/internal/regions"
@@ -42,9 +41,9 @@ type clusterRegions struct {
 }
 
 type servedCluster struct {
-	digest string
-	worker worker.Worker
-	stop   context.CancelFunc
+	digest  string
+	workers []worker.Worker
+	stop    context.CancelFunc
 }
 
 // watch reads the Secrets, serves their regions, and follows them until
@@ -111,30 +110,33 @@ func (cr *clusterRegions) update(ctx context.Context, list []clusters.Cluster) {
 // start runs the region worker of c; with cr.mu held.
 func (cr *clusterRegions) start(ctx context.Context, c clusters.Cluster) error {
 	life, stop := context.WithCancel(ctx)
-	w := worker.New(cr.client, contract.RegionQueue(c.Region.Name), cr.opts)
-	if c.Err != nil {
-		(&activities.Unusable{Name: c.Region.Name, Reason: c.Err}).Register(w)
-	} else {
+	register := (&activities.Unusable{Name: c.Region.Name, Reason: c.Err}).Register
+	if c.Err == nil {
 		ra, err := cr.newRegion(life, c)
 		if err != nil {
 			stop()
 			return err
 		}
-		ra.Register(w)
-		ra.RegisterHooks(w)
+		register = func(w worker.Registry) {
+			ra.Register(w)
+			ra.RegisterHooks(w)
+		}
 	}
-	if err := w.Start(); err != nil {
+	ws := regionWorkers(cr.client, c.Region.Name, cr.opts, register)
+	if err := startAll(ws); err != nil {
 		stop()
 		return err
 	}
-	cr.serving[c.Region.Name] = &servedCluster{digest: c.Digest, worker: w, stop: stop}
+	cr.serving[c.Region.Name] = &servedCluster{digest: c.Digest, workers: ws, stop: stop}
 	return nil
 }
 
 // stopLocked stops the worker of region name, if one runs; with cr.mu held.
 func (cr *clusterRegions) stopLocked(name string) {
 	if s := cr.serving[name]; s != nil {
-		s.worker.Stop()
+		for _, w := range s.workers {
+			w.Stop()
+		}
 		s.stop()
 		delete(cr.serving, name)
 	}

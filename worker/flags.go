@@ -104,7 +104,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.temporalAddress, "temporal-address", "127.0.0.1:7233", "`HOST:PORT` of the Temporal frontend")
 	fs.StringVar(&c.namespace, "namespace", "default", "the Temporal `NAMESPACE` to work in")
 	fs.BoolVar(&c.control, "control", false, "serve the workflows and the Git and render activities on queues ferry and ferry-onboard (new apps' first runs)")
-	fs.Var(&c.regions, "region", "serve the activities of region `NAME` on queue ferry-region-NAME; repeatable, or comma-separated")
+	fs.Var(&c.regions, "region", "serve the activities of region `NAME` on queues ferry-region-NAME and ferry-urgent-region-NAME (what someone waits for); repeatable, or comma-separated")
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig `FILE` with a context per region (default: $KUBECONFIG; none: the cluster the worker runs in, for one --region)")
 	fs.StringVar(&c.kubeContext, "context", "", "kubeconfig `CONTEXT` of the one region (default: the region's name)")
 	fs.StringVar(&c.regionsConfig, "regions-config", "",
@@ -135,7 +135,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 		"`GLOBS` (comma-separated; /regexp/ too) of the control cluster's other namespaces whose Application objects are apps, named namespace/name (Argo CD's application.namespaces); each app's project must list the namespace in sourceNamespaces. Empty: the --control-namespace alone")
 	fs.StringVar(&c.objects.context, "control-context", "", "kubeconfig `CONTEXT` of the control cluster for --control-namespace (default: the current context; without a kubeconfig, the cluster the worker runs in)")
 	fs.BoolVar(&c.clusterSecrets, "cluster-secrets", true,
-		"with --control-namespace: read Argo CD's cluster Secrets there (label argocd.argoproj.io/secret-type: cluster) as regions, added, changed and removed at run time: the worker serves each one's queue ferry-region-NAME, and a control worker validates destinations and runs the clusters generator with them; false: the configured regions alone")
+		"with --control-namespace: read Argo CD's cluster Secrets there (label argocd.argoproj.io/secret-type: cluster) as regions, added, changed and removed at run time: the worker serves each one's queues ferry-region-NAME and ferry-urgent-region-NAME, and a control worker validates destinations and runs the clusters generator with them; false: the configured regions alone")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "`DIR` of the Git clone cache (default: ferry/repos in the user's cache directory)")
 	c.checkoutMaxFile = bytesFlag(gitsource.DefaultMaxFileBytes)
 	fs.Var(&c.checkoutMaxFile, "checkout-max-file-size", "the largest file (`SIZE`) the worker fetches or checks out of a repository, any branch or tag; refused from its header, before it is read")

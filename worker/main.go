@@ -214,10 +214,10 @@ func run(ctx context.Context, cfg *config) error {
 		if err != nil {
 			return err
 		}
-		w := worker.New(c, contract.RegionQueue(region), opts)
-		regionActivities.Register(w)
-		regionActivities.RegisterHooks(w)
-		workers = append(workers, w)
+		workers = append(workers, regionWorkers(c, region, opts, func(w worker.Registry) {
+			regionActivities.Register(w)
+			regionActivities.RegisterHooks(w)
+		})...)
 	}
 
 	g, ctx := errgroup.WithContext(ctx)

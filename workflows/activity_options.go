@@ -90,7 +90,7 @@ func renderLocalCtx(ctx workflow.Context, summary string) workflow.Context {
 func compareCtx(ctx workflow.Context, region string) workflow.Context {
 	return withActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:                compareSummary(region),
-		TaskQueue:              contract.RegionQueue(region),
+		TaskQueue:              regionQueue(ctx, region),
 		ScheduleToStartTimeout: compareScheduleToStart,
 		StartToCloseTimeout:    compareTimeout,
 		HeartbeatTimeout:       compareHeartbeat,
@@ -101,7 +101,7 @@ func compareCtx(ctx workflow.Context, region string) workflow.Context {
 func syncCtx(ctx workflow.Context, region, summary string) workflow.Context {
 	return withActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:                summary,
-		TaskQueue:              contract.RegionQueue(region),
+		TaskQueue:              regionQueue(ctx, region),
 		ScheduleToStartTimeout: regionScheduleToStart,
 		StartToCloseTimeout:    syncTimeout,
 		HeartbeatTimeout:       writeHeartbeat,

@@ -29,7 +29,7 @@ var hooksNonRetryable = append([]string{contract.ErrHookFailed, contract.ErrSync
 func hooksCtx(ctx workflow.Context, region, summary string) workflow.Context {
 	return withActivityOptions(ctx, workflow.ActivityOptions{
 		Summary:                summary,
-		TaskQueue:              contract.RegionQueue(region),
+		TaskQueue:              regionQueue(ctx, region),
 		ScheduleToStartTimeout: regionScheduleToStart,
 		StartToCloseTimeout:    hooksTimeout,
 		HeartbeatTimeout:       writeHeartbeat,
