@@ -49,6 +49,19 @@ func (e *env) countingCluster(opts kube.Options, live bool, onDrift func(kube.Dr
 	return c, n
 }
 
+// driftingCluster is a new Cluster with its live cache on, and the drift
+// it reports of the test's app. The cache watches the whole cluster: other
+// tests' namespaces going away are drift of their apps, not of this one.
+func (e *env) driftingCluster() (*kube.Cluster, <-chan kube.Drift) {
+	drifts := make(chan kube.Drift, 64)
+	c, _ := e.countingCluster(kube.DefaultOptions(), true, func(d kube.Drift) {
+		if d.App == e.ns {
+			drifts <- d
+		}
+	})
+	return c, drifts
+}
+
 // clusterCounting is a new Cluster on the test region that counts the
 // requests only accepts (nil: all).
 func (e *env) clusterCounting(opts kube.Options, only func(*http.Request) bool) (*kube.Cluster, *atomic.Int64) {
@@ -125,14 +138,7 @@ func TestLiveCache(t *testing.T) {
 // objects (an edit, a delete), and not Ferry's own (an apply, a prune).
 func TestDrift(t *testing.T) {
 	e := newEnv(t)
-	drifts := make(chan kube.Drift, 64)
-	// The cache watches the whole cluster: other tests' namespaces going
-	// away are drift of their apps, not of this one.
-	cluster, _ := e.countingCluster(kube.DefaultOptions(), true, func(d kube.Drift) {
-		if d.App == e.ns {
-			drifts <- d
-		}
-	})
+	cluster, drifts := e.driftingCluster()
 	objs := append(guestbook(t), configMap("extra", nil, nil))
 	apply := func(objs []*unstructured.Unstructured, prune bool) {
 		_, err := cluster.Apply(e.ctx, kube.ApplyRequest{App: e.ns, Namespace: e.ns, Objects: objs, Prune: prune})

@@ -22,17 +22,8 @@ import (
 // else creates.
 func TestWatchingReportsHealthAndNewObjects(t *testing.T) {
 	e := newEnv(t)
-	drifts := make(chan kube.Drift, 64)
-	cluster, _ := e.countingCluster(kube.DefaultOptions(), true, func(d kube.Drift) {
-		if d.App == e.ns {
-			drifts <- d
-		}
-	})
-	lb := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Service",
-		"metadata": map[string]any{"name": "edge", "namespace": e.ns},
-		"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
-	}}
+	cluster, drifts := e.driftingCluster()
+	lb := loadBalancer(e.ns)
 	objs := []*unstructured.Unstructured{lb, configMap("settings", nil, nil)}
 	// Asked first, before anything has started the informers of the app's
 	// kinds: an apply starts them, and they may have synced by its return.
@@ -106,17 +97,8 @@ func TestWatchingReportsHealthAndNewObjects(t *testing.T) {
 // the object's health with no update to report it, so the list does.
 func TestWatchingReportsHealthChangedBeforeTheFirstList(t *testing.T) {
 	e := newEnv(t)
-	drifts := make(chan kube.Drift, 64)
-	cluster, _ := e.countingCluster(kube.DefaultOptions(), true, func(d kube.Drift) {
-		if d.App == e.ns {
-			drifts <- d
-		}
-	})
-	lb := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Service",
-		"metadata": map[string]any{"name": "edge", "namespace": e.ns},
-		"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
-	}}
+	cluster, drifts := e.driftingCluster()
+	lb := loadBalancer(e.ns)
 	objs := []*unstructured.Unstructured{lb}
 	// Applied and compared by a Cluster without a live cache: nothing
 	// starts the watching Cluster's informers until Watching below.
@@ -147,4 +129,14 @@ func TestWatchingReportsHealthChangedBeforeTheFirstList(t *testing.T) {
 		t.Errorf("one change, one drift: also %+v", d)
 	case <-time.After(time.Second):
 	}
+}
+
+// loadBalancer is a Service of type LoadBalancer: Progressing until the
+// cloud, played by the tests, gives it an address.
+func loadBalancer(ns string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Service",
+		"metadata": map[string]any{"name": "edge", "namespace": ns},
+		"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
+	}}
 }
