@@ -28,12 +28,15 @@ type appSuite struct {
 	wf  *Workflows
 	// gateStuck: the onboarding gate makes no progress (onboardGated).
 	gateStuck bool
+	// gateTold runs as the gate is told an app is onboarded (onboardGated).
+	gateTold func()
 }
 
 func TestApplication(t *testing.T) { suite.Run(t, new(appSuite)) }
 
 func (s *appSuite) SetupTest() {
 	s.gateStuck = false
+	s.gateTold = nil
 	s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1")})
 }
 

@@ -64,3 +64,23 @@ func (s *appSuite) TestASyncAskedAsTheRunLeavesTheOnboardQueueIsServed() {
 	s.Require().True(errors.As(s.env.GetWorkflowError(), &next), "the run continues as new: %v", s.env.GetWorkflowError())
 	s.Equal(contract.TaskQueue, next.TaskQueueName, "on ferry")
 }
+
+// TestARefreshThatComesAsTheRunContinuesIsCarried: a new app has synced on
+// the onboarding queue and waits for its word to the gate to be delivered
+// before it continues as new on ferry; a refresh (`ferry app refresh`, a
+// push) that comes in the workflow task of that delivery is carried to the
+// next run, which reconciles it at once. It was dropped, and the app saw
+// its new commit only at its next poll.
+func (s *appSuite) TestARefreshThatComesAsTheRunContinuesIsCarried() {
+	_, _, dones := s.onboardGated()
+	s.env.SetStartWorkflowOptions(client.StartWorkflowOptions{TaskQueue: contract.OnboardTaskQueue})
+	s.env.RegisterDelayedCallback(func() { s.env.SignalWorkflow(contract.SignalOnboardGo, nil) }, time.Minute)
+	// Sent before the gate's delivery is answered, without a workflow task
+	// of its own: both come in the same task, as a refresh that arrives
+	// while the delivery's event is written.
+	s.gateTold = func() { s.env.SignalWorkflowSkippingWorkflowTask(contract.SignalRefresh, contract.RefreshRequest{}) }
+	s.env.ExecuteWorkflow(contract.ApplicationWorkflow, testApp(true))
+	s.Equal(int32(1), dones.Load(), "the gate was told")
+	next := s.carriedInput()
+	s.NotNil(next.Carried.Refresh, "the refresh is carried to the next run")
+}

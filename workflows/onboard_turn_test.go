@@ -49,6 +49,9 @@ func (s *appSuite) onboardGated() (wants, resolves, dones *atomic.Int32) {
 		func(_, _, _, _ string, arg any) error {
 			s.Equal(contract.OnboardRequest{App: "default-test-workflow-id"}, arg)
 			dones.Add(1)
+			if s.gateTold != nil {
+				s.gateTold()
+			}
 			return nil
 		}).Maybe()
 	return wants, resolves, dones

@@ -93,7 +93,31 @@ func (s *appState) continueBetweenRetries(ctx workflow.Context, op *operation) b
 // when it continues between retries, the running operation.
 func (s *appState) continueAsNew(ctx workflow.Context) error {
 	s.awaitObjectPublished(ctx)
-	return workflow.NewContinueAsNewError(s.nextRunCtx(ctx), contract.ApplicationWorkflow, s.nextInput())
+	next := s.nextRunCtx(ctx)
+	s.takeLastSignals(ctx)
+	return workflow.NewContinueAsNewError(next, contract.ApplicationWorkflow, s.nextInput())
+}
+
+// changeTakeLastSignals: a run about to continue as new first lets its
+// signal receivers take what its last workflow task delivered, so that the
+// next run carries it: a refresh (a push, `ferry app refresh`) that came
+// with the task that ended the run was dropped, and the app saw its new
+// commit only at its next poll.
+const changeTakeLastSignals = "take-last-signals"
+
+// takeLastSignals lets every other coroutine of the run take its turn
+// before the run hands its state on. A signal that arrives while the main
+// coroutine is blocked is handed to the coroutine that receives it
+// (registerStatusAndRefresh, receivePostSyncResults), which applies it only
+// when its turn comes in the workflow task, after the main coroutine's: so
+// the main coroutine yields once, until a coroutine started now has run.
+func (s *appState) takeLastSignals(ctx workflow.Context) {
+	if changeVersion(ctx, changeTakeLastSignals) == workflow.DefaultVersion {
+		return
+	}
+	turned := false
+	workflow.Go(ctx, func(workflow.Context) { turned = true })
+	_ = workflow.Await(ctx, func() bool { return turned })
 }
 
 // changeWaitBeforeContinuing: an idle run about to continue as new waits
