@@ -12,10 +12,13 @@ import (
 
 // Index maps normalised repo URLs to the apps that track them (an app of
 // several repositories, one per source, is listed once per repository). It is built
-// from a full listing of the running apps and rebuilt when older than
-// MaxAge, and on a miss when older than MinAge (a new app on a new repo is
-// found at once; a new app on a repo that other apps already track, within
-// MaxAge). A listing costs one visibility query per page of apps.
+// from a full listing of the running apps. A listing costs one visibility
+// query per page of apps, seconds on a busy cluster of thousands, so a push
+// never waits for one where the index already knows apps of its repository:
+// they are signalled at once, and when the listing is older than MaxAge the
+// apps a new listing adds are signalled after it (Added). A miss lists again
+// first when the listing is older than MinAge (a new app on a new repo is
+// found at once).
 type Index struct {
 	list   func(context.Context) ([]App, error)
 	maxAge time.Duration
@@ -43,17 +46,37 @@ type Match struct {
 }
 
 // Lookup returns the apps that track any of the repo keys (see
-// Push.RepoKeys), sorted by name.
-func (x *Index) Lookup(ctx context.Context, keys []string) ([]Match, error) {
+// Push.RepoKeys), sorted by name; stale: they come from a listing older
+// than MaxAge, and Added tells which apps a new one adds.
+func (x *Index) Lookup(ctx context.Context, keys []string) (matches []Match, stale bool, err error) {
 	byKey, built := x.snapshot()
 	age := x.now().Sub(built)
-	if byKey == nil || age > x.maxAge || (age > x.minAge && len(match(byKey, keys)) == 0) {
+	if byKey != nil {
+		matches = match(byKey, keys)
+		if len(matches) > 0 || age <= x.minAge {
+			return matches, age > x.maxAge, nil
+		}
+	}
+	if byKey, err = x.rebuild(ctx); err != nil {
+		return nil, false, err
+	}
+	return match(byKey, keys), false, nil
+}
+
+// Added returns the apps that track any of the repo keys and are not among
+// known (what a stale Lookup returned), from a listing younger than MaxAge:
+// it lists the apps again unless another caller did meanwhile.
+func (x *Index) Added(ctx context.Context, keys []string, known []Match) ([]Match, error) {
+	byKey, built := x.snapshot()
+	if byKey == nil || x.now().Sub(built) > x.maxAge {
 		var err error
 		if byKey, err = x.rebuild(ctx); err != nil {
 			return nil, err
 		}
 	}
-	return match(byKey, keys), nil
+	return slices.DeleteFunc(match(byKey, keys), func(m Match) bool {
+		return slices.ContainsFunc(known, func(k Match) bool { return k.App == m.App })
+	}), nil
 }
 
 // Repos returns every tracked repository's apps, by repo key, from a

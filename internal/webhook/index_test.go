@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestIndexMatchesURLForms: one repository written the ways users write it
@@ -47,7 +49,7 @@ func TestIndexMatchesURLForms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			matches, err := x.Lookup(context.Background(), pushes[0].RepoKeys())
+			matches, _, err := x.Lookup(context.Background(), pushes[0].RepoKeys())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +81,7 @@ func TestIndexMatchesEverySourceOfAnApp(t *testing.T) {
 		App{"other", "https://git.example.org/platform/other.git"},
 	)
 	x := NewIndex(f.Apps, time.Minute, time.Second)
-	got, err := x.Lookup(context.Background(), []string{repoKey("https://git.example.org/platform/values.git")})
+	got, _, err := x.Lookup(context.Background(), []string{repoKey("https://git.example.org/platform/values.git")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +92,7 @@ func TestIndexMatchesEverySourceOfAnApp(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("push to values (-want +got)\n%s", diff)
 	}
-	got, err = x.Lookup(context.Background(), []string{repoKey("https://git.example.org/platform/chart")})
+	got, _, err = x.Lookup(context.Background(), []string{repoKey("https://git.example.org/platform/chart")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,55 +110,73 @@ func providerOf(fixture string) Provider {
 	return ""
 }
 
-// TestIndexRebuild: the index lists the apps again when older than its max
-// age, and on a miss when older than its min age; concurrent lookups share
-// one listing.
+// TestIndexRebuild: a miss lists the apps again when the index is older
+// than its min age; a hit never waits for a listing: from an index older
+// than its max age (or invalidated) it is stale, and Added lists again and
+// returns only the apps the listing adds; concurrent listings are one.
 func TestIndexRebuild(t *testing.T) {
 	f := newFakeRefresher(App{"a", "https://git.example.org/a.git"})
 	x := NewIndex(f.Apps, 10*time.Second, time.Second)
 	now := time.Unix(1000, 0)
 	x.now = func() time.Time { return now }
-	lookup := func(repo string) []string {
+	keys := func(repo string) []string { return []string{repoKey(repo)} }
+	lookup := func(repo string) ([]Match, bool) {
 		t.Helper()
-		got, err := x.Lookup(context.Background(), []string{repoKey(repo)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return names(got)
+		got, stale, err := x.Lookup(context.Background(), keys(repo))
+		require.NoError(t, err)
+		return got, stale
 	}
 	lists := func() int { f.mu.Lock(); defer f.mu.Unlock(); return f.lists }
+	addApps := func(apps ...App) { f.mu.Lock(); f.apps = append(f.apps, apps...); f.mu.Unlock() }
 
-	if got := lookup("https://git.example.org/a"); len(got) != 1 || lists() != 1 {
-		t.Fatalf("first lookup: %v after %d lists", got, lists())
-	}
-	f.mu.Lock()
-	f.apps = append(f.apps, App{"b", "https://git.example.org/b.git"}, App{"a2", "https://git.example.org/a.git"})
-	f.mu.Unlock()
+	got, stale := lookup("https://git.example.org/a")
+	assert.Equal(t, []string{"a"}, names(got), "the first lookup lists")
+	assert.False(t, stale)
+	assert.Equal(t, 1, lists())
+	addApps(App{"b", "https://git.example.org/b.git"}, App{"a2", "https://git.example.org/a.git"})
 
 	now = now.Add(500 * time.Millisecond)
-	if got := lookup("https://git.example.org/b"); len(got) != 0 || lists() != 1 {
-		t.Fatalf("miss younger than min age: %v after %d lists", got, lists())
-	}
+	got, _ = lookup("https://git.example.org/b")
+	assert.Empty(t, got, "a miss younger than the min age")
+	assert.Equal(t, 1, lists())
 	now = now.Add(time.Second)
-	if got := lookup("https://git.example.org/b"); len(got) != 1 || lists() != 2 {
-		t.Fatalf("miss older than min age: %v after %d lists", got, lists())
-	}
+	got, stale = lookup("https://git.example.org/b")
+	assert.Equal(t, []string{"b"}, names(got), "a miss older than the min age lists again")
+	assert.False(t, stale)
+	assert.Equal(t, 2, lists())
+
 	now = now.Add(5 * time.Second)
-	if got := lookup("https://git.example.org/a"); len(got) != 2 || lists() != 2 {
-		t.Fatalf("hit younger than max age: %v after %d lists", got, lists())
-	}
+	got, stale = lookup("https://git.example.org/a")
+	assert.Equal(t, []string{"a", "a2"}, names(got), "a hit younger than the max age")
+	assert.False(t, stale)
+	assert.Equal(t, 2, lists())
+
+	addApps(App{"a3", "https://git.example.org/A"})
 	x.Invalidate()
-	lookup("https://git.example.org/a")
-	if lists() != 3 {
-		t.Fatalf("invalidated: %d lists, want 3", lists())
-	}
+	got, stale = lookup("https://git.example.org/a")
+	assert.Equal(t, []string{"a", "a2"}, names(got), "an invalidated index answers a hit without listing")
+	assert.True(t, stale)
+	assert.Equal(t, 2, lists())
+	added, err := x.Added(context.Background(), keys("https://git.example.org/a"), got)
+	require.NoError(t, err)
+	assert.Equal(t, []Match{{App: "a3", RepoURLs: []string{"https://git.example.org/A"}}}, added, "only what the listing adds")
+	assert.Equal(t, 3, lists())
+
 	now = now.Add(11 * time.Second)
+	got, stale = lookup("https://git.example.org/a")
+	assert.Equal(t, []string{"a", "a2", "a3"}, names(got))
+	assert.True(t, stale, "older than the max age")
+	assert.Equal(t, 3, lists())
 	var wg sync.WaitGroup
 	for range 50 {
-		wg.Go(func() { lookup("https://git.example.org/a") })
+		wg.Go(func() {
+			added, err := x.Added(context.Background(), keys("https://git.example.org/a"), got)
+			assert.NoError(t, err)
+			assert.Empty(t, added)
+		})
 	}
 	wg.Wait()
 	if n := lists(); n < 4 || n > 5 {
-		t.Fatalf("50 concurrent lookups of a stale index: %d lists in all, want 4 (or 5 if one came late)", n)
+		t.Fatalf("50 concurrent listings: %d lists in all, want 4 (or 5 if one came late)", n)
 	}
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // fakeRefresher records the refreshes it is asked for.
@@ -24,6 +26,8 @@ type fakeRefresher struct {
 	lists     int
 	refreshed map[string][]Push
 	fail      map[string]error
+	// listing, when set, holds each listing until it is closed.
+	listing chan struct{}
 }
 
 func newFakeRefresher(apps ...App) *fakeRefresher {
@@ -32,6 +36,11 @@ func newFakeRefresher(apps ...App) *fakeRefresher {
 
 func (f *fakeRefresher) Apps(context.Context) ([]App, error) {
 	f.mu.Lock()
+	if hold := f.listing; hold != nil {
+		f.mu.Unlock()
+		<-hold
+		f.mu.Lock()
+	}
 	defer f.mu.Unlock()
 	f.lists++
 	return slices.Clone(f.apps), nil
@@ -204,6 +213,34 @@ func TestReceiverSignalsMatchingApps(t *testing.T) {
 	if got := testutil.ToFloat64(m.signals); got != 2 {
 		t.Fatalf("ferry_webhook_refresh_signals_total %v, want 2", got)
 	}
+}
+
+// TestReceiverSignalsKnownAppsBeforeListing: a push to a repository the
+// index knows apps of refreshes them at once, even when the index is due
+// for a new listing (one costs seconds on a busy cluster); the apps that
+// listing adds are refreshed after it, once each.
+func TestReceiverSignalsKnownAppsBeforeListing(t *testing.T) {
+	f := newFakeRefresher(App{"shop", "https://github.com/Acme/Shop-Config.git"},
+		App{"payments", "https://gitlab.example.com/platform/deploy/payments"})
+	r, _ := newTestReceiver(t, Options{}, f)
+	run(t, r)
+	gh := fixture(t, "github-push.json")
+	require.Equal(t, 202, deliver(r, "POST", signed(GitHub, "push", gh), gh).Code)
+	waitFor(t, func() bool { return f.count("shop") == 1 })
+
+	f.mu.Lock()
+	f.apps = append(f.apps, App{"payments-new", "https://gitlab.example.com/platform/deploy/payments.git"})
+	f.listing = make(chan struct{})
+	f.mu.Unlock()
+	r.index.Invalidate() // due for a listing, as one older than IndexMaxAge
+	gl := fixture(t, "gitlab-push.json")
+	require.Equal(t, 202, deliver(r, "POST", signed(GitLab, "Push Hook", gl), gl).Code)
+	waitFor(t, func() bool { return f.count("payments") == 1 })
+	assert.Zero(t, f.count("payments-new"), "not listed yet")
+	close(f.listing)
+	waitFor(t, func() bool { return f.count("payments-new") == 1 })
+	assert.Equal(t, 1, f.count("payments"), "refreshed once")
+	assert.Equal(t, 2, f.lists)
 }
 
 // TestReceiverDedupe: a thousand copies of one delivery refresh each app once.
