@@ -123,23 +123,45 @@ func (p *pushProbe) steps(ctx context.Context, from, to time.Time) ([]breakdownS
 	return steps, nil
 }
 
+// The two ends of a push that its history's steps do not cover.
+const (
+	stepPushReach  onboardStep = "the push reaching the app: from the push to its refresh signal in the history"
+	stepStatusRead onboardStep = "the status read: from the history's last event to the probe's query that saw Synced"
+)
+
 // windowSteps are the steps of a history between from and to: the parts
-// of steps that began before from are left out.
+// of steps that began before from are left out. Its two ends are steps
+// too: from from to the first refresh signal after it, and from the last
+// event before to up to to.
 func windowSteps(it historyIterator, from, to time.Time) ([]breakdownStep, error) {
 	c := newStepClock(from)
+	var signalled, last time.Time
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
 			return nil, err
 		}
-		if ev.GetEventTime().AsTime().After(to) {
+		at := ev.GetEventTime().AsTime()
+		if at.After(to) {
 			break
+		}
+		if !at.Before(from) {
+			last = at
+			if signalled.IsZero() && ev.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == contract.SignalRefresh {
+				signalled = at
+			}
 		}
 		c.event(ev)
 	}
 	sums := map[onboardStep]float64{}
 	for s, d := range c.steps {
 		sums[s] = d.Seconds()
+	}
+	if !signalled.IsZero() {
+		sums[stepPushReach] = signalled.Sub(from).Seconds()
+	}
+	if !last.IsZero() {
+		sums[stepStatusRead] = to.Sub(last).Seconds()
 	}
 	return breakdownRows(sums, 1, to.Sub(from).Seconds()), nil
 }

@@ -63,20 +63,23 @@ func TestPushStepsAreThoseOfItsWindow(t *testing.T) {
 		ev.Attributes = &historypb.HistoryEvent_TimerStartedEventAttributes{TimerStartedEventAttributes: &historypb.TimerStartedEventAttributes{TimerId: "poll"}}
 	})
 	add(9000, enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, nil) // waits across the push at 10 s
+	add(10200, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, func(ev *historypb.HistoryEvent) {
+		ev.Attributes = &historypb.HistoryEvent_WorkflowExecutionSignaledEventAttributes{WorkflowExecutionSignaledEventAttributes: &historypb.WorkflowExecutionSignaledEventAttributes{SignalName: contract.SignalRefresh}}
+	})
 	add(10400, enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED, func(ev *historypb.HistoryEvent) {
 		ev.Attributes = &historypb.HistoryEvent_WorkflowTaskStartedEventAttributes{WorkflowTaskStartedEventAttributes: &historypb.WorkflowTaskStartedEventAttributes{ScheduledEventId: 2}}
 	})
 	add(10500, enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, func(ev *historypb.HistoryEvent) {
-		ev.Attributes = &historypb.HistoryEvent_WorkflowTaskCompletedEventAttributes{WorkflowTaskCompletedEventAttributes: &historypb.WorkflowTaskCompletedEventAttributes{StartedEventId: 3}}
+		ev.Attributes = &historypb.HistoryEvent_WorkflowTaskCompletedEventAttributes{WorkflowTaskCompletedEventAttributes: &historypb.WorkflowTaskCompletedEventAttributes{StartedEventId: 4}}
 	})
 	add(10500, enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, func(ev *historypb.HistoryEvent) {
 		ev.Attributes = &historypb.HistoryEvent_ActivityTaskScheduledEventAttributes{ActivityTaskScheduledEventAttributes: &historypb.ActivityTaskScheduledEventAttributes{ActivityType: &commonpb.ActivityType{Name: contract.ActivitySync}}}
 	})
 	add(11500, enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED, func(ev *historypb.HistoryEvent) {
-		ev.Attributes = &historypb.HistoryEvent_ActivityTaskStartedEventAttributes{ActivityTaskStartedEventAttributes: &historypb.ActivityTaskStartedEventAttributes{ScheduledEventId: 5}}
+		ev.Attributes = &historypb.HistoryEvent_ActivityTaskStartedEventAttributes{ActivityTaskStartedEventAttributes: &historypb.ActivityTaskStartedEventAttributes{ScheduledEventId: 6}}
 	})
 	add(12000, enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, func(ev *historypb.HistoryEvent) {
-		ev.Attributes = &historypb.HistoryEvent_ActivityTaskCompletedEventAttributes{ActivityTaskCompletedEventAttributes: &historypb.ActivityTaskCompletedEventAttributes{StartedEventId: 6}}
+		ev.Attributes = &historypb.HistoryEvent_ActivityTaskCompletedEventAttributes{ActivityTaskCompletedEventAttributes: &historypb.ActivityTaskCompletedEventAttributes{StartedEventId: 7}}
 	})
 	add(20000, enumspb.EVENT_TYPE_TIMER_FIRED, func(ev *historypb.HistoryEvent) { // after the window
 		ev.Attributes = &historypb.HistoryEvent_TimerFiredEventAttributes{TimerFiredEventAttributes: &historypb.TimerFiredEventAttributes{TimerId: "poll"}}
@@ -86,7 +89,9 @@ func TestPushStepsAreThoseOfItsWindow(t *testing.T) {
 	assert.Equal(t, []breakdownStep{
 		{Step: string(activityWait(contract.ActivitySync)), Mean: 1, Share: 40},
 		{Step: string(activityRun(contract.ActivitySync)), Mean: 0.5, Share: 20},
+		{Step: string(stepStatusRead), Mean: 0.5, Share: 20},
 		{Step: string(stepWFTWait), Mean: 0.4, Share: 16},
+		{Step: string(stepPushReach), Mean: 0.2, Share: 8},
 		{Step: string(stepWFTRun), Mean: 0.1, Share: 4},
 	}, roundSteps(steps))
 
