@@ -50,17 +50,19 @@ type pollCycle struct {
 }
 
 // pollCycles cuts the history into poll cycles, from the first poll timer
-// that fires after event from.
-func pollCycles(t *testing.T, history []*historypb.HistoryEvent, from int64) []pollCycle {
+// that fires at index from or after (eventsSoFar).
+func pollCycles(t *testing.T, history []*historypb.HistoryEvent, from int) []pollCycle {
 	t.Helper()
 	polls := map[int64]bool{}
 	var out []pollCycle
-	for _, ev := range history {
+	for i, ev := range history {
 		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+			clear(polls) // a run's event IDs are its own
 		case enumspb.EVENT_TYPE_TIMER_STARTED:
 			polls[ev.GetEventId()] = strings.HasPrefix(summaryOf(t, ev), "next poll")
 		case enumspb.EVENT_TYPE_TIMER_FIRED:
-			if polls[ev.GetTimerFiredEventAttributes().GetStartedEventId()] && ev.GetEventId() > from {
+			if polls[ev.GetTimerFiredEventAttributes().GetStartedEventId()] && i >= from {
 				out = append(out, pollCycle{firedAt: ev.GetEventId()})
 			}
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
@@ -114,22 +116,24 @@ func skippedRuns(cycles []pollCycle) ([]int, string) {
 	return runs, b.String()
 }
 
-// lastEventID is the ID of the last event of the app's current run.
-func lastEventID(t *testing.T, name string) int64 {
-	h := events(t, temporalClient(t), name)
-	return h[len(h)-1].GetEventId()
+// eventsSoFar is how many events the app's runs have, first to latest
+// (events): an event at that index or after came later. Not an event ID:
+// IDs begin again in each run, and a new app's first run continues as new
+// once it has onboarded.
+func eventsSoFar(t *testing.T, name string) int {
+	return len(events(t, temporalClient(t), name))
 }
 
 // waitDriftSignal waits for a refresh signal after event from whose drift
 // By names by, and a Compare after it.
-func waitDriftSignal(t *testing.T, name string, from int64, by string) {
+func waitDriftSignal(t *testing.T, name string, from int, by string) {
 	t.Helper()
 	c := temporalClient(t)
 	eventually(t, 2*time.Minute, "a drift signal by "+by+" and a compare after it", func() (bool, string) {
 		signalled := false
-		for _, ev := range events(t, c, name) {
+		for i, ev := range events(t, c, name) {
 			switch {
-			case ev.GetEventId() <= from:
+			case i < from:
 			case ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
 				if d := signalOf(t, ev).Drift; d != nil && slices.Contains(d.By, by) {
 					signalled = true
@@ -158,7 +162,7 @@ func TestIdleAppSkipsCompareUntilSomethingChanges(t *testing.T) {
 	const name = "idle"
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML(name, repo.URL, "app", name, true, "5s")))
 	waitApp(t, name, sha, 3*time.Minute)
-	synced := lastEventID(t, name)
+	synced := eventsSoFar(t, name)
 
 	var cycles string
 	full := "c" + strings.Repeat(".", every-1) + "c"
@@ -174,7 +178,7 @@ func TestIdleAppSkipsCompareUntilSomethingChanges(t *testing.T) {
 	}
 
 	region := regions[0]
-	before := lastEventID(t, name)
+	before := eventsSoFar(t, name)
 	kubectl(t, region, "-n", name, "patch", "gauge/meter", "--subresource=status", "--type=merge",
 		"-p", `{"status":{"conditions":[{"type":"Stalled","status":"True","reason":"Jammed","message":"the needle is stuck"}]}}`)
 	waitDriftSignal(t, name, before, "health")
@@ -191,7 +195,7 @@ func TestIdleAppSkipsCompareUntilSomethingChanges(t *testing.T) {
 		return false, e2etest.Describe(&v.Status)
 	})
 
-	before = lastEventID(t, name)
+	before = eventsSoFar(t, name)
 	kubectl(t, region, "-n", name, "patch", "configmap/settings", "--type=merge", "-p", `{"data":{"version":"hand-made"}}`)
 	waitDriftSignal(t, name, before, "kubectl-patch")
 	eventually(t, time.Minute, "selfHeal puts the edit back", func() (bool, string) {
@@ -220,7 +224,7 @@ func TestIdleAppComparesAfterRegionWorkerRestart(t *testing.T) {
 	const name = "idle-restart"
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML(name, repo.URL, "app", name, true, "5s")))
 	waitApp(t, name, sha, 3*time.Minute)
-	synced := lastEventID(t, name)
+	synced := eventsSoFar(t, name)
 	eventually(t, 5*time.Minute, "polls without a compare", func() (bool, string) {
 		runs, s := skippedRuns(pollCycles(t, events(t, c, name), synced))
 		return slices.ContainsFunc(runs, func(n int) bool { return n >= 3 }), s
@@ -228,7 +232,7 @@ func TestIdleAppComparesAfterRegionWorkerRestart(t *testing.T) {
 
 	first.stop()
 	startWorkerWith(t, regionRoles...)
-	restarted := lastEventID(t, name)
+	restarted := eventsSoFar(t, name)
 	var cycles string
 	eventually(t, 8*time.Minute, "a poll that compares after the region worker restarted", func() (bool, string) {
 		all := pollCycles(t, events(t, c, name), restarted)

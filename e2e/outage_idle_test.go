@@ -39,7 +39,7 @@ func TestIdleAppSeesItsRegionStopAnswering(t *testing.T) {
 		}
 	}
 	t.Cleanup(thaw)
-	before := lastEventID(t, name)
+	before := eventsSoFar(t, name)
 	eventually(t, 3*time.Minute, frozen+" shown Unreachable", func() (bool, string) {
 		v, err := queryView(t, c, name)
 		if err != nil {
@@ -48,8 +48,8 @@ func TestIdleAppSeesItsRegionStopAnswering(t *testing.T) {
 		return v.Status.Regions[frozen].Unreachable, e2etest.Describe(&v.Status)
 	})
 	signalled := false
-	for _, ev := range events(t, c, name) {
-		if ev.GetEventId() > before && ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED {
+	for i, ev := range events(t, c, name) {
+		if i >= before && ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED {
 			if d := signalOf(t, ev).Drift; d != nil && d.Region == frozen && slices.Contains(d.By, "unreachable") {
 				signalled = true
 			}

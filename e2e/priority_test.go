@@ -166,6 +166,9 @@ func regionStarts(t *testing.T, name string) []time.Time {
 	scheduled := map[int64]*historypb.HistoryEvent{}
 	var out []time.Time
 	for _, ev := range evs {
+		if ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED {
+			clear(scheduled) // a run's event IDs are its own
+		}
 		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && isRegionActivity(a.GetActivityType().GetName()) {
 			scheduled[ev.GetEventId()] = ev
 		}
