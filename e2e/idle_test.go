@@ -124,8 +124,8 @@ func eventsSoFar(t *testing.T, name string) int {
 	return len(events(t, temporalClient(t), name))
 }
 
-// waitDriftSignal waits for a refresh signal after event from whose drift
-// By names by, and a Compare after it.
+// waitDriftSignal waits for a refresh signal at index from or after
+// (eventsSoFar) whose drift By names by, and a Compare after it.
 func waitDriftSignal(t *testing.T, name string, from int, by string) {
 	t.Helper()
 	c := temporalClient(t)
