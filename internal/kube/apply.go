@@ -174,7 +174,7 @@ func (c *Cluster) Apply(ctx context.Context, req ApplyRequest) (*ChangeSet, erro
 	if err := validAppName(req.App); err != nil {
 		return nil, err
 	}
-	s := &syncRun{c: c, req: req, cs: &ChangeSet{}, pending: map[string]bool{}}
+	s := &syncRun{c: c, req: req, cs: &ChangeSet{}, pending: map[string]bool{}, empty: c.emptyNamespaces(false)}
 	tasks := c.prepare(req.App, req.Namespace, req.Options, req.Ignore, req.Objects)
 	s.tasks = tasks
 	planned, p := plan(tasks)
@@ -239,6 +239,9 @@ type syncRun struct {
 	// pending holds namespaces that exist only as a dry run's prediction:
 	// the objects in them cannot be dry-run, so they are reported created.
 	pending map[string]bool
+	// empty are the namespaces this sync created: what it applies there is
+	// new, and not asked for first.
+	empty *emptyNamespaces
 	// stale are the objects to prune, listed once (needsFinalWait, prune).
 	stale      []*unstructured.Unstructured
 	staleKnown bool
@@ -275,7 +278,7 @@ func (s *syncRun) applyStep(ctx context.Context, wave int, group []*task) {
 	runLimited(c.opts.Concurrency, len(group), func(i int) {
 		t := group[i]
 		if c.mapTask(t) {
-			c.applyOne(ctx, t, s.req, s.pending)
+			c.applyOne(ctx, t, s.req, s.pending, s.empty)
 		}
 	})
 	var crds []string
@@ -290,8 +293,12 @@ func (s *syncRun) applyStep(ctx context.Context, wave int, group []*task) {
 		t.change.Wave = wave
 		s.cs.add(t.change)
 		switch gk := t.key; {
-		case s.req.DryRun && syncplan.IsNamespace(gk.Group, gk.Kind) && t.change.Action == ActionCreated:
-			s.pending[t.key.Name] = true
+		case syncplan.IsNamespace(gk.Group, gk.Kind) && t.change.Action == ActionCreated:
+			if s.req.DryRun {
+				s.pending[t.key.Name] = true
+			} else {
+				s.empty.created(t.key.Name)
+			}
 		case syncplan.IsCRD(gk.Group, gk.Kind):
 			crds = append(crds, t.key.Name)
 		}
@@ -321,8 +328,11 @@ func (s *syncRun) createNamespace(ctx context.Context) {
 		s.cs.add(Change{Key: err.Key, Action: ActionFailed, Message: err.message()})
 	case ch != nil:
 		s.cs.add(*ch)
-		if s.req.DryRun {
+		switch {
+		case s.req.DryRun:
 			s.pending[ns] = true
+		case ch.Action == ActionCreated:
+			s.empty.created(ns)
 		}
 	}
 }

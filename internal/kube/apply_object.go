@@ -18,11 +18,12 @@ import (
 // applyOne writes t's object and records the Change, or the error, in t.
 // Whether it was created, configured or unchanged comes from the object
 // before (from the live cache when it is on: never older than Ferry's own
-// last write) and the write's response: configured when the object (less what
+// last write; none, without asking, in a namespace the sync created) and
+// the write's response: configured when the object (less what
 // diff.Normalize drops) or Ferry's own managedFields entry changed. The
 // resourceVersion is not used: a controller's status write between the Get
 // and the apply bumps it, and would make a no-op look like a change.
-func (c *Cluster) applyOne(ctx context.Context, t *task, req ApplyRequest, pending map[string]bool) {
+func (c *Cluster) applyOne(ctx context.Context, t *task, req ApplyRequest, pending map[string]bool, empty *emptyNamespaces) {
 	op := "apply"
 	if req.DryRun {
 		op = "dry-run apply"
@@ -31,7 +32,7 @@ func (c *Cluster) applyOne(ctx context.Context, t *task, req ApplyRequest, pendi
 			return
 		}
 	}
-	existing, err := c.liveGet(ctx, t.mapping, t.key)
+	existing, err := c.liveGetIn(ctx, t.mapping, t.key, empty)
 	if err != nil {
 		t.err = newObjectError(t.key, "get", err)
 		return

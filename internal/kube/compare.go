@@ -87,6 +87,7 @@ func (c *Cluster) Compare(ctx context.Context, req CompareRequest) ([]ResourceSt
 	tasks := c.prepare(req.App, req.Namespace, req.Options, req.Ignore, req.Objects)
 	ordered := applyOrder(tasks)
 	states := make([]ResourceState, len(ordered))
+	empty := c.emptyNamespaces(true)
 	runLimited(c.opts.Concurrency, len(ordered), func(i int) {
 		t := ordered[i]
 		switch {
@@ -99,7 +100,7 @@ func (c *Cluster) Compare(ctx context.Context, req CompareRequest) ([]ResourceSt
 		case prohibited(req, t) != "":
 			states[i] = prohibitedState(t.key, prohibited(req, t))
 		default:
-			states[i] = c.compareOne(ctx, t, req.Ignore)
+			states[i] = c.compareOne(ctx, t, req.Ignore, empty)
 		}
 	})
 
@@ -174,8 +175,8 @@ func applyOrder(tasks []*task) []*task {
 }
 
 // compareOne compares t's object with the live one, or sets t.err.
-func (c *Cluster) compareOne(ctx context.Context, t *task, rules *diff.Rules) ResourceState {
-	live, err := c.liveGet(ctx, t.mapping, t.key)
+func (c *Cluster) compareOne(ctx context.Context, t *task, rules *diff.Rules, empty *emptyNamespaces) ResourceState {
+	live, err := c.liveGetIn(ctx, t.mapping, t.key, empty)
 	if err != nil {
 		t.err = newObjectError(t.key, "get", err)
 		return ResourceState{Key: t.key, Sync: app.SyncStatusUnknown, Health: app.HealthUnknown}

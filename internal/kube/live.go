@@ -144,17 +144,35 @@ func (c *Cluster) WaitSynced(ctx context.Context) bool {
 // not hold may still exist, applied by another tool (Argo CD) and not yet
 // adopted, so it is asked for.
 func (c *Cluster) liveGet(ctx context.Context, m *meta.RESTMapping, key app.ResourceKey) (*unstructured.Unstructured, error) {
-	if li := c.live().synced(m); li != nil {
-		item, exists, err := li.inf.GetStore().GetByKey(storeKey(key))
-		if err == nil && exists {
-			obj, _ := item.(*unstructured.Unstructured)
-			if obj != nil && c.writes.current(key, obj.GetResourceVersion()) {
-				out := obj.DeepCopy()
-				out.SetGroupVersionKind(li.gvk)
-				return out, nil
-			}
-		}
+	if obj, ok := c.liveCached(m, key); ok {
+		return obj, nil
 	}
+	return c.getLive(ctx, m, key)
+}
+
+// liveCached returns the live cache's copy of the object, when its
+// informer has synced, holds it, and its copy is not older than Ferry's
+// last write of it.
+func (c *Cluster) liveCached(m *meta.RESTMapping, key app.ResourceKey) (*unstructured.Unstructured, bool) {
+	li := c.live().synced(m)
+	if li == nil {
+		return nil, false
+	}
+	item, exists, err := li.inf.GetStore().GetByKey(storeKey(key))
+	if err != nil || !exists {
+		return nil, false
+	}
+	obj, _ := item.(*unstructured.Unstructured)
+	if obj == nil || !c.writes.current(key, obj.GetResourceVersion()) {
+		return nil, false
+	}
+	out := obj.DeepCopy()
+	out.SetGroupVersionKind(li.gvk)
+	return out, true
+}
+
+// getLive gets the object from the API server; nil when it does not exist.
+func (c *Cluster) getLive(ctx context.Context, m *meta.RESTMapping, key app.ResourceKey) (*unstructured.Unstructured, error) {
 	live, err := c.resource(m, key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
