@@ -63,6 +63,8 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 	deploys := (cfg.ApplyResources + 9) / 10
 	var ferryRequests apiCounts
 	var ferryRate []float64
+	stepSums := map[onboardStep]float64{}
+	var stepTotal float64
 	for i := range cfg.ApplyRuns {
 		for _, side := range takingTurns(i, peers...) {
 			ns := fmt.Sprintf("apply-%s-%d", side, i)
@@ -119,6 +121,14 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 				if op := v.Status.OperationState; op != nil && op.FinishedAt != nil {
 					ferryOp = append(ferryOp, op.FinishedAt.Sub(op.StartedAt).Seconds())
 				}
+				steps, err := e.windowOf(ctx, ns, began, at)
+				if err != nil {
+					return err
+				}
+				for _, s := range steps {
+					stepSums[onboardStep(s.Step)] += s.Mean
+				}
+				stepTotal += at.Sub(began).Seconds()
 				e.logf("apply run %d: ferry %s", i, at.Sub(began).Round(time.Millisecond))
 				continue
 			}
@@ -145,7 +155,8 @@ func ApplyVsKubectl(ctx context.Context, e *Env, sec *Section) error {
 	repro := cfg.reproduce(ScenarioApply, fmt.Sprintf("-apply-runs %d -apply-resources %d", cfg.ApplyRuns, cfg.ApplyResources))
 	d := applyText{Mix: resourceMix(cfg.ApplyResources), Resources: cfg.ApplyResources, Region: region, Kubectl: e.kubectlVersion(),
 		KubectlApply: Summarize(kubectlApply), FerryOp: Summarize(ferryOp), Requests: ferryRequests.total(isAppKind),
-		Rate: Summarize(ferryRate).Mean, Limits: e.clientLimits(region), ByVerb: ferryRequests.breakdown(1)}
+		Rate: Summarize(ferryRate).Mean, Limits: e.clientLimits(region), ByVerb: ferryRequests.breakdown(1),
+		Steps: breakdownRows(stepSums, float64(len(ferry)), stepTotal)}
 	sec.Figures = append(sec.Figures,
 		&Figure{ID: "apply-ferry", Title: fmt.Sprintf("Apply %d resources, Ferry", cfg.ApplyResources), Unit: "s", Samples: ferry, Reproduce: repro,
 			What: say(d, "what-ferry")},
@@ -181,6 +192,8 @@ type applyText struct {
 	// over its runs; Limits and ByVerb describe them.
 	Requests, Rate float64
 	Limits, ByVerb string
+	// Steps: where Ferry's runs went, the mean of their histories.
+	Steps []breakdownStep
 	// Flux is the second peer's, when it ran, and Argo the third's; Err
 	// why one did not.
 	Flux fluxApplyText

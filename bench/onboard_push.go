@@ -6,8 +6,10 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 
 	"github.com/ferry-gitops/ferry/contract"
+	"github.com/ferry-gitops/ferry/ferryclient"
 )
 
 // probeIdlePushes is how many pushes time the probe on the idle stack.
@@ -115,27 +117,38 @@ func (p *pushProbe) pushAt(ctx context.Context) (took float64, began time.Time, 
 // steps is where a push's time went: the probe's history from the push to
 // the app showing it Synced.
 func (p *pushProbe) steps(ctx context.Context, from, to time.Time) ([]breakdownStep, error) {
-	it := p.e.Temporal.GetWorkflowHistory(ctx, contract.WorkflowID(p.name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	steps, err := windowSteps(it, from, to)
-	if err != nil {
-		return nil, fmt.Errorf("the push probe's history: %w", err)
-	}
-	return steps, nil
+	return p.e.windowOf(ctx, p.name, from, to)
 }
 
-// The two ends of a push that its history's steps do not cover.
+// windowOf is windowSteps of app name's runs, from its first.
+func (e *Env) windowOf(ctx context.Context, name string, from, to time.Time) ([]breakdownStep, error) {
+	var events eventList
+	err := ferryclient.EachEvent(ctx, e.Temporal, contract.WorkflowID(name), func(ev *historypb.HistoryEvent) error {
+		events = append(events, ev)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the history of %s: %w", name, err)
+	}
+	return windowSteps(&events, from, to)
+}
+
+// The two ends of a window that its history's steps do not cover: the
+// first is a push's, or a new app's apply.
 const (
 	stepPushReach  onboardStep = "the push reaching the app: from the push to its refresh signal in the history"
-	stepStatusRead onboardStep = "the status read: from the history's last event to the probe's query that saw Synced"
+	stepApplyReach onboardStep = "the apply reaching Temporal: from `ferry app apply` to the workflow's start"
+	stepStatusRead onboardStep = "the status read: from the history's last event to the read that saw Synced"
 )
 
 // windowSteps are the steps of a history between from and to: the parts
 // of steps that began before from are left out. Its two ends are steps
-// too: from from to the first refresh signal after it, and from the last
-// event before to up to to.
+// too: from from to the first refresh signal after it (or the workflow's
+// start, for a window that begins with the app), and from the last event
+// before to up to to.
 func windowSteps(it historyIterator, from, to time.Time) ([]breakdownStep, error) {
 	c := newStepClock(from)
-	var signalled, last time.Time
+	var signalled, started, last time.Time
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
@@ -150,6 +163,9 @@ func windowSteps(it historyIterator, from, to time.Time) ([]breakdownStep, error
 			if signalled.IsZero() && ev.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == contract.SignalRefresh {
 				signalled = at
 			}
+			if started.IsZero() && ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED {
+				started = at
+			}
 		}
 		c.event(ev)
 	}
@@ -157,7 +173,10 @@ func windowSteps(it historyIterator, from, to time.Time) ([]breakdownStep, error
 	for s, d := range c.steps {
 		sums[s] = d.Seconds()
 	}
-	if !signalled.IsZero() {
+	switch {
+	case !started.IsZero() && (signalled.IsZero() || started.Before(signalled)):
+		sums[stepApplyReach] = started.Sub(from).Seconds()
+	case !signalled.IsZero():
 		sums[stepPushReach] = signalled.Sub(from).Seconds()
 	}
 	if !last.IsZero() {
