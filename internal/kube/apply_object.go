@@ -113,8 +113,8 @@ func (c *Cluster) applyOne(ctx context.Context, t *task, req ApplyRequest, pendi
 // object nobody has touched since.
 func (c *Cluster) rememberWritten(t *task, written *unstructured.Unstructured) {
 	ck := cacheKey{app: t.app, key: identity(t.key)}
-	cv := cacheVersion{desired: t.digest(), live: written.GetResourceVersion(), uid: string(written.GetUID()), rules: t.ignore.Digest()}
-	c.results.put(ck, cv, cachedResult{sync: app.SyncStatusSynced})
+	cv := cacheVersion{desired: t.digest(), uid: string(written.GetUID()), rules: t.ignore.Digest()}
+	c.results.put(ck, cv, written, cachedResult{sync: app.SyncStatusSynced})
 }
 
 // write sends t's object: a server-side apply, or with Replace=true a

@@ -197,8 +197,8 @@ func (c *Cluster) compareLive(ctx context.Context, t *task, live *unstructured.U
 	st := ResourceState{Key: t.key, Sync: app.SyncStatusUnknown}
 	st.Health, st.HealthMessage = c.opts.Health.Get(live)
 	ck := cacheKey{app: t.app, key: identity(t.key)}
-	cv := cacheVersion{desired: t.digest(), live: live.GetResourceVersion(), uid: string(live.GetUID()), rules: rules.Digest()}
-	if r, ok := c.results.get(ck, cv, c.opts.CompareCacheTTL); ok {
+	cv := cacheVersion{desired: t.digest(), uid: string(live.GetUID()), rules: rules.Digest()}
+	if r, ok := c.results.get(ck, cv, live, c.opts.CompareCacheTTL); ok {
 		st.Sync, st.Message = r.sync, r.message
 		return st, nil
 	}
@@ -230,7 +230,7 @@ func (c *Cluster) compareLive(ctx context.Context, t *task, live *unstructured.U
 			st.Message = MessageUntracked
 		}
 	}
-	c.results.put(ck, cv, cachedResult{sync: st.Sync, message: st.Message})
+	c.results.put(ck, cv, live, cachedResult{sync: st.Sync, message: st.Message})
 	return st, nil
 }
 

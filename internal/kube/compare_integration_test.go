@@ -93,6 +93,44 @@ func TestCompareAfterSyncSendsNoDryRun(t *testing.T) {
 	assert.Equal(t, int64(1), dryRuns.Load())
 }
 
+// TestAStatusReportSendsNoDryRun: a live object whose status alone
+// changed (a controller's report) keeps its compare result without a dry
+// run; a change to anything else is dry-run again.
+func TestAStatusReportSendsNoDryRun(t *testing.T) {
+	e := newEnv(t)
+	var objs []*unstructured.Unstructured
+	for _, o := range guestbook(t) {
+		if o.GetKind() == "Service" {
+			objs = append(objs, o)
+		}
+	}
+	syncer, dryRuns := e.clusterCounting(kube.DefaultOptions(), isDryRun)
+	_, err := syncer.Apply(e.ctx, kube.ApplyRequest{App: e.ns, Namespace: e.ns, Objects: objs})
+	require.NoError(t, err)
+	req := kube.CompareRequest{App: e.ns, Namespace: e.ns, Objects: objs}
+
+	svc := e.dyn.Resource(services).Namespace(e.ns)
+	live, err := svc.Get(e.ctx, "guestbook-ui", metav1.GetOptions{})
+	require.NoError(t, err)
+	cond := map[string]any{"type": "Reported", "status": "True", "reason": "Test", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}
+	require.NoError(t, unstructured.SetNestedSlice(live.Object, []any{cond}, "status", "conditions"))
+	reported, err := svc.UpdateStatus(e.ctx, live, metav1.UpdateOptions{FieldManager: "a-controller"})
+	require.NoError(t, err)
+	require.NotEqual(t, live.GetResourceVersion(), reported.GetResourceVersion())
+	states, err := syncer.Compare(e.ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]app.SyncStatusCode{"Service/guestbook-ui": "Synced"}, syncs(states))
+	assert.Zero(t, dryRuns.Load(), "a status report is not dry-run")
+
+	_, err = svc.Patch(e.ctx, "guestbook-ui", types.MergePatchType,
+		[]byte(`{"metadata":{"labels":{"team":"web"}}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+	require.NoError(t, err)
+	states, err = syncer.Compare(e.ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]app.SyncStatusCode{"Service/guestbook-ui": "Synced"}, syncs(states))
+	assert.Equal(t, int64(1), dryRuns.Load(), "a label someone added is dry-run")
+}
+
 // TestIgnoreDifferences: a hand-scaled Deployment is OutOfSync unless the
 // app ignores spec.replicas by JSON pointer, jq path or field manager.
 func TestIgnoreDifferences(t *testing.T) {
