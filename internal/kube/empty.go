@@ -27,16 +27,13 @@ type emptyNamespaces struct {
 	ask bool
 
 	mu sync.Mutex
-	ns map[string]*emptyAnswer
-}
-
-type emptyAnswer struct {
-	once  sync.Once
-	empty bool
+	// empty answers, per namespace asked or created, whether it holds none
+	// of the objects.
+	empty map[string]bool
 }
 
 func (c *Cluster) emptyNamespaces(ask bool) *emptyNamespaces {
-	return &emptyNamespaces{c: c, ask: ask, ns: map[string]*emptyAnswer{}}
+	return &emptyNamespaces{c: c, ask: ask, empty: map[string]bool{}}
 }
 
 // created records that the sync has just created namespace ns: every
@@ -44,32 +41,26 @@ func (c *Cluster) emptyNamespaces(ask bool) *emptyNamespaces {
 func (e *emptyNamespaces) created(ns string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	a := &emptyAnswer{empty: true}
-	a.once.Do(func() {})
-	e.ns[ns] = a
+	e.empty[ns] = true
 }
 
 // holds tells whether namespace ns may hold objects: false when it is
 // known not to exist (asked once, on the first object of ns the live cache
-// could not answer) or to have been created by this sync. A failed
-// lookup answers true: each object is asked for, as without it.
+// could not answer; the others wait for that answer) or to have been
+// created by this sync. A failed lookup answers true: each object is asked
+// for, as without it.
 func (e *emptyNamespaces) holds(ctx context.Context, ns string) bool {
 	if e == nil || ns == "" {
 		return true
 	}
 	e.mu.Lock()
-	a, ok := e.ns[ns]
-	if !ok {
-		if !e.ask {
-			e.mu.Unlock()
-			return true
-		}
-		a = &emptyAnswer{}
-		e.ns[ns] = a
+	defer e.mu.Unlock()
+	empty, known := e.empty[ns]
+	if !known && e.ask {
+		empty = e.c.namespaceMissing(ctx, ns)
+		e.empty[ns] = empty
 	}
-	e.mu.Unlock()
-	a.once.Do(func() { a.empty = e.c.namespaceMissing(ctx, ns) })
-	return !a.empty
+	return !empty
 }
 
 var namespaceGVK = schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}
