@@ -50,10 +50,11 @@ type onboardTrace struct {
 	Steps map[onboardStep]time.Duration
 	// Retried counts the activities that took more than one attempt (a
 	// history shows an activity's last attempt, and the failure of the one
-	// before); TimedOut those whose attempt before, or whose last, timed
-	// out while it ran (its heartbeat or its start-to-close): work a
-	// worker redoes from the start.
-	Retried, TimedOut int
+	// before); TimedOut describes those whose attempt before, or whose
+	// last, timed out while it ran (its heartbeat or its start-to-close):
+	// work a worker redoes from the start (timeoutOf).
+	Retried  int
+	TimedOut []string
 }
 
 // onboardHistory reads an app's runs from its start until it was first
@@ -150,10 +151,11 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 // step counts from from on (the push probe's window of a history; zero:
 // from the start).
 type stepClock struct {
-	from              time.Time
-	steps             map[onboardStep]time.Duration
-	tasks             int64
-	retried, timedOut int
+	from     time.Time
+	steps    map[onboardStep]time.Duration
+	tasks    int64
+	retried  int
+	timedOut []string
 	// opened are the activity and workflow task events that opened a step
 	// (scheduled, started), by event ID; actType their activity's type.
 	opened  map[int64]*historypb.HistoryEvent
@@ -226,7 +228,7 @@ func (c *stepClock) event(ev *historypb.HistoryEvent) (closed string) {
 		if a.GetAttempt() > 1 && counted {
 			c.retried++
 			if timedOutRunning(a.GetLastFailure()) {
-				c.timedOut++
+				c.timedOut = append(c.timedOut, timeoutOf(c.actType[a.GetScheduledEventId()], a.GetLastFailure()))
 			}
 		}
 	case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED, enumspb.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
@@ -238,8 +240,8 @@ func (c *stepClock) event(ev *historypb.HistoryEvent) (closed string) {
 			started = ev.GetActivityTaskFailedEventAttributes().GetStartedEventId()
 		default:
 			started = ev.GetActivityTaskTimedOutEventAttributes().GetStartedEventId()
-			if timedOutRunning(ev.GetActivityTaskTimedOutEventAttributes().GetFailure()) && counted {
-				c.timedOut++
+			if f := ev.GetActivityTaskTimedOutEventAttributes().GetFailure(); timedOutRunning(f) && counted {
+				c.timedOut = append(c.timedOut, timeoutOf(c.actType[started], f))
 			}
 		}
 		c.steps[activityRun(c.actType[started])] += sinceID(started)
@@ -260,6 +262,23 @@ func timedOutRunning(f *failurepb.Failure) bool {
 		return true
 	}
 	return false
+}
+
+// timeoutOf describes an activity's timeout while it ran: its type, the
+// timeout's, and its last heartbeat's details (none: the worker never
+// heartbeated that attempt, so it may never have had the task).
+func timeoutOf(actType string, f *failurepb.Failure) string {
+	info := f.GetTimeoutFailureInfo()
+	kind := strings.ToLower(strings.TrimPrefix(info.GetTimeoutType().String(), "TimeoutType"))
+	last := "none"
+	if p := info.GetLastHeartbeatDetails(); len(p.GetPayloads()) > 0 {
+		var details string
+		if err := converter.GetDefaultDataConverter().FromPayloads(p, &details); err != nil {
+			details = "unreadable"
+		}
+		last = fmt.Sprintf("%q", details)
+	}
+	return fmt.Sprintf("%s, %s timeout, last heartbeat %s", actType, kind, last)
 }
 
 // maxTraced bounds the histories the breakdown reads: evenly spread over
@@ -295,11 +314,12 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 		return "", nil, errJoinFirst(err, failed)
 	}
 	var total float64
-	var retried, timedOut int
+	var retried int
+	var timedOut []string
 	var events, tasks []float64
 	sums := map[onboardStep]float64{}
 	for _, tr := range traces {
-		retried, timedOut = retried+tr.Retried, timedOut+tr.TimedOut
+		retried, timedOut = retried+tr.Retried, append(timedOut, tr.TimedOut...)
 		total += tr.Total.Seconds()
 		events = append(events, float64(tr.Events))
 		tasks = append(tasks, float64(tr.Tasks))
@@ -311,7 +331,7 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 	d := breakdownText{Traced: len(traces), Max: maxTraced, Mean: total / n,
 		EventsMean: Summarize(events).Mean, EventsMedian: Summarize(events).Median, EventsMax: Summarize(events).Max,
 		TasksMean: Summarize(tasks).Mean, TasksMedian: Summarize(tasks).Median, TasksMax: Summarize(tasks).Max, Failed: len(failed),
-		Retried: retried, TimedOut: timedOut, Steps: breakdownRows(sums, n, total)}
+		Retried: retried, TimedOut: len(timedOut), Timeouts: tally(timedOut), Steps: breakdownRows(sums, n, total)}
 	if len(failed) > 0 {
 		d.FirstFailure = failed[0]
 	}
@@ -324,6 +344,7 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 type breakdownText struct {
 	Traced, Max, Failed                 int
 	Retried, TimedOut                   int
+	Timeouts                            []string
 	Mean                                float64
 	EventsMean, EventsMedian, EventsMax float64
 	TasksMean, TasksMedian, TasksMax    float64
@@ -366,4 +387,21 @@ func errJoinFirst(err error, failed []string) error {
 		return fmt.Errorf("no history read: %s", failed[0])
 	}
 	return fmt.Errorf("no app to read the history of")
+}
+
+// tally counts equal descriptions: "3× d", most frequent first.
+func tally(ds []string) []string {
+	n := map[string]int{}
+	for _, d := range ds {
+		n[d]++
+	}
+	out := make([]string, 0, len(n))
+	for d := range n {
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(n[b], n[a]), strings.Compare(a, b)) })
+	for i, d := range out {
+		out[i] = fmt.Sprintf("%d× %s", n[d], d)
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -136,7 +137,11 @@ func TestTraceCountsTimeoutsWhileRunning(t *testing.T) {
 		events = append(events, ev)
 	}
 	timeout := func(typ enumspb.TimeoutType) *failurepb.Failure {
-		return &failurepb.Failure{FailureInfo: &failurepb.Failure_TimeoutFailureInfo{TimeoutFailureInfo: &failurepb.TimeoutFailureInfo{TimeoutType: typ}}}
+		beat, err := converter.GetDefaultDataConverter().ToPayloads("applied 3 of 10")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &failurepb.Failure{FailureInfo: &failurepb.Failure_TimeoutFailureInfo{TimeoutFailureInfo: &failurepb.TimeoutFailureInfo{TimeoutType: typ, LastHeartbeatDetails: beat}}}
 	}
 	run := func(attempt int32, last *failurepb.Failure) {
 		add(enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, &historypb.ActivityTaskScheduledEventAttributes{ActivityType: &commonpb.ActivityType{Name: contract.ActivitySync}})
@@ -154,8 +159,9 @@ func TestTraceCountsTimeoutsWhileRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.Retried != 3 || tr.TimedOut != 1 {
-		t.Errorf("retried %d, timed out while running %d; want 3 and 1", tr.Retried, tr.TimedOut)
+	want := []string{`Sync, heartbeat timeout, last heartbeat "applied 3 of 10"`}
+	if tr.Retried != 3 || !slices.Equal(tr.TimedOut, want) {
+		t.Errorf("retried %d, timed out while running %q; want 3 and %q", tr.Retried, tr.TimedOut, want)
 	}
 }
 

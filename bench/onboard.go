@@ -95,7 +95,7 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 	octx, cancel := context.WithTimeout(ctx, cfg.OnboardTimeout)
 	defer cancel()
 	e.logf("onboarding %d apps", n)
-	log0, lat0 := f.worker.logOffset(), f.worker.taskLatency()
+	log0, lat0, use0 := f.worker.logOffset(), f.worker.taskLatency(), f.worker.sandboxUse()
 	cpu0, procs := machineCPU(), trackCPU(2*time.Second)
 	defer procs.stop()
 	began := time.Now()
@@ -131,6 +131,7 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 	spent, busy := procs.stop(), busyCores(cpu0, machineCPU())
 	throttled := f.worker.throttled(log0, f.worker.logOffset())
 	latency := f.worker.taskLatency().describeSince(lat0)
+	sandboxes := f.worker.sandboxUse().since(use0).describe()
 
 	// The apps that got there, from the visibility store (a status query
 	// each would wait for the busy worker), then each one's own record from
@@ -179,7 +180,7 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 	d := onboardText{N: n, Repos: len(f.repos), PerRepo: appsPerRepo, Mix: resourceMix(cfg.AppResources), Resources: cfg.AppResources,
 		Region: f.region, Poll: poll.String(), Applied: len(applied), Parallel: applyParallel, ApplyTook: appliedIn.Round(100 * time.Millisecond).String(),
 		Synced: len(f.synced), AppsPerSec: float64(len(f.synced)) / total, ResourcesPerSec: float64(len(f.synced)*cfg.AppResources) / total,
-		Latency: latency, Throttled: throttled, Cluster: e.Stack.Temporal == devenv.TemporalCluster, Traced: maxTraced,
+		Latency: latency, Throttled: throttled, Sandboxes: sandboxes, Cluster: e.Stack.Temporal == devenv.TemporalCluster, Traced: maxTraced,
 		Waited: waited.Round(time.Second).String(), Timeout: cfg.OnboardTimeout.String()}
 	all := &Figure{ID: fmt.Sprintf("onboard-%d-all", n), Title: fmt.Sprintf("Onboard %d apps, all Synced and Healthy", n), Unit: "s",
 		Reproduce: repro,
@@ -254,6 +255,8 @@ type onboardText struct {
 	// client-side rate limiter's waits of a second or more.
 	Latency   string
 	Throttled int
+	// Sandboxes says what the render sandboxes did (sandboxUse).
+	Sandboxes string
 	// Cluster: Temporal is a cluster, not the dev server.
 	Cluster bool
 	// Traced is how many histories the breakdown reads at most.

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ferry-gitops/ferry/internal/docgen"
+	"github.com/ferry-gitops/ferry/internal/sandbox"
 	"github.com/ferry-gitops/ferry/internal/webhook"
 )
 
@@ -41,6 +42,7 @@ func TestMetricsReference(t *testing.T) {
 	newAppGauge(nil, reg)
 	newRenderMetrics(reg)
 	newSandboxInfo(reg)
+	reg.MustRegister(newSandboxCounts(func() sandbox.Counts { return sandbox.Counts{} }))
 	newSparedRenders(reg)
 	webhook.NewMetrics(reg)
 
@@ -121,13 +123,15 @@ func workflowMetrics(dir string) ([][2]string, error) {
 }
 
 func metricType(c prometheus.Collector) string {
-	switch c.(type) {
+	switch k := c.(type) {
 	case *prometheus.CounterVec, prometheus.Counter:
 		return "counter"
 	case *prometheus.GaugeVec, prometheus.Gauge:
 		return "gauge"
 	case *prometheus.HistogramVec, prometheus.Histogram:
 		return "histogram"
+	case interface{ metricKind() string }:
+		return k.metricKind()
 	}
 	return "untyped"
 }

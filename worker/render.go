@@ -16,6 +16,7 @@ import (
 	"github.com/ferry-gitops/ferry/internal/netpolicy"
 	"github.com/ferry-gitops/ferry/internal/pipeline"
 	"github.com/ferry-gitops/ferry/internal/render"
+	"github.com/ferry-gitops/ferry/internal/sandbox"
 )
 
 // renderFlags configure rendering. The Helm capabilities are part of the
@@ -110,6 +111,9 @@ func newPipeline(cfg *config, reg prometheus.Registerer) (*pipeline.Pipeline, er
 		return nil, err
 	}
 	info.WithLabelValues(string(p.Renderer.Mode), p.Renderer.Platform).Set(1)
+	if sr, ok := p.Renderer.SourceRenderer.(*sandbox.Renderer); ok {
+		reg.MustRegister(newSandboxCounts(sr.Counts))
+	}
 	return p, nil
 }
 

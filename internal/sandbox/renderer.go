@@ -96,6 +96,7 @@ type Renderer struct {
 	shares   sharing
 	destroys sync.WaitGroup // of the sandboxes started for one render
 	renders  renders        // under way, which Close ends
+	counts   counters
 }
 
 // Version is Settings' Version: the sandbox does not change the output.
@@ -200,6 +201,7 @@ func (r *Renderer) renderIn(ctx context.Context, real string, req request, limit
 	share := r.reusable(real, req, remote)
 	if share {
 		if s := r.takeShared(real); s != nil {
+			r.counts.reused.Add(1)
 			res, err := r.askShared(ctx, s, req)
 			return res, func(ok bool) { r.keepShared(s, ok) }, err
 		}
@@ -324,6 +326,7 @@ func (r *Renderer) run(ctx context.Context, in *checkoutInput, limits Limits, ex
 	if err != nil {
 		return nil, err
 	}
+	r.counts.started.Add(1)
 	// The sandbox ends after the answer, in the background (Close waits
 	// for it): the render does not wait for it.
 	defer r.discard(sb)

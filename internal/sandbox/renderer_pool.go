@@ -59,6 +59,7 @@ func (r *Renderer) startSlot(starter Starter, limits Limits) (*slot, error) {
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
+	r.counts.started.Add(1)
 	return &slot{Sandbox: sb, dir: dir}, nil
 }
 

@@ -81,6 +81,7 @@ func (r *Renderer) takeShared(key string) *shared {
 		if s.Alive() {
 			return s
 		}
+		r.counts.end(EndFailed)
 		r.discard(s.slot)
 	}
 	return nil
@@ -108,10 +109,24 @@ func (r *Renderer) dropShared(s *shared) bool {
 // render it served succeeded) and s may serve more, else destroys it.
 func (r *Renderer) keepShared(s *shared, ok bool) {
 	s.renders++
-	more := ok && s.Alive() && s.renders < r.Reuse && 4*s.busy < r.limits().CPUTime
+	end := ""
+	switch {
+	case !ok || !s.Alive():
+		end = EndFailed
+	case s.renders >= r.Reuse:
+		end = EndRenders
+	case 4*s.busy >= r.limits().CPUTime:
+		end = EndBusy
+	}
 	r.shares.mu.Lock()
-	if !more || r.shares.closed || r.shares.count >= 2*max(r.Pool, 1) {
+	if end == "" && r.shares.closed {
+		end = EndClosed
+	} else if end == "" && r.shares.count >= 2*max(r.Pool, 1) {
+		end = EndFull
+	}
+	if end != "" {
 		r.shares.mu.Unlock()
+		r.counts.end(end)
 		r.discard(s.slot)
 		return
 	}
@@ -128,6 +143,7 @@ func (r *Renderer) keepShared(s *shared, ok bool) {
 		expired := s.gen == gen && r.dropShared(s)
 		r.shares.mu.Unlock()
 		if expired {
+			r.counts.end(EndIdle)
 			r.discard(s.slot)
 		}
 	})
@@ -145,6 +161,7 @@ func (r *Renderer) closeShared() {
 	r.shares.idle, r.shares.count = nil, 0
 	r.shares.mu.Unlock()
 	for _, s := range all {
+		r.counts.end(EndClosed)
 		r.discard(s.slot)
 	}
 }

@@ -68,6 +68,9 @@ func TestSharedSandboxRendersItsCheckoutAgain(t *testing.T) {
 		if sharedCount(sr) != 1 {
 			t.Fatalf("%d sandboxes wait for the checkout, want 1", sharedCount(sr))
 		}
+		if c := sr.Counts(); c.Reused != int64(len(sources)-1) {
+			t.Fatalf("counted %d renders served by a waiting sandbox, want %d", c.Reused, len(sources)-1)
+		}
 
 		// A render that fails ends the sharing: the next one takes a
 		// sandbox of the pool again.
@@ -76,6 +79,9 @@ func TestSharedSandboxRendersItsCheckoutAgain(t *testing.T) {
 		}
 		if sharedCount(sr) != 0 {
 			t.Fatal("the sandbox of a failed render still waits for the checkout")
+		}
+		if c := sr.Counts(); c.Ended[EndFailed] != 1 {
+			t.Fatalf("sandboxes ended by a failed render: counted %d, want 1", c.Ended[EndFailed])
 		}
 		waitFull(t, sr)
 		if _, err := sr.Render(context.Background(), root, sources[0], opts); err != nil {
@@ -106,6 +112,14 @@ func TestSharedSandboxRendersItsCheckoutAgain(t *testing.T) {
 				t.Fatalf("%d shared sandboxes still wait %s after their last render", sharedCount(sr), sr.reuseIdle+10*time.Second)
 			}
 			time.Sleep(50 * time.Millisecond)
+		}
+		c := sr.Counts()
+		if c.Ended[EndIdle] != 2 {
+			t.Errorf("sandboxes ended idle: counted %d, want 2", c.Ended[EndIdle])
+		}
+		// Three sandboxes of the pool served renders, and it refilled.
+		if c.Started < 3 {
+			t.Errorf("counted %d sandboxes started, want at least the 3 that rendered", c.Started)
 		}
 	})
 }
