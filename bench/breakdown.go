@@ -10,7 +10,6 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	failurepb "go.temporal.io/api/failure/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
 
@@ -55,6 +54,11 @@ type onboardTrace struct {
 	// work a worker redoes from the start (timeoutOf).
 	Retried  int
 	TimedOut []string
+	// TimedOutAt are the times of the events that showed them (the next
+	// attempt's start, or the timeout), and App the app, so that a
+	// timeout can be found in the worker's log.
+	TimedOutAt []time.Time
+	App        string
 }
 
 // onboardHistory reads an app's runs from its start until it was first
@@ -75,6 +79,7 @@ func (e *Env) onboardHistory(ctx context.Context, name string) (*onboardTrace, e
 	if err != nil {
 		return nil, fmt.Errorf("app %s: %w", name, err)
 	}
+	tr.App = name
 	return tr, nil
 }
 
@@ -135,7 +140,7 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 			}
 			if attrs[contract.SearchSync] == string(app.SyncStatusSynced) && attrs[contract.SearchHealth] == string(app.HealthHealthy) {
 				tr := &onboardTrace{Start: began, Total: at.Sub(began), Events: int64(events), Tasks: c.tasks,
-					Steps: c.steps, Retried: c.retried, TimedOut: c.timedOut}
+					Steps: c.steps, Retried: c.retried, TimedOut: c.timedOut, TimedOutAt: c.timedOutAt}
 				if !firstSyncClosed.IsZero() {
 					tr.Steps[stepSyncToHeal] = at.Sub(firstSyncClosed)
 				}
@@ -151,11 +156,12 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 // step counts from from on (the push probe's window of a history; zero:
 // from the start).
 type stepClock struct {
-	from     time.Time
-	steps    map[onboardStep]time.Duration
-	tasks    int64
-	retried  int
-	timedOut []string
+	from       time.Time
+	steps      map[onboardStep]time.Duration
+	tasks      int64
+	retried    int
+	timedOut   []string
+	timedOutAt []time.Time
 	// opened are the activity and workflow task events that opened a step
 	// (scheduled, started), by event ID; actType their activity's type.
 	opened  map[int64]*historypb.HistoryEvent
@@ -229,6 +235,7 @@ func (c *stepClock) event(ev *historypb.HistoryEvent) (closed string) {
 			c.retried++
 			if timedOutRunning(a.GetLastFailure()) {
 				c.timedOut = append(c.timedOut, timeoutOf(c.actType[a.GetScheduledEventId()], a.GetLastFailure()))
+				c.timedOutAt = append(c.timedOutAt, at)
 			}
 		}
 	case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED, enumspb.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
@@ -242,6 +249,7 @@ func (c *stepClock) event(ev *historypb.HistoryEvent) (closed string) {
 			started = ev.GetActivityTaskTimedOutEventAttributes().GetStartedEventId()
 			if f := ev.GetActivityTaskTimedOutEventAttributes().GetFailure(); timedOutRunning(f) && counted {
 				c.timedOut = append(c.timedOut, timeoutOf(c.actType[started], f))
+				c.timedOutAt = append(c.timedOutAt, at)
 			}
 		}
 		c.steps[activityRun(c.actType[started])] += sinceID(started)
@@ -252,33 +260,6 @@ func (c *stepClock) event(ev *historypb.HistoryEvent) (closed string) {
 		c.steps[stepTimer] += since(c.timers[ev.GetTimerFiredEventAttributes().GetTimerId()])
 	}
 	return ""
-}
-
-// timedOutRunning tells whether f is an activity's timeout while it ran:
-// its heartbeat or its start-to-close, not its wait for a worker.
-func timedOutRunning(f *failurepb.Failure) bool {
-	switch f.GetTimeoutFailureInfo().GetTimeoutType() {
-	case enumspb.TIMEOUT_TYPE_HEARTBEAT, enumspb.TIMEOUT_TYPE_START_TO_CLOSE:
-		return true
-	}
-	return false
-}
-
-// timeoutOf describes an activity's timeout while it ran: its type, the
-// timeout's, and its last heartbeat's details (none: the worker never
-// heartbeated that attempt, so it may never have had the task).
-func timeoutOf(actType string, f *failurepb.Failure) string {
-	info := f.GetTimeoutFailureInfo()
-	kind := strings.ToLower(strings.TrimPrefix(info.GetTimeoutType().String(), "TimeoutType"))
-	last := "none"
-	if p := info.GetLastHeartbeatDetails(); len(p.GetPayloads()) > 0 {
-		var details string
-		if err := converter.GetDefaultDataConverter().FromPayloads(p, &details); err != nil {
-			details = "unreadable"
-		}
-		last = fmt.Sprintf("%q", details)
-	}
-	return fmt.Sprintf("%s, %s timeout, last heartbeat %s", actType, kind, last)
 }
 
 // maxTraced bounds the histories the breakdown reads: evenly spread over
@@ -315,11 +296,14 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 	}
 	var total float64
 	var retried int
-	var timedOut []string
+	var timedOut, timedOutApps []string
 	var events, tasks []float64
 	sums := map[onboardStep]float64{}
 	for _, tr := range traces {
 		retried, timedOut = retried+tr.Retried, append(timedOut, tr.TimedOut...)
+		for _, at := range tr.TimedOutAt {
+			timedOutApps = append(timedOutApps, fmt.Sprintf("%s at %s", tr.App, at.UTC().Format("15:04:05")))
+		}
 		total += tr.Total.Seconds()
 		events = append(events, float64(tr.Events))
 		tasks = append(tasks, float64(tr.Tasks))
@@ -331,7 +315,7 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 	d := breakdownText{Traced: len(traces), Max: maxTraced, Mean: total / n,
 		EventsMean: Summarize(events).Mean, EventsMedian: Summarize(events).Median, EventsMax: Summarize(events).Max,
 		TasksMean: Summarize(tasks).Mean, TasksMedian: Summarize(tasks).Median, TasksMax: Summarize(tasks).Max, Failed: len(failed),
-		Retried: retried, TimedOut: len(timedOut), Timeouts: tally(timedOut), Steps: breakdownRows(sums, n, total)}
+		Retried: retried, TimedOut: len(timedOut), Timeouts: tally(timedOut), TimedOutApps: timedOutApps, Steps: breakdownRows(sums, n, total)}
 	if len(failed) > 0 {
 		d.FirstFailure = failed[0]
 	}
@@ -344,7 +328,7 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 type breakdownText struct {
 	Traced, Max, Failed                 int
 	Retried, TimedOut                   int
-	Timeouts                            []string
+	Timeouts, TimedOutApps              []string
 	Mean                                float64
 	EventsMean, EventsMedian, EventsMax float64
 	TasksMean, TasksMedian, TasksMax    float64
@@ -387,21 +371,4 @@ func errJoinFirst(err error, failed []string) error {
 		return fmt.Errorf("no history read: %s", failed[0])
 	}
 	return fmt.Errorf("no app to read the history of")
-}
-
-// tally counts equal descriptions: "3× d", most frequent first.
-func tally(ds []string) []string {
-	n := map[string]int{}
-	for _, d := range ds {
-		n[d]++
-	}
-	out := make([]string, 0, len(n))
-	for d := range n {
-		out = append(out, d)
-	}
-	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(n[b], n[a]), strings.Compare(a, b)) })
-	for i, d := range out {
-		out[i] = fmt.Sprintf("%d× %s", n[d], d)
-	}
-	return out
 }

@@ -76,8 +76,10 @@ type Renderer struct {
 	// serve, one after another (renderer_reuse.go); 0 or 1: one each.
 	Reuse int
 	// reuseIdle replaces reuseIdle in tests that count the sandboxes that
-	// wait, whatever the machine's load makes a render take.
-	reuseIdle time.Duration
+	// wait, whatever the machine's load makes a render take;
+	// checkoutRenders replaces perCheckout's bound.
+	reuseIdle       time.Duration
+	checkoutRenders int
 	// PoolDir is the host directory that holds a directory per pooled
 	// sandbox, mounted read-only in it, into which a checkout too large to
 	// send is hard-linked at the render: best on the file system of the
@@ -200,6 +202,16 @@ func (r *Renderer) renderIn(ctx context.Context, real string, req request, limit
 	done = func(bool) {}
 	share := r.reusable(real, req, remote)
 	if share {
+		leave, err := r.enterCheckout(ctx, real)
+		if err != nil {
+			return nil, done, err
+		}
+		// Whatever this returns, its done leaves the checkout after the
+		// sandbox's part ended (keepShared).
+		defer func() {
+			end := done
+			done = func(ok bool) { end(ok); leave() }
+		}()
 		if s := r.takeShared(real); s != nil {
 			r.counts.reused.Add(1)
 			res, err := r.askShared(ctx, s, req)

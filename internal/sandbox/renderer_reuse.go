@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -23,11 +24,18 @@ import (
 // own programs, and sources with remote bases keep a sandbox per render.
 // A shared sandbox serves one render at a time and at most Renderer.Reuse
 // renders; it goes after reuseIdle without a render, once its renders used
-// a quarter of its CPU time, or after a render that failed.
+// a quarter of its CPU time, after a render that failed, or when another
+// sandbox needs its place (at most twice Renderer.Pool wait, the one that
+// waited longest goes). A checkout's renders run in at most perCheckout
+// sandboxes at once; one beyond waits for one of them.
 
 // reuseIdle is how long a shared sandbox waits for its checkout's next
-// render (Renderer.reuseIdle, when a test sets it).
-const reuseIdle = 3 * time.Second
+// render (Renderer.reuseIdle, when a test sets it). At 3 s, a mass
+// onboarding on a busy machine, whose renders of one commit came about a
+// second apart but unevenly, had each shared sandbox serve 1.6 renders;
+// what a waiting sandbox holds is memory (its place is bounded, above),
+// not CPU.
+const reuseIdle = 15 * time.Second
 
 // idleFor is how long r's shared sandboxes wait for a next render.
 func (r *Renderer) idleFor() time.Duration {
@@ -46,14 +54,67 @@ type shared struct {
 	renders int           // served so far
 	busy    time.Duration // the renders' time so far
 	gen     int           // counts its waits, under sharing.mu
+	since   time.Time     // when it began to wait, under sharing.mu
 }
 
-// sharing holds the shared sandboxes that wait, by checkout.
+// sharing holds the shared sandboxes that wait, by checkout, and counts
+// the renders of each checkout under way in shared sandboxes.
 type sharing struct {
-	mu     sync.Mutex
-	idle   map[string][]*shared
-	count  int
-	closed bool
+	mu        sync.Mutex
+	idle      map[string][]*shared
+	count     int
+	closed    bool
+	rendering map[string]int
+	// left is closed, and replaced, when a render leaves its checkout.
+	left chan struct{}
+}
+
+// perCheckout is how many renders of one checkout run at once in shared
+// sandboxes (Renderer.checkoutRenders, when a test sets it): one per core.
+// More would render it no sooner, and each sandbox beyond costs a start
+// (under gVisor a few tenths of a second of CPU, several renders' worth)
+// and then waits for renders its siblings serve.
+func (r *Renderer) perCheckout() int {
+	if r.checkoutRenders > 0 {
+		return r.checkoutRenders
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// enterCheckout waits until fewer than perCheckout renders of the
+// checkout at key run, then counts this one; leave uncounts it, once its
+// sandbox waits again or is gone.
+func (r *Renderer) enterCheckout(ctx context.Context, key string) (leave func(), err error) {
+	r.shares.mu.Lock()
+	for r.shares.rendering[key] >= r.perCheckout() {
+		if r.shares.left == nil {
+			r.shares.left = make(chan struct{})
+		}
+		left := r.shares.left
+		r.shares.mu.Unlock()
+		select {
+		case <-left:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("sandbox: wait for a sandbox of the checkout: %w", ctx.Err())
+		}
+		r.shares.mu.Lock()
+	}
+	if r.shares.rendering == nil {
+		r.shares.rendering = map[string]int{}
+	}
+	r.shares.rendering[key]++
+	r.shares.mu.Unlock()
+	return func() {
+		r.shares.mu.Lock()
+		defer r.shares.mu.Unlock()
+		if r.shares.rendering[key]--; r.shares.rendering[key] <= 0 {
+			delete(r.shares.rendering, key)
+		}
+		if r.shares.left != nil {
+			close(r.shares.left)
+			r.shares.left = nil
+		}
+	}, nil
 }
 
 // reusable tells whether a render of src from the checkout at key may
@@ -121,8 +182,6 @@ func (r *Renderer) keepShared(s *shared, ok bool) {
 	r.shares.mu.Lock()
 	if end == "" && r.shares.closed {
 		end = EndClosed
-	} else if end == "" && r.shares.count >= 2*max(r.Pool, 1) {
-		end = EndFull
 	}
 	if end != "" {
 		r.shares.mu.Unlock()
@@ -130,14 +189,24 @@ func (r *Renderer) keepShared(s *shared, ok bool) {
 		r.discard(s.slot)
 		return
 	}
+	var evicted *shared
+	if r.shares.count >= 2*max(r.Pool, 1) {
+		evicted = r.longestWaiting()
+		r.dropShared(evicted)
+	}
 	if r.shares.idle == nil {
 		r.shares.idle = map[string][]*shared{}
 	}
 	r.shares.idle[s.key] = append(r.shares.idle[s.key], s)
 	r.shares.count++
 	s.gen++
+	s.since = time.Now()
 	gen := s.gen
 	r.shares.mu.Unlock()
+	if evicted != nil {
+		r.counts.end(EndFull)
+		r.discard(evicted.slot)
+	}
 	time.AfterFunc(r.idleFor(), func() {
 		r.shares.mu.Lock()
 		expired := s.gen == gen && r.dropShared(s)
@@ -147,6 +216,20 @@ func (r *Renderer) keepShared(s *shared, ok bool) {
 			r.discard(s.slot)
 		}
 	})
+}
+
+// longestWaiting is the shared sandbox that has waited longest; r.shares.mu
+// is held, and at least one waits.
+func (r *Renderer) longestWaiting() *shared {
+	var oldest *shared
+	for _, list := range r.shares.idle {
+		for _, w := range list {
+			if oldest == nil || w.since.Before(oldest.since) {
+				oldest = w
+			}
+		}
+	}
+	return oldest
 }
 
 // closeShared destroys the sandboxes that wait; later ones are destroyed

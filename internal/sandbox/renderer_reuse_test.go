@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -200,6 +201,77 @@ func TestPluginRendersShareNoSandbox(t *testing.T) {
 			if sharedCount(sr) != 0 {
 				t.Fatalf("after render %d a plugin's sandbox waits for the checkout", i+1)
 			}
+		}
+	})
+}
+
+// TestCheckoutRendersWaitForItsSandbox: renders of one checkout that come
+// at once, beyond perCheckout (1 here), wait for its sandbox rather than
+// start more: one sandbox of the pool serves them all, each with its own
+// answer. When more sandboxes would wait than may, the one that waited
+// longest goes, not the one that just rendered.
+func TestCheckoutRendersWaitForItsSandbox(t *testing.T) {
+	root := corpusRoot(t)
+	forEachSandbox(t, func(t *testing.T, r Runner) {
+		sr := pooledRenderer(t, r, 1)
+		sr.Reuse, sr.checkoutRenders, sr.reuseIdle = 10, 1, time.Minute
+		p := waitFull(t, sr)
+		paths := []string{"guestbook", "kustomize-guestbook", "helm-guestbook", "jsonnet-guestbook"}
+		cold := testRenderer(t, r, Limits{})
+		want := map[string]int{}
+		for _, path := range paths {
+			res, err := cold.Render(context.Background(), root, app.Source{Path: path}, render.Options{AppName: path, Namespace: "demo"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[path] = len(res.Objects)
+		}
+		errs := make(chan error, len(paths))
+		for _, path := range paths {
+			go func() {
+				res, err := sr.Render(context.Background(), root, app.Source{Path: path}, render.Options{AppName: path, Namespace: "demo"})
+				if err == nil && len(res.Objects) != want[path] {
+					err = fmt.Errorf("%s: %d objects, alone %d", path, len(res.Objects), want[path])
+				}
+				errs <- err
+			}()
+		}
+		for range paths {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := p.warm.Load() + p.cold.Load(); n != 1 {
+			t.Fatalf("%d sandboxes of the pool served %d renders of one checkout that came at once, want 1", n, len(paths))
+		}
+		if c := sr.Counts(); c.Reused != int64(len(paths)-1) {
+			t.Fatalf("counted %d renders served by the waiting sandbox, want %d", c.Reused, len(paths)-1)
+		}
+
+		// Pool 1: two sandboxes may wait. A third checkout's sandbox takes
+		// the place of the first's, which waited longest.
+		others := []string{t.TempDir(), t.TempDir()}
+		for _, dir := range others {
+			copyTree(t, filepath.Join(root, "guestbook"), filepath.Join(dir, "guestbook"))
+			waitFull(t, sr)
+			if _, err := sr.Render(context.Background(), dir, app.Source{Path: "guestbook"}, render.Options{AppName: "g"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if sharedCount(sr) != 2 {
+			t.Fatalf("%d sandboxes wait, want 2", sharedCount(sr))
+		}
+		if c := sr.Counts(); c.Ended[EndFull] != 1 {
+			t.Fatalf("sandboxes that gave their place: counted %d, want 1", c.Ended[EndFull])
+		}
+		served := p.warm.Load() + p.cold.Load()
+		for _, dir := range others {
+			if _, err := sr.Render(context.Background(), dir, app.Source{Path: "guestbook"}, render.Options{AppName: "g"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := p.warm.Load() + p.cold.Load(); n != served {
+			t.Fatalf("the last two checkouts' renders took %d sandboxes of the pool, want none: theirs still wait", n-served)
 		}
 	})
 }
