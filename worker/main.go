@@ -71,6 +71,17 @@ func main() {
 // stays alive while one of them gets through.
 const heartbeatThrottle = 5 * time.Second
 
+// rpcTimeout bounds each of the worker's calls to Temporal, its retries
+// included (the SDK's default is 10 s). An activity's completion is such a
+// call: a 5,000-app onboarding on two cores, overloaded, had Temporal stall
+// in bursts (every heartbeat of the moment failing) and the worker logged
+// completions that failed after 10 s; an activity whose completion is lost
+// is timed out and done again, though it had ended (worker's test
+// TestCompletionOutlastsAStalledServer). A completion later than the longest
+// heartbeat timeout of a region activity (a sync's, 30 s) finds its
+// attempt timed out anyway; long polls keep their own deadlines.
+const rpcTimeout = 30 * time.Second
+
 // deadlockDetection is how long a workflow's code may run without yielding
 // before the SDK fails its task as a deadlock. Its default, 1 s, is a
 // wall-clock second: on a machine whose cores are all busy (an onboarding
@@ -96,7 +107,7 @@ func run(ctx context.Context, cfg *config) error {
 	c, err := client.DialContext(ctx, client.Options{
 		HostPort: cfg.temporalAddress, Namespace: cfg.namespace, Identity: workerIdentity(),
 		Logger: sdklog.NewStructuredLogger(logger), MetricsHandler: sdkMetrics,
-		ConnectionOptions: conn,
+		ConnectionOptions: conn, RPCTimeout: rpcTimeout,
 	})
 	if err != nil {
 		return fmt.Errorf("connect to Temporal at %s (namespace %s): %w", cfg.temporalAddress, cfg.namespace, err)
