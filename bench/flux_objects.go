@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -256,27 +255,10 @@ func (p *fluxProc) reconciles(controller string) (float64, error) {
 // (every sample of name when key is "").
 func sumMetricWhere(r io.Reader, name, key, value string) (float64, error) {
 	sum, found := 0.0, false
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+"{") {
-			continue
-		}
-		end := strings.LastIndexByte(line, '}')
-		if end < 0 || key != "" && parseLabels(line[len(name)+1 : end])[key] != value {
-			continue
-		}
-		fields := strings.Fields(line[end+1:])
-		if len(fields) == 0 {
-			continue
-		}
-		if v, err := strconv.ParseFloat(fields[0], 64); err == nil {
+	for labels, v := range readSamples(r)[name] {
+		if key == "" || parseLabels(labels)[key] == value {
 			sum, found = sum+v, true
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return 0, err
 	}
 	if !found {
 		return 0, fmt.Errorf("no %s{%s=%q} on the metrics endpoint", name, key, value)

@@ -33,7 +33,7 @@ func sandboxUseOf(samples map[string]map[string]float64) sandboxUse {
 	u := sandboxUse{renders: total(samples["ferry_render_duration_seconds_count"]), starts: total(samples["ferry_render_sandbox_starts_total"]),
 		reuses: total(samples["ferry_render_sandbox_reuses_total"]), ends: map[string]float64{}}
 	for labels, v := range samples["ferry_render_sandbox_reuse_ends_total"] {
-		u.ends[strings.TrimSuffix(strings.TrimPrefix(labels, `reason="`), `"`)] = v
+		u.ends[parseLabels(labels)["reason"]] += v
 	}
 	return u
 }

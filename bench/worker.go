@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -180,39 +179,11 @@ func (w *Worker) Metric(name string) (float64, error) {
 
 // sumMetric adds the values of every sample of name in Prometheus text.
 func sumMetric(r io.Reader, name string) (float64, error) {
-	sum, found := 0.0, false
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name) || len(line) == len(name) {
-			continue
-		}
-		if c := line[len(name)]; c != '{' && c != ' ' {
-			continue
-		}
-		rest := line[len(name):]
-		if rest[0] == '{' {
-			rest = rest[strings.LastIndexByte(rest, '}')+1:]
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(f[0], 64)
-		if err != nil {
-			continue
-		}
-		sum += v
-		found = true
-	}
-	if err := sc.Err(); err != nil {
-		return 0, err
-	}
-	if !found {
+	samples, ok := readSamples(r)[name]
+	if !ok {
 		return 0, fmt.Errorf("no metric %s", name)
 	}
-	return sum, nil
+	return total(samples), nil
 }
 
 func freeAddr() (string, error) {

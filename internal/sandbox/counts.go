@@ -14,7 +14,7 @@ const (
 )
 
 // EndReasons are the reasons above, in the order metrics list them.
-var EndReasons = []string{EndIdle, EndRenders, EndBusy, EndFailed, EndFull, EndClosed}
+var EndReasons = [...]string{EndIdle, EndRenders, EndBusy, EndFailed, EndFull, EndClosed}
 
 // Counts are what a Renderer's sandboxes did since it began, for the
 // worker's metrics: the sandboxes it started (pooled or for one render),
@@ -28,7 +28,7 @@ type Counts struct {
 // counters are a Renderer's Counts as they grow.
 type counters struct {
 	started, reused atomic.Int64
-	ended           [6]atomic.Int64 // by index in EndReasons
+	ended           [len(EndReasons)]atomic.Int64
 }
 
 func (c *counters) end(reason string) {

@@ -30,11 +30,13 @@ import (
 // sandboxes at once; one beyond waits for one of them.
 
 // reuseIdle is how long a shared sandbox waits for its checkout's next
-// render (Renderer.reuseIdle, when a test sets it). At 3 s, a mass
-// onboarding on a busy machine, whose renders of one commit came about a
-// second apart but unevenly, had each shared sandbox serve 1.6 renders;
-// what a waiting sandbox holds is memory (its place is bounded, above),
-// not CPU.
+// render (Renderer.reuseIdle, when a test sets it). What a waiting
+// sandbox holds is memory (its place is bounded, above), not CPU. At 3 s,
+// with no bound on a checkout's sandboxes at once and the newest sandbox
+// the one to go when too many waited, a 5,000-app onboarding on two cores
+// rendered 2.1 times per sandbox started, and the sandboxes took 392 ms of
+// CPU per app, a third of the machine; with these, 9.8 times and 84 ms
+// (bench/README.md, "A ninth run").
 const reuseIdle = 15 * time.Second
 
 // idleFor is how long r's shared sandboxes wait for a next render.
