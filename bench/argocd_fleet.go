@@ -28,6 +28,9 @@ type argoFleet struct {
 	apps   []argoApp
 	repos  []*gitRepo
 	synced int
+	// adopt: the fleet's objects were applied before its Applications, as
+	// Argo CD's sync leaves them (argocd_adopt.go).
+	adopt bool
 	// poll is the Ferry fleet's poll interval beside it (argoResync).
 	poll time.Duration
 	// The stack's own API request rate before Argo CD ran, per second.
@@ -67,22 +70,33 @@ func ArgoOnboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Dur
 	if err != nil {
 		return nil, err
 	}
-	af := &argoFleet{repos: repos, poll: poll}
-	if af.backgroundAll, af.backgroundApp, err = e.backgroundRate(ctx, region, 10*time.Second); err != nil {
-		return nil, err
-	}
-	resync, _, _ := argoResync(poll)
-	if af.argo, err = e.startArgo(ctx, devenv.ArgoCDOptions{Name: fmt.Sprintf("argocd-fleet-%d", n), Resync: resync}); err != nil {
-		return nil, err
-	}
-	commits := map[string]string{}
+	af := &argoFleet{repos: repos, poll: poll, adopt: cfg.ArgoAdopt}
+	commits, dirs := map[string]string{}, map[string]string{}
+	byURL := map[string]*gitRepo{}
 	for _, r := range repos {
+		byURL[r.URL] = r
 		if commits[r.URL], err = r.git(ctx, "rev-parse", "HEAD"); err != nil {
 			return af, err
 		}
 	}
 	for _, s := range specs {
 		af.apps = append(af.apps, argoApp{Name: s.Name, RepoURL: s.RepoURL, Path: s.Path, Namespace: s.Namespace, Dest: region})
+		dirs[s.Name] = byURL[s.RepoURL].Path(s.Path)
+	}
+	var adoptTook time.Duration
+	if af.adopt {
+		e.logf("argo cd: applying the objects of %d apps as its sync would (adopt)", n)
+		if adoptTook, err = e.argoAdopt(ctx, region, af.apps, dirs); err != nil {
+			return af, err
+		}
+		e.logf("argo cd: the objects of %d apps applied in %s", n, adoptTook.Round(time.Second))
+	}
+	if af.backgroundAll, af.backgroundApp, err = e.backgroundRate(ctx, region, 10*time.Second); err != nil {
+		return af, err
+	}
+	resync, _, _ := argoResync(poll)
+	if af.argo, err = e.startArgo(ctx, devenv.ArgoCDOptions{Name: fmt.Sprintf("argocd-fleet-%d", n), Resync: resync}); err != nil {
+		return af, err
 	}
 
 	limit := argoOnboardLimit * cfg.OnboardTimeout
@@ -135,12 +149,21 @@ func ArgoOnboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Dur
 	}
 
 	repro := cfg.reproduce(ScenarioOnboarding, fmt.Sprintf("-apps %d -app-resources %d", n, cfg.AppResources))
-	d := argoOnboardText{N: n, Version: af.argo.cd.Version, Region: region, Namespace: devenv.ArgoCDNamespace, Mix: resourceMix(cfg.AppResources),
+	verb, tag := "Onboard", fmt.Sprintf("onboard-%d-argocd", n)
+	if af.adopt {
+		repro += " -argocd-adopt"
+		verb, tag = "Adopt", fmt.Sprintf("adopt-%d-argocd", n)
+	}
+	d := argoOnboardText{Adopted: af.adopt, AdoptTook: adoptTook.Round(time.Second).String(), N: n, Version: af.argo.cd.Version, Region: region, Namespace: devenv.ArgoCDNamespace, Mix: resourceMix(cfg.AppResources),
 		Repos: plural(len(repos), "repo"), PerRepo: appsPerRepo, Parallel: applyParallel, ApplyTook: appliedIn.Round(100 * time.Millisecond).String(),
 		Synced: af.synced, AppsPerSec: float64(af.synced) / took.Seconds(), CPUPerApp: coreSeconds / float64(max(af.synced, 1)),
 		PeakRSS: slices.Max(append(rss, 0)), Timeout: limit.String(), Logs: af.argo.logs()}
-	tag := fmt.Sprintf("onboard-%d-argocd", n)
-	all := &Figure{ID: tag + "-all", Title: fmt.Sprintf("Onboard %d apps, Argo CD, all Synced and Healthy", n), Unit: "s", Reproduce: repro,
+	if af.adopt {
+		if d.SyncedItself, err = af.argoSyncedByItself(ctx); err != nil {
+			return af, err
+		}
+	}
+	all := &Figure{ID: tag + "-all", Title: fmt.Sprintf("%s %d apps, Argo CD, all Synced and Healthy", verb, n), Unit: "s", Reproduce: repro,
 		What: say(d, "what-all")}
 	if af.synced == n {
 		all.Samples = []float64{took.Seconds()}
@@ -148,13 +171,13 @@ func ArgoOnboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Dur
 		all.Note = say(d, "not-reached")
 	}
 	sec.Figures = append(sec.Figures, all,
-		&Figure{ID: tag + "-apply", Title: fmt.Sprintf("Onboard %d apps, Argo CD, Applications applied", n), Unit: "s",
+		&Figure{ID: tag + "-apply", Title: fmt.Sprintf("%s %d apps, Argo CD, Applications applied", verb, n), Unit: "s",
 			Samples: []float64{appliedIn.Seconds()}, Reproduce: repro, What: say(d, "what-apply")},
-		&Figure{ID: tag + "-cpu", Title: fmt.Sprintf("Onboard %d apps, Argo CD, CPU per Synced app", n), Unit: "core-s",
+		&Figure{ID: tag + "-cpu", Title: fmt.Sprintf("%s %d apps, Argo CD, CPU per Synced app", verb, n), Unit: "core-s",
 			Samples: []float64{d.CPUPerApp}, Reproduce: repro, What: say(d, "what-cpu")},
-		&Figure{ID: tag + "-rss", Title: fmt.Sprintf("Onboard %d apps, Argo CD, memory", n), Unit: "MiB",
+		&Figure{ID: tag + "-rss", Title: fmt.Sprintf("%s %d apps, Argo CD, memory", verb, n), Unit: "MiB",
 			Samples: rss, Reproduce: repro, What: say(d, "what-rss")})
-	if len(all.Samples) == 1 {
+	if len(all.Samples) == 1 && !af.adopt { // an adopted fleet was not onboarded by Argo CD
 		if ferryAll := figureOf(ferry, fmt.Sprintf("onboard-%d-all", n)); ferryAll != nil && ferryAll.Summary().N == 1 {
 			sec.Figures = append(sec.Figures, &Figure{ID: tag + "-ratio", Title: fmt.Sprintf("Onboard %d apps, Ferry / Argo CD", n), Unit: "×",
 				Samples: []float64{ferryAll.Samples[0] / all.Samples[0]}, Reproduce: repro, What: say(d, "what-ratio")})
@@ -230,6 +253,11 @@ type argoOnboardText struct {
 	Version, Region, Namespace, Mix, Logs, Repos string
 	ApplyTook, Timeout                           string
 	AppsPerSec, CPUPerApp, PeakRSS               float64
+	// Adopted: the objects were applied first, in AdoptTook (argoAdopt);
+	// SyncedItself of the apps Argo CD synced all the same.
+	Adopted      bool
+	AdoptTook    string
+	SyncedItself int
 	// Ratio: Ferry's onboarding of the same fleet ran in this run.
 	Ratio bool
 }
@@ -248,9 +276,13 @@ func argoFleetSteps(cfg *Config, n int, poll time.Duration, ferryFleet **fleet, 
 	if poll != ferryDefaultPoll {
 		at = "resyncing every " + poll.String()
 	}
+	title, limit := "Onboarding", argoOnboardLimit*cfg.OnboardTimeout+3*time.Minute+time.Duration(n)*20*time.Millisecond
+	if cfg.ArgoAdopt {
+		// kubectl applied 1,000 apps 8 at a time in under 9 minutes.
+		title, limit = "Adoption", limit+time.Duration(n)*time.Second
+	}
 	return []step{
-		{ScenarioOnboarding, fmt.Sprintf("Onboarding, Argo CD: %d apps of %d resources", n, cfg.AppResources),
-			argoOnboardLimit*cfg.OnboardTimeout + 3*time.Minute + time.Duration(n)*20*time.Millisecond,
+		{ScenarioOnboarding, fmt.Sprintf("%s, Argo CD: %d apps of %d resources", title, n, cfg.AppResources), limit,
 			func(ctx context.Context, e *Env, sec *Section) (err error) {
 				af, err = ArgoOnboard(ctx, e, sec, n, poll, *ferryOnboard, *ferryFleet)
 				return err

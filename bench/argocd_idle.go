@@ -57,7 +57,7 @@ func ArgoIdle(ctx context.Context, e *Env, sec *Section, af *argoFleet, ferryIdl
 		sec.Figures = append(sec.Figures, fg)
 		return fg
 	}
-	d := argoIdleText{Version: af.argo.cd.Version, Region: region, N: n, Synced: af.synced, Mix: resourceMix(cfg.AppResources),
+	d := argoIdleText{Adopted: af.adopt, Version: af.argo.cd.Version, Region: region, N: n, Synced: af.synced, Mix: resourceMix(cfg.AppResources),
 		Repos: plural(len(af.repos), "repo"), PerRepo: appsPerRepo, Window: w.window.Round(time.Second).String(), Logs: af.argo.logs(),
 		ProcInterval: procInterval.String(), APIInterval: apiInterval.String(), Kinds: appKinds,
 		Reconciles: w.reconciles, ReconcilesPerSec: w.reconciles / w.window.Seconds(), Expected: float64(af.synced) * intervals,
@@ -103,6 +103,8 @@ type argoIdleText struct {
 	APIAppDetail                           string
 	// Ratios: Ferry's idle of the same fleet ran.
 	Ratios bool
+	// Adopted: the fleet was adopted, not onboarded (argocd_adopt.go).
+	Adopted bool
 	// Default: Argo CD ran at its default resync beside Ferry at its
 	// default poll, FerryPoll; else at Resync, as Ferry's poll. Mean is
 	// the mean interval between two reconciles of an app.

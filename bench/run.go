@@ -126,6 +126,11 @@ type Config struct {
 	// idle ("flux" on the smallest fleet, "argocd" on the largest); a run
 	// after one figure alone leaves the other out.
 	FleetPeers []string
+	// ArgoAdopt has Argo CD's fleet adopted rather than onboarded: its
+	// objects applied first as Argo CD's sync leaves them, then its
+	// Applications (argocd_adopt.go), for its idle cost where its own
+	// onboarding takes longer than the run can wait.
+	ArgoAdopt bool
 	// WorkerArgs are more flags for every ferry-worker the scenarios start
 	// (worker tuning, measured against the defaults).
 	WorkerArgs []string

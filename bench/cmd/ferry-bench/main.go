@@ -64,6 +64,7 @@ func main() {
 	fs.BoolVar(&cfg.OnboardFloor, "onboard-floor", cfg.OnboardFloor, "apply each fleet with kubectl first (the floor), on the dev server's stack")
 	fluxArgs := fs.String("flux-kustomize-args", "", "more flags for Flux's kustomize-controller, space-separated (like '--kube-api-qps=1000 --kube-api-burst=2000'); default: Flux's defaults")
 	fleetPeers := fs.String("fleet-peers", strings.Join(cfg.FleetPeers, ","), "comma-separated peers whose fleets follow Ferry's in onboarding and idle: flux (the smallest fleet's idle cost), argocd (the largest fleet's onboarding and idle cost); empty: none")
+	fs.BoolVar(&cfg.ArgoAdopt, "argocd-adopt", false, "Argo CD's fleet of onboarding and idle is adopted, not onboarded: its objects applied first as Argo CD's sync leaves them (client-side apply, its tracking annotation), then its Applications; for Argo CD's idle cost on a machine where its own onboarding takes hours")
 	workerArgs := fs.String("worker-args", "", "more flags for every ferry-worker, space-separated; default: none")
 	keep := fs.String("keep", "", "on a full run (no -only) that was not interrupted, also keep the report as DIR/<date>-<commit>.md, beside OUT_DIR/kept naming it (make bench: bench/results)")
 	quiet := fs.Bool("q", false, "no progress on stderr")
