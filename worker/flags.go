@@ -64,6 +64,7 @@ type config struct {
 	cacheDir                string
 	webhookAddr             string
 	metricsAddr             string
+	pprofAddr               string
 	shutdownTimeout         time.Duration
 	maxReconciles           int
 	// onboardConcurrency: how many new apps take their first sync at once;
@@ -145,6 +146,7 @@ func newFlagSet(c *config, output io.Writer) *flag.FlagSet {
 	fs.BoolVar(&c.webhookAllowUnsigned, "webhook-allow-unsigned", false,
 		"accept webhook deliveries of providers that have no FERRY_WEBHOOK_<PROVIDER>_SECRET; anyone who reaches the endpoint can then trigger refreshes")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "`ADDR` of /metrics and /healthz, e.g. :9090; empty: off")
+	fs.StringVar(&c.pprofAddr, "pprof-addr", "", "`ADDR` of Go's profiles of the worker at /debug/pprof/ (go tool pprof), e.g. 127.0.0.1:6060; empty: off. They show what the worker's code is doing: keep them on loopback")
 	fs.StringVar(&c.tls.cert, "temporal-tls-cert", "", "PEM client certificate `FILE` for TLS to Temporal")
 	fs.StringVar(&c.tls.key, "temporal-tls-key", "", "PEM key `FILE` of --temporal-tls-cert")
 	fs.StringVar(&c.tls.ca, "temporal-tls-ca", "", "PEM CA bundle `FILE` of the Temporal server; empty: the system roots (Temporal Cloud)")

@@ -77,6 +77,7 @@ func TestParseFlagsEnv(t *testing.T) {
 	assert.Equal(t, 2*time.Minute, cfg.render.timeout)
 	assert.Equal(t, "/from/kubeconfig", cfg.kubeconfig)
 	assert.Empty(t, cfg.metricsAddr, "a worker started without --metrics-addr serves no metrics port")
+	assert.Empty(t, cfg.pprofAddr, "nor profiles without --pprof-addr")
 	assert.NotEmpty(t, cfg.cacheDir)
 
 	t.Setenv("FERRY_KUBECONFIG", "/from/ferry")

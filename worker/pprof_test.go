@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// What `go tool pprof http://ADDR/debug/pprof/heap` and `…/profile` read
+// from --pprof-addr: a heap profile, and a CPU profile of the seconds
+// asked, each a gzipped profile.proto.
+func TestProfilesServeGoToolPprof(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveOn(ctx, ln, profileHandlers(), listenerTimeouts) }()
+	t.Cleanup(func() {
+		cancel()
+		assert.NoError(t, <-done)
+	})
+	base := "http://" + ln.Addr().String() + "/debug/pprof/"
+	for _, p := range []string{"heap", "profile?seconds=1"} {
+		resp, err := http.Get(base + p)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", p, body)
+		assert.True(t, len(body) > 2 && body[0] == 0x1f && body[1] == 0x8b, "%s is gzipped", p)
+	}
+}
