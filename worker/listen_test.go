@@ -12,17 +12,31 @@ import (
 	"time"
 )
 
+// serveForTest serves handlers with timeouts t on a loopback port until
+// the test ends, and returns its address.
+func serveForTest(tb testing.TB, handlers map[string]http.Handler, t httpTimeouts) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveOn(ctx, ln, handlers, t) }()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Error(err)
+		}
+	})
+	return ln.Addr().String()
+}
+
 // TestListenerCutsSlowClients: a client that sends its headers a line at a
 // time, one that sends a body a byte at a time, and one that keeps an idle
 // connection are each cut off by the server (the connection ends in EOF or
 // a reset), long before the test's own deadline.
 func TestListenerCutsSlowClients(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
 	handlers := map[string]http.Handler{
 		"/healthz": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) }),
 		// As the webhook does: read the whole body, then answer.
@@ -33,13 +47,7 @@ func TestListenerCutsSlowClients(t *testing.T) {
 		}),
 	}
 	short := httpTimeouts{readHeader: 300 * time.Millisecond, read: 600 * time.Millisecond, write: time.Second, idle: 600 * time.Millisecond}
-	go func() { done <- serveOn(ctx, ln, handlers, short) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
+	addr := serveForTest(t, handlers, short)
 
 	tests := []struct {
 		name  string
@@ -52,7 +60,7 @@ func TestListenerCutsSlowClients(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			conn, err := net.Dial("tcp", ln.Addr().String())
+			conn, err := net.Dial("tcp", addr)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"io"
-	"net"
 	"net/http"
 	"testing"
 
@@ -15,16 +13,7 @@ import (
 // from --pprof-addr: a heap profile, and a CPU profile of the seconds
 // asked, each a gzipped profile.proto.
 func TestProfilesServeGoToolPprof(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serveOn(ctx, ln, profileHandlers(), listenerTimeouts) }()
-	t.Cleanup(func() {
-		cancel()
-		assert.NoError(t, <-done)
-	})
-	base := "http://" + ln.Addr().String() + "/debug/pprof/"
+	base := "http://" + serveForTest(t, profileHandlers(), listenerTimeouts) + "/debug/pprof/"
 	for _, p := range []string{"heap", "profile?seconds=1"} {
 		resp, err := http.Get(base + p)
 		require.NoError(t, err)
