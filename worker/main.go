@@ -281,7 +281,7 @@ func run(ctx context.Context, cfg *config) error {
 		g.Go(func() error { return serveMux(ctx, cfg.metricsAddr, handlers) })
 	}
 	if cfg.pprofAddr != "" {
-		g.Go(func() error { return serveProfiles(ctx, cfg.pprofAddr) })
+		g.Go(func() error { return serveMux(ctx, cfg.pprofAddr, profileHandlers()) })
 	}
 	slog.Info("ferry-worker started", "temporal", cfg.temporalAddress, "control", cfg.control,
 		"regions", cfg.regions, "metrics", cfg.metricsAddr, "webhook", cfg.webhookAddr)

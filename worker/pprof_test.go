@@ -11,9 +11,13 @@ import (
 
 // What `go tool pprof http://ADDR/debug/pprof/heap` and `…/profile` read
 // from --pprof-addr: a heap profile, and a CPU profile of the seconds
-// asked, each a gzipped profile.proto.
+// asked, each a gzipped profile.proto; never the worker's command line.
 func TestProfilesServeGoToolPprof(t *testing.T) {
 	base := "http://" + serveForTest(t, profileHandlers(), listenerTimeouts) + "/debug/pprof/"
+	resp, err := http.Get(base + "cmdline")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "the command line, which may hold --redis-password, is not served")
 	for _, p := range []string{"heap", "profile?seconds=1"} {
 		resp, err := http.Get(base + p)
 		require.NoError(t, err)
