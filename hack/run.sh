@@ -89,6 +89,9 @@ watch() {
 start_part() { # start_part NAME LOG COMMAND...
   local name=$1 log=$2
   shift 2
+  # Emptied here, not only by the background redirect: what waits for a
+  # line of LOG must never read the last run's.
+  : >"$log"
   "$@" >"$log" 2>&1 &
   names+=("$name") pids+=($!) logs+=("$log")
 }
