@@ -195,7 +195,34 @@ func (c *Config) logf(format string, args ...any) {
 
 // reproduce is the command that runs one scenario with this config's sizes.
 func (c *Config) reproduce(scenario string, flags ...string) string {
-	return strings.Join(append([]string{"make build && go run ./bench/cmd/ferry-bench -only", scenario}, flags...), " ")
+	return strings.Join(append(append([]string{"make build && go run ./bench/cmd/ferry-bench -only", scenario}, flags...), c.runFlags()...), " ")
+}
+
+// runFlags are the flags of the whole run that a scenario's figures
+// depend on, where they differ from their defaults: without them a
+// reproduce line would run another benchmark.
+func (c *Config) runFlags() []string {
+	def := DefaultConfig()
+	var out []string
+	if !slices.Equal(c.Regions, def.Regions) {
+		out = append(out, "-regions", strings.Join(c.Regions, ","))
+	}
+	if c.OnboardTimeout != def.OnboardTimeout {
+		out = append(out, "-onboard-timeout", c.OnboardTimeout.String())
+	}
+	if c.OnboardFloor != def.OnboardFloor {
+		out = append(out, fmt.Sprintf("-onboard-floor=%t", c.OnboardFloor))
+	}
+	if !slices.Equal(c.FleetPeers, def.FleetPeers) {
+		out = append(out, fmt.Sprintf("-fleet-peers '%s'", strings.Join(c.FleetPeers, ",")))
+	}
+	if c.ArgoAdopt {
+		out = append(out, "-argocd-adopt")
+	}
+	if len(c.WorkerArgs) > 0 {
+		out = append(out, fmt.Sprintf("-worker-args '%s'", strings.Join(c.WorkerArgs, " ")))
+	}
+	return out
 }
 
 func (c *Config) idlePoll(n int) time.Duration {
