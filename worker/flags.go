@@ -23,19 +23,18 @@ import (
 	"github.com/ferry-gitops/ferry/internal/sandbox"
 )
 
+// defaultOnboardConcurrency is --onboard-concurrency's default. A mass
+// onboarding on two cores is bound by the CPU whether 3 or 32 apps take
+// their first sync at once, and a push to a running app meanwhile is
+// faster with fewer (3.1 s against 7.6 s at 5,000 apps with 4 against 32);
+// but a place is held for an app's whole first sync, its waves' health
+// waits, hooks and retries included, so a few slow apps would hold a small
+// gate shut (bench/README.md, "A tenth run: how many new apps at once").
+const defaultOnboardConcurrency = 32
+
 // config is the worker's configuration. Every flag has a FERRY_* twin in
 // the environment (FERRY_TEMPORAL_ADDRESS for --temporal-address, …), read
 // by applyEnv for the flags the command line does not give.
-// defaultOnboardConcurrency is --onboard-concurrency's default. A mass
-// onboarding is bound by the CPU however many apps take their first sync
-// at once: on two cores 1,000 apps onboarded at 2.66 apps a second with 32
-// at once, 2.93 with 8 and 2.99 with 3, while a push to a running app
-// meanwhile took 7.9, 5.1 and 3.1 times its time on an idle stack. The
-// apps beyond the few that keep the machine busy only queue inside it,
-// ahead of the running apps' work (bench/README.md, "Issue 38: fewer new
-// apps at once"). About two per core of the machines that do the work.
-const defaultOnboardConcurrency = 4
-
 type config struct {
 	temporalAddress string
 	namespace       string
