@@ -231,11 +231,18 @@ data:
 	b.run("open the login page", chromedp.Navigate(s.URL+"/login"))
 	b.waitFor("the SSO button", has(`a.sso`, "Log in via Dex"), 30*time.Second)
 	b.click(`a.sso`)
-	b.waitFor("Dex's login form", has(`input[name=password]`), 30*time.Second)
-	b.run("log in at Dex as alice, of group team-a",
-		chromedp.SendKeys(chromedp.CSS(`input[name=login]`), "alice@example.com"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "alice-password"),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)))
+	// Filled and sent in one evaluation in the page, retried until the
+	// form is there: chromedp's SendKeys holds a DOM node id between its
+	// query and its keys, and Dex's page can be replaced in between ("Could
+	// not find node with given id", seen in CI).
+	b.waitFor("log in at Dex as alice, of group team-a", `(() => {
+		const p = document.querySelector('input[name=password]');
+		if (!p || !p.form) return false;
+		p.form.querySelector('input[name=login]').value = 'alice@example.com';
+		p.value = 'alice-password';
+		p.form.requestSubmit();
+		return true;
+	})()`, 30*time.Second)
 	b.waitFor("back at the applications, as alice", has(`header.top`, "alice@example.com")+" && "+has(`article[aria-label="viewed"]`), time.Minute)
 	b.click(`article[aria-label="viewed"] h2 a`)
 	b.waitFor("the app's page with its Refresh button", has(`.actions`, "Refresh"), 30*time.Second)
