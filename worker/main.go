@@ -281,7 +281,12 @@ func run(ctx context.Context, cfg *config) error {
 		g.Go(func() error { return serveMux(ctx, cfg.metricsAddr, handlers) })
 	}
 	if cfg.pprofAddr != "" {
-		g.Go(func() error { return serveMux(ctx, cfg.pprofAddr, profileHandlers()) })
+		g.Go(func() error {
+			if err := serveMux(ctx, cfg.pprofAddr, profileHandlers()); err != nil {
+				return fmt.Errorf("--pprof-addr: %w", err)
+			}
+			return nil
+		})
 	}
 	slog.Info("ferry-worker started", "temporal", cfg.temporalAddress, "control", cfg.control,
 		"regions", cfg.regions, "metrics", cfg.metricsAddr, "webhook", cfg.webhookAddr)
