@@ -59,11 +59,7 @@ data:
 	})
 	// Both apps reconcile again with the failure standing: nothing new.
 	for _, name := range []string{selected, other} {
-		mustFerry(t, "app", "refresh", name)
-		before := lastReconcile(t, name)
-		eventually(t, time.Minute, "a reconcile of "+name+" after the delivery", func() (bool, string) {
-			return lastReconcile(t, name).After(before), "not yet"
-		})
+		refreshed(t, name)
 	}
 	_, delivered, bodies := hook.state()
 	require.Equal(t, map[string]int{id: 1}, delivered, "exactly one delivery, for the selected app")

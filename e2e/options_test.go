@@ -57,6 +57,17 @@ func reconciledAt(t *testing.T, name string) time.Time {
 	return *v.Status.ReconciledAt
 }
 
+// refreshed asks app name for a refresh and waits for the reconcile it
+// makes. The last reconcile is read before the refresh: read after it, it
+// could already be the refresh's own, and the wait would be for the next
+// poll.
+func refreshed(t *testing.T, name string) {
+	t.Helper()
+	before := reconciledAt(t, name)
+	mustFerry(t, "app", "refresh", name)
+	waitReconciledAfter(t, name, before)
+}
+
 func waitReconciledAfter(t *testing.T, name string, before time.Time) {
 	t.Helper()
 	c := temporalClient(t)
