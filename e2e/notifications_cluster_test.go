@@ -62,7 +62,7 @@ func TestNotificationsConfigFromTheControlCluster(t *testing.T) {
 	repo := newRepo(t, name)
 	repo.write(map[string]string{
 		"app/pod.yaml": failingPod("fails", "0"),
-		"app/cm.yaml":  strings.Replace(configMap("later", "v1"), "metadata:\n", "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n", 1),
+		"app/cm.yaml":  inWave(configMap("later", "v1"), "1"),
 	})
 	repo.commitAndPush("a pod that fails")
 	manifest := strings.Replace(appYAML(name, repo.URL, "app", name, false, "3m"), "metadata:\n",
@@ -107,7 +107,7 @@ func TestNotificationsConfigFromTheControlCluster(t *testing.T) {
 	})
 	// on-sync-failed is sent once per revision: a new commit fails too.
 	repo.write(map[string]string{
-		"app/cm.yaml": strings.Replace(configMap("later", "v2"), "metadata:\n", "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n", 1),
+		"app/cm.yaml": inWave(configMap("later", "v2"), "1"),
 	})
 	second := repo.commitAndPush("the later wave changes")
 	op := syncFails(t, name)

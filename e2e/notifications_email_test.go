@@ -48,7 +48,7 @@ data:
 	repo.write(map[string]string{
 		"app/pod.yaml": failingPod("fails", "0"),
 		// A later wave: the sync waits for the failing pod, and fails.
-		"app/cm.yaml": strings.Replace(configMap("later", "v1"), "metadata:\n", "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n", 1),
+		"app/cm.yaml": inWave(configMap("later", "v1"), "1"),
 	})
 	sha := repo.commitAndPush("a pod that fails")
 	manifest := strings.Replace(appYAML(name, repo.URL, "app", name, false, "3m"), "metadata:\n",

@@ -40,7 +40,7 @@ data:
 		repo.write(map[string]string{
 			"app/pod.yaml": failingPod("fails", "0"),
 			// A later wave: the sync waits for the failing pod, and fails.
-			"app/cm.yaml": strings.Replace(configMap("later", "v1"), "metadata:\n", "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n", 1),
+			"app/cm.yaml": inWave(configMap("later", "v1"), "1"),
 		})
 		repo.commitAndPush("a pod that fails")
 		manifest := strings.Replace(appYAML(tc.name, repo.URL, "app", tc.name, false, "3m"),

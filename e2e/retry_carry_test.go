@@ -23,7 +23,7 @@ func retryingForEverApp(t *testing.T, name, backoff string) (manifest func(path 
 	repo := newRepo(t, name)
 	repo.write(map[string]string{
 		"app/pod.yaml":  failingPod("fails", "0"),
-		"app/cm.yaml":   strings.Replace(configMap("later", "v1"), "metadata:\n", "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n", 1),
+		"app/cm.yaml":   inWave(configMap("later", "v1"), "1"),
 		"fixed/cm.yaml": configMap("fixed", "v1"),
 	})
 	repo.commitAndPush("a wave that stays Degraded, and a path that syncs")

@@ -39,6 +39,11 @@ func resultOf(op *app.OperationState, region, kind, name string) (app.ResourceRe
 	return app.ResourceResult{}, false
 }
 
+// inWave puts manifest, one object, in sync wave wave.
+func inWave(manifest, wave string) string {
+	return strings.Replace(manifest, "metadata:\n", "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \""+wave+"\"}\n", 1)
+}
+
 func failingPod(name, wave string) string {
 	return fmt.Sprintf(`apiVersion: v1
 kind: Pod
@@ -104,7 +109,7 @@ func TestAFailingWaveKeepsItsResultsAndTheStatusShowsWhy(t *testing.T) {
 	repo := newRepo(t, "wavefail")
 	repo.write(map[string]string{
 		"app/pod.yaml": failingPod("fails", "0"),
-		"app/cm.yaml":  strings.Replace(configMap("later", "v1"), "metadata:\n", "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n", 1),
+		"app/cm.yaml":  inWave(configMap("later", "v1"), "1"),
 	})
 	repo.commitAndPush("a wave that fails")
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML("wavefail", repo.URL, "app", "wavefail", false, "3m")))

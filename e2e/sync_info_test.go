@@ -29,7 +29,7 @@ func TestSyncInfoAndRetryMessages(t *testing.T) {
 	repo := newRepo(t, name)
 	repo.write(map[string]string{
 		"app/pod.yaml": failingPod("fails", "0"),
-		"app/cm.yaml":  strings.Replace(configMap("later", "v1"), "metadata:\n", "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n", 1),
+		"app/cm.yaml":  inWave(configMap("later", "v1"), "1"),
 	})
 	repo.commitAndPush("a wave that fails")
 	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML(name, repo.URL, "app", name, false, "3m")))
