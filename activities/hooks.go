@@ -59,7 +59,7 @@ func (r *Region) runHooks(ctx context.Context, in contract.RunHooksInput) (contr
 	if err != nil {
 		return contract.RunHooksResult{}, err
 	}
-	runner, err := r.hookRunner(ctx, cluster)
+	runner, err := r.hookRunner(ctx, cluster, givesPlaceOnWait(ctx, in.OnboardPlace))
 	if err != nil {
 		return contract.RunHooksResult{}, classify(err)
 	}
@@ -80,7 +80,7 @@ func (r *Region) DeleteHooks(ctx context.Context, in contract.DeleteHooksInput) 
 		return wrongRegion(r.Name, in.Region)
 	}
 	silent, err := r.answering(ctx, func(ctx context.Context) error {
-		runner, err := r.hookRunner(ctx, r.writerOf(in.App))
+		runner, err := r.hookRunner(ctx, r.writerOf(in.App), func() {})
 		if err != nil {
 			return err
 		}
@@ -92,17 +92,21 @@ func (r *Region) DeleteHooks(ctx context.Context, in contract.DeleteHooksInput) 
 	return classify(err)
 }
 
-// hookRunner runs hooks in the region's cluster, heartbeating as it waits.
+// hookRunner runs hooks in the region's cluster, heartbeating as it waits
+// and calling waits then (givesPlaceOnWait).
 // Every request of a hook run goes as cluster writes: hooks are a sync's
 // writes, and the ServiceAccount that makes a hook also reads it back.
-func (r *Region) hookRunner(ctx context.Context, cluster Cluster) (*hooks.Runner, error) {
+func (r *Region) hookRunner(ctx context.Context, cluster Cluster, waits func()) (*hooks.Runner, error) {
 	dyn, err := cluster.Writer(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return &hooks.Runner{
 		Dynamic: dyn, Mapper: cluster.RESTMapper(), Poll: r.poll(), Health: cluster.HealthChecker(),
-		Progress: func(msg string) { activity.RecordHeartbeat(ctx, msg) },
+		Progress: func(msg string) {
+			waits()
+			activity.RecordHeartbeat(ctx, msg)
+		},
 	}, nil
 }
 

@@ -75,15 +75,21 @@ func (r *Region) syncAnswering(ctx context.Context, in contract.SyncInput, withH
 	if err != nil {
 		return contract.SyncResult{}, err
 	}
+	waits := givesPlaceOnWait(ctx, in.OnboardPlace)
 	req := kube.ApplyRequest{
 		App: in.Target.App, Namespace: in.Namespace, Objects: toApply, Inventory: inventory,
 		Prune: in.Prune, PruneCheck: r.pruneCheck(ctx, in.Target), PruneConfirmed: in.PruneConfirmed, NamespaceMetadata: in.NamespaceMetadata, DryRun: in.DryRun, Options: opts, Ignore: cmp.Ignore,
 		WaveTimeout: max(in.HealthTimeout, waveTimeout), WaitLast: in.WaitHealthy,
-		Progress: func(p kube.Progress) { activity.RecordHeartbeat(ctx, p.String()) },
+		Progress: func(p kube.Progress) {
+			if p.Stage == kube.StageWait {
+				waits()
+			}
+			activity.RecordHeartbeat(ctx, p.String())
+		},
 	}
 	var out contract.SyncResult
 	if withHooks && !in.DryRun {
-		if req.SyncHooks, err = r.syncHooks(ctx, cluster, in, objs, opts, &out); err != nil {
+		if req.SyncHooks, err = r.syncHooks(ctx, cluster, in, objs, opts, &out, waits); err != nil {
 			return contract.SyncResult{}, err
 		}
 	}
@@ -104,7 +110,7 @@ func (r *Region) syncAnswering(ctx context.Context, in contract.SyncInput, withH
 // keeping their results in out.Hooks (the workflow deletes them as their
 // policy asks); nil when there are none.
 func (r *Region) syncHooks(ctx context.Context, cluster Cluster, in contract.SyncInput, objs []*unstructured.Unstructured,
-	opts app.SyncOptions, out *contract.SyncResult) (*kube.SyncHooks, error) {
+	opts app.SyncOptions, out *contract.SyncResult, waits func()) (*kube.SyncHooks, error) {
 	all, err := hooks.Of(objs)
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrInvalidManifests, nil)
@@ -118,7 +124,7 @@ func (r *Region) syncHooks(ctx context.Context, cluster Cluster, in contract.Syn
 	if len(waves) == 0 {
 		return nil, nil
 	}
-	runner, err := r.hookRunner(ctx, cluster)
+	runner, err := r.hookRunner(ctx, cluster, waits)
 	if err != nil {
 		return nil, classify(err)
 	}

@@ -238,6 +238,11 @@ type SyncInput struct {
 	// the activity (activities/region_caller.go), else asks that workflow.
 	// "" (an input recorded before it carried one): ask.
 	Project string `json:"project,omitempty"`
+	// OnboardPlace is the workflow ID of a new app that holds a place at
+	// the onboarding gate for this, its first sync: the region gives the
+	// place back (SignalOnboardDone) the first time the sync waits rather
+	// than writes, for a wave's health or a hook. "": none.
+	OnboardPlace string `json:"onboardPlace,omitempty"`
 }
 
 type SyncResult struct {

@@ -60,8 +60,9 @@ type RunHooksInput struct {
 	// SyncOptions: CreateNamespace=true creates the destination namespace
 	// before the first hook.
 	SyncOptions []string `json:"syncOptions,omitempty"`
-	// Project: as in SyncInput.
-	Project string `json:"project,omitempty"`
+	// Project and OnboardPlace: as in SyncInput.
+	Project      string `json:"project,omitempty"`
+	OnboardPlace string `json:"onboardPlace,omitempty"`
 }
 
 // HookResult is how one hook ended in one region.

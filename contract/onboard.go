@@ -8,7 +8,10 @@ import "time"
 // ActivityOnboardWant, waits for SignalOnboardGo, and says
 // SignalOnboardDone once its first reconcile (with its automated sync)
 // ended, or when it no longer waits (a user's sync or a delete went
-// first).
+// first). A first sync that waits rather than writes (for a wave's
+// health, a hook, a retry) gives its place back at its first wait: the
+// region's activity says SignalOnboardDone (SyncInput.OnboardPlace), or
+// the app before a retry's wait.
 const (
 	// OnboardGateWorkflow is the gate's workflow type; OnboardGateID its ID.
 	OnboardGateWorkflow = "OnboardGate"

@@ -28,6 +28,42 @@ func gateView(t *testing.T, c client.Client) (contract.OnboardGateView, bool) {
 	return v, true
 }
 
+// gateEmpty waits until no app holds a place at the onboarding gate: a
+// place another test's app left (killed in its first sync) frees itself
+// within the gate's lease.
+func gateEmpty(t *testing.T, c client.Client) {
+	t.Helper()
+	eventually(t, 11*time.Minute, "the onboarding gate empty", func() (bool, string) {
+		v, ok := gateView(t, c)
+		return !ok || v.Admitted == 0, fmt.Sprint(v)
+	})
+}
+
+// holdPlace takes a place at the onboarding gate of the given capacity for
+// a workflow of the test's that no worker runs, as an app in its first
+// sync holds one; release gives it back.
+func holdPlace(t *testing.T, c client.Client, capacity int) (release func()) {
+	t.Helper()
+	ctx := context.Background()
+	id := fmt.Sprintf("e2e-onboard-holder-%d", time.Now().UnixNano())
+	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: "e2e-no-worker"}, "PlaceHolder")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.TerminateWorkflow(context.Background(), id, "", "the test ended") })
+	want := contract.OnboardRequest{App: id, Capacity: capacity}
+	_, err = c.SignalWithStartWorkflow(ctx, contract.OnboardGateID, contract.SignalOnboardWant, want,
+		client.StartWorkflowOptions{ID: contract.OnboardGateID, TaskQueue: contract.TaskQueue},
+		contract.OnboardGateWorkflow, contract.OnboardGateState{Capacity: capacity})
+	require.NoError(t, err)
+	eventually(t, time.Minute, "the test's place taken", func() (bool, string) {
+		v, ok := gateView(t, c)
+		return ok && v.Admitted == 1, fmt.Sprint(v)
+	})
+	return func() {
+		t.Helper()
+		require.NoError(t, c.SignalWorkflow(ctx, contract.OnboardGateID, "", contract.SignalOnboardDone, contract.OnboardRequest{App: id}))
+	}
+}
+
 // onboardTurn is when an app's turn came and when it said it was done.
 type onboardTurn struct {
 	app       string
@@ -72,25 +108,23 @@ func turnOf(t *testing.T, c client.Client, name string) onboardTurn {
 // TestNewAppsTakeTurnsToOnboard: with --onboard-concurrency 1, three new
 // automated apps applied at once each wait for their turn: their first
 // syncs never overlap, every app ends Synced and Healthy, and the gate
-// ends empty. With --onboard-wait 200ms, the last app's wait ends before its
-// turn: it asks again and keeps its place.
+// ends empty. With --onboard-wait 200ms, and the place held by the test
+// until every app has asked twice, their waits end before their turns:
+// each asks again and keeps its place. (Without the held place, whether
+// the last app's wait ended first was a race between two first syncs and
+// Temporal's timer, which fires a short timer up to a second late.)
 func TestNewAppsTakeTurnsToOnboard(t *testing.T) {
 	startWorker(t, "--onboard-concurrency", "1", "--onboard-wait", "200ms")
 	c := temporalClient(t)
-	// A place another test's app left (killed in its first sync) frees
-	// itself within the gate's lease.
-	eventually(t, 11*time.Minute, "the onboarding gate empty", func() (bool, string) {
-		v, ok := gateView(t, c)
-		return !ok || v.Admitted == 0, fmt.Sprint(v)
-	})
+	gateEmpty(t, c)
+	release := holdPlace(t, c, 1)
 	repo := newRepo(t, "turns")
 	repo.write(map[string]string{"app/web.yaml": onboardDeployment, "app/cm.yaml": configMap("settings", "v1")})
 	sha := repo.commitAndPush("v1")
 	names := []string{"turns-a", "turns-b", "turns-c"}
 	files := map[string]string{}
 	for _, n := range names {
-		files[n+".yaml"] = strings.Replace(appYAML(n, repo.URL, "app", n, true, "3m"),
-			fmt.Sprintf("    - {name: %s, namespace: %s}\n", regions[1], n), "", 1)
+		files[n+".yaml"] = oneRegionApp(n, repo.URL, "app", regions[0], true)
 	}
 	mustFerry(t, "app", "apply", "-f", writeDir(t, files), "--parallel", "3")
 	t.Cleanup(func() {
@@ -98,6 +132,15 @@ func TestNewAppsTakeTurnsToOnboard(t *testing.T) {
 			_, _ = ferry(t, "app", "delete", n, "--cascade")
 		}
 	})
+	eventually(t, time.Minute, "every app asked again while the place was held", func() (bool, string) {
+		for _, n := range names {
+			if a := asks(t, c, n); a < 2 {
+				return false, fmt.Sprintf("%s asked %d times", n, a)
+			}
+		}
+		return true, ""
+	})
+	release()
 	for _, n := range names {
 		mustFerry(t, "app", "wait", n, "--sync", "--health", "--timeout", "3m")
 		v, err := queryView(t, c, n)

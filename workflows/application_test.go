@@ -30,6 +30,9 @@ type appSuite struct {
 	gateStuck bool
 	// gateTold runs as the gate is told an app is onboarded (onboardGated).
 	gateTold func()
+	// syncSeen sees each Sync's input (onboardGated); an error it returns
+	// fails that Sync.
+	syncSeen func(contract.SyncInput) error
 }
 
 func TestApplication(t *testing.T) { suite.Run(t, new(appSuite)) }
@@ -37,6 +40,7 @@ func TestApplication(t *testing.T) { suite.Run(t, new(appSuite)) }
 func (s *appSuite) SetupTest() {
 	s.gateStuck = false
 	s.gateTold = nil
+	s.syncSeen = nil
 	s.newEnv(Config{Regions: regions.Of("us-east-1", "eu-west-1")})
 }
 

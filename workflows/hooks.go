@@ -117,7 +117,7 @@ func (s *appState) preSync(ctx workflow.Context, op *operation, dests []app.Targ
 	runID := op.hooks.runID()
 	op.state.Message = "running PreSync hooks"
 	s.publish(ctx)
-	ran, failed, errs := runHookPhase(ctx, op.target, dests, runID, contract.HookPreSync, s.hookSyncOptions(), s.app.ProjectOf())
+	ran, failed, errs := runHookPhase(ctx, op.target, dests, runID, contract.HookPreSync, s.hookSyncOptions(), s.app.ProjectOf(), s.onboardPlace(ctx))
 	results := hookResourceResults(ran)
 	if len(failed) == 0 {
 		return results, nil, nil
@@ -137,7 +137,7 @@ func (s *appState) syncFail(ctx workflow.Context, op *operation, dests []app.Tar
 	if op.hooks == nil || s.hookCount(contract.HookSyncFail) == 0 || len(dests) == 0 || op.terminated != "" {
 		return nil
 	}
-	ran, failed, _ := runHookPhase(ctx, op.target, dests, op.hooks.runID(), contract.HookSyncFail, s.hookSyncOptions(), s.app.ProjectOf())
+	ran, failed, _ := runHookPhase(ctx, op.target, dests, op.hooks.runID(), contract.HookSyncFail, s.hookSyncOptions(), s.app.ProjectOf(), "")
 	if len(failed) > 0 {
 		err.msg += "; SyncFail hooks failed too: " + strings.Join(failed, "; ")
 	} else {
@@ -183,7 +183,7 @@ func (s *appState) postDelete(ctx workflow.Context, dests []app.Target) error {
 		return nil
 	}
 	runID := s.operationID() + "-" + chainTag(ctx) + "-delete"
-	_, failed, _ := runHookPhase(ctx, s.targetOf(s.Rendered), dests, runID, contract.HookPostDelete, s.hookSyncOptions(), s.app.ProjectOf())
+	_, failed, _ := runHookPhase(ctx, s.targetOf(s.Rendered), dests, runID, contract.HookPostDelete, s.hookSyncOptions(), s.app.ProjectOf(), "")
 	if len(failed) > 0 {
 		return fmt.Errorf("app %q: its resources are deleted, but PostDelete hooks failed: %s; the app is kept: fix the hook and delete it again",
 			s.app.Metadata.Name, strings.Join(failed, "; "))
@@ -196,13 +196,16 @@ func (s *appState) postDelete(ctx workflow.Context, dests []app.Target) error {
 // every region's results, a message per region that failed, and the
 // error of each region that failed. project is the app's, for the region
 // to check the hooks against when the app's own workflow runs them; ""
-// has the region ask the app's workflow (a PostSync hook run).
-func runHookPhase(ctx workflow.Context, target contract.Target, dests []app.Target, runID, phase string, opts []string, project string) (
+// has the region ask the app's workflow (a PostSync hook run). place is
+// the app's place at the onboarding gate, for the region to give back as
+// the hooks wait (contract.RunHooksInput.OnboardPlace); "": none.
+func runHookPhase(ctx workflow.Context, target contract.Target, dests []app.Target, runID, phase string, opts []string, project, place string) (
 	ran []contract.HookResult, failed []string, errs map[string]error) {
 	futures := make([]workflow.Future, len(dests))
 	for i, d := range dests {
 		futures[i] = workflow.ExecuteActivity(hooksCtx(ctx, d.Region, hooksSummary(phase, d.Region)), contract.ActivityRunHooks, contract.RunHooksInput{
 			Target: target, Region: d.Region, Namespace: d.Namespace, OperationID: runID, Phase: phase, SyncOptions: opts, Project: project,
+			OnboardPlace: place,
 		})
 	}
 	errs = map[string]error{}

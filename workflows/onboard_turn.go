@@ -47,8 +47,11 @@ type onboardTurn struct {
 	// gated: the app asked the gate; done: it said so again, leaving;
 	// waiting: for its turn now, at a gate of capacity apps.
 	asked, gated, done, waiting bool
-	capacity                    int
-	since                       time.Time
+	// frees: this run gives its place back while its first sync waits
+	// (changeOnboardFreesWaiting), decided once.
+	frees, freesDecided bool
+	capacity            int
+	since               time.Time
 	// said is the signal that told the gate the app left (done).
 	said workflow.Future
 }
@@ -145,4 +148,38 @@ func (s *appState) onboardDone(ctx workflow.Context) {
 	// on the onboarding queue waits for it before it continues as new
 	// (awaitGateTold).
 	t.said = workflow.SignalExternalWorkflow(ctx, contract.OnboardGateID, "", contract.SignalOnboardDone, done)
+}
+
+// changeOnboardFreesWaiting: a new app gives its place at the gate back
+// the first time its first sync waits rather than writes: the region's
+// activity, as a wave waits for health or a hook runs (its input's
+// OnboardPlace), the app itself before a retry's wait. Before, it held the
+// place for its whole first sync, and a few apps waiting minutes for
+// their waves held a low --onboard-concurrency shut.
+const changeOnboardFreesWaiting = "onboard-frees-waiting"
+
+// onboardPlace is the app's place at the gate for a region's run to give
+// back when it waits (contract.SyncInput.OnboardPlace): its workflow ID
+// while it holds one, else "".
+func (s *appState) onboardPlace(ctx workflow.Context) string {
+	t := &s.onboardTurn
+	if !t.gated || t.done {
+		return ""
+	}
+	if !t.freesDecided {
+		t.freesDecided = true
+		t.frees = changeVersion(ctx, changeOnboardFreesWaiting) != workflow.DefaultVersion
+	}
+	if !t.frees {
+		return ""
+	}
+	return workflow.GetInfo(ctx).WorkflowExecution.ID
+}
+
+// onboardWaits gives the app's place back as its first sync waits to
+// retry.
+func (s *appState) onboardWaits(ctx workflow.Context) {
+	if s.onboardPlace(ctx) != "" {
+		s.onboardDone(ctx)
+	}
 }

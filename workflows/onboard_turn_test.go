@@ -44,7 +44,15 @@ func (s *appSuite) onboardGated() (wants, resolves, dones *atomic.Int32) {
 	s.env.OnActivity(contract.ActivityRender, mock.Anything, mock.Anything).Return(contract.RenderResult{Digest: "d", Count: 1}, nil).Maybe()
 	cluster := &fakeCluster{synced: map[string]string{}}
 	s.env.OnActivity(contract.ActivityCompare, mock.Anything, mock.Anything).Return(cluster.compare).Maybe()
-	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(cluster.sync).Maybe()
+	s.env.OnActivity(contract.ActivitySync, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in contract.SyncInput) (contract.SyncResult, error) {
+			if s.syncSeen != nil {
+				if err := s.syncSeen(in); err != nil {
+					return contract.SyncResult{}, err
+				}
+			}
+			return cluster.sync(ctx, in)
+		}).Maybe()
 	s.env.OnSignalExternalWorkflow(mock.Anything, contract.OnboardGateID, "", contract.SignalOnboardDone, mock.Anything).Return(
 		func(_, _, _, _ string, arg any) error {
 			s.Equal(contract.OnboardRequest{App: "default-test-workflow-id"}, arg)

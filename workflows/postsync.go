@@ -17,7 +17,7 @@ import (
 // be gone, or on a later run: the signal goes to its workflow ID), and
 // fails when a hook failed, so the Web UI shows it.
 func (w *Workflows) PostSyncHooks(ctx workflow.Context, in contract.PostSyncInput) (contract.PostSyncResult, error) {
-	ran, failed, _ := runHookPhase(ctx, in.Target, in.Destinations, in.OperationID, contract.HookPostSync, in.SyncOptions, "")
+	ran, failed, _ := runHookPhase(ctx, in.Target, in.Destinations, in.OperationID, contract.HookPostSync, in.SyncOptions, "", "")
 	out := contract.PostSyncResult{
 		WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: in.Operation,
 		Phase: app.OperationSucceeded, Results: hookResourceResults(ran),
@@ -26,7 +26,7 @@ func (w *Workflows) PostSyncHooks(ctx workflow.Context, in contract.PostSyncInpu
 	if len(failed) > 0 {
 		out.Phase, out.Message = app.OperationFailed, "PostSync hooks failed: "+strings.Join(failed, "; ")
 		if in.SyncFail {
-			ranFail, failedToo, _ := runHookPhase(ctx, in.Target, in.Destinations, in.OperationID, contract.HookSyncFail, in.SyncOptions, "")
+			ranFail, failedToo, _ := runHookPhase(ctx, in.Target, in.Destinations, in.OperationID, contract.HookSyncFail, in.SyncOptions, "", "")
 			out.Results = append(out.Results, hookResourceResults(ranFail)...)
 			if len(failedToo) > 0 {
 				out.Message += "; SyncFail hooks failed too: " + strings.Join(failedToo, "; ")

@@ -96,6 +96,7 @@ func (s *appState) startSyncs(ctx workflow.Context, op *operation, p syncParams,
 			Prune: p.prune, DryRun: p.dryRun, SyncOptions: s.syncOptions(p), HealthTimeout: p.healthTimeout(),
 			IgnoreDifferences: s.app.Spec.IgnoreDifferences, WaitHealthy: p.staged, PruneConfirmed: p.pruneConfirmed,
 			NamespaceMetadata: s.app.NamespaceMetadata(), Selection: p.selection, Project: s.app.ProjectOf(),
+			OnboardPlace: s.onboardPlace(ctx),
 		})
 	}
 	return futures

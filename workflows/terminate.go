@@ -68,6 +68,7 @@ func (op *operation) endTerminated() {
 // early for either; before, it was a plain timer.
 func (s *appState) waitToRetry(ctx workflow.Context, op *operation, delay time.Duration) (bool, error) {
 	timer := workflow.TimerOptions{Summary: retrySummary(op.state.RetryCount)}
+	s.onboardWaits(ctx) // onboard_turn.go
 	if changeVersion(ctx, changeRetryWait) == workflow.DefaultVersion {
 		return true, workflow.NewTimerWithOptions(ctx, delay, timer).Get(ctx, nil)
 	}

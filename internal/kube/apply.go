@@ -107,11 +107,15 @@ type SyncHooks struct {
 type Progress struct {
 	// Wave is the sync-wave being applied, waited for or pruned.
 	Wave int
-	// Stage is "apply", "wait" or "prune".
+	// Stage is "apply", StageWait, "prune" or "hooks".
 	Stage string
 	// Message says what is happening, with counts, never values.
 	Message string
 }
+
+// StageWait is a Progress of a wave's wait for health: the sync writes
+// nothing meanwhile.
+const StageWait = "wait"
 
 func (p Progress) String() string { return fmt.Sprintf("wave %d: %s: %s", p.Wave, p.Stage, p.Message) }
 

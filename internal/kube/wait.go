@@ -85,7 +85,7 @@ func (s *syncRun) waitHealthy(ctx context.Context, wave int, tasks []*task) erro
 		case time.Now().After(deadline):
 			return false, &HealthError{Wave: wave, TimedOut: true, Objects: waiting}
 		}
-		s.progress(wave, "wait", fmt.Sprintf("waiting for %d of %d objects to become healthy", len(waiting), len(tasks)))
+		s.progress(wave, StageWait, fmt.Sprintf("waiting for %d of %d objects to become healthy", len(waiting), len(tasks)))
 		return false, nil
 	})
 }
