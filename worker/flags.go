@@ -26,11 +26,11 @@ import (
 // defaultOnboardConcurrency is --onboard-concurrency's default. A mass
 // onboarding on two cores is bound by the CPU whether 3 or 32 apps take
 // their first sync at once, and a push to a running app meanwhile is
-// faster with fewer (3.1 s against 7.6 s at 5,000 apps with 4 against 32);
-// but a place is held for an app's whole first sync, its waves' health
-// waits, hooks and retries included, so a few slow apps would hold a small
-// gate shut (bench/README.md, "A tenth run: how many new apps at once").
-const defaultOnboardConcurrency = 32
+// faster with fewer (3.1 s against 7.6 s at 5,000 apps with 4 against 32;
+// bench/README.md, "A tenth run: how many new apps at once"). A first
+// sync that waits (a wave's health, a hook, a retry) gives its place back
+// as it starts to wait, so slow apps do not hold the gate shut.
+const defaultOnboardConcurrency = 4
 
 // config is the worker's configuration. Every flag has a FERRY_* twin in
 // the environment (FERRY_TEMPORAL_ADDRESS for --temporal-address, …), read
