@@ -113,10 +113,6 @@ type Progress struct {
 	Message string
 }
 
-// StageWait is a Progress of a wave's wait for health: the sync writes
-// nothing meanwhile.
-const StageWait = "wait"
-
 func (p Progress) String() string { return fmt.Sprintf("wave %d: %s: %s", p.Wave, p.Stage, p.Message) }
 
 // Change is what Apply did, or would do in a dry run, to one object.

@@ -43,6 +43,10 @@ func IsUnhealthy(err error) bool {
 	return errors.As(err, &h)
 }
 
+// StageWait is a Progress of a wave's wait for health: the sync writes
+// nothing meanwhile.
+const StageWait = "wait"
+
 // waitHealthy waits until no object of the wave is Progressing or Missing.
 // A Degraded object fails the wave at once; Suspended counts as done (a
 // paused rollout is the user's choice).
