@@ -90,5 +90,5 @@ func SummaryOf(sa *commonpb.SearchAttributes) Summary {
 type NoWorkerError struct{ TaskQueue string }
 
 func (e *NoWorkerError) Error() string {
-	return fmt.Sprintf("no worker is polling task queue %s: start ferry-worker --control on this Temporal server and namespace, then apply again", e.TaskQueue)
+	return fmt.Sprintf("no worker is polling task queue %s: start ferry-worker --control on this Temporal server and namespace, then try again", e.TaskQueue)
 }

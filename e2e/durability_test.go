@@ -103,6 +103,41 @@ func TestTemporalRestart(t *testing.T) {
 	mustFerry(t, "app", "delete", "restart", "--cascade")
 }
 
+// TestAppGetWaitsOutAWorkerRestart: `ferry app get` asked while the app's
+// workflow task has no worker (its worker stopped, the next one comes 12 s
+// later, past the 10 s one query call gets) answers once the next worker is
+// up, as kubectl get does while a controller restarts; it does not fail
+// with the server's "query timed out before a worker could process it".
+func TestAppGetWaitsOutAWorkerRestart(t *testing.T) {
+	first := startWorker(t)
+	const name = "restartget"
+	repo := newRepo(t, name)
+	repo.write(map[string]string{"app/cm.yaml": configMap("settings", "v1")})
+	sha := repo.commitAndPush("v1")
+	mustFerry(t, "app", "apply", "-f", writeFile(t, appYAML(name, repo.URL, "app", name, true, "3m")))
+	waitApp(t, name, sha, 2*time.Minute)
+
+	first.stop()
+	// The refresh is a workflow task that no worker takes until the next
+	// one starts; the server holds the query behind it.
+	mustFerry(t, "app", "refresh", name)
+	got := make(chan string, 1)
+	go func() {
+		out, err := ferry(t, "app", "get", name)
+		got <- fmt.Sprintf("error %v: %s", err, out)
+	}()
+	time.Sleep(12 * time.Second)
+	startWorker(t)
+	select {
+	case out := <-got:
+		require.Contains(t, out, "error <nil>: ", out)
+		require.Contains(t, out, "Synced", out)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("ferry app get did not return within 2 minutes of the next worker's start")
+	}
+	mustFerry(t, "app", "delete", name, "--cascade")
+}
+
 func configMap(name, version string) string {
 	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  version: %s\n", name, version)
 }

@@ -201,10 +201,7 @@ func Target(ctx context.Context, c client.Client, name string) (contract.Target,
 // continue-as-new halfway.
 func queryApp(ctx context.Context, c client.Client, name, query string, out any) error {
 	for attempt := 1; ; attempt++ {
-		res, err := c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
-			WorkflowID: contract.WorkflowID(name), QueryType: query,
-			QueryRejectCondition: enumspb.QUERY_REJECT_CONDITION_NOT_OPEN,
-		})
+		res, err := queryOpen(ctx, c, contract.WorkflowID(name), query)
 		switch {
 		case err != nil && (isNotFound(err) || isDeletedAnswer(name, err)), err == nil && res.QueryRejected != nil:
 			if attempt < 3 && runsOn(ctx, c, name) {

@@ -60,10 +60,7 @@ var errNotRunning = errors.New("not running")
 // object) would still answer from its history, so only a running one may.
 // It returns errNotRunning when none runs.
 func (w objectWorkflow) query(ctx context.Context, c client.Client, name, queryType string, out any) error {
-	res, err := c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
-		WorkflowID: w.IDPrefix + name, QueryType: queryType,
-		QueryRejectCondition: enumspb.QUERY_REJECT_CONDITION_NOT_OPEN,
-	})
+	res, err := queryOpen(ctx, c, w.IDPrefix+name, queryType)
 	switch {
 	case err != nil && isNotFound(err), err == nil && res.QueryRejected != nil:
 		return errNotRunning
