@@ -54,6 +54,9 @@ type onboardTrace struct {
 	// work a worker redoes from the start (timeoutOf).
 	Retried  int
 	TimedOut []string
+	// FailedTasks are the causes of its workflow tasks that failed
+	// ("UnhandledCommand"): each is run again from a replay of the run.
+	FailedTasks []string
 	// TimedOutAt are the times of the events that showed them (the next
 	// attempt's start, or the timeout), and App the app, so that a
 	// timeout can be found in the worker's log.
@@ -140,7 +143,7 @@ func traceOnboarding(it historyIterator) (*onboardTrace, error) {
 			}
 			if attrs[contract.SearchSync] == string(app.SyncStatusSynced) && attrs[contract.SearchHealth] == string(app.HealthHealthy) {
 				tr := &onboardTrace{Start: began, Total: at.Sub(began), Events: int64(events), Tasks: c.tasks,
-					Steps: c.steps, Retried: c.retried, TimedOut: c.timedOut, TimedOutAt: c.timedOutAt}
+					Steps: c.steps, Retried: c.retried, TimedOut: c.timedOut, TimedOutAt: c.timedOutAt, FailedTasks: c.failedTasks}
 				if !firstSyncClosed.IsZero() {
 					tr.Steps[stepSyncToHeal] = at.Sub(firstSyncClosed)
 				}
@@ -162,6 +165,8 @@ type stepClock struct {
 	retried    int
 	timedOut   []string
 	timedOutAt []time.Time
+	// failedTasks are the causes of the workflow tasks that failed.
+	failedTasks []string
 	// opened are the activity and workflow task events that opened a step
 	// (scheduled, started), by event ID; actType their activity's type.
 	opened  map[int64]*historypb.HistoryEvent
@@ -214,6 +219,9 @@ func (c *stepClock) event(ev *historypb.HistoryEvent) (closed string) {
 			started = ev.GetWorkflowTaskFailedEventAttributes().GetStartedEventId()
 		default:
 			started = ev.GetWorkflowTaskTimedOutEventAttributes().GetStartedEventId()
+		}
+		if f := ev.GetWorkflowTaskFailedEventAttributes(); f != nil && counted {
+			c.failedTasks = append(c.failedTasks, f.GetCause().String())
 		}
 		c.lastRun = sinceID(started)
 		c.steps[stepWFTRun] += c.lastRun
@@ -296,11 +304,12 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 	}
 	var total float64
 	var retried int
-	var timedOut, timedOutApps []string
+	var timedOut, timedOutApps, failedTasks []string
 	var events, tasks []float64
 	sums := map[onboardStep]float64{}
 	for _, tr := range traces {
 		retried, timedOut = retried+tr.Retried, append(timedOut, tr.TimedOut...)
+		failedTasks = append(failedTasks, tr.FailedTasks...)
 		for _, at := range tr.TimedOutAt {
 			timedOutApps = append(timedOutApps, fmt.Sprintf("%s at %s", tr.App, at.UTC().Format("15:04:05")))
 		}
@@ -315,7 +324,8 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 	d := breakdownText{Traced: len(traces), Max: maxTraced, Mean: total / n,
 		EventsMean: Summarize(events).Mean, EventsMedian: Summarize(events).Median, EventsMax: Summarize(events).Max,
 		TasksMean: Summarize(tasks).Mean, TasksMedian: Summarize(tasks).Median, TasksMax: Summarize(tasks).Max, Failed: len(failed),
-		Retried: retried, TimedOut: len(timedOut), Timeouts: tally(timedOut), TimedOutApps: timedOutApps, Steps: breakdownRows(sums, n, total)}
+		Retried: retried, TimedOut: len(timedOut), Timeouts: tally(timedOut), TimedOutApps: timedOutApps, Steps: breakdownRows(sums, n, total),
+		FailedTasks: len(failedTasks), FailCauses: tally(failedTasks)}
 	if len(failed) > 0 {
 		d.FirstFailure = failed[0]
 	}
@@ -327,8 +337,8 @@ func (e *Env) onboardBreakdown(ctx context.Context, names []string) (string, []*
 // and workflow tasks, the steps, and the histories that Failed.
 type breakdownText struct {
 	Traced, Max, Failed                 int
-	Retried, TimedOut                   int
-	Timeouts, TimedOutApps              []string
+	Retried, TimedOut, FailedTasks      int
+	Timeouts, TimedOutApps, FailCauses  []string
 	Mean                                float64
 	EventsMean, EventsMedian, EventsMax float64
 	TasksMean, TasksMedian, TasksMax    float64

@@ -165,6 +165,12 @@ func Onboard(ctx context.Context, e *Env, sec *Section, n int, poll time.Duratio
 	if err != nil {
 		breakdown = say(onboardText{BreakdownErr: err.Error()}, "no-breakdown")
 	}
+	var gate gateText
+	if gate, err = e.gateTasks(ctx); err != nil {
+		breakdown += fmt.Sprintf("\n**The onboarding gate's runs could not be read: %s**\n", oneLine(err.Error()))
+	} else {
+		breakdown += say(gate, "text")
+	}
 
 	total := waited.Seconds()
 	if !lastDone.IsZero() {

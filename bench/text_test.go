@@ -18,7 +18,7 @@ import (
 var allTexts = []textData{
 	renderText{}, sandboxText{}, pushText{}, fanoutText{}, applyText{}, compareText{}, onboardText{}, pushProbeText{},
 	idleText{}, stackText{}, floorText{}, breakdownText{}, onboardCPUText{}, reportText{},
-	fluxPushText{}, fluxIdleText{}, objectsText{}, uiText{}, argoPushText{}, peerRatioText{}, argoOnboardText{}, argoIdleText{}, monorepoText{},
+	fluxPushText{}, fluxIdleText{}, objectsText{}, uiText{}, argoPushText{}, peerRatioText{}, argoOnboardText{}, argoIdleText{}, monorepoText{}, gateText{},
 }
 
 // TestTexts executes every block of every template file with its data
