@@ -26,8 +26,8 @@ const queryPatience = workflows.AppTaskTimeout + 15*time.Second
 // the server answers that no worker took it in time, for up to
 // queryPatience: `ferry app get` during a worker restart answers once the
 // next worker is up, as kubectl get answers while a controller restarts.
-// When no control worker has polled in the last pollerFresh, it returns a
-// *NoWorkerError at once instead.
+// When, after a try, no control worker has polled in the last
+// pollerFresh, it returns a *NoWorkerError instead of asking again.
 func queryOpen(ctx context.Context, c client.Client, id, queryType string) (*client.QueryWorkflowWithOptionsResponse, error) {
 	giveUp := time.Now().Add(queryPatience)
 	for {
