@@ -22,19 +22,8 @@ import (
 const onboardLease = 10 * time.Minute
 
 // onboardGateEvents: the gate continues as new past this many events of
-// its history, carrying its state; runs begun before changeGateShortRuns
-// went on to onboardGateEventsBefore.
-const (
-	onboardGateEvents       = 2_000
-	onboardGateEventsBefore = 10_000
-)
-
-// changeGateShortRuns: the gate's runs end at onboardGateEvents. The
-// continue-as-new of a gate that apps keep signalling is refused (a signal
-// came while its task ran) and retried by a worker that replays the run's
-// whole history; at 10,000 events the replay took long enough for the next
-// signal to come too, and a 5,000-app onboarding saw hundreds of such tries.
-const changeGateShortRuns = "onboard-gate-short-runs"
+// its history, carrying its state.
+const onboardGateEvents = 10_000
 
 type onboardGate struct {
 	contract.OnboardGateState
@@ -53,17 +42,13 @@ func (w *Workflows) OnboardGate(ctx workflow.Context, in contract.OnboardGateSta
 	if err := workflow.SetQueryHandler(ctx, contract.QueryStatus, g.view); err != nil {
 		return err
 	}
-	runEvents := onboardGateEventsBefore
-	if workflow.GetVersion(ctx, changeGateShortRuns, workflow.DefaultVersion, 1) == 1 {
-		runEvents = onboardGateEvents
-	}
 	wants := workflow.GetSignalChannel(ctx, contract.SignalOnboardWant)
 	dones := workflow.GetSignalChannel(ctx, contract.SignalOnboardDone)
 	for {
 		// A run continued as new may carry a queue: let apps in first.
 		g.expire(workflow.Now(ctx))
 		g.admit(ctx)
-		if workflow.GetInfo(ctx).GetCurrentHistoryLength() > runEvents || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+		if workflow.GetInfo(ctx).GetCurrentHistoryLength() > onboardGateEvents || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			if err := workflow.Await(ctx, func() bool { return g.sending == 0 }); err != nil {
 				return err
 			}
