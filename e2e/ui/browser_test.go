@@ -52,10 +52,15 @@ func (b *browser) beforeEachPage(js string) {
 	require.NoError(b.t, err, "add a script to every page")
 }
 
-// click clicks the element the CSS selector finds.
+// click clicks the element the CSS selector finds, once it is there, in
+// the page itself: chromedp.Click sends the mouse to where the element
+// was when it looked, and a list that a stream re-renders meanwhile (a
+// tile moves as another app's status comes in) takes the click elsewhere.
 func (b *browser) click(sel string) {
 	b.t.Helper()
-	b.run("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+	q, _ := json.Marshal(sel)
+	b.waitFor("the element "+sel, fmt.Sprintf(`!!document.querySelector(%s)`, q), 30*time.Second)
+	b.run("click "+sel, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%s).click()`, q)))
 }
 
 // waitFor waits until the JavaScript expression is true, within timeout,
