@@ -11,10 +11,9 @@ import (
 	"github.com/ferry-gitops/ferry/contract"
 )
 
-// gateText is the data of text/gate.md.tmpl: the
-// onboarding gate's runs, their events, and its workflow tasks that
-// failed, by cause (each such task is run again by a worker that replays
-// the run's history from its start).
+// gateText is the data of text/gate.md.tmpl: the onboarding gate's runs,
+// their events, and its workflow tasks that failed, by cause (each such
+// task is run again by a worker that replays the run from its start).
 type gateText struct {
 	Runs, Events, Failed int
 	Causes               []string
